@@ -1,0 +1,62 @@
+"""arena: composable interfaces, head-to-head evaluation and training for multi-agent RL.
+
+The core needs only gymnasium and numpy:
+
+* :class:`MultiAgentEnv` — the env protocol (observations hold exactly the agents to act);
+* :class:`Interface`, :class:`Combine` — stackable per-agent transformations;
+* :class:`EnvItfWrapper`, :class:`AgtItfWrapper` — interfaces on the env or on the agent;
+* :class:`Agent`, :class:`RandomAgent`, :func:`play` — agents and the play loop;
+* :mod:`arena.testing` — the public checkers.
+"""
+
+from arena.agents.base import Agent, RandomAgent
+from arena.env import MultiAgentEnv
+from arena.errors import (
+    AgentError,
+    ArenaError,
+    ContractViolation,
+    IllegalActionError,
+    InvalidActionError,
+    MaskTranslationError,
+    PluginError,
+    ResetNeeded,
+    SpaceMismatchError,
+    UnknownAgentError,
+    UnknownNameError,
+    WrongAgentsError,
+)
+from arena.interface import Combine, Interface
+from arena.play import Episode, play
+from arena.registry import agent_names, env_names, make_agent, make_env
+from arena.wrappers import AgtItfWrapper, EnvItfWrapper, GymEnvItfWrapper
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Agent",
+    "AgentError",
+    "AgtItfWrapper",
+    "ArenaError",
+    "Combine",
+    "ContractViolation",
+    "EnvItfWrapper",
+    "Episode",
+    "GymEnvItfWrapper",
+    "IllegalActionError",
+    "Interface",
+    "InvalidActionError",
+    "MaskTranslationError",
+    "MultiAgentEnv",
+    "PluginError",
+    "RandomAgent",
+    "ResetNeeded",
+    "SpaceMismatchError",
+    "UnknownAgentError",
+    "UnknownNameError",
+    "WrongAgentsError",
+    "agent_names",
+    "env_names",
+    "make_agent",
+    "make_env",
+    "play",
+]

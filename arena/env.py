@@ -1,0 +1,252 @@
+"""The multi-agent environment protocol.
+
+An arena environment is Gymnasium-shaped and dict-valued. The one rule that covers
+turns, simultaneous moves and everything in between (RLlib's rule): **the observation
+dict holds exactly the agents that must act next**, and ``step`` must receive actions
+for exactly those agents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+
+from arena.errors import (
+    IllegalActionError,
+    InvalidActionError,
+    ResetNeeded,
+    UnknownAgentError,
+    WrongAgentsError,
+)
+
+__all__ = ["MultiAgentEnv", "AgentID"]
+
+AgentID = str
+
+
+class MultiAgentEnv:
+    """Base class of arena's multi-agent environments.
+
+    Subclasses fill ``possible_agents``, ``observation_spaces`` and ``action_spaces``
+    (dicts keyed by agent id) in ``__init__`` and implement :meth:`reset` and
+    :meth:`step`. The spaces are built once, so ``observation_space(agent)`` returns
+    the same object on every call.
+
+    Contract (see ``docs/architecture.md``):
+
+    * ``reset`` returns ``(observations, infos)``; ``step`` returns
+      ``(observations, rewards, terminations, truncations, infos)``.
+    * ``observations`` holds exactly the agents that must act next; ``infos`` holds at
+      least those agents, and ``infos[agent]["action_mask"]`` (int8, one entry per
+      discrete action) carries legal actions where the env has them.
+    * Rewards, terminations and truncations may name any live agent, acting or not.
+      An agent whose termination or truncation is true leaves ``agents``; the episode
+      is over when ``agents`` is empty.
+
+    Example:
+        >>> import envs
+        >>> env = envs.make("tic_tac_toe")
+        >>> obs, infos = env.reset(seed=0)
+        >>> list(obs)
+        ['player_0']
+        >>> obs, rewards, terms, truncs, infos = env.step({"player_0": 4})
+        >>> list(obs)
+        ['player_1']
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
+    render_mode: str | None = None
+
+    possible_agents: list[AgentID]
+    agents: list[AgentID]
+    observation_spaces: dict[AgentID, spaces.Space]
+    action_spaces: dict[AgentID, spaces.Space]
+
+    _np_random: np.random.Generator | None = None
+
+    # ----------------------------------------------------------------- spaces
+    def observation_space(self, agent: AgentID) -> spaces.Space:
+        """The observation space of ``agent`` (the same object on every call).
+
+        Raises:
+            UnknownAgentError: ``agent`` is not in ``possible_agents``.
+        """
+        try:
+            return self.observation_spaces[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_agent(agent) from None
+
+    def action_space(self, agent: AgentID) -> spaces.Space:
+        """The action space of ``agent`` (the same object on every call).
+
+        Raises:
+            UnknownAgentError: ``agent`` is not in ``possible_agents``.
+        """
+        try:
+            return self.action_spaces[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_agent(agent) from None
+
+    def _unknown_agent(self, agent: object) -> UnknownAgentError:
+        return UnknownAgentError(
+            f"{self}: unknown agent {agent!r}; expected one of {list(self.possible_agents)}"
+        )
+
+    # ---------------------------------------------------------------- dynamics
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[AgentID, Any], dict[AgentID, dict[str, Any]]]:
+        """Start a new episode.
+
+        Subclasses call ``super().reset(seed=seed)`` first so that ``np_random`` is
+        re-seeded when a seed is given (Gymnasium's rule: ``seed=None`` keeps the
+        current generator, or seeds one from entropy on the first call).
+
+        Returns:
+            ``(observations, infos)``: observations for the agents that act first.
+        """
+        if seed is not None:
+            self._np_random, _ = seeding.np_random(seed)
+        return {}, {}
+
+    def step(
+        self, actions: Mapping[AgentID, Any]
+    ) -> tuple[
+        dict[AgentID, Any],
+        dict[AgentID, float],
+        dict[AgentID, bool],
+        dict[AgentID, bool],
+        dict[AgentID, dict[str, Any]],
+    ]:
+        """Apply one action per acting agent.
+
+        Edge cases every env honours (``arena.testing.check_env`` checks them):
+
+        * before the first ``reset`` or after the episode ended: :class:`ResetNeeded`;
+        * actions for any set of agents other than the keys of the last observations:
+          :class:`WrongAgentsError`;
+        * an action outside the agent's action space: :class:`InvalidActionError`;
+        * an action the agent's current mask forbids: :class:`IllegalActionError`
+          (unless the env documents a penalty variant).
+
+        A rejected call changes nothing: the env can be stepped again with valid actions.
+        """
+        raise NotImplementedError
+
+    def render(self) -> Any:
+        """Render the current state according to ``render_mode`` (``None`` if unset)."""
+        return None
+
+    def close(self) -> None:
+        """Release resources; safe to call more than once."""
+
+    # ------------------------------------------------------------- utilities
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The env's random generator, seeded by ``reset(seed=...)``."""
+        if self._np_random is None:
+            self._np_random, _ = seeding.np_random()
+        return self._np_random
+
+    @property
+    def unwrapped(self) -> MultiAgentEnv:
+        """The innermost env (``self`` for an env that wraps nothing)."""
+        return self
+
+    @property
+    def name(self) -> str:
+        """A short name for messages: the registry name, or the class name."""
+        return getattr(self, "env_name", type(self).__name__)
+
+    def __str__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def __enter__(self) -> MultiAgentEnv:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ validation
+    def check_actions(
+        self,
+        actions: Mapping[AgentID, Any],
+        acting: Iterable[AgentID] | None,
+        masks: Mapping[AgentID, np.ndarray] | None = None,
+    ) -> None:
+        """Validate ``actions`` for the agents in ``acting`` (helper for ``step``).
+
+        Args:
+            actions: what ``step`` received.
+            acting: the agents asked to act (keys of the last observations), or ``None``
+                when no episode is running.
+            masks: the current action mask per agent, when the env has masks.
+
+        Raises:
+            ResetNeeded, WrongAgentsError, InvalidActionError, IllegalActionError.
+        """
+        if acting is None:
+            raise ResetNeeded(
+                f"{self}: step() called with no episode running; call reset() first "
+                "(before the first step, or after the episode ended)"
+            )
+        if not isinstance(actions, Mapping):
+            raise WrongAgentsError(
+                f"{self}: step() expects a dict of actions keyed by agent id, "
+                f"got {type(actions).__name__}"
+            )
+        expected = acting if isinstance(acting, (list, tuple)) else list(acting)
+        if len(actions) != len(expected) or any(a not in actions for a in expected):
+            raise WrongAgentsError(
+                f"{self}: step() expected actions for exactly {sorted(expected)} "
+                f"(the agents in the last observations), got {sorted(map(str, actions))}"
+            )
+        for agent in expected:
+            action = actions[agent]
+            space = self.action_spaces[agent]
+            try:
+                index = discrete_index(space, action)
+            except InvalidActionError as err:
+                raise InvalidActionError(f"{self}: action for {agent!r}: {err}") from None
+            if index is None:
+                if not space.contains(action):
+                    raise InvalidActionError(
+                        f"{self}: action for {agent!r} must lie in {space}, got {action!r}"
+                    )
+                continue
+            if masks is not None:
+                mask = masks.get(agent)
+                if mask is not None and not mask[index]:
+                    raise IllegalActionError(
+                        f"{self}: action {action!r} for {agent!r} is illegal now; "
+                        f"legal actions: {np.flatnonzero(mask).tolist()}"
+                    )
+
+
+_INTEGER_TYPES = (int, np.integer)
+
+
+def discrete_index(space: spaces.Space, action: Any) -> int | None:
+    """Return ``action - space.start`` when ``space`` is Discrete.
+
+    Returns ``None`` when ``space`` is not Discrete (the caller falls back to
+    ``space.contains``). Raises :class:`InvalidActionError` for a Discrete action that
+    is not an integer in range. Faster than ``Discrete.contains`` on the hot path.
+    """
+    if type(space) is not spaces.Discrete:
+        return None
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        action = action.item()
+    if not isinstance(action, _INTEGER_TYPES) or isinstance(action, bool):
+        raise InvalidActionError(f"action must be an integer in {space}, got {action!r}")
+    index = int(action) - int(space.start)
+    if not 0 <= index < space.n:
+        raise InvalidActionError(f"action must lie in {space}, got {action!r}")
+    return index

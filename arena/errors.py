@@ -1,0 +1,91 @@
+"""Exceptions raised by arena.
+
+Every error that bad input can cause is an :class:`ArenaError`, so callers can catch
+them all at once; each also derives from the builtin a Python user would expect
+(``ValueError`` for a bad value, ``KeyError`` for an unknown agent id), so generic
+handlers keep working. Messages name the env, agent or interface involved, what was
+expected, and what came.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ArenaError",
+    "ResetNeeded",
+    "UnknownAgentError",
+    "UnknownNameError",
+    "WrongAgentsError",
+    "InvalidActionError",
+    "IllegalActionError",
+    "SpaceMismatchError",
+    "MaskTranslationError",
+    "AgentError",
+    "ContractViolation",
+    "PluginError",
+]
+
+
+class ArenaError(Exception):
+    """Base class of every error arena raises for bad input or a broken contract."""
+
+
+class ResetNeeded(ArenaError, RuntimeError):
+    """``step`` was called before ``reset`` or after the episode ended."""
+
+
+class UnknownAgentError(ArenaError, KeyError):
+    """An agent id that the environment does not know."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message and add quotes
+        return str(self.args[0]) if self.args else ""
+
+
+class UnknownNameError(ArenaError, KeyError):
+    """A registry (envs, agents, interfaces) was asked for a name it does not hold."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class WrongAgentsError(ArenaError, ValueError):
+    """``step`` received actions for a set of agents other than the ones asked to act."""
+
+
+class InvalidActionError(ArenaError, ValueError):
+    """An action that does not lie in the agent's action space."""
+
+
+class IllegalActionError(InvalidActionError):
+    """An action inside the action space that the current action mask forbids."""
+
+
+class SpaceMismatchError(ArenaError, ValueError):
+    """A space that an interface, agent or wrapper cannot work with."""
+
+
+class MaskTranslationError(ArenaError):
+    """An interface changed the action space but cannot translate action masks."""
+
+
+class AgentError(ArenaError):
+    """An agent raised while the play loop asked it to act.
+
+    Attributes:
+        agent_id: the env agent id (or team key) whose agent failed.
+        original: the exception the agent raised.
+    """
+
+    def __init__(self, agent_id: object, original: BaseException) -> None:
+        self.agent_id = agent_id
+        self.original = original
+        super().__init__(
+            f"agent for {agent_id!r} raised {type(original).__name__}: {original}"
+        )
+
+
+class ContractViolation(ArenaError, AssertionError):
+    """A checker in :mod:`arena.testing` found a broken contract."""
+
+
+class PluginError(ArenaError):
+    """A plugin failed to load or broke the interface contract."""

@@ -1,0 +1,236 @@
+"""The play loop: the environment leads, agents answer when asked."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gymnasium import spaces
+
+from arena.agents.base import Agent
+from arena.env import AgentID, MultiAgentEnv
+from arena.errors import AgentError, ArenaError, UnknownAgentError
+
+__all__ = ["Episode", "play", "ranks_from_returns", "derive_seed"]
+
+Agents = Mapping[Any, Agent] | Sequence[Agent]
+
+
+@dataclass
+class Episode:
+    """The record of one episode.
+
+    Attributes:
+        returns: the sum of rewards per env agent.
+        length: the number of env steps.
+        ranks: 1 for the best return, ties share the better rank (1, 2, 2, 4).
+        seed: the seed the env was reset with.
+        truncated: whether any agent's episode was cut by a time limit.
+    """
+
+    returns: dict[AgentID, float]
+    length: int
+    ranks: dict[AgentID, int] = field(default_factory=dict)
+    seed: int | None = None
+    truncated: bool = False
+
+    @property
+    def winners(self) -> list[AgentID]:
+        """The agents ranked first, unless every agent is (a draw)."""
+        best = [agent for agent, rank in self.ranks.items() if rank == 1]
+        return [] if len(best) == len(self.ranks) else best
+
+    @property
+    def outcome(self) -> str:
+        """``"draw"``, ``"player_0 wins"`` or ``"player_0, player_2 win"``."""
+        winners = self.winners
+        if not winners:
+            return "draw"
+        return f"{', '.join(winners)} {'wins' if len(winners) == 1 else 'win'}"
+
+
+def ranks_from_returns(returns: Mapping[AgentID, float]) -> dict[AgentID, int]:
+    """Standard competition ranks of ``returns`` (higher return, better rank).
+
+    Example:
+        >>> ranks_from_returns({"a": 1.0, "b": 0.0, "c": 1.0})
+        {'a': 1, 'b': 3, 'c': 1}
+    """
+    values = sorted(returns.values(), reverse=True)
+    return {agent: values.index(value) + 1 for agent, value in returns.items()}
+
+
+def derive_seed(seed: int, index: int) -> int:
+    """A child seed for participant ``index`` of an episode seeded with ``seed``.
+
+    Cheap and deterministic (SplitMix64 of the pair), so every process derives the same.
+    """
+    z = (seed * 0x9E3779B97F4A7C15 + (index + 1) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    return (z ^ (z >> 31)) & 0x7FFFFFFF
+
+
+def _bind(env: MultiAgentEnv, agents: Agents) -> list[tuple[tuple[AgentID, ...], Agent, bool]]:
+    """Resolve ``agents`` to ``(env ids, agent, is_team)`` in a fixed order."""
+    possible = list(env.possible_agents)
+    if isinstance(agents, Mapping):
+        items = list(agents.items())
+    elif isinstance(agents, Sequence) and not isinstance(agents, str):
+        if len(agents) != len(possible):
+            raise ValueError(f"play: {env} has {len(possible)} agents {possible}, got {len(agents)} agents")
+        items = list(zip(possible, agents))
+    else:
+        raise TypeError(f"play: agents must be a dict keyed by agent id (or tuple of ids) or a sequence, got {type(agents).__name__}")
+    bound, seen = [], set()
+    for key, agent in items:
+        ids = tuple(key) if isinstance(key, tuple) else (key,)
+        for agent_id in ids:
+            if agent_id not in possible:
+                raise UnknownAgentError(f"play: {env} has no agent {agent_id!r}; expected one of {possible}")
+            if agent_id in seen:
+                raise ValueError(f"play: agent id {agent_id!r} is given two controllers")
+            seen.add(agent_id)
+        if not isinstance(agent, Agent):
+            raise TypeError(f"play: the agent for {key!r} must be an arena.Agent, got {type(agent).__name__}")
+        bound.append((ids, agent, isinstance(key, tuple)))
+    missing = [a for a in possible if a not in seen]
+    if missing:
+        raise ValueError(f"play: no agent given for {missing} of {env}")
+    return bound
+
+
+def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_steps: int | None = None) -> Episode:
+    """Play one episode of ``env`` with ``agents`` and return its record.
+
+    The env leads: each step, the agents named in the observations act. Each agent
+    receives the reward it earned since its previous turn, and :meth:`Agent.done` is
+    called exactly once per agent with what it earned since its last action.
+
+    Args:
+        env: an arena multi-agent env.
+        agents: an agent per env agent id (dict, or sequence in ``possible_agents``
+            order); a tuple key such as ``("p0", "p2")`` maps one team agent to several
+            ids (its spaces are Tuples; absent members' slots hold ``None``, and it
+            receives the members' summed reward).
+        seed: resets the env with this seed and re-seeds every agent with a seed derived
+            from it, so the same seed gives the same episode.
+        max_steps: optional safety bound; the episode is cut (``truncated``) after it.
+
+    Raises:
+        AgentError: an agent raised; the original exception is chained.
+        ArenaError: the env broke the protocol (no observations while agents remain).
+
+    Example:
+        >>> import envs
+        >>> from arena import RandomAgent, play
+        >>> episode = play(envs.make("tic_tac_toe"), [RandomAgent(), RandomAgent()], seed=3)
+        >>> sorted(episode.returns)
+        ['player_0', 'player_1']
+    """
+    bound = _bind(env, agents)
+    single: dict[AgentID, Agent] = {}
+    team_of: dict[AgentID, int] = {}
+    for index, (ids, agent, is_team) in enumerate(bound):
+        if is_team:
+            obs_space = spaces.Tuple([env.observation_space(i) for i in ids])
+            act_space = spaces.Tuple([env.action_space(i) for i in ids])
+            agent.setup(obs_space, act_space)
+            team_of.update(dict.fromkeys(ids, index))
+        else:
+            obs_space, act_space = env.observation_space(ids[0]), env.action_space(ids[0])
+            if agent.observation_space is not obs_space or agent.action_space is not act_space:
+                agent.setup(obs_space, act_space)
+            single[ids[0]] = agent
+        agent.reset(seed=None if seed is None else derive_seed(seed, index))
+
+    observations, infos = env.reset(seed=seed)
+    possible = env.possible_agents
+    pending = dict.fromkeys(possible, 0.0)
+    returns = dict.fromkeys(possible, 0.0)
+    finished: set[AgentID] = set()
+    team_final = [0.0] * len(bound)
+    length, truncated = 0, False
+    while observations:
+        actions: dict[AgentID, Any] = {}
+        teams_asked: list[int] = []
+        for agent_id, observation in observations.items():
+            agent = single.get(agent_id)
+            if agent is None:
+                if agent_id not in team_of:
+                    raise UnknownAgentError(f"play: {env} asked unknown agent {agent_id!r} to act")
+                index = team_of[agent_id]
+                if index not in teams_asked:
+                    teams_asked.append(index)
+                continue
+            info = infos.get(agent_id)
+            mask = info.get("action_mask") if info else None
+            reward = pending[agent_id]
+            pending[agent_id] = 0.0
+            try:
+                actions[agent_id] = agent.act(observation, mask, reward)
+            except Exception as err:
+                raise AgentError(agent_id, err) from err
+        for index in teams_asked:
+            _team_act(bound[index], observations, infos, pending, actions)
+        observations, rewards, terminations, truncations, infos = env.step(actions)
+        length += 1
+        for agent_id, reward in rewards.items():
+            pending[agent_id] += reward
+            returns[agent_id] += reward
+        for flags, cut in ((terminations, False), (truncations, True)):
+            for agent_id, flag in flags.items():
+                if flag and agent_id not in finished:
+                    truncated = truncated or cut
+                    finished.add(agent_id)
+                    _finish(bound, single, team_of, team_final, agent_id, pending, infos, finished)
+        if max_steps is not None and length >= max_steps and observations:
+            truncated = True
+            break
+    if env.agents and not truncated:
+        raise ArenaError(f"play: {env} returned no observations while agents {env.agents} are still in the episode")
+    for agent_id in possible:  # every agent hears its final reward exactly once
+        if agent_id not in finished:
+            finished.add(agent_id)
+            _finish(bound, single, team_of, team_final, agent_id, pending, infos, finished)
+    return Episode(returns=returns, length=length, ranks=ranks_from_returns(returns), seed=seed, truncated=truncated)
+
+
+def _team_act(entry: tuple[tuple[AgentID, ...], Agent, bool], observations: dict, infos: dict,
+              pending: dict[AgentID, float], actions: dict[AgentID, Any]) -> None:
+    ids, agent, _ = entry
+    observation = tuple(observations.get(i) for i in ids)
+    masks = tuple((infos.get(i) or {}).get("action_mask") if i in observations else None for i in ids)
+    reward = 0.0
+    for i in ids:
+        reward += pending[i]
+        pending[i] = 0.0
+    try:
+        action = agent.act(observation, None if all(m is None for m in masks) else masks, reward)
+    except Exception as err:
+        raise AgentError(ids, err) from err
+    if not isinstance(action, (tuple, list)) or len(action) != len(ids):
+        raise AgentError(ids, ValueError(f"a team agent must return a tuple of {len(ids)} actions, got {action!r}"))
+    for i, a in zip(ids, action):
+        if i in observations:
+            actions[i] = a
+
+
+def _finish(bound: list, single: dict[AgentID, Agent], team_of: dict[AgentID, int], team_final: list[float],
+            agent_id: AgentID, pending: dict[AgentID, float], infos: dict, finished: set[AgentID]) -> None:
+    """Tell the agent for ``agent_id`` its final reward (a team hears once, when its last member ends)."""
+    reward = pending.get(agent_id, 0.0)
+    pending[agent_id] = 0.0
+    agent = single.get(agent_id)
+    try:
+        if agent is not None:
+            agent.done(reward, infos.get(agent_id) or {})
+            return
+        index = team_of[agent_id]
+        ids, team, _ = bound[index]
+        team_final[index] += reward
+        if all(i in finished for i in ids):
+            team.done(team_final[index], {i: infos.get(i) or {} for i in ids})
+    except Exception as err:
+        raise AgentError(agent_id, err) from err

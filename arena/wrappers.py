@@ -1,0 +1,341 @@
+"""Put interfaces on either side of the loop: on the env (to train) or on the agent (to play)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from arena.agents.base import Agent
+from arena.env import AgentID, MultiAgentEnv
+from arena.errors import ArenaError, InvalidActionError, SpaceMismatchError, UnknownAgentError
+from arena.interface import Interface
+
+__all__ = ["EnvItfWrapper", "GymEnvItfWrapper", "AgtItfWrapper"]
+
+
+def _per_agent_interfaces(
+    env: MultiAgentEnv, interfaces: Interface | Mapping[AgentID, Interface | None] | Sequence[Interface | None] | None
+) -> dict[AgentID, Interface | None]:
+    """Resolve ``interfaces`` to one interface (or None) per possible agent; never share one."""
+    agents = list(env.possible_agents)
+    if interfaces is None or isinstance(interfaces, Interface):
+        chosen = {agent: interfaces for agent in agents}
+    elif isinstance(interfaces, Mapping):
+        unknown = [key for key in interfaces if key not in agents]
+        if unknown:
+            raise UnknownAgentError(
+                f"EnvItfWrapper: interfaces name unknown agent {unknown[0]!r}; {env} has {agents}"
+            )
+        chosen = {agent: interfaces.get(agent) for agent in agents}
+    elif isinstance(interfaces, Sequence) and not isinstance(interfaces, str):
+        if len(interfaces) != len(agents):
+            raise ValueError(
+                f"EnvItfWrapper: {env} has {len(agents)} possible agents {agents}, "
+                f"got {len(interfaces)} interfaces"
+            )
+        chosen = dict(zip(agents, interfaces))
+    else:
+        raise TypeError(
+            "EnvItfWrapper: interfaces must be an Interface, a dict keyed by agent id, "
+            f"a sequence in possible_agents order, or None; got {type(interfaces).__name__}"
+        )
+    seen: set[int] = set()
+    for agent, itf in chosen.items():
+        if itf is None:
+            continue
+        if not isinstance(itf, Interface):
+            raise TypeError(f"EnvItfWrapper: interface for {agent!r} must be an arena.Interface, got {type(itf).__name__}")
+        if id(itf) in seen:  # interfaces hold per-agent state: give each agent its own copy
+            itf = chosen[agent] = copy.deepcopy(itf)
+        seen.add(id(itf))
+    return chosen
+
+
+class EnvItfWrapper(MultiAgentEnv):
+    """A multi-agent env seen through per-agent interfaces.
+
+    Observations, rewards and action masks leave through each agent's interface; actions
+    come back through it, so the wrapped env receives raw actions. Given a single-agent
+    ``gymnasium.Env`` and one interface, the constructor returns a
+    :class:`GymEnvItfWrapper` instead, so Gymnasium wrappers and arena interfaces stack
+    in either order.
+
+    Args:
+        env: the env to wrap (an arena env, or a ``gymnasium.Env``).
+        interfaces: one interface for every agent (each agent gets its own copy), a dict
+            keyed by agent id, or a sequence in ``possible_agents`` order; ``None``
+            entries leave that agent raw.
+
+    Example:
+        >>> import envs
+        >>> from arena import EnvItfWrapper, Interface
+        >>> env = EnvItfWrapper(envs.make("tic_tac_toe"), {"player_0": Interface()})
+        >>> str(env)
+        '<EnvItfWrapper<TicTacToe>>'
+    """
+
+    def __new__(cls, env: Any = None, interfaces: Any = None) -> Any:
+        if isinstance(env, gymnasium.Env):
+            return GymEnvItfWrapper(env, interfaces)
+        return super().__new__(cls)
+
+    def __init__(
+        self,
+        env: MultiAgentEnv,
+        interfaces: Interface | Mapping[AgentID, Interface | None] | Sequence[Interface | None] | None = None,
+    ) -> None:
+        if not isinstance(env, MultiAgentEnv):
+            raise TypeError(f"EnvItfWrapper: expected an arena.MultiAgentEnv or gymnasium.Env, got {type(env).__name__}")
+        self.env = env
+        self.possible_agents = list(env.possible_agents)
+        self.interfaces = _per_agent_interfaces(env, interfaces)
+        self.observation_spaces: dict[AgentID, spaces.Space] = {}
+        self.action_spaces: dict[AgentID, spaces.Space] = {}
+        self._observe: dict[AgentID, Any] = {}
+        self._start: dict[AgentID, Any] = {}
+        self._act: dict[AgentID, Any] = {}
+        self._reward: dict[AgentID, Any] = {}
+        self._mask: dict[AgentID, Any] = {}
+        for agent, itf in self.interfaces.items():
+            if itf is None:
+                self.observation_spaces[agent] = env.observation_space(agent)
+                self.action_spaces[agent] = env.action_space(agent)
+                continue
+            itf.setup(env.observation_space(agent), env.action_space(agent))
+            self.observation_spaces[agent] = itf.observation_space
+            self.action_spaces[agent] = itf.action_space
+            observe, act, reward, mask, start = itf.compiled()
+            if start is observe:
+                start = None  # no level resets: the first observation is an ordinary one
+            for table, function in ((self._observe, observe), (self._act, act), (self._reward, reward),
+                                    (self._mask, mask), (self._start, start)):
+                if function is not None:
+                    table[agent] = function
+        self._current: dict[AgentID, Any] = {}
+        self.metadata = env.metadata
+        self.render_mode = env.render_mode
+
+    # ----------------------------------------------------------------- protocol
+    @property
+    def agents(self) -> list[AgentID]:  # type: ignore[override]
+        return self.env.agents
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Reset the wrapped env and every interface (each on its agent's first observation)."""
+        observations, infos = self.env.reset(seed=seed, options=options)
+        self._current = {agent: self._starter(agent) for agent in self._start}
+        return self._observations(observations), self._infos(infos)
+
+    def _starter(self, agent: AgentID) -> Any:
+        start, observe = self._start[agent], self._observe.get(agent)
+
+        def first(observation: Any) -> Any:
+            if observe is None:
+                del self._current[agent]
+            else:
+                self._current[agent] = observe
+            return start(observation)
+
+        return first
+
+    def step(self, actions: Mapping[AgentID, Any]):
+        """Translate model actions to raw actions and step the wrapped env.
+
+        Edge cases are the wrapped env's (see :meth:`MultiAgentEnv.step`); an action
+        that an interface cannot translate raises :class:`InvalidActionError` naming
+        the agent and its model action space.
+        """
+        if not isinstance(actions, Mapping):
+            return self.env.step(actions)  # the wrapped env reports the type error
+        raw = dict(actions)
+        act = self._act
+        try:
+            for agent, action in actions.items():
+                function = act.get(agent)
+                if function is not None:
+                    raw[agent] = function(action)
+            observations, rewards, terminations, truncations, infos = self.env.step(raw)
+        except InvalidActionError:
+            self._raise_for_model_actions(actions)
+            raise
+        except ArenaError:
+            raise
+        except Exception as err:
+            self._raise_for_model_actions(actions)
+            raise InvalidActionError(f"{self}: an interface failed to translate actions {dict(actions)!r}: {err!r}") from err
+        if self._reward:
+            rewards = {a: (self._reward[a](r) if a in self._reward else r) for a, r in rewards.items()}
+        return self._observations(observations), rewards, terminations, truncations, self._infos(infos)
+
+    def _raise_for_model_actions(self, actions: Mapping[AgentID, Any]) -> None:
+        for agent, action in actions.items():
+            space = self.action_spaces.get(agent)
+            if agent in self._act and space is not None and not space.contains(action):
+                raise InvalidActionError(f"{self}: action for {agent!r} must lie in {space}, got {action!r}")
+
+    def _observations(self, observations: dict[AgentID, Any]) -> dict[AgentID, Any]:
+        if not self._observe and not self._current:
+            return observations
+        current, observe = self._current, self._observe
+        out = {}
+        for agent, obs in observations.items():
+            function = current.get(agent) or observe.get(agent)
+            out[agent] = obs if function is None else function(obs)
+        return out
+
+    def _infos(self, infos: dict[AgentID, dict[str, Any]]) -> dict[AgentID, dict[str, Any]]:
+        if not self._mask:
+            return infos
+        out = dict(infos)
+        for agent, function in self._mask.items():
+            info = infos.get(agent)
+            if info is not None and "action_mask" in info:
+                out[agent] = {**info, "action_mask": function(info["action_mask"])}
+        return out
+
+    def render(self) -> Any:
+        return self.env.render()
+
+    def close(self) -> None:
+        self.env.close()
+
+    @property
+    def unwrapped(self) -> MultiAgentEnv:
+        return self.env.unwrapped
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        return self.env.np_random
+
+    def __str__(self) -> str:
+        return f"<{type(self).__name__}{self.env}>"
+
+
+class GymEnvItfWrapper(gymnasium.Wrapper):
+    """A single-agent ``gymnasium.Env`` seen through one arena interface.
+
+    It is a ``gymnasium.Wrapper``, so Gymnasium wrappers can go inside or outside it.
+    An ``info["action_mask"]`` from the env is translated like the observation.
+
+    Example:
+        >>> import gymnasium
+        >>> from arena import EnvItfWrapper, Interface
+        >>> env = EnvItfWrapper(gymnasium.make("CartPole-v1"), Interface())
+        >>> type(env).__name__
+        'GymEnvItfWrapper'
+    """
+
+    def __init__(self, env: gymnasium.Env, interface: Interface) -> None:
+        if not isinstance(interface, Interface):
+            raise TypeError(
+                f"EnvItfWrapper: a gymnasium.Env takes exactly one arena.Interface, got {type(interface).__name__}"
+            )
+        super().__init__(env)
+        self.interface = interface
+        interface.setup(env.observation_space, env.action_space)
+        self.observation_space = interface.observation_space
+        self.action_space = interface.action_space
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        observation, info = self.env.reset(seed=seed, options=options)
+        return self.interface.transform_reset(observation), self._info(info)
+
+    def step(self, action: Any):
+        observation, reward, terminated, truncated, info = self.env.step(self.interface.transform_action(action))
+        return (self.interface.transform_observation(observation), self.interface.transform_reward(reward),
+                terminated, truncated, self._info(info))
+
+    def _info(self, info: dict[str, Any]) -> dict[str, Any]:
+        if "action_mask" in info:
+            return {**info, "action_mask": self.interface.transform_action_mask(info["action_mask"])}
+        return info
+
+
+class AgtItfWrapper(Agent):
+    """An agent that works in model spaces, presented to the env as a raw-space agent.
+
+    With a list of agents it is a team agent: the interface's spaces must be Tuples
+    (typically built with :class:`arena.Combine`), and member ``i`` receives element
+    ``i`` of the observation and mask, and the team reward.
+
+    Args:
+        agent: the model-space agent, or a list of member agents for a team.
+        interface: the interface between the raw spaces and the agent's spaces.
+
+    Example:
+        >>> from arena import AgtItfWrapper, Interface, RandomAgent
+        >>> player = AgtItfWrapper(RandomAgent(seed=1), Interface())
+        >>> str(player)
+        'AgtItfWrapper(RandomAgent, Interface())'
+    """
+
+    def __init__(self, agent: Agent | Sequence[Agent], interface: Interface) -> None:
+        if not isinstance(interface, Interface):
+            raise TypeError(f"AgtItfWrapper: interface must be an arena.Interface, got {type(interface).__name__}")
+        self.members: list[Agent] | None = list(agent) if isinstance(agent, Sequence) else None
+        for member in self.members or [agent]:
+            if not isinstance(member, Agent):
+                raise TypeError(f"AgtItfWrapper: expected arena.Agent instances, got {type(member).__name__}")
+        self.agent = agent
+        self.interface = interface
+        self._starting = True
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        super().setup(observation_space, action_space)
+        itf = self.interface
+        itf.setup(observation_space, action_space)
+        if self.members is None:
+            self.agent.setup(itf.observation_space, itf.action_space)  # type: ignore[union-attr]
+            return
+        obs_space, act_space = itf.observation_space, itf.action_space
+        n = len(self.members)
+        if not (isinstance(obs_space, spaces.Tuple) and isinstance(act_space, spaces.Tuple)
+                and len(obs_space) == n and len(act_space) == n):
+            raise SpaceMismatchError(
+                f"{self}: a team of {n} agents needs Tuple spaces of {n} elements from its "
+                f"interface, got {obs_space} and {act_space}"
+            )
+        for member, o, a in zip(self.members, obs_space, act_space):
+            member.setup(o, a)
+
+    def reset(self, *, seed: int | None = None) -> None:
+        self._starting = True
+        if self.members is None:
+            self.agent.reset(seed=seed)  # type: ignore[union-attr]
+            return
+        for i, member in enumerate(self.members):
+            member.reset(seed=None if seed is None else seed + i)
+
+    def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
+        itf = self.interface
+        if self._starting:
+            self._starting = False
+            observation = itf.transform_reset(observation)
+        else:
+            observation = itf.transform_observation(observation)
+        if action_mask is not None:
+            action_mask = itf.transform_action_mask(action_mask)
+        reward = itf.transform_reward(reward)
+        if self.members is None:
+            action = self.agent.act(observation, action_mask, reward)  # type: ignore[union-attr]
+        else:
+            masks = action_mask if action_mask is not None else (None,) * len(self.members)
+            action = tuple(
+                None if obs is None else member.act(obs, mask, reward)
+                for member, obs, mask in zip(self.members, observation, masks)
+            )
+        return itf.transform_action(action)
+
+    def done(self, reward: float, info: dict[str, Any]) -> None:
+        reward = self.interface.transform_reward(reward)
+        for member in self.members or [self.agent]:  # type: ignore[list-item]
+            member.done(reward, info)
+
+    def __str__(self) -> str:
+        inner = f"[{', '.join(map(str, self.members))}]" if self.members is not None else str(self.agent)
+        return f"{type(self).__name__}({inner}, {self.interface})"
