@@ -19,6 +19,10 @@ __all__ = ["REGISTRY", "make", "names", "UnknownEnvError"]
 REGISTRY: dict[str, str] = {
     "tic_tac_toe": "envs.tic_tac_toe:TicTacToe",
     "rock_paper_scissors": "envs.rock_paper_scissors:RockPaperScissors",
+    "connect_four": "envs.connect_four:ConnectFour",
+    "kuhn_poker": "envs.kuhn_poker:KuhnPoker",
+    "leduc_poker": "envs.leduc_poker:LeducPoker",
+    "liars_dice": "envs.liars_dice:LiarsDice",
 }
 
 

@@ -1,0 +1,174 @@
+"""Connect four: two players drop discs into a 6x7 grid."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from arena.env import MultiAgentEnv
+from arena.errors import ArenaError
+
+__all__ = ["ConnectFour", "ROWS", "COLUMNS", "has_four"]
+
+ROWS, COLUMNS = 6, 7
+_STRIDE = ROWS + 1  # bitboard: 7 bits per column, the top bit stays empty as a sentinel
+_SYMBOLS = ".XO"
+
+
+def has_four(bits: int) -> bool:
+    """Whether a bitboard holds four in a row (column ``c``, height ``h`` is bit ``7 * c + h``).
+
+    Example:
+        >>> has_four(0b1111)  # four discs stacked in column 0
+        True
+    """
+    for shift in (1, _STRIDE, _STRIDE - 1, _STRIDE + 1):  # vertical, horizontal, two diagonals
+        pairs = bits & (bits >> shift)
+        if pairs & (pairs >> (2 * shift)):
+            return True
+    return False
+
+
+class ConnectFour(MultiAgentEnv):
+    """Connect four for ``player_0`` (X, moves first) and ``player_1`` (O).
+
+    * **Observation** (only for the player to move): ``Box(0, 2, (6, 7), int8)``, the
+      absolute board with row 0 at the top: 0 empty, 1 a disc of ``player_0``, 2 a disc
+      of ``player_1``. The observer is always the player to move (equal disc counts
+      mean ``player_0``); use ``interfaces.board.EgoBoard`` for an own/opponent view.
+    * **Action**: ``Discrete(7)``, the column to drop a disc into; the disc lands on the
+      lowest empty row. ``infos[agent]["action_mask"]`` marks the columns that are not full.
+    * **Rewards**: +1 to the winner and -1 to the loser when four discs line up in a
+      row, a column or a diagonal; 0 to both on a draw (full board) and on every other move.
+    * **End**: four in a line or a full board (42 discs) terminates both players.
+    * **Illegal moves**: a full column raises :class:`~arena.errors.IllegalActionError`.
+
+    The game is deterministic with perfect information, so it can be planned on
+    (``perfect_information`` is True, :meth:`clone` copies a game in progress, and
+    :attr:`acting_agents` names the player to move), e.g. by
+    :class:`arena.agents.mcts.MCTSAgent`.
+
+    Args:
+        render_mode: ``"ansi"`` to render as text (``render()`` returns a string).
+
+    Example:
+        >>> env = ConnectFour()
+        >>> obs, infos = env.reset(seed=0)
+        >>> obs["player_0"].shape
+        (6, 7)
+        >>> obs, rewards, *_ = env.step({"player_0": 3})
+        >>> obs["player_1"][5].tolist()
+        [0, 0, 0, 1, 0, 0, 0]
+    """
+
+    metadata = {"render_modes": ["ansi"], "name": "connect_four"}
+    env_name = "connect_four"
+    perfect_information = True
+
+    def __init__(self, render_mode: str | None = None) -> None:
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"ConnectFour: render_mode must be None or 'ansi', got {render_mode!r}")
+        self.render_mode = render_mode
+        self.possible_agents = ["player_0", "player_1"]
+        self.agents = []
+        board = spaces.Box(0, 2, shape=(ROWS, COLUMNS), dtype=np.int8)
+        self.observation_spaces = {agent: board for agent in self.possible_agents}
+        action = spaces.Discrete(COLUMNS)
+        self.action_spaces = {agent: action for agent in self.possible_agents}
+        self._board = np.zeros((ROWS, COLUMNS), dtype=np.int8)
+        self._heights = [0] * COLUMNS
+        self._bits = [0, 0]  # one bitboard per player
+        self._moves = 0
+        self._to_move = 0
+        self._acting: tuple[str, ...] | None = None
+        self._mask = np.ones(COLUMNS, dtype=np.int8)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Empty the board; ``player_0`` moves first. The game has no randomness."""
+        super().reset(seed=seed)
+        self._board[:] = 0
+        self._heights = [0] * COLUMNS
+        self._bits = [0, 0]
+        self._moves = 0
+        self._mask[:] = 1
+        self._to_move = 0
+        self.agents = list(self.possible_agents)
+        self._acting = ("player_0",)
+        return {"player_0": self._board.copy()}, {"player_0": {"action_mask": self._mask.copy()}}
+
+    def step(self, actions: Mapping[str, Any]):
+        """Drop the mover's disc; see :meth:`MultiAgentEnv.step` for the edge cases."""
+        mover = self.possible_agents[self._to_move]
+        valid_call = self._acting is not None and (type(actions) is dict or isinstance(actions, Mapping))
+        column = actions.get(mover) if valid_call and len(actions) == 1 else None
+        if type(column) is not int:
+            if isinstance(column, (np.integer, np.ndarray)) and np.ndim(column) == 0 \
+                    and np.asarray(column).dtype.kind in "iu":
+                column = int(column)
+            else:
+                column = None
+        if column is None or not 0 <= column < COLUMNS or self._heights[column] == ROWS:
+            self.check_actions(actions, self._acting, {mover: self._mask})
+            raise ArenaError(f"{self}: could not apply {actions!r}")  # check_actions always raises here
+        height = self._heights[column]
+        self._heights[column] = height + 1
+        if height + 1 == ROWS:
+            self._mask[column] = 0
+        self._board[ROWS - 1 - height, column] = self._to_move + 1
+        bits = self._bits[self._to_move] | (1 << (column * _STRIDE + height))
+        self._bits[self._to_move] = bits
+        self._moves += 1
+        other = self.possible_agents[1 - self._to_move]
+        if has_four(bits):
+            return self._end({mover: 1.0, other: -1.0})
+        if self._moves == ROWS * COLUMNS:
+            return self._end({mover: 0.0, other: 0.0})
+        self._to_move = 1 - self._to_move
+        self._acting = (other,)
+        flags = {"player_0": False, "player_1": False}
+        return ({other: self._board.copy()}, {mover: 0.0, other: 0.0}, flags, dict(flags),
+                {other: {"action_mask": self._mask.copy()}})
+
+    def _end(self, rewards: dict[str, float]):
+        self.agents = []
+        self._acting = None
+        return ({}, rewards, {"player_0": True, "player_1": True}, {"player_0": False, "player_1": False},
+                {"player_0": {}, "player_1": {}})
+
+    # --------------------------------------------------------------- planning
+    @property
+    def acting_agents(self) -> tuple[str, ...]:
+        """The agents that must act next (the player to move; empty when no game runs)."""
+        return self._acting or ()
+
+    def clone(self) -> ConnectFour:
+        """An independent copy of this env, game in progress included (for planners)."""
+        twin = object.__new__(ConnectFour)
+        twin.__dict__.update(self.__dict__)
+        twin._board = self._board.copy()
+        twin._heights = list(self._heights)
+        twin._bits = list(self._bits)
+        twin._mask = self._mask.copy()
+        twin.agents = list(self.agents)
+        twin._np_random = copy.deepcopy(self._np_random)
+        return twin
+
+    # -------------------------------------------------------------- rendering
+    def render(self) -> str | None:
+        """The board as six lines of ``X``, ``O`` and ``.``, with column numbers below."""
+        if self.render_mode != "ansi":
+            return None
+        return self.board_text()
+
+    def board_text(self) -> str:
+        """The board as text, whatever the render mode."""
+        rows = ("".join(_SYMBOLS[c] for c in row) for row in self._board.tolist())
+        return "\n".join(rows) + "\n" + "".join(str(c) for c in range(COLUMNS)) + "\n"
+
+    def action_names(self, agent: str) -> list[str]:
+        """Readable names of the actions (``"column 3"``)."""
+        return [f"column {c}" for c in range(COLUMNS)]
