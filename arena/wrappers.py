@@ -216,7 +216,7 @@ class EnvItfWrapper(MultiAgentEnv):
         return f"<{type(self).__name__}{self.env}>"
 
 
-class GymEnvItfWrapper(gymnasium.Wrapper):
+class GymEnvItfWrapper(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs):
     """A single-agent ``gymnasium.Env`` seen through one arena interface.
 
     It is a ``gymnasium.Wrapper``, so Gymnasium wrappers can go inside or outside it.
@@ -235,7 +235,8 @@ class GymEnvItfWrapper(gymnasium.Wrapper):
             raise TypeError(
                 f"EnvItfWrapper: a gymnasium.Env takes exactly one arena.Interface, got {type(interface).__name__}"
             )
-        super().__init__(env)
+        gymnasium.utils.RecordConstructorArgs.__init__(self, interface=interface)
+        gymnasium.Wrapper.__init__(self, env)
         self.interface = interface
         interface.setup(env.observation_space, env.action_space)
         self.observation_space = interface.observation_space

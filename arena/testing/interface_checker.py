@@ -93,15 +93,23 @@ class _InterfaceChecker:
 
 def _run(examples: int, seed: int, strategy: Callable[[Any], Any] | None, fallback: Callable[[random.Random], Any],
          body: Callable[[Any], None]) -> None:
-    """Run ``body`` over hypothesis examples when hypothesis is installed, else over seeded samples."""
+    """Run ``body`` over hypothesis examples when hypothesis is installed, else over seeded samples.
+
+    Inside another hypothesis test (a property test that calls the checker) the seeded
+    sampler is used, since hypothesis does not nest.
+    """
     try:
         from hypothesis import HealthCheck, given, settings
+        from hypothesis.control import currently_in_test_context
+
+        nested = currently_in_test_context()
     except ImportError:
+        nested = True
+    if nested or strategy is None:
         rng = random.Random(seed)
         for _ in range(examples):
             body(fallback(rng))
         return
-    assert strategy is not None
 
     @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck))

@@ -77,7 +77,7 @@ def values(space: gym_spaces.Space) -> st.SearchStrategy[Any]:
 
 def masks(n: int) -> st.SearchStrategy[np.ndarray]:
     """int8 action masks of length ``n`` with at least one legal action."""
-    return hnp.arrays(np.int8, (n,), elements=st.integers(0, 1)).filter(lambda m: bool(m.any()))
+    return hnp.arrays(np.int8, (int(n),), elements=st.integers(0, 1)).filter(lambda m: bool(m.any()))
 
 
 def discrete_spaces(max_n: int = 12) -> st.SearchStrategy[gym_spaces.Discrete]:
