@@ -60,7 +60,9 @@ class EnvItfWrapper(MultiAgentEnv):
     """A multi-agent env seen through per-agent interfaces.
 
     Observations, rewards and action masks leave through each agent's interface; actions
-    come back through it, so the wrapped env receives raw actions. Given a single-agent
+    come back through it, so the wrapped env receives raw actions. An agent's action mask
+    is translated before its observation, so an interface can put the current mask into
+    the observation. Given a single-agent
     ``gymnasium.Env`` and one interface, the constructor returns a
     :class:`GymEnvItfWrapper` instead, so Gymnasium wrappers and arena interfaces stack
     in either order.
@@ -129,7 +131,8 @@ class EnvItfWrapper(MultiAgentEnv):
         """Reset the wrapped env and every interface (each on its agent's first observation)."""
         observations, infos = self.env.reset(seed=seed, options=options)
         self._current = {agent: self._starter(agent) for agent in self._start}
-        return self._observations(observations), self._infos(infos)
+        infos = self._infos(infos)  # masks before observations: an interface may put the mask in the observation
+        return self._observations(observations), infos
 
     def _starter(self, agent: AgentID) -> Any:
         start, observe = self._start[agent], self._observe.get(agent)
@@ -170,7 +173,8 @@ class EnvItfWrapper(MultiAgentEnv):
             raise InvalidActionError(f"{self}: an interface failed to translate actions {dict(actions)!r}: {err!r}") from err
         if self._reward:
             rewards = {a: (self._reward[a](r) if a in self._reward else r) for a, r in rewards.items()}
-        return self._observations(observations), rewards, terminations, truncations, self._infos(infos)
+        infos = self._infos(infos)  # masks before observations, as in reset()
+        return self._observations(observations), rewards, terminations, truncations, infos
 
     def _raise_for_model_actions(self, actions: Mapping[AgentID, Any]) -> None:
         for agent, action in actions.items():
@@ -244,12 +248,14 @@ class GymEnvItfWrapper(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         observation, info = self.env.reset(seed=seed, options=options)
-        return self.interface.transform_reset(observation), self._info(info)
+        info = self._info(info)  # the mask before the observation (see EnvItfWrapper)
+        return self.interface.transform_reset(observation), info
 
     def step(self, action: Any):
         observation, reward, terminated, truncated, info = self.env.step(self.interface.transform_action(action))
+        info = self._info(info)
         return (self.interface.transform_observation(observation), self.interface.transform_reward(reward),
-                terminated, truncated, self._info(info))
+                terminated, truncated, info)
 
     def _info(self, info: dict[str, Any]) -> dict[str, Any]:
         if "action_mask" in info:
@@ -314,13 +320,13 @@ class AgtItfWrapper(Agent):
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
         itf = self.interface
+        if action_mask is not None:  # the mask before the observation (see EnvItfWrapper)
+            action_mask = itf.transform_action_mask(action_mask)
         if self._starting:
             self._starting = False
             observation = itf.transform_reset(observation)
         else:
             observation = itf.transform_observation(observation)
-        if action_mask is not None:
-            action_mask = itf.transform_action_mask(action_mask)
         reward = itf.transform_reward(reward)
         if self.members is None:
             action = self.agent.act(observation, action_mask, reward)  # type: ignore[union-attr]
