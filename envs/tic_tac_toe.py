@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -48,6 +49,7 @@ class TicTacToe(MultiAgentEnv):
 
     metadata = {"render_modes": ["ansi"], "name": "tic_tac_toe"}
     env_name = "tic_tac_toe"
+    perfect_information = True  # plannable: see arena.agents.mcts
 
     def __init__(self, illegal_action: str = "raise", illegal_penalty: float = -1.0,
                  render_mode: str | None = None) -> None:
@@ -122,6 +124,22 @@ class TicTacToe(MultiAgentEnv):
         flags = {"player_0": False, "player_1": False}
         return ({other: self._board.copy()}, rewards, flags, dict(flags),
                 {other: {"action_mask": self._mask.copy()}})
+
+    @property
+    def acting_agents(self) -> tuple[str, ...]:
+        """The agents that must act next (the player to move; empty when no game runs)."""
+        return self._acting or ()
+
+    def clone(self) -> TicTacToe:
+        """An independent copy of this env, game in progress included (for planners)."""
+        twin = copy.copy(self)
+        twin._cells = list(self._cells)
+        twin._board = self._board.copy()
+        twin._flat = twin._board.reshape(9)
+        twin._mask = self._mask.copy()
+        twin.agents = list(self.agents)
+        twin._np_random = copy.deepcopy(self._np_random)
+        return twin
 
     def render(self) -> str | None:
         """The board as three lines of ``X``, ``O`` and ``.``."""

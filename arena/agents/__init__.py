@@ -1,5 +1,7 @@
 """Reference agents, and the :class:`Agent` contract they follow."""
 
 from arena.agents.base import Agent, RandomAgent
+from arena.agents.connect_four import ConnectFourHeuristicAgent
+from arena.agents.mcts import MCTSAgent
 
-__all__ = ["Agent", "RandomAgent"]
+__all__ = ["Agent", "ConnectFourHeuristicAgent", "MCTSAgent", "RandomAgent"]

@@ -1,0 +1,119 @@
+"""Random-vs-random full games per second: arena's bundled games beside PettingZoo and OpenSpiel.
+
+Every library plays the same games with uniformly random legal moves, chosen the same
+way (a seeded ``random.Random`` over the legal actions), for a fixed wall-clock budget:
+
+* arena: :func:`arena.play` with two :class:`~arena.RandomAgent` on ``envs.make(name)``,
+  a fresh seed per game;
+* PettingZoo: the AEC loop over ``tictactoe_v3.env()`` / ``connect_four_v3.env()``
+  (its default wrappers), ``env.last()``, legal moves from the observation's action mask;
+* OpenSpiel: ``pyspiel.load_game(name)``, ``new_initial_state()``, ``legal_actions()``,
+  ``apply_action()`` until the state is terminal (a Python loop over its C++ core).
+
+PettingZoo and OpenSpiel are measured when installed, and skipped with a note otherwise.
+The ratios printed are arena's games/s over each peer's. Run::
+
+    python bench/games.py --seconds 2 --repeat 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+import envs
+from arena import RandomAgent, play
+
+GAMES = {"tic_tac_toe": ("tictactoe_v3", "tic_tac_toe"), "connect_four": ("connect_four_v3", "connect_four")}
+
+
+def arena_runner(name: str) -> Callable[[int], None]:
+    env = envs.make(name)
+    agents = [RandomAgent(), RandomAgent()]
+
+    def one_game(seed: int) -> None:
+        play(env, agents, seed=seed)
+    return one_game
+
+
+def pettingzoo_runner(module: str) -> Callable[[int], None] | None:
+    try:
+        from pettingzoo import classic
+    except ImportError:
+        return None
+    env = getattr(classic, module).env()
+    rng = random.Random(0)
+
+    def one_game(seed: int) -> None:
+        env.reset(seed=seed)
+        rng.seed(seed)
+        for agent in env.agent_iter():
+            observation, reward, termination, truncation, info = env.last()
+            if termination or truncation:
+                action = None
+            else:
+                legal = np.flatnonzero(observation["action_mask"])
+                action = int(legal[int(rng.random() * len(legal))])
+            env.step(action)
+    return one_game
+
+
+def openspiel_runner(game_name: str) -> Callable[[int], None] | None:
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game(game_name)
+    rng = random.Random(0)
+
+    def one_game(seed: int) -> None:
+        rng.seed(seed)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.random() * len(legal))])
+    return one_game
+
+
+def games_per_second(one_game: Callable[[int], None], seconds: float, repeat: int) -> float:
+    """The median over ``repeat`` runs of games finished per second in ``seconds`` of play."""
+    rates = []
+    for _ in range(repeat):
+        games, start = 0, time.perf_counter()
+        deadline = start + seconds
+        while True:
+            one_game(games)
+            games += 1
+            if games % 16 == 0 and time.perf_counter() >= deadline:
+                break
+        rates.append(games / (time.perf_counter() - start))
+    return statistics.median(rates)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="wall-clock budget of one measurement")
+    parser.add_argument("--repeat", type=int, default=3, help="measurements per library (the median is shown)")
+    parser.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES))
+    args = parser.parse_args(argv)
+    print(f"{'game':<14}{'library':<12}{'games/s':>12}{'arena x':>10}")
+    for name in args.games:
+        pettingzoo_module, openspiel_name = GAMES[name]
+        ours = games_per_second(arena_runner(name), args.seconds, args.repeat)
+        print(f"{name:<14}{'arena':<12}{ours:>12,.0f}{1.0:>10.2f}")
+        for library, runner in (("pettingzoo", pettingzoo_runner(pettingzoo_module)),
+                                ("openspiel", openspiel_runner(openspiel_name))):
+            if runner is None:
+                print(f"{name:<14}{library:<12}{'not installed':>12}")
+                continue
+            theirs = games_per_second(runner, args.seconds, args.repeat)
+            print(f"{name:<14}{library:<12}{theirs:>12,.0f}{ours / theirs:>10.2f}")
+
+
+if __name__ == "__main__":
+    main()
