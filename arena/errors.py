@@ -22,6 +22,7 @@ __all__ = [
     "AgentError",
     "ContractViolation",
     "PluginError",
+    "Forfeit",
 ]
 
 
@@ -89,3 +90,11 @@ class ContractViolation(ArenaError, AssertionError):
 
 class PluginError(ArenaError):
     """A plugin failed to load or broke the interface contract."""
+
+
+class Forfeit(ArenaError):
+    """A player gave the game up (a person typed ``q`` or closed the input).
+
+    Raised by :class:`arena.agents.HumanAgent` from ``act``; the play loop passes it on
+    inside an :class:`AgentError`, and ``arena play`` records a loss by forfeit for that seat.
+    """

@@ -1,14 +1,33 @@
-"""``arena play ENV --agents a,b --seed S``: play one game and print the result."""
+"""``arena play``: play one game and print the result, with agents or with people.
+
+Examples::
+
+    arena play tic_tac_toe --agents random,random --seed 3     # machines only
+    arena play tic_tac_toe --human player_0 --vs mcts           # you against MCTS
+    arena play kuhn_poker --human 1 --vs my_pkg.bots:make_bot   # any agent factory
+    arena play rock_paper_scissors --human 0,1                  # hot seat: two people
+
+Exit codes: 0 when the game was played to its end, 3 when a person forfeited (typed
+``q`` or ended the input; the seat is ranked last), 2 for bad input (one line on stderr).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
+from collections.abc import Sequence
+from typing import Any
 
+from arena.agents.human import HumanAgent, is_real_time
+from arena.errors import AgentError, ArenaError, Forfeit
 from arena.play import play
 from arena.registry import make_agent, make_env
 
-__all__ = ["register"]
+__all__ = ["register", "run", "EXIT_FORFEIT"]
+
+EXIT_FORFEIT = 3
+HUMAN = "human"
 
 
 def _parse_options(text: str | None) -> dict:
@@ -20,33 +39,133 @@ def _parse_options(text: str | None) -> dict:
     return options
 
 
+def _split(values: Sequence[str] | str | None) -> list[str]:
+    """Comma lists (from one or several occurrences of an option) as one list of words."""
+    if values is None:
+        return []
+    if isinstance(values, str):
+        values = [values]
+    return [word.strip() for value in values for word in value.split(",") if word.strip()]
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("play", help="play one game and print the result")
+    parser = subparsers.add_parser(
+        "play", help="play one game (agents, or people with --human) and print the result",
+        description="Play one game and print the result. With --human, people play some seats at this "
+                    "terminal and the other seats are played by --vs agents.",
+        epilog="exit codes: 0 the game was played to its end, 3 a person forfeited (q or end of input), "
+               "2 bad input",
+    )
     parser.add_argument("env", help="env name (see `arena envs`) or 'package.module:factory'")
     parser.add_argument("--agents", default=None,
-                        help="comma-separated agent names or 'module:factory' specs, one per seat (default: random for all)")
-    parser.add_argument("--seed", type=int, default=None, help="seed for the env and the agents")
+                        help="comma-separated agent names or 'module:factory' specs, one per seat "
+                             f"('{HUMAN}' for a person; default: random for all)")
+    parser.add_argument("--human", action="append", default=None, metavar="SEAT",
+                        help="a seat played by a person at this terminal: an agent id (player_0) or a seat "
+                             "number (0); repeat it or give a comma list for several people (hot seat)")
+    parser.add_argument("--vs", default=None, metavar="AGENT",
+                        help="the agent for the other seats (name or 'module:factory', e.g. a trained model "
+                             "behind an interface), or a comma list with one per other seat (default: random)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed for the env and the agents (a game with people draws and prints one if unset)")
     parser.add_argument("--env-options", default=None, help='JSON keyword options for the env, e.g. \'{"rounds": 5}\'')
     parser.add_argument("--render", action="store_true", help="print the final position when the env renders as text")
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    options = _parse_options(args.env_options)
-    if args.render:
+def _seat(token: str, seats: list[str], env_name: str) -> str:
+    if token in seats:
+        return token
+    if token.isdigit() and int(token) < len(seats):
+        return seats[int(token)]
+    raise ValueError(f"{env_name} has no seat {token!r}; seats: {', '.join(seats)} "
+                     f"(or their numbers 0-{len(seats) - 1})")
+
+
+def _seat_specs(args: argparse.Namespace, seats: list[str], env_name: str) -> dict[str, str]:
+    """The agent spec of every seat (``HUMAN`` for a person), from --agents, --human and --vs."""
+    humans = [_seat(token, seats, env_name) for token in _split(args.human)]
+    if args.agents is not None and args.vs is not None:
+        raise ValueError("give either --agents (one agent per seat) or --vs (the opponents of --human), not both")
+    if args.vs is not None and not humans:
+        raise ValueError("--vs names the opponents of a person: give the person's seat with --human SEAT")
+    if args.agents is not None:
+        names = _split(args.agents)
+        if len(names) != len(seats):
+            raise ValueError(f"{env_name} has {len(seats)} seats {seats}, got {len(names)} agents: {names}")
+        specs = dict(zip(seats, names))
+        specs.update(dict.fromkeys(humans, HUMAN))
+        return specs
+    others = [seat for seat in seats if seat not in humans]
+    opponents = _split(args.vs) or ["random"]
+    if len(opponents) == 1:
+        opponents = opponents * len(others)
+    elif len(opponents) != len(others):
+        raise ValueError(f"--vs gives {len(opponents)} agents {opponents} for the {len(others)} seats "
+                         f"{others} that people do not play; give one agent for all, or one per seat")
+    specs = dict.fromkeys(humans, HUMAN)
+    specs.update(zip(others, opponents))
+    return {seat: specs[seat] for seat in seats}
+
+
+def _make_env(args: argparse.Namespace, options: dict[str, Any], humans: bool) -> Any:
+    if args.render and not humans:
         options.setdefault("render_mode", "ansi")
     env = make_env(args.env, **options)
+    if humans and is_real_time(env):
+        name = getattr(env, "name", args.env)
+        env.close()
+        raise ArenaError(f"arena play: {name} is a real-time game and is not playable in the terminal (the game "
+                         f"does not wait for typed moves); watch agents play it: arena play {args.env} --agents ...")
+    render_modes = (getattr(env, "metadata", None) or {}).get("render_modes", ())
+    if humans and "render_mode" not in options and "ansi" in render_modes:
+        env.close()  # build it again, rendering as text for the people at the terminal
+        env = make_env(args.env, render_mode="ansi", **options)
+    return env
+
+
+def run(args: argparse.Namespace) -> int:
+    options = _parse_options(args.env_options)
+    wants_humans = bool(args.human) or HUMAN in _split(args.agents)
+    env = _make_env(args, options, wants_humans)
     seats = list(env.possible_agents)
-    names = [name.strip() for name in args.agents.split(",")] if args.agents else ["random"] * len(seats)
-    if len(names) != len(seats):
-        raise ValueError(f"{env} has {len(seats)} seats {seats}, got {len(names)} agents: {names}")
-    agents = {seat: make_agent(name) for seat, name in zip(seats, names)}
-    episode = play(env, agents, seed=args.seed)
-    if args.render:
+    env_name = getattr(env, "name", args.env)
+    specs = _seat_specs(args, seats, env_name)
+    humans = [seat for seat, spec in specs.items() if spec == HUMAN]
+    # Several people on one terminal hide their choices from each other unless the game is fully visible.
+    hot_seat = len(humans) > 1 and getattr(env.unwrapped, "perfect_information", None) is not True
+    agents = {seat: HumanAgent.at_seat(env, seat, hot_seat=hot_seat) if spec == HUMAN else make_agent(spec)
+              for seat, spec in specs.items()}
+    seed = args.seed
+    if humans:
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**31)  # printed, so that the game can be replayed
+        cast = ", ".join(f"{seat} is {'a person' if spec == HUMAN else spec}" for seat, spec in specs.items())
+        print(f"{env_name}, seed {seed}: {cast}")
+        print("Type an action's number or name (or its first letters); ? lists the actions, q forfeits.")
+    try:
+        episode = play(env, agents, seed=seed)
+    except AgentError as err:
+        if not isinstance(err.original, Forfeit):
+            raise
+        return _report_forfeit(err, specs, seed)
+    if args.render and not humans:  # people already saw the final view
         text = env.render()
         if isinstance(text, str):
             print(text, end="" if text.endswith("\n") else "\n")
-    for seat, name in zip(seats, names):
-        print(f"{seat} ({name}): return {episode.returns[seat]:+g}, rank {episode.ranks[seat]}")
-    print(f"result: {episode.outcome} after {episode.length} steps (seed {args.seed})")
+    for seat, spec in specs.items():
+        print(f"{seat} ({spec}): return {episode.returns[seat]:+g}, rank {episode.ranks[seat]}")
+    print(f"result: {episode.outcome} after {episode.length} steps (seed {seed})")
     return 0
+
+
+def _report_forfeit(err: AgentError, specs: dict[str, str], seed: int | None) -> int:
+    """Rank the forfeiting seat last and everyone else first, and say so."""
+    loser = err.agent_id
+    others = [seat for seat in specs if seat != loser]
+    print(str(err.original))
+    for seat, spec in specs.items():
+        print(f"{seat} ({spec}): {'forfeit, rank ' + str(len(specs)) if seat == loser else 'rank 1'}")
+    verb = "wins" if len(others) == 1 else "win"
+    print(f"result: {', '.join(others)} {verb} by forfeit of {loser} (seed {seed})")
+    return EXIT_FORFEIT
