@@ -2,6 +2,7 @@
 
 from arena.agents.base import Agent, RandomAgent
 from arena.agents.connect_four import ConnectFourHeuristicAgent
+from arena.agents.human import HumanAgent
 from arena.agents.mcts import MCTSAgent
 
-__all__ = ["Agent", "ConnectFourHeuristicAgent", "MCTSAgent", "RandomAgent"]
+__all__ = ["Agent", "ConnectFourHeuristicAgent", "HumanAgent", "MCTSAgent", "RandomAgent"]

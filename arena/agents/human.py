@@ -32,9 +32,10 @@ from arena.agents.base import Agent
 from arena.errors import ArenaError, Forfeit, SpaceMismatchError
 
 __all__ = ["HumanAgent", "parse_choice", "format_observation", "has_hidden_information", "is_real_time",
-           "QUIT_WORDS"]
+           "QUIT_WORDS", "REAL_TIME_FPS"]
 
 QUIT_WORDS = ("q", "quit")
+REAL_TIME_FPS = 10
 _HELP_WORDS = ("?", "help")
 _CLEAR_SCREEN = "\033[H\033[2J\033[3J"  # home, clear the screen and the scroll-back
 
@@ -51,10 +52,12 @@ def has_hidden_information(env: Any) -> bool:
 
 
 def is_real_time(env: Any) -> bool:
-    """Whether ``env`` is a real-time game (``metadata["real_time"]`` is true).
+    """Whether ``env`` is a real-time game, which a person cannot play by typing moves.
 
-    A real-time game (Pong, Snake) advances on a clock, so a person cannot type a move
-    per frame: such games are not playable in the terminal.
+    A real-time game (Pong, Snake) advances on a clock, a move per frame. The env says so
+    with ``metadata["real_time"]`` (true or false); without that key, an env animated at
+    ``REAL_TIME_FPS`` frames a second or more (Gymnasium's ``metadata["render_fps"]``)
+    counts as real-time, while turn-based games render at a frame or two a second, if at all.
 
     Example:
         >>> import envs
@@ -62,7 +65,10 @@ def is_real_time(env: Any) -> bool:
         False
     """
     metadata = getattr(env.unwrapped, "metadata", None) or {}
-    return bool(metadata.get("real_time", False))
+    if "real_time" in metadata:
+        return bool(metadata["real_time"])
+    fps = metadata.get("render_fps")
+    return isinstance(fps, (int, float)) and fps >= REAL_TIME_FPS
 
 
 def format_observation(observation: Any) -> str:
