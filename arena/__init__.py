@@ -27,6 +27,7 @@ from arena.errors import (
 )
 from arena.interface import Combine, Interface
 from arena.play import Episode, play
+from arena.plugins import interface_registry
 from arena.registry import agent_names, env_names, make_agent, make_env
 from arena.wrappers import AgtItfWrapper, EnvItfWrapper, GymEnvItfWrapper
 
@@ -56,6 +57,7 @@ __all__ = [
     "WrongAgentsError",
     "agent_names",
     "env_names",
+    "interface_registry",
     "make_agent",
     "make_env",
     "play",

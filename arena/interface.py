@@ -313,6 +313,13 @@ class Interface:
     def __repr__(self) -> str:
         return str(self)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # The compiled closures call this object's hooks: a copy (deepcopy, pickle) must
+        # compile its own, or its reset/observation calls would run on the original.
+        state = self.__dict__.copy()
+        state["_compiled"] = None
+        return state
+
 
 class Combine(Interface):
     """Apply sub-interfaces side by side over a Tuple space (a team's view).

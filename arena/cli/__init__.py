@@ -17,6 +17,7 @@ __all__ = ["main", "build_parser"]
 
 SUBCOMMANDS = [
     "arena.cli.play",
+    "arena.cli.interfaces",
 ]
 
 

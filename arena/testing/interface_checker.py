@@ -1,4 +1,10 @@
-"""``check_interface``: does an interface keep arena's contract on given raw spaces?"""
+"""``check_interface``: does an interface keep arena's contract on given raw spaces?
+
+Action masks are checked for every action space that carries them: ``Discrete`` (one
+int8 entry per action, the env contract), ``MultiDiscrete`` (the per-component masks
+concatenated, sb3-contrib's convention) and ``Tuple`` of those (a team: one mask per
+member, ``None`` for a member without one).
+"""
 
 from __future__ import annotations
 
@@ -15,6 +21,117 @@ from arena.interface import Interface
 from arena.testing.env_checker import values_equal
 
 __all__ = ["check_interface"]
+
+_ACTIONS_PER_MASK = 16  # allowed model actions mapped back per translated mask
+
+
+def _maskable(space: spaces.Space) -> bool:
+    """Whether actions of ``space`` (or of an element of a Tuple) carry masks."""
+    if isinstance(space, spaces.Tuple):
+        return any(_maskable(s) for s in space.spaces)
+    return isinstance(space, spaces.Discrete) or (isinstance(space, spaces.MultiDiscrete) and space.nvec.size > 0)
+
+
+def _segments(space: spaces.Space) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sizes, mask offsets and starts of the components of a Discrete/MultiDiscrete space."""
+    if isinstance(space, spaces.Discrete):
+        sizes, starts = np.array([int(space.n)]), np.array([int(space.start)])
+    else:
+        sizes, starts = space.nvec.reshape(-1).astype(np.int64), space.start.reshape(-1).astype(np.int64)
+    return sizes, np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64), starts
+
+
+def _random_mask(space: spaces.Space, rng: random.Random) -> Any:
+    """A raw mask over ``space`` with at least one legal choice per component (fallback sampler)."""
+    if isinstance(space, spaces.Tuple):
+        return tuple(_random_mask(s, rng) if _maskable(s) else None for s in space.spaces)
+    blocks = []
+    for n in _segments(space)[0]:
+        block = np.array([rng.randint(0, 1) for _ in range(int(n))], dtype=np.int8)
+        block[rng.randrange(int(n))] = 1
+        blocks.append(block)
+    return np.concatenate(blocks)
+
+
+def _mask_strategy(space: spaces.Space) -> Any:
+    """The hypothesis strategy of raw masks over ``space``."""
+    from hypothesis import strategies as st
+
+    from arena.testing.strategies import masks
+
+    if isinstance(space, spaces.Tuple):
+        return st.tuples(*(_mask_strategy(s) if _maskable(s) else st.none() for s in space.spaces))
+    return st.tuples(*(masks(int(n)) for n in _segments(space)[0])).map(np.concatenate)
+
+
+def _allows(space: spaces.Space, mask: Any, action: Any) -> bool:
+    """Whether ``mask`` over ``space`` allows ``action``."""
+    if mask is None:
+        return True
+    if isinstance(space, spaces.Tuple):
+        return all(a is None or _allows(s, m, a) for s, m, a in zip(space.spaces, mask, action))
+    if not _maskable(space):
+        return True
+    _, offsets, starts = _segments(space)
+    return bool(np.asarray(mask)[offsets + np.asarray(action, dtype=np.int64).reshape(-1) - starts].all())
+
+
+def _has_legal(space: spaces.Space, mask: Any) -> bool:
+    """Whether every masked component of ``space`` keeps at least one legal choice."""
+    if mask is None:
+        return True
+    if isinstance(space, spaces.Tuple):
+        return all(_has_legal(s, m) for s, m in zip(space.spaces, mask))
+    if not _maskable(space):
+        return True
+    sizes, offsets, _ = _segments(space)
+    return all(np.asarray(mask)[o:o + n].any() for o, n in zip(offsets, sizes))
+
+
+def _mask_form_error(space: spaces.Space, mask: Any) -> str | None:
+    """What is wrong with the form of ``mask`` over the model ``space`` (``None``: nothing)."""
+    if isinstance(space, spaces.Tuple):
+        if not isinstance(mask, tuple) or len(mask) != len(space.spaces):
+            return f"a mask over {space} must be a tuple of {len(space.spaces)} member masks, got {mask!r}"
+        for i, (s, m) in enumerate(zip(space.spaces, mask)):
+            error = None if m is None else _mask_form_error(s, m)
+            if error:
+                return f"member {i}: {error}"
+        return None
+    if not _maskable(space):
+        return None
+    sizes = _segments(space)[0]
+    length = int(sizes.sum())
+    layout = "" if isinstance(space, spaces.Discrete) else f" (the masks of components {sizes.tolist()} concatenated)"
+    if not isinstance(mask, np.ndarray) or mask.shape != (length,):
+        got = f"{type(mask).__name__} of shape {getattr(mask, 'shape', None)}"
+        return f"action_mask over {space} must be an array of shape ({length},){layout}, got {got}"
+    if mask.dtype != np.int8:
+        return f"action_mask over {space} must have dtype int8 (the env contract), got {mask.dtype}"
+    if not np.isin(mask, (0, 1)).all():
+        return f"action_mask must hold only 0 and 1, got {mask}"
+    return None
+
+
+def _allowed_actions(space: spaces.Space, mask: Any, rng: random.Random, limit: int) -> list[Any]:
+    """Up to ``limit`` model actions that ``mask`` allows (all of them for a small Discrete)."""
+    if isinstance(space, spaces.Discrete):
+        legal = np.flatnonzero(mask)
+        if len(legal) > limit:
+            legal = legal[np.linspace(0, len(legal) - 1, limit).astype(int)]
+        return [int(space.start) + int(i) for i in legal]
+    if isinstance(space, spaces.MultiDiscrete):
+        sizes, offsets, starts = _segments(space)
+        choices = [np.flatnonzero(mask[o:o + n]) + s for o, n, s in zip(offsets, sizes, starts)]
+        return [np.array([rng.choice(c.tolist()) for c in choices], dtype=space.dtype).reshape(space.shape)
+                for _ in range(limit)]
+    members = [_allowed_actions(s, m, rng, limit) if m is not None and _maskable(s) else None
+               for s, m in zip(space.spaces, mask)]
+    samplers = [copy.deepcopy(s) for s in space.spaces]
+    for sampler in samplers:
+        sampler.seed(rng.randrange(2**31))
+    return [tuple(rng.choice(choices) if choices else sampler.sample() for choices, sampler in zip(members, samplers))
+            for _ in range(limit)]
 
 
 class _InterfaceChecker:
@@ -37,57 +154,80 @@ class _InterfaceChecker:
         self.check_spaces_stable("after setup()")
 
     def check_spaces_stable(self, when: str) -> None:
-        if self.itf.observation_space is not self.obs_space or self.itf.action_space is not self.act_space:
-            self.fail(f"observation_space/action_space changed {when}; spaces are computed once in setup()")
+        for label, first in (("observation_space", self.obs_space), ("action_space", self.act_space)):
+            now = getattr(self.itf, label)
+            if now is not first:
+                self.fail(f"{label} changed {when} (from {first} to {now}, or a new object for the same space); "
+                          "spaces are computed once in setup()")
 
-    def check_observations(self, raw_observations: list[Any]) -> None:
+    def _episode(self, steps: list[tuple[Any, Any]]) -> list[Any]:
+        """Feed ``(raw observation, raw mask or None)`` steps as drivers do: mask, then observation."""
         outputs = []
-        for i, raw in enumerate(raw_observations):
+        for i, (raw, raw_mask) in enumerate(steps):
+            if raw_mask is not None:
+                try:
+                    self.itf.transform_action_mask(raw_mask)
+                except MaskTranslationError:
+                    pass  # whether masks are supported is the mask rule's business
             observation = self.itf.transform_reset(raw) if i == 0 else self.itf.transform_observation(raw)
             if not self.obs_space.contains(observation):  # type: ignore[union-attr]
                 self.fail(f"observation {observation!r} (from raw {raw!r}, step {i}) is not in {self.obs_space}")
-            outputs.append(copy.deepcopy(observation))
+            outputs.append((observation, copy.deepcopy(observation)))
+        for i, (returned, kept) in enumerate(outputs):
+            if not values_equal(returned, kept):
+                self.fail(f"the observation returned at step {i} was modified by later calls ({kept!r} became "
+                          f"{returned!r}); return a fresh array, not an internal buffer")
+        return [kept for _, kept in outputs]
+
+    def check_observations(self, steps: list[tuple[Any, Any]]) -> None:
+        outputs = self._episode(steps)
         self.check_spaces_stable("while transforming observations")
         if getattr(self.itf, "stateful_across_episodes", False):
             return
-        again = [self.itf.transform_reset(raw) if i == 0 else self.itf.transform_observation(raw)
-                 for i, raw in enumerate(raw_observations)]
+        again = self._episode(steps)
         if not values_equal(outputs, again):
             self.fail("state leaks between reset()s: the same raw observations gave different results after "
                       f"a reset ({outputs!r} then {again!r}); set stateful_across_episodes = True if intended")
 
-    def check_action(self, first_observation: Any, action: Any) -> None:
+    def check_actions(self, first_observation: Any, actions: list[Any]) -> None:
         probe = copy.deepcopy(self.itf)
-        probe.transform_reset(first_observation)
-        raw = probe.transform_action(action)
-        if not self.raw_act.contains(raw):
-            self.fail(f"action {action!r} from {self.act_space} maps to {raw!r}, which is not in raw {self.raw_act}")
+        runs = []
+        for _ in range(2):
+            probe.transform_reset(first_observation)
+            raws = []
+            for action in actions:
+                raw = probe.transform_action(action)
+                if not self.raw_act.contains(raw):
+                    self.fail(f"action {action!r} from {self.act_space} maps to {raw!r}, which is not in raw "
+                              f"{self.raw_act}")
+                raws.append(copy.deepcopy(raw))
+            runs.append(raws)
+        if not values_equal(*runs):
+            self.fail(f"state leaks between reset()s: actions {actions!r} mapped to {runs[0]!r}, then to {runs[1]!r} "
+                      "after a reset")
 
-    def check_mask(self, first_observation: Any, raw_mask: np.ndarray) -> bool:
-        """Check one mask translation; False when the interface declares masks unsupported."""
+    def check_mask(self, first_observation: Any, raw_mask: Any, rng: random.Random) -> bool:
+        """Check one mask translation; False when the interface declares this mask unsupported."""
         try:
             mask = self.itf.transform_action_mask(raw_mask)
         except MaskTranslationError:
             return False
-        if not isinstance(self.act_space, spaces.Discrete):
+        act_space = self.act_space
+        assert act_space is not None
+        if not _maskable(act_space):
             return True
-        n = int(self.act_space.n)
-        if not isinstance(mask, np.ndarray) or mask.shape != (n,):
-            got = f"{type(mask).__name__} of shape {getattr(mask, 'shape', None)}"
-            self.fail(f"action_mask over {self.act_space} must be an array of shape ({n},), got {got}")
-        if not np.isin(mask, (0, 1)).all():
-            self.fail(f"action_mask must hold only 0 and 1, got {mask}")
-        if raw_mask.any() and not mask.any():
+        error = _mask_form_error(act_space, mask)
+        if error:
+            self.fail(error)
+        if _has_legal(self.raw_act, raw_mask) and not _has_legal(act_space, mask):
             self.fail(f"raw mask {raw_mask} has legal actions but the translated mask {mask} has none")
-        start = int(self.act_space.start)
-        raw_start = int(self.raw_act.start)  # type: ignore[attr-defined]
-        for index in np.flatnonzero(mask):
+        for action in _allowed_actions(act_space, mask, rng, _ACTIONS_PER_MASK):
             probe = copy.deepcopy(self.itf)
             probe.transform_reset(first_observation)
-            raw = int(probe.transform_action(start + int(index)))
-            if not raw_mask[raw - raw_start]:
-                self.fail(f"model action {start + int(index)} is legal in the translated mask {mask} but maps "
-                          f"to raw action {raw}, which raw mask {raw_mask} forbids")
+            raw = probe.transform_action(action)
+            if not _allows(self.raw_act, raw_mask, raw):
+                self.fail(f"model action {action!r} is legal in the translated mask {mask} but maps "
+                          f"to raw action {raw!r}, which raw mask {raw_mask} forbids")
         return True
 
 
@@ -124,19 +264,27 @@ def check_interface(interface: Interface, observation_space: spaces.Space, actio
                     examples: int = 50, seed: int = 0) -> None:
     """Check that ``interface`` keeps the interface contract on these raw spaces.
 
-    With hypothesis installed, raw observations, actions and masks are generated by
-    hypothesis (failures shrink to a minimal example); otherwise by seeded sampling.
+    The one call a plugin author puts in a test. With hypothesis installed, raw
+    observations, actions and masks are generated by hypothesis (failures shrink to a
+    minimal example); otherwise (and inside another hypothesis test) by seeded sampling.
     Rules checked, each reported precisely when broken:
 
-    * ``setup`` yields gymnasium spaces that stay the same objects afterwards;
-    * every transformed observation (first and later ones) lies in ``observation_space``;
-    * the same raw observations after a fresh ``reset`` give the same results (no state
-      leaks between episodes), unless the interface sets ``stateful_across_episodes``;
-    * every action drawn from ``action_space`` maps into the raw action space;
-    * for a Discrete raw action space: a translated mask has one 0/1 entry per model
-      action, keeps a legal action when the raw mask has one, and every model action it
-      allows maps to a raw action the raw mask allows (an interface may instead raise
-      :class:`~arena.errors.MaskTranslationError`).
+    * ``setup`` yields gymnasium spaces, and ``observation_space``/``action_space`` stay
+      the same objects afterwards (*space changed between calls*);
+    * every transformed observation (first and later ones, each after its turn's mask,
+      as the drivers deliver them) lies in ``observation_space`` (*observation outside
+      the declared space*), and no later call modifies an observation already returned;
+    * the same raw observations and actions after a fresh ``reset`` give the same results
+      (*state leaking between resets*), unless the interface sets
+      ``stateful_across_episodes = True``;
+    * every action drawn from ``action_space`` maps into the raw action space (*action
+      not mapping into the raw space*);
+    * for raw actions that carry masks (Discrete, MultiDiscrete, Tuple of them): a
+      translated mask has the layout of the model action space, int8 0/1 entries (*mask
+      of wrong length*), keeps a legal action when the raw mask has one, and every model
+      action it allows maps to a raw action the raw mask allows. An interface may instead
+      raise :class:`~arena.errors.MaskTranslationError` for every mask — or, if it sets
+      ``partial_mask_translation = True``, for the masks it documents it cannot express.
 
     Spaces an interface cannot handle must be rejected at ``setup`` with
     :class:`~arena.errors.SpaceMismatchError`; that error propagates from here.
@@ -158,42 +306,44 @@ def check_interface(interface: Interface, observation_space: spaces.Space, actio
     """
     checker = _InterfaceChecker(interface, observation_space, action_space)
     checker.setup()
-    obs_space, act_space = checker.obs_space, checker.act_space
-    assert obs_space is not None and act_space is not None
+    act_space = checker.act_space
+    assert act_space is not None
+    maskable = _maskable(action_space)
 
     def sample(space: spaces.Space, rng: random.Random) -> Any:
         sampler = copy.deepcopy(space)
         sampler.seed(rng.randrange(2**31))
         return sampler.sample()
 
+    def sample_steps(rng: random.Random) -> list[tuple[Any, Any]]:
+        return [(sample(observation_space, rng), _random_mask(action_space, rng) if maskable and rng.random() < 0.5
+                 else None) for _ in range(rng.randint(1, 4))]
+
     try:
         from hypothesis import strategies as st
 
-        from arena.testing.strategies import masks, values
+        from arena.testing.strategies import values
     except ImportError:
         st = None  # type: ignore[assignment]
 
-    _run(examples, seed,
-         st.lists(values(observation_space), min_size=1, max_size=4) if st else None,
-         lambda rng: [sample(observation_space, rng) for _ in range(rng.randint(1, 4))],
-         checker.check_observations)
+    step_strategy = None
+    if st is not None:
+        raw_masks = st.one_of(st.none(), _mask_strategy(action_space)) if maskable else st.none()
+        step_strategy = st.lists(st.tuples(values(observation_space), raw_masks), min_size=1, max_size=4)
+    _run(examples, seed, step_strategy, sample_steps, checker.check_observations)
     _run(examples, seed + 1,
-         st.tuples(values(observation_space), values(act_space)) if st else None,
-         lambda rng: (sample(observation_space, rng), sample(act_space, rng)),
-         lambda pair: checker.check_action(*pair))
-    if isinstance(action_space, spaces.Discrete):
-        n = int(action_space.n)
+         st.tuples(values(observation_space), st.lists(values(act_space), min_size=1, max_size=4)) if st else None,
+         lambda rng: (sample(observation_space, rng), [sample(act_space, rng) for _ in range(rng.randint(1, 4))]),
+         lambda pair: checker.check_actions(*pair))
+    if maskable:
         supported: list[bool] = []
-
-        def fallback_mask(rng: random.Random) -> tuple[Any, np.ndarray]:
-            mask = np.array([rng.randint(0, 1) for _ in range(n)], dtype=np.int8)
-            mask[rng.randrange(n)] = 1
-            return sample(observation_space, rng), mask
-
+        mask_rng = random.Random(seed + 3)
         _run(examples, seed + 2,
-             st.tuples(values(observation_space), masks(n)) if st else None,
-             fallback_mask,
-             lambda pair: supported.append(checker.check_mask(*pair)))
-        if any(supported) and not all(supported):
-            checker.fail("action_mask() translated some masks and raised MaskTranslationError for others")
+             st.tuples(values(observation_space), _mask_strategy(action_space)) if st else None,
+             lambda rng: (sample(observation_space, rng), _random_mask(action_space, rng)),
+             lambda pair: supported.append(checker.check_mask(*pair, mask_rng)))
+        partial = getattr(interface, "partial_mask_translation", False)
+        if any(supported) and not all(supported) and not partial:
+            checker.fail("action_mask() translated some masks and raised MaskTranslationError for others; "
+                         "set partial_mask_translation = True if that is documented behaviour")
     checker.check_spaces_stable("after transforming actions and masks")

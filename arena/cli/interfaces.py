@@ -1,0 +1,103 @@
+"""``arena interfaces [--check]``: list built-in and plugin interfaces, and broken plugins.
+
+Uses ``rich`` for the table when it is installed (the ``cli`` extra), plain text otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from arena.plugins import InterfaceEntry, interface_registry
+
+__all__ = ["register", "run", "format_plain"]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "interfaces", help="list the interfaces arena finds (built-in and plugins) and report broken plugins",
+        description="List every interface declared in the 'arena.interfaces' entry points with its summary "
+                    "and package. Plugins that fail to import or break the contract are reported with the reason.",
+    )
+    parser.add_argument("--check", action="store_true",
+                        help="also run arena.testing.check_interface on each interface's contract_examples(); "
+                             "exit status 1 if any interface is broken")
+    parser.add_argument("--examples", type=int, default=10, help="generated examples per rule with --check (default 10)")
+    parser.add_argument("--plain", action="store_true", help="plain text even when rich is installed")
+    parser.set_defaults(run=run)
+
+
+def _status(entry: InterfaceEntry, checked: bool) -> str:
+    if not entry.ok:
+        return "broken"
+    return "checked" if entry.checked else ("no examples" if checked else "ok")
+
+
+def format_plain(entries: Sequence[InterfaceEntry], checked: bool = False) -> str:
+    """The listing as aligned plain text: working interfaces, then broken plugins with reasons.
+
+    Example:
+        >>> from arena.plugins import InterfaceEntry
+        >>> print(format_plain([InterfaceEntry("double", "my-plugin", "m:Double", "Double the reward.")]))
+        NAME    PACKAGE    SUMMARY
+        double  my-plugin  Double the reward.
+        1 interface(s), 0 broken
+    """
+    working = [e for e in entries if e.ok]
+    broken = [e for e in entries if not e.ok]
+    rows = [("NAME", "PACKAGE", "STATUS" if checked else "", "SUMMARY")]
+    rows += [(e.name, e.package, _status(e, checked) if checked else "", e.summary) for e in working]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    lines = []
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row[:3], widths) if width]
+        lines.append("  ".join([*cells, row[3]]).rstrip())
+    if broken:
+        lines.append("")
+        lines.append("broken plugins:")
+        lines += [f"  {e.name} (package {e.package}, {e.target}): {e.error}" for e in broken]
+    lines.append(f"{len(working)} interface(s), {len(broken)} broken")
+    return "\n".join(lines)
+
+
+def _print_rich(entries: Sequence[InterfaceEntry], checked: bool) -> bool:
+    """Print with rich; False when rich is not installed."""
+    try:
+        from rich.console import Console
+        from rich.markup import escape
+        from rich.table import Table
+    except ImportError:
+        return False
+    console = Console(width=max(Console().width, 120))  # keep names whole even on narrow pipes
+    table = Table(title="arena interfaces", title_justify="left")
+    table.add_column("name", no_wrap=True, style="bold")
+    table.add_column("package", no_wrap=True)
+    if checked:
+        table.add_column("status", no_wrap=True)
+    table.add_column("summary", overflow="fold")
+    working = [e for e in entries if e.ok]
+    for e in working:
+        table.add_row(escape(e.name), escape(e.package), *([_status(e, checked)] if checked else []), escape(e.summary))
+    console.print(table)
+    broken = [e for e in entries if not e.ok]
+    if broken:
+        problems = Table(title="broken plugins", title_justify="left", title_style="bold red")
+        problems.add_column("name", no_wrap=True, style="bold")
+        problems.add_column("package", no_wrap=True)
+        problems.add_column("reason", overflow="fold")
+        for e in broken:
+            problems.add_row(escape(e.name), escape(e.package), escape(f"{e.target}: {e.error}"))
+        console.print(problems)
+    console.print(f"{len(working)} interface(s), {len(broken)} broken", highlight=False)
+    return True
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.examples < 1:
+        raise ValueError(f"--examples must be at least 1, got {args.examples}")
+    entries = interface_registry(check=args.check, examples=args.examples)
+    if args.plain or not _print_rich(entries, args.check):
+        print(format_plain(entries, args.check))
+    sys.stdout.flush()
+    return 1 if args.check and any(not e.ok for e in entries) else 0

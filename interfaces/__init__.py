@@ -1,0 +1,53 @@
+"""Off-the-shelf arena interfaces, grouped by what they transform.
+
+* :mod:`interfaces.observation` — :class:`Flatten` (any space to a vector, the Dict2Vec
+  job), :class:`OneHot`, :class:`ClipObservation`, :class:`CastObservation`,
+  :class:`ActionMaskInObservation` (the ActMaskObsItf job);
+* :mod:`interfaces.history` — :class:`FrameStack`, :class:`NormalizeObservation`;
+* :mod:`interfaces.action` — :class:`DiscretizeBox`, :class:`MultiDiscreteToDiscrete`,
+  :class:`DiscreteToMultiDiscrete`, :class:`RepeatAction` (Arena's ``step_mul``);
+* :mod:`interfaces.reward` — :class:`ScaleReward`, :class:`ClipReward`, :class:`ShapeReward`;
+* :mod:`interfaces.team` — :class:`ConcatenateTeam` (the ConcatObsAct job) and
+  :func:`team_interface` (the MakeTeam job);
+* :mod:`interfaces.board` — :class:`EgoBoard`, :class:`RotateBoard` (the RotateItf job).
+
+Every class is also listed by ``arena interfaces`` through the ``arena.interfaces``
+entry points.
+
+Example:
+    >>> import envs
+    >>> from arena import EnvItfWrapper
+    >>> from interfaces import ActionMaskInObservation, EgoBoard, Flatten
+    >>> env = EnvItfWrapper(envs.make("tic_tac_toe"), ActionMaskInObservation(Flatten(EgoBoard())))
+    >>> obs, infos = env.reset(seed=0)
+    >>> sorted(obs["player_0"])
+    ['action_mask', 'observation']
+"""
+
+from interfaces.action import DiscreteToMultiDiscrete, DiscretizeBox, MultiDiscreteToDiscrete, RepeatAction
+from interfaces.board import EgoBoard, RotateBoard
+from interfaces.history import FrameStack, NormalizeObservation
+from interfaces.observation import ActionMaskInObservation, CastObservation, ClipObservation, Flatten, OneHot
+from interfaces.reward import ClipReward, ScaleReward, ShapeReward
+from interfaces.team import ConcatenateTeam, team_interface
+
+__all__ = [
+    "ActionMaskInObservation",
+    "CastObservation",
+    "ClipObservation",
+    "ClipReward",
+    "ConcatenateTeam",
+    "DiscreteToMultiDiscrete",
+    "DiscretizeBox",
+    "EgoBoard",
+    "Flatten",
+    "FrameStack",
+    "MultiDiscreteToDiscrete",
+    "NormalizeObservation",
+    "OneHot",
+    "RepeatAction",
+    "RotateBoard",
+    "ScaleReward",
+    "ShapeReward",
+    "team_interface",
+]

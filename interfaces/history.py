@@ -1,0 +1,196 @@
+"""Observation interfaces with memory: frame stacking and running normalisation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from arena.errors import SpaceMismatchError
+from arena.interface import Interface
+
+__all__ = ["FrameStack", "NormalizeObservation"]
+
+
+class FrameStack(Interface):
+    """Stack the last ``frames`` Box observations along a new first axis (oldest first).
+
+    At the start of an episode the stack is filled with copies of the first observation,
+    so every stacked observation lies in the declared space.
+
+    Args:
+        inner: the interface underneath.
+        frames: how many observations to stack (at least 1).
+
+    Raises:
+        ValueError: ``frames`` is not a positive integer.
+        SpaceMismatchError: at setup, for non-Box observation spaces (put :class:`~interfaces.Flatten`
+            or :class:`~interfaces.OneHot` underneath).
+
+    Example:
+        >>> import numpy as np
+        >>> from gymnasium import spaces
+        >>> itf = FrameStack(frames=3)
+        >>> itf.setup(spaces.Box(0, 9, (1,), np.int64), spaces.Discrete(2))
+        >>> itf.transform_reset(np.array([1])).tolist()
+        [[1], [1], [1]]
+        >>> itf.transform_observation(np.array([2])).tolist()
+        [[1], [1], [2]]
+    """
+
+    @classmethod
+    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
+        """Instances and raw spaces for ``arena interfaces --check``."""
+        return [
+            (cls(frames=3), spaces.Box(0.0, 1.0, (2,)), spaces.Discrete(2)),
+        ]
+
+    def __init__(self, inner: Interface | None = None, *, frames: int = 4) -> None:
+        super().__init__(inner)
+        if not isinstance(frames, (int, np.integer)) or isinstance(frames, bool) or frames < 1:
+            raise ValueError(f"{type(self).__name__}: frames must be a positive integer, got {frames!r}")
+        self.frames = int(frames)
+        self._stack: np.ndarray | None = None
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        super().setup(observation_space, action_space)
+        box = self._require_space(spaces.Box, "observation")
+        shape = (self.frames, *box.shape)
+        self.observation_space = spaces.Box(np.broadcast_to(box.low, shape), np.broadcast_to(box.high, shape),
+                                            shape, box.dtype)
+        self._stack = None
+
+    def reset(self, observation: Any) -> None:
+        self._stack = np.empty(self.observation_space.shape, dtype=self.observation_space.dtype)
+        self._stack[:] = observation
+
+    def observation(self, observation: Any) -> np.ndarray:
+        if self._stack is None:  # used without reset(): start the stack here
+            self.reset(observation)
+        stack = self._stack
+        stack[:-1] = stack[1:]
+        stack[-1] = observation
+        return stack.copy()  # a fresh array: the caller may keep it while the stack moves on
+
+    def _arguments(self) -> str:
+        inner = super()._arguments()
+        return ", ".join(filter(None, [inner, f"frames={self.frames}"]))
+
+
+class NormalizeObservation(Interface):
+    """Normalise Box observations by a running mean and variance; freeze for evaluation.
+
+    While not frozen, every observation first updates the running statistics
+    (Welford/Chan's parallel update, starting from mean 0, variance 1 and a tiny
+    weight), then is mapped to ``(x - mean) / sqrt(var + epsilon)`` and clipped to
+    ``[-clip, clip]``. :meth:`freeze` stops the updates, so evaluation sees fixed
+    statistics; :meth:`statistics` and :meth:`load_statistics` move them between
+    instances (e.g. from the training env's interface to an evaluation agent's).
+
+    The statistics persist across episodes (``stateful_across_episodes``), which is the
+    point of a running normaliser, so ``check_interface`` does not treat them as a leak.
+
+    Args:
+        inner: the interface underneath.
+        clip: bound of the normalised values.
+        epsilon: added to the variance before the square root.
+        frozen: start frozen (with the initial or loaded statistics).
+
+    Raises:
+        SpaceMismatchError: at setup, for non-Box observation spaces.
+
+    Example:
+        >>> import numpy as np
+        >>> from gymnasium import spaces
+        >>> itf = NormalizeObservation()
+        >>> itf.setup(spaces.Box(-10.0, 10.0, (1,)), spaces.Discrete(2))
+        >>> for x in (1.0, 3.0):
+        ...     _ = itf.transform_observation(np.array([x], dtype=np.float32))
+        >>> float(np.round(itf.mean[0], 3))
+        2.0
+        >>> itf.freeze().transform_observation(np.array([4.0], dtype=np.float32)).round(2).tolist()
+        [2.0]
+    """
+
+    stateful_across_episodes = True
+
+    @classmethod
+    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
+        """Instances and raw spaces for ``arena interfaces --check``."""
+        return [
+            (cls(), spaces.Box(-10.0, 10.0, (4,)), spaces.Discrete(2)),
+        ]
+
+    def __init__(self, inner: Interface | None = None, *, clip: float = 10.0, epsilon: float = 1e-8,
+                 frozen: bool = False) -> None:
+        super().__init__(inner)
+        if not clip > 0:
+            raise ValueError(f"{type(self).__name__}: clip must be positive, got {clip!r}")
+        self.clip = float(clip)
+        self.epsilon = float(epsilon)
+        self.frozen = bool(frozen)
+        self._loaded: dict[str, Any] | None = None
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        super().setup(observation_space, action_space)
+        box = self._require_space(spaces.Box, "observation")
+        self.observation_space = spaces.Box(-self.clip, self.clip, box.shape, np.float32)
+        self.mean = np.zeros(box.shape, dtype=np.float64)
+        self.var = np.ones(box.shape, dtype=np.float64)
+        self.count = 1e-4  # the prior's weight: the first observations dominate quickly
+        if self._loaded is not None:
+            self.load_statistics(self._loaded)
+        self._update_scale()
+
+    def _update_scale(self) -> None:
+        self._scale = 1.0 / np.sqrt(self.var + self.epsilon)
+
+    def freeze(self) -> NormalizeObservation:
+        """Stop updating the statistics (evaluation mode); returns ``self``."""
+        self.frozen = True
+        return self
+
+    def unfreeze(self) -> NormalizeObservation:
+        """Resume updating the statistics (training mode); returns ``self``."""
+        self.frozen = False
+        return self
+
+    def statistics(self) -> dict[str, Any]:
+        """A copy of the running statistics: ``{"mean", "var", "count"}``."""
+        return {"mean": self.mean.copy(), "var": self.var.copy(), "count": float(self.count)}
+
+    def load_statistics(self, statistics: dict[str, Any]) -> None:
+        """Replace the statistics with ``statistics`` (from :meth:`statistics`).
+
+        Called before :meth:`setup`, the statistics are kept and applied at setup.
+
+        Raises:
+            SpaceMismatchError: the statistics' shape differs from the observations'.
+        """
+        if self._observation_space is None:  # not set up yet: apply at setup
+            self._loaded = {key: np.copy(value) for key, value in statistics.items()}
+            return
+        mean, var = np.asarray(statistics["mean"], np.float64), np.asarray(statistics["var"], np.float64)
+        if mean.shape != self.mean.shape or var.shape != self.var.shape:
+            raise SpaceMismatchError(
+                f"{self}: statistics of shape {mean.shape} do not fit observations of shape {self.mean.shape}"
+            )
+        self.mean, self.var, self.count = mean.copy(), var.copy(), float(statistics["count"])
+        self._update_scale()
+
+    def observation(self, observation: Any) -> np.ndarray:
+        x = np.asarray(observation, dtype=np.float64)
+        if not self.frozen:
+            count = self.count + 1.0
+            delta = x - self.mean
+            self.mean = self.mean + delta / count
+            # Chan et al.'s update of the sum of squares for a batch of one.
+            self.var = (self.var * self.count + delta * (x - self.mean)) / count
+            self.count = count
+            self._update_scale()
+        return np.clip((x - self.mean) * self._scale, -self.clip, self.clip).astype(np.float32)
+
+    def _arguments(self) -> str:
+        inner = super()._arguments()
+        return ", ".join(filter(None, [inner, f"clip={self.clip:g}", "frozen" if self.frozen else ""]))
