@@ -22,6 +22,8 @@ __all__ = [
     "AgentError",
     "ContractViolation",
     "PluginError",
+    "MissingDependencyError",
+    "NotParallelizableError",
     "Forfeit",
 ]
 
@@ -98,3 +100,11 @@ class Forfeit(ArenaError):
     Raised by :class:`arena.agents.HumanAgent` from ``act``; the play loop passes it on
     inside an :class:`AgentError`, and ``arena play`` records a loss by forfeit for that seat.
     """
+
+
+class MissingDependencyError(ArenaError, ImportError):
+    """An optional library is not installed; the message names the extra that installs it."""
+
+
+class NotParallelizableError(ArenaError, ValueError):
+    """A parallel (all-agents-at-once) view of an env in which not every live agent acts."""

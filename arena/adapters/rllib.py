@@ -1,0 +1,160 @@
+"""Arena envs as RLlib ``MultiAgentEnv``s: ``to_rllib("tic_tac_toe")``.
+
+Needs the ``rllib`` extra (install torch first: ``pip install torch==2.13.0``, then
+``pip install 'arena-marl[rllib]'``); importing this module without Ray raises
+:class:`~arena.errors.MissingDependencyError`.
+
+Arena's protocol already follows RLlib's central rule (the observations hold exactly the
+agents that must act next), so the adapter adds only what RLlib asks on top:
+
+* ``"__all__"`` in ``terminateds`` and ``truncateds``: true once the arena episode is over
+  (``truncateds["__all__"]`` when an agent was cut by a time limit in the last step).
+* RLlib needs a last observation for an agent that acted and is then truncated (for
+  value bootstrapping); arena envs give finished agents none, so such an agent gets the
+  observation it last acted on. Terminated agents get none (RLlib allows that).
+* Per-agent spaces in ``observation_spaces``/``action_spaces`` (RLlib's new API stack
+  reads them through ``get_observation_space(agent_id)``).
+* ``agents`` holds the live agents plus those whose episode ended in the latest step,
+  because RLlib's env checker requires every key of that step's dicts to be in it.
+* Action masks: with ``mask_in_observation=True`` each agent with a Discrete action space
+  observes ``{"action_mask": Box(0, 1, (n,), float32), "observations": ...}``, the
+  layout of RLlib's action-masking RLModule example; otherwise masks stay in the infos
+  (use an env variant that tolerates illegal moves, such as tic-tac-toe's
+  ``illegal_action="penalty"``, with plain RLlib modules).
+
+Example:
+    >>> env = to_rllib("rock_paper_scissors", rounds=2)
+    >>> observations, infos = env.reset(seed=0)
+    >>> sorted(observations)
+    ['player_0', 'player_1']
+    >>> observations, rewards, terminateds, truncateds, infos = env.step({"player_0": 0, "player_1": 2})
+    >>> terminateds
+    {'player_0': False, 'player_1': False, '__all__': False}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from arena.adapters._common import require
+from arena.env import AgentID, MultiAgentEnv
+from arena.registry import make_env
+
+require("ray.rllib", "rllib", __name__)
+
+from ray.rllib.env.multi_agent_env import MultiAgentEnv as RLlibMultiAgentEnv  # noqa: E402
+
+__all__ = ["to_rllib", "ArenaToRLlib"]
+
+
+class ArenaToRLlib(RLlibMultiAgentEnv):
+    """An arena env as a ``ray.rllib.env.multi_agent_env.MultiAgentEnv`` (built by :func:`to_rllib`).
+
+    See the module docstring for how arena's protocol maps onto RLlib's.
+    """
+
+    def __init__(self, env: MultiAgentEnv, mask_in_observation: bool = False) -> None:
+        if not isinstance(env, MultiAgentEnv):
+            raise TypeError(f"to_rllib: expected an arena.MultiAgentEnv (or a name or factory of one), "
+                            f"got {type(env).__name__}")
+        self.env = env
+        self.possible_agents = list(env.possible_agents)
+        self._agent_ids = set(self.possible_agents)
+        super().__init__()
+        self.agents = []
+        self.mask_in_observation = mask_in_observation
+        self._raw_spaces = {a: env.observation_space(a) for a in self.possible_agents}
+        self.action_spaces = {a: env.action_space(a) for a in self.possible_agents}
+        self.observation_spaces = {}
+        self._mask_sizes: dict[AgentID, int] = {}
+        for agent, space in self._raw_spaces.items():
+            action_space = self.action_spaces[agent]
+            if mask_in_observation and isinstance(action_space, spaces.Discrete):
+                self._mask_sizes[agent] = int(action_space.n)
+                mask_space = spaces.Box(0.0, 1.0, (int(action_space.n),), np.float32)
+                space = spaces.Dict({"action_mask": mask_space, "observations": space})
+            self.observation_spaces[agent] = space
+        self.metadata = env.metadata
+        self.render_mode = env.render_mode
+        self._last_observation: dict[AgentID, Any] = {}
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Reset the arena env; returns observations and infos of the agents that act first."""
+        observations, infos = self.env.reset(seed=seed, options=options)
+        self.agents = list(self.env.agents)
+        self._last_observation = {}
+        return self._observations(observations, infos), {a: infos.get(a) or {} for a in observations}
+
+    def step(self, action_dict: Mapping[AgentID, Any]):
+        """Step the arena env; adds ``"__all__"`` and the final observation of truncated agents."""
+        live_before = set(self.env.agents)
+        observations, rewards, terminations, truncations, infos = self.env.step(dict(action_dict))
+        still_in = set(self.env.agents)
+        ended = live_before - still_in
+        out_observations = self._observations(observations, infos)
+        out_rewards = {a: float(r) for a, r in rewards.items() if a in live_before}
+        out_terminateds = {a: bool(terminations.get(a, False)) or (a in ended and not truncations.get(a))
+                           for a in live_before}
+        out_truncateds = {a: bool(truncations.get(a, False)) for a in live_before}
+        for agent in ended:
+            if out_truncateds[agent] and agent not in out_observations and agent in self._last_observation:
+                out_observations[agent] = self._last_observation[agent]
+        over = not still_in
+        cut = over and any(out_truncateds[a] for a in ended)
+        out_terminateds["__all__"] = over and not cut
+        out_truncateds["__all__"] = cut
+        self.agents = [a for a in self.possible_agents if a in still_in or a in ended]
+        out_infos = {a: infos.get(a) or {} for a in out_observations}
+        return out_observations, out_rewards, out_terminateds, out_truncateds, out_infos
+
+    def _observations(self, observations: Mapping[AgentID, Any], infos: Mapping[AgentID, Any]) -> dict[AgentID, Any]:
+        out = {}
+        for agent, observation in observations.items():
+            size = self._mask_sizes.get(agent)
+            if size is not None:
+                mask = (infos.get(agent) or {}).get("action_mask")
+                mask = np.ones(size, np.float32) if mask is None else np.asarray(mask, dtype=np.float32)
+                observation = {"action_mask": mask, "observations": observation}
+            out[agent] = observation
+        self._last_observation.update(out)
+        return out
+
+    def render(self) -> Any:
+        return self.env.render()
+
+    def close(self) -> None:
+        self.env.close()
+
+    def __str__(self) -> str:
+        return f"<ArenaToRLlib{self.env}>"
+
+
+def to_rllib(env_or_factory: MultiAgentEnv | str | Callable[..., MultiAgentEnv], *,
+             mask_in_observation: bool = False, **kwargs: Any) -> ArenaToRLlib:
+    """An arena env as an RLlib ``MultiAgentEnv``.
+
+    Args:
+        env_or_factory: an arena env, or what :func:`arena.make_env` accepts: a registered
+            name (``"tic_tac_toe"``), a ``"module:callable"`` spec or a factory.
+        mask_in_observation: put the action mask into a dict observation (see the module
+            docstring).
+        **kwargs: keyword options for the factory (e.g. RLlib's ``env_config``).
+
+    Example (with ``ray.tune.registry.register_env``; a PPO config then maps agents to
+    policies with ``multi_agent(policies=..., policy_mapping_fn=...)``):
+
+        >>> from ray.tune.registry import register_env
+        >>> register_env("ttt", lambda config: to_rllib("tic_tac_toe", illegal_action="penalty", **config))
+    """
+    if isinstance(env_or_factory, MultiAgentEnv):
+        if kwargs:
+            raise TypeError(f"to_rllib: options {sorted(kwargs)} need a name or factory to build the env "
+                            f"with; got the built env {env_or_factory}")
+        env = env_or_factory
+    else:
+        env = make_env(env_or_factory, **kwargs)
+    return ArenaToRLlib(env, mask_in_observation=mask_in_observation)
