@@ -18,6 +18,8 @@ __all__ = ["main", "build_parser"]
 SUBCOMMANDS = [
     "arena.cli.play",
     "arena.cli.interfaces",
+    "arena.cli.tournament",
+    "arena.cli.listing",
 ]
 
 

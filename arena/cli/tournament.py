@@ -1,0 +1,208 @@
+"""``arena tournament`` and ``arena demo``: play a tournament with a progress bar, print the tables.
+
+Examples::
+
+    arena tournament tic_tac_toe --agents random,mcts --games 100 --workers 2 --db ttt.sqlite
+    arena tournament connect_four --agents 'random,connect_four_heuristic,deep=mcts{"simulations": 400}' \\
+        --report c4.png --move-time-limit 2
+    arena tournament liars_dice --agents random,mcts,a=random,b=random --mode gauntlet
+    arena demo            # the README's demo: connect four, four bundled entrants, two workers
+
+Running the same command again resumes from the ``--db`` file: only missing games are played.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+from arena.tournament.ratings import MissingExtraError
+from arena.tournament.schedule import MODES
+from arena.tournament.spec import parse_agents
+from arena.tournament.tournament import TournamentResult, run_tournament
+
+__all__ = ["register", "run", "run_demo_command", "print_result"]
+
+
+def _rich() -> Any:
+    try:
+        import rich.console
+        import rich.progress
+        import rich.table
+    except ImportError as err:
+        raise MissingExtraError(f"arena tournament needs rich ({err}); install the extra: pip install 'arena-marl[tournament]'") from None
+    return rich
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "tournament", help="play a tournament: win rates with 95%% intervals, ratings, resumable results",
+        description="Play a tournament between agents on one env. Each pairing plays every seat equally often; "
+                    "game i has a seed derived from --seed, so results do not depend on --workers or --backend. "
+                    "With --db, rerunning the same command resumes.",
+    )
+    parser.add_argument("env", help="env name (see `arena envs`) or 'package.module:factory'")
+    parser.add_argument("--agents", required=True,
+                        help="comma-separated entrants, each [NAME=]FACTORY[{JSON kwargs}]: a registered agent "
+                             "(see `arena agents`) or 'package.module:factory', e.g. 'random,deep=mcts{\"simulations\": 400}'")
+    parser.add_argument("--mode", choices=MODES, default="round-robin",
+                        help="round-robin (every lineup), head-to-head (one seat each), gauntlet (the first agent against the rest)")
+    parser.add_argument("--games", type=int, default=20,
+                        help="games per pairing, rounded up so every agent plays every seat equally often (default 20)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="worker processes (default 1), or Ray actors with --backend ray (default: the cluster's CPUs)")
+    parser.add_argument("--backend", choices=("serial", "processes", "ray"), default=None,
+                        help="where games run (default: serial for one worker, processes otherwise)")
+    parser.add_argument("--address", default=None, help="the Ray cluster to join (default: start a local one)")
+    parser.add_argument("--db", default=None, help="SQLite results file; rerun the same command to resume (default: in memory)")
+    parser.add_argument("--report", default=None, metavar="FILE.png", help="write the score-rate heatmap and rating bars")
+    parser.add_argument("--export", default=None, metavar="FILE.csv|FILE.json", help="write every game (JSON: plus the summary)")
+    parser.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    parser.add_argument("--move-time-limit", type=float, default=None, metavar="SEC",
+                        help="seconds per move; a slower move loses the game by forfeit")
+    parser.add_argument("--max-steps", type=int, default=None, help="cut a game after this many env steps")
+    parser.add_argument("--seatings", choices=("auto", "all", "rotations"), default="auto",
+                        help="seat permutations per lineup: all, the k rotations, or auto (all up to 3 seats)")
+    parser.add_argument("--env-options", default=None, help='JSON keyword options for the env, e.g. \'{"players": 4}\'')
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(run=run)
+
+    demo = subparsers.add_parser(
+        "demo", help="run the demo tournament (connect four: random, heuristic, MCTS, an agent behind an interface)",
+        description="A round-robin on connect four between random, the heuristic, MCTS and the heuristic behind a "
+                    "mirroring interface; writes OUT/results.sqlite and OUT/report.png. Rerunning resumes.",
+    )
+    demo.add_argument("--out", default="arena-demo", help="output folder (default ./arena-demo)")
+    demo.add_argument("--games", type=int, default=24, help="games per pairing (default 24)")
+    demo.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    demo.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    demo.add_argument("--no-progress", action="store_true", help="no progress bar")
+    demo.set_defaults(run=run_demo_command)
+
+
+class _ProgressBar:
+    """A rich progress bar, started on the first update (after any worker process has forked)."""
+
+    def __init__(self, rich: Any, console: Any, enabled: bool) -> None:
+        self.rich, self.console, self.enabled = rich, console, enabled
+        self.bar: Any = None
+        self.task: Any = None
+        self.start = time.perf_counter()
+        self.first_done = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            progress = self.rich.progress
+            self.first_done = done
+            self.bar = progress.Progress(
+                progress.TextColumn("[bold]games"), progress.BarColumn(), progress.MofNCompleteColumn(),
+                progress.TextColumn("{task.fields[rate]}"), progress.TextColumn("ETA"), progress.TimeRemainingColumn(),
+                console=self.console, transient=False,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task("games", total=total, completed=done, rate="")
+        elapsed = time.perf_counter() - self.start
+        rate = (done - self.first_done) / elapsed if elapsed > 0 else 0.0
+        self.bar.update(self.task, completed=done, rate=f"{rate:,.1f} games/s")
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _play(rich: Any, console: Any, no_progress: bool, play: Any) -> TournamentResult:
+    bar = _ProgressBar(rich, console, enabled=not no_progress)
+    try:
+        return play(bar)
+    finally:
+        bar.stop()
+
+
+def run(args: argparse.Namespace) -> int:
+    rich = _rich()
+    console = rich.console.Console()
+    options = json.loads(args.env_options) if args.env_options else {}
+    if not isinstance(options, dict):
+        raise ValueError(f"--env-options must be a JSON object, got {args.env_options!r}")
+    agents = parse_agents(args.agents)
+    result = _play(rich, console, args.no_progress, lambda bar: run_tournament(
+        args.env, agents, mode=args.mode, games=args.games, seed=args.seed, db=args.db, workers=args.workers,
+        backend=args.backend, address=args.address, move_time_limit=args.move_time_limit, max_steps=args.max_steps,
+        seatings=args.seatings, env_kwargs=options, progress=bar))
+    print_result(result, console)
+    if args.report:
+        from arena.tournament.report import save_report
+
+        console.print(f"report: {save_report(result, args.report)}")
+    if args.export:
+        result.export(args.export)
+        console.print(f"exported {len(result.games)} games to {args.export}")
+    return 0
+
+
+def run_demo_command(args: argparse.Namespace) -> int:
+    from arena.tournament.demo import run_demo
+
+    rich = _rich()
+    console = rich.console.Console()
+    console.print("[bold]arena demo[/bold]: connect four round-robin between random, the connect four heuristic, "
+                  "MCTS and the heuristic behind a mirroring interface")
+    result = _play(rich, console, args.no_progress, lambda bar: run_demo(
+        args.out, games=args.games, workers=args.workers, seed=args.seed, progress=bar))
+    print_result(result, console)
+    console.print(f"report: {args.out}/report.png; rerun `arena demo` to resume, or see `arena tournament --help`")
+    return 0
+
+
+def print_result(result: TournamentResult, console: Any) -> None:
+    """Print exclusions, forfeits, the ratings table and the pairwise score-rate table."""
+    import rich.table
+
+    for name, reason in result.excluded.items():
+        console.print(f"[red]excluded[/red] {name}: {reason}")
+    reasons: dict[tuple[str, str], int] = {}
+    for game in result.forfeits:
+        key = (game.forfeit or "?", (game.error or "").split(" (at ")[0])
+        reasons[key] = reasons.get(key, 0) + 1
+    for (name, reason), count in sorted(reasons.items()):
+        console.print(f"[yellow]forfeit[/yellow] {name} x{count}: {reason}")
+    names = result.entrants
+    ratings = rich.table.Table(title="ratings (openskill Plackett-Luce; sorted by mu - 3 sigma)")
+    for column in ("#", "agent", "mu", "sigma", "95% interval", "score", "games", "forfeits"):
+        ratings.add_column(column, justify="left" if column == "agent" else "right")
+    for place, rating in enumerate(result.leaderboard(), 1):
+        pair_games = [result.pairings[rating.name, other] for other in names if (rating.name, other) in result.pairings]
+        played = sum(stats.games for stats in pair_games)
+        score = sum(stats.wins + stats.draws / 2 for stats in pair_games) / played if played else float("nan")
+        low, high = rating.interval
+        forfeits = sum(1 for game in result.forfeits if game.forfeit == rating.name)
+        ratings.add_row(str(place), rating.name, f"{rating.mu:.1f}", f"{rating.sigma:.1f}", f"{low:.1f} .. {high:.1f}",
+                        f"{score:.0%}", str(rating.games), str(forfeits))
+    console.print(ratings)
+    pairs = rich.table.Table(title="score rate of row against column [95% Wilson interval] (W-D-L)")
+    pairs.add_column("")
+    for name in names:
+        pairs.add_column(name, justify="center")
+    for a in names:
+        cells = []
+        for b in names:
+            stats = result.pairings.get((a, b))
+            if a == b or stats is None or not stats.games:
+                cells.append("-")
+                continue
+            low, high = stats.interval
+            cells.append(f"{stats.score:.0%} [{low:.0%}-{high:.0%}]\n{stats.wins}-{stats.draws}-{stats.losses}")
+        pairs.add_row(a, *cells)
+    console.print(pairs)
+    errors = len(result.errors)
+    rate = result.played / result.seconds if result.seconds > 0 else 0.0
+    console.print(
+        f"{len(result.games)} of {result.scheduled} games stored ({result.played} played now at {rate:,.1f} games/s, "
+        f"{max(0, len(result.games) - result.played)} resumed)"
+        + (f"; {errors} games failed in the env" if errors else "")
+        + ("" if result.db == ":memory:" else f"; results in {result.db}")
+    )

@@ -1,0 +1,51 @@
+"""Head-to-head evaluation: tournaments with fair seating, honest statistics and ratings.
+
+The entry point is :func:`run_tournament`::
+
+    >>> from arena.tournament import run_tournament
+    >>> result = run_tournament("tic_tac_toe", ["random", 'rnd2=random{"seed": 5}'], games=10, seed=1)
+    >>> result.pairings["random", "rnd2"].games
+    10
+
+Modules: :mod:`~arena.tournament.schedule` (lineups, seatings, seeds),
+:mod:`~arena.tournament.guard` (forfeits), :mod:`~arena.tournament.game` (one game),
+:mod:`~arena.tournament.store` (SQLite results, resume, CSV/JSON export),
+:mod:`~arena.tournament.runner` and :mod:`~arena.tournament.ray_backend` (backends),
+:mod:`~arena.tournament.stats` (W/D/L, Wilson intervals), :mod:`~arena.tournament.ratings`
+(openskill), :mod:`~arena.tournament.report` (the picture), :mod:`~arena.tournament.demo`.
+"""
+
+from arena.tournament.game import GameConfig, GameResult, GameRunner
+from arena.tournament.guard import Forfeit
+from arena.tournament.ratings import MissingExtraError, Rating, rate_games
+from arena.tournament.runner import TournamentError
+from arena.tournament.schedule import GameTask, Lineup, make_schedule, seatings_for
+from arena.tournament.spec import AgentSpec, EnvSpec, parse_agents
+from arena.tournament.stats import PairingStats, pairing_stats, wilson_interval
+from arena.tournament.store import ResultStore, TournamentMismatchError
+from arena.tournament.tournament import TournamentResult, run_tournament
+
+__all__ = [
+    "AgentSpec",
+    "EnvSpec",
+    "Forfeit",
+    "GameConfig",
+    "GameResult",
+    "GameRunner",
+    "GameTask",
+    "Lineup",
+    "MissingExtraError",
+    "PairingStats",
+    "Rating",
+    "ResultStore",
+    "TournamentError",
+    "TournamentMismatchError",
+    "TournamentResult",
+    "make_schedule",
+    "pairing_stats",
+    "parse_agents",
+    "rate_games",
+    "run_tournament",
+    "seatings_for",
+    "wilson_interval",
+]

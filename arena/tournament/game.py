@@ -1,0 +1,158 @@
+"""Playing one scheduled game anywhere: the code every backend's worker runs.
+
+A :class:`GameRunner` holds one env and one guarded agent per entrant (built on first use and
+reused; :meth:`arena.Agent.reset` re-seeds them each game), plays :class:`GameTask` s and turns
+each into a :class:`GameResult`, whatever happened: a finished game, a forfeit, or an error of
+the env itself.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.errors import AgentError
+from arena.play import play
+from arena.tournament.guard import Forfeit, GuardedAgent, MoveTimer
+from arena.tournament.schedule import GameTask
+from arena.tournament.spec import AgentSpec, EnvSpec, agent_version
+
+__all__ = ["GameConfig", "GameResult", "GameRunner"]
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """What every worker needs to play any game of a tournament (picklable)."""
+
+    env: EnvSpec
+    agents: tuple[AgentSpec, ...]
+    move_time_limit: float | None = None
+    max_steps: int | None = None
+
+
+@dataclass
+class GameResult:
+    """The record of one played game, as stored.
+
+    Attributes:
+        lineup, index, seed: the game's key and seed (see :mod:`arena.tournament.schedule`).
+        seats: env agent id -> entrant name.
+        ranks: entrant -> rank (1 best, ties share); a forfeiting entrant ranks last and the
+            others share first place. Empty when the env itself failed.
+        returns: entrant -> episode return, or ``None`` when the game did not finish.
+        length: env steps played.
+        outcome: ``"draw"``, ``"NAME wins"``, ``"NAME forfeits"`` or ``"error"``.
+        forfeit: the entrant that forfeited, if any.
+        error: the fault's text (forfeit reason or env error), if any.
+        versions: entrant -> :func:`agent_version` of the agent that played.
+        truncated: the episode was cut (env truncation or ``max_steps``).
+        seconds: wall-clock time the game took.
+    """
+
+    lineup: str
+    index: int
+    seed: int
+    seats: dict[str, str]
+    ranks: dict[str, int]
+    returns: dict[str, float] | None
+    length: int
+    outcome: str
+    forfeit: str | None = None
+    error: str | None = None
+    versions: dict[str, str] = field(default_factory=dict)
+    truncated: bool = False
+    seconds: float = 0.0
+
+    def same_play(self, other: GameResult) -> bool:
+        """Whether two records describe the same game played the same way (timing aside)."""
+        keys = ("lineup", "index", "seed", "seats", "ranks", "returns", "length", "outcome", "forfeit", "truncated")
+        return all(getattr(self, k) == getattr(other, k) for k in keys)
+
+
+class GameRunner:
+    """Plays games of one tournament in the current process.
+
+    Call :meth:`start` in the process that will play (it installs the move timer there)
+    and :meth:`stop` when done.
+    """
+
+    def __init__(self, config: GameConfig) -> None:
+        self.config = config
+        self.specs = {spec.name: spec for spec in config.agents}
+        self.timer = MoveTimer()
+        self._env: Any = None
+        self._guards: dict[str, GuardedAgent] = {}
+        self._versions: dict[str, str] = {}
+
+    def start(self) -> GameRunner:
+        if self.config.move_time_limit is not None:
+            self.timer.install()
+        return self
+
+    def stop(self) -> None:
+        self.timer.uninstall()
+        if self._env is not None:
+            self._env.close()
+
+    def _guard(self, name: str) -> GuardedAgent:
+        guard = self._guards.get(name)
+        if guard is None:
+            try:
+                agent = self.specs[name].build(self._env)
+            except Exception as err:
+                raise Forfeit(name, f"could not be built: {type(err).__name__}: {err}") from err
+            guard = GuardedAgent(agent, name, self.config.move_time_limit, self.timer)
+            self._guards[name] = guard
+            self._versions[name] = agent_version(agent)
+        return guard
+
+    def play(self, task: GameTask) -> GameResult:
+        """Play ``task``; faults become a forfeit or an ``"error"`` record, never an exception."""
+        if self._env is None:
+            self._env = self.config.env.build()
+        env = self._env
+        seat_ids = list(env.possible_agents)
+        seats = dict(zip(seat_ids, task.seats))
+        start = time.perf_counter()
+        fault: Forfeit | None = None
+        try:
+            agents = {seat: self._guard(name) for seat, name in seats.items()}
+            episode = play(env, agents, seed=task.seed, max_steps=self.config.max_steps)
+        except AgentError as err:
+            fault = self._forfeit_of(err, seats)
+        except Forfeit as err:  # setup() and reset() are not wrapped by play()
+            fault = err
+        except Exception as err:
+            return GameResult(task.lineup, task.index, task.seed, seats, {}, None, 0, "error",
+                              error=f"the env failed: {type(err).__name__}: {err}",
+                              versions=self._versions_of(task.seats), seconds=time.perf_counter() - start)
+        seconds = time.perf_counter() - start
+        versions = self._versions_of(task.seats)
+        if fault is not None:
+            self._guards.pop(fault.entrant, None)  # a faulty agent may be left half-way; rebuild it
+            ranks = {name: (len(task.seats) if name == fault.entrant else 1) for name in task.seats}
+            return GameResult(task.lineup, task.index, task.seed, seats, ranks, None, 0,
+                              f"{fault.entrant} forfeits", forfeit=fault.entrant, error=fault.reason,
+                              versions=versions, seconds=seconds)
+        returns = {seats[seat]: float(value) for seat, value in episode.returns.items()}
+        ranks = {seats[seat]: int(rank) for seat, rank in episode.ranks.items()}
+        winners = [seats[seat] for seat in episode.winners]
+        outcome = "draw" if not winners else f"{', '.join(winners)} {'wins' if len(winners) == 1 else 'win'}"
+        return GameResult(task.lineup, task.index, task.seed, seats, ranks, returns, episode.length, outcome,
+                          versions=versions, truncated=episode.truncated, seconds=seconds)
+
+    def play_many(self, tasks: list[GameTask]) -> list[GameResult]:
+        return [self.play(task) for task in tasks]
+
+    def _versions_of(self, names: tuple[str, ...]) -> dict[str, str]:
+        return {name: self._versions[name] for name in names if name in self._versions}
+
+    @staticmethod
+    def _forfeit_of(err: AgentError, seats: dict[str, str]) -> Forfeit:
+        original = err.original
+        if isinstance(original, Forfeit):
+            return original
+        # Not raised through a guard (a team key, or a fault in play's own checks): charge the seat.
+        seat = err.agent_id if isinstance(err.agent_id, str) else next(iter(err.agent_id))
+        return Forfeit(seats.get(seat, str(seat)), f"{type(original).__name__}: {original}")

@@ -1,0 +1,93 @@
+"""Ratings with uncertainty from the games' ranks, by openskill's Plackett-Luce model.
+
+Why openskill (see docs/architecture.md): it is maintained, MIT-licensed and pure Python; its
+Plackett-Luce model rates games of any number of players from their ranks, ties included; and
+its ``(mu, sigma)`` ratings carry their uncertainty. (TrueSkill's Python package has seen no
+release since 2013.)
+
+The entrants of a tournament are frozen programs, so the model runs without skill drift
+(``tau = 0``): ``sigma`` then only shrinks as evidence comes in. Games are rated one at a
+time in a fixed order (game index, then lineup), so the ratings are the same however many
+workers played them and in whatever order they finished.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from arena.errors import ArenaError
+from arena.tournament.game import GameResult
+from arena.tournament.stats import Z_95
+
+__all__ = ["Rating", "rate_games", "MissingExtraError"]
+
+
+class MissingExtraError(ArenaError, ImportError):
+    """An optional dependency is missing; the message names the setup.cfg extra to install."""
+
+
+def _plackett_luce():
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError as err:
+        raise MissingExtraError(
+            f"tournament ratings need openskill ({err}); install the extra: pip install 'arena-marl[tournament]'"
+        ) from None
+    return PlackettLuce(tau=0.0)
+
+
+@dataclass(frozen=True)
+class Rating:
+    """An entrant's rating: skill estimate ``mu`` with standard deviation ``sigma``.
+
+    Attributes:
+        name: the entrant.
+        mu: the skill estimate (openskill's scale: every entrant starts at 25).
+        sigma: its uncertainty (starts at 25/3 and shrinks with games).
+        games: the rated games the entrant played.
+    """
+
+    name: str
+    mu: float
+    sigma: float
+    games: int
+
+    @property
+    def ordinal(self) -> float:
+        """``mu - 3 sigma``: a conservative estimate, used to order leaderboards."""
+        return self.mu - 3 * self.sigma
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """``mu +- 1.96 sigma``, the 95% credible interval of the skill."""
+        return self.mu - Z_95 * self.sigma, self.mu + Z_95 * self.sigma
+
+    def as_dict(self) -> dict[str, object]:
+        return {"name": self.name, "mu": self.mu, "sigma": self.sigma, "ordinal": self.ordinal, "games": self.games}
+
+
+def rate_games(results: Iterable[GameResult], names: list[str]) -> dict[str, Rating]:
+    """Rate ``names`` from the ranks of ``results``, in the order given.
+
+    Games without ranks (env errors) and entrants outside ``names`` are skipped.
+
+    Example:
+        >>> from arena.tournament.game import GameResult
+        >>> games = [GameResult("a|b|c", i, i, {}, {"a": 1, "b": 2, "c": 3}, None, 0, "a wins") for i in range(5)]
+        >>> ratings = rate_games(games, ["a", "b", "c"])
+        >>> ratings["a"].mu > ratings["b"].mu > ratings["c"].mu
+        True
+    """
+    model = _plackett_luce()
+    current = {name: model.rating(name=name) for name in names}
+    counts = dict.fromkeys(names, 0)
+    for game in results:
+        players = [name for name in game.ranks if name in current]
+        if len(players) < 2:
+            continue
+        teams = model.rate([[current[name]] for name in players], ranks=[game.ranks[name] for name in players])
+        for name, (rating,) in zip(players, teams):
+            current[name] = rating
+            counts[name] += 1
+    return {name: Rating(name, float(current[name].mu), float(current[name].sigma), counts[name]) for name in names}

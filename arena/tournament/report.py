@@ -1,0 +1,91 @@
+"""The tournament picture: a pairwise score-rate heatmap beside rating bars with their uncertainty."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from arena.tournament.ratings import MissingExtraError
+from arena.tournament.tournament import TournamentResult
+
+__all__ = ["save_report", "score_matrix"]
+
+
+def score_matrix(result: TournamentResult) -> list[list[float]]:
+    """``matrix[i][j]``: entrant ``i``'s score rate against entrant ``j`` (NaN where they never met).
+
+    Example:
+        >>> from arena.tournament import run_tournament
+        >>> result = run_tournament("tic_tac_toe", ["random", "b=random"], games=2)
+        >>> math.isnan(score_matrix(result)[0][0])
+        True
+    """
+    names = result.entrants
+    matrix = [[math.nan] * len(names) for _ in names]
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            stats = result.pairings.get((a, b))
+            if stats is not None and stats.games:
+                matrix[i][j] = stats.score
+    return matrix
+
+
+def _figure_class() -> Any:
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as err:
+        raise MissingExtraError(
+            f"the tournament report needs matplotlib ({err}); install the extra: pip install 'arena-marl[tournament]'"
+        ) from None
+    return Figure
+
+
+def save_report(result: TournamentResult, path: str | Path, title: str | None = None) -> Path:
+    """Draw the pairwise score rates and the ratings of ``result`` into a PNG (or any format
+    matplotlib infers from the suffix).
+
+    Left: row entrant's score rate against the column entrant, with the 95% Wilson interval
+    in each cell. Right: each entrant's rating ``mu`` with a bar of ``+-1.96 sigma``, best on top.
+
+    Raises:
+        MissingExtraError: matplotlib is not installed.
+    """
+    figure_class = _figure_class()
+    names = result.entrants
+    n = len(names)
+    heat_width = 2.0 + 1.15 * max(n, 2)
+    figure = figure_class(figsize=(heat_width + 4.5, 1.8 + 0.8 * max(n, 3)), layout="constrained")
+    heat, bars = figure.subplots(1, 2, gridspec_kw={"width_ratios": [heat_width, 4.5]})
+    matrix = score_matrix(result)
+    from matplotlib import colormaps
+
+    image = heat.imshow(matrix, cmap=colormaps["RdBu"].with_extremes(bad="#eeeeee"), vmin=0.0, vmax=1.0)
+    heat.set_xticks(range(n), names, rotation=30, ha="right")
+    heat.set_yticks(range(n), names)
+    heat.set_xlabel("opponent")
+    heat.set_title("score rate of row vs column (95% CI)")
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            stats = result.pairings.get((a, b))
+            if i == j or stats is None or not stats.games:
+                continue
+            low, high = stats.interval
+            dark = abs(stats.score - 0.5) > 0.3
+            heat.text(j, i, f"{stats.score:.0%}\n[{low:.0%}, {high:.0%}]", ha="center", va="center",
+                      fontsize=8, color="white" if dark else "black")
+    figure.colorbar(image, ax=heat, shrink=0.8, label="score rate")
+    board = result.leaderboard()[::-1]  # best at the top of a horizontal bar chart
+    positions = range(len(board))
+    bars.barh(positions, [r.mu for r in board], xerr=[1.959963984540054 * r.sigma for r in board],
+              color="tab:blue", alpha=0.75, capsize=4)
+    bars.set_yticks(list(positions), [r.name for r in board])
+    bars.axvline(25.0, color="grey", linewidth=0.8, linestyle="--")
+    bars.set_xlabel("rating mu (openskill), bars: 95% interval")
+    bars.set_title("ratings")
+    games = len(result.games)
+    figure.suptitle(title or f"{result.env.factory}: {games} games, {n} entrants")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=110)
+    return path

@@ -1,0 +1,303 @@
+"""Entrants and envs described by name, so that any worker process (or Ray node) can build them.
+
+An entrant is an :class:`AgentSpec`: a display name, a factory (a registered agent name such
+as ``"random"``, or ``"package.module:callable"``) and JSON-serialisable keyword arguments.
+Specs, not agent objects, travel to workers; each worker builds its own agents.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import metadata
+from typing import Any
+
+from arena.agents.base import Agent
+from arena.errors import UnknownNameError
+from arena.registry import load_callable, make_env, resolve
+from arena.wrappers import AgtItfWrapper
+
+__all__ = ["AgentSpec", "EnvSpec", "parse_agents", "agent_version", "callable_spec", "behind_interface", "wants_env"]
+
+_NAME = re.compile(r"^[A-Za-z0-9_.\-+#@/ ]+$")
+
+
+def callable_spec(factory: Callable[..., Any], what: str) -> str:
+    """``"module:qualname"`` for an importable callable, so a worker can import it again.
+
+    Raises:
+        ValueError: ``factory`` is a lambda or a local function that no worker could import.
+    """
+    module, qualname = getattr(factory, "__module__", None), getattr(factory, "__qualname__", "")
+    if not module or not qualname or "<" in qualname:
+        raise ValueError(
+            f"{what}: a factory given as a callable must be importable by name so that workers can "
+            f"build it, got {factory!r}; define it at module level or give 'package.module:callable'"
+        )
+    return f"{module}:{qualname}"
+
+
+def _plain_json(kwargs: Mapping[str, Any], what: str) -> dict[str, Any]:
+    try:
+        return json.loads(json.dumps(dict(kwargs), sort_keys=True))
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{what}: keyword arguments must be JSON-serialisable, got {dict(kwargs)!r} ({err})") from None
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A named entrant of a tournament: how to build the agent, anywhere.
+
+    Args:
+        name: the entrant's display name, unique in a tournament (also its key in the results).
+        factory: a registered agent name (``arena agents`` lists them) or ``"package.module:callable"``.
+        kwargs: keyword arguments for the factory (JSON-serialisable, stored with the results).
+
+    Example:
+        >>> spec = AgentSpec("rnd", "random", {"seed": 1})
+        >>> type(spec.build()).__name__
+        'RandomAgent'
+        >>> AgentSpec.parse('strong=random{"seed": 3}')
+        AgentSpec(name='strong', factory='random', kwargs={'seed': 3})
+    """
+
+    name: str
+    factory: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _NAME.match(self.name) or self.name != self.name.strip():
+            raise ValueError(
+                f"AgentSpec: an entrant name must be letters, digits, spaces or _.-+#@/ "
+                f"(no '|', ',' or '='), got {self.name!r}"
+            )
+        if not isinstance(self.factory, str) or not self.factory:
+            raise TypeError(f"AgentSpec {self.name!r}: factory must be a non-empty string, got {self.factory!r}")
+        object.__setattr__(self, "kwargs", _plain_json(self.kwargs, f"AgentSpec {self.name!r}"))
+
+    @classmethod
+    def parse(cls, text: str) -> AgentSpec:
+        """Parse ``[NAME=]FACTORY[{JSON kwargs}]``, e.g. ``mcts``, ``deep=mcts{"simulations": 400}``.
+
+        Raises:
+            ValueError: the kwargs are not a JSON object.
+        """
+        text = text.strip()
+        name = None
+        head, brace, tail = text.partition("{")
+        if "=" in head:
+            name, _, head = head.partition("=")
+            name = name.strip()
+        factory = head.strip()
+        kwargs: dict[str, Any] = {}
+        if brace:
+            try:
+                kwargs = json.loads(brace + tail)
+            except json.JSONDecodeError as err:
+                raise ValueError(f"agent {text!r}: the keyword arguments after the name must be a JSON object ({err})") from None
+            if not isinstance(kwargs, dict):
+                raise ValueError(f"agent {text!r}: the keyword arguments must be a JSON object, got {tail!r}")
+        if not factory:
+            raise ValueError(f"agent {text!r}: expected [NAME=]FACTORY[{{JSON kwargs}}], got no factory")
+        return cls(name or factory, factory, kwargs)
+
+    @classmethod
+    def coerce(cls, entry: Any, name: str | None = None) -> AgentSpec:
+        """An :class:`AgentSpec` from a spec, a string (see :meth:`parse`) or an importable factory."""
+        if isinstance(entry, AgentSpec):
+            return entry if name is None or name == entry.name else cls(name, entry.factory, entry.kwargs)
+        if isinstance(entry, str):
+            spec = cls.parse(entry)
+            return spec if name is None else cls(name, spec.factory, spec.kwargs)
+        if isinstance(entry, Agent):
+            raise TypeError(
+                f"tournament: entrant {name or entry!s} is an agent object; give a factory instead "
+                "(a registered name, 'package.module:callable', or an importable function) so that "
+                "every worker can build its own copy"
+            )
+        if callable(entry):
+            factory = callable_spec(entry, f"entrant {name or entry!r}")
+            return cls(name or getattr(entry, "__name__", factory), factory)
+        raise TypeError(f"tournament: an entrant must be an AgentSpec, a string or a factory, got {type(entry).__name__}")
+
+    def build(self, env: Any = None) -> Agent:
+        """Build the agent (any worker can do this).
+
+        Args:
+            env: the env the agent will play in. A factory with a parameter named ``env``
+                (a planner such as :class:`arena.agents.mcts.MCTSAgent`) receives it, unless
+                the spec's kwargs set it.
+
+        Raises:
+            TypeError: the factory returned something that is not an :class:`arena.Agent`.
+        """
+        factory = resolve("agent", self.factory)
+        kwargs = dict(self.kwargs)
+        if env is not None and "env" not in kwargs and wants_env(factory):
+            kwargs["env"] = env
+        agent = factory(**kwargs)
+        if not isinstance(agent, Agent):
+            raise TypeError(f"entrant {self.name!r}: factory {self.factory!r} returned {type(agent).__name__}, not an arena.Agent")
+        return agent
+
+    def describe(self) -> str:
+        """``factory`` or ``factory{kwargs}`` as the CLI accepts it."""
+        return self.factory + (json.dumps(self.kwargs, sort_keys=True) if self.kwargs else "")
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """The env of a tournament: a registered env name or ``"package.module:callable"`` with kwargs.
+
+    Example:
+        >>> EnvSpec("tic_tac_toe").build().possible_agents
+        ['player_0', 'player_1']
+    """
+
+    factory: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.factory, str) or not self.factory:
+            raise TypeError(f"EnvSpec: factory must be a non-empty string, got {self.factory!r}")
+        object.__setattr__(self, "kwargs", _plain_json(self.kwargs, f"env {self.factory!r}"))
+
+    @classmethod
+    def coerce(cls, env: Any, kwargs: Mapping[str, Any] | None = None) -> EnvSpec:
+        """An :class:`EnvSpec` from a spec, a name or an importable env factory (class or function)."""
+        if isinstance(env, EnvSpec):
+            return env if not kwargs else cls(env.factory, {**env.kwargs, **kwargs})
+        if isinstance(env, str):
+            return cls(env, dict(kwargs or {}))
+        if callable(env) and not hasattr(env, "possible_agents"):
+            return cls(callable_spec(env, "tournament env"), dict(kwargs or {}))
+        raise TypeError(
+            f"tournament: the env must be a name, 'package.module:callable' or an importable factory "
+            f"(so that workers can build it), got {type(env).__name__}"
+        )
+
+    def build(self) -> Any:
+        """Build the env."""
+        return make_env(self.factory, **self.kwargs)
+
+
+def parse_agents(text: str) -> list[AgentSpec]:
+    """Split a comma-separated ``--agents`` value (commas inside ``{...}`` stay) into specs.
+
+    Example:
+        >>> [s.name for s in parse_agents('random,deep=random{"seed": 1, "x": 2}')]
+        ['random', 'deep']
+    """
+    items, depth, current = [], 0, []
+    for char in text:
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        if char == "," and depth == 0:
+            items.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    items.append("".join(current))
+    specs = [AgentSpec.parse(item) for item in items if item.strip()]
+    if not specs:
+        raise ValueError(f"--agents: expected comma-separated agents, got {text!r}")
+    return specs
+
+
+def wants_env(factory: Callable[..., Any]) -> bool:
+    """Whether ``factory`` takes a parameter named ``env`` (planners need the env they play in)."""
+    try:
+        return "env" in inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def behind_interface(agent: str, interface: str, *, agent_kwargs: Mapping[str, Any] | None = None,
+                     interface_kwargs: Mapping[str, Any] | None = None, env: Any = None) -> AgtItfWrapper:
+    """An agent behind an interface, both given by name: a tournament entrant built from plain data.
+
+    Args:
+        agent: a registered agent name or ``"package.module:callable"``; it sees the model spaces.
+        interface: an interface by entry-point name (group ``arena.interfaces``) or ``"package.module:Class"``.
+        agent_kwargs: keyword arguments for the agent factory.
+        interface_kwargs: keyword arguments for the interface.
+        env: the env played in, passed on to an agent factory that takes ``env``.
+
+    Example (the connect four heuristic playing a mirrored board, columns mapped back)::
+
+        mirrored=arena.tournament.spec:behind_interface{"agent": "connect_four_heuristic",
+            "interface": "interfaces.board:RotateBoard", "interface_kwargs": {"quarter_turns": 0, "mirror": true}}
+    """
+    factory = resolve("agent", agent)
+    kwargs = dict(agent_kwargs or {})
+    if env is not None and "env" not in kwargs and wants_env(factory):
+        kwargs["env"] = env
+    inner = factory(**kwargs)
+    if ":" in interface:
+        interface_class = load_callable(interface)
+    else:
+        found = {ep.name: ep for ep in metadata.entry_points(group="arena.interfaces")}
+        if interface not in found:
+            raise UnknownNameError(
+                f"behind_interface: unknown interface {interface!r}; known: {', '.join(sorted(found)) or '(none)'}; "
+                "or give 'package.module:Class'"
+            )
+        interface_class = found[interface].load()
+    return AgtItfWrapper(inner, interface_class(**dict(interface_kwargs or {})))
+
+
+@lru_cache(maxsize=None)
+def _distribution_of(top_module: str) -> str | None:
+    names = metadata.packages_distributions().get(top_module) or []
+    for name in names:
+        try:
+            return f"{name} {metadata.version(name)}"
+        except metadata.PackageNotFoundError:
+            continue
+    return None
+
+
+def agent_version(agent: Agent) -> str:
+    """What identifies the code of ``agent``: its ``version`` attribute, or its class and package version.
+
+    Example:
+        >>> from arena import RandomAgent
+        >>> agent_version(RandomAgent()).startswith("RandomAgent (")
+        True
+    """
+    own = getattr(agent, "version", None)
+    if isinstance(own, str) and own:
+        return own
+    module = type(agent).__module__
+    top = module.split(".")[0]
+    package = _distribution_of(top)
+    if package is None:
+        package = f"{top} {getattr(__import__(top), '__version__', 'unversioned')}"
+    return f"{agent} ({package})"
+
+
+def _specs_from(agents: Mapping[str, Any] | Sequence[Any]) -> list[AgentSpec]:
+    """Entrants from a mapping ``{name: spec}`` or a sequence of specs; names must be unique."""
+    if isinstance(agents, Mapping):
+        specs = [AgentSpec.coerce(entry, str(name)) for name, entry in agents.items()]
+    elif isinstance(agents, Sequence) and not isinstance(agents, str):
+        specs = [AgentSpec.coerce(entry) for entry in agents]
+    elif isinstance(agents, str):
+        specs = parse_agents(agents)
+    else:
+        raise TypeError(f"tournament: agents must be a list or a dict of entrants, got {type(agents).__name__}")
+    seen: set[str] = set()
+    for spec in specs:
+        if spec.name in seen:
+            raise ValueError(
+                f"tournament: two entrants are named {spec.name!r}; name them apart, e.g. "
+                f"'{spec.name}_2={spec.describe()}'"
+            )
+        seen.add(spec.name)
+    return specs
