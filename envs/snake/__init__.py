@@ -1,0 +1,20 @@
+"""Multi-snake (marlenv's rules, fixed and fast): one game, one snake, or many games at once.
+
+* :class:`Snake` — the arena multi-agent env (``envs.make("snake", ...)``);
+* :class:`SingleSnake` — one snake as a ``gymnasium.Env``;
+* :class:`SnakeBatch` — many games stepped together in numpy arrays;
+* :class:`SnakeVectorEnv` — a batch as a ``gymnasium.vector.VectorEnv`` of snakes.
+
+Example:
+    >>> import envs
+    >>> env = envs.make("snake", height=12, width=12, num_snakes=3)
+    >>> obs, infos = env.reset(seed=0)
+    >>> len(obs)
+    3
+"""
+
+from envs.snake.batched import SnakeBatch, SnakeVectorEnv
+from envs.snake.core import ACTION_NAMES, CHANNELS, DEFAULT_REWARDS
+from envs.snake.env import SingleSnake, Snake
+
+__all__ = ["Snake", "SingleSnake", "SnakeBatch", "SnakeVectorEnv", "CHANNELS", "ACTION_NAMES", "DEFAULT_REWARDS"]
