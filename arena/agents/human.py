@@ -196,8 +196,9 @@ class HumanAgent(Agent):
         your observation:
           3
         legal actions: 0 (rock), 1 (paper), 2 (scissors)
-        you> unknown action 'lizard': type a number (0-2) or a name, e.g. 'rock'; q quits
-        you>
+        you> lizard
+        unknown action 'lizard': type a number (0-2) or a name, e.g. 'rock'; q quits
+        you> p
     """
 
     def __init__(self, *, renderer: Callable[[], str | None] | None = None,
@@ -312,8 +313,8 @@ class HumanAgent(Agent):
             except ValueError as err:
                 self._show(str(err))
                 continue
-            if self.hot_seat:
-                self._clear_screen()
+            if self.hot_seat and _isatty(self._out):  # the next person must not see this screen
+                print(_CLEAR_SCREEN, end="", file=self._out, flush=True)
             return action
 
     def done(self, reward: float, info: dict[str, Any]) -> None:
@@ -367,15 +368,10 @@ class HumanAgent(Agent):
         if hidden or not typed_at_terminal:
             self._show("" if hidden or not line else line.rstrip("\r\n"))
         if not line:
-            raise Forfeit(f"{self.label} forfeits: the input ended")
+            raise Forfeit(self.label, "the input ended")
         if line.strip().lower() in QUIT_WORDS:
-            raise Forfeit(f"{self.label} forfeits: typed {line.strip()!r}")
+            raise Forfeit(self.label, f"typed {line.strip()!r}")
         return line.rstrip("\r\n")
-
-    def _clear_screen(self) -> None:
-        if _isatty(self._out):
-            self._out.write(_CLEAR_SCREEN)
-            self._out.flush()
 
 
 def _isatty(stream: TextIO) -> bool:
