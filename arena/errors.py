@@ -95,11 +95,20 @@ class PluginError(ArenaError):
 
 
 class Forfeit(ArenaError):
-    """A player gave the game up (a person typed ``q`` or closed the input).
+    """A player gave the game up (a person typed ``q`` or closed the input) and loses it.
 
     Raised by :class:`arena.agents.HumanAgent` from ``act``; the play loop passes it on
     inside an :class:`AgentError`, and ``arena play`` records a loss by forfeit for that seat.
+
+    Attributes:
+        entrant: who forfeits (a seat id, or an entrant's name).
+        reason: why, in a few words.
     """
+
+    def __init__(self, entrant: str, reason: str) -> None:
+        self.entrant = entrant
+        self.reason = reason
+        super().__init__(f"{entrant} forfeits: {reason}")
 
 
 class MissingDependencyError(ArenaError, ImportError):
