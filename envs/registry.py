@@ -23,6 +23,7 @@ REGISTRY: dict[str, str] = {
     "kuhn_poker": "envs.kuhn_poker:KuhnPoker",
     "leduc_poker": "envs.leduc_poker:LeducPoker",
     "liars_dice": "envs.liars_dice:LiarsDice",
+    "snake": "envs.snake:Snake",
 }
 
 
