@@ -18,6 +18,7 @@ __all__ = ["main", "build_parser"]
 SUBCOMMANDS = [
     "arena.cli.play",
     "arena.cli.interfaces",
+    "arena.cli.train",
     "arena.cli.tournament",
     "arena.cli.listing",
 ]

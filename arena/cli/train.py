@@ -1,0 +1,173 @@
+"""``arena train ENV --algo maskable-ppo --timesteps N --out DIR``: train one seat with SB3.
+
+Writes into ``DIR``: ``model.zip`` (the SB3 model), ``evaluations.csv`` (one row per
+evaluation point), ``learning_curve.png`` (win rate against the reference agent over
+timesteps, promotions marked) and ``agent.json`` (how to load the model as an arena
+agent, e.g. in a tournament).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register", "run", "default_algo_options"]
+
+
+def _json_object(text: str | None, option: str) -> dict[str, Any]:
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{option} must be a JSON object, got {text!r} ({err})") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{option} must be a JSON object, got {text!r}")
+    return value
+
+
+def _names(text: str | None) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()] if text else []
+
+
+def default_algo_options(algo: str, timesteps: int, n_envs: int) -> dict[str, Any]:
+    """Rollout sizes that give a run of ``timesteps`` several updates (PPO and A2C).
+
+    SB3's PPO default (2048 steps per env per rollout) would spend a short run on one
+    rollout and learn nothing; ``--algo-options`` overrides these.
+    """
+    if algo in ("ppo", "maskable-ppo"):
+        n_steps = max(32, min(2048, timesteps // (8 * n_envs)))
+        return {"n_steps": n_steps, "batch_size": min(256, n_steps * n_envs)}
+    return {}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "train", help="train an agent for one seat with Stable-Baselines3 (optionally by self-play)",
+        description="Train a Stable-Baselines3 model on one seat of a multi-agent env, the other seats "
+                    "played by frozen opponents; save the model, evaluation CSV and learning curve.")
+    parser.add_argument("env", help="env name or 'package.module:factory'")
+    parser.add_argument("--algo", default="maskable-ppo", help="maskable-ppo (default), ppo, a2c or dqn")
+    parser.add_argument("--timesteps", type=int, default=100_000, help="learner steps to train (default 100000)")
+    parser.add_argument("--out", required=True, help="directory for model.zip, evaluations.csv, "
+                                                    "learning_curve.png and agent.json")
+    parser.add_argument("--opponent", default="random",
+                        help="the starting opponent: agent name or 'module:factory' (default random)")
+    parser.add_argument("--self-play", choices=("latest", "uniform"), default=None,
+                        help="keep a pool of snapshots of the learner as opponents, sampled latest-first or "
+                             "uniformly over history (default: no self-play, train against --opponent)")
+    parser.add_argument("--promote-at", type=float, default=0.6,
+                        help="self-play: snapshot the learner into the pool once its score (wins + draws/2) "
+                             "against the pool over the window reaches this (0 = at every evaluation)")
+    parser.add_argument("--window", type=int, default=None, help="self-play: games in the promotion window "
+                                                                  "(default: --eval-games)")
+    parser.add_argument("--pool-size", type=int, default=None, help="self-play: keep at most this many opponents")
+    parser.add_argument("--reference", default="random",
+                        help="comma-separated fixed agents to evaluate against; the first draws the "
+                             "learning curve (default random)")
+    parser.add_argument("--interface", default=None,
+                        help="the learner's interface stack as 'module:Callable' specs, innermost first, "
+                             "comma-separated (e.g. 'interfaces.board:EgoBoard')")
+    parser.add_argument("--seats", default=None, help="comma-separated seats the learner plays (default: all)")
+    parser.add_argument("--no-shuffle", action="store_true",
+                        help="take the seats in turn instead of drawing one at random every episode")
+    parser.add_argument("--eval-every", type=int, default=None, help="timesteps between evaluations "
+                                                                     "(default: timesteps / 20)")
+    parser.add_argument("--eval-games", type=int, default=50, help="games per evaluation (default 50)")
+    parser.add_argument("--n-envs", type=int, default=4, help="envs stepped together (default 4)")
+    parser.add_argument("--seed", type=int, default=0, help="seed for envs, model and evaluation (default 0)")
+    parser.add_argument("--env-options", default=None, help="JSON keyword options for the env")
+    parser.add_argument("--algo-options", default=None,
+                        help='JSON keyword options for the algorithm, e.g. \'{"learning_rate": 0.0003}\'')
+    parser.add_argument("--device", default="cpu", help="torch device (default cpu)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch CPU threads (default 1: small policy nets run fastest on one thread, "
+                             "and many threads on a busy machine are ten times slower)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from arena.errors import ArenaError
+    from arena.registry import make_agent, make_env
+    from arena.training import OpponentPool, SingleAgentEnv, algorithm_class, build_interface
+    from arena.training.report import plot_learning_curve
+
+    if args.timesteps < 1:
+        raise ValueError(f"--timesteps must be at least 1, got {args.timesteps}")
+    if args.n_envs < 1:
+        raise ValueError(f"--n-envs must be at least 1, got {args.n_envs}")
+    try:
+        algo_class = algorithm_class(args.algo)  # checks the name and that SB3 is installed
+    except ImportError as err:
+        raise ArenaError(str(err)) from err
+    import torch
+    from stable_baselines3.common.env_util import make_vec_env
+
+    from arena.training.callbacks import RichProgressCallback, SelfPlayCallback
+
+    if args.threads < 1:
+        raise ValueError(f"--threads must be at least 1, got {args.threads}")
+    torch.set_num_threads(args.threads)
+    env_options = _json_object(args.env_options, "--env-options")
+    algo_options = {**default_algo_options(args.algo, args.timesteps, args.n_envs),
+                    **_json_object(args.algo_options, "--algo-options")}
+    references = _names(args.reference)
+    if not references:
+        raise ValueError("--reference needs at least one agent name")
+    make_env(args.env, **env_options)  # fail early, with the registry's message, on a bad name
+    interface_spec = args.interface
+    build_interface(interface_spec)  # fail early on a bad spec
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    opponent = make_agent(args.opponent)
+    pool = (OpponentPool([opponent], strategy=args.self_play, max_size=args.pool_size)
+            if args.self_play else None)
+    masked = args.algo == "maskable-ppo"
+
+    def make_single() -> SingleAgentEnv:
+        return SingleAgentEnv(args.env, pool if pool is not None else make_agent(args.opponent),
+                              _names(args.seats) or None, shuffle_seats=not args.no_shuffle,
+                              interface=build_interface(interface_spec), env_kwargs=env_options,
+                              illegal_action="raise" if masked else "forfeit")
+
+    vec_env = make_vec_env(make_single, n_envs=args.n_envs, seed=args.seed)
+    model = algo_class("MlpPolicy", vec_env, seed=args.seed, device=args.device, verbose=0, **algo_options)
+    callbacks: list[Any] = []
+    progress = None
+    if not args.no_progress:
+        progress = RichProgressCallback(args.timesteps, description=f"train {args.env}")
+        callbacks.append(progress)
+
+    def show(record: dict[str, Any]) -> None:
+        if progress is not None:
+            pool_text = f"  pool {record['pool_size']}" if "pool_size" in record else ""
+            progress.set_status(f"vs {references[0]} {record[f'{references[0]}_win_rate']:.0%}{pool_text}")
+
+    self_play = SelfPlayCallback(
+        make_env(args.env, **env_options), pool, {name: make_agent(name) for name in references},
+        eval_every=args.eval_every or max(1, args.timesteps // 20), eval_games=args.eval_games,
+        promote_at=args.promote_at if pool is not None else None, window=args.window,
+        seed=args.seed, csv_path=out / "evaluations.csv", on_evaluation=show)
+    callbacks.append(self_play)
+    model.learn(args.timesteps, callback=callbacks)
+
+    model_path = out / "model.zip"
+    model.save(str(model_path))
+    plot_learning_curve(self_play.records, out / "learning_curve.png", references=references[:1],
+                        title=f"{args.algo} on {args.env}" + (f", self-play ({args.self_play})" if pool else ""))
+    spec = {"factory": "arena.training:load_sb3_agent",
+            "kwargs": {"path": str(model_path.resolve()), "algo": args.algo, "interface": interface_spec}}
+    (out / "agent.json").write_text(json.dumps(spec, indent=2) + "\n")
+    last = self_play.records[-1]
+    print(f"trained {args.algo} on {args.env} for {model.num_timesteps} timesteps in {last['wall_s']:.1f} s")
+    for name in references:
+        print(f"  vs {name}: win rate {last[f'{name}_win_rate']:.0%}, draws {last[f'{name}_draw_rate']:.0%}")
+    if pool is not None:
+        print(f"  self-play pool: {len(pool)} members, {len(self_play.promotions)} promotions")
+    print(f"saved {model_path}, {out / 'evaluations.csv'}, {out / 'learning_curve.png'}, {out / 'agent.json'}")
+    return 0

@@ -1,0 +1,38 @@
+"""Training with single-agent libraries: one seat as a Gymnasium env, policies as agents, self-play.
+
+* :class:`SingleAgentEnv` — the learner's seat of a multi-agent env as a
+  ``gymnasium.Env``, frozen opponents inside, action masks, seat shuffling, and no
+  other player's observation ever reaching the learner (needs only gymnasium);
+* :class:`OpponentPool` — frozen opponents and self-play snapshots to sample from;
+* :class:`SB3Agent`, :func:`load_sb3_agent` — a trained Stable-Baselines3 policy as an
+  arena agent (masks respected, behind its training interface);
+* :func:`match`, :class:`Score` — quick seeded evaluation games;
+* :mod:`arena.training.callbacks` — ``SelfPlayCallback`` (evaluate, promote, log) and
+  ``RichProgressCallback``; that module imports Stable-Baselines3 (the ``train`` extra).
+
+Example:
+    >>> from arena.training import SingleAgentEnv
+    >>> env = SingleAgentEnv("tic_tac_toe", "random", shuffle_seats=True)
+    >>> obs, info = env.reset(seed=1)
+    >>> obs.shape, info["seat"] in ("player_0", "player_1")
+    ((3, 3), True)
+"""
+
+from arena.training.evaluation import Score, match
+from arena.training.policy_agent import ALGORITHMS, SB3Agent, algorithm_class, build_interface, freeze, load_sb3_agent
+from arena.training.pool import STRATEGIES, OpponentPool
+from arena.training.single_agent import SingleAgentEnv
+
+__all__ = [
+    "ALGORITHMS",
+    "OpponentPool",
+    "SB3Agent",
+    "STRATEGIES",
+    "Score",
+    "SingleAgentEnv",
+    "algorithm_class",
+    "build_interface",
+    "freeze",
+    "load_sb3_agent",
+    "match",
+]

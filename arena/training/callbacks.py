@@ -1,0 +1,261 @@
+"""Stable-Baselines3 callbacks: self-play (evaluate, promote, log) and a rich progress bar.
+
+This module imports Stable-Baselines3 when it is imported (its classes derive from
+SB3's ``BaseCallback``); a missing install raises an ImportError naming the ``train``
+extra.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from arena.agents.base import Agent
+from arena.env import MultiAgentEnv
+from arena.interface import Interface
+from arena.registry import make_agent, make_env
+from arena.training.evaluation import match
+from arena.training.policy_agent import SB3Agent, freeze, require_sb3
+from arena.training.pool import OpponentPool
+from arena.training.report import write_csv
+from arena.wrappers import AgtItfWrapper
+
+require_sb3()
+from stable_baselines3.common.callbacks import BaseCallback  # noqa: E402
+
+__all__ = ["SelfPlayCallback", "RichProgressCallback"]
+
+_FROM_ENV = object()  # sentinel: read the learner's interface from the training env
+
+
+class SelfPlayCallback(BaseCallback):
+    """Evaluate the learner during training, promote it into the opponent pool, log both.
+
+    Every ``eval_every`` timesteps (and at the start and the end of training) the
+    learner plays ``eval_games`` seeded games with :func:`arena.play` against each fixed
+    reference agent (for the learning curve) and against opponents drawn from the
+    pool. Promotion is win-rate gated: once the learner's score (wins plus half the
+    draws, per game) against the pool over the last ``window`` games reaches
+    ``promote_at``, a frozen snapshot of it joins the pool, the window starts over, and
+    the training envs receive the pool again (through ``env_method("set_opponents")``,
+    so subprocess envs are refreshed too). ``promote_at=0`` promotes at every
+    evaluation (periodic snapshots); ``promote_at=None`` never promotes.
+
+    Each evaluation becomes a record (a dict) in :attr:`records`, is logged to the SB3
+    logger under ``arena/``, and is appended to ``csv_path`` when given.
+
+    Args:
+        env: the multi-agent env to evaluate on (a fresh one: name, factory or instance
+            not used by the training envs).
+        pool: the :class:`OpponentPool` the training envs sample from, or ``None`` for
+            evaluation only.
+        references: fixed agents for the learning curve: one agent or spec
+            (``"random"``), or a dict of name to agent/spec; the first is the main one.
+        eval_every: timesteps between evaluations.
+        eval_games: games per evaluation against each reference and against the pool.
+        promote_at: the score against the pool that promotes the learner.
+        window: the number of most recent games against the pool that the gate looks
+            at (default ``eval_games``); games from several evaluations add up until
+            a promotion empties it.
+        interface: the learner's interface (default: the training env's ``interface``
+            attribute); evaluation and snapshots play behind a copy of it.
+        snapshot_deterministic: whether snapshots play their most likely action
+            (default: they sample, which keeps the opponents varied).
+        seed: seeds the evaluation games (the same games at every evaluation).
+        csv_path: a CSV file rewritten with all records after each evaluation.
+        stop_when: called with each record; returning True stops training.
+        on_evaluation: called with each record (e.g. to update a progress display).
+
+    Example:
+        >>> import envs
+        >>> from sb3_contrib import MaskablePPO
+        >>> from arena import RandomAgent
+        >>> from arena.training import OpponentPool, SingleAgentEnv
+        >>> pool = OpponentPool([RandomAgent(seed=0)])
+        >>> model = MaskablePPO("MlpPolicy", SingleAgentEnv("tic_tac_toe", pool, shuffle_seats=True),
+        ...                     n_steps=64, batch_size=32, n_epochs=1, seed=0)
+        >>> callback = SelfPlayCallback("tic_tac_toe", pool, eval_every=64, eval_games=4, promote_at=0.0)
+        >>> _ = model.learn(128, callback=callback)
+        >>> len(pool) > 1
+        True
+    """
+
+    def __init__(
+        self,
+        env: MultiAgentEnv | str | Callable[..., MultiAgentEnv],
+        pool: OpponentPool | None = None,
+        references: Agent | str | Mapping[str, Agent | str] = "random",
+        *,
+        eval_every: int = 10_000,
+        eval_games: int = 50,
+        promote_at: float | None = 0.6,
+        window: int | None = None,
+        interface: Interface | None | object = _FROM_ENV,
+        snapshot_deterministic: bool = False,
+        seed: int = 0,
+        csv_path: str | Path | None = None,
+        stop_when: Callable[[dict[str, Any]], bool] | None = None,
+        on_evaluation: Callable[[dict[str, Any]], None] | None = None,
+        verbose: int = 0,
+    ) -> None:
+        super().__init__(verbose)
+        if eval_every < 1 or eval_games < 1:
+            raise ValueError(f"SelfPlayCallback: eval_every and eval_games must be at least 1, got "
+                             f"{eval_every!r} and {eval_games!r}")
+        if promote_at is not None and not 0.0 <= promote_at <= 1.0:
+            raise ValueError(f"SelfPlayCallback: promote_at must lie in [0, 1] or be None, got {promote_at!r}")
+        if pool is not None and not isinstance(pool, OpponentPool):
+            raise TypeError(f"SelfPlayCallback: pool must be an OpponentPool or None, got {type(pool).__name__}")
+        self.env = make_env(env)
+        self.pool = pool
+        if isinstance(references, Mapping):
+            named = dict(references)
+        else:
+            named = {str(references): references}
+        if not named:
+            raise ValueError("SelfPlayCallback: needs at least one reference agent")
+        self.references = {name: make_agent(agent) for name, agent in named.items()}
+        self.eval_every = int(eval_every)
+        self.eval_games = int(eval_games)
+        self.promote_at = promote_at
+        self.window: deque[float] = deque(maxlen=int(window or eval_games))
+        self._interface = interface
+        self.snapshot_deterministic = snapshot_deterministic
+        self.seed = seed
+        self.csv_path = None if csv_path is None else Path(csv_path)
+        self.stop_when = stop_when
+        self.on_evaluation = on_evaluation
+        self.records: list[dict[str, Any]] = []
+        self.promotions: list[int] = []
+        self._last_eval = -1
+        self._started = 0.0
+        self._stop = False
+
+    # ------------------------------------------------------------------ SB3 hooks
+    def _init_callback(self) -> None:
+        if self._interface is _FROM_ENV:
+            self._interface = self.training_env.get_attr("interface", indices=[0])[0]
+        if self._interface is not None and not isinstance(self._interface, Interface):
+            raise TypeError(f"SelfPlayCallback: interface must be an arena.Interface or None, got "
+                            f"{type(self._interface).__name__}")
+        self.learner = self._behind_interface(SB3Agent(self.model.policy, deterministic=True, name="learner"))
+
+    def _on_training_start(self) -> None:
+        self._started = time.perf_counter()
+        if self._last_eval < 0:
+            self.evaluate(promote=False)
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps - self._last_eval >= self.eval_every:
+            self.evaluate()
+        return not self._stop
+
+    def _on_training_end(self) -> None:
+        if self.num_timesteps > self._last_eval and not self._stop:
+            self.evaluate()
+
+    # -------------------------------------------------------------- the work
+    def _behind_interface(self, agent: Agent) -> Agent:
+        if self._interface is None:
+            return agent
+        return AgtItfWrapper(agent, copy.deepcopy(self._interface))
+
+    def evaluate(self, promote: bool = True) -> dict[str, Any]:
+        """Evaluate now, promote when the gate opens, record and log; returns the record."""
+        record: dict[str, Any] = {"timesteps": int(self.num_timesteps),
+                                  "wall_s": round(time.perf_counter() - self._started, 2)}
+        for name, reference in self.references.items():
+            score = match(self.env, self.learner, reference, self.eval_games, seed=self.seed)
+            record[f"{name}_win_rate"] = score.win_rate
+            record[f"{name}_draw_rate"] = score.draws / score.games
+            record[f"{name}_score"] = score.score
+        promoted = False
+        if self.pool is not None:
+            score = match(self.env, self.learner, self.pool, self.eval_games, seed=self.seed + 1 + len(self.records))
+            self.window.extend(score.outcomes)
+            gate = sum(self.window) / len(self.window)
+            record["pool_score"] = score.score
+            record["window_score"] = round(gate, 4)
+            if (promote and self.promote_at is not None and len(self.window) == self.window.maxlen
+                    and gate >= self.promote_at):
+                self.promote()
+                promoted = True
+            record["pool_size"] = len(self.pool)
+        record["promoted"] = int(promoted)
+        self.records.append(record)
+        self._last_eval = self.num_timesteps
+        for key, value in record.items():
+            if key != "timesteps":
+                self.logger.record(f"arena/{key}", value)
+        if self.csv_path is not None:
+            write_csv(self.records, self.csv_path)
+        if self.verbose:
+            print(" ".join(f"{key}={value}" for key, value in record.items()))
+        if self.on_evaluation is not None:
+            self.on_evaluation(record)
+        if self.stop_when is not None and self.stop_when(record):
+            self._stop = True
+        return record
+
+    def promote(self) -> Agent:
+        """Snapshot the learner into the pool and hand the pool to every training env."""
+        if self.pool is None:
+            raise ValueError("SelfPlayCallback: promote() needs a pool")
+        name = f"snapshot@{self.num_timesteps}"
+        snapshot = SB3Agent(freeze(self.model.policy), deterministic=self.snapshot_deterministic,
+                            seed=self.seed + len(self.pool), name=name)
+        agent = self._behind_interface(snapshot)
+        self.pool.add(agent, name=name)
+        self.window.clear()
+        self.promotions.append(int(self.num_timesteps))
+        self.training_env.env_method("set_opponents", self.pool)
+        return agent
+
+
+class RichProgressCallback(BaseCallback):
+    """A rich progress bar over timesteps, with a status line the caller can update.
+
+    Args:
+        total_timesteps: the length of the bar.
+        description: the text before the bar.
+        console: a ``rich.console.Console`` to draw on (default: stderr).
+
+    Raises:
+        ImportError: rich is missing (names the extra to install).
+    """
+
+    def __init__(self, total_timesteps: int, description: str = "training", console: Any = None) -> None:
+        super().__init__(0)
+        try:
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                                       TimeRemainingColumn)
+        except ImportError as err:
+            raise ImportError(f"RichProgressCallback needs rich ({err}); install the 'train' extra: "
+                              "pip install 'arena-marl[train]'") from err
+        self.total_timesteps = int(total_timesteps)
+        self.description = description
+        self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TextColumn("steps"), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                                 TextColumn("{task.fields[status]}"), console=console, transient=False)
+        self._task: Any = None
+
+    def set_status(self, text: str) -> None:
+        """Show ``text`` after the bar (e.g. the latest win rate)."""
+        if self._task is not None:
+            self.progress.update(self._task, status=text)
+
+    def _on_training_start(self) -> None:
+        self.progress.start()
+        self._task = self.progress.add_task(self.description, total=self.total_timesteps, status="")
+
+    def _on_step(self) -> bool:
+        self.progress.update(self._task, completed=min(self.num_timesteps, self.total_timesteps))
+        return True
+
+    def _on_training_end(self) -> None:
+        self.progress.update(self._task, completed=min(self.num_timesteps, self.total_timesteps))
+        self.progress.stop()

@@ -1,0 +1,245 @@
+"""Trained Stable-Baselines3 policies as arena agents (masks respected, interfaces optional)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from arena.agents.base import Agent
+from arena.errors import ArenaError, SpaceMismatchError, UnknownNameError
+from arena.interface import Interface
+from arena.registry import load_callable
+from arena.wrappers import AgtItfWrapper
+
+__all__ = ["SB3Agent", "load_sb3_agent", "algorithm_class", "build_interface", "freeze", "ALGORITHMS"]
+
+ALGORITHMS: dict[str, str] = {
+    "maskable-ppo": "sb3_contrib:MaskablePPO",
+    "ppo": "stable_baselines3:PPO",
+    "a2c": "stable_baselines3:A2C",
+    "dqn": "stable_baselines3:DQN",
+}
+
+_EXTRA_HINT = "install the 'train' extra: pip install torch==2.13.0 && pip install 'arena-marl[train]'"
+
+
+def require_sb3() -> None:
+    """Import Stable-Baselines3 (and sb3-contrib), or fail naming the setup.cfg extra."""
+    try:
+        import sb3_contrib  # noqa: F401
+        import stable_baselines3  # noqa: F401
+    except ImportError as err:
+        raise ImportError(f"arena.training needs stable-baselines3 and sb3-contrib ({err}); {_EXTRA_HINT}") from err
+
+
+def algorithm_class(algo: str) -> type:
+    """The SB3 algorithm class for ``algo`` (``"maskable-ppo"``, ``"ppo"``, ``"a2c"``, ``"dqn"``).
+
+    Raises:
+        UnknownNameError: ``algo`` is not one of :data:`ALGORITHMS`.
+        ImportError: Stable-Baselines3 is missing (names the extra to install).
+    """
+    if algo not in ALGORITHMS:
+        raise UnknownNameError(f"unknown algorithm {algo!r}; expected one of {', '.join(ALGORITHMS)}")
+    require_sb3()
+    return load_callable(ALGORITHMS[algo])
+
+
+def build_interface(spec: Interface | str | Sequence[str] | None) -> Interface | None:
+    """An interface stack from an instance, or from ``"module:callable"`` specs, innermost first.
+
+    ``"a:Inner,b:Outer"`` (or a list of the two) builds ``Outer(Inner())``. Strings make
+    it possible to name an interface on the command line or in a tournament factory.
+
+    Example:
+        >>> str(build_interface("arena.interface:Interface,arena.interface:Interface"))
+        'Interface(Interface())'
+    """
+    if spec is None or isinstance(spec, Interface):
+        return spec
+    parts = [part.strip() for part in spec.split(",")] if isinstance(spec, str) else list(spec)
+    stack: Interface | None = None
+    for part in parts:
+        if not isinstance(part, str) or ":" not in part:
+            raise ValueError(f"interface spec must be 'package.module:callable', got {part!r}")
+        factory = load_callable(part)
+        stack = factory() if stack is None else factory(stack)
+        if not isinstance(stack, Interface):
+            raise TypeError(f"interface spec {part!r} built {type(stack).__name__}, not an arena.Interface")
+    return stack
+
+
+def freeze(policy: Any) -> Any:
+    """A frozen copy of an SB3 policy (or of a model's policy): later training leaves it unchanged."""
+    policy = getattr(policy, "policy", policy)
+    # Rebuilt from its constructor arguments and weights (SB3's own save/load route):
+    # a deepcopy would also copy the last training batch's autograd graph, and fails.
+    frozen = type(policy)(**policy._get_constructor_parameters())
+    frozen.load_state_dict(policy.state_dict())
+    frozen.to(policy.device)
+    frozen.set_training_mode(False)
+    for parameter in frozen.parameters():
+        parameter.requires_grad_(False)
+    return frozen
+
+
+class SB3Agent(Agent):
+    """An arena agent that acts with a Stable-Baselines3 policy.
+
+    On a Discrete action space the agent reads the policy's action logits (or a DQN's
+    Q-values), removes the actions the mask forbids, and takes the best one
+    (``deterministic=True``) or samples from the rest with its own seeded generator.
+    This works for ``MaskablePPO`` and equally for a plain ``PPO`` policy trained
+    without masks, so neither ever plays an illegal move. Other action spaces use the
+    policy's ``predict``.
+
+    The agent acts in the policy's own spaces; to play on a raw env whose spaces differ,
+    put the training interface around it (:func:`load_sb3_agent` does).
+
+    Args:
+        policy: an SB3 policy, or a model whose ``policy`` is used (not copied: pass
+            :func:`freeze` of it for a snapshot that later training leaves alone).
+        deterministic: take the most likely legal action instead of sampling.
+        seed: seeds the sampling generator (``reset(seed=...)`` re-seeds it).
+        name: the name shown in tournaments and logs.
+
+    Example:
+        >>> from sb3_contrib import MaskablePPO
+        >>> import envs
+        >>> from arena import play, RandomAgent
+        >>> from arena.training import SingleAgentEnv, SB3Agent
+        >>> model = MaskablePPO("MlpPolicy", SingleAgentEnv(envs.make("tic_tac_toe")), n_steps=64, seed=0)
+        >>> episode = play(envs.make("tic_tac_toe"), [SB3Agent(model), RandomAgent(seed=0)], seed=0)
+        >>> episode.length >= 5
+        True
+    """
+
+    def __init__(self, policy: Any, *, deterministic: bool = True, seed: int | None = None,
+                 name: str | None = None) -> None:
+        require_sb3()
+        from stable_baselines3.common.policies import BasePolicy
+
+        policy = getattr(policy, "policy", policy)
+        if not isinstance(policy, BasePolicy):
+            raise TypeError(f"SB3Agent: expected a Stable-Baselines3 policy or model, got {type(policy).__name__}")
+        self.policy = policy
+        self.deterministic = bool(deterministic)
+        self.name = name or f"SB3Agent({type(policy).__name__})"
+        self._rng = np.random.default_rng(seed)
+        space = policy.action_space
+        self._discrete = isinstance(space, spaces.Discrete)
+        self._start = int(space.start) if self._discrete else 0
+        self._maskable = _is_maskable(policy)
+        self._actor = _actor_parts(policy) if self._discrete else None
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        """Check that the env's spaces are the policy's.
+
+        Raises:
+            SpaceMismatchError: naming the agent, what the policy was trained on and what came.
+        """
+        if observation_space != self.policy.observation_space or action_space != self.policy.action_space:
+            raise SpaceMismatchError(
+                f"{self}: the policy was trained on observations {self.policy.observation_space} and actions "
+                f"{self.policy.action_space}, got {observation_space} and {action_space}; put the training "
+                "interface around the agent (arena.AgtItfWrapper, or load_sb3_agent(..., interface=...))")
+        super().setup(observation_space, action_space)
+
+    def reset(self, *, seed: int | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+
+    def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
+        import torch as th
+
+        policy = self.policy
+        if not self._discrete:
+            kwargs = {"action_masks": action_mask} if self._maskable and action_mask is not None else {}
+            action, _ = policy.predict(observation, deterministic=self.deterministic, **kwargs)
+            return action
+        with th.no_grad():
+            obs_tensor, _ = policy.obs_to_tensor(observation)
+            scores = self._scores(obs_tensor)[0].double().cpu().numpy()
+        if action_mask is not None:
+            legal = np.asarray(action_mask, dtype=bool)
+            if not legal.any():
+                raise ValueError(f"{self}: the action mask allows no action")
+            scores = np.where(legal, scores, -np.inf)
+        if self.deterministic:
+            return self._start + int(np.argmax(scores))
+        probabilities = np.exp(scores - scores.max())
+        probabilities /= probabilities.sum()
+        return self._start + int(self._rng.choice(len(probabilities), p=probabilities))
+
+    def _scores(self, obs_tensor: Any) -> Any:
+        """Action logits (actor-critic policies) or Q-values (DQN) for a batch of one."""
+        policy = self.policy
+        q_net = getattr(policy, "q_net", None)
+        if q_net is not None:
+            return q_net(obs_tensor)
+        if self._actor is not None:
+            # The actor head alone: building a torch Distribution per move costs more than the net.
+            extract, extractor, mlp, head = self._actor
+            return head(mlp.forward_actor(extract(policy, obs_tensor, extractor)))
+        return policy.get_distribution(obs_tensor).distribution.logits
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _actor_parts(policy: Any) -> tuple[Any, ...] | None:
+    """``(extract_features, extractor, mlp_extractor, action_net)`` of an actor-critic policy.
+
+    For a Discrete action space the actor-critic policies of SB3 and sb3-contrib compute
+    their action logits as ``action_net(mlp_extractor.forward_actor(features))``.
+    """
+    from stable_baselines3.common.policies import ActorCriticPolicy, BaseModel
+
+    parts = [getattr(policy, name, None) for name in ("pi_features_extractor", "mlp_extractor", "action_net")]
+    if not isinstance(policy, ActorCriticPolicy) and not _is_maskable(policy) or any(p is None for p in parts):
+        return None
+    return (BaseModel.extract_features, *parts)
+
+
+def _is_maskable(policy: Any) -> bool:
+    try:
+        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    except ImportError:  # pragma: no cover - require_sb3 checked it
+        return False
+    return isinstance(policy, MaskableActorCriticPolicy)
+
+
+def load_sb3_agent(path: str | Path, algo: str = "maskable-ppo", interface: Interface | str | None = None,
+                   deterministic: bool = True, device: str = "cpu", seed: int | None = None,
+                   name: str | None = None) -> Agent:
+    """Load a saved SB3 model as an arena agent that plays on the raw env.
+
+    Usable as a factory spec, so a tournament worker can build it from text:
+    ``make_agent("arena.training:load_sb3_agent", path="out/model.zip")``.
+
+    Args:
+        path: the ``.zip`` written by ``model.save`` (or ``arena train``).
+        algo: the algorithm that saved it: ``"maskable-ppo"``, ``"ppo"``, ``"a2c"``, ``"dqn"``.
+        interface: the interface the model was trained behind (an instance, or
+            ``"module:callable"`` specs as :func:`build_interface` reads them); the agent
+            is then an :class:`~arena.AgtItfWrapper` around the policy.
+        deterministic: take the most likely legal action instead of sampling.
+        device: the torch device to load onto.
+        seed: seeds the agent's sampling.
+        name: the name shown in tournaments (default: ``"<algo>:<file name>"``).
+
+    Raises:
+        ArenaError: the file does not exist.
+        UnknownNameError: an unknown ``algo``.
+    """
+    path = Path(path)
+    if not path.exists() and not path.with_suffix(".zip").exists():
+        raise ArenaError(f"load_sb3_agent: no saved model at {str(path)!r}")
+    model = algorithm_class(algo).load(str(path), device=device)
+    agent = SB3Agent(model.policy, deterministic=deterministic, seed=seed, name=name or f"{algo}:{path.name}")
+    stack = build_interface(interface)
+    return agent if stack is None else AgtItfWrapper(agent, stack)

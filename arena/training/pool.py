@@ -1,0 +1,103 @@
+"""A pool of frozen opponents for self-play, with the rule that picks one per episode."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+from arena.agents.base import Agent
+
+__all__ = ["OpponentPool", "STRATEGIES"]
+
+STRATEGIES = ("latest", "uniform")
+
+
+class OpponentPool:
+    """Frozen opponents (the starting ones, then snapshots of the learner) to sample from.
+
+    :class:`~arena.training.SingleAgentEnv` accepts a pool wherever it accepts an
+    opponent and samples it at every reset; :class:`~arena.training.SelfPlayCallback`
+    adds snapshots of the learner to it.
+
+    Strategies:
+
+    * ``"latest"``: always the newest member (classic self-play against the current
+      champion);
+    * ``"uniform"``: uniformly over the whole history, as the Arena toolkit does, so the
+      learner keeps beating its older selves and does not chase its own tail.
+
+    Args:
+        agents: the starting members (at least one), oldest first.
+        strategy: ``"latest"`` or ``"uniform"``.
+        max_size: keep at most this many members; the oldest snapshot goes first, the
+            starting members are kept (``None``: keep everything).
+
+    Example:
+        >>> import numpy as np
+        >>> from arena import RandomAgent
+        >>> pool = OpponentPool([RandomAgent(seed=0)], strategy="latest")
+        >>> pool.add(RandomAgent(seed=1), name="snapshot-1")
+        >>> pool.names
+        ['RandomAgent', 'snapshot-1']
+        >>> pool.names[pool.index(pool.sample(np.random.default_rng(0)))]
+        'snapshot-1'
+    """
+
+    def __init__(self, agents: Agent | Sequence[Agent], strategy: str = "latest", max_size: int | None = None) -> None:
+        members = [agents] if isinstance(agents, Agent) else list(agents)
+        if not members:
+            raise ValueError("OpponentPool: needs at least one starting agent, got none")
+        for agent in members:
+            if not isinstance(agent, Agent):
+                raise TypeError(f"OpponentPool: members must be arena.Agent instances, got {type(agent).__name__}")
+        if strategy not in STRATEGIES:
+            raise ValueError(f"OpponentPool: strategy must be one of {list(STRATEGIES)}, got {strategy!r}")
+        if max_size is not None and (not isinstance(max_size, int) or max_size < len(members) + 1):
+            raise ValueError(f"OpponentPool: max_size must be an integer of at least {len(members) + 1} (the "
+                             f"{len(members)} starting members and one snapshot), got {max_size!r}")
+        self.strategy = strategy
+        self.max_size = max_size
+        self.fixed = len(members)
+        self.members: list[Agent] = members
+        self.names: list[str] = [str(agent) for agent in members]
+
+    def add(self, agent: Agent, name: str | None = None) -> None:
+        """Add a frozen agent (a snapshot of the learner) as the newest member."""
+        if not isinstance(agent, Agent):
+            raise TypeError(f"OpponentPool: members must be arena.Agent instances, got {type(agent).__name__}")
+        self.members.append(agent)
+        self.names.append(str(agent) if name is None else name)
+        if self.max_size is not None and len(self.members) > self.max_size:
+            del self.members[self.fixed]
+            del self.names[self.fixed]
+
+    def sample(self, rng: np.random.Generator) -> Agent:
+        """One member, chosen by the strategy with ``rng`` (the caller's seeded generator)."""
+        if self.strategy == "latest":
+            return self.members[-1]
+        return self.members[int(rng.integers(len(self.members)))]
+
+    def index(self, agent: Agent) -> int:
+        """The position of ``agent`` in the pool (by identity)."""
+        for i, member in enumerate(self.members):
+            if member is agent:
+                return i
+        raise ValueError(f"OpponentPool: {agent} is not a member")
+
+    @property
+    def latest(self) -> Agent:
+        """The newest member."""
+        return self.members[-1]
+
+    def __len__(self) -> int:
+        return len(self.members)
+
+    def __iter__(self) -> Iterator[Agent]:
+        return iter(self.members)
+
+    def __str__(self) -> str:
+        return f"OpponentPool({self.strategy}, {len(self.members)} members: {', '.join(self.names)})"
+
+    def __repr__(self) -> str:
+        return str(self)
