@@ -166,7 +166,8 @@ class LimitPoker(MultiAgentEnv):
         cards = []
         for name in names:
             if name not in self.ranks:
-                raise ValueError(f"{self}: unknown card {name!r} in options['cards']; expected one of {list(self.ranks)}")
+                raise ValueError(f"{self}: unknown card {name!r} in options['cards']; "
+                                 f"expected one of {list(self.ranks)}")
             cards.append(self.ranks.index(name))
             if cards.count(cards[-1]) > self.suits:
                 raise ValueError(f"{self}: options['cards'] {names!r} deals {name!r} more than the "

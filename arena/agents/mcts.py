@@ -140,18 +140,18 @@ class MCTSAgent(Agent):
         space = self.env.action_space(acting[0])
         legal = self._legal(space, action_mask)
         if len(legal) == 1:
-            return legal[0] + int(space.start)
+            return legal[0]
         root = _Node(acting[0], legal, -1, self._rng)
         for _ in range(self.simulations):
             self._simulate(root)
-        best = max(root.children, key=lambda child: child.visits)
-        return best.action + int(space.start)
+        return max(root.children, key=lambda child: child.visits).action
 
     @staticmethod
     def _legal(space: spaces.Discrete, mask: Any) -> list[int]:
-        if mask is None:
-            return list(range(space.n))
-        return np.flatnonzero(mask).tolist()
+        """The legal actions (``space.start`` included) that ``mask`` allows."""
+        start = int(space.start)
+        indices = range(space.n) if mask is None else np.flatnonzero(mask).tolist()
+        return [start + index for index in indices] if start else list(indices)
 
     def _simulate(self, root: _Node) -> None:
         env = self._copy()

@@ -75,8 +75,9 @@ def test_beats_random_at_connect_four():
 
 
 def test_refuses_other_games_spaces_and_keeps_the_agent_contract():
-    with pytest.raises(SpaceMismatchError, match=r"expected connect four's spaces, a \(6, 7\) Box observation "
-                                                 r"and Discrete\(7\) actions, got Box\(0, 2, \(3, 3\), int8\) and Discrete\(9\)"):
+    with pytest.raises(SpaceMismatchError, match=r"expected connect four's spaces, a \(6, 7\) Box observation and "
+                                                 r"Discrete\(7\) actions, got Box\(0, 2, \(3, 3\), int8\) and "
+                                                 r"Discrete\(9\)"):
         ConnectFourHeuristicAgent().setup(spaces.Box(0, 2, (3, 3), np.int8), spaces.Discrete(9))
     env = envs.make("connect_four")
     check_agent(ConnectFourHeuristicAgent(seed=1), env.observation_space("player_0"), env.action_space("player_0"))

@@ -73,7 +73,8 @@ def test_full_column_is_masked_and_illegal_with_a_clear_message():
     env = ConnectFour()
     observations, rewards, terms, truncs, infos = play_moves(env, [3, 3, 3, 3, 3, 3])
     assert infos["player_0"]["action_mask"].tolist() == [1, 1, 1, 0, 1, 1, 1]
-    with pytest.raises(IllegalActionError, match=r"action 3 for 'player_0' is illegal now; legal actions: \[0, 1, 2, 4, 5, 6\]"):
+    with pytest.raises(IllegalActionError,
+                       match=r"action 3 for 'player_0' is illegal now; legal actions: \[0, 1, 2, 4, 5, 6\]"):
         env.step({"player_0": 3})
     observations, *_ = env.step({"player_0": np.int64(4)})  # the rejected move changed nothing
     assert observations["player_1"][:, 3].tolist() == [2, 1, 2, 1, 2, 1]

@@ -26,7 +26,8 @@ def test_masks_allow_only_higher_bids_within_the_dice_in_play_and_challenge_afte
     observations, infos = env.reset(seed=0)
     mask = infos["player_0"]["action_mask"]
     assert mask[CHALLENGE] == 0 and mask[1:].all()
-    with pytest.raises(IllegalActionError, match=r"<LiarsDice>: action 0 for 'player_0' is illegal now; legal actions: \[1, 2, 3"):
+    with pytest.raises(IllegalActionError,
+                       match=r"<LiarsDice>: action 0 for 'player_0' is illegal now; legal actions: \[1, 2, 3"):
         env.step({"player_0": CHALLENGE})
     observations, rewards, terms, truncs, infos = env.step({"player_0": bid(2, 5)})
     mask = infos["player_1"]["action_mask"]

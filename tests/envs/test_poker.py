@@ -48,7 +48,8 @@ def test_kuhn_lower_card_loses_the_showdown_and_masks_follow_the_rules():
     assert infos["player_0"]["action_mask"].tolist() == [0, 1, 1]  # no fold before a bet
     observations, rewards, terms, truncs, infos = env.step({"player_0": R})
     assert infos["player_1"]["action_mask"].tolist() == [1, 1, 0]  # one bet is the cap
-    with pytest.raises(IllegalActionError, match=r"<KuhnPoker>: action 2 for 'player_1' is illegal now; legal actions: \[0, 1\]"):
+    with pytest.raises(IllegalActionError,
+                       match=r"<KuhnPoker>: action 2 for 'player_1' is illegal now; legal actions: \[0, 1\]"):
         env.step({"player_1": R})
     observations, rewards, *_ = env.step({"player_1": C})
     assert rewards == {"player_0": -2.0, "player_1": 2.0}
@@ -133,7 +134,8 @@ def test_render_hides_private_cards_until_showdown():
 
 
 def test_fixed_deals_are_checked_against_the_deck():
-    with pytest.raises(ValueError, match=r"<KuhnPoker>: options\['cards'\] \['K', 'K'\] deals 'K' more than the 1 time"):
+    with pytest.raises(ValueError,
+                       match=r"<KuhnPoker>: options\['cards'\] \['K', 'K'\] deals 'K' more than the 1 time"):
         KuhnPoker().reset(options={"cards": ["K", "K"]})
     with pytest.raises(ValueError, match=r"unknown card 'A' in options\['cards'\]; expected one of \['J', 'Q', 'K'\]"):
         LeducPoker().reset(options={"cards": ["A", "K", "Q"]})
