@@ -22,7 +22,8 @@ from typing import Any
 from arena.agents.human import HumanAgent, is_real_time
 from arena.errors import AgentError, ArenaError, Forfeit
 from arena.play import play
-from arena.registry import make_agent, make_env
+from arena.registry import make_env
+from arena.tournament.spec import AgentSpec
 
 __all__ = ["register", "run", "EXIT_FORFEIT"]
 
@@ -40,12 +41,31 @@ def _parse_options(text: str | None) -> dict:
 
 
 def _split(values: Sequence[str] | str | None) -> list[str]:
-    """Comma lists (from one or several occurrences of an option) as one list of words."""
+    """Comma lists (from one or several occurrences of an option) as one list of words.
+
+    Commas inside ``{...}`` (an agent's JSON keyword arguments) do not split.
+    """
     if values is None:
         return []
-    if isinstance(values, str):
-        values = [values]
-    return [word.strip() for value in values for word in value.split(",") if word.strip()]
+    words, depth, current = [], 0, ""
+    for char in ",".join([values] if isinstance(values, str) else values) + ",":
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            words.append(current.strip())
+            current = ""
+        else:
+            current += char
+    return [word for word in words if word]
+
+
+def _build_agent(text: str, seat: str, env: Any) -> Any:
+    """Build the agent ``text`` names for ``seat``, as the tournament runner does.
+
+    ``text`` is ``[NAME=]FACTORY[{JSON kwargs}]``; a factory that takes ``env`` (a
+    planner such as MCTS) receives the env of this game.
+    """
+    head = text.partition("{")[0]
+    return AgentSpec.parse(text if "=" in head else f"{seat}={text}").build(env)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -58,14 +78,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("env", help="env name (see `arena envs`) or 'package.module:factory'")
     parser.add_argument("--agents", default=None,
-                        help="comma-separated agent names or 'module:factory' specs, one per seat "
-                             f"('{HUMAN}' for a person; default: random for all)")
+                        help="comma-separated agents, one per seat: a name, 'module:factory', either with JSON "
+                             f"keyword arguments ('mcts{{\"simulations\": 50}}'), or '{HUMAN}' for a person "
+                             "(default: random for all)")
     parser.add_argument("--human", action="append", default=None, metavar="SEAT",
                         help="a seat played by a person at this terminal: an agent id (player_0) or a seat "
                              "number (0); repeat it or give a comma list for several people (hot seat)")
     parser.add_argument("--vs", default=None, metavar="AGENT",
-                        help="the agent for the other seats (name or 'module:factory', e.g. a trained model "
-                             "behind an interface), or a comma list with one per other seat (default: random)")
+                        help="the agent for the other seats (as in --agents: a name or 'module:factory', e.g. a "
+                             "trained model behind an interface), or a comma list with one per other seat "
+                             "(default: random)")
     parser.add_argument("--seed", type=int, default=None,
                         help="seed for the env and the agents (a game with people draws and prints one if unset)")
     parser.add_argument("--env-options", default=None, help='JSON keyword options for the env, e.g. \'{"rounds": 5}\'')
@@ -113,10 +135,10 @@ def _make_env(args: argparse.Namespace, options: dict[str, Any], humans: bool) -
         options.setdefault("render_mode", "ansi")
     env = make_env(args.env, **options)
     if humans and is_real_time(env):
-        name = getattr(env, "name", args.env)
+        name, watch = getattr(env, "name", args.env), ",".join(["random"] * len(env.possible_agents))
         env.close()
-        raise ArenaError(f"arena play: {name} is a real-time game and is not playable in the terminal (the game "
-                         f"does not wait for typed moves); watch agents play it: arena play {args.env} --agents ...")
+        raise ArenaError(f"{name} is a real-time game and is not playable in the terminal (it does not wait "
+                         f"for typed moves); watch agents play it instead: arena play {args.env} --agents {watch}")
     render_modes = (getattr(env, "metadata", None) or {}).get("render_modes", ())
     if humans and "render_mode" not in options and "ansi" in render_modes:
         env.close()  # build it again, rendering as text for the people at the terminal
@@ -134,8 +156,8 @@ def run(args: argparse.Namespace) -> int:
     humans = [seat for seat, spec in specs.items() if spec == HUMAN]
     # Several people on one terminal hide their choices from each other unless the game is fully visible.
     hot_seat = len(humans) > 1 and getattr(env.unwrapped, "perfect_information", None) is not True
-    agents = {seat: HumanAgent.at_seat(env, seat, hot_seat=hot_seat) if spec == HUMAN else make_agent(spec)
-              for seat, spec in specs.items()}
+    agents = {seat: HumanAgent.at_seat(env, seat, hot_seat=hot_seat) if spec == HUMAN
+              else _build_agent(spec, seat, env) for seat, spec in specs.items()}
     seed = args.seed
     if humans:
         if seed is None:

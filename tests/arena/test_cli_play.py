@@ -216,6 +216,22 @@ def test_machine_seat_first_and_a_model_behind_an_interface(monkeypatch, capsys)
     assert out.splitlines()[-1] == "result: player_0 wins after 5 steps (seed 5)"  # 0-1-2 beats the person
 
 
+def test_vs_takes_tournament_specs_planners_and_json_kwargs(monkeypatch, capsys) -> None:
+    # MCTS needs the env it plays in (it is given this game's env); the JSON holds a comma.
+    code, out, _ = play_in_process(monkeypatch, capsys, "tic_tac_toe", "--human", "1", "--vs",
+                                   'mcts{"simulations": 40, "seed": 1}', "--seed", "3", stdin="4\n")
+    assert code == EXIT_FORFEIT
+    assert "--- player_1, turn 1 ---\n" in out and "player_1 forfeits: the input ended" in out
+    assert 'player_0 (mcts{"simulations": 40, "seed": 1}): rank 1\n' in out
+    # A model behind an interface, built from plain data: the heuristic on a mirrored board.
+    mirrored = ('arena.tournament.spec:behind_interface{"agent": "connect_four_heuristic", "interface": '
+                '"interfaces.board:RotateBoard", "interface_kwargs": {"quarter_turns": 0, "mirror": true}}')
+    code, out, _ = play_in_process(monkeypatch, capsys, "connect_four", "--human", "player_0", "--vs", mirrored,
+                                   "--seed", "2", stdin="0\n1\n2\n3\n4\n5\n6\n" * 20)
+    assert code == 0
+    assert out.endswith("result: player_1 wins after 8 steps (seed 2)\n")
+
+
 def test_agents_list_may_name_people_and_a_game_without_a_seed_prints_one(monkeypatch, capsys) -> None:
     code, out, _ = play_in_process(monkeypatch, capsys, "tic_tac_toe", "--agents", "human,human",
                                    stdin="0\n3\n1\n4\n2\n")
@@ -316,7 +332,9 @@ REAL_TIME = [name for name in envs.names() if is_real_time(envs.make(name))] + [
 def test_real_time_games_are_refused_clearly(name: str, monkeypatch, capsys) -> None:
     code, out, err = play_in_process(monkeypatch, capsys, name, "--human", "0", stdin="0\n")
     assert code == 2 and out == ""
-    assert "is a real-time game and is not playable in the terminal" in err
+    assert err.startswith(f"arena play: error: {envs.make(name).name if ':' not in name else 'RealTimeEnv'} is a "
+                          "real-time game and is not playable in the terminal (it does not wait for typed moves); "
+                          f"watch agents play it instead: arena play {name} --agents random,")
 
 
 @pytest.mark.parametrize(("args", "message"), [
