@@ -91,10 +91,10 @@ class ArenaToRLlib(RLlibMultiAgentEnv):
 
     def step(self, action_dict: Mapping[AgentID, Any]):
         """Step the arena env; adds ``"__all__"`` and the final observation of truncated agents."""
-        live_before = set(self.env.agents)
+        live_before = list(self.env.agents)
         observations, rewards, terminations, truncations, infos = self.env.step(dict(action_dict))
         still_in = set(self.env.agents)
-        ended = live_before - still_in
+        ended = [a for a in live_before if a not in still_in]
         out_observations = self._observations(observations, infos)
         out_rewards = {a: float(r) for a, r in rewards.items() if a in live_before}
         out_terminateds = {a: bool(terminations.get(a, False)) or (a in ended and not truncations.get(a))

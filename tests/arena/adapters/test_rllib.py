@@ -1,0 +1,151 @@
+"""Arena envs as RLlib MultiAgentEnvs: RLlib's env checker, RLlib's episode bookkeeping, one PPO iteration."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+
+pytest.importorskip("ray.rllib")
+pytest.importorskip("torch")
+
+from ray.rllib.env.multi_agent_env import MultiAgentEnv as RLlibMultiAgentEnv  # noqa: E402
+from ray.rllib.env.multi_agent_episode import MultiAgentEpisode  # noqa: E402
+from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa: E402
+
+import envs  # noqa: E402
+from arena import RandomAgent  # noqa: E402
+from arena.adapters.gymnasium import from_gymnasium  # noqa: E402
+from arena.adapters.rllib import ArenaToRLlib, to_rllib  # noqa: E402
+from arena.errors import UnknownNameError  # noqa: E402
+from tests.arena.scripted_envs import DoubleMoveEnv, LeavingEnv  # noqa: E402
+
+
+@pytest.mark.parametrize("mask_in_observation", [False, True])
+@pytest.mark.parametrize("name", ["tic_tac_toe", "rock_paper_scissors", "liars_dice"])
+def test_rllib_env_checker_accepts_turn_based_and_simultaneous_envs(name: str, mask_in_observation: bool) -> None:
+    env = to_rllib(name, mask_in_observation=mask_in_observation)
+    assert isinstance(env, RLlibMultiAgentEnv)
+    check_multiagent_environments(env)
+
+
+def test_rllib_env_checker_accepts_an_episode_that_ends_at_the_first_step() -> None:
+    # RLlib's checker wants every key of the step's dicts in env.agents: finished agents stay listed.
+    env = to_rllib("rock_paper_scissors", rounds=1)
+    check_multiagent_environments(env)
+    assert env.agents == ["player_0", "player_1"] and env.env.agents == []
+
+
+def _play_into_rllib_episode(env: ArenaToRLlib, seed: int) -> tuple[MultiAgentEpisode, dict[str, float]]:
+    """Play random legal moves, recording every step into RLlib's own MultiAgentEpisode."""
+    agents = {agent: RandomAgent(seed=seed + i) for i, agent in enumerate(env.possible_agents)}
+    for agent, player in agents.items():
+        player.setup(env.env.observation_space(agent), env.env.action_space(agent))
+    episode = MultiAgentEpisode(observation_space=env.observation_spaces, action_space=env.action_spaces)
+    observations, infos = env.reset(seed=seed)
+    episode.add_env_reset(observations=observations, infos=infos)
+    totals: dict[str, float] = {}
+    while not episode.is_done:
+        for agent, observation in observations.items():
+            assert env.get_observation_space(agent).contains(observation)
+        actions = {a: agents[a].act(None, infos[a].get("action_mask")) for a in observations}
+        observations, rewards, terminateds, truncateds, infos = env.step(actions)
+        assert "__all__" in terminateds and "__all__" in truncateds
+        for agent, reward in rewards.items():
+            totals[agent] = totals.get(agent, 0.0) + reward
+        episode.add_env_step(observations=observations, actions=actions, rewards=rewards, infos=infos,
+                             terminateds=terminateds, truncateds=truncateds)
+    return episode, totals
+
+
+@pytest.mark.parametrize("case", ["tic_tac_toe", "double_move", "leaving", "truncated_cartpole", "liars_dice"])
+def test_rllib_episode_bookkeeping_accepts_every_step_and_keeps_returns(case: str) -> None:
+    env = {
+        "tic_tac_toe": lambda: to_rllib("tic_tac_toe"),
+        "double_move": lambda: to_rllib(DoubleMoveEnv()),  # an agent acting twice in a row, rewards to idle agents
+        "leaving": lambda: to_rllib(LeavingEnv()),  # an agent that leaves early
+        # truncation: RLlib raises unless the truncated agent gets a last observation
+        "truncated_cartpole": lambda: to_rllib(from_gymnasium(gymnasium.make("CartPole-v1", max_episode_steps=3))),
+        "liars_dice": lambda: to_rllib("liars_dice"),
+    }[case]()
+    for seed in range(3):
+        episode, totals = _play_into_rllib_episode(env, seed)
+        assert {a: e.get_return() for a, e in episode.agent_episodes.items()} == totals
+    if case == "truncated_cartpole":
+        assert episode.is_truncated and episode.agent_episodes["agent_0"].is_truncated
+
+
+def test_all_flags_and_final_observation_on_truncation() -> None:
+    env = to_rllib(from_gymnasium(gymnasium.make("CartPole-v1", max_episode_steps=2)))
+    first, _ = env.reset(seed=0)
+    env.step({"agent_0": 0})
+    observations, rewards, terminateds, truncateds, infos = env.step({"agent_0": 0})
+    assert truncateds == {"agent_0": True, "__all__": True}
+    assert terminateds == {"agent_0": False, "__all__": False}
+    assert set(observations) == {"agent_0"}  # the observation it last acted on
+    env = to_rllib("tic_tac_toe")
+    observations, _ = env.reset(seed=0)
+    for action in (0, 3, 1, 4, 2):  # player_0 completes the top row
+        (mover,) = observations
+        observations, rewards, terminateds, truncateds, infos = env.step({mover: action})
+    assert observations == {} and rewards == {"player_0": 1.0, "player_1": -1.0}
+    assert terminateds == {"player_0": True, "player_1": True, "__all__": True}
+
+
+def test_mask_in_observation_uses_rllibs_action_masking_layout() -> None:
+    env = to_rllib("tic_tac_toe", mask_in_observation=True)
+    space = env.get_observation_space("player_0")
+    assert isinstance(space, gymnasium.spaces.Dict) and set(space.spaces) == {"action_mask", "observations"}
+    env.reset(seed=0)
+    observations, *_ = env.step({"player_0": 4})
+    mask = observations["player_1"]["action_mask"]
+    assert mask.dtype == np.float32 and mask.tolist() == [1, 1, 1, 1, 0, 1, 1, 1, 1]
+    assert space.contains(observations["player_1"])
+
+
+def test_to_rllib_rejects_bad_arguments() -> None:
+    with pytest.raises(TypeError, match=r"options \['rounds'\] need a name or factory to build the env with"):
+        to_rllib(envs.make("rock_paper_scissors"), rounds=2)
+    with pytest.raises(UnknownNameError, match=r"unknown env 'no_such_env'"):
+        to_rllib("no_such_env")
+    with pytest.raises(TypeError, match=r"to_rllib: expected an arena.MultiAgentEnv \(or a name or factory of one\), got CartPoleEnv"):
+        to_rllib(lambda: gymnasium.make("CartPole-v1").unwrapped)
+
+
+@pytest.fixture()
+def local_ray():
+    import ray
+
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    yield
+    ray.shutdown()
+
+
+def test_ppo_trains_one_iteration_on_a_simultaneous_env_with_two_policies(local_ray) -> None:
+    """The smallest PPO run: no remote env runners, a 64-step batch, a 16-unit network, on the CPU."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.connectors.env_to_module import FlattenObservations
+    from ray.tune.registry import register_env
+
+    register_env("arena_rock_paper_scissors", lambda config: to_rllib("rock_paper_scissors", **config))
+    config = (
+        PPOConfig()
+        .environment("arena_rock_paper_scissors", env_config={"rounds": 4})
+        .env_runners(num_env_runners=0, rollout_fragment_length=64,
+                     env_to_module_connector=lambda env, spaces=None, device=None: FlattenObservations(multi_agent=True))
+        .multi_agent(policies={"first", "second"},
+                     policy_mapping_fn=lambda agent_id, episode, **kwargs: "first" if agent_id == "player_0" else "second")
+        .training(train_batch_size_per_learner=64, minibatch_size=32, num_epochs=1)
+        .rl_module(model_config={"fcnet_hiddens": [16]})
+        .debugging(seed=0)
+    )
+    algo = config.build_algo()
+    try:
+        result = algo.train()
+    finally:
+        algo.stop()
+    assert result["training_iteration"] == 1
+    assert {"first", "second"} <= set(result["learners"])
+    returns = result["env_runners"]["agent_episode_returns_mean"]
+    assert set(returns) == {"player_0", "player_1"}
+    assert returns["player_0"] == pytest.approx(-returns["player_1"])  # zero-sum, nothing lost on the way
