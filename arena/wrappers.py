@@ -118,6 +118,10 @@ class EnvItfWrapper(MultiAgentEnv):
                                     (self._mask, mask), (self._start, start)):
                 if function is not None:
                     table[agent] = function
+        everyone = set(self.possible_agents)
+        self._act_everyone = set(self._act) == everyone
+        self._reward_everyone = set(self._reward) == everyone
+        self._observe_everyone = set(self._observe) == everyone
         self._current: dict[AgentID, Any] = {}
         self.metadata = env.metadata
         self.render_mode = env.render_mode
@@ -153,15 +157,19 @@ class EnvItfWrapper(MultiAgentEnv):
         that an interface cannot translate raises :class:`InvalidActionError` naming
         the agent and its model action space.
         """
-        if not isinstance(actions, Mapping):
+        if type(actions) is not dict and not isinstance(actions, Mapping):
             return self.env.step(actions)  # the wrapped env reports the type error
-        raw = dict(actions)
         act = self._act
         try:
-            for agent, action in actions.items():
-                function = act.get(agent)
-                if function is not None:
-                    raw[agent] = function(action)
+            try:
+                if not self._act_everyone:
+                    raise KeyError
+                raw = {a: act[a](x) for a, x in actions.items()}
+            except KeyError:
+                if self._act_everyone and all(a in act for a in actions):
+                    raise  # the KeyError came from inside an interface
+                # unknown ids pass through untranslated: the wrapped env names them
+                raw = {a: (f(x) if (f := act.get(a)) is not None else x) for a, x in actions.items()} if act else actions
             observations, rewards, terminations, truncations, infos = self.env.step(raw)
         except InvalidActionError:
             self._raise_for_model_actions(actions)
@@ -171,10 +179,20 @@ class EnvItfWrapper(MultiAgentEnv):
         except Exception as err:
             self._raise_for_model_actions(actions)
             raise InvalidActionError(f"{self}: an interface failed to translate actions {dict(actions)!r}: {err!r}") from err
-        if self._reward:
-            rewards = {a: (self._reward[a](r) if a in self._reward else r) for a, r in rewards.items()}
-        infos = self._infos(infos)  # masks before observations, as in reset()
-        return self._observations(observations), rewards, terminations, truncations, infos
+        reward, observe = self._reward, self._observe
+        if reward:
+            if self._reward_everyone:
+                rewards = {a: reward[a](r) for a, r in rewards.items()}
+            else:
+                rewards = {a: (f(r) if (f := reward.get(a)) is not None else r) for a, r in rewards.items()}
+        if self._current:
+            observations = self._observations(observations)
+        elif observe:  # the common case, inlined: it runs every step
+            if self._observe_everyone:
+                observations = {a: observe[a](o) for a, o in observations.items()}
+            else:
+                observations = {a: (f(o) if (f := observe.get(a)) is not None else o) for a, o in observations.items()}
+        return observations, rewards, terminations, truncations, (self._infos(infos) if self._mask else infos)
 
     def _raise_for_model_actions(self, actions: Mapping[AgentID, Any]) -> None:
         for agent, action in actions.items():
@@ -183,24 +201,26 @@ class EnvItfWrapper(MultiAgentEnv):
                 raise InvalidActionError(f"{self}: action for {agent!r} must lie in {space}, got {action!r}")
 
     def _observations(self, observations: dict[AgentID, Any]) -> dict[AgentID, Any]:
-        if not self._observe and not self._current:
-            return observations
-        current, observe = self._current, self._observe
-        out = {}
-        for agent, obs in observations.items():
-            function = current.get(agent) or observe.get(agent)
-            out[agent] = obs if function is None else function(obs)
-        return out
+        observe, current = self._observe, self._current
+        if current:  # some agents have not seen their first observation since reset
+            return {a: (f(o) if (f := current.get(a) or observe.get(a)) is not None else o)
+                    for a, o in observations.items()}
+        if observe:
+            return {a: (f(o) if (f := observe.get(a)) is not None else o) for a, o in observations.items()}
+        return observations
 
     def _infos(self, infos: dict[AgentID, dict[str, Any]]) -> dict[AgentID, dict[str, Any]]:
-        if not self._mask:
+        mask = self._mask
+        if not mask:
             return infos
-        out = dict(infos)
-        for agent, function in self._mask.items():
-            info = infos.get(agent)
-            if info is not None and "action_mask" in info:
+        out = None
+        for agent, info in infos.items():
+            function = mask.get(agent)
+            if function is not None and "action_mask" in info:
+                if out is None:
+                    out = dict(infos)
                 out[agent] = {**info, "action_mask": function(info["action_mask"])}
-        return out
+        return infos if out is None else out
 
     def render(self) -> Any:
         return self.env.render()
