@@ -179,6 +179,8 @@ class EnvItfWrapper(MultiAgentEnv):
         except Exception as err:
             self._raise_for_model_actions(actions)
             raise InvalidActionError(f"{self}: an interface failed to translate actions {dict(actions)!r}: {err!r}") from err
+        if self._mask:  # masks before observations: an interface may put the mask in the observation
+            infos = self._infos(infos)
         reward, observe = self._reward, self._observe
         if reward:
             if self._reward_everyone:
@@ -192,7 +194,7 @@ class EnvItfWrapper(MultiAgentEnv):
                 observations = {a: observe[a](o) for a, o in observations.items()}
             else:
                 observations = {a: (f(o) if (f := observe.get(a)) is not None else o) for a, o in observations.items()}
-        return observations, rewards, terminations, truncations, (self._infos(infos) if self._mask else infos)
+        return observations, rewards, terminations, truncations, infos
 
     def _raise_for_model_actions(self, actions: Mapping[AgentID, Any]) -> None:
         for agent, action in actions.items():
