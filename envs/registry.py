@@ -24,6 +24,7 @@ REGISTRY: dict[str, str] = {
     "leduc_poker": "envs.leduc_poker:LeducPoker",
     "liars_dice": "envs.liars_dice:LiarsDice",
     "snake": "envs.snake:Snake",
+    "pong_2p": "envs.pong:Pong2p",
 }
 
 

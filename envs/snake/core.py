@@ -293,8 +293,8 @@ def place_fruits(codes: np.ndarray, keys: np.ndarray, counters: np.ndarray, coun
 
 
 # ------------------------------------------------------------------ rendering
-_PALETTE = np.array([(255, 0, 92), (104, 255, 0), (255, 191, 0), (0, 111, 255), (200, 0, 255),
-                     (0, 230, 230), (255, 128, 128), (160, 160, 60)], dtype=np.int64)
+_PALETTE = np.array([(104, 255, 0), (255, 191, 0), (0, 111, 255), (200, 0, 255), (0, 230, 230),
+                     (255, 0, 92), (255, 160, 200), (160, 160, 60)], dtype=np.int64)
 
 
 def _colors(num_snakes: int) -> np.ndarray:

@@ -1,0 +1,70 @@
+"""The built-in Pong player: follow the ball when it comes, go back to the centre when it leaves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from arena.agents.base import Agent
+from arena.errors import SpaceMismatchError
+
+__all__ = ["PongAIAgent"]
+
+_NOOP, _UP, _DOWN = 0, 2, 3
+
+
+class PongAIAgent(Agent):
+    """Pong-2p's built-in AI, working from the vector observation alone.
+
+    It reads ``pong_2p``'s mirrored 8-number observation (ball x, y, vx, vy, own paddle
+    y, vy, opponent paddle y, vy; it always plays from the left): while the ball comes
+    towards it (``vx < 0``) it steers its paddle's centre to the ball's height, and when
+    the ball moves away it returns to the centre of the field. It accelerates towards a
+    speed proportional to the distance left and brakes on arrival, so with the default
+    physics (paddle 4 px/step, steepest ball 3 px/step) it is a little faster than the
+    ball. It does not predict bounces, so a steep ball near a wall can beat it.
+
+    Args:
+        gain: desired paddle speed (as a fraction of full speed) per field fraction of
+            distance; higher reacts harder and overshoots more.
+        dead_zone: the distance (field fraction) within which it just brakes.
+
+    Raises:
+        SpaceMismatchError: in :meth:`setup`, for anything but the 8-number Box observation
+            and a 6-action Discrete action space.
+
+    Example:
+        >>> import numpy as np
+        >>> from gymnasium import spaces
+        >>> agent = PongAIAgent()
+        >>> agent.setup(spaces.Box(-1, 1, (8,), np.float32), spaces.Discrete(6))
+        >>> ball_above_coming = np.array([0.5, 0.2, -1, 0, 0.5, 0, 0.5, 0], dtype=np.float32)
+        >>> agent.act(ball_above_coming)  # 2 = up
+        2
+    """
+
+    def __init__(self, gain: float = 20.0, dead_zone: float = 0.01) -> None:
+        if not gain > 0 or not dead_zone >= 0:
+            raise ValueError(f"PongAIAgent: gain must be positive and dead_zone non-negative, got {gain!r}, {dead_zone!r}")
+        self.gain, self.dead_zone = float(gain), float(dead_zone)
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        if not (isinstance(observation_space, spaces.Box) and observation_space.shape == (8,)) \
+                or type(action_space) is not spaces.Discrete or action_space.n != 6:
+            raise SpaceMismatchError(
+                "PongAIAgent: needs pong_2p's vector observation Box(8,) and Discrete(6) actions "
+                f"(make the env with observation='vector'), got {observation_space} and {action_space}")
+        super().setup(observation_space, action_space)
+
+    def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> int:
+        ball_y, ball_vx, own_y, own_vy = (float(v) for v in np.asarray(observation)[[1, 2, 4, 5]])
+        target = ball_y if ball_vx < 0 else 0.5
+        distance = target - own_y
+        wanted = 0.0 if abs(distance) < self.dead_zone else min(max(distance * self.gain, -1.0), 1.0)
+        if wanted > own_vy + 1e-6:
+            return _DOWN
+        if wanted < own_vy - 1e-6:
+            return _UP
+        return _NOOP
