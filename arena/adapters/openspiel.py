@@ -26,7 +26,7 @@ from gymnasium import spaces
 
 from arena.adapters._common import require
 from arena.env import AgentID, MultiAgentEnv
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ResetNeeded
 
 pyspiel = require("pyspiel", "openspiel", __name__)
 
@@ -196,7 +196,11 @@ class OpenSpielEnv(MultiAgentEnv):
         return {agent: float(self._returns[p]) for p, agent in enumerate(self.possible_agents)}
 
     def action_names(self, agent: AgentID) -> list[str]:
-        """OpenSpiel's names of ``agent``'s actions in the current state."""
+        """OpenSpiel's names of ``agent``'s actions in the current state (``action_to_string``)."""
+        if self.state is None:
+            raise ResetNeeded(f"{self}: action names depend on the state; call reset() first")
+        if agent not in self.possible_agents:
+            raise self._unknown_agent(agent)
         player = self.possible_agents.index(agent)
         return [self.state.action_to_string(player, a) for a in range(self._num_actions)]
 

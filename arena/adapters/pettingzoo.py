@@ -36,7 +36,7 @@ from gymnasium import spaces
 
 from arena.adapters._common import as_space_dtype, blank_observation, int8_mask, require
 from arena.env import AgentID, MultiAgentEnv
-from arena.errors import InvalidActionError, NotParallelizableError, UnknownAgentError
+from arena.errors import InvalidActionError, NotParallelizableError, ResetNeeded, UnknownAgentError
 
 require("pettingzoo", "pettingzoo", __name__)
 
@@ -168,7 +168,8 @@ class ArenaToAEC(AECEnv):
             self._was_dead_step(action)
             return
         if agent not in self._to_act:
-            raise InvalidActionError(f"{self}: no agent is waiting to act; call reset() first")
+            raise ResetNeeded(f"{self}: step() called with no agent waiting to act; call reset() first "
+                              "(before the first step, or after every agent has finished)")
         if action is None:
             raise InvalidActionError(f"{self}: {agent!r} is alive, so its action must lie in "
                                      f"{self.action_spaces[agent]}, got None (None is only for finished agents)")

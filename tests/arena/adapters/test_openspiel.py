@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st  # noqa: E402
 
 from arena import EnvItfWrapper, IllegalActionError, RandomAgent, play  # noqa: E402
 from arena.adapters.openspiel import OpenSpielEnv, from_openspiel  # noqa: E402
-from arena.errors import ArenaError  # noqa: E402
+from arena.errors import ArenaError, ResetNeeded, UnknownAgentError  # noqa: E402
 from arena.testing import check_env  # noqa: E402
 from interfaces.observation import Flatten  # noqa: E402
 
@@ -135,3 +135,13 @@ def test_openspiel_env_takes_arena_interfaces() -> None:
     check_env(env, episodes=1)
     episode = play(env, [RandomAgent(), RandomAgent()], seed=5)
     assert episode.length >= 7
+
+
+def test_action_names_come_from_openspiel() -> None:
+    env = from_openspiel("matrix_rps")
+    with pytest.raises(ResetNeeded, match=r"action names depend on the state; call reset\(\) first"):
+        env.action_names("player_0")
+    env.reset(seed=0)
+    assert env.action_names("player_1") == ["Rock", "Paper", "Scissors"]
+    with pytest.raises(UnknownAgentError, match=r"unknown agent 'player_7'"):
+        env.action_names("player_7")

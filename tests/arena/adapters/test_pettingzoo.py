@@ -17,7 +17,7 @@ from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, see
 import envs  # noqa: E402
 from arena import Agent, EnvItfWrapper, IllegalActionError, InvalidActionError, RandomAgent, play  # noqa: E402
 from arena.adapters.pettingzoo import from_pettingzoo, to_aec, to_parallel  # noqa: E402
-from arena.errors import NotParallelizableError, UnknownAgentError  # noqa: E402
+from arena.errors import NotParallelizableError, ResetNeeded, UnknownAgentError  # noqa: E402
 from arena.testing import check_env  # noqa: E402
 from interfaces.observation import Flatten, OneHot  # noqa: E402
 from interfaces.reward import ScaleReward  # noqa: E402
@@ -246,3 +246,15 @@ def test_pettingzoo_games_take_arena_interfaces_and_play_full_games() -> None:
     check_env(rps, episodes=1)
     episode = play(rps, [RandomAgent(), RandomAgent()], seed=1)
     assert episode.length == 5 and episode.returns["player_0"] == -episode.returns["player_1"]
+
+
+def test_aec_step_without_a_running_episode_asks_for_reset() -> None:
+    aec = to_aec(envs.make("rock_paper_scissors", rounds=1))
+    with pytest.raises(ResetNeeded, match=r"step\(\) called with no agent waiting to act; call reset\(\) first"):
+        aec.step(0)
+    aec.reset(seed=0)
+    for agent in aec.agent_iter():
+        _, _, terminated, truncated, _ = aec.last()
+        aec.step(None if terminated or truncated else 0)
+    with pytest.raises(ResetNeeded, match=r"call reset\(\) first"):
+        aec.step(0)
