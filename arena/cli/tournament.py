@@ -137,10 +137,10 @@ def run(args: argparse.Namespace) -> int:
     if args.report:
         from arena.tournament.report import save_report
 
-        console.print(f"report: {save_report(result, args.report)}")
+        console.print(f"report: {save_report(result, args.report)}", soft_wrap=True)
     if args.export:
         result.export(args.export)
-        console.print(f"exported {len(result.games)} games to {args.export}")
+        console.print(f"exported {len(result.games)} games to {args.export}", soft_wrap=True)
     return 0
 
 
@@ -154,7 +154,8 @@ def run_demo_command(args: argparse.Namespace) -> int:
     result = _play(rich, console, args.no_progress, lambda bar: run_demo(
         args.out, games=args.games, workers=args.workers, seed=args.seed, progress=bar))
     print_result(result, console)
-    console.print(f"report: {args.out}/report.png; rerun `arena demo` to resume, or see `arena tournament --help`")
+    console.print(f"report: {args.out}/report.png; rerun `arena demo` to resume, or see `arena tournament --help`",
+                  soft_wrap=True)
     return 0
 
 
@@ -163,13 +164,13 @@ def print_result(result: TournamentResult, console: Any) -> None:
     import rich.table
 
     for name, reason in result.excluded.items():
-        console.print(f"[red]excluded[/red] {name}: {reason}")
+        console.print(f"[red]excluded[/red] {name}: {reason}", soft_wrap=True)
     reasons: dict[tuple[str, str], int] = {}
     for game in result.forfeits:
-        key = (game.forfeit or "?", (game.error or "").split(" (at ")[0])
+        key = (game.forfeit or "?", (game.error or "").split(" (at ")[0].split("; ")[0])  # one line per kind
         reasons[key] = reasons.get(key, 0) + 1
     for (name, reason), count in sorted(reasons.items()):
-        console.print(f"[yellow]forfeit[/yellow] {name} x{count}: {reason}")
+        console.print(f"[yellow]forfeit[/yellow] {name} x{count}: {reason}", soft_wrap=True)
     names = result.entrants
     ratings = rich.table.Table(title="ratings (openskill Plackett-Luce; sorted by mu - 3 sigma)")
     for column in ("#", "agent", "mu", "sigma", "95% interval", "score", "games", "forfeits"):
@@ -199,10 +200,11 @@ def print_result(result: TournamentResult, console: Any) -> None:
         pairs.add_row(a, *cells)
     console.print(pairs)
     errors = len(result.errors)
-    rate = result.played / result.seconds if result.seconds > 0 else 0.0
+    rate = result.games_per_second
     console.print(
         f"{len(result.games)} of {result.scheduled} games stored ({result.played} played now at {rate:,.1f} games/s, "
         f"{max(0, len(result.games) - result.played)} resumed)"
         + (f"; {errors} games failed in the env" if errors else "")
-        + ("" if result.db == ":memory:" else f"; results in {result.db}")
+        + ("" if result.db == ":memory:" else f"; results in {result.db}"),
+        soft_wrap=True,
     )

@@ -24,6 +24,7 @@ from arena.wrappers import AgtItfWrapper
 __all__ = ["AgentSpec", "EnvSpec", "parse_agents", "agent_version", "callable_spec", "behind_interface", "wants_env"]
 
 _NAME = re.compile(r"^[A-Za-z0-9_.\-+#@/ ]+$")
+_FACTORY = re.compile(r"^[\w.\-]+(:[\w.]+)?$")
 
 
 def callable_spec(factory: Callable[..., Any], what: str) -> str:
@@ -75,8 +76,13 @@ class AgentSpec:
                 f"AgentSpec: an entrant name must be letters, digits, spaces or _.-+#@/ "
                 f"(no '|', ',' or '='), got {self.name!r}"
             )
-        if not isinstance(self.factory, str) or not self.factory:
-            raise TypeError(f"AgentSpec {self.name!r}: factory must be a non-empty string, got {self.factory!r}")
+        if not isinstance(self.factory, str):
+            raise TypeError(f"AgentSpec {self.name!r}: factory must be a string, got {type(self.factory).__name__}")
+        if not _FACTORY.match(self.factory):
+            raise ValueError(
+                f"AgentSpec {self.name!r}: factory must be a registered agent name or 'package.module:callable' "
+                f"(keyword arguments go in {{JSON}} after it), got {self.factory!r}"
+            )
         object.__setattr__(self, "kwargs", _plain_json(self.kwargs, f"AgentSpec {self.name!r}"))
 
     @classmethod

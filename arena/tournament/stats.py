@@ -50,7 +50,8 @@ def wilson_interval(successes: float, n: int, z: float = Z_95) -> tuple[float, f
     z2 = z * z
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # Exact at the ends (the interval always holds p); rounding must not push them off.
+    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
 @dataclass

@@ -34,7 +34,8 @@ class TournamentResult:
         games: every scheduled game stored so far, in rating order.
         scheduled: how many games the schedule has.
         played: how many of them this run played (the rest were resumed from the file).
-        seconds: the wall-clock time this run spent playing.
+        seconds: the wall-clock time this run spent playing, backend start included.
+        startup: the part of ``seconds`` spent starting the backend (worker processes, Ray).
         db: the results file (``":memory:"`` when none was given).
         rules: what the results file checks on resume (env, seed, seatings, limits).
         specs: entrant name -> :class:`AgentSpec`, excluded ones included.
@@ -48,6 +49,7 @@ class TournamentResult:
     scheduled: int
     played: int
     seconds: float
+    startup: float
     db: str
     rules: dict[str, Any] = field(default_factory=dict)
     specs: dict[str, AgentSpec] = field(default_factory=dict)
@@ -78,6 +80,12 @@ class TournamentResult:
     @property
     def complete(self) -> bool:
         return len(self.games) == self.scheduled
+
+    @property
+    def games_per_second(self) -> float:
+        """Games played by this run per second of play (backend start excluded)."""
+        playing = self.seconds - self.startup
+        return self.played / playing if playing > 0 else 0.0
 
     def summary(self) -> dict[str, Any]:
         """Pairings, ratings and exclusions as plain data (the JSON export's summary)."""
@@ -217,10 +225,11 @@ def run_tournament(
         config = GameConfig(env_spec, tuple(s for s in specs if s.name in entrants), move_time_limit, max_steps)
 
         def started() -> None:
+            startup[0] = time.perf_counter() - start
             if progress is not None:
                 progress(counter[0], len(tasks))
 
-        start = time.perf_counter()
+        start, startup = time.perf_counter(), [0.0]
         if backend == "serial":
             run_serial(config, pending, commit, on_start=started)
         elif backend == "processes":
@@ -236,4 +245,4 @@ def run_tournament(
     finally:
         store.close()
     return TournamentResult(env_spec, entrants, excluded, lineups, stored, len(tasks), len(pending), seconds,
-                            store.path, rules, {spec.name: spec for spec in specs})
+                            startup[0], store.path, rules, {spec.name: spec for spec in specs})

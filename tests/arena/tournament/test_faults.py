@@ -1,0 +1,82 @@
+"""Forfeits: an agent that crashes, hangs, or plays an illegal or out-of-space move loses that game."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from arena.tournament import TournamentError, run_tournament
+from tests.arena.tournament.helpers import PREFIX
+
+
+def only_forfeits_of(result, name):
+    return all(game.forfeit == name for game in result.forfeits) and len(result.forfeits) > 0
+
+
+@pytest.mark.parametrize(("factory", "reason"), [
+    ("CrashingAgent", "act() raised RuntimeError: crashed on purpose (at "),
+    ("IllegalAgent", "illegal action 0; legal actions were ["),
+    ("OutOfSpaceAgent", "invalid action: action must lie in Discrete(9), got 42"),
+])
+def test_a_faulty_agent_forfeits_and_the_tournament_goes_on(factory, reason):
+    result = run_tournament("tic_tac_toe", ["random", f"bad={PREFIX}:{factory}"], games=6, seed=1)
+    assert result.complete and len(result.games) == 6
+    # the crashing agent always reaches its second move, the illegal one meets an occupied cell
+    # at its second move at the latest, the out-of-space one fails at once: every game is a forfeit
+    assert [game.forfeit for game in result.games] == ["bad"] * 6
+    for game in result.games:
+        assert reason in game.error
+        assert game.ranks == {"bad": 2, "random": 1}
+        assert game.outcome == "bad forfeits" and game.returns is None
+    stats = result.pairings["random", "bad"]
+    assert (stats.wins, stats.draws, stats.losses, stats.forfeits) == (6, 0, 0, 6)
+    assert result.ratings["random"].mu > result.ratings["bad"].mu
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_hung_agent_is_interrupted_at_the_move_time_limit(workers):
+    # A 60-second sleep and an endless Python loop: both must be cut at 0.2 s, in this process
+    # (serial) and in worker processes alike.
+    start = time.perf_counter()
+    result = run_tournament(
+        "tic_tac_toe", ["random", f'sleepy={PREFIX}:SleepyAgent{{"delay": 60}}', f"spinning={PREFIX}:SpinningAgent"],
+        games=2, seed=2, workers=workers, move_time_limit=0.2,
+    )
+    assert time.perf_counter() - start < 30  # far below one 60 s sleep: the moves were interrupted
+    assert result.complete
+    by_lineup = {game.lineup: game for game in result.games}
+    assert by_lineup["random|sleepy"].forfeit == "sleepy"
+    assert by_lineup["random|spinning"].forfeit == "spinning"
+    for game in result.forfeits:
+        assert "exceeded the move time limit of 0.2 s (interrupted)" in game.error
+    # sleepy against spinning: whoever moves first forfeits
+    first = [game for game in result.games if game.lineup == "sleepy|spinning"]
+    assert sorted(game.forfeit for game in first) == ["sleepy", "spinning"]
+
+
+def test_a_slow_agent_under_the_limit_plays_normally():
+    result = run_tournament("tic_tac_toe", ["random", f'slowish={PREFIX}:SleepyAgent{{"delay": 0.001}}'],
+                            games=2, seed=2, move_time_limit=5.0)
+    assert not result.forfeits and result.complete
+
+
+def test_an_agent_that_cannot_be_built_is_excluded_once_with_its_reason():
+    result = run_tournament("tic_tac_toe", ["random", "b=random", f"broken={PREFIX}:broken_agent"], games=2)
+    assert result.excluded == {"broken": "FileNotFoundError: no weights at /nowhere/model.zip"}
+    assert result.entrants == ["random", "b"] and result.complete and len(result.games) == 2
+
+
+def test_too_few_buildable_entrants_is_an_error_naming_the_reason():
+    with pytest.raises(TournamentError) as info:
+        run_tournament("tic_tac_toe", ["random", f"broken={PREFIX}:broken_agent"], games=2)
+    assert "needs at least 2 entrants, got 1" in str(info.value)
+    assert "broken: FileNotFoundError: no weights at /nowhere/model.zip" in str(info.value)
+    with pytest.raises(TournamentError, match="the gauntlet's challenger 'broken' could not be built: FileNotFoundError"):
+        run_tournament("tic_tac_toe", [f"broken={PREFIX}:broken_agent", "random", "b=random"], mode="gauntlet")
+
+
+def test_an_unknown_agent_name_is_excluded_with_the_known_names():
+    result = run_tournament("tic_tac_toe", ["random", "b=random", "nosuchagent"], games=2)
+    assert "unknown agent 'nosuchagent'; known agents:" in result.excluded["nosuchagent"]
+    assert "random" in result.excluded["nosuchagent"]
