@@ -49,11 +49,13 @@ class _PettingZooBase(MultiAgentEnv):
         self._acting: tuple[AgentID, ...] | None = None
         self._masks: dict[AgentID, np.ndarray] = {}
 
-    def _arena_view(self, agent: AgentID, observation: Any, info: Mapping[str, Any] | None) -> tuple[Any, dict[str, Any]]:
+    def _arena_view(self, agent: AgentID, observation: Any,
+                    info: Mapping[str, Any] | None) -> tuple[Any, dict[str, Any]]:
         """Split one PettingZoo observation/info into arena's observation and info (mask in info)."""
         out_info = dict(info or {})
         mask = None
-        if self.observation_spaces[agent] is not self._pz_observation_spaces[agent] and isinstance(observation, Mapping):
+        mask_inside = self.observation_spaces[agent] is not self._pz_observation_spaces[agent]
+        if mask_inside and isinstance(observation, Mapping):
             mask = observation.get("action_mask")
             rest = {key: value for key, value in observation.items() if key != "action_mask"}
             observation = rest["observation"] if set(rest) == {"observation"} else rest

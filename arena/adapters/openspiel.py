@@ -246,7 +246,8 @@ def from_openspiel(game_or_name: Any, *, observation: str | None = None, render_
         try:
             game = pyspiel.load_game(game_or_name, params) if params else pyspiel.load_game(game_or_name)
         except pyspiel.SpielError as err:
-            raise ArenaError(f"from_openspiel: cannot load game {game_or_name!r} with parameters {params}: {err}") from err
+            raise ArenaError(
+                f"from_openspiel: cannot load game {game_or_name!r} with parameters {params}: {err}") from err
     elif isinstance(game_or_name, pyspiel.Game):
         if params:
             raise ArenaError(f"from_openspiel: parameters {sorted(params)} given with an already loaded game "

@@ -79,7 +79,30 @@ class _ArenaSpaces:
         return {"observation": value, "action_mask": np.ones(n, np.int8) if mask is None else mask}
 
 
-class ArenaToAEC(AECEnv):
+class _SpaceLookup:
+    """``observation_space(agent)``/``action_space(agent)`` from the dicts, unknown ids refused."""
+
+    possible_agents: list[AgentID]
+    observation_spaces: dict[AgentID, spaces.Space]
+    action_spaces: dict[AgentID, spaces.Space]
+
+    def observation_space(self, agent: AgentID) -> spaces.Space:
+        """The observation space of ``agent`` (the same object on every call)."""
+        return self._lookup(self.observation_spaces, agent)
+
+    def action_space(self, agent: AgentID) -> spaces.Space:
+        """The action space of ``agent`` (the same object on every call)."""
+        return self._lookup(self.action_spaces, agent)
+
+    def _lookup(self, table: dict[AgentID, spaces.Space], agent: AgentID) -> spaces.Space:
+        try:
+            return table[agent]
+        except (KeyError, TypeError):
+            raise UnknownAgentError(
+                f"{self}: unknown agent {agent!r}; expected one of {self.possible_agents}") from None
+
+
+class ArenaToAEC(_SpaceLookup, AECEnv):
     """An arena env seen as a PettingZoo ``AECEnv`` (built by :func:`to_aec`).
 
     Observations: ``observe(agent)`` is the observation the arena env last gave
@@ -115,18 +138,6 @@ class ArenaToAEC(AECEnv):
         self._chosen: dict[AgentID, Any] = {}
         self._skip_agent_selection = None
         self._check_masks = getattr(env, "illegal_action", "raise") != "penalty"
-
-    def observation_space(self, agent: AgentID) -> spaces.Space:
-        try:
-            return self.observation_spaces[agent]
-        except (KeyError, TypeError):
-            raise UnknownAgentError(f"{self}: unknown agent {agent!r}; expected one of {self.possible_agents}") from None
-
-    def action_space(self, agent: AgentID) -> spaces.Space:
-        try:
-            return self.action_spaces[agent]
-        except (KeyError, TypeError):
-            raise UnknownAgentError(f"{self}: unknown agent {agent!r}; expected one of {self.possible_agents}") from None
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         observations, infos = self.env.reset(seed=seed, options=options)
@@ -208,7 +219,7 @@ class ArenaToAEC(AECEnv):
         return str(self.metadata["name"])
 
 
-class ArenaToParallel(ParallelEnv):
+class ArenaToParallel(_SpaceLookup, ParallelEnv):
     """An arena env where every live agent acts at every step, as a PettingZoo ``ParallelEnv``.
 
     Built by :func:`to_parallel`. After each step the observations, rewards, flags and
@@ -234,18 +245,6 @@ class ArenaToParallel(ParallelEnv):
         self.render_mode = env.render_mode
         self.agents: list[AgentID] = []
         self._last_observation: dict[AgentID, Any] = {}
-
-    def observation_space(self, agent: AgentID) -> spaces.Space:
-        try:
-            return self.observation_spaces[agent]
-        except (KeyError, TypeError):
-            raise UnknownAgentError(f"{self}: unknown agent {agent!r}; expected one of {self.possible_agents}") from None
-
-    def action_space(self, agent: AgentID) -> spaces.Space:
-        try:
-            return self.action_spaces[agent]
-        except (KeyError, TypeError):
-            raise UnknownAgentError(f"{self}: unknown agent {agent!r}; expected one of {self.possible_agents}") from None
 
     def _require_everyone(self, observations: Mapping[AgentID, Any], where: str) -> None:
         if set(observations) != set(self.env.agents):
