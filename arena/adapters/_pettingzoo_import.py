@@ -129,7 +129,7 @@ class AECToArena(_PettingZooBase):
         """Add the AEC env's latest per-step rewards and note newly finished agents."""
         env = self.env
         for agent, reward in env.rewards.items():
-            if reward and agent not in self._finished:
+            if reward and agent not in self._finished:  # arena gives agents that left no rewards
                 rewards[agent] = rewards.get(agent, 0.0) + float(reward)
         for agent in env.agents:
             if agent in self._finished:
