@@ -12,10 +12,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 
-from arena.tournament.game import GameConfig, GameResult, GameRunner
+from typing import Any
+
+from arena.tournament.game import GameConfig, GameRunner
 from arena.tournament.ratings import MissingExtraError
 from arena.tournament.runner import OnResults, chunked, default_chunk_size
 from arena.tournament.schedule import GameTask
+from arena.tournament.store import result_row
 
 __all__ = ["run_ray", "GameActor"]
 
@@ -36,8 +39,8 @@ class GameActor:
     def __init__(self, config: GameConfig) -> None:
         self.runner = GameRunner(config).start()
 
-    def play_many(self, tasks: list[GameTask]) -> list[GameResult]:
-        return self.runner.play_many(tasks)
+    def play_many(self, tasks: list[GameTask]) -> list[tuple[Any, ...]]:
+        return [result_row(self.runner.play(task)) for task in tasks]
 
     def timer_available(self) -> bool:
         return self.runner.timer.available

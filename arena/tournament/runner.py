@@ -1,12 +1,17 @@
 """Backends that play a list of games and hand back results as they finish.
 
 Every backend takes the same :class:`GameConfig` and :class:`GameTask` list and calls
-``on_results(batch)`` with finished games; the caller commits each batch at once. Since a
-game's result depends only on its task (seats, seed), all backends give the same results.
+``on_results(rows)`` with finished games as rows of the results table (made by
+:func:`~arena.tournament.store.result_row` where the game was played); the caller commits each
+batch in one transaction. Since a game's result depends only on its task (seats, seed), all
+backends give the same results.
 
-* ``serial``: in the calling process, one game per batch.
-* ``processes``: ``workers`` local processes; each receives chunks of tasks and sends every
-  game back the moment it ends (the parent commits whatever has arrived: a group commit).
+* ``serial``: in the calling process, one game per commit.
+* ``processes``: ``workers`` local processes; each receives chunks of tasks and sends its
+  finished games back at once when a game took longer than ``FLUSH_SECONDS``, and otherwise
+  at least every ``FLUSH_SECONDS`` (fast games travel and commit in small groups, so the parent
+  does not wake up for every one of thousands of games a second). The parent commits whatever
+  has arrived in one transaction (a group commit).
 * ``ray``: see :mod:`arena.tournament.ray_backend`.
 """
 
@@ -16,19 +21,26 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
 import traceback
 from collections.abc import Callable, Sequence
+from typing import Any
 from multiprocessing.connection import Connection, wait
 
 from arena.errors import ArenaError
-from arena.tournament.game import GameConfig, GameResult, GameRunner
+from arena.tournament.game import GameConfig, GameRunner
 from arena.tournament.schedule import GameTask
+from arena.tournament.store import result_row
 
-__all__ = ["BACKENDS", "TournamentError", "run_serial", "run_processes", "chunked"]
+__all__ = ["BACKENDS", "TournamentError", "run_serial", "run_processes", "chunked", "FLUSH_SECONDS"]
 
 BACKENDS = ("serial", "processes", "ray")
 
-OnResults = Callable[[list[GameResult]], None]
+# A worker holds finished fast games at most this long (plus one game) before sending them.
+FLUSH_SECONDS = 0.005
+
+Row = tuple[Any, ...]
+OnResults = Callable[[list[Row]], None]
 
 
 class TournamentError(ArenaError, RuntimeError):
@@ -58,7 +70,7 @@ def run_serial(config: GameConfig, tasks: Sequence[GameTask], on_results: OnResu
         on_start()
     try:
         for task in tasks:
-            on_results([runner.play(task)])
+            on_results([result_row(runner.play(task))])
     finally:
         runner.stop()
 
@@ -80,10 +92,17 @@ def _worker_main(config: GameConfig, conn: Connection) -> None:
             chunk = conn.recv()
             if chunk is None:
                 return
+            rows: list[Row] = []
+            flushed = time.perf_counter()
             for task in chunk:
-                conn.send(("game", runner.play(task)))
-                if os.getppid() != parent_pid:
-                    return
+                rows.append(result_row(runner.play(task)))
+                now = time.perf_counter()
+                if now - flushed >= FLUSH_SECONDS:
+                    conn.send(("games", rows))
+                    rows, flushed = [], now
+                    if os.getppid() != parent_pid:
+                        return
+            conn.send(("games", rows))
             conn.send(("chunk", None))
     except (EOFError, BrokenPipeError, ConnectionResetError):
         return
@@ -142,7 +161,7 @@ def run_processes(config: GameConfig, tasks: Sequence[GameTask], on_results: OnR
         sentinels = {process.sentinel: index for index, process in enumerate(processes)}
         watched = [*connections, *sentinels]
         while any(in_flight.values()):
-            batch: list[GameResult] = []
+            batch: list[Row] = []
             died = []
             for handle in wait(watched):
                 index = sentinels[handle] if handle in sentinels else connections.index(handle)
@@ -150,8 +169,8 @@ def run_processes(config: GameConfig, tasks: Sequence[GameTask], on_results: OnR
                 try:
                     while conn.poll():
                         kind, payload = conn.recv()
-                        if kind == "game":
-                            batch.append(payload)
+                        if kind == "games":
+                            batch.extend(payload)
                         elif kind == "chunk":
                             in_flight[index] -= 1
                             if chunks:

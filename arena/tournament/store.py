@@ -27,7 +27,7 @@ from arena.errors import ArenaError
 from arena.tournament.game import GameResult
 from arena.tournament.spec import AgentSpec
 
-__all__ = ["ResultStore", "TournamentMismatchError", "write_csv", "write_json", "game_dict"]
+__all__ = ["ResultStore", "TournamentMismatchError", "result_row", "write_csv", "write_json", "game_dict"]
 
 SCHEMA_VERSION = "1"
 
@@ -136,8 +136,10 @@ class ResultStore:
     # ------------------------------------------------------------------ games
     def add(self, results: Iterable[GameResult]) -> int:
         """Commit ``results`` in one transaction; returns how many were new (duplicates are ignored)."""
-        finished_at = time.strftime("%Y-%m-%dT%H:%M:%S")
-        rows = [_row(result, finished_at) for result in results]
+        return self.add_rows([result_row(result) for result in results])
+
+    def add_rows(self, rows: list[tuple[Any, ...]]) -> int:
+        """Commit rows made by :func:`result_row` (workers make them) in one transaction."""
         if not rows:
             return 0
         with self._transaction():
@@ -196,7 +198,10 @@ class _Transaction:
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")
 
 
-def _row(result: GameResult, finished_at: str) -> tuple[Any, ...]:
+def result_row(result: GameResult, finished_at: str | None = None) -> tuple[Any, ...]:
+    """A game as a row of the ``games`` table (JSON text for the dicts), stamped now by default."""
+    if finished_at is None:
+        finished_at = time.strftime("%Y-%m-%dT%H:%M:%S")
     return (result.lineup, result.index, result.seed, json.dumps(result.seats), json.dumps(result.ranks),
             None if result.returns is None else json.dumps(result.returns), result.length, result.outcome,
             result.forfeit, result.error, json.dumps(result.versions), int(result.truncated),
@@ -217,7 +222,7 @@ def write_csv(path: str | Path, games: Iterable[GameResult]) -> None:
         writer = csv.writer(handle)
         writer.writerow(_COLUMNS[:-1])
         for game in games:
-            writer.writerow(_row(game, "")[:-1])
+            writer.writerow(result_row(game, "")[:-1])
 
 
 def write_json(path: str | Path, document: Mapping[str, Any]) -> None:

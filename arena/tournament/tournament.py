@@ -217,8 +217,8 @@ def run_tournament(
         pending = [task for task in tasks if (task.lineup, task.index) not in done]
         counter = [len(tasks) - len(pending)]
 
-        def commit(batch: list[GameResult]) -> None:
-            counter[0] += store.add(batch)
+        def commit(rows: list[tuple[Any, ...]]) -> None:
+            counter[0] += store.add_rows(rows)
             if progress is not None:
                 progress(counter[0], len(tasks))
 
