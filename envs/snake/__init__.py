@@ -13,8 +13,10 @@ Example:
     3
 """
 
-from envs.snake.batched import SnakeBatch, SnakeVectorEnv
+from envs.snake.batched import SnakeBatch
 from envs.snake.core import ACTION_NAMES, CHANNELS, DEFAULT_REWARDS
-from envs.snake.env import SingleSnake, Snake
+from envs.snake.env import Snake
+from envs.snake.single import SingleSnake
+from envs.snake.vector import SnakeVectorEnv
 
 __all__ = ["Snake", "SingleSnake", "SnakeBatch", "SnakeVectorEnv", "CHANNELS", "ACTION_NAMES", "DEFAULT_REWARDS"]

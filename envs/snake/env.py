@@ -1,4 +1,4 @@
-"""Multi-snake on a grid (marlenv's rules, fixed and fast), and its single-agent view."""
+"""Multi-snake on a grid: marlenv's rules, fixed and fast."""
 
 from __future__ import annotations
 
@@ -6,15 +6,15 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 
 from arena.env import MultiAgentEnv
+from arena.errors import ResetNeeded
 from envs.snake import core
 from envs.snake.core import BODY, EMPTY, FRUIT, HEAD, TAIL, WALL
 
-__all__ = ["Snake", "SingleSnake"]
+__all__ = ["Snake"]
 
 
 def _positive_int(value: Any, name: str, where: str, minimum: int = 1) -> int:
@@ -395,7 +395,6 @@ class Snake(MultiAgentEnv):
         if index is None:
             raise self._unknown_agent(agent)
         if self._last_obs is None:
-            from arena.errors import ResetNeeded
             raise ResetNeeded(f"{self}: observe() called before reset()")
         return self._last_obs[index].copy()
 
@@ -434,50 +433,3 @@ class Snake(MultiAgentEnv):
     def fruit_cells(self) -> list[tuple[int, int]]:
         """The ``(row, col)`` map cells holding a fruit."""
         return [tuple(int(v) for v in rc) for rc in np.argwhere(self._map == FRUIT)]
-
-
-class SingleSnake(gymnasium.Env):
-    """One snake alone, as a ``gymnasium.Env`` (like marlenv's ``SingleAgent`` wrapper).
-
-    The spaces, rules and options are :class:`Snake`'s with ``num_snakes=1``. When the
-    snake dies the episode terminates with its final view; at ``max_steps`` it is
-    truncated.
-
-    Example:
-        >>> from gymnasium.utils.env_checker import check_env
-        >>> env = SingleSnake(height=8, width=8)
-        >>> check_env(env, skip_render_check=True)
-        >>> obs, info = env.reset(seed=0)
-        >>> obs.shape
-        (8, 8, 8)
-    """
-
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 10}
-
-    def __init__(self, render_mode: str | None = None, **options: Any) -> None:
-        if options.get("num_snakes", 1) != 1:
-            raise ValueError(f"SingleSnake: num_snakes must be 1, got {options['num_snakes']!r}")
-        options["num_snakes"] = 1
-        self.game = Snake(render_mode=render_mode, **options)
-        self.render_mode = render_mode
-        self.observation_space = self.game.observation_space("snake_0")
-        self.action_space = self.game.action_space("snake_0")
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        super().reset(seed=seed)
-        observations, _ = self.game.reset(seed=seed)
-        return observations["snake_0"], {}
-
-    def step(self, action: Any):
-        observations, rewards, terminations, truncations, _ = self.game.step({"snake_0": action})
-        observation = observations.get("snake_0")
-        if observation is None:
-            observation = self.game.observe("snake_0")
-        return observation, rewards["snake_0"], terminations["snake_0"], truncations["snake_0"], {}
-
-    def render(self) -> str | np.ndarray | None:
-        return self.game.render()
-
-    def action_names(self) -> list[str]:
-        """``["left", "straight", "right"]``."""
-        return list(core.ACTION_NAMES)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import doctest
+import importlib
+
 import numpy as np
 import pytest
 from gymnasium import spaces
@@ -231,3 +234,9 @@ def test_built_in_ai_follows_an_incoming_ball_and_recentres_otherwise() -> None:
     moving = at_centre.copy()
     moving[5] = 0.5  # already moving down at the centre: brake
     assert agent.act(moving) == UP
+
+
+@pytest.mark.parametrize("module", ["envs.pong", "arena.agents.pong"])
+def test_docstring_examples_run(module) -> None:
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0 and result.attempted > 0

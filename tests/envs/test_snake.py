@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import re
 
 import numpy as np
@@ -412,3 +414,10 @@ def test_single_snake_truncates_at_the_step_limit() -> None:
     env.game.place([[(6, 6), (7, 6)]])
     flags = [env.step(1)[2:4] for _ in range(3)]
     assert flags == [(False, False), (False, False), (False, True)]
+
+
+@pytest.mark.parametrize("module", ["envs.snake", "envs.snake.core", "envs.snake.env", "envs.snake.single",
+                                    "envs.snake.batched", "envs.snake.vector"])
+def test_docstring_examples_run(module) -> None:
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0 and (result.attempted > 0 or module == "envs.snake.core")
