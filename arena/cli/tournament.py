@@ -18,7 +18,7 @@ import json
 import time
 from typing import Any
 
-from arena.tournament.ratings import MissingExtraError
+from arena.errors import MissingDependencyError
 from arena.tournament.schedule import MODES
 from arena.tournament.spec import parse_agents
 from arena.tournament.tournament import TournamentResult, run_tournament
@@ -32,7 +32,7 @@ def _rich() -> Any:
         import rich.progress
         import rich.table
     except ImportError as err:
-        raise MissingExtraError(f"arena tournament needs rich ({err}); install the extra: pip install 'arena-marl[tournament]'") from None
+        raise MissingDependencyError(f"arena tournament needs rich ({err}); install the extra: pip install 'arena-marl[tournament]'") from None
     return rich
 
 

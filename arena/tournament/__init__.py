@@ -16,8 +16,7 @@ Modules: :mod:`~arena.tournament.schedule` (lineups, seatings, seeds),
 """
 
 from arena.tournament.game import GameConfig, GameResult, GameRunner
-from arena.tournament.guard import Forfeit
-from arena.tournament.ratings import MissingExtraError, Rating, rate_games
+from arena.tournament.ratings import Rating, rate_games
 from arena.tournament.runner import TournamentError
 from arena.tournament.schedule import GameTask, Lineup, make_schedule, seatings_for
 from arena.tournament.spec import AgentSpec, EnvSpec, parse_agents
@@ -28,13 +27,11 @@ from arena.tournament.tournament import TournamentResult, run_tournament
 __all__ = [
     "AgentSpec",
     "EnvSpec",
-    "Forfeit",
     "GameConfig",
     "GameResult",
     "GameRunner",
     "GameTask",
     "Lineup",
-    "MissingExtraError",
     "PairingStats",
     "Rating",
     "ResultStore",

@@ -12,9 +12,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.errors import AgentError
+from arena.errors import AgentError, Forfeit
 from arena.play import play
-from arena.tournament.guard import Forfeit, GuardedAgent, MoveTimer
+from arena.tournament.guard import GuardedAgent, MoveTimer
 from arena.tournament.schedule import GameTask
 from arena.tournament.spec import AgentSpec, EnvSpec, agent_version
 

@@ -2,8 +2,8 @@
 
 :class:`GuardedAgent` wraps an entrant's agent for one game. It checks every action against
 the seat's action space and mask *before* the env sees it (so a bad action is attributed to
-the agent, not reported as an env error), turns any exception the agent raises into a
-:class:`Forfeit`, and enforces a per-move time limit.
+the agent, not reported as an env error), turns any exception the agent raises into an
+:class:`arena.errors.Forfeit` (entrant name, reason), and enforces a per-move time limit.
 
 The time limit really interrupts a hung move: in the main thread of the process that runs the
 game, ``signal.setitimer(ITIMER_REAL)`` fires ``SIGALRM`` after the limit and the handler raises
@@ -25,23 +25,9 @@ from gymnasium import spaces
 
 from arena.agents.base import Agent
 from arena.env import discrete_index
-from arena.errors import ArenaError, InvalidActionError
+from arena.errors import Forfeit, InvalidActionError
 
-__all__ = ["Forfeit", "MoveTimeout", "GuardedAgent", "MoveTimer"]
-
-
-class Forfeit(ArenaError):
-    """An entrant broke a rule of the game (raised, bad action, too slow) and loses the game.
-
-    Attributes:
-        entrant: the name of the entrant that forfeits.
-        reason: why, as stored with the game.
-    """
-
-    def __init__(self, entrant: str, reason: str) -> None:
-        self.entrant = entrant
-        self.reason = reason
-        super().__init__(f"{entrant} forfeits: {reason}")
+__all__ = ["MoveTimeout", "GuardedAgent", "MoveTimer"]
 
 
 class MoveTimeout(BaseException):
@@ -152,6 +138,8 @@ class GuardedAgent(Agent):
                     self.timer.disarm()
         except MoveTimeout:
             raise Forfeit(self.entrant, f"exceeded the move time limit of {limit:g} s (interrupted)") from None
+        except Forfeit as err:  # the agent gave up itself (a person typed q)
+            raise Forfeit(self.entrant, err.reason) from err
         except Exception as err:
             raise Forfeit(self.entrant, f"act() raised {_describe(err)}") from err
         if limit is not None:

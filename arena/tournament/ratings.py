@@ -16,22 +16,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from arena.errors import ArenaError
+from arena.errors import MissingDependencyError
 from arena.tournament.game import GameResult
 from arena.tournament.stats import Z_95
 
-__all__ = ["Rating", "rate_games", "MissingExtraError"]
-
-
-class MissingExtraError(ArenaError, ImportError):
-    """An optional dependency is missing; the message names the setup.cfg extra to install."""
+__all__ = ["Rating", "rate_games"]
 
 
 def _plackett_luce():
     try:
         from openskill.models import PlackettLuce
     except ImportError as err:
-        raise MissingExtraError(
+        raise MissingDependencyError(
             f"tournament ratings need openskill ({err}); install the extra: pip install 'arena-marl[tournament]'"
         ) from None
     return PlackettLuce(tau=0.0)

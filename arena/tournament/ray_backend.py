@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.tournament.game import GameConfig, GameRunner
-from arena.tournament.ratings import MissingExtraError
+from arena.errors import MissingDependencyError
 from arena.tournament.runner import OnResults, chunked, default_chunk_size
 from arena.tournament.schedule import GameTask
 from arena.tournament.store import result_row
@@ -27,7 +27,7 @@ def _import_ray():
     try:
         import ray
     except ImportError as err:
-        raise MissingExtraError(
+        raise MissingDependencyError(
             f"the Ray backend needs ray ({err}); install the extra: pip install 'arena-marl[ray]'"
         ) from None
     return ray
@@ -58,7 +58,7 @@ def run_ray(config: GameConfig, tasks: Sequence[GameTask], on_results: OnResults
         chunk_size: games per Ray call (default: about 4 chunks per actor, at most 2048).
 
     Raises:
-        MissingExtraError: ray is not installed.
+        MissingDependencyError: ray is not installed.
     """
     if not tasks:
         if on_start is not None:

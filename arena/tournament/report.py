@@ -6,7 +6,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from arena.tournament.ratings import MissingExtraError
+from arena.errors import MissingDependencyError
 from arena.tournament.tournament import TournamentResult
 
 __all__ = ["save_report", "score_matrix"]
@@ -35,7 +35,7 @@ def _figure_class() -> Any:
     try:
         from matplotlib.figure import Figure
     except ImportError as err:
-        raise MissingExtraError(
+        raise MissingDependencyError(
             f"the tournament report needs matplotlib ({err}); install the extra: pip install 'arena-marl[tournament]'"
         ) from None
     return Figure
@@ -49,7 +49,7 @@ def save_report(result: TournamentResult, path: str | Path, title: str | None = 
     in each cell. Right: each entrant's rating ``mu`` with a bar of ``+-1.96 sigma``, best on top.
 
     Raises:
-        MissingExtraError: matplotlib is not installed.
+        MissingDependencyError: matplotlib is not installed.
     """
     figure_class = _figure_class()
     names = result.entrants

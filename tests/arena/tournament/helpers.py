@@ -9,6 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena import Agent, MultiAgentEnv, RandomAgent
+from arena.errors import Forfeit
 
 PREFIX = "tests.arena.tournament.helpers"
 
@@ -102,3 +103,10 @@ class HighestNumber(MultiAgentEnv):
         done = {a: True for a in self.agents}
         self.agents = []
         return {}, rewards, done, {a: False for a in done}, {a: {} for a in done}
+
+
+class QuittingAgent(Agent):
+    """Gives the game up on its first move, as a person typing ``q`` does."""
+
+    def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
+        raise Forfeit("player_0", "typed q")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 import time
 
 import pytest
 
+from arena.errors import MissingDependencyError
 from arena.tournament import TournamentError, run_tournament
 from tests.arena.tournament.helpers import PREFIX
 
@@ -80,3 +82,19 @@ def test_an_unknown_agent_name_is_excluded_with_the_known_names():
     result = run_tournament("tic_tac_toe", ["random", "b=random", "nosuchagent"], games=2)
     assert "unknown agent 'nosuchagent'; known agents:" in result.excluded["nosuchagent"]
     assert "random" in result.excluded["nosuchagent"]
+
+
+def test_an_agent_that_gives_up_forfeits_under_its_entrant_name():
+    result = run_tournament("tic_tac_toe", ["random", f"quitter={PREFIX}:QuittingAgent"], games=2)
+    assert [(game.forfeit, game.error) for game in result.games] == [("quitter", "typed q")] * 2
+
+
+def test_missing_optional_libraries_name_their_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "openskill", None)
+    monkeypatch.setitem(sys.modules, "openskill.models", None)
+    result = run_tournament("tic_tac_toe", ["random", "b=random"], games=2)
+    with pytest.raises(MissingDependencyError, match=r"install the extra: pip install 'arena-marl\[tournament\]'"):
+        result.ratings
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(MissingDependencyError, match=r"the Ray backend needs ray .*pip install 'arena-marl\[ray\]'"):
+        run_tournament("tic_tac_toe", ["random", "b=random"], games=2, backend="ray")
