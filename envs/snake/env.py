@@ -154,7 +154,8 @@ class Snake(MultiAgentEnv):
             side = 2 * vision_range + 1
             self._windows = np.lib.stride_tricks.sliding_window_view(self._grid, (side, side))
         self._lut = core.observation_luts(self.num_snakes, self.on_value)
-        self._observers = np.arange(self.num_snakes)[:, None, None]
+        self._flat_lut = self._lut.reshape(-1)
+        self._lut_rows = (np.arange(self.num_snakes) * self._lut.shape[1])[:, None, None]  # each observer's row
         self._codes = [(core.snake_code(i, HEAD), core.snake_code(i, BODY), core.snake_code(i, TAIL))
                        for i in range(self.num_snakes)]
 
@@ -365,11 +366,11 @@ class Snake(MultiAgentEnv):
     def _frame(self) -> np.ndarray:
         """This instant's 8 channels per observer, packed as uint64: ``(N, h, w)``."""
         if self.vision_range is None:
-            return self._lut[self._observers, self._map]
+            return self._flat_lut.take(self._map + self._lut_rows)
         wp, reach = self._wp, self.vision_range
         heads = np.array(self._view_heads)
         windows = self._windows[heads // wp - reach, heads % wp - reach]
-        return self._lut[self._observers, windows]
+        return self._flat_lut.take(windows + self._lut_rows)
 
     def _stack(self) -> np.ndarray:
         if self.frame_stack == 1:

@@ -30,6 +30,15 @@ class SnakeVectorEnv(gymnasium.vector.VectorEnv):
     game resets. ``infos["live"]`` marks the seats whose snake is in play, so a trainer
     can drop the pause from its loss.
 
+    **In a trainer.** Any loop written for Gymnasium's vector API with same-step
+    autoreset takes it as it is: a CleanRL-style PPO collects ``obs, rewards, terms,
+    truncs`` of shape ``(num_envs, ...)`` each step, bootstraps truncated seats from
+    ``infos["final_obs"]``, and (optionally) weights each sample by ``infos["live"]``
+    from the step before. The observations are images (NHWC); pass ``on_value=255`` for
+    libraries that only treat ``uint8`` 0-255 boxes as images. To train against fixed
+    opponents instead of self-play, step :class:`SnakeBatch` directly and fill the
+    opponents' columns of the ``(num_games, num_snakes)`` action array yourself.
+
     Args:
         num_games: the number of games (``num_envs = num_games * num_snakes``).
         copy: return fresh observation arrays (default), or the batch's buffer.
