@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.errors import MaskTranslationError, SpaceMismatchError
+from arena.errors import InvalidActionError, MaskTranslationError, SpaceMismatchError
 from arena.interface import Interface
 from interfaces._spaces import mask_segments
 
@@ -237,10 +237,12 @@ class DiscreteToMultiDiscrete(Interface):
 class RepeatAction(Interface):
     """Let the model decide every ``repeat``-th turn and repeat its action in between (Arena's ``step_mul``).
 
-    On a repeating turn the model's action is ignored and the last decision is sent again
-    — unless the turn's action mask forbids it, in which case the model's new action is
-    taken and counts as a fresh decision. Masks pass through unchanged (the action space
-    is the inner one); the count restarts with every episode.
+    A turn is one observation of this agent. On a repeating turn the model's action is
+    ignored and the last decision is sent again — unless the turn's action mask forbids
+    it, in which case the model's action is taken and counts as a fresh decision. Masks
+    pass through unchanged (the action space is the inner one); the count restarts with
+    every episode. The turn's choice is committed when the next observation arrives, so
+    a step the env rejects can be retried with another action.
 
     Args:
         inner: the interface underneath.
@@ -248,13 +250,18 @@ class RepeatAction(Interface):
 
     Raises:
         ValueError: ``repeat`` is not a positive integer.
+        InvalidActionError: on any turn, for a model action outside the action space.
 
     Example:
         >>> from gymnasium import spaces
         >>> itf = RepeatAction(repeat=2)
         >>> itf.setup(spaces.Discrete(2), spaces.Discrete(3))
+        >>> turns = []
         >>> _ = itf.transform_reset(0)
-        >>> [int(itf.transform_action(a)) for a in (2, 0, 1, 1)]
+        >>> for model_action in (2, 0, 1, 1):
+        ...     turns.append(int(itf.transform_action(model_action)))
+        ...     _ = itf.transform_observation(0)  # the next turn
+        >>> turns
         [2, 2, 1, 1]
     """
 
@@ -270,39 +277,53 @@ class RepeatAction(Interface):
         if not isinstance(repeat, (int, np.integer)) or isinstance(repeat, bool) or repeat < 1:
             raise ValueError(f"{type(self).__name__}: repeat must be a positive integer, got {repeat!r}")
         self.repeat = int(repeat)
-        self._turn = 0
+        self._clear()
+
+    def _clear(self) -> None:
+        self._turn = 0  # turns since the last decision (0: the next turn decides)
         self._last: Any = None
+        self._pending: tuple[Any, int] | None = None  # this turn's choice, committed at the next observation
         self._mask: np.ndarray | None = None
+        self._mask_this_turn = False
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
         space = self.inner_action_space
-        self._segments = mask_segments(space)
-        self._offsets = None if self._segments is None else np.concatenate(([0], np.cumsum(self._segments)[:-1]))
-        self._starts = (np.asarray(space.start).reshape(-1) if self._segments is not None else None)
-        self._turn, self._last, self._mask = 0, None, None
+        segments = mask_segments(space)
+        self._offsets = None if segments is None else np.concatenate(([0], np.cumsum(segments)[:-1]))
+        self._starts = None if segments is None else np.asarray(space.start).reshape(-1)
+        self._clear()
 
     def reset(self, observation: Any) -> None:
-        self._turn, self._last = 0, None
+        mask, fresh = self._mask, self._mask_this_turn
+        self._clear()
+        self._mask, self._mask_this_turn = mask, fresh  # the first turn's mask arrives before reset
 
     def action_mask(self, mask: Any) -> Any:
-        self._mask = np.asarray(mask)  # this turn's legal actions, for the repeat decision
+        self._mask, self._mask_this_turn = np.asarray(mask), True
         return mask
 
+    def observation(self, observation: Any) -> Any:
+        if self._pending is not None:  # the previous turn went through: commit its choice
+            (self._last, self._turn), self._pending = self._pending, None
+        if not self._mask_this_turn:
+            self._mask = None  # no mask for this turn: do not judge by an old one
+        self._mask_this_turn = False
+        return observation
+
     def _allowed(self, action: Any) -> bool:
-        mask, self._mask = self._mask, None
-        if mask is None or self._offsets is None:
+        if self._mask is None or self._offsets is None:
             return True
         index = self._offsets + np.asarray(action).reshape(-1) - self._starts
-        return bool(mask[index].all())
+        return bool(self._mask[index].all())
 
     def action(self, action: Any) -> Any:
-        repeating = self._turn % self.repeat != 0 and self._last is not None
-        if repeating and self._allowed(self._last):
-            self._turn += 1
+        if not self.action_space.contains(action):
+            raise InvalidActionError(f"{self}: action {action!r} is not in {self.action_space}")
+        if self._last is not None and self._turn % self.repeat and self._allowed(self._last):
+            self._pending = (self._last, self._turn + 1)
             return np.copy(self._last) if isinstance(self._last, np.ndarray) else self._last
-        self._mask = None
-        self._last, self._turn = (np.copy(action) if isinstance(action, np.ndarray) else action), 1
+        self._pending = (np.copy(action) if isinstance(action, np.ndarray) else action, 1)
         return action
 
     def _arguments(self) -> str:

@@ -98,18 +98,27 @@ class ClipReward(Interface):
 
 
 class ShapeReward(Interface):
-    """Replace each reward by ``shaping(observation, action, reward)``.
+    """Shape the reward of each decision by ``shaping(observation, action, reward)``.
 
-    ``observation`` is the observation (at this level) on which the agent chose its last
-    action, ``action`` that action (at this level), and ``reward`` what the agent earned
-    since — the transition the reward belongs to, whichever order a driver delivers
-    rewards and new observations in. Rewards that arrive before the agent's first action
-    in an episode pass unchanged (there is no transition to shape yet).
+    ``observation`` is the observation (at this level) on which the agent chose an
+    action, ``action`` that action, and ``reward`` the first reward the agent receives
+    after it; that reward is replaced by the function's value. Each decision is shaped
+    exactly once, so additive terms (potential-based shaping) are never counted twice:
+
+    * on :class:`arena.AgtItfWrapper`, and in simultaneous-move envs, that first reward
+      is the decision's whole reward (an agent hears the sum of its rewards since its
+      last action);
+    * on :class:`arena.EnvItfWrapper` over a turn-based game, rewards that reach the
+      agent during other agents' turns (a loss on the opponent's move) pass unchanged —
+      put the interface on the agent when shaping must see them.
+
+    Rewards with no decision to shape (before the agent's first action in an episode,
+    or after the first reward of a decision) pass unchanged.
 
     Args:
         inner: the interface underneath.
-        shaping: ``(observation, action, reward) -> float``, e.g. a potential-based term
-            added to the reward.
+        shaping: ``(observation, action, reward) -> float``, e.g. the reward plus a
+            potential-based term.
 
     Raises:
         TypeError: ``shaping`` is not callable, or returns something that is not a real number.
@@ -122,16 +131,9 @@ class ShapeReward(Interface):
         >>> itf.transform_reward(0.0)  # before the first action: unchanged
         0.0
         >>> _ = itf.transform_action(3)
-        >>> itf.transform_reward(1.0)
-        0.97
+        >>> itf.transform_reward(1.0), itf.transform_reward(1.0)  # one decision, shaped once
+        (0.97, 1.0)
     """
-
-    @classmethod
-    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
-        """Instances and raw spaces for ``arena interfaces --check``."""
-        return [
-            (cls(shaping=lambda observation, action, reward: reward - 0.01), spaces.Discrete(2), spaces.Discrete(3)),
-        ]
 
     def __init__(self, inner: Interface | None = None, *, shaping: Callable[[Any, Any, float], float]) -> None:
         super().__init__(inner)
@@ -140,33 +142,31 @@ class ShapeReward(Interface):
                             f"got {type(shaping).__name__}")
         self.shaping = shaping
         self._seen: Any = None
-        self._acted_on: Any = None
-        self._action: Any = None
-        self._acted = False
+        self._decision: tuple[Any, Any] | None = None
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
-        self._seen = self._acted_on = self._action = None
-        self._acted = False
+        self._seen, self._decision = None, None
 
     def reset(self, observation: Any) -> None:
-        self._acted = False
+        self._decision = None
 
     def observation(self, observation: Any) -> Any:
         self._seen = observation
         return observation
 
     def action(self, action: Any) -> Any:
-        self._acted_on, self._action, self._acted = self._seen, action, True
+        self._decision = (self._seen, action)
         return action
 
     def action_mask(self, mask: Any) -> Any:
         return mask  # actions pass unchanged, so masks do too
 
     def reward(self, reward: float) -> float:
-        if not self._acted:
+        if self._decision is None:
             return reward
-        shaped = self.shaping(self._acted_on, self._action, reward)
+        (observation, action), self._decision = self._decision, None
+        shaped = self.shaping(observation, action, reward)
         if isinstance(shaped, bool) or not hasattr(shaped, "__float__"):
             raise TypeError(f"{self}: shaping must return a real number, got {shaped!r}")
         return float(shaped)

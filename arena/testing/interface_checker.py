@@ -189,22 +189,37 @@ class _InterfaceChecker:
             self.fail("state leaks between reset()s: the same raw observations gave different results after "
                       f"a reset ({outputs!r} then {again!r}); set stateful_across_episodes = True if intended")
 
-    def check_actions(self, first_observation: Any, actions: list[Any]) -> None:
-        probe = copy.deepcopy(self.itf)
-        runs = []
-        for _ in range(2):
-            probe.transform_reset(first_observation)
-            raws = []
-            for action in actions:
-                raw = probe.transform_action(action)
+    def _play_turns(self, probe: Interface, first_observation: Any, turns: list[tuple[Any, Any, Any]],
+                    retry: bool) -> list[Any]:
+        """Raw actions for ``(action, rejected action, next observation)`` turns, as a driver plays them."""
+        probe.transform_reset(first_observation)
+        raws = []
+        for i, (action, rejected, next_observation) in enumerate(turns):
+            attempts = [rejected, action] if retry else [action]
+            for attempt in attempts:
+                raw = probe.transform_action(attempt)
                 if not self.raw_act.contains(raw):
-                    self.fail(f"action {action!r} from {self.act_space} maps to {raw!r}, which is not in raw "
+                    self.fail(f"action {attempt!r} from {self.act_space} maps to {raw!r}, which is not in raw "
                               f"{self.raw_act}")
-                raws.append(copy.deepcopy(raw))
-            runs.append(raws)
-        if not values_equal(*runs):
-            self.fail(f"state leaks between reset()s: actions {actions!r} mapped to {runs[0]!r}, then to {runs[1]!r} "
-                      "after a reset")
+            raws.append(copy.deepcopy(raw))
+            if i + 1 < len(turns):
+                probe.transform_observation(next_observation)
+        return raws
+
+    def check_actions(self, first_observation: Any, turns: list[tuple[Any, Any, Any]]) -> None:
+        actions = [action for action, _, _ in turns]
+        probe = copy.deepcopy(self.itf)
+        first = self._play_turns(probe, first_observation, turns, retry=False)
+        if not getattr(self.itf, "stateful_across_episodes", False):
+            again = self._play_turns(probe, first_observation, turns, retry=False)
+            if not values_equal(first, again):
+                self.fail(f"state leaks between reset()s: actions {actions!r} mapped to {first!r}, then to "
+                          f"{again!r} after a reset")
+        retried = self._play_turns(copy.deepcopy(self.itf), first_observation, turns, retry=True)
+        if not values_equal(first, retried):
+            self.fail(f"a retried turn maps differently: actions {actions!r} mapped to {first!r}, but to {retried!r} "
+                      "when each turn first tried another action (as after a step the env rejects); keep a turn's "
+                      "choice pending until the next observation")
 
     def check_mask(self, first_observation: Any, raw_mask: Any, rng: random.Random) -> bool:
         """Check one mask translation; False when the interface declares this mask unsupported."""
@@ -239,7 +254,7 @@ def _run(examples: int, seed: int, strategy: Callable[[Any], Any] | None, fallba
     sampler is used, since hypothesis does not nest.
     """
     try:
-        from hypothesis import HealthCheck, given, settings
+        from hypothesis import HealthCheck, Phase, given, settings
         from hypothesis.control import currently_in_test_context
 
         nested = currently_in_test_context()
@@ -251,8 +266,9 @@ def _run(examples: int, seed: int, strategy: Callable[[Any], Any] | None, fallba
             body(fallback(rng))
         return
 
+    # No "explain" phase: the failure message already names the rule, and explaining costs seconds.
     @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
-              suppress_health_check=list(HealthCheck))
+              suppress_health_check=list(HealthCheck), phases=[p for p in Phase if p is not Phase.explain])
     @given(strategy)
     def run(example: Any) -> None:
         body(example)
@@ -278,7 +294,8 @@ def check_interface(interface: Interface, observation_space: spaces.Space, actio
       (*state leaking between resets*), unless the interface sets
       ``stateful_across_episodes = True``;
     * every action drawn from ``action_space`` maps into the raw action space (*action
-      not mapping into the raw space*);
+      not mapping into the raw space*), and a turn retried with another action (after the
+      env rejects a step) maps as if the first attempt never happened;
     * for raw actions that carry masks (Discrete, MultiDiscrete, Tuple of them): a
       translated mask has the layout of the model action space, int8 0/1 entries (*mask
       of wrong length*), keeps a legal action when the raw mask has one, and every model
@@ -332,8 +349,12 @@ def check_interface(interface: Interface, observation_space: spaces.Space, actio
         step_strategy = st.lists(st.tuples(values(observation_space), raw_masks), min_size=1, max_size=4)
     _run(examples, seed, step_strategy, sample_steps, checker.check_observations)
     _run(examples, seed + 1,
-         st.tuples(values(observation_space), st.lists(values(act_space), min_size=1, max_size=4)) if st else None,
-         lambda rng: (sample(observation_space, rng), [sample(act_space, rng) for _ in range(rng.randint(1, 4))]),
+         st.tuples(values(observation_space), st.lists(st.tuples(values(act_space), values(act_space),
+                                                                 values(observation_space)), min_size=1, max_size=4))
+         if st else None,
+         lambda rng: (sample(observation_space, rng),
+                      [(sample(act_space, rng), sample(act_space, rng), sample(observation_space, rng))
+                       for _ in range(rng.randint(1, 4))]),
          lambda pair: checker.check_actions(*pair))
     if maskable:
         supported: list[bool] = []
