@@ -98,3 +98,8 @@ def test_missing_optional_libraries_name_their_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(MissingDependencyError, match=r"the Ray backend needs ray .*pip install 'arena-marl\[ray\]'"):
         run_tournament("tic_tac_toe", ["random", "b=random"], games=2, backend="ray")
+
+
+def test_max_steps_cuts_long_games():
+    result = run_tournament("tic_tac_toe", ["random", "b=random"], games=2, max_steps=2)
+    assert all(game.truncated and game.length == 2 and game.outcome == "draw" for game in result.games)

@@ -124,3 +124,28 @@ def test_resume_after_kill_9_in_the_middle(tmp_path, workers):
     # and the games are those of an uninterrupted run (the same agent without its sleep)
     fresh = run_tournament("tic_tac_toe", ["random", "sleepy=tests.arena.tournament.helpers:SleepyAgent"], games=120, seed=8)
     assert all(a.same_play(b) for a, b in zip(resumed.games, fresh.games))
+
+
+def test_ctrl_c_stops_the_cli_with_the_finished_games_saved(tmp_path):
+    db = tmp_path / "interrupted.sqlite"
+    command = [sys.executable, "-m", "arena", "tournament", "tic_tac_toe", "--agents",
+               'random,sleepy=tests.arena.tournament.helpers:SleepyAgent{"delay": 0.003}', "--games", "120",
+               "--workers", "2", "--db", str(db), "--seed", "8", "--no-progress"]
+    process = subprocess.Popen(command, cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            if db.exists() and len(stored_games(db)) >= 10:
+                break
+        except sqlite3.OperationalError:
+            pass
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal sends to the whole group
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err.decode()
+    assert "arena tournament: interrupted" in err.decode()
+    saved = len(stored_games(db))
+    assert 10 <= saved < 120
+    resumed = run_tournament("tic_tac_toe", ["random", 'sleepy=tests.arena.tournament.helpers:SleepyAgent{"delay": 0.003}'],
+                             games=120, seed=8, db=db)
+    assert resumed.played == 120 - saved and len(stored_games(db)) == 120
