@@ -67,6 +67,7 @@ class MultiAgentEnv:
     action_spaces: dict[AgentID, spaces.Space]
 
     _np_random: np.random.Generator | None = None
+    _np_seed: int | None = None  # a seed from reset() whose generator is built on first use
 
     # ----------------------------------------------------------------- spaces
     def observation_space(self, agent: AgentID) -> spaces.Space:
@@ -110,7 +111,11 @@ class MultiAgentEnv:
             ``(observations, infos)``: observations for the agents that act first.
         """
         if seed is not None:
-            self._np_random, _ = seeding.np_random(seed)
+            if type(seed) is not int or seed < 0:
+                seeding.np_random(seed)  # raises Gymnasium's error for a bad seed, now
+            # Built lazily: seeding costs more than a whole game of tic-tac-toe, and many
+            # games never draw a random number.
+            self._np_random, self._np_seed = None, seed
         return {}, {}
 
     def step(
@@ -149,7 +154,8 @@ class MultiAgentEnv:
     def np_random(self) -> np.random.Generator:
         """The env's random generator, seeded by ``reset(seed=...)``."""
         if self._np_random is None:
-            self._np_random, _ = seeding.np_random()
+            self._np_random, _ = seeding.np_random(self._np_seed)
+            self._np_seed = None
         return self._np_random
 
     @property

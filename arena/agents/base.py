@@ -100,7 +100,10 @@ class RandomAgent(Agent):
             return self._space.sample(mask=action_mask)
         if action_mask is None:
             return self._start + int(self._rng.random() * self._n)
-        legal = np.flatnonzero(action_mask)
+        if type(action_mask) is np.ndarray and action_mask.ndim == 1:
+            legal = action_mask.nonzero()[0]  # several times faster than np.flatnonzero
+        else:
+            legal = np.flatnonzero(action_mask)
         if len(legal) == 0:
             raise ValueError("RandomAgent: the action mask allows no action")
         return self._start + int(legal[int(self._rng.random() * len(legal))])

@@ -198,3 +198,12 @@ def test_a_players_observations_never_depend_on_the_other_players_card(
         obs_a, _, _, _, infos_a = env_a.step({acting: action})
         obs_b, _, _, _, infos_b = env_b.step({acting: action})
     assert seen >= 1 or observer == 1  # player_0 always acts first
+
+
+def test_a_seed_also_fixes_the_deals_of_later_unseeded_resets():
+    first, second = LeducPoker(), LeducPoker()
+    deals = []
+    for env in (first, second):
+        env.reset(seed=7)
+        deals.append([env.reset()[0]["player_0"].tolist() for _ in range(6)])
+    assert deals[0] == deals[1] and len({tuple(deal) for deal in deals[0]}) > 1
