@@ -45,7 +45,10 @@ class SelfPlayCallback(BaseCallback):
     so subprocess envs are refreshed too). ``promote_at=0`` promotes at every
     evaluation (periodic snapshots); ``promote_at=None`` never promotes.
 
-    Each evaluation becomes a record (a dict) in :attr:`records`, is logged to the SB3
+    Each evaluation becomes a record (a dict: ``timesteps``, ``wall_s`` and ``cpu_s``
+    (this process's CPU time) since training started, then per reference
+    ``<name>_win_rate``, ``<name>_draw_rate``, ``<name>_score``, then ``pool_score``,
+    ``window_score``, ``pool_size`` and ``promoted``) in :attr:`records`, is logged to the SB3
     logger under ``arena/``, and is appended to ``csv_path`` when given.
 
     Args:
@@ -133,6 +136,7 @@ class SelfPlayCallback(BaseCallback):
         self.promotions: list[int] = []
         self._last_eval = -1
         self._started = 0.0
+        self._cpu_started = 0.0
         self._stop = False
 
     # ------------------------------------------------------------------ SB3 hooks
@@ -146,6 +150,7 @@ class SelfPlayCallback(BaseCallback):
 
     def _on_training_start(self) -> None:
         self._started = time.perf_counter()
+        self._cpu_started = time.process_time()
         if self._last_eval < 0:
             self.evaluate(promote=False)
 
@@ -167,7 +172,8 @@ class SelfPlayCallback(BaseCallback):
     def evaluate(self, promote: bool = True) -> dict[str, Any]:
         """Evaluate now, promote when the gate opens, record and log; returns the record."""
         record: dict[str, Any] = {"timesteps": int(self.num_timesteps),
-                                  "wall_s": round(time.perf_counter() - self._started, 2)}
+                                  "wall_s": round(time.perf_counter() - self._started, 2),
+                                  "cpu_s": round(time.process_time() - self._cpu_started, 2)}
         for name, reference in self.references.items():
             score = match(self.env, self.learner, reference, self.eval_games, seed=self.seed)
             record[f"{name}_win_rate"] = score.win_rate
@@ -179,7 +185,7 @@ class SelfPlayCallback(BaseCallback):
             self.window.extend(score.outcomes)
             gate = sum(self.window) / len(self.window)
             record["pool_score"] = score.score
-            record["window_score"] = round(gate, 4)
+            record["window_score"] = gate
             if (promote and self.promote_at is not None and len(self.window) == self.window.maxlen
                     and gate >= self.promote_at):
                 self.promote()
@@ -231,6 +237,7 @@ class RichProgressCallback(BaseCallback):
     def __init__(self, total_timesteps: int, description: str = "training", console: Any = None) -> None:
         super().__init__(0)
         try:
+            from rich.console import Console
             from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                                        TimeRemainingColumn)
         except ImportError as err:
@@ -240,7 +247,8 @@ class RichProgressCallback(BaseCallback):
         self.description = description
         self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                                  TextColumn("steps"), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-                                 TextColumn("{task.fields[status]}"), console=console, transient=False)
+                                 TextColumn("{task.fields[status]}"),
+                                 console=console if console is not None else Console(stderr=True), transient=False)
         self._task: Any = None
 
     def set_status(self, text: str) -> None:

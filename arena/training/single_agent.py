@@ -434,6 +434,11 @@ class SingleAgentEnv(gymnasium.Env):
         self._clear_episode()
 
     # ------------------------------------------------------------------ extras
+    @property
+    def lineup(self) -> dict[AgentID, Agent]:
+        """The agent in each opponent seat for the current episode (empty before ``reset``)."""
+        return dict(self._playing)
+
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as a bool array (all True when the env has no mask).
 

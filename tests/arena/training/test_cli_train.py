@@ -1,0 +1,81 @@
+"""The whole path in a few seconds: `arena train` with self-play, save, load as an agent, tournament."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+pytest.importorskip("matplotlib")
+pytest.importorskip("rich")
+
+from arena.cli import main  # noqa: E402
+from arena.registry import make_agent  # noqa: E402
+from arena.training.report import read_csv  # noqa: E402
+from arena.wrappers import AgtItfWrapper  # noqa: E402
+
+
+def test_train_promote_save_load_and_play_a_tournament(tmp_path, capsys) -> None:
+    import matplotlib.image
+
+    from arena.tournament import AgentSpec, run_tournament
+
+    out = tmp_path / "run"
+    code = main(["train", "tic_tac_toe", "--algo", "maskable-ppo", "--timesteps", "512", "--self-play", "latest",
+                 "--promote-at", "0", "--eval-every", "256", "--eval-games", "6", "--n-envs", "2",
+                 "--interface", "interfaces.board:EgoBoard", "--out", str(out)])
+    assert code == 0
+    printed = capsys.readouterr()
+    assert "trained maskable-ppo on tic_tac_toe for 512 timesteps" in printed.out
+    assert "self-play pool: 3 members, 2 promotions" in printed.out
+    assert "train tic_tac_toe" in printed.err  # the progress bar
+
+    records = read_csv(out / "evaluations.csv")
+    assert [r["timesteps"] for r in records] == [0, 256, 512]
+    assert [r["promoted"] for r in records] == [0, 1, 1]
+    assert all(0.0 <= r["random_win_rate"] <= 1.0 for r in records)
+    height, width, _ = matplotlib.image.imread(out / "learning_curve.png").shape
+    assert (width, height) == (700, 400)
+
+    spec = json.loads((out / "agent.json").read_text())
+    assert spec["factory"] == "arena.training:load_sb3_agent"
+    assert spec["kwargs"]["interface"] == "interfaces.board:EgoBoard"
+    agent = make_agent(spec["factory"], **spec["kwargs"])
+    assert isinstance(agent, AgtItfWrapper)
+
+    result = run_tournament("tic_tac_toe", {"learner": AgentSpec("learner", spec["factory"], spec["kwargs"]),
+                                            "random": "random"}, games=8, seed=0)
+    assert result.scheduled == len(result.games) == 8
+    assert result.forfeits == [] and result.errors == []  # the trained agent never moved illegally
+    assert result.pairings["learner", "random"].games == 8
+
+
+def test_train_against_a_fixed_opponent_with_plain_ppo(tmp_path, capsys) -> None:
+    out = tmp_path / "ppo"
+    code = main(["train", "connect_four", "--algo", "ppo", "--timesteps", "256", "--eval-games", "2",
+                 "--eval-every", "256", "--n-envs", "1", "--no-progress", "--reference", "random,connect_four_heuristic",
+                 "--out", str(out)])
+    assert code == 0
+    records = read_csv(out / "evaluations.csv")
+    assert "pool_size" not in records[0] and records[-1]["timesteps"] == 256
+    assert {"random_win_rate", "connect_four_heuristic_win_rate"} <= set(records[0])
+    agent = make_agent("arena.training:load_sb3_agent", path=str(out / "model.zip"), algo="ppo")
+    assert str(agent) == "ppo:model.zip"
+    assert "vs connect_four_heuristic: win rate" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--algo", "trpo"], "unknown algorithm 'trpo'; expected one of maskable-ppo, ppo, a2c, dqn"),
+    (["--algo-options", "{oops"], "--algo-options must be a JSON object, got '{oops'"),
+    (["--timesteps", "0"], "--timesteps must be at least 1, got 0"),
+    (["--interface", "EgoBoard"], "interface spec must be 'package.module:callable', got 'EgoBoard'"),
+])
+def test_bad_input_exits_2_with_a_reason(tmp_path, capsys, argv: list[str], message: str) -> None:
+    assert main(["train", "tic_tac_toe", "--out", str(tmp_path), *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_unknown_env_names_the_known_ones(tmp_path, capsys) -> None:
+    assert main(["train", "chess", "--out", str(tmp_path)]) == 2
+    assert "unknown env 'chess'" in capsys.readouterr().err
