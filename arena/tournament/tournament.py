@@ -187,15 +187,7 @@ def run_tournament(
         raise ValueError(f"tournament: workers must be a positive integer, got {workers!r}")
     if move_time_limit is not None and not move_time_limit > 0:
         raise ValueError(f"tournament: move_time_limit must be a positive number of seconds, got {move_time_limit!r}")
-    probe = env_spec.build()
-    seats = len(probe.possible_agents)
-    excluded = {}
-    for spec in specs:
-        try:
-            spec.build(probe)
-        except Exception as err:  # any failure to build excludes the entrant, once, with its reason
-            excluded[spec.name] = f"{type(err).__name__}: {err}"
-    probe.close()
+    seats, excluded = _build_once(env_spec, specs)
     entrants = [spec.name for spec in specs if spec.name not in excluded]
     if mode == "gauntlet" and specs and specs[0].name in excluded:
         raise TournamentError(f"tournament: the gauntlet's challenger {specs[0].name!r} could not be built: {excluded[specs[0].name]}")
@@ -215,21 +207,22 @@ def run_tournament(
             store.mark_excluded(spec.name, excluded.get(spec.name))
         done = store.done()
         pending = [task for task in tasks if (task.lineup, task.index) not in done]
-        counter = [len(tasks) - len(pending)]
+        stored_count, startup = len(tasks) - len(pending), 0.0
 
         def commit(rows: list[tuple[Any, ...]]) -> None:
-            counter[0] += store.add_rows(rows)
+            nonlocal stored_count
+            stored_count += store.add_rows(rows)
             if progress is not None:
-                progress(counter[0], len(tasks))
-
-        config = GameConfig(env_spec, tuple(s for s in specs if s.name in entrants), move_time_limit, max_steps)
+                progress(stored_count, len(tasks))
 
         def started() -> None:
-            startup[0] = time.perf_counter() - start
+            nonlocal startup
+            startup = time.perf_counter() - start
             if progress is not None:
-                progress(counter[0], len(tasks))
+                progress(stored_count, len(tasks))
 
-        start, startup = time.perf_counter(), [0.0]
+        config = GameConfig(env_spec, tuple(s for s in specs if s.name in entrants), move_time_limit, max_steps)
+        start = time.perf_counter()
         if backend == "serial":
             run_serial(config, pending, commit, on_start=started)
         elif backend == "processes":
@@ -245,4 +238,19 @@ def run_tournament(
     finally:
         store.close()
     return TournamentResult(env_spec, entrants, excluded, lineups, stored, len(tasks), len(pending), seconds,
-                            startup[0], store.path, rules, {spec.name: spec for spec in specs})
+                            startup, store.path, rules, {spec.name: spec for spec in specs})
+
+
+def _build_once(env_spec: EnvSpec, specs: list[AgentSpec]) -> tuple[int, dict[str, str]]:
+    """Build the env and every entrant once: the number of seats, and entrant -> why it failed to build."""
+    probe = env_spec.build()
+    excluded = {}
+    try:
+        for spec in specs:
+            try:
+                spec.build(probe)
+            except Exception as err:  # any failure to build excludes the entrant, once, with its reason
+                excluded[spec.name] = f"{type(err).__name__}: {err}"
+        return len(probe.possible_agents), excluded
+    finally:
+        probe.close()
