@@ -184,7 +184,7 @@ def print_result(result: TournamentResult, console: Any) -> None:
         ratings.add_row(str(place), rating.name, f"{rating.mu:.1f}", f"{rating.sigma:.1f}", f"{low:.1f} .. {high:.1f}",
                         f"{score:.0%}", str(rating.games), str(forfeits))
     console.print(ratings)
-    pairs = rich.table.Table(title="score rate of row against column [95% Wilson interval] (W-D-L)")
+    pairs = rich.table.Table(title="score rate of row against column [95% Wilson interval], W-D-L, mean return of row")
     pairs.add_column("")
     for name in names:
         pairs.add_column(name, justify="center")
@@ -196,7 +196,9 @@ def print_result(result: TournamentResult, console: Any) -> None:
                 cells.append("-")
                 continue
             low, high = stats.interval
-            cells.append(f"{stats.score:.0%} [{low:.0%}-{high:.0%}]\n{stats.wins}-{stats.draws}-{stats.losses}")
+            mean = (stats.mean_return or {}).get(a)
+            returns = "" if mean is None else f", {mean:+.2f}"
+            cells.append(f"{stats.score:.0%} [{low:.0%}-{high:.0%}]\n{stats.wins}-{stats.draws}-{stats.losses}{returns}")
         pairs.add_row(a, *cells)
     console.print(pairs)
     errors = len(result.errors)
