@@ -109,7 +109,7 @@ class Pong2p(MultiAgentEnv):
         ((8,), 'up')
     """
 
-    metadata = {"render_modes": ["rgb_array"], "name": "pong_2p", "render_fps": 30}
+    metadata = {"render_modes": ["rgb_array"], "name": "pong_2p", "render_fps": 30, "real_time": True}
     env_name = "pong_2p"
 
     def __init__(self, rounds: int = 20, max_round_steps: int = 1000, observation: str = "vector",

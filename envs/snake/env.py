@@ -87,7 +87,7 @@ class Snake(MultiAgentEnv):
         >>> obs, rewards, terms, truncs, infos = env.step({"snake_0": 1, "snake_1": 1})
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "name": "snake", "render_fps": 10}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "name": "snake", "render_fps": 10, "real_time": True}
     env_name = "snake"
 
     def __init__(
