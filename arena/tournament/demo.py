@@ -6,7 +6,7 @@ Four entrants meet in a round-robin:
 * ``heuristic`` — the connect four heuristic (win, else block, else random);
 * ``mcts`` — :class:`arena.agents.mcts.MCTSAgent` with a small search budget;
 * ``mirrored`` — the heuristic behind an interface: it sees the board mirrored left-right
-  (``interfaces.board:RotateBoard``) and its columns are mapped back by
+  (the registered interface ``rotate_board``) and its columns are mapped back by
   :class:`arena.AgtItfWrapper`. It should play exactly as well as ``heuristic``, which the
   tournament lets you check.
 """
@@ -29,7 +29,7 @@ DEMO_AGENTS = (
     AgentSpec("mcts", "mcts", {"simulations": 100}),
     AgentSpec("mirrored", "arena.tournament.spec:behind_interface", {
         "agent": "connect_four_heuristic",
-        "interface": "interfaces.board:RotateBoard",
+        "interface": "rotate_board",
         "interface_kwargs": {"quarter_turns": 0, "mirror": True},
     }),
 )

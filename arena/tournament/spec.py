@@ -17,7 +17,7 @@ from importlib import metadata
 from typing import Any
 
 from arena.agents.base import Agent
-from arena.errors import UnknownNameError
+from arena.plugins import make_interface
 from arena.registry import load_callable, make_env, resolve
 from arena.wrappers import AgtItfWrapper
 
@@ -230,7 +230,7 @@ def behind_interface(agent: str, interface: str, *, agent_kwargs: Mapping[str, A
 
     Args:
         agent: a registered agent name or ``"package.module:callable"``; it sees the model spaces.
-        interface: an interface by entry-point name (group ``arena.interfaces``) or ``"package.module:Class"``.
+        interface: a registered interface name (``arena interfaces`` lists them) or ``"package.module:Class"``.
         agent_kwargs: keyword arguments for the agent factory.
         interface_kwargs: keyword arguments for the interface.
         env: the env played in, passed on to an agent factory that takes ``env``.
@@ -238,7 +238,7 @@ def behind_interface(agent: str, interface: str, *, agent_kwargs: Mapping[str, A
     Example (the connect four heuristic playing a mirrored board, columns mapped back)::
 
         mirrored=arena.tournament.spec:behind_interface{"agent": "connect_four_heuristic",
-            "interface": "interfaces.board:RotateBoard", "interface_kwargs": {"quarter_turns": 0, "mirror": true}}
+            "interface": "rotate_board", "interface_kwargs": {"quarter_turns": 0, "mirror": true}}
     """
     factory = resolve("agent", agent)
     kwargs = dict(agent_kwargs or {})
@@ -246,16 +246,10 @@ def behind_interface(agent: str, interface: str, *, agent_kwargs: Mapping[str, A
         kwargs["env"] = env
     inner = factory(**kwargs)
     if ":" in interface:
-        interface_class = load_callable(interface)
+        built = load_callable(interface)(**dict(interface_kwargs or {}))
     else:
-        found = {ep.name: ep for ep in metadata.entry_points(group="arena.interfaces")}
-        if interface not in found:
-            raise UnknownNameError(
-                f"behind_interface: unknown interface {interface!r}; known: {', '.join(sorted(found)) or '(none)'}; "
-                "or give 'package.module:Class'"
-            )
-        interface_class = found[interface].load()
-    return AgtItfWrapper(inner, interface_class(**dict(interface_kwargs or {})))
+        built = make_interface(interface, **dict(interface_kwargs or {}))
+    return AgtItfWrapper(inner, built)
 
 
 @lru_cache(maxsize=None)

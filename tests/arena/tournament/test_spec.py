@@ -56,8 +56,10 @@ def test_behind_interface_wraps_an_agent_built_by_name():
     agent = behind_interface("random", "interfaces.board:RotateBoard", interface_kwargs={"quarter_turns": 2})
     assert isinstance(agent, AgtItfWrapper)
     assert str(agent) == "AgtItfWrapper(RandomAgent, RotateBoard(quarter_turns=2))"
-    with pytest.raises(KeyError, match="behind_interface: unknown interface 'NoSuchInterface'; known: "):
-        behind_interface("random", "NoSuchInterface")
+    assert str(behind_interface("random", "rotate_board", interface_kwargs={"mirror": True})) == \
+        "AgtItfWrapper(RandomAgent, RotateBoard(quarter_turns=1, mirror=True))"
+    with pytest.raises(KeyError, match="unknown interface 'no_such_interface'; known interfaces: "):
+        behind_interface("random", "no_such_interface")
 
 
 def test_agent_version_names_the_class_and_package():
