@@ -136,7 +136,10 @@ def run(args: argparse.Namespace) -> int:
                               illegal_action="raise" if masked else "forfeit")
 
     vec_env = make_vec_env(make_single, n_envs=args.n_envs, seed=args.seed)
-    model = algo_class("MlpPolicy", vec_env, seed=args.seed, device=args.device, verbose=0, **algo_options)
+    from gymnasium import spaces
+
+    policy = "MultiInputPolicy" if isinstance(vec_env.observation_space, spaces.Dict) else "MlpPolicy"
+    model = algo_class(policy, vec_env, seed=args.seed, device=args.device, verbose=0, **algo_options)
     callbacks: list[Any] = []
     progress = None
     if not args.no_progress:

@@ -51,18 +51,24 @@ def test_train_promote_save_load_and_play_a_tournament(tmp_path, capsys) -> None
     assert result.pairings["learner", "random"].games == 8
 
 
-def test_train_against_a_fixed_opponent_with_plain_ppo(tmp_path, capsys) -> None:
+def test_train_against_a_fixed_opponent_with_plain_ppo_on_dict_observations(tmp_path, capsys) -> None:
+    import envs
+    from arena import RandomAgent, play
+
     out = tmp_path / "ppo"
     code = main(["train", "connect_four", "--algo", "ppo", "--timesteps", "256", "--eval-games", "2",
                  "--eval-every", "256", "--n-envs", "1", "--no-progress", "--reference", "random,connect_four_heuristic",
-                 "--out", str(out)])
+                 "--interface", "interfaces.observation:ActionMaskInObservation", "--out", str(out)])
     assert code == 0
     records = read_csv(out / "evaluations.csv")
     assert "pool_size" not in records[0] and records[-1]["timesteps"] == 256
     assert {"random_win_rate", "connect_four_heuristic_win_rate"} <= set(records[0])
-    agent = make_agent("arena.training:load_sb3_agent", path=str(out / "model.zip"), algo="ppo")
-    assert str(agent) == "ppo:model.zip"
     assert "vs connect_four_heuristic: win rate" in capsys.readouterr().out
+    agent = make_agent("arena.training:load_sb3_agent", path=str(out / "model.zip"), algo="ppo",
+                       interface="interfaces.observation:ActionMaskInObservation")
+    assert str(agent) == "AgtItfWrapper(ppo:model.zip, ActionMaskInObservation())"
+    assert type(agent.agent.policy).__name__ == "MultiInputActorCriticPolicy"
+    assert play(envs.make("connect_four"), [agent, RandomAgent()], seed=1).length >= 7
 
 
 @pytest.mark.parametrize("argv,message", [

@@ -307,3 +307,14 @@ def test_opponent_crash_names_its_seat() -> None:
     single = SingleAgentEnv("tic_tac_toe", Crashing(), seats="player_1")
     with pytest.raises(AgentError, match=r"agent for 'player_0' raised RuntimeError: boom"):
         single.reset(seed=0)
+
+
+def test_missing_sb3_names_the_extra(monkeypatch) -> None:
+    import sys
+
+    from arena.training.policy_agent import require_sb3
+
+    monkeypatch.setitem(sys.modules, "sb3_contrib", None)
+    with pytest.raises(ImportError, match=r"install the 'train' extra: pip install torch==2.13.0 && "
+                                          r"pip install 'arena-marl\[train\]'"):
+        require_sb3()
