@@ -10,6 +10,15 @@ Three equivalent environments with small Box observations and Discrete actions:
   PettingZoo ``ParallelEnv``, raw and under ``observation_lambda_v0``,
   ``action_lambda_v1`` and ``reward_lambda_v0``.
 
+A second, realistic comparison (``--realistic``, on by default) uses a Dict observation
+(``{"position": Box(8), "phase": Discrete(3)}``) with an action mask in ``infos``:
+
+* arena: ``ActionMaskInObservation(NormalizeObservation(Flatten()))`` per agent (from the
+  ``interfaces`` package) on the 2-agent env;
+* Gymnasium: ``FlattenObservation``, ``NormalizeObservation`` and a small wrapper that
+  moves ``info["action_mask"]`` into a Dict observation (what an SB3 user writes) on the
+  1-agent env.
+
 Overhead per agent-step = (wrapped time - raw time) / agent-steps. Run:
 
     python bench/interface_overhead.py [--steps 200000] [--repeats 5]
@@ -26,6 +35,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena import EnvItfWrapper, Interface, MultiAgentEnv
+from interfaces import ActionMaskInObservation, Flatten, NormalizeObservation
 
 OBS = spaces.Box(-1.0, 1.0, (8,), np.float32)
 ACT = spaces.Discrete(4)
@@ -98,6 +108,75 @@ class KeepAction(Interface):
 class KeepReward(Interface):
     def reward(self, reward):
         return reward
+
+
+DICT_OBS = spaces.Dict({"position": spaces.Box(-1.0, 1.0, (8,), np.float32), "phase": spaces.Discrete(3)})
+MASK = np.array([1, 1, 0, 1], dtype=np.int8)
+
+
+class ArenaMaskedPair(ArenaPair):
+    """ArenaPair with Dict observations and an action mask for each acting agent."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.observation_spaces = {"a": DICT_OBS, "b": DICT_OBS}
+        self._dict_obs = {"position": np.linspace(-1, 1, 8, dtype=np.float32), "phase": 1}
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return {"a": self._dict_obs, "b": self._dict_obs}, {"a": {"action_mask": MASK.copy()},
+                                                            "b": {"action_mask": MASK.copy()}}
+
+    def step(self, actions):
+        observations, rewards, terminations, truncations, infos = super().step(actions)
+        if observations:
+            observations = {"a": self._dict_obs, "b": self._dict_obs}
+            infos = {"a": {"action_mask": MASK.copy()}, "b": {"action_mask": MASK.copy()}}
+        return observations, rewards, terminations, truncations, infos
+
+
+class GymMaskedSingle(GymSingle):
+    """GymSingle with the Dict observation and an action mask in ``info``."""
+
+    observation_space = DICT_OBS
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._dict_obs = {"position": np.linspace(-1, 1, 8, dtype=np.float32), "phase": 1}
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return self._dict_obs, {"action_mask": MASK.copy()}
+
+    def step(self, action):
+        _, reward, terminated, truncated, _ = super().step(action)
+        return self._dict_obs, reward, terminated, truncated, {"action_mask": MASK.copy()}
+
+
+class MaskIntoObservation(gymnasium.Wrapper):
+    """The Gymnasium way to put ``info["action_mask"]`` into a Dict observation."""
+
+    def __init__(self, env: gymnasium.Env) -> None:
+        super().__init__(env)
+        self.observation_space = spaces.Dict({"observation": env.observation_space,
+                                              "action_mask": spaces.Box(0, 1, (ACT.n,), np.int8)})
+
+    def reset(self, **kwargs):
+        observation, info = self.env.reset(**kwargs)
+        return {"observation": observation, "action_mask": info["action_mask"]}, info
+
+    def step(self, action):
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        return {"observation": observation, "action_mask": info["action_mask"]}, reward, terminated, truncated, info
+
+
+def realistic_stack() -> Interface:
+    return ActionMaskInObservation(NormalizeObservation(Flatten()))
+
+
+def realistic_gym_stack() -> gymnasium.Env:
+    return MaskIntoObservation(gymnasium.wrappers.NormalizeObservation(
+        gymnasium.wrappers.FlattenObservation(GymMaskedSingle())))
 
 
 def trivial_stack() -> Interface:
@@ -194,6 +273,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=200_000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--no-realistic", dest="realistic", action="store_false",
+                        help="skip the realistic stack (flatten + normalise + mask in observation)")
     args = parser.parse_args()
     steps, repeats = args.steps, args.repeats
 
@@ -227,6 +308,27 @@ def main() -> None:
         print(f"supersuit overhead / arena overhead: {ss_overhead / arena_overhead:.1f}x (target >= 50x)")
     else:
         print("supersuit: not installed (pip install pettingzoo supersuit) - comparison skipped")
+    if args.realistic:
+        realistic(steps, repeats)
+
+
+def realistic(steps: int, repeats: int) -> None:
+    """Flatten + running normalisation + mask in observation, arena beside Gymnasium."""
+    raw, wrapped = ArenaMaskedPair(), EnvItfWrapper(ArenaMaskedPair(), realistic_stack())
+    arena_raw, arena_wrapped = paired(repeats, lambda: time_arena(raw, steps), lambda: time_arena(wrapped, steps))
+    arena_overhead = (arena_wrapped - arena_raw) / (2 * steps) * 1e6
+    gym_raw_env, gym_wrapped_env = GymMaskedSingle(), realistic_gym_stack()
+    gym_raw, gym_wrapped = paired(repeats, lambda: time_gym(gym_raw_env, steps), lambda: time_gym(gym_wrapped_env, steps))
+    gym_overhead = (gym_wrapped - gym_raw) / steps * 1e6
+    print()
+    print(f"{'realistic stack: flatten + normalise + mask in observation':<58} {'raw us/step':>12} "
+          f"{'wrapped us/step':>16} {'overhead us/agent-step':>23}")
+    print(f"{'arena ActionMaskInObservation(NormalizeObservation(Flatten())) x 2':<58} "
+          f"{arena_raw / steps * 1e6:>12.3f} {arena_wrapped / steps * 1e6:>16.3f} {arena_overhead:>23.3f}")
+    print(f"{'gymnasium Flatten-, NormalizeObservation, mask wrapper, 1 agent':<58} {gym_raw / steps * 1e6:>12.3f} "
+          f"{gym_wrapped / steps * 1e6:>16.3f} {gym_overhead:>23.3f}")
+    print()
+    print(f"realistic: arena overhead / gymnasium overhead: {arena_overhead / gym_overhead:.2f}x")
 
 
 if __name__ == "__main__":

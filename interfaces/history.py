@@ -145,6 +145,8 @@ class NormalizeObservation(Interface):
 
     def _update_scale(self) -> None:
         self._scale = 1.0 / np.sqrt(self.var + self.epsilon)
+        self._delta = np.empty_like(self.mean)  # scratch buffers: the per-step path allocates only its output
+        self._step = np.empty_like(self.mean)
 
     def freeze(self) -> NormalizeObservation:
         """Stop updating the statistics (evaluation mode); returns ``self``."""
@@ -181,15 +183,26 @@ class NormalizeObservation(Interface):
 
     def observation(self, observation: Any) -> np.ndarray:
         x = np.asarray(observation, dtype=np.float64)
+        mean, var, scale, delta, step = self.mean, self.var, self._scale, self._delta, self._step
         if not self.frozen:
-            count = self.count + 1.0
-            delta = x - self.mean
-            self.mean = self.mean + delta / count
-            # Chan et al.'s update of the sum of squares for a batch of one.
-            self.var = (self.var * self.count + delta * (x - self.mean)) / count
+            previous, count = self.count, self.count + 1.0
+            np.subtract(x, mean, out=delta)
+            np.multiply(delta, 1.0 / count, out=step)
+            mean += step
+            # Chan et al.'s update for a batch of one, in closed form:
+            # var' = previous / count * (var + delta**2 / count).
+            np.multiply(delta, step, out=delta)
+            var += delta
+            var *= previous / count
             self.count = count
-            self._update_scale()
-        return np.clip((x - self.mean) * self._scale, -self.clip, self.clip).astype(np.float32)
+            np.add(var, self.epsilon, out=scale)
+            np.sqrt(scale, out=scale)
+            np.reciprocal(scale, out=scale)
+        np.subtract(x, mean, out=step)
+        step *= scale
+        np.maximum(step, -self.clip, out=step)
+        np.minimum(step, self.clip, out=step)
+        return step.astype(np.float32)
 
     def _arguments(self) -> str:
         inner = super()._arguments()
