@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import json
 import re
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -21,7 +22,8 @@ from arena.plugins import make_interface
 from arena.registry import load_callable, make_env, resolve
 from arena.wrappers import AgtItfWrapper
 
-__all__ = ["AgentSpec", "EnvSpec", "parse_agents", "agent_version", "callable_spec", "behind_interface", "wants_env"]
+__all__ = ["AgentSpec", "EnvSpec", "parse_agents", "agent_version", "callable_spec", "behind_interface", "wants_env",
+           "entrant_specs"]
 
 _NAME = re.compile(r"^[A-Za-z0-9_.\-+#@/ ]+$")
 _FACTORY = re.compile(r"^[\w.\-]+(:[\w.]+)?$")
@@ -263,27 +265,41 @@ def _distribution_of(top_module: str) -> str | None:
     return None
 
 
+def _package_of(obj: object) -> str:
+    top = type(obj).__module__.split(".")[0]
+    package = _distribution_of(top)
+    if package is None:
+        module = sys.modules.get(top)
+        package = f"{top} {getattr(module, '__version__', 'unversioned')}"
+    return package
+
+
 def agent_version(agent: Agent) -> str:
-    """What identifies the code of ``agent``: its ``version`` attribute, or its class and package version.
+    """What identifies the code of ``agent``: its ``version`` attribute, or what it is and the
+    versions of the packages its code comes from (for an :class:`AgtItfWrapper`, the inner
+    agents' and the interfaces' packages too).
 
     Example:
         >>> from arena import RandomAgent
-        >>> agent_version(RandomAgent()).startswith("RandomAgent (")
+        >>> agent_version(RandomAgent()).startswith("RandomAgent (arena-marl ")
         True
     """
     own = getattr(agent, "version", None)
     if isinstance(own, str) and own:
         return own
-    module = type(agent).__module__
-    top = module.split(".")[0]
-    package = _distribution_of(top)
-    if package is None:
-        package = f"{top} {getattr(__import__(top), '__version__', 'unversioned')}"
-    return f"{agent} ({package})"
+    parts: list[object] = [agent]
+    if isinstance(agent, AgtItfWrapper):
+        parts += [*(agent.members or [agent.agent]), *agent.interface.levels()]
+    packages = list(dict.fromkeys(_package_of(part) for part in parts))
+    return f"{agent} ({', '.join(packages)})"
 
 
-def _specs_from(agents: Mapping[str, Any] | Sequence[Any]) -> list[AgentSpec]:
-    """Entrants from a mapping ``{name: spec}`` or a sequence of specs; names must be unique."""
+def entrant_specs(agents: Mapping[str, Any] | Sequence[Any]) -> list[AgentSpec]:
+    """Entrants from a mapping ``{name: spec}``, a sequence of specs or an ``--agents`` string.
+
+    Raises:
+        ValueError: two entrants share a name.
+    """
     if isinstance(agents, Mapping):
         specs = [AgentSpec.coerce(entry, str(name)) for name, entry in agents.items()]
     elif isinstance(agents, Sequence) and not isinstance(agents, str):

@@ -13,7 +13,7 @@ from arena.tournament.game import GameConfig, GameResult
 from arena.tournament.ratings import Rating, rate_games
 from arena.tournament.runner import BACKENDS, TournamentError, run_processes, run_serial
 from arena.tournament.schedule import Lineup, make_schedule
-from arena.tournament.spec import AgentSpec, EnvSpec, _specs_from
+from arena.tournament.spec import AgentSpec, EnvSpec, entrant_specs
 from arena.tournament.stats import PairingStats, pairing_stats
 from arena.tournament.store import ResultStore, write_csv, write_json
 
@@ -179,7 +179,7 @@ def run_tournament(
         (4, [('other', 'random'), ('random', 'other')])
     """
     env_spec = EnvSpec.coerce(env, env_kwargs)
-    specs = _specs_from(agents)
+    specs = entrant_specs(agents)
     backend = backend or ("serial" if workers in (None, 1) else "processes")
     if backend not in BACKENDS:
         raise ValueError(f"tournament: backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
