@@ -119,7 +119,7 @@ def run_tournament(
     agents: Sequence[Any] | Mapping[str, Any] | str,
     *,
     mode: str = "round-robin",
-    games: int = 10,
+    games: int = 20,
     seed: int = 0,
     db: str | Path | None = None,
     workers: int | None = None,
@@ -185,6 +185,9 @@ def run_tournament(
         raise ValueError(f"tournament: backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
         raise ValueError(f"tournament: workers must be a positive integer, got {workers!r}")
+    if backend == "serial" and workers not in (None, 1):
+        raise ValueError(f"tournament: the serial backend plays in this process; workers={workers} needs "
+                         "backend='processes' or 'ray'")
     if move_time_limit is not None and not move_time_limit > 0:
         raise ValueError(f"tournament: move_time_limit must be a positive number of seconds, got {move_time_limit!r}")
     seats, excluded = _build_once(env_spec, specs)

@@ -53,6 +53,8 @@ def test_bad_backend_options_are_named():
         run_tournament("tic_tac_toe", ["random", "b=random"], backend="threads")
     with pytest.raises(ValueError, match="workers must be a positive integer, got 0"):
         run_tournament("tic_tac_toe", ["random", "b=random"], workers=0)
+    with pytest.raises(ValueError, match="the serial backend plays in this process; workers=2 needs backend='processes' or 'ray'"):
+        run_tournament("tic_tac_toe", ["random", "b=random"], backend="serial", workers=2)
     with pytest.raises(ValueError, match="move_time_limit must be a positive number of seconds, got -1"):
         run_tournament("tic_tac_toe", ["random", "b=random"], move_time_limit=-1)
 
