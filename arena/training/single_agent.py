@@ -12,15 +12,15 @@ from gymnasium import spaces
 
 from arena.agents.base import Agent
 from arena.env import AgentID, MultiAgentEnv, discrete_index
-from arena.errors import AgentError, ArenaError, ResetNeeded, SpaceMismatchError, UnknownAgentError
+from arena.errors import AgentError, ArenaError, ResetNeeded, UnknownAgentError
 from arena.interface import Interface
 from arena.play import derive_seed
-from arena.registry import make_agent, make_env
+from arena.registry import make_env
 from arena.training.pool import OpponentPool
+from arena.training.seating import Opponent, learner_spaces, resolve_interfaces, resolve_opponents, resolve_seats
 
 __all__ = ["SingleAgentEnv"]
 
-Opponent = Agent | OpponentPool | str
 _ILLEGAL_ACTION_MODES = ("raise", "forfeit")
 
 
@@ -114,11 +114,10 @@ class SingleAgentEnv(gymnasium.Env):
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
         self.shuffle_seats = bool(shuffle_seats)
-        possible = list(self.env.possible_agents)
-        self.seats = self._resolve_seats(seats, possible)
+        self.seats = resolve_seats(self.env, seats)
         self.interface = interface if isinstance(interface, Interface) else None
-        self._interfaces = self._resolve_interfaces(interface)
-        self.observation_space, self.action_space = self._learner_spaces()
+        self._interfaces = resolve_interfaces(self.env, self.seats, interface)
+        self.observation_space, self.action_space = learner_spaces(self.env, self.seats, self._interfaces)
         self.set_opponents(opponents)
         self.metadata = dict(self.env.metadata)
         self.render_mode = self.env.render_mode
@@ -127,92 +126,13 @@ class SingleAgentEnv(gymnasium.Env):
         self._cast_action = type(self.action_space) is spaces.Discrete
         self._clear_episode()
 
-    # ------------------------------------------------------------------ set-up
-    def _resolve_seats(self, seats: AgentID | Sequence[AgentID] | None, possible: list[AgentID]) -> list[AgentID]:
-        if seats is None:
-            chosen = list(possible)
-        elif isinstance(seats, str):
-            chosen = [seats]
-        elif isinstance(seats, Sequence) and seats:
-            chosen = list(seats)
-        else:
-            raise TypeError(f"SingleAgentEnv({self.env}): seats must be an agent id, a non-empty "
-                            f"sequence of agent ids or None, got {seats!r}")
-        for seat in chosen:
-            if seat not in possible:
-                raise UnknownAgentError(f"SingleAgentEnv: {self.env} has no seat {seat!r}; expected one of {possible}")
-        if len(set(chosen)) != len(chosen):
-            raise ValueError(f"SingleAgentEnv({self.env}): seats repeat an agent id: {chosen}")
-        if len(possible) < 2:
-            raise ValueError(f"SingleAgentEnv: {self.env} has a single agent {possible}; use it directly")
-        return chosen
-
-    def _resolve_interfaces(self, interface: Any) -> dict[AgentID, Interface | None]:
-        if interface is None:
-            return dict.fromkeys(self.seats)
-        if isinstance(interface, Interface):
-            # Interfaces hold per-episode state and their own spaces: each seat gets a copy.
-            chosen = {seat: interface if i == 0 else copy.deepcopy(interface) for i, seat in enumerate(self.seats)}
-        elif isinstance(interface, Mapping):
-            missing = [seat for seat in self.seats if seat not in interface]
-            if missing:
-                raise ValueError(f"SingleAgentEnv({self.env}): interface dict has no entry for seats {missing}")
-            chosen = {seat: interface[seat] for seat in self.seats}
-        else:
-            raise TypeError(f"SingleAgentEnv({self.env}): interface must be an arena.Interface, a dict keyed "
-                            f"by seat or None, got {type(interface).__name__}")
-        for seat, itf in chosen.items():
-            if itf is None:
-                continue
-            if not isinstance(itf, Interface):
-                raise TypeError(f"SingleAgentEnv({self.env}): interface for {seat!r} must be an arena.Interface, "
-                                f"got {type(itf).__name__}")
-            itf.setup(self.env.observation_space(seat), self.env.action_space(seat))
-        return chosen
-
-    def _learner_spaces(self) -> tuple[spaces.Space, spaces.Space]:
-        found = []
-        for seat in self.seats:
-            itf = self._interfaces[seat]
-            if itf is None:
-                found.append((self.env.observation_space(seat), self.env.action_space(seat)))
-            else:
-                found.append((itf.observation_space, itf.action_space))
-        for seat, pair in zip(self.seats[1:], found[1:]):
-            if pair[0] != found[0][0] or pair[1] != found[0][1]:
-                raise SpaceMismatchError(
-                    f"SingleAgentEnv({self.env}): the learner's seats must share spaces; {self.seats[0]!r} has "
-                    f"{found[0][0]} / {found[0][1]} but {seat!r} has {pair[0]} / {pair[1]}")
-        return found[0]
-
     def set_opponents(self, opponents: Opponent | Sequence[Opponent]) -> None:
         """Replace the opponents (from the next episode on); same forms as the constructor.
 
         Self-play callbacks call this through ``VecEnv.env_method`` to refresh the
         opponents in every copy of the env.
         """
-        others = len(self.env.possible_agents) - 1
-        if isinstance(opponents, (Agent, OpponentPool, str)):
-            slots = [opponents] * others
-        elif isinstance(opponents, Sequence):
-            slots = list(opponents)
-            if len(slots) != others:
-                raise ValueError(f"SingleAgentEnv({self.env}): {others} other seats need {others} opponents, "
-                                 f"got {len(slots)}")
-        else:
-            raise TypeError(f"SingleAgentEnv({self.env}): opponents must be an arena.Agent, an agent spec, an "
-                            f"OpponentPool or a sequence of them, got {type(opponents).__name__}")
-        resolved: list[Agent | OpponentPool] = []
-        built: dict[str, Agent] = {}
-        for slot in slots:
-            if isinstance(slot, str):
-                # Each seat gets its own agent, so no agent is asked to play two seats.
-                slot = make_agent(slot) if slot in built else built.setdefault(slot, make_agent(slot))
-            if not isinstance(slot, (Agent, OpponentPool)):
-                raise TypeError(f"SingleAgentEnv({self.env}): an opponent must be an arena.Agent, an agent spec "
-                                f"or an OpponentPool, got {type(slot).__name__}")
-            resolved.append(slot)
-        self.opponents = resolved
+        self.opponents = resolve_opponents(self.env, opponents)
         self._copies: dict[tuple[int, int], Agent] = {}
 
     # ---------------------------------------------------------------- episodes

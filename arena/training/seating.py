@@ -1,0 +1,126 @@
+"""Checks and defaults for :class:`~arena.training.SingleAgentEnv`: seats, interfaces, opponents."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gymnasium import spaces
+
+from arena.agents.base import Agent
+from arena.env import AgentID, MultiAgentEnv
+from arena.errors import SpaceMismatchError, UnknownAgentError
+from arena.interface import Interface
+from arena.registry import make_agent
+from arena.training.pool import OpponentPool
+
+__all__ = ["resolve_seats", "resolve_interfaces", "learner_spaces", "resolve_opponents", "Opponent"]
+
+Opponent = Agent | OpponentPool | str
+
+
+def resolve_seats(env: MultiAgentEnv, seats: AgentID | Sequence[AgentID] | None) -> list[AgentID]:
+    """The learner's seats as a list (``None``: every seat), checked against ``env``.
+
+    Raises:
+        UnknownAgentError: a seat the env does not have.
+        ValueError: repeated seats, or an env with a single agent.
+        TypeError: ``seats`` of the wrong kind.
+    """
+    possible = list(env.possible_agents)
+    if seats is None:
+        chosen = list(possible)
+    elif isinstance(seats, str):
+        chosen = [seats]
+    elif isinstance(seats, Sequence) and seats:
+        chosen = list(seats)
+    else:
+        raise TypeError(f"SingleAgentEnv({env}): seats must be an agent id, a non-empty "
+                        f"sequence of agent ids or None, got {seats!r}")
+    for seat in chosen:
+        if seat not in possible:
+            raise UnknownAgentError(f"SingleAgentEnv: {env} has no seat {seat!r}; expected one of {possible}")
+    if len(set(chosen)) != len(chosen):
+        raise ValueError(f"SingleAgentEnv({env}): seats repeat an agent id: {chosen}")
+    if len(possible) < 2:
+        raise ValueError(f"SingleAgentEnv: {env} has a single agent {possible}; use it directly")
+    return chosen
+
+
+def resolve_interfaces(env: MultiAgentEnv, seats: list[AgentID], interface: Any) -> dict[AgentID, Interface | None]:
+    """One interface (or ``None``) per learner seat, each set up on that seat's raw spaces.
+
+    A single interface serves the first seat and deep copies serve the others: interfaces
+    hold per-episode state and their own spaces.
+    """
+    if interface is None:
+        return dict.fromkeys(seats)
+    if isinstance(interface, Interface):
+        chosen = {seat: interface if i == 0 else copy.deepcopy(interface) for i, seat in enumerate(seats)}
+    elif isinstance(interface, Mapping):
+        missing = [seat for seat in seats if seat not in interface]
+        if missing:
+            raise ValueError(f"SingleAgentEnv({env}): interface dict has no entry for seats {missing}")
+        chosen = {seat: interface[seat] for seat in seats}
+    else:
+        raise TypeError(f"SingleAgentEnv({env}): interface must be an arena.Interface, a dict keyed "
+                        f"by seat or None, got {type(interface).__name__}")
+    for seat, itf in chosen.items():
+        if itf is None:
+            continue
+        if not isinstance(itf, Interface):
+            raise TypeError(f"SingleAgentEnv({env}): interface for {seat!r} must be an arena.Interface, "
+                            f"got {type(itf).__name__}")
+        itf.setup(env.observation_space(seat), env.action_space(seat))
+    return chosen
+
+
+def learner_spaces(env: MultiAgentEnv, seats: list[AgentID],
+                   interfaces: Mapping[AgentID, Interface | None]) -> tuple[spaces.Space, spaces.Space]:
+    """The learner's (observation, action) spaces, which every seat must share.
+
+    Raises:
+        SpaceMismatchError: naming two seats whose (transformed) spaces differ.
+    """
+    found = []
+    for seat in seats:
+        itf = interfaces[seat]
+        if itf is None:
+            found.append((env.observation_space(seat), env.action_space(seat)))
+        else:
+            found.append((itf.observation_space, itf.action_space))
+    for seat, pair in zip(seats[1:], found[1:]):
+        if pair[0] != found[0][0] or pair[1] != found[0][1]:
+            raise SpaceMismatchError(
+                f"SingleAgentEnv({env}): the learner's seats must share spaces; {seats[0]!r} has "
+                f"{found[0][0]} / {found[0][1]} but {seat!r} has {pair[0]} / {pair[1]}")
+    return found[0]
+
+
+def resolve_opponents(env: MultiAgentEnv, opponents: Opponent | Sequence[Opponent]) -> list[Agent | OpponentPool]:
+    """One opponent (agent or pool) per other seat; agent specs are built, one agent per seat.
+
+    Raises:
+        ValueError: a sequence of the wrong length.
+        TypeError: anything that is not an agent, an agent spec or a pool.
+    """
+    others = len(env.possible_agents) - 1
+    if isinstance(opponents, (Agent, OpponentPool, str)):
+        slots = [opponents] * others
+    elif isinstance(opponents, Sequence):
+        slots = list(opponents)
+        if len(slots) != others:
+            raise ValueError(f"SingleAgentEnv({env}): {others} other seats need {others} opponents, got {len(slots)}")
+    else:
+        raise TypeError(f"SingleAgentEnv({env}): opponents must be an arena.Agent, an agent spec, an "
+                        f"OpponentPool or a sequence of them, got {type(opponents).__name__}")
+    resolved: list[Agent | OpponentPool] = []
+    for slot in slots:
+        if isinstance(slot, str):
+            slot = make_agent(slot)  # a fresh agent per seat
+        if not isinstance(slot, (Agent, OpponentPool)):
+            raise TypeError(f"SingleAgentEnv({env}): an opponent must be an arena.Agent, an agent spec "
+                            f"or an OpponentPool, got {type(slot).__name__}")
+        resolved.append(slot)
+    return resolved
