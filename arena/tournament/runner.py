@@ -102,7 +102,8 @@ def _worker_main(config: GameConfig, conn: Connection) -> None:
                     rows, flushed = [], now
                     if os.getppid() != parent_pid:
                         return
-            conn.send(("games", rows))
+            if rows:
+                conn.send(("games", rows))
             conn.send(("chunk", None))
     except (EOFError, BrokenPipeError, ConnectionResetError):
         return
@@ -153,11 +154,11 @@ def run_processes(config: GameConfig, tasks: Sequence[GameTask], on_results: OnR
     if on_start is not None:
         on_start()
     try:
+        # One chunk per worker at a time: a worker takes the next one only when it waits for it,
+        # so neither side can block sending into a full pipe while the other does the same.
         for index, conn in enumerate(connections):
-            for _ in range(2):  # one chunk to play, one queued, so no worker waits for the parent
-                if chunks:
-                    conn.send(chunks.pop())
-                    in_flight[index] += 1
+            conn.send(chunks.pop())
+            in_flight[index] += 1
         sentinels = {process.sentinel: index for index, process in enumerate(processes)}
         watched = [*connections, *sentinels]
         while any(in_flight.values()):
