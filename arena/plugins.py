@@ -84,7 +84,7 @@ def _normalise(name: str) -> str:
 
 def _summary(cls: type) -> str:
     """The docstring's first line; reST double-backtick literals are shown in single backticks."""
-    doc = (inspect.getdoc(cls) or "").strip()
+    doc = inspect.cleandoc(cls.__doc__ or "")  # the class's own docstring, not one inherited
     return re.sub(r"``(.+?)``", r"`\1`", doc.splitlines()[0].strip()) if doc else ""
 
 

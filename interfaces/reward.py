@@ -135,6 +135,13 @@ class ShapeReward(Interface):
         (0.97, 1.0)
     """
 
+    @classmethod
+    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
+        """Instances and raw spaces for ``arena interfaces --check``."""
+        return [
+            (cls(shaping=lambda observation, action, reward: reward - 0.01), spaces.Discrete(2), spaces.Discrete(3)),
+        ]
+
     def __init__(self, inner: Interface | None = None, *, shaping: Callable[[Any, Any, float], float]) -> None:
         super().__init__(inner)
         if not callable(shaping):

@@ -65,11 +65,11 @@ def _print_rich(entries: Sequence[InterfaceEntry], checked: bool) -> bool:
     """Print with rich; False when rich is not installed."""
     try:
         from rich.console import Console
-        from rich.markup import escape
         from rich.table import Table
+        from rich.text import Text  # plain cells: no markup or emoji codes (":factory:") in plugin text
     except ImportError:
         return False
-    console = Console(width=max(Console().width, 120))  # keep names whole even on narrow pipes
+    console = Console(width=max(Console().width, 120), emoji=False, highlight=False)  # names stay whole on pipes
     table = Table(title="arena interfaces", title_justify="left")
     table.add_column("name", no_wrap=True, style="bold")
     table.add_column("package", no_wrap=True)
@@ -78,7 +78,7 @@ def _print_rich(entries: Sequence[InterfaceEntry], checked: bool) -> bool:
     table.add_column("summary", overflow="fold")
     working = [e for e in entries if e.ok]
     for e in working:
-        table.add_row(escape(e.name), escape(e.package), *([_status(e, checked)] if checked else []), escape(e.summary))
+        table.add_row(Text(e.name), Text(e.package), *([Text(_status(e, checked))] if checked else []), Text(e.summary))
     console.print(table)
     broken = [e for e in entries if not e.ok]
     if broken:
@@ -87,9 +87,9 @@ def _print_rich(entries: Sequence[InterfaceEntry], checked: bool) -> bool:
         problems.add_column("package", no_wrap=True)
         problems.add_column("reason", overflow="fold")
         for e in broken:
-            problems.add_row(escape(e.name), escape(e.package), escape(f"{e.target}: {e.error}"))
+            problems.add_row(Text(e.name), Text(e.package), Text(f"{e.target}: {e.error}"))
         console.print(problems)
-    console.print(f"{len(working)} interface(s), {len(broken)} broken", highlight=False)
+    console.print(Text(f"{len(working)} interface(s), {len(broken)} broken"))
     return True
 
 
