@@ -2,25 +2,31 @@
 
 Each Ray actor holds a :class:`GameRunner` (one env, the entrants' agents, built on the node it
 runs on; so arena and every entrant's package must be installed on every node). Tasks travel
-in chunks, because a Ray call costs far more than a small game; a chunk's games are committed
-together when it comes back, so a crash can lose at most the chunks in flight, which a rerun
-plays again.
+in chunks, because a Ray call costs far more than a small game; each chunk is a streaming
+generator call that yields finished games at once when a game took longer than
+``RAY_FLUSH_SECONDS``, and otherwise at least every ``RAY_FLUSH_SECONDS``, and the driver
+commits each group as it arrives. A crash loses only the games of the groups in flight, which
+a rerun plays again.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 
 from typing import Any
 
 from arena.tournament.game import GameConfig, GameRunner
 from arena.errors import MissingDependencyError
-from arena.tournament.runner import OnResults, chunked, default_chunk_size
+from arena.tournament.runner import OnResults, TournamentError, chunked, default_chunk_size
 from arena.tournament.schedule import GameTask
 from arena.tournament.store import result_row
 
-__all__ = ["run_ray", "GameActor"]
+__all__ = ["run_ray", "GameActor", "RAY_FLUSH_SECONDS"]
+
+# An object per yield costs a Ray actor far more than a pipe write costs a local worker.
+RAY_FLUSH_SECONDS = 0.02
 
 
 def _import_ray():
@@ -39,8 +45,18 @@ class GameActor:
     def __init__(self, config: GameConfig) -> None:
         self.runner = GameRunner(config).start()
 
-    def play_many(self, tasks: list[GameTask]) -> list[tuple[Any, ...]]:
-        return [result_row(self.runner.play(task)) for task in tasks]
+    def play_stream(self, tasks: list[GameTask], flush_seconds: float) -> Iterator[list[tuple[Any, ...]]]:
+        """Play ``tasks``, yielding result rows in groups as they finish."""
+        rows: list[tuple[Any, ...]] = []
+        flushed = time.perf_counter()
+        for task in tasks:
+            rows.append(result_row(self.runner.play(task)))
+            now = time.perf_counter()
+            if now - flushed >= flush_seconds:
+                yield rows
+                rows, flushed = [], now
+        if rows:
+            yield rows
 
     def timer_available(self) -> bool:
         return self.runner.timer.available
@@ -55,7 +71,7 @@ def run_ray(config: GameConfig, tasks: Sequence[GameTask], on_results: OnResults
         workers: the number of actors (default: the cluster's CPUs).
         address: a running cluster (``"auto"``, ``"ray://host:10001"``, ``"host:6379"``);
             ``None`` joins the cluster this process already has, or starts a local one.
-        chunk_size: games per Ray call (default: about 4 chunks per actor, at most 2048).
+        chunk_size: games per Ray call (default: about 8 chunks per actor, at most 4096).
 
     Raises:
         MissingDependencyError: ray is not installed.
@@ -75,25 +91,35 @@ def run_ray(config: GameConfig, tasks: Sequence[GameTask], on_results: OnResults
         started_here = True
     try:
         count = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        size = chunk_size or default_chunk_size(len(tasks), count, most=2048) * 2
+        size = chunk_size or default_chunk_size(len(tasks), count, most=4096)
         chunks = chunked(tasks, size)
         chunks.reverse()
         remote_actor = ray.remote(num_cpus=1)(GameActor)
         actors = [remote_actor.remote(config) for _ in range(min(count, len(chunks)))]
+        ray.get([actor.timer_available.remote() for actor in actors])  # wait until every actor runs
         if on_start is not None:
             on_start()
-        owner = {}
+        owner = {}  # streaming call -> its actor; two per actor, so none waits for the driver
         for actor in actors:
-            for _ in range(2):  # keep each actor busy while its last chunk travels back
+            for _ in range(2):
                 if chunks:
-                    owner[actor.play_many.remote(chunks.pop())] = actor
+                    owner[actor.play_stream.remote(chunks.pop(), RAY_FLUSH_SECONDS)] = actor
         while owner:
             ready, _ = ray.wait(list(owner), num_returns=1)
-            for ref in ready:
-                actor = owner.pop(ref)
-                on_results(ray.get(ref))
-                if chunks:
-                    owner[actor.play_many.remote(chunks.pop())] = actor
+            for stream in ready:
+                try:
+                    rows = ray.get(next(stream))
+                except ray.exceptions.RayError as err:
+                    raise TournamentError(
+                        f"tournament: a Ray actor failed ({type(err).__name__}: {err}); the finished games "
+                        "are saved, run again to resume"
+                    ) from err
+                except StopIteration:
+                    actor = owner.pop(stream)
+                    if chunks:
+                        owner[actor.play_stream.remote(chunks.pop(), RAY_FLUSH_SECONDS)] = actor
+                    continue
+                on_results(rows)
         for actor in actors:
             ray.kill(actor)
     finally:
