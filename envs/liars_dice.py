@@ -116,6 +116,19 @@ class LiarsDice(MultiAgentEnv):
         return ["liar"] + [f"bid {q} x {f}" for q in range(1, self.players * self.dice + 1)
                            for f in range(1, FACES + 1)]
 
+    def observation_text(self, agent: str, observation: np.ndarray) -> str:
+        """What ``agent``'s own observation shows (its dice), read from the observation alone.
+
+        Example:
+            >>> env = LiarsDice(players=3, dice=2)
+            >>> obs, _ = env.reset(options={"dice": [[5, 2], [1, 1], [3, 4]]})
+            >>> env.observation_text("player_0", obs["player_0"])
+            'your dice: 2 5'
+        """
+        counts = np.asarray(observation)[:FACES].tolist()
+        faces = [str(face + 1) for face, count in enumerate(counts) for _ in range(int(count))]
+        return f"your dice: {' '.join(faces) or 'none'}"
+
     # --------------------------------------------------------------- dynamics
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """Give every player its dice and roll the first round; ``player_0`` bids first.

@@ -294,3 +294,21 @@ class LimitPoker(MultiAgentEnv):
     def action_names(self, agent: str) -> list[str]:
         """Readable names of the actions: ``["fold", "check/call", "bet/raise"]``."""
         return list(ACTION_NAMES)
+
+    def observation_text(self, agent: str, observation: np.ndarray) -> str:
+        """What ``agent``'s own observation shows, read from the observation alone.
+
+        Example:
+            >>> from envs.kuhn_poker import KuhnPoker
+            >>> env = KuhnPoker()
+            >>> obs, _ = env.reset(options={"cards": ["K", "J"]})
+            >>> env.observation_text("player_0", obs["player_0"])
+            'your card: K'
+        """
+        observation = np.asarray(observation)
+        start = self._private_start
+        text = f"your card: {self.ranks[int(observation[start:start + len(self.ranks)].argmax())]}"
+        if self.rounds > 1:
+            public = observation[self._public_start:self._public_start + len(self.ranks)]
+            text += f", public card: {self.ranks[int(public.argmax())] if public.any() else '?'}"
+        return text

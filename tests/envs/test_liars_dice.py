@@ -143,3 +143,11 @@ def test_a_players_observations_never_depend_on_the_other_players_dice(observer,
             break  # the challenge shows every die
         obs_a, _, _, _, infos_a = env_a.step({acting: action})
         obs_b, _, _, _, infos_b = env_b.step({acting: action})
+
+
+def test_observation_text_lists_the_own_dice():
+    env = LiarsDice(players=3, dice=2)
+    observations, _ = env.reset(options={"dice": [[6, 1], [2, 2], [3, 4]]})
+    assert env.observation_text("player_0", observations["player_0"]) == "your dice: 1 6"
+    observations, *_ = env.step({"player_0": bid(1, 1)})
+    assert env.observation_text("player_1", observations["player_1"]) == "your dice: 2 2"

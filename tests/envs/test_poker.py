@@ -207,3 +207,13 @@ def test_a_seed_also_fixes_the_deals_of_later_unseeded_resets():
         env.reset(seed=7)
         deals.append([env.reset()[0]["player_0"].tolist() for _ in range(6)])
     assert deals[0] == deals[1] and len({tuple(deal) for deal in deals[0]}) > 1
+
+
+def test_observation_text_reads_the_own_card_and_the_public_card_only():
+    env = LeducPoker()
+    observations, _ = env.reset(options={"cards": ["Q", "K", "J"]})
+    assert env.observation_text("player_0", observations["player_0"]) == "your card: Q, public card: ?"
+    observations, *_ = env.step({"player_0": C})
+    assert env.observation_text("player_1", observations["player_1"]) == "your card: K, public card: ?"
+    observations, *_ = env.step({"player_1": C})
+    assert env.observation_text("player_0", observations["player_0"]) == "your card: Q, public card: J"
