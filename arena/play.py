@@ -74,10 +74,11 @@ def derive_seed(seed: int, index: int) -> int:
 
 def _bind(env: MultiAgentEnv, agents: Agents) -> list[tuple[tuple[AgentID, ...], Agent, bool]]:
     """Resolve ``agents`` to ``(env ids, agent, is_team)`` in a fixed order."""
-    possible = list(env.possible_agents)
-    if isinstance(agents, Mapping):
+    possible = env.possible_agents
+    kind = type(agents)  # exact types first: the ABC checks cost more than a short game's step
+    if kind is dict or (kind is not list and kind is not tuple and isinstance(agents, Mapping)):
         items = list(agents.items())
-    elif isinstance(agents, Sequence) and not isinstance(agents, str):
+    elif kind is list or kind is tuple or (isinstance(agents, Sequence) and not isinstance(agents, str)):
         if len(agents) != len(possible):
             raise ValueError(f"play: {env} has {len(possible)} agents {possible}, got {len(agents)} agents")
         items = list(zip(possible, agents))
@@ -152,39 +153,43 @@ def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_ste
     finished: set[AgentID] = set()
     team_final = [0.0] * len(bound)
     length, truncated = 0, False
+    acts = {agent_id: agent.act for agent_id, agent in single.items()}  # bound once: the loop runs every step
     while observations:
         actions: dict[AgentID, Any] = {}
-        teams_asked: list[int] = []
+        teams_asked: list[int] | None = None
         for agent_id, observation in observations.items():
-            agent = single.get(agent_id)
-            if agent is None:
+            act = acts.get(agent_id)
+            if act is None:
                 if agent_id not in team_of:
                     raise UnknownAgentError(f"play: {env} asked unknown agent {agent_id!r} to act")
-                index = team_of[agent_id]
-                if index not in teams_asked:
-                    teams_asked.append(index)
+                teams_asked = teams_asked or []
+                if team_of[agent_id] not in teams_asked:
+                    teams_asked.append(team_of[agent_id])
                 continue
             info = infos.get(agent_id)
-            mask = info.get("action_mask") if info else None
             reward = pending[agent_id]
-            pending[agent_id] = 0.0
+            if reward:
+                pending[agent_id] = 0.0
             try:
-                actions[agent_id] = agent.act(observation, mask, reward)
+                actions[agent_id] = act(observation, info.get("action_mask") if info else None, reward)
             except Exception as err:
                 raise AgentError(agent_id, err) from err
-        for index in teams_asked:
-            _team_act(bound[index], observations, infos, pending, actions)
+        if teams_asked:
+            for index in teams_asked:
+                _team_act(bound[index], observations, infos, pending, actions)
         observations, rewards, terminations, truncations, infos = env.step(actions)
         length += 1
         for agent_id, reward in rewards.items():
-            pending[agent_id] += reward
-            returns[agent_id] += reward
-        for flags, cut in ((terminations, False), (truncations, True)):
-            for agent_id, flag in flags.items():
-                if flag and agent_id not in finished:
-                    truncated = truncated or cut
-                    finished.add(agent_id)
-                    _finish(bound, single, team_of, team_final, agent_id, pending, infos, finished)
+            if reward:
+                pending[agent_id] += reward
+                returns[agent_id] += reward
+        if True in terminations.values() or True in truncations.values():
+            for flags, cut in ((terminations, False), (truncations, True)):
+                for agent_id, flag in flags.items():
+                    if flag and agent_id not in finished:
+                        truncated = truncated or cut
+                        finished.add(agent_id)
+                        _finish(bound, single, team_of, team_final, agent_id, pending, infos, finished)
         if max_steps is not None and length >= max_steps and observations:
             truncated = True
             break
