@@ -318,3 +318,35 @@ def test_missing_sb3_names_the_extra(monkeypatch) -> None:
     with pytest.raises(ImportError, match=r"install the 'train' extra: pip install torch==2.13.0 && "
                                           r"pip install 'arena-marl\[train\]'"):
         require_sb3()
+
+
+class ClipToOne(Interface):
+    """Clips rewards to [-1, 1]: nonlinear, so it shows where in the sum it is applied."""
+
+    def reward(self, reward):
+        return max(-1.0, min(1.0, reward))
+
+
+def test_learner_interface_transforms_each_returned_sum_once() -> None:
+    # a hears 0.5 + 0.75 between its two actions: the clip applies to the sum (1.25 -> 1.0),
+    # once per returned value, as AgtItfWrapper does for a playing agent.
+    script = [Step(("a",)), Step(("b",), {"a": 0.5}), Step(("b",), {"a": 0.75}), Step(("a",), {"a": -3.0}),
+              Step(("b",), terminate=("a", "b"))]
+    single = SingleAgentEnv(ScriptedEnv(script, agents=("a", "b")), LedgerAgent(), seats="a", interface=ClipToOne())
+    single.reset(seed=0)
+    assert single.step(0)[1] == 1.0
+    assert single.step(0)[1:3] == (-1.0, True)
+
+
+def test_interfaces_per_seat() -> None:
+    from interfaces.board import EgoBoard
+
+    ego = {"player_0": EgoBoard(player=0), "player_1": EgoBoard(player=1)}
+    single = SingleAgentEnv("tic_tac_toe", FixedAgent(choices=[0]), interface=ego)
+    assert single.interface is None
+    observation, info = single.reset(seed=0)
+    assert info["seat"] == "player_0" and observation.sum() == 0
+    observation, info = single.reset()
+    assert info["seat"] == "player_1" and observation[0, 0] == -1.0  # the opponent's disc, from player_1's side
+    with pytest.raises(ValueError, match=r"interface dict has no entry for seats \['player_1'\]"):
+        SingleAgentEnv("tic_tac_toe", interface={"player_0": EgoBoard()})
