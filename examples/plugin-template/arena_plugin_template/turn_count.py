@@ -52,8 +52,8 @@ class AppendTurnCount(Interface):
         box = self.inner_observation_space
         if not isinstance(box, spaces.Box) or len(box.shape) != 1:
             raise SpaceMismatchError(f"{self}: needs a 1-D Box observation space, got {box}")
-        low = np.append(box.low.astype(np.float32), 0.0)
-        high = np.append(box.high.astype(np.float32), float(self.max_turns))
+        low = np.append(box.low, 0.0).astype(np.float32)
+        high = np.append(box.high, self.max_turns).astype(np.float32)
         self.observation_space = spaces.Box(low, high, dtype=np.float32)
 
     def reset(self, observation: Any) -> None:
