@@ -15,7 +15,7 @@ from gymnasium import spaces
 
 from arena.errors import SpaceMismatchError
 
-__all__ = ["compile_flattener", "mask_length", "mask_segments", "all_legal"]
+__all__ = ["compile_flattener", "mask_length", "mask_segments", "mask_allows", "all_legal"]
 
 Writer = Callable[[Any, np.ndarray], None]
 
@@ -146,3 +146,17 @@ def all_legal(space: spaces.Space) -> np.ndarray:
     if length is None:
         raise TypeError(f"{space} carries no action mask")
     return np.ones(length, dtype=np.int8)
+
+
+def mask_allows(space: spaces.Space, mask: Any, action: Any) -> bool:
+    """Whether ``mask`` over ``space`` allows ``action`` (Tuple spaces: every member's mask; ``None``: no mask)."""
+    if mask is None:
+        return True
+    if isinstance(space, spaces.Tuple):
+        return all(a is None or mask_allows(s, m, a) for s, m, a in zip(space.spaces, mask, action))
+    segments = mask_segments(space)
+    if segments is None:
+        return True
+    offsets = np.concatenate(([0], np.cumsum(segments)[:-1]))
+    index = offsets + np.asarray(action, dtype=np.int64).reshape(-1) - np.asarray(space.start).reshape(-1)
+    return bool(np.asarray(mask)[index].all())

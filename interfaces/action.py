@@ -15,7 +15,7 @@ from gymnasium import spaces
 
 from arena.errors import InvalidActionError, MaskTranslationError, SpaceMismatchError
 from arena.interface import Interface
-from interfaces._spaces import mask_segments
+from interfaces._spaces import mask_allows
 
 __all__ = ["DiscretizeBox", "MultiDiscreteToDiscrete", "DiscreteToMultiDiscrete", "RepeatAction"]
 
@@ -283,15 +283,11 @@ class RepeatAction(Interface):
         self._turn = 0  # turns since the last decision (0: the next turn decides)
         self._last: Any = None
         self._pending: tuple[Any, int] | None = None  # this turn's choice, committed at the next observation
-        self._mask: np.ndarray | None = None
+        self._mask: Any = None
         self._mask_this_turn = False
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
-        space = self.inner_action_space
-        segments = mask_segments(space)
-        self._offsets = None if segments is None else np.concatenate(([0], np.cumsum(segments)[:-1]))
-        self._starts = None if segments is None else np.asarray(space.start).reshape(-1)
         self._clear()
 
     def reset(self, observation: Any) -> None:
@@ -300,7 +296,7 @@ class RepeatAction(Interface):
         self._mask, self._mask_this_turn = mask, fresh  # the first turn's mask arrives before reset
 
     def action_mask(self, mask: Any) -> Any:
-        self._mask, self._mask_this_turn = np.asarray(mask), True
+        self._mask, self._mask_this_turn = mask, True
         return mask
 
     def observation(self, observation: Any) -> Any:
@@ -311,16 +307,11 @@ class RepeatAction(Interface):
         self._mask_this_turn = False
         return observation
 
-    def _allowed(self, action: Any) -> bool:
-        if self._mask is None or self._offsets is None:
-            return True
-        index = self._offsets + np.asarray(action).reshape(-1) - self._starts
-        return bool(self._mask[index].all())
-
     def action(self, action: Any) -> Any:
         if not self.action_space.contains(action):
             raise InvalidActionError(f"{self}: action {action!r} is not in {self.action_space}")
-        if self._last is not None and self._turn % self.repeat and self._allowed(self._last):
+        repeating = self._last is not None and self._turn % self.repeat
+        if repeating and mask_allows(self.action_space, self._mask, self._last):
             self._pending = (self._last, self._turn + 1)
             return np.copy(self._last) if isinstance(self._last, np.ndarray) else self._last
         self._pending = (np.copy(action) if isinstance(action, np.ndarray) else action, 1)

@@ -69,13 +69,15 @@ class EgoBoard(Interface):
         box = self._require_space(spaces.Box, "observation")
         if not np.issubdtype(box.dtype, np.integer) or box.low.min() < 0 or box.high.max() > 2 or not box.shape:
             raise SpaceMismatchError(
-                f"{self}: needs an integer Box board with values in 0..2 (0 empty, 1 and 2 the players' marks), got {box}"
+                f"{self}: needs an integer Box board with values in 0..2 (0 empty, 1 and 2 the players' marks), "
+                f"got {box}"
             )
         if self.planes:
             shape = (2, *box.shape)
             self.observation_space = spaces.Box(0, 1, shape, self.dtype)
             # Row ``mark`` of a table gives (own, opponent) for that cell value, per observer.
-            self._tables = [np.array([[0, 0], [1, 0], [0, 1]], self.dtype), np.array([[0, 0], [0, 1], [1, 0]], self.dtype)]
+            self._tables = [np.array([[0, 0], [1, 0], [0, 1]], self.dtype),
+                            np.array([[0, 0], [0, 1], [1, 0]], self.dtype)]
         else:
             self.observation_space = spaces.Box(-1, 1, box.shape, self.dtype)
             self._tables = [np.array([0, 1, -1], self.dtype), np.array([0, -1, 1], self.dtype)]
@@ -148,7 +150,8 @@ class RotateBoard(Interface):
         box = self._require_space(spaces.Box, "observation")
         actions = self._require_space(spaces.Discrete, "action")
         if len(box.shape) < 2:
-            raise SpaceMismatchError(f"{self}: needs a Box observation with (rows, columns) as its last axes, got {box}")
+            raise SpaceMismatchError(f"{self}: needs a Box observation with (rows, columns) as its last axes, "
+                                     f"got {box}")
         *lead, rows, columns = box.shape
         if self.quarter_turns % 2 and rows != columns:
             raise SpaceMismatchError(f"{self}: odd quarter turns need a square board, got {rows}x{columns} in {box}")

@@ -49,7 +49,8 @@ class Flatten(Interface):
     def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
         """Instances and raw spaces for ``arena interfaces --check``."""
         return [
-            (cls(), spaces.Dict({"board": spaces.Box(0, 2, (3, 3), np.int8), "turn": spaces.Discrete(2)}), spaces.Discrete(9)),
+            (cls(), spaces.Dict({"board": spaces.Box(0, 2, (3, 3), np.int8), "turn": spaces.Discrete(2)}),
+             spaces.Discrete(9)),
             (cls(), spaces.Tuple([spaces.MultiDiscrete([2, 3]), spaces.MultiBinary(4)]), spaces.MultiDiscrete([3, 3])),
         ]
 
@@ -230,7 +231,8 @@ class CastObservation(Interface):
         if np.issubdtype(self.dtype, np.integer):
             info = np.iinfo(self.dtype)
             low, high = np.rint(low), np.rint(high)
-            if not (np.isfinite(low).all() and np.isfinite(high).all()) or low.min() < info.min or high.max() > info.max:
+            finite = np.isfinite(low).all() and np.isfinite(high).all()
+            if not finite or low.min() < info.min or high.max() > info.max:
                 raise SpaceMismatchError(
                     f"{self}: {self.dtype} cannot hold the range of {box} (bounds {low.min()}..{high.max()})"
                 )
@@ -291,7 +293,8 @@ class ActionMaskInObservation(Interface):
         space = self._require_space((spaces.Discrete, spaces.MultiDiscrete), "action")
         self._length = mask_length(space)
         if not self._length:
-            raise SpaceMismatchError(f"{self}: needs a Discrete or MultiDiscrete action space with actions, got {space}")
+            raise SpaceMismatchError(f"{self}: needs a Discrete or MultiDiscrete action space with actions, "
+                                     f"got {space}")
         self._all_legal = np.ones(self._length, dtype=np.int8)
         self._mask: np.ndarray | None = None
         self.observation_space = spaces.Dict({

@@ -73,7 +73,7 @@ class ConcatenateTeam(Interface):
         act = self._require_space(spaces.Tuple, "action")
         if len(obs) != len(act) or not len(act):
             raise SpaceMismatchError(f"{self}: needs one observation and one action element per member, "
-                                     f"got {len(obs)} and {len(act)}")
+                                     f"got {len(obs)} in {obs} and {len(act)} in {act}")
         self._flatteners = []
         lows, highs = [], []
         for member in obs:
@@ -91,7 +91,8 @@ class ConcatenateTeam(Interface):
         elif all(isinstance(m, spaces.Box) for m in members):
             self._setup_box(members)
         else:
-            raise SpaceMismatchError(f"{self}: members' actions must be all Discrete/MultiDiscrete or all Box, got {act}")
+            raise SpaceMismatchError(f"{self}: members' actions must be all Discrete/MultiDiscrete or all Box, "
+                                     f"got {act}")
 
     def _setup_discrete(self, members: list[spaces.Space]) -> None:
         self._discrete = True

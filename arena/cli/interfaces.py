@@ -23,7 +23,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--check", action="store_true",
                         help="also run arena.testing.check_interface on each interface's contract_examples(); "
                              "exit status 1 if any interface is broken")
-    parser.add_argument("--examples", type=int, default=10, help="generated examples per rule with --check (default 10)")
+    parser.add_argument("--examples", type=int, default=10,
+                        help="generated examples per rule with --check (default 10)")
     parser.add_argument("--plain", action="store_true", help="plain text even when rich is installed")
     parser.set_defaults(run=run)
 

@@ -189,7 +189,8 @@ def test_mask_of_wrong_dtype():
 
 
 def test_mask_that_loses_every_legal_action():
-    assert "has legal actions but the translated mask [0 0 0] has none" in _message(EmptyMask(), BOX, spaces.Discrete(3))
+    message = _message(EmptyMask(), BOX, spaces.Discrete(3))
+    assert "has legal actions but the translated mask [0 0 0] has none" in message
 
 
 def test_mask_that_allows_a_forbidden_raw_action():
@@ -247,7 +248,8 @@ def test_setup_must_give_gymnasium_spaces():
 
 
 def test_space_rejections_at_setup_propagate():
-    with pytest.raises(SpaceMismatchError, match=r"RejectsDiscrete\(\): needs a Box observation space, got Discrete\(3\)"):
+    with pytest.raises(SpaceMismatchError,
+                       match=r"RejectsDiscrete\(\): needs a Box observation space, got Discrete\(3\)"):
         check_interface(RejectsDiscrete(), spaces.Discrete(3), spaces.Discrete(2))
 
 

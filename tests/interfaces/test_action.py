@@ -42,7 +42,8 @@ def test_discretize_box_takes_bins_per_element():
 
 @pytest.mark.parametrize("bins, space, message", [
     (3, spaces.Discrete(4), r"DiscretizeBox\(bins=3\): needs a Box action space, got Discrete\(4\)"),
-    (3, spaces.Box(-np.inf, np.inf, (2,)), r"needs a bounded Box action space with at least one dimension, got Box\(-inf"),
+    (3, spaces.Box(-np.inf, np.inf, (2,)),
+     r"needs a bounded Box action space with at least one dimension, got Box\(-inf"),
     ([2, 2, 2], spaces.Box(0.0, 1.0, (2,)), r"bins \[2, 2, 2\] do not fit the action shape of Box\(0.0, 1.0, \(2,\)"),
     (1, spaces.Box(0.0, 1.0, (2,)), r"bins must be integers of at least 2, got 1"),
     (100, spaces.Box(0.0, 1.0, (4,)), r"gives 100000000 joint actions, more than 10000000"),

@@ -37,7 +37,8 @@ def test_ego_board_follows_the_player_to_move_and_an_explicit_seat(board):
     for itf in (inferred, planes, seat_1):
         itf.setup(board_space((3, 3)), spaces.Discrete(9))
     view = inferred.transform_observation(board)
-    np.testing.assert_array_equal(view, (board == mover_mark).astype(np.float32) - ((board != 0) & (board != mover_mark)))
+    opponent = (board != 0) & (board != mover_mark)
+    np.testing.assert_array_equal(view, (board == mover_mark).astype(np.float32) - opponent)
     stacked = planes.transform_observation(board)
     np.testing.assert_array_equal(stacked[0] - stacked[1], view)
     assert stacked.shape == (2, 3, 3) and set(np.unique(stacked)) <= {0.0, 1.0}
@@ -60,7 +61,8 @@ def test_ego_board_makes_both_seats_see_the_same_position_alike():
 
 
 @pytest.mark.parametrize("space, message", [
-    (spaces.Box(0.0, 2.0, (3, 3)), r"needs an integer Box board with values in 0..2 .* got Box\(0.0, 2.0, \(3, 3\), float32\)"),
+    (spaces.Box(0.0, 2.0, (3, 3)),
+     r"needs an integer Box board with values in 0..2 .* got Box\(0.0, 2.0, \(3, 3\), float32\)"),
     (spaces.Box(0, 3, (3, 3), np.int8), r"got Box\(0, 3, \(3, 3\), int8\)"),
     (spaces.Discrete(9), r"EgoBoard\(\): needs a Box observation space, got Discrete\(9\)"),
 ])
@@ -118,7 +120,8 @@ def test_rotate_board_mirrors_connect_four_columns():
     ({"quarter_turns": 1}, spaces.Box(0, 2, (6, 7), np.int8), spaces.Discrete(42),
      r"RotateBoard\(quarter_turns=1\): odd quarter turns need a square board, got 6x7"),
     ({"quarter_turns": 2}, spaces.Box(0, 2, (3, 3), np.int8), spaces.Discrete(4),
-     r"needs one action per cell \(Discrete\(9\)\) or per column \(Discrete\(3\)\) of the 3x3 board, got Discrete\(4\)"),
+     r"needs one action per cell \(Discrete\(9\)\) or per column \(Discrete\(3\)\) of the 3x3 board, "
+     r"got Discrete\(4\)"),
     ({"quarter_turns": 1}, spaces.Box(0, 2, (3, 3), np.int8), spaces.Discrete(3),
      r"column actions \(Discrete\(3\)\) need a transform that keeps columns as columns"),
     ({"quarter_turns": 0}, spaces.Box(0, 2, (9,), np.int8), spaces.Discrete(9),

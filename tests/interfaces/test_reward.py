@@ -40,7 +40,8 @@ def test_reward_arguments_are_validated():
         ScaleReward(factor="big")
     with pytest.raises(ValueError, match="ScaleReward: factor must be finite, got inf"):
         ScaleReward(factor=float("inf"))
-    with pytest.raises(TypeError, match=r"ShapeReward: shaping must be callable as shaping\(observation, action, reward\), "
+    with pytest.raises(TypeError, match=r"ShapeReward: shaping must be callable as "
+                                        r"shaping\(observation, action, reward\), "
                                         r"got int"):
         ShapeReward(shaping=3)
 

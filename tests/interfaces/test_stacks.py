@@ -45,7 +45,8 @@ STACKS = {
             ScaleReward(RepeatAction(FrameStack(OneHot(), frames=3), repeat=2), factor=0.5))),
     "connect_four: mask in obs over mirrored ego planes, flattened and cast": (
         "connect_four", lambda: ActionMaskInObservation(
-            CastObservation(Flatten(RotateBoard(EgoBoard(planes=True), quarter_turns=0, mirror=True)), dtype=np.float16))),
+            CastObservation(Flatten(RotateBoard(EgoBoard(planes=True), quarter_turns=0, mirror=True)),
+                            dtype=np.float16))),
 }
 
 
