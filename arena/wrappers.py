@@ -164,7 +164,9 @@ class EnvItfWrapper(MultiAgentEnv):
             try:
                 if not self._act_everyone:
                     raise KeyError
-                raw = {a: act[a](x) for a, x in actions.items()}
+                raw = {}
+                for a, x in actions.items():  # a loop, not a comprehension: no extra frame per step
+                    raw[a] = act[a](x)
             except KeyError:
                 if self._act_everyone and all(a in act for a in actions):
                     raise  # the KeyError came from inside an interface
@@ -184,14 +186,20 @@ class EnvItfWrapper(MultiAgentEnv):
         reward, observe = self._reward, self._observe
         if reward:
             if self._reward_everyone:
-                rewards = {a: reward[a](r) for a, r in rewards.items()}
+                transformed = {}
+                for a, r in rewards.items():
+                    transformed[a] = reward[a](r)
+                rewards = transformed
             else:
                 rewards = {a: (f(r) if (f := reward.get(a)) is not None else r) for a, r in rewards.items()}
         if self._current:
             observations = self._observations(observations)
         elif observe:  # the common case, inlined: it runs every step
             if self._observe_everyone:
-                observations = {a: observe[a](o) for a, o in observations.items()}
+                transformed = {}
+                for a, o in observations.items():
+                    transformed[a] = observe[a](o)
+                observations = transformed
             else:
                 observations = {a: (f(o) if (f := observe.get(a)) is not None else o) for a, o in observations.items()}
         return observations, rewards, terminations, truncations, infos
@@ -215,14 +223,13 @@ class EnvItfWrapper(MultiAgentEnv):
         mask = self._mask
         if not mask:
             return infos
-        out = None
+        translated = None
         for agent, info in infos.items():
-            function = mask.get(agent)
-            if function is not None and "action_mask" in info:
-                if out is None:
-                    out = dict(infos)
-                out[agent] = {**info, "action_mask": function(info["action_mask"])}
-        return infos if out is None else out
+            if "action_mask" in info and (function := mask.get(agent)) is not None:
+                if translated is None:
+                    translated = dict(infos)
+                translated[agent] = {**info, "action_mask": function(info["action_mask"])}
+        return infos if translated is None else translated
 
     def render(self) -> Any:
         return self.env.render()
