@@ -2,7 +2,9 @@
 
 Masks follow the arena env contract for ``Discrete`` actions (an int8 array with one
 entry per action) and sb3-contrib's ``MaskablePPO`` convention for ``MultiDiscrete``
-actions (the per-component masks concatenated, ``sum(nvec)`` entries).
+actions (the per-component masks concatenated, ``sum(nvec)`` entries); as input, the
+per-component tuple that gymnasium's ``MultiDiscrete.sample(mask=...)`` takes is
+accepted too.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from gymnasium import spaces
 
 from arena.errors import SpaceMismatchError
 
-__all__ = ["compile_flattener", "mask_length", "mask_segments", "mask_allows", "all_legal"]
+__all__ = ["compile_flattener", "mask_length", "mask_segments", "mask_allows", "flat_mask", "all_legal"]
 
 Writer = Callable[[Any, np.ndarray], None]
 
@@ -159,4 +161,11 @@ def mask_allows(space: spaces.Space, mask: Any, action: Any) -> bool:
         return True
     offsets = np.concatenate(([0], np.cumsum(segments)[:-1]))
     index = offsets + np.asarray(action, dtype=np.int64).reshape(-1) - np.asarray(space.start).reshape(-1)
-    return bool(np.asarray(mask)[index].all())
+    return bool(flat_mask(mask)[index].all())
+
+
+def flat_mask(mask: Any) -> np.ndarray:
+    """A mask as one int8 array; gymnasium's per-component tuple form is concatenated."""
+    if isinstance(mask, (tuple, list)):
+        return np.concatenate([np.asarray(part, dtype=np.int8).reshape(-1) for part in mask])
+    return np.asarray(mask, dtype=np.int8)

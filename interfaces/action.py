@@ -15,7 +15,7 @@ from gymnasium import spaces
 
 from arena.errors import InvalidActionError, MaskTranslationError, SpaceMismatchError
 from arena.interface import Interface
-from interfaces._spaces import mask_allows
+from interfaces._spaces import flat_mask, mask_allows
 
 __all__ = ["DiscretizeBox", "MultiDiscreteToDiscrete", "DiscreteToMultiDiscrete", "RepeatAction"]
 
@@ -152,7 +152,7 @@ class MultiDiscreteToDiscrete(Interface):
         return self._decode(int(action))
 
     def action_mask(self, mask: Any) -> np.ndarray:
-        parts = np.split(np.asarray(mask, dtype=np.int8), self._splits)
+        parts = np.split(flat_mask(mask), self._splits)
         return reduce(np.multiply.outer, parts).reshape(-1).astype(np.int8)
 
 

@@ -13,7 +13,7 @@ from gymnasium import spaces
 
 from arena.errors import SpaceMismatchError
 from arena.interface import Interface
-from interfaces._spaces import compile_flattener, mask_length
+from interfaces._spaces import compile_flattener, flat_mask, mask_length
 
 __all__ = ["Flatten", "OneHot", "ClipObservation", "CastObservation", "ActionMaskInObservation"]
 
@@ -302,13 +302,13 @@ class ActionMaskInObservation(Interface):
             "action_mask": spaces.Box(0, 1, (self._length,), np.int8),
         })
 
-    def action_mask(self, mask: Any) -> np.ndarray:
-        mask = np.asarray(mask)
-        if mask.shape != (self._length,):
+    def action_mask(self, mask: Any) -> Any:
+        flat = flat_mask(mask)  # copies: the env may reuse its mask array
+        if flat.shape != (self._length,):
             raise SpaceMismatchError(
-                f"{self}: expected a mask of shape ({self._length},) for {self.action_space}, got shape {mask.shape}"
+                f"{self}: expected a mask of shape ({self._length},) for {self.action_space}, got shape {flat.shape}"
             )
-        self._mask = mask.astype(np.int8)
+        self._mask = flat if flat is not mask else flat.copy()
         return mask
 
     def observation(self, observation: Any) -> dict[str, Any]:

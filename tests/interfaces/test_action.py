@@ -152,3 +152,14 @@ def test_repeat_action_lets_a_rejected_step_be_retried():
 def test_repeat_action_rejects_bad_counts():
     with pytest.raises(ValueError, match="RepeatAction: repeat must be a positive integer, got 0"):
         RepeatAction(repeat=0)
+
+
+def test_multi_discrete_masks_may_also_come_as_gymnasium_tuples():
+    space = spaces.MultiDiscrete([2, 3])
+    itf = MultiDiscreteToDiscrete()
+    itf.setup(OBS, space)
+    flat = np.array([1, 0, 0, 1, 1], dtype=np.int8)
+    parts = (np.array([1, 0], dtype=np.int8), np.array([0, 1, 1], dtype=np.int8))
+    np.testing.assert_array_equal(itf.transform_action_mask(parts), itf.transform_action_mask(flat))
+    sampler = spaces.MultiDiscrete([2, 3], seed=0)
+    assert all(parts[0][a] and parts[1][b] for a, b in (sampler.sample(mask=parts) for _ in range(20)))
