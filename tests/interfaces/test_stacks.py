@@ -96,3 +96,13 @@ def test_running_normalisation_must_be_frozen_for_reproducible_episodes():
     env = EnvItfWrapper(envs.make("tic_tac_toe"), NormalizeObservation(Flatten(EgoBoard())))
     with pytest.raises(ContractViolation, match="two episodes with seed 0 and the same actions differ"):
         check_env(env, episodes=1)
+
+
+def test_mask_in_observation_stack_is_a_valid_stable_baselines3_env():
+    sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
+    from arena.training import SingleAgentEnv
+
+    env = SingleAgentEnv("connect_four", "random", interface=ActionMaskInObservation(Flatten(EgoBoard())))
+    sb3_checker.check_env(env, warn=False)
+    observation, _ = env.reset(seed=3)
+    np.testing.assert_array_equal(observation["action_mask"], env.action_masks().astype(np.int8))
