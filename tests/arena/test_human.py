@@ -345,7 +345,10 @@ def test_at_seat_hidden_information_env_shows_public_render_and_own_card() -> No
     assert "cards: " in person.output_stream.getvalue().split("--- game over")[1]  # revealed at the end
 
 
-@pytest.mark.parametrize("name", envs.names())
+TEXT_ENVS = [name for name in envs.names() if "ansi" in envs.make(name).metadata.get("render_modes", [])]
+
+
+@pytest.mark.parametrize("name", TEXT_ENVS)
 def test_at_seat_takes_names_view_and_observation_policy_from_each_bundled_env(name: str) -> None:
     env = envs.make(name, render_mode="ansi")
     seat = env.possible_agents[0]
