@@ -110,9 +110,12 @@ class GuardedAgent(Agent):
         self.entrant = entrant
         self.move_time_limit = move_time_limit
         self.timer = timer
+        self._discrete: tuple[int, int] | None = None
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
+        is_discrete = type(action_space) is spaces.Discrete
+        self._discrete = (int(action_space.start), int(action_space.n)) if is_discrete else None
         try:
             if self.agent.observation_space is not observation_space or self.agent.action_space is not action_space:
                 self.agent.setup(observation_space, action_space)
@@ -127,14 +130,23 @@ class GuardedAgent(Agent):
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
         limit = self.move_time_limit
+        if limit is None:
+            try:
+                action = self.agent.act(observation, action_mask, reward)
+            except Forfeit as err:  # the agent gave up itself (a person typed q)
+                raise Forfeit(self.entrant, err.reason) from err
+            except Exception as err:
+                raise Forfeit(self.entrant, f"act() raised {_describe(err)}") from err
+            self._check(action, action_mask)
+            return action
         start = time.perf_counter()
         try:
-            if limit is not None and self.timer is not None:
+            if self.timer is not None:
                 self.timer.arm(limit)
             try:
                 action = self.agent.act(observation, action_mask, reward)
             finally:
-                if limit is not None and self.timer is not None:
+                if self.timer is not None:
                     self.timer.disarm()
         except MoveTimeout:
             raise Forfeit(self.entrant, f"exceeded the move time limit of {limit:g} s (interrupted)") from None
@@ -142,14 +154,18 @@ class GuardedAgent(Agent):
             raise Forfeit(self.entrant, err.reason) from err
         except Exception as err:
             raise Forfeit(self.entrant, f"act() raised {_describe(err)}") from err
-        if limit is not None:
-            elapsed = time.perf_counter() - start
-            if elapsed > limit:
-                raise Forfeit(self.entrant, f"exceeded the move time limit of {limit:g} s (took {elapsed:.3f} s)")
+        elapsed = time.perf_counter() - start
+        if elapsed > limit:
+            raise Forfeit(self.entrant, f"exceeded the move time limit of {limit:g} s (took {elapsed:.3f} s)")
         self._check(action, action_mask)
         return action
 
     def _check(self, action: Any, action_mask: Any) -> None:
+        discrete = self._discrete
+        if discrete is not None and type(action) is int:  # the common case, checked in a few operations
+            index = action - discrete[0]
+            if 0 <= index < discrete[1] and (action_mask is None or action_mask[index]):
+                return
         space = self.action_space
         try:
             index = discrete_index(space, action)

@@ -87,7 +87,11 @@ def run_ray(config: GameConfig, tasks: Sequence[GameTask], on_results: OnResults
                    "log_to_driver": True}
         if address is None and workers is not None:
             options["num_cpus"] = workers
-        ray.init(**options)
+        try:
+            ray.init(**options)
+        except (ConnectionError, RuntimeError, ValueError) as err:
+            where = f"join the Ray cluster at {address!r}" if address else "start a local Ray cluster"
+            raise TournamentError(f"tournament: could not {where}: {type(err).__name__}: {err}") from err
         started_here = True
     try:
         count = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))

@@ -255,9 +255,31 @@ def behind_interface(agent: str, interface: str, *, agent_kwargs: Mapping[str, A
 
 
 @lru_cache(maxsize=None)
+def _top_level_names() -> dict[str, str]:
+    """Top-level module -> distribution, from each distribution's small ``top_level.txt``."""
+    names: dict[str, str] = {}
+    for dist in metadata.distributions():
+        for module in (dist.read_text("top_level.txt") or "").split():
+            names.setdefault(module, dist.metadata["Name"])
+    return names
+
+
+@lru_cache(maxsize=None)
 def _distribution_of(top_module: str) -> str | None:
-    names = metadata.packages_distributions().get(top_module) or []
-    for name in names:
+    """``"name version"`` of the distribution that installs ``top_module``, or ``None``.
+
+    Cheap lookups first: ``packages_distributions()`` reads every installed file list
+    (most of a second with large packages installed), so it is only the last resort.
+    """
+    candidates = [top_module, top_module.replace("_", "-")]
+    if top_module in _top_level_names():
+        candidates.insert(0, _top_level_names()[top_module])
+    for name in candidates:
+        try:
+            return f"{metadata.metadata(name)['Name']} {metadata.version(name)}"
+        except metadata.PackageNotFoundError:
+            continue
+    for name in metadata.packages_distributions().get(top_module) or []:
         try:
             return f"{name} {metadata.version(name)}"
         except metadata.PackageNotFoundError:

@@ -13,7 +13,7 @@ from arena.tournament.game import GameConfig, GameResult
 from arena.tournament.ratings import Rating, rate_games
 from arena.tournament.runner import BACKENDS, TournamentError, run_processes, run_serial
 from arena.tournament.schedule import Lineup, make_schedule
-from arena.tournament.spec import AgentSpec, EnvSpec, entrant_specs
+from arena.tournament.spec import AgentSpec, EnvSpec, agent_version, entrant_specs
 from arena.tournament.stats import PairingStats, pairing_stats
 from arena.tournament.store import ResultStore, write_csv, write_json
 
@@ -251,7 +251,7 @@ def _build_once(env_spec: EnvSpec, specs: list[AgentSpec]) -> tuple[int, dict[st
     try:
         for spec in specs:
             try:
-                spec.build(probe)
+                agent_version(spec.build(probe))  # also caches the package lookups forked workers inherit
             except Exception as err:  # any failure to build excludes the entrant, once, with its reason
                 excluded[spec.name] = f"{type(err).__name__}: {err}"
         return len(probe.possible_agents), excluded
