@@ -1,16 +1,19 @@
 """Tournament throughput: random-vs-random games per second, serial vs local workers vs Ray.
 
-Plays the same tournament (two random entrants, results committed to an SQLite file as each
-game ends) on each backend and prints games/s and the ratios the targets are about:
+Plays the same tournament (two random entrants, every game committed to an SQLite file) on
+each backend and prints games/s and the ratios the targets are about:
 
 * 2 local worker processes at least 1.7x serial;
-* Ray (a local cluster of 2 CPUs, started once before timing) within 25% of the local workers.
+* Ray (a local cluster of 2 CPUs) within 25% of the local workers.
 
 Games/s counts play and commits, from the first game dispatched to the last result
-committed; starting the backend (forking workers, starting actors) is reported beside it.
-Starting the Ray cluster itself (``ray.init``) is done once, outside the timings, as when
-joining a running cluster. Each figure is the best of ``--repeats`` runs, each run on a fresh
-results file.
+committed; starting the backend (forking workers, starting Ray actors) is reported beside it.
+The Ray cluster itself (``ray.init``) is started once, after the serial and local runs (its
+background processes would otherwise compete with them), and outside the timings, as when
+joining a running cluster. Each figure is the best of ``--repeats`` runs, each on a fresh
+results file. The CPU line (this process and its children) shows how much work a game costs
+each way, which bounds the speed-up when other jobs share the cores; the load average is
+printed because on a shared 2-core machine it decides how much of the second core we get.
 
     python bench/tournament.py                 # tic-tac-toe and connect four, all backends
     python bench/tournament.py --games 2000 --repeats 1 --no-ray   # a quick look
@@ -20,27 +23,37 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import resource
 import tempfile
 import time
 from pathlib import Path
 
 from arena.tournament import run_tournament
 
-ENVS = {"tic_tac_toe": 12000, "connect_four": 6000}  # games per tournament: a few seconds serial
+ENVS = {"tic_tac_toe": 12000, "connect_four": 6000}  # games per tournament: about a second serial
 
 
-def measure(env: str, games: int, backend: str, workers: int, repeats: int, folder: Path) -> tuple[float, float]:
-    """Best games/s over ``repeats`` runs, and the backend start time of that run."""
-    best, best_startup = 0.0, 0.0
+def cpu_seconds() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def measure(env: str, games: int, backend: str, workers: int, repeats: int, folder: Path) -> dict[str, float]:
+    """Best games/s over ``repeats`` runs, with that run's start time and CPU seconds per game."""
+    best: dict[str, float] = {"rate": 0.0}
     for repeat in range(repeats):
         db = folder / f"{env}-{backend}-{workers}-{repeat}.sqlite"
+        cpu = cpu_seconds()
         result = run_tournament(env, ["random", "other=random"], games=games, seed=repeat, db=db,
                                 backend=backend, workers=workers)
+        cpu = cpu_seconds() - cpu
         if not result.complete or result.played != games:
             raise RuntimeError(f"{env} on {backend}: {result.played} of {games} games played")
-        if result.games_per_second > best:
-            best, best_startup = result.games_per_second, result.startup
-    return best, best_startup
+        if result.games_per_second > best["rate"]:
+            best = {"rate": result.games_per_second, "start": result.startup, "cpu_us": 1e6 * cpu / games}
+    return best
 
 
 def main() -> None:
@@ -50,28 +63,29 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--no-ray", action="store_true")
     args = parser.parse_args()
-
-    ray = None
-    if not args.no_ray:
-        import ray
-
-        start = time.perf_counter()
-        ray.init(num_cpus=args.workers, include_dashboard=False, logging_level=logging.WARNING)
-        print(f"ray.init (local cluster of {args.workers} CPUs): {time.perf_counter() - start:.1f} s, not counted below")
-
+    print(f"load average at start: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
+    local: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as folder:
         for env, default_games in ENVS.items():
             games = args.games or default_games
-            serial, _ = measure(env, games, "serial", 1, args.repeats, Path(folder))
-            local, local_start = measure(env, games, "processes", args.workers, args.repeats, Path(folder))
-            line = (f"{env:<13} {games} games  serial {serial:8,.0f} games/s | {args.workers} workers {local:8,.0f} games/s "
-                    f"(start {local_start:.2f} s) = {local / serial:.2f}x serial")
-            if ray is not None:
-                on_ray, ray_start = measure(env, games, "ray", args.workers, args.repeats, Path(folder))
-                line += f" | ray {on_ray:8,.0f} games/s (start {ray_start:.2f} s) = {on_ray / local:.2f}x local workers"
-            print(line, flush=True)
-    if ray is not None:
-        ray.shutdown()
+            serial = measure(env, games, "serial", 1, args.repeats, Path(folder))
+            local[env] = workers = measure(env, games, "processes", args.workers, args.repeats, Path(folder))
+            print(f"{env:<13} {games} games  serial {serial['rate']:8,.0f} games/s ({serial['cpu_us']:.0f} us CPU/game) | "
+                  f"{args.workers} workers {workers['rate']:8,.0f} games/s ({workers['cpu_us']:.0f} us CPU/game, "
+                  f"start {workers['start']:.2f} s) = {workers['rate'] / serial['rate']:.2f}x serial", flush=True)
+        if not args.no_ray:
+            import ray
+
+            start = time.perf_counter()
+            ray.init(num_cpus=args.workers, include_dashboard=False, logging_level=logging.WARNING)
+            print(f"ray.init (local cluster of {args.workers} CPUs): {time.perf_counter() - start:.1f} s, not counted")
+            for env, default_games in ENVS.items():
+                games = args.games or default_games
+                on_ray = measure(env, games, "ray", args.workers, args.repeats, Path(folder))
+                print(f"{env:<13} {games} games  ray {on_ray['rate']:8,.0f} games/s (start {on_ray['start']:.2f} s) = "
+                      f"{on_ray['rate'] / local[env]['rate']:.2f}x local workers", flush=True)
+            ray.shutdown()
+    print(f"load average at end: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
