@@ -154,6 +154,9 @@ def run_tournament(
         db: the SQLite results file (``None``: in memory, nothing is kept).
         workers: local worker processes (default 1; 2 when only ``backend="processes"`` is
             given), or Ray actors with ``backend="ray"`` (default: one per CPU of the cluster).
+            Workers are forked; when this process already runs threads they start from a
+            fork server instead, which imports the main module again: in a script, call
+            ``run_tournament`` under ``if __name__ == "__main__":``.
         backend: ``"serial"``, ``"processes"`` or ``"ray"`` (default: serial for one worker,
             processes otherwise).
         address: the Ray cluster to join (``backend="ray"``; default: start a local one).
