@@ -11,6 +11,7 @@ from gymnasium import spaces
 from arena.agents.base import Agent
 from arena.env import AgentID, MultiAgentEnv
 from arena.errors import AgentError, ArenaError, UnknownAgentError
+from arena.seeding import derive_seed
 
 __all__ = ["Episode", "play", "ranks_from_returns", "derive_seed"]
 
@@ -59,17 +60,6 @@ def ranks_from_returns(returns: Mapping[AgentID, float]) -> dict[AgentID, int]:
     """
     values = sorted(returns.values(), reverse=True)
     return {agent: values.index(value) + 1 for agent, value in returns.items()}
-
-
-def derive_seed(seed: int, index: int) -> int:
-    """A child seed for participant ``index`` of an episode seeded with ``seed``.
-
-    Cheap and deterministic (SplitMix64 of the pair), so every process derives the same.
-    """
-    z = (seed * 0x9E3779B97F4A7C15 + (index + 1) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
-    return (z ^ (z >> 31)) & 0x7FFFFFFF
 
 
 def _bind(env: MultiAgentEnv, agents: Agents) -> list[tuple[tuple[AgentID, ...], Agent, bool]]:

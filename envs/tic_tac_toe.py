@@ -111,7 +111,11 @@ class TicTacToe(MultiAgentEnv):
                 return self._next(other, {mover: 1.0, other: -1.0}, True)
         if 0 not in cells:
             return self._next(other, {mover: 0.0, other: 0.0}, True)
-        return self._next(other, {mover: 0.0, other: 0.0}, False)
+        # the common case, inlined: the game goes on
+        self._to_move = 1 - self._to_move
+        self._acting = (other,)
+        return ({other: self._board.copy()}, {mover: 0.0, other: 0.0}, {mover: False, other: False},
+                {mover: False, other: False}, {other: {"action_mask": self._mask.copy()}})
 
     def _next(self, other: str, rewards: dict[str, float], over: bool):
         if over:

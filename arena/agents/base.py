@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import copy
-import random
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+
+from arena.seeding import SplitMix64
 
 __all__ = ["Agent", "RandomAgent"]
 
@@ -60,6 +61,9 @@ class Agent:
 class RandomAgent(Agent):
     """Uniformly random legal actions; seeded, and fast on Discrete spaces.
 
+    It draws from a :class:`~arena.seeding.SplitMix64` generator, which re-seeds in a
+    fraction of a microsecond: the play loop re-seeds every agent every game.
+
     Args:
         seed: seeds the agent's own generator (``reset(seed=...)`` re-seeds it).
 
@@ -73,7 +77,7 @@ class RandomAgent(Agent):
     """
 
     def __init__(self, seed: int | None = None) -> None:
-        self._rng = random.Random(seed)
+        self._rng = SplitMix64(seed)
         self._space: spaces.Space | None = None
         self._n: int | None = None
         self._start = 0
@@ -85,7 +89,7 @@ class RandomAgent(Agent):
         if self._n is None:
             # A private copy, so that sampling does not disturb anyone else's space RNG.
             self._space = copy.deepcopy(action_space)
-            self._space.seed(self._rng.getrandbits(32))
+            self._space.seed(self._rng.getrandbits32())
 
     def reset(self, *, seed: int | None = None) -> None:
         if seed is not None:
