@@ -44,15 +44,15 @@ class TournamentResult:
     env: EnvSpec
     entrants: list[str]
     excluded: dict[str, str]
-    lineups: list[Lineup]
-    games: list[GameResult]
+    lineups: list[Lineup] = field(repr=False)
+    games: list[GameResult] = field(repr=False)
     scheduled: int
     played: int
     seconds: float
     startup: float
     db: str
     rules: dict[str, Any] = field(default_factory=dict)
-    specs: dict[str, AgentSpec] = field(default_factory=dict)
+    specs: dict[str, AgentSpec] = field(default_factory=dict, repr=False)
 
     @cached_property
     def pairings(self) -> dict[tuple[str, str], PairingStats]:
