@@ -86,8 +86,8 @@ def _bind(env: MultiAgentEnv, agents: Agents) -> list[tuple[tuple[AgentID, ...],
         if not isinstance(agent, Agent):
             raise TypeError(f"play: the agent for {key!r} must be an arena.Agent, got {type(agent).__name__}")
         bound.append((ids, agent, isinstance(key, tuple)))
-    missing = [a for a in possible if a not in seen]
-    if missing:
+    if len(seen) != len(possible):
+        missing = [a for a in possible if a not in seen]
         raise ValueError(f"play: no agent given for {missing} of {env}")
     return bound
 
@@ -122,6 +122,7 @@ def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_ste
     """
     bound = _bind(env, agents)
     single: dict[AgentID, Agent] = {}
+    acts: dict[AgentID, Any] = {}  # bound act methods: the loop below calls them every step
     team_of: dict[AgentID, int] = {}
     for index, (ids, agent, is_team) in enumerate(bound):
         if is_team:
@@ -134,6 +135,7 @@ def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_ste
             if agent.observation_space is not obs_space or agent.action_space is not act_space:
                 agent.setup(obs_space, act_space)
             single[ids[0]] = agent
+            acts[ids[0]] = agent.act
         agent.reset(seed=None if seed is None else derive_seed(seed, index))
 
     observations, infos = env.reset(seed=seed)
@@ -143,7 +145,6 @@ def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_ste
     finished: set[AgentID] = set()
     team_final = [0.0] * len(bound)
     length, truncated = 0, False
-    acts = {agent_id: agent.act for agent_id, agent in single.items()}  # bound once: the loop runs every step
     while observations:
         actions: dict[AgentID, Any] = {}
         teams_asked: list[int] | None = None

@@ -108,6 +108,7 @@ class RandomAgent(Agent):
             legal = action_mask.nonzero()[0]  # several times faster than np.flatnonzero
         else:
             legal = np.flatnonzero(action_mask)
-        if len(legal) == 0:
+        count = len(legal)
+        if not count:
             raise ValueError("RandomAgent: the action mask allows no action")
-        return self._start + int(legal[int(self._rng.random() * len(legal))])
+        return self._start + int(legal[int(self._rng.random() * count)])
