@@ -101,6 +101,17 @@ class _SpaceLookup:
             raise UnknownAgentError(
                 f"{self}: unknown agent {agent!r}; expected one of {self.possible_agents}") from None
 
+    def _adopt(self, env: MultiAgentEnv, mask_in_observation: bool) -> None:
+        """Take the agents, spaces, metadata and render mode that both PettingZoo views share."""
+        self._spaces = _ArenaSpaces(env, mask_in_observation)
+        self.possible_agents = list(env.possible_agents)
+        self.observation_spaces = self._spaces.observation_spaces
+        self.action_spaces = self._spaces.action_spaces
+        self.metadata = {**env.metadata, "name": env.metadata.get("name", env.name)}
+        self.render_mode = env.render_mode
+        self.agents: list[AgentID] = []
+        self._last_observation: dict[AgentID, Any] = {}
+
 
 class ArenaToAEC(_SpaceLookup, AECEnv):
     """An arena env seen as a PettingZoo ``AECEnv`` (built by :func:`to_aec`).
@@ -119,20 +130,13 @@ class ArenaToAEC(_SpaceLookup, AECEnv):
     def __init__(self, env: MultiAgentEnv, mask_in_observation: bool = False) -> None:
         super().__init__()
         self.env = _check_env(env, "to_aec")
-        self._spaces = _ArenaSpaces(env, mask_in_observation)
-        self.possible_agents = list(env.possible_agents)
-        self.observation_spaces = self._spaces.observation_spaces
-        self.action_spaces = self._spaces.action_spaces
-        self.metadata = {**env.metadata, "name": env.metadata.get("name", env.name)}
-        self.render_mode = env.render_mode
-        self.agents: list[AgentID] = []
+        self._adopt(env, mask_in_observation)
         self.rewards: dict[AgentID, float] = {}
         self._cumulative_rewards: dict[AgentID, float] = {}
         self.terminations: dict[AgentID, bool] = {}
         self.truncations: dict[AgentID, bool] = {}
         self.infos: dict[AgentID, dict[str, Any]] = {}
         self.agent_selection: AgentID | None = None
-        self._last_observation: dict[AgentID, Any] = {}
         self._masks: dict[AgentID, np.ndarray] = {}
         self._to_act: list[AgentID] = []
         self._chosen: dict[AgentID, Any] = {}
@@ -237,14 +241,7 @@ class ArenaToParallel(_SpaceLookup, ParallelEnv):
             raise NotParallelizableError(
                 f"to_parallel: {env} declares metadata['is_parallelizable'] = False (not every live "
                 "agent acts at every step); use arena.adapters.pettingzoo.to_aec(env) instead")
-        self._spaces = _ArenaSpaces(env, mask_in_observation)
-        self.possible_agents = list(env.possible_agents)
-        self.observation_spaces = self._spaces.observation_spaces
-        self.action_spaces = self._spaces.action_spaces
-        self.metadata = {**env.metadata, "name": env.metadata.get("name", env.name)}
-        self.render_mode = env.render_mode
-        self.agents: list[AgentID] = []
-        self._last_observation: dict[AgentID, Any] = {}
+        self._adopt(env, mask_in_observation)
 
     def _require_everyone(self, observations: Mapping[AgentID, Any], where: str) -> None:
         if set(observations) != set(self.env.agents):
