@@ -5,7 +5,7 @@ The core needs only gymnasium and numpy:
 * :class:`MultiAgentEnv` — the env protocol (observations hold exactly the agents to act);
 * :class:`Interface`, :class:`Combine` — stackable per-agent transformations;
 * :class:`EnvItfWrapper`, :class:`AgtItfWrapper` — interfaces on the env or on the agent;
-* :class:`Agent`, :class:`RandomAgent`, :func:`play` — agents and the play loop;
+* :class:`Agent`, :class:`RandomAgent`, :class:`Team`, :func:`play` — agents, sides and the play loop;
 * :mod:`arena.testing` — the public checkers.
 """
 
@@ -29,6 +29,7 @@ from arena.interface import Combine, Interface
 from arena.play import Episode, play
 from arena.plugins import interface_registry
 from arena.registry import agent_names, env_names, make_agent, make_env
+from arena.team import Team
 from arena.wrappers import AgtItfWrapper, EnvItfWrapper, GymEnvItfWrapper
 
 __version__ = "0.1.0"
@@ -52,6 +53,7 @@ __all__ = [
     "RandomAgent",
     "ResetNeeded",
     "SpaceMismatchError",
+    "Team",
     "UnknownAgentError",
     "UnknownNameError",
     "WrongAgentsError",

@@ -34,7 +34,7 @@ class MultiAgentEnv:
     Subclasses fill ``possible_agents``, ``observation_spaces`` and ``action_spaces``
     (dicts keyed by agent id) in ``__init__`` and implement :meth:`reset` and
     :meth:`step`. The spaces are built once, so ``observation_space(agent)`` returns
-    the same object on every call.
+    the same object on every call. An env with sides also sets :attr:`teams`.
 
     Contract (see ``docs/architecture.md``):
 
@@ -46,6 +46,9 @@ class MultiAgentEnv:
     * Rewards, terminations and truncations may name any live agent, acting or not.
       An agent whose termination or truncation is true leaves ``agents``; the episode
       is over when ``agents`` is empty.
+    * With :attr:`teams`: a player out of play whose side can still win or lose stops
+      acting (absent from the observations) but stays in ``agents`` until its side's
+      outcome is decided, then gets the side's final reward and terminates with the others.
 
     Example:
         >>> import envs
@@ -60,6 +63,16 @@ class MultiAgentEnv:
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
     render_mode: str | None = None
+
+    #: The sides, for an env that has them: team name -> the team's agent ids in seat order,
+    #: every possible agent in exactly one team, teams in a fixed order (tournaments seat
+    #: entrants by it). ``None`` for an env without sides (every agent for itself).
+    teams: dict[str, tuple[AgentID, ...]] | None = None
+    #: How the members of a team are scored (only read when ``teams`` is set):
+    #: ``"shared"``: teammates win or lose together, so their episode returns are equal
+    #: (``arena.testing.check_env`` verifies it); ``"individual"``: members earn their own
+    #: rewards and the side is judged by its members' mean return.
+    team_outcome: str = "shared"
 
     possible_agents: list[AgentID]
     agents: list[AgentID]

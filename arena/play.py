@@ -12,6 +12,7 @@ from arena.agents.base import Agent
 from arena.env import AgentID, MultiAgentEnv
 from arena.errors import AgentError, ArenaError, UnknownAgentError
 from arena.seeding import derive_seed
+from arena.team import PolicyMapping, Team, map_policies
 
 __all__ = ["Episode", "play", "ranks_from_returns", "derive_seed"]
 
@@ -28,6 +29,13 @@ class Episode:
         ranks: 1 for the best return, ties share the better rank (1, 2, 2, 4).
         seed: the seed the env was reset with.
         truncated: whether any agent's episode was cut by a time limit.
+        teams: the env's sides (``env.teams``), or ``None`` for an env without sides.
+
+    Example:
+        >>> episode = Episode({"a": 1.0, "b": -1.0, "c": 1.0, "d": -1.0}, length=9,
+        ...                   teams={"red": ("a", "c"), "blue": ("b", "d")})
+        >>> episode.team_returns, episode.team_ranks, episode.outcome
+        ({'red': 1.0, 'blue': -1.0}, {'red': 1, 'blue': 2}, 'red wins')
     """
 
     returns: dict[AgentID, float]
@@ -35,6 +43,27 @@ class Episode:
     ranks: dict[AgentID, int] = field(default_factory=dict)
     seed: int | None = None
     truncated: bool = False
+    teams: dict[str, tuple[AgentID, ...]] | None = None
+
+    def __post_init__(self) -> None:
+        if not self.ranks and self.returns:
+            self.ranks = ranks_from_returns(self.returns)
+
+    @property
+    def team_returns(self) -> dict[str, float]:
+        """Team -> its members' mean return (teammates that share rewards: each one's return).
+
+        The mean, not the sum, so that sides of different sizes compare on one scale.
+        Empty for an env without sides.
+        """
+        if not self.teams:
+            return {}
+        return {team: sum(self.returns[a] for a in members) / len(members) for team, members in self.teams.items()}
+
+    @property
+    def team_ranks(self) -> dict[str, int]:
+        """Team -> rank by team return (1 best, ties share the better rank); empty without sides."""
+        return ranks_from_returns(self.team_returns) if self.teams else {}
 
     @property
     def winners(self) -> list[AgentID]:
@@ -43,9 +72,17 @@ class Episode:
         return [] if len(best) == len(self.ranks) else best
 
     @property
+    def winning_teams(self) -> list[str]:
+        """The teams ranked first, unless every team is (a draw); empty without sides."""
+        ranks = self.team_ranks
+        best = [team for team, rank in ranks.items() if rank == 1]
+        return [] if len(best) == len(ranks) else best
+
+    @property
     def outcome(self) -> str:
-        """``"draw"``, ``"player_0 wins"`` or ``"player_0, player_2 win"``."""
-        winners = self.winners
+        """``"draw"``, ``"player_0 wins"``, ``"player_0, player_2 win"``; with sides, by team
+        (``"team_0 wins"``)."""
+        winners = self.winning_teams if self.teams else self.winners
         if not winners:
             return "draw"
         return f"{', '.join(winners)} {'wins' if len(winners) == 1 else 'win'}"
@@ -63,36 +100,50 @@ def ranks_from_returns(returns: Mapping[AgentID, float]) -> dict[AgentID, int]:
 
 
 def _bind(env: MultiAgentEnv, agents: Agents) -> list[tuple[tuple[AgentID, ...], Agent, bool]]:
-    """Resolve ``agents`` to ``(env ids, agent, is_team)`` in a fixed order."""
+    """Resolve ``agents`` to ``(env ids, agent, is_team)`` in a fixed order; a :class:`Team` becomes
+    one entry per member."""
     possible = env.possible_agents
+    teams = env.teams
     kind = type(agents)  # exact types first: the ABC checks cost more than a short game's step
     if kind is dict or (kind is not list and kind is not tuple and isinstance(agents, Mapping)):
         items = list(agents.items())
     elif kind is list or kind is tuple or (isinstance(agents, Sequence) and not isinstance(agents, str)):
-        if len(agents) != len(possible):
-            raise ValueError(f"play: {env} has {len(possible)} agents {possible}, got {len(agents)} agents")
-        items = list(zip(possible, agents))
+        if teams and len(agents) == len(teams) and any(isinstance(a, Team) for a in agents):
+            items = list(zip(teams, agents))  # one entry per side, in the env's team order
+        elif len(agents) != len(possible):
+            sides = f" (or {len(teams)} sides {list(teams)})" if teams else ""
+            raise ValueError(f"play: {env} has {len(possible)} agents {possible}{sides}, got {len(agents)} agents")
+        else:
+            items = list(zip(possible, agents))
     else:
         raise TypeError(f"play: agents must be a dict keyed by agent id (or tuple of ids) or a sequence, got {type(agents).__name__}")
     bound, seen = [], set()
     for key, agent in items:
+        is_team = isinstance(key, tuple)
+        if teams and isinstance(key, str) and key in teams and key not in possible:
+            key, is_team = tuple(teams[key]), True  # a team name: the side's seats
         ids = tuple(key) if isinstance(key, tuple) else (key,)
         for agent_id in ids:
             if agent_id not in possible:
-                raise UnknownAgentError(f"play: {env} has no agent {agent_id!r}; expected one of {possible}")
+                sides = f" or team {list(teams)}" if teams else ""
+                raise UnknownAgentError(f"play: {env} has no agent {agent_id!r}; expected one of {possible}{sides}")
             if agent_id in seen:
                 raise ValueError(f"play: agent id {agent_id!r} is given two controllers")
             seen.add(agent_id)
+        if isinstance(agent, Team):
+            bound.extend(((agent_id,), member, False) for agent_id, member in agent.seats(ids))
+            continue
         if not isinstance(agent, Agent):
-            raise TypeError(f"play: the agent for {key!r} must be an arena.Agent, got {type(agent).__name__}")
-        bound.append((ids, agent, isinstance(key, tuple)))
+            raise TypeError(f"play: the agent for {key!r} must be an arena.Agent or arena.Team, got {type(agent).__name__}")
+        bound.append((ids, agent, is_team))
     if len(seen) != len(possible):
         missing = [a for a in possible if a not in seen]
         raise ValueError(f"play: no agent given for {missing} of {env}")
     return bound
 
 
-def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_steps: int | None = None) -> Episode:
+def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_steps: int | None = None,
+         policy_mapping: PolicyMapping | None = None) -> Episode:
     """Play one episode of ``env`` with ``agents`` and return its record.
 
     The env leads: each step, the agents named in the observations act. Each agent
@@ -108,6 +159,9 @@ def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_ste
         seed: resets the env with this seed and re-seeds every agent with a seed derived
             from it, so the same seed gives the same episode.
         max_steps: optional safety bound; the episode is cut (``truncated``) after it.
+        policy_mapping: env agent id -> policy name (a dict, or a function of the id, as
+            RLlib's ``policy_mapping_fn``); ``agents`` is then a dict policy name -> agent,
+            so N env agents play M policies and parameter-shared seats use one object.
 
     Raises:
         AgentError: an agent raised; the original exception is chained.
@@ -120,8 +174,11 @@ def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_ste
         >>> sorted(episode.returns)
         ['player_0', 'player_1']
     """
+    if policy_mapping is not None:
+        agents = map_policies(env, agents, policy_mapping)  # type: ignore[arg-type]
     bound = _bind(env, agents)
     single: dict[AgentID, Agent] = {}
+    ready: set[int] = set()  # agents set up and reset already (one object serving several ids)
     acts: dict[AgentID, Any] = {}  # bound act methods: the loop below calls them every step
     team_of: dict[AgentID, int] = {}
     for index, (ids, agent, is_team) in enumerate(bound):
@@ -131,11 +188,14 @@ def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_ste
             agent.setup(obs_space, act_space)
             team_of.update(dict.fromkeys(ids, index))
         else:
+            single[ids[0]] = agent
+            acts[ids[0]] = agent.act
+            if id(agent) in ready:
+                continue
             obs_space, act_space = env.observation_space(ids[0]), env.action_space(ids[0])
             if agent.observation_space is not obs_space or agent.action_space is not act_space:
                 agent.setup(obs_space, act_space)
-            single[ids[0]] = agent
-            acts[ids[0]] = agent.act
+        ready.add(id(agent))
         agent.reset(seed=None if seed is None else derive_seed(seed, index))
 
     observations, infos = env.reset(seed=seed)
@@ -190,7 +250,9 @@ def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_ste
         if agent_id not in finished:
             finished.add(agent_id)
             _finish(bound, single, team_of, team_final, agent_id, pending, infos, finished)
-    return Episode(returns=returns, length=length, ranks=ranks_from_returns(returns), seed=seed, truncated=truncated)
+    teams = env.teams
+    return Episode(returns=returns, length=length, ranks=ranks_from_returns(returns), seed=seed, truncated=truncated,
+                   teams=None if teams is None else {team: tuple(ids) for team, ids in teams.items()})
 
 
 def _team_act(entry: tuple[tuple[AgentID, ...], Agent, bool], observations: dict, infos: dict,

@@ -125,6 +125,8 @@ class EnvItfWrapper(MultiAgentEnv):
         self._current: dict[AgentID, Any] = {}
         self.metadata = env.metadata
         self.render_mode = env.render_mode
+        self.teams = env.teams  # interfaces change what agents see, never who plays with whom
+        self.team_outcome = env.team_outcome
 
     # ----------------------------------------------------------------- protocol
     @property

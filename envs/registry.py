@@ -19,6 +19,7 @@ __all__ = ["REGISTRY", "make", "names", "UnknownEnvError"]
 REGISTRY: dict[str, str] = {
     "tic_tac_toe": "envs.tic_tac_toe:TicTacToe",
     "rock_paper_scissors": "envs.rock_paper_scissors:RockPaperScissors",
+    "team_rock_paper_scissors": "envs.rock_paper_scissors:TeamRockPaperScissors",
     "connect_four": "envs.connect_four:ConnectFour",
     "kuhn_poker": "envs.kuhn_poker:KuhnPoker",
     "leduc_poker": "envs.leduc_poker:LeducPoker",

@@ -48,7 +48,7 @@ require("ray.rllib", "rllib", __name__)
 
 from ray.rllib.env.multi_agent_env import MultiAgentEnv as RLlibMultiAgentEnv  # noqa: E402
 
-__all__ = ["to_rllib", "ArenaToRLlib"]
+__all__ = ["to_rllib", "ArenaToRLlib", "multi_agent_config"]
 
 
 class ArenaToRLlib(RLlibMultiAgentEnv):
@@ -158,3 +158,53 @@ def to_rllib(env_or_factory: MultiAgentEnv | str | Callable[..., MultiAgentEnv],
     else:
         env = make_env(env_or_factory, **kwargs)
     return ArenaToRLlib(env, mask_in_observation=mask_in_observation)
+
+
+def multi_agent_config(env: MultiAgentEnv, policy_mapping: Mapping[AgentID, str] | Callable[[AgentID], str] | str
+                       ) -> dict[str, Any]:
+    """Keyword arguments for RLlib's ``config.multi_agent(...)`` from an arena policy mapping.
+
+    N env agents map to M policies; agents that share a policy share its parameters, so
+    they must have equal spaces (checked here, where the error can name them).
+
+    Args:
+        env: the arena env (or its :class:`ArenaToRLlib` view).
+        policy_mapping: env agent id -> policy name (a dict or a function of the id), or
+            ``"teams"``: one policy per side of ``env.teams``, named after the team.
+
+    Returns:
+        ``{"policies": set of names, "policy_mapping_fn": fn(agent_id, episode, **kwargs)}``.
+
+    Raises:
+        ValueError: an agent is mapped to nothing, ``"teams"`` for an env without sides,
+            or one policy for agents with different spaces.
+
+    Example:
+        >>> import envs
+        >>> config = multi_agent_config(envs.make("team_rock_paper_scissors"), "teams")
+        >>> sorted(config["policies"]), config["policy_mapping_fn"]("player_2", None)
+        (['team_0', 'team_1'], 'team_0')
+    """
+    arena_env = env.env if isinstance(env, ArenaToRLlib) else env
+    if policy_mapping == "teams":
+        if not arena_env.teams:
+            raise ValueError(f"multi_agent_config: policy_mapping='teams' needs an env with sides; {arena_env} has "
+                             "teams = None")
+        mapping = {agent: team for team, ids in arena_env.teams.items() for agent in ids}
+    elif isinstance(policy_mapping, Mapping):
+        mapping = dict(policy_mapping)
+    elif callable(policy_mapping):
+        mapping = {agent: policy_mapping(agent) for agent in arena_env.possible_agents}
+    else:
+        raise TypeError(f"multi_agent_config: policy_mapping must be a dict, a function of the agent id or "
+                        f"'teams', got {policy_mapping!r}")
+    from arena.team import map_policies
+
+    names = {name for name in mapping.values() if name is not None}
+    map_policies(arena_env, dict.fromkeys(names), mapping)  # type: ignore[arg-type]  # for its checks
+    frozen = dict(mapping)
+
+    def policy_mapping_fn(agent_id: AgentID, episode: Any = None, **kwargs: Any) -> str:
+        return frozen[agent_id]
+
+    return {"policies": names, "policy_mapping_fn": policy_mapping_fn}

@@ -79,6 +79,42 @@ class _Checker:
         self.expect_raise(UnknownAgentError, lambda: env.action_space("__no_such_agent__"),
                           "action_space() of an unknown agent")
 
+    def check_teams(self) -> None:
+        teams, possible = self.env.teams, self.env.possible_agents
+        if teams is None:
+            return
+        if not isinstance(teams, Mapping) or not teams:
+            self.fail(f"teams must be None or a non-empty dict team name -> tuple of agent ids, got {teams!r}")
+        if self.env.team_outcome not in ("shared", "individual"):
+            self.fail(f"team_outcome must be 'shared' or 'individual', got {self.env.team_outcome!r}")
+        placed: dict[str, str] = {}
+        for team, members in teams.items():
+            if not isinstance(team, str):
+                self.fail(f"team names must be str, got {team!r}")
+            if not isinstance(members, tuple) or not members:
+                self.fail(f"team {team!r} must be a non-empty tuple of agent ids, got {members!r}")
+            for agent in members:
+                if agent not in possible:
+                    self.fail(f"team {team!r} names {agent!r}, which is not in possible_agents {possible}")
+                if agent in placed:
+                    self.fail(f"agent {agent!r} is in two teams: {placed[agent]!r} and {team!r}")
+                placed[agent] = team
+        missing = [agent for agent in possible if agent not in placed]
+        if missing:
+            self.fail(f"agents {missing} are in no team; every agent must be in exactly one team of {list(teams)}")
+
+    def check_team_outcome(self, returns: dict[str, float], seed: int) -> None:
+        """Teammates win or lose together: with ``team_outcome == "shared"`` their returns are equal."""
+        teams = self.env.teams
+        if not teams or self.env.team_outcome != "shared":
+            return
+        for team, members in teams.items():
+            values = {agent: returns[agent] for agent in members}
+            if len(set(values.values())) > 1:
+                self.fail(f"episode with seed {seed}: the members of team {team!r} ended with different returns "
+                          f"{values}; with team_outcome 'shared' teammates win or lose together (set "
+                          "team_outcome = 'individual' if members earn their own rewards)")
+
     # ------------------------------------------------------------ dynamic
     def check_observations(self, observations: Any, infos: Any, where: str) -> None:
         env = self.env
@@ -150,6 +186,7 @@ class _Checker:
         self.check_observations(observations, infos, f"reset(seed={seed})")
         trace.append(observations)
         alive = set(env.agents)
+        returns, cut = dict.fromkeys(env.possible_agents, 0.0), False
         if not observations and alive:
             self.fail(f"reset(seed={seed}) returned no observations while agents {env.agents} are live")
         steps = 0
@@ -174,6 +211,9 @@ class _Checker:
                         self.fail(f"{where}: reward {value} for {agent!r}, which already left the episode")
                     if label != "rewards" and not isinstance(value, (bool, np.bool_)):
                         self.fail(f"{where}: {label}[{agent!r}] must be a bool, got {value!r}")
+            for agent, value in rewards.items():
+                returns[agent] += value
+            cut = cut or any(truncations.values())
             leaving = {a for a in alive if terminations.get(a) or truncations.get(a)}
             if leaving & set(env.agents):
                 self.fail(f"{where}: agents {sorted(leaving & set(env.agents))} terminated but are still in agents")
@@ -186,6 +226,8 @@ class _Checker:
             if steps > max_steps:
                 self.fail(f"episode did not end within {max_steps} steps")
         self.expect_raise(ResetNeeded, lambda: env.step({}), "step() after the episode ended")
+        if not cut:  # a cut episode has no outcome to judge
+            self.check_team_outcome(returns, seed)
         return trace
 
 
@@ -199,7 +241,8 @@ def check_env(env: MultiAgentEnv, *, seed: int = 0, episodes: int = 3, max_steps
     wrong agent sets, out-of-space and masked actions are rejected with a message and
     leave the env usable; rewards and flags are well typed and name known agents;
     terminated agents leave ``agents``; seeded random play is deterministic; text
-    rendering returns a string. An env that documents a penalty for illegal moves
+    rendering returns a string; an env with ``teams`` puts every agent in exactly one
+    team, and teammates' returns are equal when ``team_outcome`` is ``"shared"``. An env that documents a penalty for illegal moves
     (``env.illegal_action == "penalty"``) is not asked to reject masked actions.
 
     Args:
@@ -219,6 +262,7 @@ def check_env(env: MultiAgentEnv, *, seed: int = 0, episodes: int = 3, max_steps
         raise ContractViolation(f"check_env: expected an arena.MultiAgentEnv, got {type(env).__name__}")
     checker = _Checker(env, seed)
     checker.check_agents_and_spaces()
+    checker.check_teams()
     if not env.agents:
         checker.expect_raise(ResetNeeded, lambda: env.step({}), "step() before the first reset()")
     for episode in range(episodes):

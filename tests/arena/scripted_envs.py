@@ -88,3 +88,68 @@ class LeavingEnv(MultiAgentEnv):
         self._acting = tuple(self.agents) if self.agents else None
         return ({agent: self._t for agent in self.agents}, rewards, terminations, truncations,
                 {agent: {} for agent in self.agents})
+
+
+class SidesEnv(MultiAgentEnv):
+    """Sides of given sizes move at once for three steps; the first player drops out after one.
+
+    Agent ``p{i}`` is dealt to team ``i % len(team_sizes)`` round-robin (while the team has
+    room). Everyone observes the step number and picks 0 or 1; a side scores the sum of its
+    members' picks. ``p0`` is out of play after step 1: it stops acting but stays in
+    ``agents`` until the end (the rule for a dead teammate whose side can still win), when
+    every member of the best side gets +1, every other -1 (all 0 on a tie).
+
+    ``bad`` breaks a rule on purpose for the checker's tests: ``"outcome"`` gives ``p0``
+    a different final reward from its teammates, ``"layout"`` leaves ``p0`` out of every team.
+    """
+
+    def __init__(self, team_sizes: tuple[int, ...] = (2, 2), bad: str | None = None) -> None:
+        sizes = list(team_sizes)
+        members: list[list[str]] = [[] for _ in sizes]
+        seat = 0
+        while any(len(m) < n for m, n in zip(members, sizes)):
+            for k, n in enumerate(sizes):
+                if len(members[k]) < n:
+                    members[k].append(f"p{seat}")
+                    seat += 1
+        self.possible_agents = [f"p{i}" for i in range(seat)]
+        self.teams = {f"side_{k}": tuple(m) for k, m in enumerate(members)}
+        if bad == "layout":
+            self.teams = {team: tuple(a for a in m if a != "p0") for team, m in self.teams.items()}
+        self.bad = bad
+        self.agents = []
+        self.observation_spaces = {agent: spaces.Discrete(4) for agent in self.possible_agents}
+        self.action_spaces = {agent: spaces.Discrete(2) for agent in self.possible_agents}
+        self._acting: tuple[str, ...] | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        self.agents = list(self.possible_agents)
+        self._t, self._score = 0, dict.fromkeys(self.teams, 0)
+        self._acting = tuple(self.agents)
+        return {agent: 0 for agent in self._acting}, {agent: {} for agent in self._acting}
+
+    def step(self, actions):
+        self.check_actions(actions, self._acting)
+        for team, members in self.teams.items():
+            self._score[team] += sum(int(actions[a]) for a in members if a in actions)
+        self._t += 1
+        rewards = dict.fromkeys(self.agents, 0.0)
+        over = self._t == 3
+        if over:
+            best = max(self._score.values())
+            leaders = [team for team, score in self._score.items() if score == best]
+            for team, members in self.teams.items():
+                value = 0.0 if len(leaders) == len(self.teams) else (1.0 if team in leaders else -1.0)
+                rewards.update(dict.fromkeys(members, value))
+            if self.bad == "outcome":
+                rewards["p0"] = rewards["p0"] + 0.5
+            rewards.setdefault("p0", 0.0)
+        flags = dict.fromkeys(self.agents, over)
+        truncations = dict.fromkeys(self.agents, False)
+        if over:
+            self.agents, self._acting = [], None
+            return {}, rewards, flags, truncations, {agent: {} for agent in self.possible_agents}
+        self._acting = tuple(a for a in self.agents if a != "p0")
+        return ({agent: self._t for agent in self._acting}, rewards, flags, truncations,
+                {agent: {} for agent in self._acting})

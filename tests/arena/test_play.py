@@ -74,7 +74,7 @@ def test_bad_agent_mappings_are_rejected():
         play(env, {"player_0": RandomAgent()})
     with pytest.raises(UnknownAgentError, match="has no agent 'p9'"):
         play(env, {"player_0": RandomAgent(), "p9": RandomAgent()})
-    with pytest.raises(TypeError, match="must be an arena.Agent, got str"):
+    with pytest.raises(TypeError, match="must be an arena.Agent or arena.Team, got str"):
         play(env, ["random", "random"])
     with pytest.raises(ValueError, match="has 2 agents .*got 1 agents"):
         play(env, [RandomAgent()])

@@ -153,3 +153,22 @@ def test_ppo_trains_one_iteration_on_a_simultaneous_env_with_two_policies(local_
     returns = result["env_runners"]["agent_episode_returns_mean"]
     assert set(returns) == {"player_0", "player_1"}
     assert returns["player_0"] == pytest.approx(-returns["player_1"])  # zero-sum, nothing lost on the way
+
+
+def test_multi_agent_config_maps_n_agents_to_m_policies() -> None:
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    from arena.adapters.rllib import multi_agent_config
+
+    env = to_rllib("team_rock_paper_scissors", team_sizes=(2, 1))
+    config = multi_agent_config(env, "teams")
+    assert config["policies"] == {"team_0", "team_1"}
+    assert [config["policy_mapping_fn"](a, None) for a in env.possible_agents] == ["team_0", "team_1", "team_0"]
+    shared = multi_agent_config(env, lambda agent_id: "shared")
+    assert shared["policies"] == {"shared"}
+    ppo = PPOConfig().multi_agent(**config)
+    assert set(ppo.policies) == {"team_0", "team_1"}
+    with pytest.raises(ValueError, match=r"policy_mapping='teams' needs an env with sides; .* has teams = None"):
+        multi_agent_config(envs.make("tic_tac_toe"), "teams")
+    with pytest.raises(ValueError, match=r"the policy mapping gives no policy for agent 'player_2'"):
+        multi_agent_config(env, {"player_0": "a", "player_1": "b"})
