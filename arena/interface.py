@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 from gymnasium import spaces
 
 from arena.errors import ArenaError, MaskTranslationError, SpaceMismatchError
@@ -217,6 +218,14 @@ class Interface:
         """Map a mask over inner actions to a mask over :attr:`action_space`."""
         return mask
 
+    def observation_batch(self, observations: Any) -> Any:
+        """:meth:`observation` over many observations stacked on axis 0 (batched trainers).
+
+        The default maps them one by one and stacks the results; an interface without
+        per-episode state may override it with a vectorised version.
+        """
+        return np.stack([self.observation(observation) for observation in observations])
+
     # -------------------------------------------------------- stack drivers
     def levels(self) -> list[Interface]:
         """The stack from the root (raw side) to this interface."""
@@ -293,6 +302,34 @@ class Interface:
         """
         function = (self._compiled or self._compile())[3]
         return raw_mask if function is None else function(raw_mask)
+
+    def transform_observation_batch(self, raw_observations: Any) -> Any:
+        """Run raw observations stacked on axis 0 through the stack (every level's
+        :meth:`observation_batch`), for interfaces without per-episode state.
+
+        Example:
+            >>> import numpy as np
+            >>> from gymnasium import spaces
+            >>> class Double(Interface):
+            ...     def observation(self, observation):
+            ...         return 2 * observation
+            >>> itf = Double()
+            >>> itf.setup(spaces.Box(0, 1, (2,)), spaces.Discrete(2))
+            >>> itf.transform_observation_batch(np.ones((3, 2))).tolist()
+            [[2.0, 2.0], [2.0, 2.0], [2.0, 2.0]]
+        """
+        if self.levels()[0]._raw_observation_space is None:
+            raise ArenaError(f"{self}: setup(observation_space, action_space) has not been called")
+        observations = raw_observations
+        for level in self.levels():
+            if _overrides(level, "observation"):
+                observations = level.observation_batch(observations)
+        return observations
+
+    @property
+    def stateful(self) -> bool:
+        """Whether some level keeps per-episode state (overrides :meth:`reset`)."""
+        return any(_overrides(level, "reset") for level in self.levels())
 
     def compiled(self) -> tuple[Any, ...]:
         """``(observation, action, reward, action_mask, reset)`` stack functions.

@@ -374,6 +374,29 @@ class AgtItfWrapper(Agent):
         for member in self.members or [self.agent]:  # type: ignore[list-item]
             member.done(reward, info)
 
+    @property
+    def batchable(self) -> bool:
+        """True for one batchable agent behind an interface that keeps no per-episode state."""
+        return self.members is None and self.agent.batchable and not self.interface.stateful
+
+    def act_batch(self, observations: Any, action_masks: Any = None) -> np.ndarray:
+        """The inner agent's :meth:`~arena.Agent.act_batch` behind the interface, for many games.
+
+        Raises:
+            NotImplementedError: a team, an inner agent that cannot act in batches, or an
+                interface with per-episode state (see :attr:`batchable`).
+        """
+        if not self.batchable:
+            raise NotImplementedError(f"{self}: act_batch needs one batchable agent behind an interface "
+                                      "without per-episode state (no reset hook)")
+        itf = self.interface
+        if action_masks is not None and itf.compiled()[3] is not None:
+            action_masks = np.stack([itf.transform_action_mask(mask) for mask in action_masks])
+        actions = self.agent.act_batch(itf.transform_observation_batch(observations), action_masks)
+        if itf.compiled()[1] is None:
+            return np.asarray(actions)
+        return np.array([itf.transform_action(action) for action in actions])
+
     def __str__(self) -> str:
         inner = f"[{', '.join(map(str, self.members))}]" if self.members is not None else str(self.agent)
         return f"{type(self).__name__}({inner}, {self.interface})"

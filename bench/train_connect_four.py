@@ -22,6 +22,16 @@ curve never used, confirms both; or after ``--minutes`` of wall time. It prints 
 target was first reached on the curve and when the check confirmed them.
 It writes the evaluation CSV, the learning-curve PNG and ``summary.json``.
 
+``--path both`` (the default) trains twice in one run, side by side on the same machine
+and recipe: first the single-env path (``--n-envs`` :class:`SingleAgentEnv` copies in a
+``DummyVecEnv``, as before), then the batched path
+(:class:`arena.training.batched.BatchVecEnv`: ``--batch-envs`` games of
+``ConnectFourBatch``, every opponent's moves for all waiting games in one call, one
+forward per snapshot). It prints the wall time each path needed to confirm both targets
+and their ratio, and where each path's time went: env (rules and scripted opponents),
+opponent inference (frozen snapshots), learner inference (the rollout's forward passes
+and the rest of SB3's collection loop), learner update (``train()``), evaluation.
+
 Run (as recorded in docs/performance.md)::
 
     python bench/train_connect_four.py --minutes 35 --out bench-out/c4
@@ -39,12 +49,13 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.env_util import make_vec_env
-from stable_baselines3.common.vec_env import SubprocVecEnv
+from stable_baselines3.common.vec_env import SubprocVecEnv, VecEnvWrapper, VecMonitor
 
 import envs
 from arena import RandomAgent
 from arena.agents.connect_four import ConnectFourHeuristicAgent
-from arena.training import OpponentPool, SingleAgentEnv
+from arena.training import OpponentPool, SB3Agent, SingleAgentEnv
+from arena.training.batched import BatchVecEnv
 from arena.training.callbacks import SelfPlayCallback
 from arena.training.evaluation import match
 from arena.training.report import plot_learning_curve
@@ -88,56 +99,82 @@ def fixed_opponent(name: str, seed: int):
     raise SystemExit(f"--train-against: expected 'random' or 'heuristic', got {name!r}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--minutes", type=float, default=35.0, help="wall-time cap")
-    parser.add_argument("--max-timesteps", type=int, default=20_000_000)
-    parser.add_argument("--eval-every", type=int, default=50_000)
-    parser.add_argument("--eval-games", type=int, default=100)
-    parser.add_argument("--check-games", type=int, default=400,
-                        help="games per reference in the check on fresh seeds that must confirm both targets")
-    parser.add_argument("--promote-at", type=float, default=0.6)
-    parser.add_argument("--strategy", default="uniform", choices=("latest", "uniform"))
-    parser.add_argument("--train-against", default="random,heuristic,heuristic",
-                        help="the pool's fixed members, comma separated ('random', 'heuristic'); a name "
-                             "given twice is drawn twice as often (the snapshots join beside them)")
-    parser.add_argument("--snapshots", type=int, default=4, help="the pool keeps this many newest snapshots")
-    parser.add_argument("--policy", default="mlp", choices=("mlp", "cnn"),
-                        help="mlp: signed EgoBoard and two layers of 256; cnn: EgoBoard planes and BoardCNN")
-    parser.add_argument("--n-steps", type=int, default=256)
-    parser.add_argument("--batch-size", type=int, default=512)
-    parser.add_argument("--n-epochs", type=int, default=4)
-    parser.add_argument("--learning-rate", type=float, default=3e-4)
-    parser.add_argument("--ent-coef", type=float, default=0.01)
-    parser.add_argument("--target-random", type=float, default=0.9)
-    parser.add_argument("--target-heuristic", type=float, default=0.6)
-    parser.add_argument("--n-envs", type=int, default=8)
-    parser.add_argument("--subproc", action="store_true", help="step the envs in worker processes")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads in the learner process")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default="bench-out/train_connect_four")
-    args = parser.parse_args()
+class Clock:
+    """Seconds spent in named parts of a run, each part without the parts nested in it.
 
-    torch.set_num_threads(args.threads)
-    out = Path(args.out)
+    Inside ``evaluation`` nothing is split further (the learner's and the references'
+    moves there are evaluation time).
+    """
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._stack: list[list] = []
+
+    def wrap(self, part: str, function):
+        def timed(*args, **kwargs):
+            if self._stack and self._stack[-1][0] == "evaluation":
+                return function(*args, **kwargs)
+            frame = [part, time.perf_counter(), 0.0]
+            self._stack.append(frame)
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self._stack.pop()
+                elapsed = time.perf_counter() - frame[1]
+                self.seconds[part] = self.seconds.get(part, 0.0) + elapsed - frame[2]
+                if self._stack:
+                    self._stack[-1][2] += elapsed
+        return timed
+
+
+class TimedVecEnv(VecEnvWrapper):
+    """Counts the time spent stepping the envs (rules, scripted and frozen opponents)."""
+
+    def __init__(self, venv, clock: Clock) -> None:
+        super().__init__(venv)
+        self.step_wait = clock.wrap("env_and_opponents", self.venv.step_wait)
+        self.reset = clock.wrap("env_and_opponents", self.venv.reset)
+
+    def reset(self):  # replaced per instance in __init__
+        return self.venv.reset()
+
+    def step_wait(self):  # replaced per instance in __init__
+        return self.venv.step_wait()
+
+
+def train(path: str, args: argparse.Namespace, out: Path) -> dict:
+    """One training run on ``path`` ("single" or "batched"); returns its summary."""
     out.mkdir(parents=True, exist_ok=True)
     planes = args.policy == "cnn"
     fixed = [fixed_opponent(name.strip(), seed=100 + i) for i, name in enumerate(args.train_against.split(","))]
     pool = OpponentPool(fixed, strategy=args.strategy, max_size=len(fixed) + args.snapshots)
+    clock = Clock()
+    # Snapshot inference happens inside the env step: count it apart (and subtract it below).
+    original = {name: getattr(SB3Agent, name) for name in ("act", "act_batch")}
+    for name, function in original.items():
+        setattr(SB3Agent, name, clock.wrap("opponent_inference", function))
 
-    def make_single() -> SingleAgentEnv:
-        return SingleAgentEnv(envs.make("connect_four"), pool, shuffle_seats=True,
-                              interface=learner_interface(planes))
+    if path == "single":
+        def make_single() -> SingleAgentEnv:
+            return SingleAgentEnv(envs.make("connect_four"), pool, shuffle_seats=True,
+                                  interface=learner_interface(planes))
 
-    vec_env = make_vec_env(make_single, n_envs=args.n_envs, seed=args.seed,
-                           vec_env_cls=SubprocVecEnv if args.subproc else None)
+        vec_env = make_vec_env(make_single, n_envs=args.n_envs, seed=args.seed,
+                               vec_env_cls=SubprocVecEnv if args.subproc else None)
+        n_steps, batch_size, n_epochs = args.n_steps, args.batch_size, args.n_epochs
+    else:
+        vec_env = VecMonitor(BatchVecEnv("connect_four", args.batch_envs, pool, shuffle_seats=True,
+                                         interface=learner_interface(planes)))
+        n_steps, batch_size, n_epochs = args.batch_n_steps, args.batch_batch_size, args.batch_n_epochs
+    vec_env = TimedVecEnv(vec_env, clock)
     if planes:
         policy_kwargs = {"features_extractor_class": BoardCNN, "net_arch": [128]}
     else:
         policy_kwargs = {"net_arch": [256, 256]}
     model = MaskablePPO("MlpPolicy", vec_env, seed=args.seed, device="cpu", learning_rate=args.learning_rate,
-                        n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs, gamma=0.99,
+                        n_steps=n_steps, batch_size=batch_size, n_epochs=n_epochs, gamma=0.99,
                         ent_coef=args.ent_coef, policy_kwargs=policy_kwargs)
+    model.train = clock.wrap("learner_update", model.train)
     reached: dict[str, dict] = {}
     started = time.perf_counter()
     cpu_started = time.process_time()
@@ -146,7 +183,8 @@ def main() -> None:
         for name, target in (("random", args.target_random), ("heuristic", args.target_heuristic)):
             if name not in reached and record[f"{name}_win_rate"] >= target:
                 reached[name] = {key: record[key] for key in ("timesteps", "wall_s", "cpu_s")}
-        print(f"{record['timesteps']:>9} steps {record['wall_s']:>6.0f} s wall {record['cpu_s']:>6.0f} s cpu  vs random {record['random_win_rate']:.2f}"
+        print(f"[{path}] {record['timesteps']:>9} steps {record['wall_s']:>6.0f} s wall {record['cpu_s']:>6.0f} s cpu"
+              f"  vs random {record['random_win_rate']:.2f}"
               f"  vs heuristic {record['heuristic_win_rate']:.2f} (draws {record['heuristic_draw_rate']:.2f})"
               f"  pool {record['pool_size']}{'  promoted' if record['promoted'] else ''}", flush=True)
 
@@ -163,7 +201,7 @@ def main() -> None:
         result["games"] = args.check_games
         result["wall_s"] = round(time.perf_counter() - started, 2)
         result["passed"] = all(result[name]["win_rate"] >= target for name, target in targets.items())
-        print(f"  check on {args.check_games} fresh games each: vs random {result['random']['win_rate']:.3f}"
+        print(f"  [{path}] check on {args.check_games} fresh games each: vs random {result['random']['win_rate']:.3f}"
               f"  vs heuristic {result['heuristic']['win_rate']:.3f}{'  passed' if result['passed'] else ''}",
               flush=True)
         checks.append(result)
@@ -183,25 +221,90 @@ def main() -> None:
         eval_every=args.eval_every, eval_games=args.eval_games, promote_at=args.promote_at,
         interface=learner_interface(planes), seed=args.seed, csv_path=out / "evaluations.csv",
         on_evaluation=note, stop_when=done)
-    model.learn(args.max_timesteps, callback=callback)
+    callback.evaluate = clock.wrap("evaluation", callback.evaluate)
+    try:
+        model.learn(args.max_timesteps, callback=callback)
+    finally:
+        for name, function in original.items():
+            setattr(SB3Agent, name, function)
+        del model.train  # the timing wrapper (an instance attribute) must not be saved with the model
     wall = time.perf_counter() - started
     cpu = time.process_time() - cpu_started
     model.save(str(out / "model.zip"))
     plot_learning_curve(callback.records, out / "learning_curve.png", references=["random", "heuristic"],
-                        title="MaskablePPO self-play on connect four",
+                        title=f"MaskablePPO self-play on connect four ({path} path)",
                         targets={"random": args.target_random, "heuristic": args.target_heuristic})
     if not checks or not checks[-1]["passed"]:
         check()  # the strength at the end, when time ran out
+    seconds = dict(clock.seconds)
+    accounted = sum(seconds.values())
+    seconds["learner_inference_and_rest"] = wall - accounted
     best = {name: max(r[f"{name}_win_rate"] for r in callback.records) for name in ("random", "heuristic")}
-    summary = {"timesteps": int(model.num_timesteps), "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "reached": reached,
-               "best_win_rate": best, "checks": checks,
-               "confirmed": next((c for c in checks if c["passed"]), None),
+    confirmed = next((c for c in checks if c["passed"]), None)
+    summary = {"path": path, "timesteps": int(model.num_timesteps), "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
+               "reached": reached, "best_win_rate": best, "checks": checks, "confirmed": confirmed,
+               "time_split_s": {key: round(value, 1) for key, value in seconds.items()},
                "promotions": callback.promotions, "pool_size": len(pool),
-               "interface": str(learner_interface(planes)), "pool": pool.names, "args": vars(args),
-               "n_envs": args.n_envs, "subproc": args.subproc,
+               "interface": str(learner_interface(planes)), "pool": pool.names,
+               "n_envs": args.n_envs if path == "single" else args.batch_envs,
+               "n_steps": n_steps, "batch_size": batch_size, "n_epochs": n_epochs,
                "threads": args.threads, "steps_per_s": round(model.num_timesteps / wall, 1)}
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    print(json.dumps(summary, indent=2))
+    print(json.dumps(summary, indent=2), flush=True)
+    return summary
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--path", default="both", choices=("single", "batched", "both"),
+                        help="which training path to run (both: single first, then batched, in one run)")
+    parser.add_argument("--minutes", type=float, default=35.0, help="wall-time cap per path")
+    parser.add_argument("--max-timesteps", type=int, default=20_000_000)
+    parser.add_argument("--eval-every", type=int, default=50_000)
+    parser.add_argument("--eval-games", type=int, default=100)
+    parser.add_argument("--check-games", type=int, default=400,
+                        help="games per reference in the check on fresh seeds that must confirm both targets")
+    parser.add_argument("--promote-at", type=float, default=0.6)
+    parser.add_argument("--strategy", default="uniform", choices=("latest", "uniform"))
+    parser.add_argument("--train-against", default="random,heuristic,heuristic",
+                        help="the pool's fixed members, comma separated ('random', 'heuristic'); a name "
+                             "given twice is drawn twice as often (the snapshots join beside them)")
+    parser.add_argument("--snapshots", type=int, default=4, help="the pool keeps this many newest snapshots")
+    parser.add_argument("--policy", default="mlp", choices=("mlp", "cnn"),
+                        help="mlp: signed EgoBoard and two layers of 256; cnn: EgoBoard planes and BoardCNN")
+    parser.add_argument("--n-steps", type=int, default=256, help="single path: steps per env per rollout")
+    parser.add_argument("--batch-size", type=int, default=512, help="single path: minibatch size")
+    parser.add_argument("--n-epochs", type=int, default=4, help="single path: epochs per rollout")
+    parser.add_argument("--batch-envs", type=int, default=128, help="batched path: games in the batch")
+    parser.add_argument("--batch-n-steps", type=int, default=32, help="batched path: steps per game per rollout")
+    parser.add_argument("--batch-batch-size", type=int, default=1024, help="batched path: minibatch size")
+    parser.add_argument("--batch-n-epochs", type=int, default=4, help="batched path: epochs per rollout")
+    parser.add_argument("--learning-rate", type=float, default=3e-4)
+    parser.add_argument("--ent-coef", type=float, default=0.01)
+    parser.add_argument("--target-random", type=float, default=0.9)
+    parser.add_argument("--target-heuristic", type=float, default=0.6)
+    parser.add_argument("--n-envs", type=int, default=8, help="single path: SingleAgentEnv copies")
+    parser.add_argument("--subproc", action="store_true", help="single path: step the envs in worker processes")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads in the learner process")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default="bench-out/train_connect_four")
+    args = parser.parse_args()
+
+    torch.set_num_threads(args.threads)
+    out = Path(args.out)
+    paths = ["single", "batched"] if args.path == "both" else [args.path]
+    summaries = {path: train(path, args, out / path if len(paths) > 1 else out) for path in paths}
+    if len(paths) > 1:
+        def to_target(summary: dict) -> str:
+            confirmed = summary["confirmed"]
+            return f"{confirmed['wall_s']:.0f} s" if confirmed else f"not reached in {summary['wall_s']:.0f} s"
+        print("\npath      time to both targets (confirmed)  steps/s   split (s)")
+        for path, summary in summaries.items():
+            print(f"{path:<9} {to_target(summary):<33} {summary['steps_per_s']:>8,.0f}   {summary['time_split_s']}")
+        single, batched = summaries["single"]["confirmed"], summaries["batched"]["confirmed"]
+        if single and batched:
+            print(f"batched / single wall time to both targets: {batched['wall_s'] / single['wall_s']:.2f}")
+        (out / "comparison.json").write_text(json.dumps(summaries, indent=2) + "\n")
 
 
 if __name__ == "__main__":

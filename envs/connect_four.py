@@ -12,7 +12,7 @@ from gymnasium import spaces
 from arena.env import MultiAgentEnv
 from arena.errors import ArenaError
 
-__all__ = ["ConnectFour", "ROWS", "COLUMNS", "has_four"]
+__all__ = ["ConnectFour", "ConnectFourBatch", "ROWS", "COLUMNS", "has_four"]
 
 ROWS, COLUMNS = 6, 7
 _STRIDE = ROWS + 1  # bitboard: 7 bits per column, the top bit stays empty as a sentinel
@@ -172,3 +172,11 @@ class ConnectFour(MultiAgentEnv):
     def action_names(self, agent: str) -> list[str]:
         """Readable names of the actions (``"column 3"``)."""
         return [f"column {c}" for c in range(COLUMNS)]
+
+    def make_batch(self, num_games: int, **options: Any) -> ConnectFourBatch:
+        """``num_games`` games of this env stepped together in numpy (:class:`ConnectFourBatch`)."""
+        return ConnectFourBatch(num_games, **options)
+
+
+# At the end: the batch module needs nothing from this one, and this name must be here.
+from envs.board_batch import ConnectFourBatch  # noqa: E402

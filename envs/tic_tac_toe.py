@@ -12,7 +12,7 @@ from gymnasium import spaces
 from arena.env import MultiAgentEnv
 from arena.errors import ArenaError
 
-__all__ = ["TicTacToe"]
+__all__ = ["TicTacToe", "TicTacToeBatch"]
 
 _LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 _LINES_THROUGH = tuple(tuple(line for line in _LINES if cell in line) for cell in range(9))
@@ -159,3 +159,18 @@ class TicTacToe(MultiAgentEnv):
     def action_names(self, agent: str) -> list[str]:
         """Readable names of the actions (``"r0c2"`` for row 0, column 2)."""
         return [f"r{i // 3}c{i % 3}" for i in range(9)]
+
+    def make_batch(self, num_games: int, **options: Any) -> TicTacToeBatch:
+        """``num_games`` games of this env stepped together in numpy (:class:`TicTacToeBatch`).
+
+        Raises:
+            ValueError: this env plays the ``"penalty"`` variant, which the batch does not have.
+        """
+        if self.illegal_action != "raise":
+            raise ValueError(f"{self}: TicTacToeBatch plays the default rules (illegal_action='raise'), "
+                             f"not illegal_action={self.illegal_action!r}")
+        return TicTacToeBatch(num_games, **options)
+
+
+# At the end: the batch module needs nothing from this one, and this name must be here.
+from envs.board_batch import TicTacToeBatch  # noqa: E402

@@ -88,6 +88,16 @@ class EgoBoard(Interface):
         view = self._tables[seat][board]
         return np.moveaxis(view, -1, 0).copy() if self.planes else view
 
+    def observation_batch(self, observations: Any) -> np.ndarray:
+        boards = np.asarray(observations)
+        if self.player is not None:
+            seats = np.full(len(boards), self.player)
+        else:
+            seats = np.count_nonzero(boards.reshape(len(boards), -1), axis=1) & 1
+        tables = np.stack(self._tables)  # (seat, mark[, plane])
+        view = tables[seats.reshape(-1, *[1] * (boards.ndim - 1)), boards]
+        return np.moveaxis(view, -1, 1).copy() if self.planes else view
+
     def _arguments(self) -> str:
         options = [super()._arguments()]
         if self.player is not None:

@@ -51,6 +51,32 @@ class Agent:
     def done(self, reward: float, info: dict[str, Any]) -> None:
         """The episode ended for this agent; ``reward`` is what it earned since it last acted."""
 
+    def act_batch(self, observations: Any, action_masks: Any = None) -> np.ndarray:
+        """Choose actions for many games at once (batched trainers call it, one call per step).
+
+        Only an agent whose :meth:`act` keeps nothing from one call to the next can play
+        many games at once; such agents override this (``RandomAgent``, ``SB3Agent``, the
+        connect-four heuristic, ``AgtItfWrapper`` around them) and :attr:`batchable` is then
+        True. Rewards and :meth:`done` are not delivered on this path.
+
+        Args:
+            observations: one observation per game, stacked on axis 0.
+            action_masks: ``(games, n)`` bool/int8 masks, or ``None``.
+
+        Returns:
+            One action per game, an integer array.
+
+        Raises:
+            NotImplementedError: the agent cannot act for many games at once.
+        """
+        raise NotImplementedError(f"{self}: cannot act for many games at once (no act_batch); play it "
+                                  "through the single-env path (arena.training.SingleAgentEnv)")
+
+    @property
+    def batchable(self) -> bool:
+        """Whether :meth:`act_batch` works for this agent."""
+        return type(self).act_batch is not Agent.act_batch
+
     def __str__(self) -> str:
         return type(self).__name__
 
@@ -112,3 +138,25 @@ class RandomAgent(Agent):
         if not count:
             raise ValueError("RandomAgent: the action mask allows no action")
         return self._start + int(legal[int(self._rng.random() * count)])
+
+    def act_batch(self, observations: Any, action_masks: Any = None) -> np.ndarray:
+        """A uniformly random legal action per game (Discrete spaces), one draw per game.
+
+        Example:
+            >>> agent = RandomAgent(seed=0)
+            >>> agent.setup(spaces.Discrete(3), spaces.Discrete(3))
+            >>> agent.act_batch(np.zeros(2), np.array([[0, 0, 1], [1, 0, 0]])).tolist()
+            [2, 0]
+        """
+        if self._n is None:
+            raise NotImplementedError(f"{self}: act_batch needs a Discrete action space, got {self.action_space}")
+        games = len(observations)
+        draws = np.array([self._rng.random() for _ in range(games)])
+        if action_masks is None:
+            return self._start + (draws * self._n).astype(np.int64)
+        masks = np.asarray(action_masks, dtype=bool)
+        counts = masks.sum(axis=1)
+        if not counts.all():
+            raise ValueError(f"RandomAgent: the action mask of game {int(np.flatnonzero(counts == 0)[0])} allows no action")
+        picks = (draws * counts).astype(np.int64)  # the picks-th legal action of each game
+        return self._start + (np.cumsum(masks, axis=1) <= picks[:, None]).sum(axis=1)

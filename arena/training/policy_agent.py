@@ -175,6 +175,31 @@ class SB3Agent(Agent):
         probabilities /= probabilities.sum()
         return self._start + int(self._rng.choice(len(probabilities), p=probabilities))
 
+    def act_batch(self, observations: Any, action_masks: Any = None) -> np.ndarray:
+        """Actions for many games with one forward pass (Discrete action spaces).
+
+        As :meth:`act`: the best legal action, or a sample from the legal ones (drawn
+        with the Gumbel-max trick from the agent's generator).
+        """
+        import torch as th
+
+        if not self._discrete:
+            raise NotImplementedError(f"{self}: act_batch needs a Discrete action space, got {self.policy.action_space}")
+        with th.no_grad():
+            obs_tensor = th.as_tensor(np.asarray(observations), device=self.policy.device)
+            if obs_tensor.dtype == th.float64:
+                obs_tensor = obs_tensor.float()
+            scores = self._scores(obs_tensor).double().cpu().numpy()
+        if action_masks is not None:
+            legal = np.asarray(action_masks, dtype=bool)
+            if not legal.any(axis=1).all():
+                raise ValueError(f"{self}: the action mask of game {int(np.flatnonzero(~legal.any(axis=1))[0])} "
+                                 "allows no action")
+            scores = np.where(legal, scores, -np.inf)
+        if not self.deterministic:
+            scores = scores + self._rng.gumbel(size=scores.shape)
+        return self._start + np.argmax(scores, axis=1)
+
     def _scores(self, obs_tensor: Any) -> Any:
         """Action logits (actor-critic policies) or Q-values (DQN) for a batch of one."""
         policy = self.policy
