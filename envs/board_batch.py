@@ -4,7 +4,7 @@
 ``envs.tic_tac_toe.TicTacToeBatch`` and ``envs.connect_four.ConnectFourBatch``) play
 ``num_games`` games of the single envs side by side: one :meth:`~BoardBatch.step` costs a
 fixed number of numpy calls whatever the number of games. Batched trainers
-(:class:`arena.training.BatchVecEnv`) and the throughput bench (``bench/batched_games.py``)
+(:class:`arena.training.batched.BatchVecEnv`) and the throughput bench (``bench/batched_games.py``)
 use them.
 """
 
@@ -136,8 +136,7 @@ class BoardBatch:
         self._episodes[:] = 0 if seed is not None or not self._started else self._episodes + 1
         self._started = True
         self._clear(self._rows)
-        observations = self._board.copy()
-        return observations, {"action_mask": self._mask_of[self._legal], "to_play": self._to_play.copy()}
+        return self.observations, {"action_mask": self.action_mask, "to_play": self.to_play}
 
     def _clear(self, games: np.ndarray) -> None:
         self._bits[games] = 0
@@ -156,21 +155,7 @@ class BoardBatch:
             IllegalActionError: an action the game's mask forbids (out of range, or a
                 full cell/column), naming the game.
         """
-        if not self._started:
-            raise ResetNeeded(f"{self}: step() called before reset()")
-        if games is None:
-            rows = self._rows
-        else:
-            rows = np.asarray(games)
-            if rows.ndim != 1 or rows.dtype.kind not in "iu" or (rows.size and (rows.min() < 0 or rows.max() >= self.num_games)):
-                raise InvalidActionError(f"{self}: games must be a 1-d integer array of game indices in "
-                                         f"0..{self.num_games - 1}, got {games!r}")
-            rows = rows.astype(np.int64, copy=False)
-        actions = np.asarray(actions)
-        if actions.shape != rows.shape or actions.dtype.kind not in "iu":
-            raise InvalidActionError(f"{self}: actions must be an integer array of shape {rows.shape} (one per game "
-                                     f"that moves), got {actions.dtype} array of shape {actions.shape}")
-        actions = actions.astype(np.int64, copy=False)
+        rows, actions = self._check_call(actions, games)
         n = self.n_actions
         sel = slice(None) if games is None else rows  # a slice spares the gathers when every game moves
         legal = self._legal[sel]
@@ -212,6 +197,25 @@ class BoardBatch:
                  "episode_over": over, "final_observation": final}
         return observations, rewards, terminations, np.zeros_like(terminations), infos
 
+    def _check_call(self, actions: Any, games: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The game rows and int64 actions of a step call, checked (raises as :meth:`step` says)."""
+        if not self._started:
+            raise ResetNeeded(f"{self}: step() called before reset()")
+        if games is None:
+            rows = self._rows
+        else:
+            rows = np.asarray(games)
+            if rows.ndim != 1 or rows.dtype.kind not in "iu" or (rows.size and (rows.min() < 0 or rows.max() >= self.num_games)):
+                raise InvalidActionError(f"{self}: games must be a 1-d integer array of game indices in "
+                                         f"0..{self.num_games - 1}, got {games!r}")
+            rows = rows.astype(np.int64, copy=False)
+        actions = np.asarray(actions)
+        if actions.shape != rows.shape or actions.dtype.kind not in "iu":
+            raise InvalidActionError(f"{self}: actions must be an integer array of shape {rows.shape} (one per game "
+                                     f"that moves), got {actions.dtype} array of shape {actions.shape}")
+        actions = actions.astype(np.int64, copy=False)
+        return rows, actions
+
     def _place(self, rows: np.ndarray, actions: np.ndarray, player: np.ndarray, legal: np.ndarray):
         """Put the movers' marks; returns (their new bitboards, the new legal sets)."""
         raise NotImplementedError
@@ -248,6 +252,7 @@ class BoardBatch:
 
 
 _TTT_LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
+_TTT_BITS = np.array([1 << cell for cell in range(9)], dtype=np.uint64)
 _TTT_WINS = np.array([any(all(s >> c & 1 for c in line) for line in _TTT_LINES) for s in range(512)])
 
 
@@ -276,13 +281,13 @@ class TicTacToeBatch(BoardBatch):
 
     def _place(self, rows, actions, player, legal):
         seat = 2 * rows + player  # flat indices: one 1-d gather beats a 2-d fancy index
-        bits = self._bits.reshape(-1)[seat] | (_ONE << actions.astype(np.uint64))
+        bits = self._bits.reshape(-1)[seat] | _TTT_BITS[actions]
         self._bits.reshape(-1)[seat] = bits
         self._cells.reshape(-1)[9 * rows + actions] = player + 1
         return bits, legal & ~(1 << actions)
 
     def _wins(self, bits):
-        return _TTT_WINS[bits]
+        return _TTT_WINS[bits.astype(np.intp)]  # numpy indexes with uint64 arrays on a slow path
 
 
 _C4_ROWS, _C4_COLUMNS = 6, 7

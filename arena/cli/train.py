@@ -44,6 +44,28 @@ def default_algo_options(algo: str, timesteps: int, n_envs: int) -> dict[str, An
     return {}
 
 
+def choose_path(requested: str, env: Any, algo: str, opponent: Any, interface: Any) -> str:
+    """``"batched"`` or ``"single"``: which training path ``--path`` gives for this run.
+
+    Raises:
+        ValueError: ``--path batched`` where the batched path cannot run, saying why.
+    """
+    reasons = []
+    if not callable(getattr(env, "make_batch", None)):
+        reasons.append(f"{env} has no batch (make_batch)")
+    if algo != "maskable-ppo":
+        reasons.append(f"--algo {algo} trains without action masks, which the batch enforces")
+    if not opponent.batchable:
+        reasons.append(f"the opponent {opponent} cannot act for many games at once")
+    if interface is not None and interface.stateful:
+        reasons.append(f"the interface {interface} keeps per-episode state")
+    if requested == "batched" and reasons:
+        raise ValueError(f"--path batched cannot train this run: {'; '.join(reasons)}")
+    if requested == "single" or reasons:
+        return "single"
+    return "batched"
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "train", help="train an agent for one seat with Stable-Baselines3 (optionally by self-play)",
@@ -77,7 +99,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--eval-every", type=int, default=None, help="timesteps between evaluations "
                                                                      "(default: timesteps / 20)")
     parser.add_argument("--eval-games", type=int, default=50, help="games per evaluation (default 50)")
-    parser.add_argument("--n-envs", type=int, default=4, help="envs stepped together (default 4)")
+    parser.add_argument("--n-envs", type=int, default=None,
+                        help="games stepped together (default 64 on the batched path, 4 on the single-env path)")
+    parser.add_argument("--path", choices=("auto", "batched", "single"), default="auto",
+                        help="batched: every game in one numpy batch (BatchVecEnv), opponents acting for all "
+                             "games at once; single: one SingleAgentEnv per game; auto (default): batched when "
+                             "the env has a batch, the algorithm is maskable-ppo, the opponents can act in "
+                             "batches and the interface keeps no per-episode state")
     parser.add_argument("--seed", type=int, default=0, help="seed for envs, model and evaluation (default 0)")
     parser.add_argument("--env-options", default=None, help="JSON keyword options for the env")
     parser.add_argument("--algo-options", default=None,
@@ -98,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.timesteps < 1:
         raise ValueError(f"--timesteps must be at least 1, got {args.timesteps}")
-    if args.n_envs < 1:
+    if args.n_envs is not None and args.n_envs < 1:
         raise ValueError(f"--n-envs must be at least 1, got {args.n_envs}")
     try:
         algo_class = algorithm_class(args.algo)  # checks the name and that SB3 is installed
@@ -113,12 +141,10 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--threads must be at least 1, got {args.threads}")
     torch.set_num_threads(args.threads)
     env_options = _json_object(args.env_options, "--env-options")
-    algo_options = {**default_algo_options(args.algo, args.timesteps, args.n_envs),
-                    **_json_object(args.algo_options, "--algo-options")}
     references = _names(args.reference)
     if not references:
         raise ValueError("--reference needs at least one agent name")
-    make_env(args.env, **env_options)  # fail early, with the registry's message, on a bad name
+    probe = make_env(args.env, **env_options)  # fail early, with the registry's message, on a bad name
     interface_spec = args.interface
     build_interface(interface_spec)  # fail early on a bad spec
     out = Path(args.out)
@@ -128,6 +154,10 @@ def run(args: argparse.Namespace) -> int:
     pool = (OpponentPool([opponent], strategy=args.self_play, max_size=args.pool_size)
             if args.self_play else None)
     masked = args.algo == "maskable-ppo"
+    path = choose_path(args.path, probe, args.algo, opponent, build_interface(interface_spec))
+    n_envs = args.n_envs or (64 if path == "batched" else 4)
+    algo_options = {**default_algo_options(args.algo, args.timesteps, n_envs),
+                    **_json_object(args.algo_options, "--algo-options")}
 
     def make_single() -> SingleAgentEnv:
         return SingleAgentEnv(args.env, pool if pool is not None else make_agent(args.opponent),
@@ -135,7 +165,17 @@ def run(args: argparse.Namespace) -> int:
                               interface=build_interface(interface_spec), env_kwargs=env_options,
                               illegal_action="raise" if masked else "forfeit")
 
-    vec_env = make_vec_env(make_single, n_envs=args.n_envs, seed=args.seed)
+    if path == "batched":
+        from stable_baselines3.common.vec_env import VecMonitor
+
+        from arena.training.batched import BatchVecEnv
+
+        vec_env = VecMonitor(BatchVecEnv(args.env, n_envs, pool if pool is not None else opponent,
+                                         _names(args.seats) or None, shuffle_seats=not args.no_shuffle,
+                                         interface=build_interface(interface_spec), env_kwargs=env_options))
+        vec_env.seed(args.seed)
+    else:
+        vec_env = make_vec_env(make_single, n_envs=n_envs, seed=args.seed)
     from gymnasium import spaces
 
     policy = "MultiInputPolicy" if isinstance(vec_env.observation_space, spaces.Dict) else "MlpPolicy"
@@ -167,7 +207,8 @@ def run(args: argparse.Namespace) -> int:
             "kwargs": {"path": str(model_path.resolve()), "algo": args.algo, "interface": interface_spec}}
     (out / "agent.json").write_text(json.dumps(spec, indent=2) + "\n")
     last = self_play.records[-1]
-    print(f"trained {args.algo} on {args.env} for {model.num_timesteps} timesteps in {last['wall_s']:.1f} s")
+    print(f"trained {args.algo} on {args.env} for {model.num_timesteps} timesteps in {last['wall_s']:.1f} s "
+          f"({path} path, {n_envs} games)")
     for name in references:
         print(f"  vs {name}: win rate {last[f'{name}_win_rate']:.0%}, draws {last[f'{name}_draw_rate']:.0%}")
     if pool is not None:

@@ -28,6 +28,7 @@ def test_train_promote_save_load_and_play_a_tournament(tmp_path, capsys) -> None
     assert code == 0
     printed = capsys.readouterr()
     assert "trained maskable-ppo on tic_tac_toe for 512 timesteps" in printed.out
+    assert "(batched path, 2 games)" in printed.out  # the fast path is the default where it can run
     assert "self-play pool: 3 members, 2 promotions" in printed.out
     assert "train tic_tac_toe" in printed.err  # the progress bar
 
@@ -85,3 +86,23 @@ def test_bad_input_exits_2_with_a_reason(tmp_path, capsys, argv: list[str], mess
 def test_unknown_env_names_the_known_ones(tmp_path, capsys) -> None:
     assert main(["train", "chess", "--out", str(tmp_path)]) == 2
     assert "unknown env 'chess'" in capsys.readouterr().err
+
+
+def test_path_choice_and_its_error_text(tmp_path, capsys) -> None:
+    import envs
+    from arena import RandomAgent
+    from arena.cli.train import choose_path
+    from interfaces.history import FrameStack
+
+    c4 = envs.make("connect_four")
+    assert choose_path("auto", c4, "maskable-ppo", RandomAgent(), None) == "batched"
+    assert choose_path("single", c4, "maskable-ppo", RandomAgent(), None) == "single"
+    assert choose_path("auto", c4, "ppo", RandomAgent(), None) == "single"
+    assert choose_path("auto", envs.make("kuhn_poker"), "maskable-ppo", RandomAgent(), None) == "single"
+    with pytest.raises(ValueError, match=r"--path batched cannot train this run: --algo ppo trains without action "
+                                         r"masks, which the batch enforces"):
+        choose_path("batched", c4, "ppo", RandomAgent(), None)
+    assert main(["train", "kuhn_poker", "--path", "batched", "--timesteps", "64", "--out", str(tmp_path / "k")]) != 0
+    assert "--path batched cannot train this run: <KuhnPoker> has no batch (make_batch)" in capsys.readouterr().err
+    assert FrameStack(frames=2).stateful
+    assert choose_path("auto", c4, "maskable-ppo", RandomAgent(), FrameStack(frames=2)) == "single"
