@@ -143,7 +143,8 @@ def _bind(env: MultiAgentEnv, agents: Agents) -> list[tuple[tuple[AgentID, ...],
 
 
 def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_steps: int | None = None,
-         policy_mapping: PolicyMapping | None = None) -> Episode:
+         policy_mapping: PolicyMapping | None = None,
+         record: list[dict[AgentID, Any]] | None = None) -> Episode:
     """Play one episode of ``env`` with ``agents`` and return its record.
 
     The env leads: each step, the agents named in the observations act. Each agent
@@ -162,6 +163,8 @@ def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_ste
         policy_mapping: env agent id -> policy name (a dict, or a function of the id, as
             RLlib's ``policy_mapping_fn``); ``agents`` is then a dict policy name -> agent,
             so N env agents play M policies and parameter-shared seats use one object.
+        record: a list that receives the actions dict given to ``env.step`` at each step
+            (with the seed, it replays the episode: see :mod:`arena.replay`).
 
     Raises:
         AgentError: an agent raised; the original exception is chained.
@@ -228,6 +231,8 @@ def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_ste
         if teams_asked:
             for index in teams_asked:
                 _team_act(bound[index], observations, infos, pending, actions)
+        if record is not None:
+            record.append(actions)
         observations, rewards, terminations, truncations, infos = env.step(actions)
         length += 1
         for agent_id, reward in rewards.items():

@@ -14,6 +14,7 @@ from typing import Any
 
 from arena.errors import AgentError, Forfeit
 from arena.play import play
+from arena.tournament.actions import encode_actions
 from arena.tournament.guard import GuardedAgent, MoveTimer
 from arena.tournament.schedule import GameTask
 from arena.tournament.spec import AgentSpec, EnvSpec, agent_version
@@ -48,6 +49,8 @@ class GameResult:
         versions: entrant -> :func:`agent_version` of the agent that played.
         truncated: the episode was cut (env truncation or ``max_steps``).
         seconds: wall-clock time the game took.
+        actions: the joint actions of each step, packed by :func:`arena.tournament.actions.encode_actions`
+            (stored beside the game so that it can be replayed; ``None`` when the env failed).
     """
 
     lineup: str
@@ -63,6 +66,7 @@ class GameResult:
     versions: dict[str, str] = field(default_factory=dict)
     truncated: bool = False
     seconds: float = 0.0
+    actions: bytes | None = field(default=None, repr=False)
 
     def same_play(self, other: GameResult) -> bool:
         """Whether two records describe the same game played the same way (timing aside)."""
@@ -116,9 +120,10 @@ class GameRunner:
         seats = dict(zip(seat_ids, task.seats))
         start = time.perf_counter()
         fault: Forfeit | None = None
+        steps: list[dict[str, Any]] = []
         try:
             agents = {seat: self._guard(name) for seat, name in seats.items()}
-            episode = play(env, agents, seed=task.seed, max_steps=self.config.max_steps)
+            episode = play(env, agents, seed=task.seed, max_steps=self.config.max_steps, record=steps)
         except AgentError as err:
             fault = self._forfeit_of(err, seats)
         except Forfeit as err:  # setup() and reset() are not wrapped by play()
@@ -134,13 +139,14 @@ class GameRunner:
             ranks = {name: (len(task.seats) if name == fault.entrant else 1) for name in task.seats}
             return GameResult(task.lineup, task.index, task.seed, seats, ranks, None, 0,
                               f"{fault.entrant} forfeits", forfeit=fault.entrant, error=fault.reason,
-                              versions=versions, seconds=seconds)
+                              versions=versions, seconds=seconds, actions=encode_actions(seat_ids, steps))
         returns = {seats[seat]: float(value) for seat, value in episode.returns.items()}
         ranks = {seats[seat]: int(rank) for seat, rank in episode.ranks.items()}
         winners = [seats[seat] for seat in episode.winners]
         outcome = "draw" if not winners else f"{', '.join(winners)} {'wins' if len(winners) == 1 else 'win'}"
         return GameResult(task.lineup, task.index, task.seed, seats, ranks, returns, episode.length, outcome,
-                          versions=versions, truncated=episode.truncated, seconds=seconds)
+                          versions=versions, truncated=episode.truncated, seconds=seconds,
+                          actions=encode_actions(seat_ids, steps))
 
     def play_many(self, tasks: list[GameTask]) -> list[GameResult]:
         return [self.play(task) for task in tasks]

@@ -53,6 +53,12 @@ CREATE TABLE IF NOT EXISTS games (
     finished_at TEXT NOT NULL,
     PRIMARY KEY (lineup, game_index)
 );
+CREATE TABLE IF NOT EXISTS replays (
+    lineup TEXT NOT NULL,
+    game_index INTEGER NOT NULL,
+    actions BLOB NOT NULL,
+    PRIMARY KEY (lineup, game_index)
+);
 """
 
 _COLUMNS = ("lineup", "game_index", "seed", "seats", "ranks", "returns", "length", "outcome",
@@ -90,6 +96,7 @@ class ResultStore:
         except sqlite3.DatabaseError as err:
             raise ArenaError(f"tournament results file {self.path!r} cannot be used as an SQLite database: {err}") from None
         self._insert = f"INSERT OR IGNORE INTO games ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
+        self._insert_actions = "INSERT OR IGNORE INTO replays (lineup, game_index, actions) VALUES (?, ?, ?)"
 
     # ------------------------------------------------------------------ rules
     def bind(self, rules: Mapping[str, Any], entrants: Iterable[AgentSpec]) -> None:
@@ -139,17 +146,32 @@ class ResultStore:
         return self.add_rows([result_row(result) for result in results])
 
     def add_rows(self, rows: list[tuple[Any, ...]]) -> int:
-        """Commit rows made by :func:`result_row` (workers make them) in one transaction."""
+        """Commit rows made by :func:`result_row` (workers make them) in one transaction.
+
+        A row's game and its actions (the last item, if not ``None``) go in together: a stored
+        game can always be replayed.
+        """
         if not rows:
             return 0
+        width = len(_COLUMNS)
+        actions = [(row[0], row[1], row[width]) for row in rows if len(row) > width and row[width] is not None]
         with self._transaction():
             before = self._db.total_changes
-            self._db.executemany(self._insert, rows)
-            return self._db.total_changes - before
+            self._db.executemany(self._insert, [row[:width] for row in rows])
+            added = self._db.total_changes - before
+            if actions:
+                self._db.executemany(self._insert_actions, actions)
+            return added
 
     def done(self) -> set[tuple[str, int]]:
         """The ``(lineup, game_index)`` keys already stored."""
         return set(self._db.execute("SELECT lineup, game_index FROM games"))
+
+    def actions(self, lineup: str, game_index: int) -> bytes | None:
+        """The packed actions of a stored game (see :mod:`arena.tournament.actions`), or ``None``."""
+        row = self._db.execute("SELECT actions FROM replays WHERE lineup = ? AND game_index = ?",
+                               (lineup, game_index)).fetchone()
+        return None if row is None else bytes(row[0])
 
     def count(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
@@ -199,13 +221,14 @@ class _Transaction:
 
 
 def result_row(result: GameResult, finished_at: str | None = None) -> tuple[Any, ...]:
-    """A game as a row of the ``games`` table (JSON text for the dicts), stamped now by default."""
+    """A game as a row of the ``games`` table (JSON text for the dicts), stamped now by default,
+    followed by its packed actions (stored in the ``replays`` table)."""
     if finished_at is None:
         finished_at = time.strftime("%Y-%m-%dT%H:%M:%S")
     return (result.lineup, result.index, result.seed, json.dumps(result.seats), json.dumps(result.ranks),
             None if result.returns is None else json.dumps(result.returns), result.length, result.outcome,
             result.forfeit, result.error, json.dumps(result.versions), int(result.truncated),
-            round(result.seconds, 6), finished_at)
+            round(result.seconds, 6), finished_at, result.actions)
 
 
 def _result(row: tuple[Any, ...]) -> GameResult:
@@ -222,7 +245,7 @@ def write_csv(path: str | Path, games: Iterable[GameResult]) -> None:
         writer = csv.writer(handle)
         writer.writerow(_COLUMNS[:-1])
         for game in games:
-            writer.writerow(result_row(game, "")[:-1])
+            writer.writerow(result_row(game, "")[:len(_COLUMNS) - 1])
 
 
 def write_json(path: str | Path, document: Mapping[str, Any]) -> None:

@@ -1,0 +1,255 @@
+"""Playing a stored game again: its frames, its verification, and what each entrant saw.
+
+A stored game is the env spec, the seed and the actions the env received at each step; the env
+leads, so stepping a new env with those actions gives the same game whenever the env is
+deterministic given its seed (arena's contract). :func:`replay` yields one :class:`Frame` per
+position, :func:`verify_game` compares the replayed result with the stored one.
+
+The agent's-eye view (``eye=True``): an entrant built as an :class:`arena.AgtItfWrapper` (an agent
+behind an interface stack) is built again and asked to act at its turns, as in the tournament
+(same seed, same rewards). Its inner agent is watched, so each frame tells what the entrant saw
+after its interfaces and which action it chose in its own space and in the raw space; if the raw
+action is not the stored one, the frame says so (the agent is not deterministic).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from arena.agents.base import Agent
+from arena.play import ranks_from_returns
+from arena.registry import make_env, resolve
+from arena.replay.source import ReplayError, StoredGame
+from arena.seeding import derive_seed
+from arena.wrappers import AgtItfWrapper
+
+__all__ = ["Frame", "EyeView", "replay", "verify_game", "build_env", "render_modes", "same_action",
+           "action_names"]
+
+
+@dataclass
+class EyeView:
+    """What one entrant behind interfaces saw and did at one of its turns.
+
+    Attributes:
+        observation: the observation after its interfaces (what its model received).
+        space: the model's observation space.
+        action: the action it chose, in its own (model) space.
+        raw_action: that action after its interfaces, in the env's space.
+        matches: whether ``raw_action`` is the stored action.
+    """
+
+    observation: Any
+    space: Any
+    action: Any
+    raw_action: Any
+    matches: bool
+
+
+@dataclass
+class Frame:
+    """One position of a replayed game.
+
+    Attributes:
+        step: steps played so far (0: right after ``reset``).
+        view: ``env.render()`` here (text or an RGB array), ``None`` if the env does not render.
+        rewards: the rewards the previous step gave (empty at step 0).
+        returns: the sum of rewards per agent so far.
+        acting: the agents that act here, in the env's order.
+        masks: agent -> its action mask here (only agents that have one).
+        actions: the stored actions taken here (empty at the last frame).
+        ended: agent -> ``"terminated"`` or ``"truncated"`` for agents that left at the previous step.
+        eye: seat -> :class:`EyeView` for acting entrants behind interfaces (with ``eye=True``).
+    """
+
+    step: int
+    view: Any
+    rewards: dict[str, float]
+    returns: dict[str, float]
+    acting: list[str]
+    masks: dict[str, np.ndarray] = field(default_factory=dict)
+    actions: dict[str, Any] = field(default_factory=dict)
+    ended: dict[str, str] = field(default_factory=dict)
+    eye: dict[str, EyeView] = field(default_factory=dict)
+
+
+def render_modes(env_spec: Any) -> list[str]:
+    """The render modes an env factory declares (``metadata["render_modes"]``), without building it."""
+    factory = resolve("env", env_spec.factory)
+    return list((getattr(factory, "metadata", None) or {}).get("render_modes", ()))
+
+
+def build_env(game: StoredGame, render: str | None = None) -> Any:
+    """The game's env, rendering in ``render`` mode (``"ansi"``, ``"rgb_array"``) when given."""
+    kwargs = dict(game.env.kwargs)
+    if render is not None:
+        kwargs["render_mode"] = render
+    return make_env(game.env.factory, **kwargs)
+
+
+def action_names(env: Any, agent: str) -> list[str] | None:
+    """The env's names for ``agent``'s actions (``env.action_names(agent)``), if it has them."""
+    method = getattr(env.unwrapped, "action_names", None)
+    if method is None:
+        return None
+    try:
+        return [str(name) for name in method(agent)]
+    except TypeError:  # a single-agent style action_names() without the agent
+        return None
+
+
+def same_action(a: Any, b: Any) -> bool:
+    """Whether two actions are equal (arrays element-wise, tuples and dicts item by item)."""
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(same_action(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_action(a[k], b[k]) for k in a)
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(np.asarray(a), np.asarray(b))
+    return bool(a == b)
+
+
+class _Watch(Agent):
+    """Passes everything to ``inner`` and remembers its last observation and action."""
+
+    def __init__(self, inner: Agent) -> None:
+        self.inner = inner
+        self.seen: tuple[Any, Any] | None = None
+
+    def setup(self, observation_space: Any, action_space: Any) -> None:
+        super().setup(observation_space, action_space)
+        self.inner.setup(observation_space, action_space)
+
+    def reset(self, *, seed: int | None = None) -> None:
+        self.inner.reset(seed=seed)
+
+    def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
+        action = self.inner.act(observation, action_mask, reward)
+        self.seen = (observation, action)
+        return action
+
+    def done(self, reward: float, info: dict[str, Any]) -> None:
+        self.inner.done(reward, info)
+
+    def __str__(self) -> str:
+        return str(self.inner)
+
+
+def _eye_agents(game: StoredGame, env: Any) -> dict[str, tuple[AgtItfWrapper, _Watch]]:
+    watched = {}
+    for index, (seat, name) in enumerate(game.result.seats.items()):
+        spec = game.entrants.get(name)
+        if spec is None:
+            continue
+        try:
+            agent = spec.build(env)
+        except Exception as err:
+            raise ReplayError(f"replay: entrant {name!r} ({spec.describe()}) could not be built for its "
+                              f"agent's-eye view: {type(err).__name__}: {err}") from err
+        if not isinstance(agent, AgtItfWrapper) or agent.members is not None:
+            continue
+        watch = _Watch(agent.agent)  # type: ignore[arg-type]
+        agent.agent = watch
+        agent.setup(env.observation_space(seat), env.action_space(seat))
+        seed = game.result.seed
+        agent.reset(seed=None if seed is None else derive_seed(seed, index))
+        watched[seat] = (agent, watch)
+    return watched
+
+
+def replay(game: StoredGame, *, render: str | None = None, eye: bool = False, env: Any = None) -> Iterator[Frame]:
+    """Yield every position of ``game``: after ``reset``, then after each stored step.
+
+    Args:
+        game: a stored game with its actions.
+        render: the render mode for :attr:`Frame.view` (``None``: no rendering).
+        eye: compute the agent's-eye view of entrants behind interfaces.
+        env: an env to use (else one is built from the game's spec and closed at the end).
+
+    Raises:
+        ReplayError: the game has no stored actions, or the env does not accept them.
+    """
+    if game.steps is None:
+        raise ReplayError(f"replay: {game.title} has no stored actions (the env failed, or the file was "
+                          "written before arena stored actions); it cannot be replayed")
+    own = env is None
+    if own:
+        env = build_env(game, render)
+    try:
+        yield from _frames(game, env, render, eye)
+    finally:
+        if own:
+            env.close()
+
+
+def _frames(game: StoredGame, env: Any, render: str | None, eye: bool) -> Iterator[Frame]:
+    observations, infos = env.reset(seed=game.result.seed)
+    watched = _eye_agents(game, env) if eye else {}
+    returns = dict.fromkeys(env.possible_agents, 0.0)
+    pending = dict.fromkeys(env.possible_agents, 0.0)
+    rewards: dict[str, float] = {}
+    ended: dict[str, str] = {}
+    steps = game.steps or []
+    for index in range(len(steps) + 1):
+        actions = steps[index] if index < len(steps) else {}
+        masks = {agent: np.asarray(infos[agent]["action_mask"]) for agent in observations
+                 if isinstance(infos.get(agent), dict) and infos[agent].get("action_mask") is not None}
+        views = {}
+        for seat, (agent, watch) in watched.items():
+            if seat in observations and seat in actions:
+                reward, pending[seat] = pending[seat], 0.0
+                raw = agent.act(observations[seat], masks.get(seat), reward)
+                model_obs, model_action = watch.seen  # type: ignore[misc]
+                views[seat] = EyeView(model_obs, watch.observation_space, model_action, raw,
+                                      same_action(raw, actions[seat]))
+        yield Frame(index, env.render() if render else None, rewards, dict(returns), list(observations),
+                    masks, actions, ended, views)
+        if index == len(steps):
+            return
+        if set(actions) != set(observations):
+            raise ReplayError(f"replay: {game.title}: at step {index} the env asks {sorted(observations)} to act "
+                              f"but the stored actions are for {sorted(actions)}; the env is not deterministic "
+                              "given its seed, or it changed since the game was played")
+        observations, rewards, terminations, truncations, infos = env.step(actions)
+        rewards = {agent: float(r) for agent, r in rewards.items()}
+        for agent, r in rewards.items():
+            returns[agent] = returns.get(agent, 0.0) + r
+            pending[agent] = pending.get(agent, 0.0) + r
+        ended = {agent: "terminated" for agent, flag in terminations.items() if flag}
+        ended.update({agent: "truncated" for agent, flag in truncations.items() if flag})
+
+
+def verify_game(game: StoredGame, env: Any = None) -> str | None:
+    """Replay ``game`` and compare with its stored result; ``None`` when they agree, else what differs.
+
+    A forfeited game is replayed up to the forfeit (the actions must still be accepted), its
+    result is the forfeit's and is not compared.
+    """
+    try:
+        last = None
+        for frame in replay(game, env=env):
+            last = frame
+    except ReplayError as err:
+        return str(err)
+    except Exception as err:
+        return f"the replay failed at the env: {type(err).__name__}: {err}"
+    stored = game.result
+    if stored.forfeit is not None or last is None:
+        return None
+    seats = stored.seats
+    returns = {seats[seat]: value for seat, value in last.returns.items() if seat in seats}
+    problems = []
+    if stored.length != last.step:
+        problems.append(f"length: stored {stored.length}, replayed {last.step}")
+    if stored.returns is not None and returns != stored.returns:
+        problems.append(f"returns: stored {stored.returns}, replayed {returns}")
+    ranks = {seats[seat]: rank for seat, rank in ranks_from_returns(last.returns).items() if seat in seats}
+    if ranks != stored.ranks:
+        problems.append(f"ranks: stored {stored.ranks}, replayed {ranks}")
+    if last.acting and not stored.truncated:
+        problems.append(f"the stored game ended, the replay still has {last.acting} to act")
+    return "; ".join(problems) or None

@@ -1,0 +1,128 @@
+"""One self-contained HTML page for a stored game: canvas, controls, step panel, agent's-eye view.
+
+The page needs no network: its script, style and the game (views, actions, rewards, masks, and
+the observations entrants behind interfaces saw) are inlined. Views are the env's own render:
+pictures (``rgb_array``) where the env draws them, else its text render drawn as a board.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from arena.replay.engine import Frame, action_names, build_env, render_modes, replay
+from arena.replay.pack import describe_action, pack_observation, pack_view
+from arena.replay.source import StoredGame
+
+__all__ = ["replay_page", "write_html", "static_text", "view_mode", "page_shell"]
+
+
+def static_text(name: str) -> str:
+    """A file of ``arena/replay/static`` (the browser code shared by the replay and play pages)."""
+    return resources.files("arena.replay").joinpath("static", name).read_text(encoding="utf-8")
+
+
+def view_mode(modes: list[str]) -> str | None:
+    """The render mode to draw a game with: pictures first, else text, else none.
+
+    Example:
+        >>> view_mode(["ansi", "rgb_array"]), view_mode(["ansi"]), view_mode([])
+        ('rgb_array', 'ansi', None)
+    """
+    for mode in ("rgb_array", "ansi"):
+        if mode in modes:
+            return mode
+    return None
+
+
+def script_json(value: Any) -> str:
+    """JSON safe inside a ``<script>`` element.
+
+    Example:
+        >>> script_json({"a": "</script>"})
+        '{"a":"<\\\\/script>"}'
+    """
+    return json.dumps(value, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+
+
+def page_shell(title: str, body: str, scripts: list[str], data: dict[str, Any] | None = None,
+               data_name: str = "GAME") -> str:
+    """A complete page: style and scripts inlined, ``data`` as a global constant (no network)."""
+    inline = "".join(f"<script>\n{static_text(name)}\n</script>\n" for name in scripts)
+    preset = "" if data is None else f"<script>const {data_name} = {script_json(data)};</script>\n"
+    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">\n<title>{html.escape(title)}</title>\n'
+            f'<link rel="icon" href="data:,">\n<style>\n{static_text("viewer.css")}</style>\n</head>\n<body>\n'
+            f"{body}\n{preset}{inline}</body></html>\n")
+
+
+def _frame_data(frame: Frame, names: dict[str, list[str] | None]) -> dict[str, Any]:
+    masks = {}
+    for agent, mask in frame.masks.items():
+        labels = names.get(agent)
+        legal = [int(i) for i in mask.nonzero()[0]] if mask.ndim == 1 else []
+        masks[agent] = [labels[i] if labels and i < len(labels) else str(i) for i in legal]
+    eye = {seat: {"parts": pack_observation(view.observation, view.space), "action": describe_action(view.action),
+                  "raw": describe_action(view.raw_action, names.get(seat)), "matches": view.matches}
+           for seat, view in frame.eye.items()}
+    return {"step": frame.step, "view": pack_view(frame.view),
+            "rewards": {a: round(r, 6) for a, r in frame.rewards.items()},
+            "returns": {a: round(r, 6) for a, r in frame.returns.items()},
+            "acting": frame.acting, "masks": masks,
+            "actions": {a: describe_action(act, names.get(a)) for a, act in frame.actions.items()},
+            "ended": frame.ended, "eye": eye}
+
+
+def game_data(game: StoredGame) -> dict[str, Any]:
+    """Everything the replay page shows of ``game``, as plain JSON data."""
+    mode = view_mode(render_modes(game.env))
+    env = build_env(game, mode)
+    try:
+        names = {agent: action_names(env, agent) for agent in env.possible_agents}
+        frames = [_frame_data(frame, names) for frame in replay(game, render=mode, eye=True, env=env)]
+        agents = list(env.possible_agents)
+    finally:
+        env.close()
+    stacks = {}
+    for seat, name in game.result.seats.items():
+        spec = game.entrants.get(name)
+        if spec is not None and any(seat in f["eye"] for f in frames):
+            stacks[seat] = spec.describe()
+    result = game.result
+    return {"title": game.title, "env": game.env.factory, "agents": agents, "seats": result.seats,
+            "outcome": result.outcome, "returns": result.returns, "eye_seats": stacks, "frames": frames}
+
+
+def replay_page(game: StoredGame) -> str:
+    """The HTML text of the replay page of ``game``."""
+    data = game_data(game)
+    eye = ""
+    if data["eye_seats"]:
+        options = "".join(f'<option value="{html.escape(seat)}">{html.escape(seat)} '
+                          f'({html.escape(game.result.seats[seat])}: {html.escape(spec)})</option>'
+                          for seat, spec in data["eye_seats"].items())
+        eye = (f'<div class="eye"><h2>Agent\'s-eye view <select id="eye-seat">{options}</select></h2>'
+               '<div id="eye-info" class="sub"></div><div id="eye-parts"></div></div>')
+    body = f"""<h1>{html.escape(data["title"])}</h1>
+<div class="sub">result: {html.escape(data["outcome"])}; returns: {html.escape(json.dumps(data["returns"]))}</div>
+<div class="main"><div>
+<canvas id="board" width="480" height="400"></canvas>
+<div class="controls"><button id="prev" title="previous step (left arrow)">&#9664;</button>
+<button id="play">Play</button><button id="next" title="next step (right arrow)">&#9654;</button>
+<input id="slider" type="range" min="0" value="0" step="1" aria-label="step">
+<span>step <span id="step"></span></span>
+<label>speed <select id="speed"><option value="1">1/s</option><option value="4" selected>4/s</option>
+<option value="10">10/s</option><option value="30">30/s</option></select></label></div>
+</div><div><table><thead><tr><th>agent</th><th>action here</th><th>reward</th><th>return</th>
+<th>legal actions</th><th></th></tr></thead><tbody id="panel-body"></tbody></table></div></div>
+{eye}"""
+    return page_shell(data["title"], body, ["viewer.js", "replay.js"], data)
+
+
+def write_html(game: StoredGame, path: str | Path) -> Path:
+    """Write the replay page of ``game`` to ``path``; returns the path."""
+    path = Path(path)
+    path.write_text(replay_page(game), encoding="utf-8")
+    return path

@@ -1,0 +1,91 @@
+// The replay page: play/pause, a step slider, speed, a panel with each step's actions, rewards
+// and legal actions, and the agent's-eye view of entrants behind interfaces. GAME is the data
+// written by arena/replay/html.py.
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const frames = GAME.frames;
+  const board = $("board"), slider = $("slider"), play = $("play"), speed = $("speed");
+  const eyeSeat = $("eye-seat");
+  let position = 0, timer = null, drawing = Promise.resolve();
+
+  slider.max = String(frames.length - 1);
+
+  function cell(row, text, cls) {
+    const td = ArenaView.element("td", cls, text);
+    row.appendChild(td);
+    return td;
+  }
+
+  function panel(frame) {
+    const body = $("panel-body");
+    body.replaceChildren();
+    for (const seat of GAME.agents) {
+      const row = ArenaView.element("tr", frame.acting.includes(seat) ? "acting" : "");
+      cell(row, `${seat}${GAME.seats[seat] ? " (" + GAME.seats[seat] + ")" : ""}`);
+      cell(row, frame.actions[seat] !== undefined ? frame.actions[seat] : frame.acting.includes(seat) ? "…" : "");
+      cell(row, frame.rewards[seat] !== undefined ? String(frame.rewards[seat]) : "");
+      cell(row, String(frame.returns[seat] ?? 0));
+      cell(row, frame.masks[seat] ? frame.masks[seat].join(", ") : "", "legal");
+      cell(row, frame.ended[seat] || "", "ended");
+      body.appendChild(row);
+    }
+  }
+
+  async function eye(frame) {
+    const seat = eyeSeat ? eyeSeat.value : null;
+    if (!seat) return;
+    const view = frame.eye[seat];
+    const info = $("eye-info"), parts = $("eye-parts");
+    if (!view) {
+      info.textContent = frame.step < frames.length - 1 ? `${seat} does not act at step ${frame.step}.` : "The game is over.";
+      parts.replaceChildren();
+      return;
+    }
+    info.replaceChildren();
+    info.append(`${seat} chose ${view.action} in its own space, sent as ${view.raw} to the env`);
+    if (!view.matches) info.appendChild(ArenaView.element("span", "mismatch", " (not the stored action: the agent is not deterministic)"));
+    await ArenaView.drawObservation(parts, view.parts);
+  }
+
+  function show(index) {
+    position = Math.max(0, Math.min(index, frames.length - 1));
+    const frame = frames[position];
+    slider.value = String(position);
+    $("step").textContent = `${frame.step} / ${frames.length - 1}`;
+    panel(frame);
+    // Draw in order: a slow picture must not overwrite a later one.
+    drawing = drawing.then(() => ArenaView.draw(board, frame.view)).then(() => eye(frame))
+      .then(() => { board.dataset.step = String(frame.step); });
+    return drawing;
+  }
+
+  function pause() {
+    if (timer !== null) clearInterval(timer);
+    timer = null;
+    play.textContent = "Play";
+  }
+
+  function start() {
+    if (position >= frames.length - 1) show(0);
+    play.textContent = "Pause";
+    timer = setInterval(() => {
+      if (position >= frames.length - 1) { pause(); return; }
+      show(position + 1);
+    }, 1000 / Number(speed.value));
+  }
+
+  play.addEventListener("click", () => (timer === null ? start() : pause()));
+  speed.addEventListener("change", () => { if (timer !== null) { pause(); start(); } });
+  slider.addEventListener("input", () => show(Number(slider.value)));
+  $("prev").addEventListener("click", () => { pause(); show(position - 1); });
+  $("next").addEventListener("click", () => { pause(); show(position + 1); });
+  if (eyeSeat) eyeSeat.addEventListener("change", () => eye(frames[position]));
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === "ArrowRight") { pause(); show(position + 1); }
+    else if (ev.key === "ArrowLeft") { pause(); show(position - 1); }
+    else if (ev.key === " ") { ev.preventDefault(); timer === null ? start() : pause(); }
+  });
+  show(0);
+})();

@@ -1,0 +1,134 @@
+// arena's drawing code for the browser: one game view (text or picture) on a canvas, and an
+// entrant's observation (planes as small images, vectors as bars). Shared by the replay page
+// and the page of `arena serve`. Pictures come zlib-compressed in base64 (arena/replay/pack.py).
+"use strict";
+
+const ArenaView = (() => {
+  async function inflate(b64) {
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    return new Uint8Array(await new Response(stream).arrayBuffer());
+  }
+
+  // An {img} view as an off-screen canvas of its own size (cached on the object).
+  async function picture(img) {
+    if (img.canvas) return img.canvas;
+    const data = await inflate(img.z);
+    const out = new ImageData(img.w, img.h);
+    const px = out.data;
+    if (img.pal) {
+      for (let i = 0; i < data.length; i++) {
+        const c = img.pal[data[i]];
+        px[4 * i] = c[0]; px[4 * i + 1] = c[1]; px[4 * i + 2] = c[2]; px[4 * i + 3] = 255;
+      }
+    } else {
+      for (let i = 0, j = 0; j < data.length; i++, j += 3) {
+        px[4 * i] = data[j]; px[4 * i + 1] = data[j + 1]; px[4 * i + 2] = data[j + 2]; px[4 * i + 3] = 255;
+      }
+    }
+    const canvas = document.createElement("canvas");
+    canvas.width = img.w; canvas.height = img.h;
+    canvas.getContext("2d").putImageData(out, 0, 0);
+    img.canvas = canvas;
+    return canvas;
+  }
+
+  const GLYPH_COLOURS = { X: "#d62828", O: "#1d4ed8", x: "#d62828", o: "#1d4ed8", "*": "#2a9d8f", "@": "#e76f51" };
+
+  // A text render drawn as a board: monospace cells, marks in colour, sized to fit the canvas.
+  function drawText(ctx, text, width, height) {
+    const lines = text.replace(/\s+$/, "").split("\n");
+    const cols = Math.max(1, ...lines.map((l) => l.length));
+    const cell = Math.max(6, Math.min(width / (cols * 0.62), height / (lines.length * 1.25), 40));
+    ctx.fillStyle = "#fdfaf3";
+    ctx.fillRect(0, 0, width, height);
+    ctx.font = `${cell}px "Liberation Mono", "DejaVu Sans Mono", monospace`;
+    ctx.textBaseline = "top";
+    const cw = cell * 0.62, lh = cell * 1.25;
+    const x0 = Math.max(4, (width - cols * cw) / 2), y0 = Math.max(4, (height - lines.length * lh) / 2);
+    lines.forEach((line, r) => {
+      for (let c = 0; c < line.length; c++) {
+        const ch = line[c];
+        if (ch === " ") continue;
+        ctx.fillStyle = GLYPH_COLOURS[ch] || "#222";
+        ctx.fillText(ch, x0 + c * cw, y0 + r * lh);
+      }
+    });
+  }
+
+  // Draw a packed view ({text} or {img}) to fill `canvas`, keeping the picture's proportions.
+  async function draw(canvas, view) {
+    const ctx = canvas.getContext("2d");
+    const { width, height } = canvas;
+    if (!view) {
+      ctx.fillStyle = "#eee"; ctx.fillRect(0, 0, width, height);
+      return;
+    }
+    if (view.text !== undefined) { drawText(ctx, view.text, width, height); return; }
+    const source = await picture(view.img);
+    const scale = Math.min(width / view.img.w, height / view.img.h);
+    const w = view.img.w * scale, h = view.img.h * scale;
+    ctx.fillStyle = "#000"; ctx.fillRect(0, 0, width, height);
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(source, (width - w) / 2, (height - h) / 2, w, h);
+  }
+
+  function element(tag, cls, text) {
+    const el = document.createElement(tag);
+    if (cls) el.className = cls;
+    if (text !== undefined) el.textContent = text;
+    return el;
+  }
+
+  // One observation part: planes as grey images, vectors as bars, other values as text.
+  async function drawPart(part) {
+    const box = element("div", "eye-part");
+    box.appendChild(element("div", "eye-label", part.label));
+    if (part.kind === "value") {
+      box.appendChild(element("code", "", part.text));
+      return box;
+    }
+    if (part.kind === "bars") {
+      const canvas = element("canvas", "eye-bars");
+      const n = part.v.length, bw = Math.max(3, Math.min(14, Math.floor(220 / n)));
+      canvas.width = n * bw; canvas.height = 40;
+      const ctx = canvas.getContext("2d");
+      const span = part.hi > part.lo ? part.hi - part.lo : 1;
+      const zero = Math.min(Math.max((0 - part.lo) / span, 0), 1) * 40;
+      ctx.fillStyle = "#f1f1f1"; ctx.fillRect(0, 0, canvas.width, 40);
+      part.v.forEach((v, i) => {
+        const y = Math.min(Math.max((v - part.lo) / span, 0), 1) * 40;
+        ctx.fillStyle = v >= 0 ? "#2a9d8f" : "#e76f51";
+        ctx.fillRect(i * bw, 40 - Math.max(y, zero), bw - 1, Math.max(Math.abs(y - zero), 1));
+      });
+      canvas.title = part.v.join(", ");
+      box.appendChild(canvas);
+      return box;
+    }
+    const data = await inflate(part.z);
+    const row = element("div", "eye-planes");
+    const scale = Math.max(1, Math.floor(72 / Math.max(part.h, part.w)));
+    for (let p = 0; p < part.n; p++) {
+      const canvas = element("canvas", "eye-plane");
+      canvas.width = part.w; canvas.height = part.h;
+      canvas.style.width = `${part.w * scale}px`; canvas.style.height = `${part.h * scale}px`;
+      const img = new ImageData(part.w, part.h);
+      const off = p * part.w * part.h;
+      for (let i = 0; i < part.w * part.h; i++) {
+        const g = data[off + i];
+        img.data[4 * i] = g; img.data[4 * i + 1] = g; img.data[4 * i + 2] = g; img.data[4 * i + 3] = 255;
+      }
+      canvas.getContext("2d").putImageData(img, 0, 0);
+      row.appendChild(canvas);
+    }
+    box.appendChild(row);
+    return box;
+  }
+
+  async function drawObservation(container, parts) {
+    const boxes = await Promise.all(parts.map(drawPart));
+    container.replaceChildren(...boxes);
+  }
+
+  return { inflate, picture, draw, drawObservation, element };
+})();
