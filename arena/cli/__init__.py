@@ -21,6 +21,8 @@ SUBCOMMANDS = [
     "arena.cli.train",
     "arena.cli.tournament",
     "arena.cli.listing",
+    "arena.cli.replay",
+    "arena.cli.serve",
 ]
 
 

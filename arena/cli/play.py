@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,7 +24,7 @@ from arena.agents.human import HumanAgent, is_real_time
 from arena.errors import AgentError, ArenaError, Forfeit
 from arena.play import play
 from arena.registry import make_env
-from arena.tournament.spec import AgentSpec
+from arena.tournament.spec import AgentSpec, EnvSpec
 
 __all__ = ["register", "run", "EXIT_FORFEIT"]
 
@@ -92,6 +93,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="seed for the env and the agents (a game with people draws and prints one if unset)")
     parser.add_argument("--env-options", default=None, help='JSON keyword options for the env, e.g. \'{"rounds": 5}\'')
     parser.add_argument("--render", action="store_true", help="print the final position when the env renders as text")
+    parser.add_argument("--record", default=None, metavar="FILE",
+                        help="store the game (seed, env, agents, every step's actions) in this results file, "
+                             "to watch with `arena replay FILE` (several games of one env can share a file)")
     parser.set_defaults(run=run)
 
 
@@ -148,6 +152,7 @@ def _make_env(args: argparse.Namespace, options: dict[str, Any], humans: bool) -
 
 def run(args: argparse.Namespace) -> int:
     options = _parse_options(args.env_options)
+    env_spec = EnvSpec(args.env, dict(options))  # as given: without the render mode added below
     wants_humans = bool(args.human) or HUMAN in _split(args.agents)
     env = _make_env(args, options, wants_humans)
     seats = list(env.possible_agents)
@@ -159,18 +164,30 @@ def run(args: argparse.Namespace) -> int:
     agents = {seat: HumanAgent.at_seat(env, seat, hot_seat=hot_seat) if spec == HUMAN
               else _build_agent(spec, seat, env) for seat, spec in specs.items()}
     seed = args.seed
+    if args.record:
+        from arena.replay.record import check_record_file
+
+        check_record_file(args.record, env_spec)
+    if seed is None and args.record:
+        seed = random.SystemRandom().randrange(2**31)  # a recorded game needs its seed
     if humans:
         if seed is None:
             seed = random.SystemRandom().randrange(2**31)  # printed, so that the game can be replayed
         cast = ", ".join(f"{seat} is {'a person' if spec == HUMAN else spec}" for seat, spec in specs.items())
         print(f"{env_name}, seed {seed}: {cast}")
         print("Type an action's number or name (or its first letters); ? lists the actions, q forfeits.")
+    steps: list[dict[str, Any]] = []
+    start = time.perf_counter()
     try:
-        episode = play(env, agents, seed=seed)
+        episode = play(env, agents, seed=seed, record=steps)
     except AgentError as err:
         if not isinstance(err.original, Forfeit):
             raise
+        if args.record:
+            _record(args.record, env_spec, specs, seed, steps, None, err, time.perf_counter() - start)
         return _report_forfeit(err, specs, seed)
+    if args.record:
+        _record(args.record, env_spec, specs, seed, steps, episode, None, time.perf_counter() - start)
     if args.render and not humans:  # people already saw the final view
         text = env.render()
         if isinstance(text, str):
@@ -179,6 +196,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"{seat} ({spec}): return {episode.returns[seat]:+g}, rank {episode.ranks[seat]}")
     print(f"result: {episode.outcome} after {episode.length} steps (seed {seed})")
     return 0
+
+
+def _record(path: str, env_spec: EnvSpec, specs: dict[str, str], seed: int, steps: list, episode: Any,
+            err: AgentError | None, seconds: float) -> None:
+    from arena.replay.record import record_game
+
+    seats = {seat: AgentSpec.parse(text if "=" in text.partition("{")[0] else f"{seat}={text}")
+             for seat, text in specs.items()}
+    forfeit = None if err is None else str(err.agent_id)
+    reason = None if err is None else str(err.original)
+    number = record_game(path, env_spec, seats, seed, steps, episode, forfeit=forfeit, reason=reason, seconds=seconds)
+    print(f"recorded as game {number} of {path} (arena replay {path} --game {number})")
 
 
 def _report_forfeit(err: AgentError, specs: dict[str, str], seed: int | None) -> int:

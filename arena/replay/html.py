@@ -49,9 +49,13 @@ def script_json(value: Any) -> str:
 
 
 def page_shell(title: str, body: str, scripts: list[str], data: dict[str, Any] | None = None,
-               data_name: str = "GAME") -> str:
-    """A complete page: style and scripts inlined, ``data`` as a global constant (no network)."""
-    inline = "".join(f"<script>\n{static_text(name)}\n</script>\n" for name in scripts)
+               data_name: str = "GAME", extra_script: str = "") -> str:
+    """A complete page: style and scripts inlined, ``data`` as a global constant (no network).
+
+    ``scripts`` are files of ``arena/replay/static``; ``extra_script`` is script text that goes last.
+    """
+    sources = [static_text(name) for name in scripts] + ([extra_script] if extra_script else [])
+    inline = "".join(f"<script>\n{source}\n</script>\n" for source in sources)
     preset = "" if data is None else f"<script>const {data_name} = {script_json(data)};</script>\n"
     return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">\n<title>{html.escape(title)}</title>\n'
             f'<link rel="icon" href="data:,">\n<style>\n{static_text("viewer.css")}</style>\n</head>\n<body>\n'

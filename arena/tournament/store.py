@@ -173,6 +173,14 @@ class ResultStore:
                                (lineup, game_index)).fetchone()
         return None if row is None else bytes(row[0])
 
+    def game_number(self, lineup: str, game_index: int) -> int:
+        """The number ``arena replay`` knows a stored game by (its row id)."""
+        row = self._db.execute("SELECT rowid FROM games WHERE lineup = ? AND game_index = ?",
+                               (lineup, game_index)).fetchone()
+        if row is None:
+            raise KeyError(f"{self.path} has no game {lineup}#{game_index}")
+        return int(row[0])
+
     def count(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
 

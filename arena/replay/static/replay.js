@@ -71,8 +71,8 @@
     if (position >= frames.length - 1) show(0);
     play.textContent = "Pause";
     timer = setInterval(() => {
-      if (position >= frames.length - 1) { pause(); return; }
       show(position + 1);
+      if (position >= frames.length - 1) pause();
     }, 1000 / Number(speed.value));
   }
 

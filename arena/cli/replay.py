@@ -1,0 +1,116 @@
+"""``arena replay``: list, step through, verify, film or show the stored games of a results file.
+
+Examples::
+
+    arena replay results.db                          # the stored games, with their numbers
+    arena replay results.db --game 3                 # step through game 3 in the terminal
+    arena replay results.db --verify                 # replay every game, report any mismatch
+    arena replay results.db --game 3 --html g3.html  # a self-contained web page
+    arena replay results.db --game 3 --video g3.mp4  # a video (envs that draw pictures)
+
+Exit codes: 0 done, 1 ``--verify`` found games whose replay differs, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from arena.errors import ArenaError
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "replay", help="list, step through, verify, film or show stored games",
+        description="Replay the games stored in a results file (arena tournament --db, arena play --record).",
+        epilog="keys when stepping: Enter/n next, p previous, NUMBER jump, f first, l last, q quit. "
+               "exit codes: 0 done, 1 --verify found mismatches, 2 bad input",
+    )
+    parser.add_argument("db", help="the results file")
+    parser.add_argument("--game", default=None, metavar="ID",
+                        help="the game: its number in the listing, or LINEUP#INDEX")
+    parser.add_argument("--verify", action="store_true",
+                        help="replay every stored game and report any whose result differs from the stored one")
+    parser.add_argument("--html", default=None, metavar="FILE.html", help="write a self-contained web page of the game")
+    parser.add_argument("--video", default=None, metavar="FILE.mp4|FILE.gif",
+                        help="write a video of the game (envs that render pictures)")
+    parser.add_argument("--fps", type=float, default=None, help="frames a second of the video (default: the env's)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from arena.replay.source import list_games, load_game
+
+    if args.verify:
+        if args.game is not None or args.html or args.video:
+            raise ValueError("--verify checks every game; give it without --game, --html or --video")
+        return _verify(args.db)
+    if args.game is None:
+        if args.html or args.video:
+            raise ValueError("--html and --video need the game: --game ID (`arena replay DB` lists them)")
+        _listing(args.db, list_games(args.db))
+        return 0
+    if args.fps is not None and not args.fps > 0:
+        raise ValueError(f"--fps must be a positive number, got {args.fps}")
+    game = load_game(args.db, args.game)
+    if args.html or args.video:
+        if args.html:
+            from arena.replay.html import write_html
+
+            print(f"wrote {write_html(game, args.html)}")
+        if args.video:
+            from arena.replay.terminal import write_video
+
+            print(f"wrote {write_video(game, args.video, args.fps)}")
+        return 0
+    from arena.replay.terminal import step_through
+
+    step_through(game)
+    return 0
+
+
+def _listing(db: str, games: list) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{db}: {len(games)} stored games")
+    for column in ("game", "lineup#index", "seed", "seats", "steps", "outcome", "replay"):
+        table.add_column(column)
+    for game_id, result, has_actions in games:
+        seats = ", ".join(f"{seat}={name}" for seat, name in result.seats.items())
+        table.add_row(str(game_id), f"{result.lineup}#{result.index}", str(result.seed), seats, str(result.length),
+                      result.outcome, "yes" if has_actions else "no")
+    Console().print(table)
+
+
+def _verify(db: str) -> int:
+    from arena.replay.engine import verify_game
+    from arena.replay.source import load_games
+
+    games = load_games(db)
+    if not games:
+        raise ArenaError(f"replay --verify: {db} has no stored games")
+    checked = unreplayable = forfeits = 0
+    mismatches = []
+    for game in games:
+        if game.steps is None:
+            unreplayable += 1
+            continue
+        problem = verify_game(game)
+        checked += 1
+        forfeits += game.result.forfeit is not None
+        if problem is not None:
+            mismatches.append((game, problem))
+    for game, problem in mismatches:
+        print(f"MISMATCH {game.title}: {problem}")
+    notes = []
+    if forfeits:
+        notes.append(f"{forfeits} forfeited, replayed up to the forfeit")
+    if unreplayable:
+        notes.append(f"{unreplayable} without stored actions (env errors or older files), not replayed")
+    extra = f" ({'; '.join(notes)})" if notes else ""
+    print(f"verified {checked} games of {db}: {len(mismatches)} mismatches{extra}")
+    sys.stdout.flush()
+    return 1 if mismatches else 0

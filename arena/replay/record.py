@@ -1,0 +1,98 @@
+"""Recording one game (``arena play --record``, ``arena serve --record``) as a tournament stores it.
+
+The file is an ordinary results file: rules (env spec), entrants (one per seat, named after the
+seat), and each game with its joint actions; several games can go to one file as long as they
+are of the same env. ``arena replay FILE`` then lists, verifies, films and shows them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from arena.play import Episode
+from arena.tournament.actions import encode_actions
+from arena.tournament.game import GameResult
+from arena.tournament.schedule import lineup_key
+from arena.tournament.spec import AgentSpec, EnvSpec
+from arena.tournament.store import ResultStore, TournamentMismatchError
+
+__all__ = ["record_game", "check_record_file", "entrant_name"]
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.\-+#@/ ]")
+
+
+def _rules(env: EnvSpec) -> dict[str, Any]:
+    return {"env": env.factory, "env_kwargs": env.kwargs, "mode": "recorded"}
+
+
+def entrant_name(seat: str, spec: AgentSpec) -> str:
+    """The entrant name of a recorded seat: what played it, at which seat.
+
+    Example:
+        >>> entrant_name("player_1", AgentSpec("x", "my.bots:make"))
+        'my.bots.make@player_1'
+    """
+    return _UNSAFE.sub(".", f"{spec.factory}@{seat}")
+
+
+def check_record_file(path: str | Path, env: EnvSpec) -> None:
+    """Refuse, before any game is played, a results file that holds games of another env or a tournament.
+
+    Raises:
+        arena.tournament.store.TournamentMismatchError: the file holds other games.
+    """
+    with ResultStore(path) as store:
+        stored = store.rules()
+        wanted = json.loads(json.dumps(_rules(env)))
+        if stored and stored != wanted:
+            raise TournamentMismatchError(f"{path} holds other games ({stored}); record {env.factory} games in "
+                                          "another file")
+
+
+def record_game(path: str | Path, env: EnvSpec, seats: Mapping[str, AgentSpec], seed: int,
+                steps: list[dict[str, Any]], episode: Episode | None = None, *, forfeit: str | None = None,
+                reason: str | None = None, seconds: float = 0.0) -> int:
+    """Store one played game in the results file at ``path``; returns its game number.
+
+    Args:
+        path: the results file (created when missing).
+        env: the env's spec (name and keyword options, without ``render_mode``).
+        seats: env agent id -> the spec of the agent that played it (the entrant is named
+            ``FACTORY@SEAT``, see :func:`entrant_name`).
+        seed: the seed the game was played with.
+        steps: the actions recorded by :func:`arena.play` (``record=``).
+        episode: the finished episode, or ``None`` when a seat forfeited.
+        forfeit: the seat that forfeited (its entrant ranks last), if any.
+        reason: why it forfeited.
+        seconds: how long the game took.
+
+    Raises:
+        arena.tournament.store.TournamentMismatchError: the file holds games of another env.
+    """
+    if not isinstance(seed, int):
+        raise ValueError(f"record_game: a recorded game needs the seed it was played with, got {seed!r}")
+    seats = {seat: AgentSpec(entrant_name(seat, spec), spec.factory, spec.kwargs) for seat, spec in seats.items()}
+    names = {seat: spec.name for seat, spec in seats.items()}
+    with ResultStore(path) as store:
+        store.bind(_rules(env), list(seats.values()))
+        lineup = lineup_key(list(names.values()))
+        index = sum(1 for game in store.results([lineup]))
+        blob = encode_actions(list(seats), steps)
+        if episode is None:
+            loser = names.get(forfeit or "", forfeit or "?")
+            ranks = {name: len(names) if name == loser else 1 for name in names.values()}
+            result = GameResult(lineup, index, seed, names, ranks, None, len(steps),
+                                f"{loser} forfeits", forfeit=loser, error=reason, seconds=seconds, actions=blob)
+        else:
+            returns = {names[seat]: float(value) for seat, value in episode.returns.items()}
+            ranks = {names[seat]: int(rank) for seat, rank in episode.ranks.items()}
+            winners = [names[seat] for seat in episode.winners]
+            outcome = "draw" if not winners else f"{', '.join(winners)} {'wins' if len(winners) == 1 else 'win'}"
+            result = GameResult(lineup, index, seed, names, ranks, returns,
+                                episode.length, outcome, truncated=episode.truncated, seconds=seconds, actions=blob)
+        store.add([result])
+        return store.game_number(lineup, index)

@@ -1,0 +1,89 @@
+// The page of `arena serve`: shows the game pushed over the websocket (drawn by the replay
+// viewer's ArenaView), sends clicks on the action buttons (turn-based games) or the key held
+// down (real-time games), and offers a new game at the end.
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const board = $("board"), status = $("status"), actions = $("actions"), again = $("again");
+  const ws = new WebSocket(`ws://${location.host}/ws`);
+  let hello = null, drawing = Promise.resolve(), held = [];
+  let waiting = false;  // a real-time game waits for the first key before its clock starts
+
+  function buttons(legal) {
+    actions.replaceChildren();
+    if (!legal || !hello || hello.real_time) return;
+    for (const index of legal) {
+      const button = ArenaView.element("button", "move", hello.actions[index]);
+      button.dataset.action = String(index);
+      button.addEventListener("click", () => {
+        actions.replaceChildren();
+        status.textContent = "waiting for the other players…";
+        ws.send(JSON.stringify({ type: "move", action: index }));
+      });
+      actions.appendChild(button);
+    }
+  }
+
+  function show(message) {
+    drawing = drawing.then(() => ArenaView.draw(board, message.view));
+    $("private").textContent = message.private || "";
+    $("score").textContent = `your reward so far: ${message.returned}`;
+    status.textContent = message.status;
+    buttons(message.legal);
+  }
+
+  function sendHeld() {
+    const action = held.length ? held[held.length - 1] : null;
+    ws.send(JSON.stringify({ type: "key", action }));
+  }
+
+  ws.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    if (message.type === "hello") {
+      hello = message;
+      again.hidden = true;
+      $("title").textContent = `${message.env}: you play ${message.seat} (seed ${message.seed})`;
+      $("cast").textContent = Object.entries(message.cast).map(([s, who]) => `${s}: ${who}`).join(", ");
+      const keys = Object.entries(message.keys).filter(([k]) => k.length > 1 || k === " ")
+        .map(([k, a]) => `${k === " " ? "Space" : k.replace("Arrow", "")}: ${message.actions[a]}`);
+      $("help").textContent = message.real_time
+        ? `Keys: ${keys.join(", ")}; digits 1-9 pick an action by number; no key: ${message.actions[message.idle]}.`
+        : "Click an action when it is your move.";
+      board.focus();
+    } else if (message.type === "view") {
+      waiting = message.status === "press a key to start";
+      show(message);
+    } else if (message.type === "end") {
+      show(message);
+      status.textContent = `Game over: ${message.outcome}` + (message.game ? ` (recorded as game ${message.game})` : "");
+      document.body.dataset.over = "1";
+      again.hidden = false;
+    } else if (message.type === "error") {
+      status.textContent = message.text;
+    }
+  };
+  ws.onclose = () => { if (!document.body.dataset.over) status.textContent = "the server closed the game"; };
+
+  again.addEventListener("click", () => {
+    delete document.body.dataset.over;
+    again.hidden = true;
+    ws.send(JSON.stringify({ type: "start" }));
+  });
+  document.addEventListener("keydown", (event) => {
+    if (!hello || !hello.real_time || event.repeat) return;
+    if (waiting) { waiting = false; ws.send(JSON.stringify({ type: "ready" })); }
+    const action = hello.keys[event.key];
+    if (action === undefined) return;
+    event.preventDefault();
+    held = held.filter((a) => a !== action).concat([action]);
+    sendHeld();
+  });
+  document.addEventListener("keyup", (event) => {
+    if (!hello || !hello.real_time) return;
+    const action = hello.keys[event.key];
+    if (action === undefined) return;
+    held = held.filter((a) => a !== action);
+    sendHeld();
+  });
+})();

@@ -1,0 +1,149 @@
+"""The replay page and the play page in a real headless Chromium (see conftest.py)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from arena.replay import load_game, load_games, verify_game
+from arena.replay.html import write_html
+from arena.serve import GameServer
+from arena.tournament import run_tournament
+from arena.tournament.spec import EnvSpec
+
+EGO = ('ego=arena.tournament.spec:behind_interface{"agent": "random", "interface": "ego_board", '
+       '"interface_kwargs": {"planes": true}}')
+CANVAS_SUM = "Array.from(document.getElementById('board').getContext('2d')" \
+             ".getImageData(0, 0, 480, 400).data).reduce((a, b, i) => (a + b * (i % 7 + 1)) % 1000000007, 0)"
+
+
+def _page_of(tmp_path, env, entrants, max_steps=None):
+    db = tmp_path / f"{env}.db"
+    run_tournament(env, entrants, games=2, db=db, workers=1, max_steps=max_steps)
+    return write_html(load_game(db, 1), tmp_path / f"{env}.html")
+
+
+def _at_step(page, step: int) -> None:
+    page.wait_for_function(f"document.getElementById('board').dataset.step === '{step}'")
+
+
+def test_replay_page_slider_canvas_and_eye_view(page, console_errors, tmp_path, screenshot):
+    html = _page_of(tmp_path, "tic_tac_toe", ["random", EGO])
+    assert "http" not in html.read_text().replace("http://www.w3.org", "")  # self-contained: no network
+    page.goto(html.as_uri())
+    _at_step(page, 0)
+    empty = page.evaluate(CANVAS_SUM)
+    last = int(page.get_attribute("#slider", "max"))
+    page.locator("#slider").fill(str(last))
+    _at_step(page, last)
+    assert page.text_content("#step") == f"{last} / {last}"
+    assert page.evaluate(CANVAS_SUM) != empty  # the board has marks now
+    page.click("#prev")
+    _at_step(page, last - 1)
+    # The agent's-eye view: find a step where the entrant behind interfaces acts.
+    page.locator("#slider").fill("0")
+    _at_step(page, 0)
+    if "does not act" in page.text_content("#eye-info"):
+        page.click("#next")
+        _at_step(page, 1)
+    assert "in its own space" in page.text_content("#eye-info")
+    assert page.locator(".eye-plane").count() >= 2  # the ego board's planes, drawn as small images
+    rows = page.locator("#panel-body tr")
+    assert rows.count() == 2 and "r" in page.text_content("#panel-body")
+    screenshot(page, "replay_tic_tac_toe")
+    page.click("#play")
+    _at_step(page, last)
+    assert page.text_content("#play") == "Play"  # it stopped at the end
+    assert console_errors == []
+
+
+def test_replay_page_of_a_picture_game(page, console_errors, tmp_path, screenshot):
+    html = _page_of(tmp_path, "pong_2p", ["r0=random", "pong_ai"], max_steps=40)
+    page.goto(html.as_uri())
+    _at_step(page, 0)
+    first = page.evaluate(CANVAS_SUM)
+    page.select_option("#speed", "30")
+    page.click("#play")
+    _at_step(page, 40)
+    assert page.evaluate(CANVAS_SUM) != first  # ball and paddles moved
+    screenshot(page, "replay_pong_2p")
+    assert console_errors == []
+
+
+def _serve(tmp_path, env, games=1, **kwargs):
+    server = GameServer(EnvSpec(env), kwargs.pop("vs", "random"), port=0, seed=5, record=tmp_path / f"{env}.db",
+                        **kwargs).start()
+    results: list = []
+    thread = threading.Thread(target=lambda: results.extend(server.run_games(games)), daemon=True)
+    thread.start()
+    return server, thread, results
+
+
+def _finish(server, thread):
+    thread.join(timeout=60)
+    server.stop()
+    assert not thread.is_alive(), "the game thread did not end"
+
+
+def test_a_person_plays_tic_tac_toe_by_clicks(page, console_errors, tmp_path, screenshot):
+    server, thread, results = _serve(tmp_path, "tic_tac_toe", vs="mcts{\"simulations\": 10}")
+    try:
+        page.goto(server.url)
+        clicks = 0
+        while page.get_attribute("body", "data-over") != "1":
+            page.wait_for_selector("button.move, body[data-over='1']")
+            if page.get_attribute("body", "data-over") == "1":
+                break
+            if clicks == 1:
+                screenshot(page, "serve_tic_tac_toe")
+            page.locator("button.move").first.click()
+            clicks += 1
+        assert page.text_content("#status").startswith("Game over: ")
+    finally:
+        _finish(server, thread)
+    assert clicks >= 3 and results[0]["outcome"] in ("you win", "player_1 wins", "draw")
+    game = load_games(tmp_path / "tic_tac_toe.db")[0]
+    assert game.result.seats["player_0"] == "human@player_0" and verify_game(game) is None
+    assert console_errors == []
+
+
+def test_a_person_plays_snake_with_the_keyboard(page, console_errors, tmp_path, screenshot):
+    server, thread, results = _serve(tmp_path, "snake", fps=20)
+    try:
+        page.goto(server.url)
+        page.wait_for_selector("#help:has-text('Keys')")
+        page.keyboard.down("ArrowLeft")  # turning left all the time: the snake circles or hits something
+        page.wait_for_timeout(300)
+        screenshot(page, "serve_snake")
+        page.keyboard.up("ArrowLeft")
+        page.wait_for_selector("body[data-over='1']", timeout=60_000)
+    finally:
+        _finish(server, thread)
+    game = load_games(tmp_path / "snake.db")[0]
+    assert any(step.get("snake_0") == 0 for step in game.steps)  # 0 is "left": the held key was played
+    assert verify_game(game) is None
+    assert console_errors == []
+
+
+def test_closing_the_tab_ends_the_game_as_a_forfeit(browser, tmp_path):
+    server, thread, results = _serve(tmp_path, "connect_four")
+    try:
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(server.url)
+        page.wait_for_selector("button.move")
+        context.close()
+    finally:
+        _finish(server, thread)
+    assert results[0]["outcome"] == "you forfeited (closed the page)"
+    game = load_games(tmp_path / "connect_four.db")[0]
+    assert game.result.forfeit == "human@player_0" and verify_game(game) is None
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"seat": "player_9"}, "tic_tac_toe has no seat 'player_9'; seats: player_0, player_1"),
+])
+def test_serve_errors(bad, message):
+    with pytest.raises(ValueError, match=message):
+        GameServer(EnvSpec("tic_tac_toe"), "random", port=0, **bad)

@@ -1,0 +1,185 @@
+"""Stored actions, ``arena replay`` (listing, stepping, --verify, --video) and ``arena play --record``."""
+
+from __future__ import annotations
+
+import io
+import sqlite3
+
+import numpy as np
+import pytest
+
+import envs
+from arena.cli import main
+from arena.registry import make_env
+from arena.replay import GameNotFoundError, ReplayError, load_game, load_games, replay, verify_game
+from arena.replay.terminal import step_through, write_video
+from arena.tournament import run_tournament
+from arena.tournament.actions import decode_actions, encode_actions
+
+# Short games keep the suite fast; every stored step is still replayed and checked.
+MAX_STEPS = {"pong_2p": 120, "snake": 80}
+LIMIT = 60
+
+
+def _tournament(tmp_path_factory, env: str, games: int = 2, entrants=None):
+    db = tmp_path_factory.mktemp(env) / f"{env}.db"
+    seats = len(make_env(env).possible_agents)
+    entrants = entrants or [f"r{i}=random" for i in range(seats)]
+    run_tournament(env, entrants, games=games, db=db, workers=1, max_steps=MAX_STEPS.get(env, LIMIT * 10))
+    return db
+
+
+@pytest.fixture(scope="module")
+def ttt_db(tmp_path_factory):
+    return _tournament(tmp_path_factory, "tic_tac_toe", games=4, entrants=["random", "mcts{\"simulations\": 10}"])
+
+
+@pytest.mark.parametrize("env", envs.registry.names())
+def test_verify_reports_no_mismatch_for_every_bundled_env(env, tmp_path_factory, capsys):
+    db = _tournament(tmp_path_factory, env)
+    assert main(["replay", str(db), "--verify"]) == 0
+    out = capsys.readouterr().out
+    stored = len(load_games(db))
+    assert f"verified {stored} games of {db}: 0 mismatches" in out
+    assert all(game.steps is not None and len(game.steps) == game.result.length for game in load_games(db))
+
+
+def test_verify_finds_a_game_whose_stored_actions_were_changed(ttt_db, tmp_path, capsys):
+    copy = tmp_path / "changed.db"
+    with sqlite3.connect(ttt_db) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    with sqlite3.connect(copy) as db:
+        lineup, index, blob = db.execute("SELECT lineup, game_index, actions FROM replays ORDER BY rowid").fetchone()
+        steps = decode_actions(blob)
+        agents = ["player_0", "player_1"]
+        first = next(iter(steps[0]))
+        steps[0] = {first: (steps[0][first] + 1) % 9}  # another first move: another game
+        db.execute("UPDATE replays SET actions = ? WHERE lineup = ? AND game_index = ?",
+                   (encode_actions(agents, steps), lineup, index))
+    assert main(["replay", str(copy), "--verify"]) == 1
+    out = capsys.readouterr().out
+    assert "MISMATCH game 1 of changed.db" in out and "1 mismatches" in out
+
+
+def test_actions_are_stored_with_the_game_in_one_row_per_game(ttt_db):
+    with sqlite3.connect(ttt_db) as db:
+        games = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        stored = db.execute("SELECT COUNT(*) FROM replays JOIN games USING (lineup, game_index)").fetchone()[0]
+    assert games == stored == 4
+    game = load_game(ttt_db, 1)
+    assert game.env.factory == "tic_tac_toe" and set(game.entrants) == set(game.result.seats.values())
+    assert len(game.result.actions) < 120  # compact: a tic-tac-toe game in about 60-80 bytes
+
+
+def test_replay_frames_follow_the_stored_game(ttt_db):
+    game = load_game(ttt_db, 2)
+    frames = list(replay(game, render="ansi"))
+    assert len(frames) == game.result.length + 1
+    assert frames[0].rewards == {} and frames[-1].actions == {}
+    assert all(isinstance(f.view, str) for f in frames)
+    assert frames[0].masks[frames[0].acting[0]].sum() == 9
+    final = {game.result.seats[seat]: value for seat, value in frames[-1].returns.items()}
+    assert final == game.result.returns
+
+
+def test_game_ids_and_errors(ttt_db, tmp_path):
+    game = load_games(ttt_db)[2]
+    assert load_game(ttt_db, f"{game.result.lineup}#{game.result.index}").id == game.id == 3
+    with pytest.raises(GameNotFoundError, match=r"has no game 99; `arena replay .*` lists the games"):
+        load_game(ttt_db, 99)
+    with pytest.raises(ReplayError, match="a game is given by its number .* or as LINEUP#INDEX, got 'first'"):
+        load_game(ttt_db, "first")
+    with pytest.raises(ReplayError, match="no results file at"):
+        load_games(tmp_path / "missing.db")
+    other = tmp_path / "other.db"
+    sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.close()
+    with pytest.raises(ReplayError, match="is not an arena results file \\(it has no games table\\)"):
+        load_games(other)
+    text = tmp_path / "text.db"
+    text.write_text("not a database at all, just some words " * 20)
+    with pytest.raises(ReplayError, match="is not an arena results file"):
+        load_games(text)
+
+
+def test_cli_listing_and_bad_input(ttt_db, capsys):
+    assert main(["replay", str(ttt_db)]) == 0
+    out = capsys.readouterr().out
+    assert "4 stored games" in out and "player_0=" in out
+    assert main(["replay", str(ttt_db), "--html", "x.html"]) == 2
+    assert "--html and --video need the game: --game ID" in capsys.readouterr().err
+    assert main(["replay", str(ttt_db), "--verify", "--game", "1"]) == 2
+    assert "--verify checks every game" in capsys.readouterr().err
+
+
+def test_terminal_stepping_keys(ttt_db):
+    game = load_game(ttt_db, 1)
+    out = io.StringIO()
+    last = step_through(game, io.StringIO("n\nn\np\nzz\nl\nf\n3\n"), out)
+    text = out.getvalue()
+    assert last == 3
+    shown = [line.removeprefix("> ") for line in text.splitlines() if "--- step" in line]
+    end = game.result.length
+    assert [s.split()[2] for s in shown] == ["0", "1", "2", "1", "1", str(end), "0", "3"]
+    assert "unknown key 'zz'" in text and "plays" in text
+
+
+def test_video_mp4_and_gif(tmp_path_factory, tmp_path):
+    db = _tournament(tmp_path_factory, "snake", games=1)
+    game = load_game(db, 1)
+    mp4 = write_video(game, tmp_path / "g.mp4")
+    gif = write_video(game, tmp_path / "g.gif", fps=5)
+    import imageio.v2 as imageio
+
+    frames = imageio.mimread(gif)
+    assert len(frames) == game.result.length + 1
+    assert mp4.stat().st_size > 1000 and mp4.read_bytes()[4:8] == b"ftyp"
+
+
+def test_video_errors(ttt_db, tmp_path):
+    game = load_game(ttt_db, 1)
+    with pytest.raises(ReplayError, match="tic_tac_toe draws no pictures \\(render modes: ansi\\); --html"):
+        write_video(game, tmp_path / "x.mp4")
+    with pytest.raises(ReplayError, match="a video is written as .mp4 or .gif, got"):
+        write_video(game, tmp_path / "x.avi")
+
+
+def test_play_record_then_verify(tmp_path, capsys):
+    db = tmp_path / "played.db"
+    for seed in (1, 2):
+        assert main(["play", "connect_four", "--agents", "random,connect_four_heuristic", "--seed", str(seed),
+                     "--record", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert f"recorded as game 2 of {db}" in out
+    games = load_games(db)
+    assert [g.result.seed for g in games] == [1, 2]
+    assert set(games[0].result.seats.values()) == {"random@player_0", "connect_four_heuristic@player_1"}
+    assert all(verify_game(g) is None for g in games)
+    assert main(["play", "tic_tac_toe", "--seed", "1", "--record", str(db)]) == 2
+    assert "holds other games" in capsys.readouterr().err
+
+
+def test_a_forfeited_game_is_replayed_up_to_the_forfeit(tmp_path, capsys, monkeypatch):
+    db = tmp_path / "forfeit.db"
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    code = main(["play", "tic_tac_toe", "--agents", "random,human", "--seed", "4", "--record", str(db)])
+    assert code == 3  # the person typed q: a forfeit
+    game = load_games(db)[0]
+    assert game.result.forfeit == "human@player_1" and game.result.outcome == "human@player_1 forfeits"
+    assert verify_game(game) is None and len(game.steps) == 1
+    assert main(["replay", str(db), "--verify"]) == 0
+    assert "1 forfeited, replayed up to the forfeit" in capsys.readouterr().out
+
+
+def test_eye_view_of_an_entrant_behind_interfaces(tmp_path_factory):
+    eye = ('ego=arena.tournament.spec:behind_interface{"agent": "random", "interface": "ego_board", '
+           '"interface_kwargs": {"planes": true}}')
+    db = _tournament(tmp_path_factory, "tic_tac_toe", games=2, entrants=["random", eye])
+    game = load_game(db, 1)
+    seat = next(s for s, name in game.result.seats.items() if name == "ego")
+    views = [f.eye[seat] for f in replay(game, eye=True) if seat in f.eye]
+    assert len(views) == sum(1 for step in game.steps if seat in step)
+    assert all(v.matches for v in views)
+    first = views[0]
+    assert first.space.contains(first.observation) and np.asarray(first.observation).ndim == 3
+    assert first.raw_action == first.action  # ego_board keeps the actions
+
