@@ -35,25 +35,89 @@ const ArenaView = (() => {
 
   const GLYPH_COLOURS = { X: "#d62828", O: "#1d4ed8", x: "#d62828", o: "#1d4ed8", "*": "#2a9d8f", "@": "#e76f51" };
 
-  // A text render drawn as a board: monospace cells, marks in colour, sized to fit the canvas.
-  function drawText(ctx, text, width, height) {
-    const lines = text.replace(/\s+$/, "").split("\n");
-    const cols = Math.max(1, ...lines.map((l) => l.length));
-    const cell = Math.max(6, Math.min(width / (cols * 0.62), height / (lines.length * 1.25), 40));
-    ctx.fillStyle = "#fdfaf3";
-    ctx.fillRect(0, 0, width, height);
-    ctx.font = `${cell}px "Liberation Mono", "DejaVu Sans Mono", monospace`;
-    ctx.textBaseline = "top";
-    const cw = cell * 0.62, lh = cell * 1.25;
-    const x0 = Math.max(4, (width - cols * cw) / 2), y0 = Math.max(4, (height - lines.length * lh) / 2);
-    lines.forEach((line, r) => {
-      for (let c = 0; c < line.length; c++) {
-        const ch = line[c];
-        if (ch === " ") continue;
+  const GRID_ROW = /^[.XOxo#*@_-]{3,}$/;
+
+  // The longest run of equal-length rows of board characters (".XO"), if at least 3 rows.
+  function findGrid(lines) {
+    let best = null;
+    for (let i = 0; i < lines.length; i++) {
+      let j = i;
+      while (j < lines.length && GRID_ROW.test(lines[j]) && lines[j].length === lines[i].length) j++;
+      if (j - i >= 3 && (!best || j - i > best.end - best.start)) best = { start: i, end: j };
+      i = Math.max(i, j - 1);
+    }
+    return best;
+  }
+
+  function drawBoard(ctx, rows, x0, y0, cell) {
+    const cols = rows[0].length;
+    ctx.fillStyle = "#f3e9d2";
+    ctx.fillRect(x0, y0, cols * cell, rows.length * cell);
+    ctx.strokeStyle = "#8d7b5a";
+    ctx.lineWidth = 1;
+    for (let r = 0; r <= rows.length; r++) { ctx.beginPath(); ctx.moveTo(x0, y0 + r * cell); ctx.lineTo(x0 + cols * cell, y0 + r * cell); ctx.stroke(); }
+    for (let c = 0; c <= cols; c++) { ctx.beginPath(); ctx.moveTo(x0 + c * cell, y0); ctx.lineTo(x0 + c * cell, y0 + rows.length * cell); ctx.stroke(); }
+    ctx.font = `bold ${Math.floor(cell * 0.7)}px "Liberation Sans", "DejaVu Sans", sans-serif`;
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    rows.forEach((row, r) => {
+      for (let c = 0; c < row.length; c++) {
+        const ch = row[c];
+        if (ch === "." || ch === "_" || ch === "-") continue;
         ctx.fillStyle = GLYPH_COLOURS[ch] || "#222";
-        ctx.fillText(ch, x0 + c * cw, y0 + r * lh);
+        ctx.fillText(ch, x0 + (c + 0.5) * cell, y0 + (r + 0.5) * cell + 1);
       }
     });
+    ctx.textAlign = "start";
+  }
+
+  // A text render drawn on the canvas: a board of marks (".XO" rows) as a grid of cells,
+  // any other line as monospace text, the whole sized to fit.
+  function drawText(ctx, text, width, height) {
+    const lines = text.replace(/\s+$/, "").split("\n");
+    ctx.fillStyle = "#fdfaf3";
+    ctx.fillRect(0, 0, width, height);
+    const grid = findGrid(lines);
+    const others = grid ? lines.length - (grid.end - grid.start) : lines.length;
+    const cols = Math.max(1, ...lines.map((l) => l.length));
+    const font = Math.max(8, Math.min(width / (cols * 0.62), (grid ? height * 0.3 : height) / Math.max(1, others * 1.25), 22));
+    const lh = font * 1.25;
+    let cell = 0;
+    if (grid) {
+      const rows = grid.end - grid.start;
+      cell = Math.min((width - 16) / lines[grid.start].length, (height - 16 - others * lh) / rows, 90);
+    }
+    let y = Math.max(8, (height - (others * lh + (grid ? (grid.end - grid.start) * cell + 8 : 0))) / 2);
+    for (let i = 0; i < lines.length; i++) {
+      if (grid && i === grid.start) {
+        const rows = lines.slice(grid.start, grid.end);
+        const x0 = (width - rows[0].length * cell) / 2;
+        drawBoard(ctx, rows, x0, y, cell);
+        y += rows.length * cell + 8;
+        i = grid.end - 1;
+        continue;
+      }
+      const line = lines[i];
+      // Column labels under a board line up with its cells.
+      const under = grid && i === grid.end && line.length === lines[grid.start].length;
+      ctx.font = `${font}px "Liberation Mono", "DejaVu Sans Mono", monospace`;
+      ctx.textBaseline = "top";
+      if (under) {
+        const x0 = (width - line.length * cell) / 2;
+        ctx.textAlign = "center";
+        ctx.fillStyle = "#555";
+        for (let c = 0; c < line.length; c++) ctx.fillText(line[c], x0 + (c + 0.5) * cell, y);
+        ctx.textAlign = "start";
+      } else {
+        const x0 = Math.max(6, (width - line.length * font * 0.62) / 2);
+        for (let c = 0; c < line.length; c++) {
+          if (line[c] === " ") continue;
+          ctx.fillStyle = "#222";
+          ctx.fillText(line[c], x0 + c * font * 0.62, y);
+        }
+      }
+      y += lh;
+    }
   }
 
   // Draw a packed view ({text} or {img}) to fill `canvas`, keeping the picture's proportions.
