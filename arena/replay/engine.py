@@ -64,6 +64,7 @@ class Frame:
         actions: the stored actions taken here (empty at the last frame).
         ended: agent -> ``"terminated"`` or ``"truncated"`` for agents that left at the previous step.
         eye: seat -> :class:`EyeView` for acting entrants behind interfaces (with ``eye=True``).
+        observations: the raw observations of the acting agents here.
     """
 
     step: int
@@ -75,6 +76,7 @@ class Frame:
     actions: dict[str, Any] = field(default_factory=dict)
     ended: dict[str, str] = field(default_factory=dict)
     eye: dict[str, EyeView] = field(default_factory=dict)
+    observations: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
 def render_modes(env_spec: Any) -> list[str]:
@@ -207,7 +209,7 @@ def _frames(game: StoredGame, env: Any, render: str | None, eye: bool) -> Iterat
                 views[seat] = EyeView(model_obs, watch.observation_space, model_action, raw,
                                       same_action(raw, actions[seat]))
         yield Frame(index, env.render() if render else None, rewards, dict(returns), list(observations),
-                    masks, actions, ended, views)
+                    masks, actions, ended, views, dict(observations))
         if index == len(steps):
             return
         if set(actions) != set(observations):

@@ -62,7 +62,14 @@ def page_shell(title: str, body: str, scripts: list[str], data: dict[str, Any] |
             f"{body}\n{preset}{inline}</body></html>\n")
 
 
-def _frame_data(frame: Frame, names: dict[str, list[str] | None]) -> dict[str, Any]:
+def _private(env: Any) -> Any:
+    """``observation_text(agent, obs)`` of an env with hidden information (cards, dice), else ``None``."""
+    from arena.agents.human import has_hidden_information
+
+    return getattr(env.unwrapped, "observation_text", None) if has_hidden_information(env) else None
+
+
+def _frame_data(frame: Frame, names: dict[str, list[str] | None], private: Any = None) -> dict[str, Any]:
     masks = {}
     for agent, mask in frame.masks.items():
         labels = names.get(agent)
@@ -76,7 +83,8 @@ def _frame_data(frame: Frame, names: dict[str, list[str] | None]) -> dict[str, A
             "returns": {a: round(r, 6) for a, r in frame.returns.items()},
             "acting": frame.acting, "masks": masks,
             "actions": {a: describe_action(act, names.get(a)) for a, act in frame.actions.items()},
-            "ended": frame.ended, "eye": eye}
+            "ended": frame.ended, "eye": eye,
+            "sees": {} if private is None else {a: str(private(a, o)) for a, o in frame.observations.items()}}
 
 
 def game_data(game: StoredGame) -> dict[str, Any]:
@@ -85,7 +93,8 @@ def game_data(game: StoredGame) -> dict[str, Any]:
     env = build_env(game, mode)
     try:
         names = {agent: action_names(env, agent) for agent in env.possible_agents}
-        frames = [_frame_data(frame, names) for frame in replay(game, render=mode, eye=True, env=env)]
+        private = _private(env)
+        frames = [_frame_data(frame, names, private) for frame in replay(game, render=mode, eye=True, env=env)]
         agents = list(env.possible_agents)
     finally:
         env.close()
@@ -109,6 +118,7 @@ def replay_page(game: StoredGame) -> str:
                           for seat, spec in data["eye_seats"].items())
         eye = (f'<div class="eye"><h2>Agent\'s-eye view <select id="eye-seat">{options}</select></h2>'
                '<div id="eye-info" class="sub"></div><div id="eye-parts"></div></div>')
+    sees = "<th>sees (hidden from the others)</th>" if any(f["sees"] for f in data["frames"]) else ""
     body = f"""<h1>{html.escape(data["title"])}</h1>
 <div class="sub">result: {html.escape(data["outcome"])}; returns: {html.escape(json.dumps(data["returns"]))}</div>
 <div class="main"><div>
@@ -120,7 +130,7 @@ def replay_page(game: StoredGame) -> str:
 <label>speed <select id="speed"><option value="1">1/s</option><option value="4" selected>4/s</option>
 <option value="10">10/s</option><option value="30">30/s</option></select></label></div>
 </div><div><table><thead><tr><th>agent</th><th>action here</th><th>reward</th><th>return</th>
-<th>legal actions</th><th></th></tr></thead><tbody id="panel-body"></tbody></table></div></div>
+<th>legal actions</th>{sees}<th></th></tr></thead><tbody id="panel-body"></tbody></table></div></div>
 {eye}"""
     return page_shell(data["title"], body, ["viewer.js", "replay.js"], data)
 

@@ -9,6 +9,7 @@
   const board = $("board"), slider = $("slider"), play = $("play"), speed = $("speed");
   const eyeSeat = $("eye-seat");
   let position = 0, timer = null, drawing = Promise.resolve();
+  const hidden = frames.some((f) => Object.keys(f.sees).length > 0);  // a game with private observations
 
   slider.max = String(frames.length - 1);
 
@@ -28,6 +29,7 @@
       cell(row, frame.rewards[seat] !== undefined ? String(frame.rewards[seat]) : "");
       cell(row, String(frame.returns[seat] ?? 0));
       cell(row, frame.masks[seat] ? frame.masks[seat].join(", ") : "", "legal");
+      if (hidden) cell(row, frame.sees[seat] || "", "legal");
       cell(row, frame.ended[seat] || "", "ended");
       body.appendChild(row);
     }

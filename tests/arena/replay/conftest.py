@@ -64,7 +64,7 @@ def screenshot(tmp_path):
 
     def take(page, name: str) -> Path:
         path = tmp_path / f"{name}.png"
-        page.screenshot(path=str(path))
+        page.screenshot(path=str(path), full_page=True)
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         keep = os.environ.get("ARENA_SCREENSHOTS")
         if keep:
