@@ -43,6 +43,13 @@ def test_actions_of_any_space_round_trip_exactly(data, space, steps):
             assert space.contains(after[agent])
 
 
+def test_long_games_are_compressed_short_ones_are_not():
+    short = encode_actions(["a"], [{"a": 1}])
+    long = encode_actions(["a", "b"], [{"a": i % 3, "b": 2} for i in range(300)])
+    assert short[:1] == b"{" and long[:1] == b"x" and len(long) < 300
+    assert decode_actions(long)[299] == {"a": 2, "b": 2}
+
+
 def test_special_floats_and_numpy_scalars_keep_their_values():
     steps = [{"a": (np.float32(0.1), float("nan"), -np.inf, np.int8(-3), True, "x", [1, 2], {"k": 2.5})}]
     (after,) = decode_actions(encode_actions(["a"], steps))
@@ -57,6 +64,8 @@ def test_errors_name_what_cannot_be_stored_or_read():
         encode_actions(["a"], [{"a": object()}])
     with pytest.raises(ReplayFormatError, match="the stored actions cannot be read \\(error"):
         decode_actions(b"not zlib")
+    with pytest.raises(ReplayFormatError, match="the stored actions cannot be read \\(JSONDecodeError"):
+        decode_actions(b"{not json")
     with pytest.raises(ReplayFormatError, match="the stored actions cannot be read \\(KeyError"):
         decode_actions(zlib.compress(b'{"steps": []}'))
     with pytest.raises(ReplayFormatError, match="unknown stored action"):
@@ -74,7 +83,7 @@ def test_any_observation_packs_into_drawable_parts(data, space):
             raw = zlib.decompress(base64.b64decode(part["z"]))
             assert len(raw) == part["n"] * part["h"] * part["w"]
         if part["kind"] == "bars":
-            assert part["lo"] <= part["hi"] and len(part["v"]) == np.asarray(observation).size
+            assert part["lo"] <= part["hi"] and np.isfinite(part["v"]).all()
 
 
 def test_views_pack_as_text_or_palette_or_rgb():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 
 import pytest
@@ -147,3 +148,33 @@ def test_closing_the_tab_ends_the_game_as_a_forfeit(browser, tmp_path):
 def test_serve_errors(bad, message):
     with pytest.raises(ValueError, match=message):
         GameServer(EnvSpec("tic_tac_toe"), "random", port=0, **bad)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--port", "70000"], "--port must be 0 (any free port) to 65535, got 70000"),
+    (["--seat", "player_7"], "tic_tac_toe has no seat 'player_7'"),
+    (["--move-time-limit", "0"], "--move-time-limit must be a positive number of seconds, got 0.0"),
+    (["--env-options", "[1]"], "--env-options must be a JSON object, got '[1]'"),
+])
+def test_serve_cli_bad_input(argv, message, capsys):
+    from arena.cli import main
+
+    assert main(["serve", "tic_tac_toe", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_serve_cli_serves_the_page_on_a_free_port(tmp_path):
+    import subprocess
+    import sys
+    import urllib.request
+
+    process = subprocess.Popen([sys.executable, "-m", "arena", "serve", "rock_paper_scissors", "--port", "0", "--games", "1"],
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        url = re.search(r"at (http://127\.0\.0\.1:\d+/)", line).group(1)
+        page = urllib.request.urlopen(url, timeout=10).read().decode()
+        assert "<canvas id=\"board\"" in page and "ArenaView" in page
+    finally:
+        process.kill()  # by its PID
+        process.wait(timeout=10)

@@ -69,7 +69,7 @@ def test_actions_are_stored_with_the_game_in_one_row_per_game(ttt_db):
     assert games == stored == 4
     game = load_game(ttt_db, 1)
     assert game.env.factory == "tic_tac_toe" and set(game.entrants) == set(game.result.seats.values())
-    assert len(game.result.actions) < 120  # compact: a tic-tac-toe game in about 60-80 bytes
+    assert len(game.result.actions) < 200  # compact: a tic-tac-toe game in about 120 bytes
 
 
 def test_replay_frames_follow_the_stored_game(ttt_db):
