@@ -22,6 +22,8 @@ __all__ = ["pack_view", "pack_observation", "describe_action", "strip_ansi", "MA
 
 # Vectors longer than this are drawn as a strip of grey cells instead of bars.
 MAX_BARS = 64
+# Pictures larger than this (either side, pixels) are sent at a whole fraction of their size.
+MAX_SIDE = 400
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -48,6 +50,8 @@ def pack_view(view: Any) -> dict[str, Any] | None:
         >>> img = pack_view(np.zeros((2, 3, 3), np.uint8))["img"]
         >>> img["w"], img["h"], img["pal"]
         (3, 2, [[0, 0, 0]])
+        >>> pack_view(np.zeros((480, 640, 3), np.uint8))["img"]["w"]  # large pictures at a fraction
+        320
     """
     if view is None:
         return None
@@ -58,7 +62,8 @@ def pack_view(view: Any) -> dict[str, Any] | None:
         frame = np.repeat(frame[:, :, None], 3, axis=2)
     if frame.ndim != 3 or frame.shape[2] not in (3, 4):
         raise ValueError(f"a rendered frame must be text or an RGB array of shape (H, W, 3), got shape {frame.shape}")
-    frame = np.ascontiguousarray(frame[:, :, :3], dtype=np.uint8)
+    stride = -(-max(frame.shape[:2]) // MAX_SIDE)  # a page shows it at about this size anyway
+    frame = np.ascontiguousarray(frame[::stride, ::stride, :3], dtype=np.uint8)
     h, w = frame.shape[:2]
     flat = frame.reshape(-1, 3)
     keys = (flat[:, 0].astype(np.uint32) << 16) | (flat[:, 1].astype(np.uint32) << 8) | flat[:, 2]
