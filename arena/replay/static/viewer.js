@@ -74,6 +74,7 @@ const ArenaView = (() => {
   // A text render drawn on the canvas: a board of marks (".XO" rows) as a grid of cells,
   // any other line as monospace text, the whole sized to fit.
   function drawText(ctx, text, width, height) {
+    ctx.canvas.arenaGrid = null;
     const lines = text.replace(/\s+$/, "").split("\n");
     ctx.fillStyle = "#fdfaf3";
     ctx.fillRect(0, 0, width, height);
@@ -93,6 +94,7 @@ const ArenaView = (() => {
         const rows = lines.slice(grid.start, grid.end);
         const x0 = (width - rows[0].length * cell) / 2;
         drawBoard(ctx, rows, x0, y, cell);
+        ctx.canvas.arenaGrid = { x0, y0: y, cell, rows: rows.length, cols: rows[0].length };
         y += rows.length * cell + 8;
         i = grid.end - 1;
         continue;
@@ -128,6 +130,7 @@ const ArenaView = (() => {
       ctx.fillStyle = "#eee"; ctx.fillRect(0, 0, width, height);
       return;
     }
+    canvas.arenaGrid = null;
     if (view.text !== undefined) { drawText(ctx, view.text, width, height); return; }
     const source = await picture(view.img);
     const scale = Math.min(width / view.img.w, height / view.img.h);
@@ -194,5 +197,16 @@ const ArenaView = (() => {
     container.replaceChildren(...boxes);
   }
 
-  return { inflate, picture, draw, drawObservation, element };
+  // The board cell under a click on `canvas` ({row, col}), if a board of marks is drawn there.
+  function cellAt(canvas, event) {
+    const grid = canvas.arenaGrid;
+    if (!grid) return null;
+    const box = canvas.getBoundingClientRect();
+    const x = (event.clientX - box.left) * (canvas.width / box.width) - grid.x0;
+    const y = (event.clientY - box.top) * (canvas.height / box.height) - grid.y0;
+    const col = Math.floor(x / grid.cell), row = Math.floor(y / grid.cell);
+    return col >= 0 && col < grid.cols && row >= 0 && row < grid.rows ? { row, col } : null;
+  }
+
+  return { inflate, picture, draw, drawObservation, element, cellAt };
 })();

@@ -25,6 +25,16 @@
     }
   }
 
+  // A click on a board cell plays the legal action named for it ("r1c2", "column 3").
+  board.addEventListener("click", (event) => {
+    const at = ArenaView.cellAt(board, event);
+    if (!at || !hello || hello.real_time) return;
+    const wanted = [`r${at.row}c${at.col}`, `column ${at.col}`, `col ${at.col}`, `c${at.col}`];
+    const button = Array.from(actions.querySelectorAll("button.move"))
+      .find((b) => wanted.includes(b.textContent.toLowerCase()));
+    if (button) button.click();
+  });
+
   function show(message) {
     drawing = drawing.then(() => ArenaView.draw(board, message.view));
     $("private").textContent = message.private || "";
