@@ -60,6 +60,9 @@ class Interface:
     * :meth:`observation` — inner observation → this level's observation.
     * :meth:`action` — this level's action → inner action.
     * :meth:`reward` and :meth:`action_mask` — optional.
+    * :meth:`done` — the agent's episode ended (final reward, terminated or truncated);
+      every driver calls it: :class:`arena.EnvItfWrapper`, :class:`arena.AgtItfWrapper`
+      (through :func:`arena.play`) and :class:`arena.training.SingleAgentEnv`.
 
     An interface that overrides :meth:`action` or changes the action space must also
     override :meth:`action_mask`, or masks that come through raise
@@ -226,6 +229,18 @@ class Interface:
         """
         return np.stack([self.observation(observation) for observation in observations])
 
+    def done(self, reward: float, *, terminated: bool, truncated: bool) -> float:
+        """The agent's episode ends; return its final reward as this level passes it on.
+
+        Called once per episode, after the last observation, with the final reward as it
+        arrives at this level (the levels underneath have already transformed it).
+        ``terminated`` means the episode reached a terminal state; ``truncated`` that it
+        was cut (a time limit). An episode abandoned by an early ``reset`` ends without
+        this call. The default transforms the reward like any other (:meth:`reward`);
+        override it to settle per-episode state, e.g. a potential to subtract.
+        """
+        return self.reward(reward)
+
     # -------------------------------------------------------- stack drivers
     def levels(self) -> list[Interface]:
         """The stack from the root (raw side) to this interface."""
@@ -250,6 +265,15 @@ class Interface:
                 masks.append(lv.action_mask)
             elif _overrides(lv, "action") or lv.action_space != lv.inner_action_space:
                 masks.append(lv._untranslatable_mask)
+        # Each level ends the episode with done() if it overrides it, else transforms the final reward.
+        ends = [(lv.done, True) if _overrides(lv, "done") else (lv.reward, False)
+                for lv in levels if _overrides(lv, "done") or _overrides(lv, "reward")]
+
+        def end(reward: float, terminated: bool, truncated: bool) -> float:
+            for finish, wants_flags in ends:
+                reward = finish(reward, terminated=terminated, truncated=truncated) if wants_flags else finish(reward)
+            return reward
+
         resets = [lv for lv in levels if _overrides(lv, "reset")]
         if resets:
             starts = [(lv.reset if _overrides(lv, "reset") else None,
@@ -264,7 +288,7 @@ class Interface:
                 return observation
         else:
             start = observation
-        self._compiled = (observation, action, reward, _chain(masks), start)
+        self._compiled = (observation, action, reward, _chain(masks), start, end if ends else None)
         return self._compiled
 
     def _untranslatable_mask(self, mask: Any) -> Any:
@@ -331,8 +355,17 @@ class Interface:
         """Whether some level keeps per-episode state (overrides :meth:`reset`)."""
         return any(_overrides(level, "reset") for level in self.levels())
 
+    def transform_done(self, reward: float, *, terminated: bool, truncated: bool) -> float:
+        """End the episode at every level (root first) and return the final model reward.
+
+        Levels that override :meth:`done` receive the flags; the others transform the
+        final reward with :meth:`reward`, like any reward.
+        """
+        function = (self._compiled or self._compile())[5]
+        return reward if function is None else function(reward, terminated, truncated)
+
     def compiled(self) -> tuple[Any, ...]:
-        """``(observation, action, reward, action_mask, reset)`` stack functions.
+        """``(observation, action, reward, action_mask, reset, done)`` stack functions.
 
         Each is ``None`` when every level leaves that channel unchanged; wrappers use
         this to skip work on the per-step path.
@@ -365,7 +398,7 @@ class Combine(Interface):
     tuple goes back the same way; masks (a tuple, one per member) are translated per
     element. A ``None`` element (a member that is not asked to act) passes through.
     Rewards that are tuples are transformed per element; a scalar team reward passes
-    unchanged.
+    unchanged. Every member hears the end of the episode (:meth:`Interface.done`).
 
     Example:
         >>> from gymnasium import spaces
@@ -429,6 +462,15 @@ class Combine(Interface):
             None if m is None else itf.transform_action_mask(m)
             for itf, m in zip(self.interfaces, mask)
         )
+
+    def done(self, reward: Any, *, terminated: bool, truncated: bool) -> Any:
+        # Every member hears the end; a scalar team reward passes unchanged, as in reward().
+        if isinstance(reward, tuple):
+            return tuple(itf.transform_done(r, terminated=terminated, truncated=truncated)
+                         for itf, r in zip(self.interfaces, reward))
+        for itf in self.interfaces:
+            itf.transform_done(0.0, terminated=terminated, truncated=truncated)
+        return reward
 
     def _arguments(self) -> str:
         members = ", ".join(str(itf) for itf in self.interfaces)

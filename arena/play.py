@@ -245,7 +245,7 @@ def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_ste
                     if flag and agent_id not in finished:
                         truncated = truncated or cut
                         finished.add(agent_id)
-                        _finish(bound, single, team_of, team_final, agent_id, pending, infos, finished)
+                        _finish(bound, single, team_of, team_final, agent_id, pending, infos, finished, cut)
         if max_steps is not None and length >= max_steps and observations:
             truncated = True
             break
@@ -254,7 +254,7 @@ def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_ste
     for agent_id in possible:  # every agent hears its final reward exactly once
         if agent_id not in finished:
             finished.add(agent_id)
-            _finish(bound, single, team_of, team_final, agent_id, pending, infos, finished)
+            _finish(bound, single, team_of, team_final, agent_id, pending, infos, finished, truncated)
     teams = env.teams
     return Episode(returns=returns, length=length, ranks=ranks_from_returns(returns), seed=seed, truncated=truncated,
                    teams=None if teams is None else {team: tuple(ids) for team, ids in teams.items()})
@@ -281,14 +281,23 @@ def _team_act(entry: tuple[tuple[AgentID, ...], Agent, bool], observations: dict
 
 
 def _finish(bound: list, single: dict[AgentID, Agent], team_of: dict[AgentID, int], team_final: list[float],
-            agent_id: AgentID, pending: dict[AgentID, float], infos: dict, finished: set[AgentID]) -> None:
-    """Tell the agent for ``agent_id`` its final reward (a team hears once, when its last member ends)."""
+            agent_id: AgentID, pending: dict[AgentID, float], infos: dict, finished: set[AgentID],
+            truncated: bool) -> None:
+    """Tell the agent for ``agent_id`` its final reward (a team hears once, when its last member ends).
+
+    The info it hears is the env's final info for the agent, with ``"truncated": True`` added
+    when the agent's episode was cut rather than terminated.
+    """
     reward = pending.get(agent_id, 0.0)
     pending[agent_id] = 0.0
+    info = infos.get(agent_id) or {}
+    if truncated:
+        info = {**info, "truncated": True}
+        infos = {**infos, agent_id: info}
     agent = single.get(agent_id)
     try:
         if agent is not None:
-            agent.done(reward, infos.get(agent_id) or {})
+            agent.done(reward, info)
             return
         index = team_of[agent_id]
         ids, team, _ = bound[index]

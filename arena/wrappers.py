@@ -56,6 +56,14 @@ def _per_agent_interfaces(
     return chosen
 
 
+def _was_truncated(info: Mapping[str, Any]) -> bool:
+    """Whether the final info given to ``Agent.done`` (one agent's, or a team's by member) says "truncated"."""
+    flag = info.get("truncated")
+    if flag is not None:
+        return bool(flag)
+    return any(isinstance(member, Mapping) and bool(member.get("truncated")) for member in info.values())
+
+
 class EnvItfWrapper(MultiAgentEnv):
     """A multi-agent env seen through per-agent interfaces.
 
@@ -103,6 +111,7 @@ class EnvItfWrapper(MultiAgentEnv):
         self._act: dict[AgentID, Any] = {}
         self._reward: dict[AgentID, Any] = {}
         self._mask: dict[AgentID, Any] = {}
+        self._done: dict[AgentID, Any] = {}
         for agent, itf in self.interfaces.items():
             if itf is None:
                 self.observation_spaces[agent] = env.observation_space(agent)
@@ -111,11 +120,11 @@ class EnvItfWrapper(MultiAgentEnv):
             itf.setup(env.observation_space(agent), env.action_space(agent))
             self.observation_spaces[agent] = itf.observation_space
             self.action_spaces[agent] = itf.action_space
-            observe, act, reward, mask, start = itf.compiled()
+            observe, act, reward, mask, start, done = itf.compiled()
             if start is observe:
                 start = None  # no level resets: the first observation is an ordinary one
             for table, function in ((self._observe, observe), (self._act, act), (self._reward, reward),
-                                    (self._mask, mask), (self._start, start)):
+                                    (self._mask, mask), (self._start, start), (self._done, done)):
                 if function is not None:
                     table[agent] = function
         everyone = set(self.possible_agents)
@@ -186,7 +195,9 @@ class EnvItfWrapper(MultiAgentEnv):
         if self._mask:  # masks before observations: an interface may put the mask in the observation
             infos = self._infos(infos)
         reward, observe = self._reward, self._observe
-        if reward:
+        if self._done and (True in terminations.values() or True in truncations.values()):
+            rewards = self._final_rewards(rewards, terminations, truncations)
+        elif reward:
             if self._reward_everyone:
                 transformed = {}
                 for a, r in rewards.items():
@@ -205,6 +216,22 @@ class EnvItfWrapper(MultiAgentEnv):
             else:
                 observations = {a: (f(o) if (f := observe.get(a)) is not None else o) for a, o in observations.items()}
         return observations, rewards, terminations, truncations, infos
+
+    def _final_rewards(self, rewards: Mapping[AgentID, float], terminations: Mapping[AgentID, bool],
+                       truncations: Mapping[AgentID, bool]) -> dict[AgentID, float]:
+        """Rewards of a step in which some agents finish: theirs go through the interfaces' ``done``."""
+        out = {}
+        done, reward = self._done, self._reward
+        for agent, value in rewards.items():
+            end = done.get(agent)
+            if end is not None and (terminations.get(agent) or truncations.get(agent)):
+                out[agent] = end(value, bool(terminations.get(agent)), bool(truncations.get(agent)))
+            else:
+                out[agent] = value if (function := reward.get(agent)) is None else function(value)
+        for agent, end in done.items():  # finished without a reward entry: the interface still hears it
+            if agent not in out and (terminations.get(agent) or truncations.get(agent)):
+                out[agent] = end(0.0, bool(terminations.get(agent)), bool(truncations.get(agent)))
+        return out
 
     def _raise_for_model_actions(self, actions: Mapping[AgentID, Any]) -> None:
         for agent, action in actions.items():
@@ -370,7 +397,13 @@ class AgtItfWrapper(Agent):
         return itf.transform_action(action)
 
     def done(self, reward: float, info: dict[str, Any]) -> None:
-        reward = self.interface.transform_reward(reward)
+        """End the episode: the interface stack hears it first (:meth:`Interface.done`).
+
+        ``info["truncated"]`` (set by :func:`arena.play` for every member of a team) tells a
+        cut episode from a terminated one.
+        """
+        truncated = _was_truncated(info)
+        reward = self.interface.transform_done(reward, terminated=not truncated, truncated=truncated)
         for member in self.members or [self.agent]:  # type: ignore[list-item]
             member.done(reward, info)
 

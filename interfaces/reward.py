@@ -98,40 +98,48 @@ class ClipReward(Interface):
 
 
 class ShapeReward(Interface):
-    """Shape the reward of each decision by ``shaping(observation, action, reward)``.
+    """Shape rewards by a per-decision function or by a potential over observations.
 
-    ``observation`` is the observation (at this level) on which the agent chose an
-    action, ``action`` that action, and ``reward`` the first reward the agent receives
-    after it; that reward is replaced by the function's value. Each decision is shaped
-    exactly once, so additive terms (potential-based shaping) are never counted twice:
+    Give exactly one of:
 
-    * on :class:`arena.AgtItfWrapper`, and in simultaneous-move envs, that first reward
-      is the decision's whole reward (an agent hears the sum of its rewards since its
-      last action);
-    * on :class:`arena.EnvItfWrapper` over a turn-based game, rewards that reach the
-      agent during other agents' turns (a loss on the opponent's move) pass unchanged —
-      put the interface on the agent when shaping must see them.
-
-    Rewards with no decision to shape (before the agent's first action in an episode,
-    or after the first reward of a decision) pass unchanged.
+    * ``potential`` — potential-based shaping (Ng et al., 1999): ``potential(observation)``
+      at this level; every new observation ``o'`` after ``o`` adds ``gamma * potential(o')
+      - potential(o)`` to the next reward the agent receives, and the end of a terminated
+      episode subtracts the last potential (the terminal state's potential is 0). With
+      ``gamma=1`` a terminated episode's shaped return is its unshaped return minus the
+      potential of its first observation, wherever the interface sits and whenever rewards
+      arrive; a truncated episode keeps the last potential (it is not terminal).
+    * ``shaping`` — ``shaping(observation, action, reward)``: ``observation`` is the one on
+      which the agent chose ``action`` and ``reward`` the first reward it receives after it;
+      that reward is replaced by the function's value, so each decision is shaped exactly
+      once. On :class:`arena.EnvItfWrapper` over a turn-based game, rewards that reach the
+      agent during other agents' turns pass unchanged.
 
     Args:
         inner: the interface underneath.
-        shaping: ``(observation, action, reward) -> float``, e.g. the reward plus a
-            potential-based term.
+        potential: ``observation -> float``.
+        gamma: the discount of the potential difference (``potential`` only).
+        shaping: ``(observation, action, reward) -> float``.
 
     Raises:
-        TypeError: ``shaping`` is not callable, or returns something that is not a real number.
+        TypeError: not exactly one of ``potential`` and ``shaping`` is given, it is not
+            callable, or it returns something that is not a real number.
 
     Example:
         >>> from gymnasium import spaces
-        >>> itf = ShapeReward(shaping=lambda obs, act, r: r - 0.01 * act)
-        >>> itf.setup(spaces.Discrete(3), spaces.Discrete(4))
-        >>> _ = itf.transform_reset(0)
-        >>> itf.transform_reward(0.0)  # before the first action: unchanged
-        0.0
-        >>> _ = itf.transform_action(3)
-        >>> itf.transform_reward(1.0), itf.transform_reward(1.0)  # one decision, shaped once
+        >>> itf = ShapeReward(potential=lambda obs: float(obs))
+        >>> itf.setup(spaces.Discrete(5), spaces.Discrete(2))
+        >>> _ = itf.transform_reset(1)
+        >>> _ = itf.transform_observation(3)   # potential 1 -> 3
+        >>> itf.transform_reward(0.0)
+        2.0
+        >>> itf.transform_done(1.0, terminated=True, truncated=False)  # minus the last potential
+        -2.0
+        >>> per_decision = ShapeReward(shaping=lambda obs, act, r: r - 0.01 * act)
+        >>> per_decision.setup(spaces.Discrete(3), spaces.Discrete(4))
+        >>> _ = per_decision.transform_reset(0)
+        >>> _ = per_decision.transform_action(3)
+        >>> per_decision.transform_reward(1.0), per_decision.transform_reward(1.0)  # shaped once
         (0.97, 1.0)
     """
 
@@ -140,44 +148,77 @@ class ShapeReward(Interface):
         """Instances and raw spaces for ``arena interfaces --check``."""
         return [
             (cls(shaping=lambda observation, action, reward: reward - 0.01), spaces.Discrete(2), spaces.Discrete(3)),
+            (cls(potential=lambda observation: 0.1 * float(observation)), spaces.Discrete(4), spaces.Discrete(2)),
         ]
 
-    def __init__(self, inner: Interface | None = None, *, shaping: Callable[[Any, Any, float], float]) -> None:
+    def __init__(self, inner: Interface | None = None, *, potential: Callable[[Any], float] | None = None,
+                 gamma: float = 1.0, shaping: Callable[[Any, Any, float], float] | None = None) -> None:
         super().__init__(inner)
-        if not callable(shaping):
-            raise TypeError(f"{type(self).__name__}: shaping must be callable as shaping(observation, action, reward), "
-                            f"got {type(shaping).__name__}")
-        self.shaping = shaping
+        name = type(self).__name__
+        if (potential is None) == (shaping is None):
+            raise TypeError(f"{name}: give exactly one of potential=observation->float and "
+                            f"shaping=(observation, action, reward)->float")
+        function = potential if potential is not None else shaping
+        if not callable(function):
+            which = "potential must be callable as potential(observation)" if potential is not None \
+                else "shaping must be callable as shaping(observation, action, reward)"
+            raise TypeError(f"{name}: {which}, got {type(function).__name__}")
+        self.potential, self.shaping = potential, shaping
+        self.gamma = _real(name, "gamma", gamma)
         self._seen: Any = None
         self._decision: tuple[Any, Any] | None = None
+        self._last: float | None = None  # potential of the last observation (potential mode)
+        self._bonus = 0.0  # potential difference not yet paid out
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
-        self._seen, self._decision = None, None
+        self._seen, self._decision, self._last, self._bonus = None, None, None, 0.0
 
     def reset(self, observation: Any) -> None:
-        self._decision = None
+        self._decision, self._last, self._bonus = None, None, 0.0
 
     def observation(self, observation: Any) -> Any:
-        self._seen = observation
+        if self.potential is None:
+            self._seen = observation
+            return observation
+        value = self._real(self.potential(observation), "potential")
+        if self._last is not None:
+            self._bonus += self.gamma * value - self._last
+        self._last = value
         return observation
 
     def action(self, action: Any) -> Any:
-        self._decision = (self._seen, action)
+        if self.shaping is not None:
+            self._decision = (self._seen, action)
         return action
 
     def action_mask(self, mask: Any) -> Any:
         return mask  # actions pass unchanged, so masks do too
 
     def reward(self, reward: float) -> float:
+        if self.potential is not None:
+            reward, self._bonus = reward + self._bonus, 0.0
+            return reward
         if self._decision is None:
             return reward
         (observation, action), self._decision = self._decision, None
-        shaped = self.shaping(observation, action, reward)
-        if isinstance(shaped, bool) or not hasattr(shaped, "__float__"):
-            raise TypeError(f"{self}: shaping must return a real number, got {shaped!r}")
-        return float(shaped)
+        return self._real(self.shaping(observation, action, reward), "shaping")
+
+    def done(self, reward: float, *, terminated: bool, truncated: bool) -> float:
+        reward = self.reward(reward)
+        if self.potential is not None and terminated and self._last is not None:
+            reward -= self._last
+        self._decision, self._last, self._bonus = None, None, 0.0
+        return reward
+
+    def _real(self, value: Any, what: str) -> float:
+        if isinstance(value, bool) or not hasattr(value, "__float__"):
+            raise TypeError(f"{self}: {what} must return a real number, got {value!r}")
+        return float(value)
 
     def _arguments(self) -> str:
-        name = getattr(self.shaping, "__qualname__", type(self.shaping).__name__)
-        return ", ".join(filter(None, [super()._arguments(), f"shaping={name}"]))
+        function = self.potential if self.potential is not None else self.shaping
+        name = getattr(function, "__qualname__", type(function).__name__)
+        option = f"potential={name}" + (f", gamma={self.gamma:g}" if self.gamma != 1.0 else "") \
+            if self.potential is not None else f"shaping={name}"
+        return ", ".join(filter(None, [super()._arguments(), option]))

@@ -49,7 +49,11 @@ class Agent:
         raise NotImplementedError(f"{type(self).__name__} must implement act()")
 
     def done(self, reward: float, info: dict[str, Any]) -> None:
-        """The episode ended for this agent; ``reward`` is what it earned since it last acted."""
+        """The episode ended for this agent; ``reward`` is what it earned since it last acted.
+
+        ``info`` is the env's final info for the agent; :func:`arena.play` adds
+        ``"truncated": True`` when the episode was cut rather than terminated.
+        """
 
     def act_batch(self, observations: Any, action_masks: Any = None) -> np.ndarray:
         """Choose actions for many games at once (batched trainers call it, one call per step).

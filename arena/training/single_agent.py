@@ -239,7 +239,8 @@ class SingleAgentEnv(gymnasium.Env):
         reward = self._pending[self.seat]
         self._pending[self.seat] = 0.0
         if itf is not None:
-            reward = itf.transform_reward(reward)
+            reward = (itf.transform_done(reward, terminated=self._terminated, truncated=self._truncated)
+                      if ended else itf.transform_reward(reward))
         if ended:
             self._end_episode()
         return self._learner_obs, float(reward), self._terminated, self._truncated, self._learner_info
@@ -256,7 +257,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._pending[self.seat] = 0.0
         itf = self._interfaces[self.seat]
         if itf is not None:
-            reward = itf.transform_reward(reward)
+            reward = itf.transform_done(reward, terminated=True, truncated=False)
         self._terminated = True
         self._learner_info = {**self._learner_info, "forfeit": True}
         self._end_episode()

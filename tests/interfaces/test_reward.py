@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from gymnasium import spaces
 from hypothesis import given, settings
@@ -93,3 +94,89 @@ def test_reward_stack_on_tic_tac_toe_passes_check_env_and_shapes_each_decision_o
     agents = [AgtItfWrapper(RandomAgent(), stack()) for _ in range(2)]
     episode = play(envs.make("tic_tac_toe"), agents, seed=5)
     assert episode.length >= 5
+
+
+def test_shape_reward_takes_exactly_one_of_potential_and_shaping():
+    with pytest.raises(TypeError, match="ShapeReward: give exactly one of potential"):
+        ShapeReward()
+    with pytest.raises(TypeError, match="ShapeReward: give exactly one of potential"):
+        ShapeReward(potential=float, shaping=lambda o, a, r: r)
+    with pytest.raises(TypeError, match=r"ShapeReward: potential must be callable as potential\(observation\), got str"):
+        ShapeReward(potential="x")
+    bad = ShapeReward(potential=lambda observation: None)
+    bad.setup(spaces.Discrete(2), spaces.Discrete(2))
+    with pytest.raises(TypeError, match=r"potential must return a real number, got None"):
+        bad.transform_reset(0)
+
+
+def _board_potential(observation):
+    return 0.1 * float(np.sum(np.abs(observation))) + 0.05
+
+
+class _Recorder(RandomAgent):
+    """A random agent that sums every reward it hears and keeps its first observation."""
+
+    def reset(self, *, seed=None):
+        super().reset(seed=seed)
+        self.first, self.total = None, 0.0
+
+    def act(self, observation, action_mask=None, reward=0.0):
+        if self.first is None:
+            self.first = observation
+        self.total += reward
+        return super().act(observation, action_mask, reward)
+
+    def done(self, reward, info):
+        self.total += reward
+
+
+def _stack():
+    return ShapeReward(Flatten(EgoBoard()), potential=_board_potential)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(["tic_tac_toe", "connect_four"]), st.integers(0, 2**31 - 1))
+def test_potential_shaping_telescopes_on_the_agent_side(name, seed):
+    """Shaped return = unshaped return - potential(first observation): the last potential is subtracted."""
+    players = [_Recorder(), _Recorder()]
+    episode = play(envs.make(name), [AgtItfWrapper(player, _stack()) for player in players], seed=seed)
+    for agent, player in zip(envs.make(name).possible_agents, players):
+        assert player.total == pytest.approx(episode.returns[agent] - _board_potential(player.first))
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(["tic_tac_toe", "connect_four"]), st.integers(0, 2**31 - 1))
+def test_potential_shaping_telescopes_on_the_env_side(name, seed):
+    """Rewards during the other player's turn and the final one (on its move) are all counted once."""
+    shaped, firsts = _random_returns(EnvItfWrapper(envs.make(name), _stack()), seed)
+    raw, _ = _random_returns(envs.make(name), seed)
+    for agent in raw:
+        assert shaped[agent] == pytest.approx(raw[agent] - _board_potential(firsts[agent]))
+
+
+def test_potential_shaping_keeps_the_last_potential_when_truncated():
+    itf = ShapeReward(potential=float)
+    itf.setup(spaces.Discrete(9), spaces.Discrete(2))
+    itf.transform_reset(2)
+    itf.transform_observation(5)
+    assert itf.transform_done(0.0, terminated=False, truncated=True) == 3.0
+    itf.transform_reset(2)
+    itf.transform_observation(5)
+    assert itf.transform_done(0.0, terminated=True, truncated=False) == -2.0
+
+
+def _random_returns(env, seed):
+    """Play random legal moves (from a seeded generator); every reward summed per agent, first observations."""
+    rng = np.random.default_rng(seed)
+    returns = dict.fromkeys(env.possible_agents, 0.0)
+    firsts = {}
+    observations, infos = env.reset(seed=seed)
+    while observations:
+        actions = {}
+        for agent, observation in observations.items():
+            firsts.setdefault(agent, observation)
+            actions[agent] = int(rng.choice(np.flatnonzero(infos[agent]["action_mask"])))
+        observations, rewards, terminations, truncations, infos = env.step(actions)
+        for agent, reward in rewards.items():
+            returns[agent] += reward
+    return returns, firsts
