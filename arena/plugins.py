@@ -82,10 +82,21 @@ def _normalise(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _summary(cls: type) -> str:
-    """The docstring's first line; reST double-backtick literals are shown in single backticks."""
-    doc = inspect.cleandoc(cls.__doc__ or "")  # the class's own docstring, not one inherited
-    return re.sub(r"``(.+?)``", r"`\1`", doc.splitlines()[0].strip()) if doc else ""
+def summary_of(obj: object) -> str:
+    """The first line of ``obj``'s own docstring as plain text (reST roles and literals unwrapped).
+
+    Example:
+        >>> class Seat:
+        ...     "Seat ``player_0`` beside :class:`~arena.Agent` objects."
+        >>> summary_of(Seat)
+        'Seat player_0 beside Agent objects.'
+    """
+    doc = inspect.cleandoc(getattr(obj, "__doc__", None) or "")  # its own docstring, not one inherited
+    if not doc:
+        return ""
+    line = doc.splitlines()[0].strip()
+    line = re.sub(r":\w+:`~?(?:[\w.]*\.)?([^`]+)`", r"\1", line)  # :class:`~arena.Agent` -> Agent
+    return re.sub(r"``(.+?)``", r"\1", line)
 
 
 def _load(entry_point: metadata.EntryPoint, package: str) -> InterfaceEntry:
@@ -98,7 +109,7 @@ def _load(entry_point: metadata.EntryPoint, package: str) -> InterfaceEntry:
     if not (inspect.isclass(target) and issubclass(target, Interface)):
         what = f"class {target.__name__}" if inspect.isclass(target) else type(target).__name__
         return _broken(base, f"{entry_point.value!r} is not an arena.Interface subclass (got {what})")
-    summary = _summary(target)
+    summary = summary_of(target)
     if not summary:
         return _broken(base, f"{target.__name__} has no docstring; its first line is the summary "
                              "'arena interfaces' shows")

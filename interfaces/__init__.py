@@ -1,15 +1,14 @@
 """Off-the-shelf arena interfaces, grouped by what they transform.
 
-* :mod:`interfaces.observation` — :class:`Flatten` (any space to a vector, the Dict2Vec
-  job), :class:`OneHot`, :class:`ClipObservation`, :class:`CastObservation`,
-  :class:`ActionMaskInObservation` (the ActMaskObsItf job);
+* :mod:`interfaces.observation` — :class:`Flatten` (any space to a vector), :class:`OneHot`, :class:`ClipObservation`, :class:`CastObservation`,
+  :class:`ActionMaskInObservation`;
 * :mod:`interfaces.history` — :class:`FrameStack`, :class:`NormalizeObservation`;
 * :mod:`interfaces.action` — :class:`DiscretizeBox`, :class:`MultiDiscreteToDiscrete`,
-  :class:`DiscreteToMultiDiscrete`, :class:`RepeatAction` (Arena's ``step_mul``);
+  :class:`DiscreteToMultiDiscrete`, :class:`RepeatAction`;
 * :mod:`interfaces.reward` — :class:`ScaleReward`, :class:`ClipReward`, :class:`ShapeReward`;
-* :mod:`interfaces.team` — :class:`ConcatenateTeam` (the ConcatObsAct job) and
-  :func:`team_interface` (the MakeTeam job);
-* :mod:`interfaces.board` — :class:`EgoBoard`, :class:`RotateBoard` (the RotateItf job).
+* :mod:`interfaces.team` — :class:`ConcatenateTeam` and
+  :func:`team_interface`;
+* :mod:`interfaces.board` — :class:`EgoBoard`, :class:`RotateBoard`.
 
 Every class is also listed by ``arena interfaces`` through the ``arena.interfaces``
 entry points.

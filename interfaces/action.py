@@ -235,7 +235,7 @@ class DiscreteToMultiDiscrete(Interface):
 
 
 class RepeatAction(Interface):
-    """Let the model decide every ``repeat``-th turn and repeat its action in between (Arena's ``step_mul``).
+    """Let the model decide every ``repeat``-th turn and repeat its action in between.
 
     A turn is one observation of this agent. On a repeating turn the model's action is
     ignored and the last decision is sent again — unless the turn's action mask forbids

@@ -108,7 +108,7 @@ class EgoBoard(Interface):
 
 
 class RotateBoard(Interface):
-    """Rotate and/or mirror a board observation, and map actions and masks back (RotateItf's job).
+    """Rotate and/or mirror a board observation, and map actions and masks back.
 
     The last two axes of the Box observation are the board (rows, columns); leading axes
     (planes, stacked frames) are kept. The board is turned ``quarter_turns`` times

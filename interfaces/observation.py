@@ -19,7 +19,7 @@ __all__ = ["Flatten", "OneHot", "ClipObservation", "CastObservation", "ActionMas
 
 
 class Flatten(Interface):
-    """Flatten any fixed-size observation space into a 1-D Box (the Dict2Vec job).
+    """Flatten any fixed-size observation space into a 1-D Box.
 
     Box and MultiBinary values are reshaped, Discrete and MultiDiscrete become one-hot
     blocks, and Tuple/Dict observations are concatenated in the space's order — the
@@ -250,7 +250,7 @@ class CastObservation(Interface):
 
 
 class ActionMaskInObservation(Interface):
-    """Put the current action mask into the observation (the ActMaskObsItf job).
+    """Put the current action mask into the observation.
 
     Observations become ``{"observation": obs, "action_mask": mask}``, a Dict space that
     Stable-Baselines3's ``MultiInputPolicy`` accepts and PettingZoo's classic games use.

@@ -22,7 +22,7 @@ __all__ = ["ConcatenateTeam", "team_interface"]
 
 
 class ConcatenateTeam(Interface):
-    """Concatenate members' observations and split a concatenated action (the ConcatObsAct job).
+    """Concatenate members' observations and split a concatenated action.
 
     * **Observation**: the members' observations, each flattened (as
       :class:`~interfaces.Flatten` does), concatenated into one Box. A member absent
@@ -146,7 +146,7 @@ class ConcatenateTeam(Interface):
 
 
 def team_interface(members: Sequence[Interface | None], *, concatenate: bool = True) -> Interface:
-    """Build a team interface from member interfaces (the MakeTeam job).
+    """Build a team interface from member interfaces.
 
     Member ``i``'s interface serves the ``i``-th env agent of the team (``None``: raw).
     With ``concatenate`` the members' views are joined by :class:`ConcatenateTeam` for a

@@ -9,6 +9,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from arena.interface_spec import options_text
 from arena.plugins import InterfaceEntry, interface_registry
 
 __all__ = ["register", "run", "format_plain"]
@@ -40,20 +41,22 @@ def format_plain(entries: Sequence[InterfaceEntry], checked: bool = False) -> st
 
     Example:
         >>> from arena.plugins import InterfaceEntry
-        >>> print(format_plain([InterfaceEntry("double", "my-plugin", "m:Double", "Double the reward.")]))
-        NAME    PACKAGE    SUMMARY
-        double  my-plugin  Double the reward.
+        >>> from interfaces import FrameStack
+        >>> print(format_plain([InterfaceEntry("stack", "my-plugin", "m:S", "Stack frames.", FrameStack)]))
+        NAME   PACKAGE    OPTIONS   SUMMARY
+        stack  my-plugin  frames=4  Stack frames.
         1 interface(s), 0 broken
     """
     working = [e for e in entries if e.ok]
     broken = [e for e in entries if not e.ok]
-    rows = [("NAME", "PACKAGE", "STATUS" if checked else "", "SUMMARY")]
-    rows += [(e.name, e.package, _status(e, checked) if checked else "", e.summary) for e in working]
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    rows = [("NAME", "PACKAGE", "STATUS" if checked else "", "OPTIONS", "SUMMARY")]
+    rows += [(e.name, e.package, _status(e, checked) if checked else "", options_text(e.interface), e.summary)
+             for e in working]
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
     lines = []
     for row in rows:
-        cells = [cell.ljust(width) for cell, width in zip(row[:3], widths) if width]
-        lines.append("  ".join([*cells, row[3]]).rstrip())
+        cells = [cell.ljust(width) for cell, width in zip(row[:4], widths) if width]
+        lines.append("  ".join([*cells, row[4]]).rstrip())
     if broken:
         lines.append("")
         lines.append("broken plugins:")
@@ -76,10 +79,12 @@ def _print_rich(entries: Sequence[InterfaceEntry], checked: bool) -> bool:
     table.add_column("package", no_wrap=True)
     if checked:
         table.add_column("status", no_wrap=True)
+    table.add_column("options", overflow="fold")
     table.add_column("summary", overflow="fold")
     working = [e for e in entries if e.ok]
     for e in working:
-        table.add_row(Text(e.name), Text(e.package), *([Text(_status(e, checked))] if checked else []), Text(e.summary))
+        table.add_row(Text(e.name), Text(e.package), *([Text(_status(e, checked))] if checked else []),
+                      Text(options_text(e.interface)), Text(e.summary))
     console.print(table)
     broken = [e for e in entries if not e.ok]
     if broken:

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 
+from arena.plugins import summary_of
 from arena.registry import agent_names, env_names, resolve
 
 __all__ = ["register", "summary_line"]
 
 
 def summary_line(kind: str, name: str) -> str:
-    """The first line of the docstring of what ``name`` builds, or why it cannot be loaded.
+    """The first line of the docstring of what ``name`` builds (plain text), or why it cannot be loaded.
 
     Example:
         >>> summary_line("agent", "random")
@@ -21,8 +21,7 @@ def summary_line(kind: str, name: str) -> str:
         factory = resolve(kind, name)
     except Exception as err:  # a broken plugin is listed with its reason, the others still show
         return f"(cannot be loaded: {type(err).__name__}: {err})"
-    doc = inspect.getdoc(factory) or ""
-    return doc.strip().splitlines()[0] if doc.strip() else ""
+    return summary_of(factory)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -121,7 +121,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from arena.errors import ArenaError
     from arena.registry import make_agent, make_env
-    from arena.training import OpponentPool, SingleAgentEnv, algorithm_class, build_interface
+    from arena.interface_spec import build_interface
+    from arena.training import OpponentPool, SingleAgentEnv, algorithm_class
     from arena.training.report import plot_learning_curve
 
     if args.timesteps < 1:

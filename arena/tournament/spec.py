@@ -18,7 +18,7 @@ from importlib import metadata
 from typing import Any
 
 from arena.agents.base import Agent
-from arena.plugins import make_interface
+from arena.interface_spec import InterfaceSpec, build_interface, parse_interface_spec
 from arena.registry import load_callable, make_env, resolve
 from arena.wrappers import AgtItfWrapper
 
@@ -59,6 +59,8 @@ class AgentSpec:
         name: the entrant's display name, unique in a tournament (also its key in the results).
         factory: a registered agent name (``arena agents`` lists them) or ``"package.module:callable"``.
         kwargs: keyword arguments for the factory (JSON-serialisable, stored with the results).
+            ``"interface"`` (arena's interface syntax) puts the agent behind that stack, unless
+            the factory takes an ``interface`` parameter itself (then it receives it).
 
     Example:
         >>> spec = AgentSpec("rnd", "random", {"seed": 1})
@@ -145,12 +147,15 @@ class AgentSpec:
         """
         factory = resolve("agent", self.factory)
         kwargs = dict(self.kwargs)
+        interface = None
+        if "interface" in kwargs and not _takes(factory, "interface"):
+            interface = build_interface(kwargs.pop("interface"))
         if env is not None and "env" not in kwargs and wants_env(factory):
             kwargs["env"] = env
         agent = factory(**kwargs)
         if not isinstance(agent, Agent):
             raise TypeError(f"entrant {self.name!r}: factory {self.factory!r} returned {type(agent).__name__}, not an arena.Agent")
-        return agent
+        return agent if interface is None else AgtItfWrapper(agent, interface)
 
     def describe(self) -> str:
         """``factory`` or ``factory{kwargs}`` as the CLI accepts it."""
@@ -218,40 +223,48 @@ def parse_agents(text: str) -> list[AgentSpec]:
     return specs
 
 
-def wants_env(factory: Callable[..., Any]) -> bool:
-    """Whether ``factory`` takes a parameter named ``env`` (planners need the env they play in)."""
+def _takes(factory: Callable[..., Any], parameter: str) -> bool:
     try:
-        return "env" in inspect.signature(factory).parameters
+        return parameter in inspect.signature(factory).parameters
     except (TypeError, ValueError):
         return False
 
 
-def behind_interface(agent: str, interface: str, *, agent_kwargs: Mapping[str, Any] | None = None,
+def wants_env(factory: Callable[..., Any]) -> bool:
+    """Whether ``factory`` takes a parameter named ``env`` (planners need the env they play in)."""
+    return _takes(factory, "env")
+
+
+def behind_interface(agent: str, interface: Any, *, agent_kwargs: Mapping[str, Any] | None = None,
                      interface_kwargs: Mapping[str, Any] | None = None, env: Any = None) -> AgtItfWrapper:
     """An agent behind an interface, both given by name: a tournament entrant built from plain data.
 
+    Any entrant can also carry ``"interface"`` in its keyword arguments
+    (``connect_four_heuristic{"interface": "rotate_board(mirror=true)"}``); this function is
+    the same thing as a factory of its own.
+
     Args:
         agent: a registered agent name or ``"package.module:callable"``; it sees the model spaces.
-        interface: a registered interface name (``arena interfaces`` lists them) or ``"package.module:Class"``.
+        interface: an interface stack in arena's interface syntax (:mod:`arena.interface_spec`),
+            e.g. ``"rotate_board(quarter_turns=0, mirror=true)"``, or its JSON object form.
         agent_kwargs: keyword arguments for the agent factory.
-        interface_kwargs: keyword arguments for the interface.
+        interface_kwargs: options added to the outermost interface of the stack.
         env: the env played in, passed on to an agent factory that takes ``env``.
 
-    Example (the connect four heuristic playing a mirrored board, columns mapped back)::
-
-        mirrored=arena.tournament.spec:behind_interface{"agent": "connect_four_heuristic",
-            "interface": "rotate_board", "interface_kwargs": {"quarter_turns": 0, "mirror": true}}
+    Example:
+        >>> from arena.tournament.spec import behind_interface
+        >>> str(behind_interface("random", "rotate_board(ego_board, quarter_turns=1)"))
+        'AgtItfWrapper(RandomAgent, RotateBoard(EgoBoard(), quarter_turns=1))'
     """
     factory = resolve("agent", agent)
     kwargs = dict(agent_kwargs or {})
     if env is not None and "env" not in kwargs and wants_env(factory):
         kwargs["env"] = env
     inner = factory(**kwargs)
-    if ":" in interface:
-        built = load_callable(interface)(**dict(interface_kwargs or {}))
-    else:
-        built = make_interface(interface, **dict(interface_kwargs or {}))
-    return AgtItfWrapper(inner, built)
+    spec = parse_interface_spec(interface)
+    if interface_kwargs:
+        spec = InterfaceSpec(spec.name, {**spec.options, **interface_kwargs}, spec.inner)
+    return AgtItfWrapper(inner, spec.build())
 
 
 @lru_cache(maxsize=None)

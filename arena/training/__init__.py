@@ -19,7 +19,7 @@ Example:
 """
 
 from arena.training.evaluation import Score, match
-from arena.training.policy_agent import ALGORITHMS, SB3Agent, algorithm_class, build_interface, freeze, load_sb3_agent
+from arena.training.policy_agent import ALGORITHMS, SB3Agent, algorithm_class, freeze, load_sb3_agent
 from arena.training.pool import STRATEGIES, OpponentPool
 from arena.training.single_agent import SingleAgentEnv
 
@@ -31,7 +31,6 @@ __all__ = [
     "Score",
     "SingleAgentEnv",
     "algorithm_class",
-    "build_interface",
     "freeze",
     "load_sb3_agent",
     "match",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +11,11 @@ from gymnasium import spaces
 from arena.agents.base import Agent
 from arena.errors import ArenaError, SpaceMismatchError, UnknownNameError
 from arena.interface import Interface
+from arena.interface_spec import build_interface
 from arena.registry import load_callable
 from arena.wrappers import AgtItfWrapper
 
-__all__ = ["SB3Agent", "load_sb3_agent", "algorithm_class", "build_interface", "freeze", "ALGORITHMS"]
+__all__ = ["SB3Agent", "load_sb3_agent", "algorithm_class", "freeze", "ALGORITHMS"]
 
 ALGORITHMS: dict[str, str] = {
     "maskable-ppo": "sb3_contrib:MaskablePPO",
@@ -47,30 +47,6 @@ def algorithm_class(algo: str) -> type:
         raise UnknownNameError(f"unknown algorithm {algo!r}; expected one of {', '.join(ALGORITHMS)}")
     require_sb3()
     return load_callable(ALGORITHMS[algo])
-
-
-def build_interface(spec: Interface | str | Sequence[str] | None) -> Interface | None:
-    """An interface stack from an instance, or from ``"module:callable"`` specs, innermost first.
-
-    ``"a:Inner,b:Outer"`` (or a list of the two) builds ``Outer(Inner())``. Strings make
-    it possible to name an interface on the command line or in a tournament factory.
-
-    Example:
-        >>> str(build_interface("arena.interface:Interface,arena.interface:Interface"))
-        'Interface(Interface())'
-    """
-    if spec is None or isinstance(spec, Interface):
-        return spec
-    parts = [part.strip() for part in spec.split(",")] if isinstance(spec, str) else list(spec)
-    stack: Interface | None = None
-    for part in parts:
-        if not isinstance(part, str) or ":" not in part:
-            raise ValueError(f"interface spec must be 'package.module:callable', got {part!r}")
-        factory = load_callable(part)
-        stack = factory() if stack is None else factory(stack)
-        if not isinstance(stack, Interface):
-            raise TypeError(f"interface spec {part!r} built {type(stack).__name__}, not an arena.Interface")
-    return stack
 
 
 def freeze(policy: Any) -> Any:
@@ -250,7 +226,7 @@ def load_sb3_agent(path: str | Path, algo: str = "maskable-ppo", interface: Inte
         path: the ``.zip`` written by ``model.save`` (or ``arena train``).
         algo: the algorithm that saved it: ``"maskable-ppo"``, ``"ppo"``, ``"a2c"``, ``"dqn"``.
         interface: the interface the model was trained behind (an instance, or
-            ``"module:callable"`` specs as :func:`build_interface` reads them); the agent
+            a spec in arena's interface syntax, see :mod:`arena.interface_spec`); the agent
             is then an :class:`~arena.AgtItfWrapper` around the policy.
         deterministic: take the most likely legal action instead of sampling.
         device: the torch device to load onto.

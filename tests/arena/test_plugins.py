@@ -109,7 +109,7 @@ def test_every_bundled_interface_is_registered_as_a_builtin_with_its_summary():
     assert {entry.interface.__name__ for entry in builtins} == classes
     for entry in builtins:
         assert entry.ok and entry.package == "arena-marl" and entry.target.startswith("interfaces.")
-        assert entry.summary == inspect.getdoc(entry.interface).splitlines()[0].replace("``", "`")
+        assert entry.summary == inspect.getdoc(entry.interface).splitlines()[0].replace("``", "")
     assert arena.interface_registry is interface_registry
 
 

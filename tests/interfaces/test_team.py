@@ -1,4 +1,4 @@
-"""Team interfaces: ConcatenateTeam (the ConcatObsAct job) and team_interface (the MakeTeam job)."""
+"""Team interfaces: ConcatenateTeam and team_interface."""
 
 from __future__ import annotations
 

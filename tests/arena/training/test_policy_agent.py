@@ -13,7 +13,8 @@ from stable_baselines3 import DQN, PPO  # noqa: E402
 import envs  # noqa: E402
 from arena import ArenaError, RandomAgent, SpaceMismatchError, UnknownNameError, make_agent, play  # noqa: E402
 from arena.testing import check_agent  # noqa: E402
-from arena.training import SB3Agent, SingleAgentEnv, build_interface, freeze, load_sb3_agent  # noqa: E402
+from arena.interface_spec import build_interface  # noqa: E402
+from arena.training import SB3Agent, SingleAgentEnv, freeze, load_sb3_agent  # noqa: E402
 from arena.wrappers import AgtItfWrapper  # noqa: E402
 
 torch.set_num_threads(1)
@@ -129,8 +130,8 @@ def test_error_texts(saved: dict[str, str], tmp_path) -> None:
         load_sb3_agent(tmp_path / "nothing.zip")
     with pytest.raises(TypeError, match="SB3Agent: expected a Stable-Baselines3 policy or model, got int"):
         SB3Agent(5)
-    with pytest.raises(ValueError, match="interface spec must be 'package.module:callable', got 'EgoBoard'"):
-        build_interface("EgoBoard")
+    with pytest.raises(UnknownNameError, match="unknown interface 'ego'; known interfaces: .*ego_board"):
+        build_interface("ego")
     with pytest.raises(TypeError, match="interface spec 'arena:RandomAgent' built RandomAgent, not an arena.Interface"):
         build_interface("arena:RandomAgent")
-    assert str(build_interface("interfaces.board:EgoBoard,interfaces.observation:Flatten")) == "Flatten(EgoBoard())"
+    assert str(build_interface("interfaces.observation:Flatten(interfaces.board:EgoBoard)")) == "Flatten(EgoBoard())"
