@@ -352,8 +352,8 @@ class Interface:
 
     @property
     def stateful(self) -> bool:
-        """Whether some level keeps per-episode state (overrides :meth:`reset`)."""
-        return any(_overrides(level, "reset") for level in self.levels())
+        """Whether some level keeps per-episode state (overrides :meth:`reset` or :meth:`done`)."""
+        return any(_overrides(level, "reset") or _overrides(level, "done") for level in self.levels())
 
     def transform_done(self, reward: float, *, terminated: bool, truncated: bool) -> float:
         """End the episode at every level (root first) and return the final model reward.

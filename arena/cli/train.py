@@ -1,9 +1,11 @@
 """``arena train ENV --algo maskable-ppo --timesteps N --out DIR``: train one seat with SB3.
 
-Writes into ``DIR``: ``model.zip`` (the SB3 model), ``evaluations.csv`` (one row per
-evaluation point), ``learning_curve.png`` (win rate against the reference agent over
-timesteps, promotions marked) and ``agent.json`` (how to load the model as an arena
-agent, e.g. in a tournament).
+Writes the trained-agent folder ``DIR`` (:mod:`arena.training.trained`): ``model.zip``
+(the SB3 model with its optimizer state), ``agent.json`` (the manifest: interface stack,
+env and options, versions; ``interface_state.json`` keeps stateful interfaces' statistics),
+``evaluations.csv`` (one row per evaluation point) and ``learning_curve.png`` (win rate
+against the reference agent over timesteps, promotions marked). The folder is an agent:
+``--agents DIR`` in ``arena tournament`` and ``arena play``; ``--load DIR`` continues it.
 """
 
 from __future__ import annotations
@@ -74,8 +76,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("env", help="env name or 'package.module:factory'")
     parser.add_argument("--algo", default="maskable-ppo", help="maskable-ppo (default), ppo, a2c or dqn")
     parser.add_argument("--timesteps", type=int, default=100_000, help="learner steps to train (default 100000)")
-    parser.add_argument("--out", required=True, help="directory for model.zip, evaluations.csv, "
-                                                    "learning_curve.png and agent.json")
+    parser.add_argument("--out", default=None,
+                        help="the trained-agent folder to write: model.zip, agent.json (the manifest: interface, "
+                             "env, versions), evaluations.csv and learning_curve.png; the folder is an agent "
+                             "for --agents (default with --load: the loaded folder)")
+    parser.add_argument("--load", default=None,
+                        help="a folder written by 'arena train' to continue training (model, optimizer state, "
+                             "timestep count, interface, env options)")
+    parser.add_argument("--force", action="store_true", help="write into an --out folder that is not empty")
     parser.add_argument("--opponent", default="random",
                         help="the starting opponent: agent name or 'module:factory' (default random)")
     parser.add_argument("--self-play", choices=("latest", "uniform"), default=None,
@@ -91,8 +99,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="comma-separated fixed agents to evaluate against; the first draws the "
                              "learning curve (default random)")
     parser.add_argument("--interface", default=None,
-                        help="the learner's interface stack as 'module:Callable' specs, innermost first, "
-                             "comma-separated (e.g. 'interfaces.board:EgoBoard')")
+                        help="the learner's interface stack in arena's interface syntax, e.g. "
+                             "'flatten(ego_board(planes=true))' ('arena interfaces' lists names and options)")
     parser.add_argument("--seats", default=None, help="comma-separated seats the learner plays (default: all)")
     parser.add_argument("--no-shuffle", action="store_true",
                         help="take the seats in turn instead of drawing one at random every episode")
@@ -121,8 +129,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from arena.errors import ArenaError
     from arena.registry import make_agent, make_env
-    from arena.interface_spec import build_interface
+    from arena.interface_spec import build_interface, parse_interface_spec
     from arena.training import OpponentPool, SingleAgentEnv, algorithm_class
+    from arena.training.trained import save_trained_agent
     from arena.training.report import plot_learning_curve
 
     if args.timesteps < 1:
@@ -145,11 +154,13 @@ def run(args: argparse.Namespace) -> int:
     references = _names(args.reference)
     if not references:
         raise ValueError("--reference needs at least one agent name")
+    loaded = _loaded_run(args, env_options) if args.load else None
+    if loaded is not None:
+        env_options = loaded["env_options"]
     probe = make_env(args.env, **env_options)  # fail early, with the registry's message, on a bad name
-    interface_spec = args.interface
+    interface_spec = loaded["interface"] if loaded is not None else args.interface
     build_interface(interface_spec)  # fail early on a bad spec
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = _out_folder(args)
 
     opponent = make_agent(args.opponent)
     pool = (OpponentPool([opponent], strategy=args.self_play, max_size=args.pool_size)
@@ -180,7 +191,10 @@ def run(args: argparse.Namespace) -> int:
     from gymnasium import spaces
 
     policy = "MultiInputPolicy" if isinstance(vec_env.observation_space, spaces.Dict) else "MlpPolicy"
-    model = algo_class(policy, vec_env, seed=args.seed, device=args.device, verbose=0, **algo_options)
+    if loaded is not None:
+        model = algo_class.load(str(Path(args.load) / loaded["model"]), env=vec_env, device=args.device)
+    else:
+        model = algo_class(policy, vec_env, seed=args.seed, device=args.device, verbose=0, **algo_options)
     callbacks: list[Any] = []
     progress = None
     if not args.no_progress:
@@ -198,15 +212,15 @@ def run(args: argparse.Namespace) -> int:
         promote_at=args.promote_at if pool is not None else None, window=args.window,
         seed=args.seed, csv_path=out / "evaluations.csv", on_evaluation=show)
     callbacks.append(self_play)
-    model.learn(args.timesteps, callback=callbacks)
+    model.learn(args.timesteps, callback=callbacks, reset_num_timesteps=loaded is None)
 
     model_path = out / "model.zip"
-    model.save(str(model_path))
+    trained_stack = vec_env.get_attr("interface", [0])[0]
+    save_trained_agent(out, model, algo=args.algo, env=args.env, env_options=env_options,
+                       interface=None if interface_spec is None else str(parse_interface_spec(interface_spec)),
+                       trained_stack=trained_stack, seats=_names(args.seats) or None)
     plot_learning_curve(self_play.records, out / "learning_curve.png", references=references[:1],
                         title=f"{args.algo} on {args.env}" + (f", self-play ({args.self_play})" if pool else ""))
-    spec = {"factory": "arena.training:load_sb3_agent",
-            "kwargs": {"path": str(model_path.resolve()), "algo": args.algo, "interface": interface_spec}}
-    (out / "agent.json").write_text(json.dumps(spec, indent=2) + "\n")
     last = self_play.records[-1]
     print(f"trained {args.algo} on {args.env} for {model.num_timesteps} timesteps in {last['wall_s']:.1f} s "
           f"({path} path, {n_envs} games)")
@@ -215,4 +229,40 @@ def run(args: argparse.Namespace) -> int:
     if pool is not None:
         print(f"  self-play pool: {len(pool)} members, {len(self_play.promotions)} promotions")
     print(f"saved {model_path}, {out / 'evaluations.csv'}, {out / 'learning_curve.png'}, {out / 'agent.json'}")
+    print(f"the folder is an agent: arena tournament {args.env} --agents {out},random")
     return 0
+
+
+def _loaded_run(args: argparse.Namespace, env_options: dict[str, Any]) -> dict[str, Any]:
+    """The manifest of ``--load``, checked against the command line (same env, algo, interface)."""
+    from arena.interface_spec import parse_interface_spec
+    from arena.training.trained import read_manifest
+
+    manifest = read_manifest(args.load)
+    problems = []
+    if manifest["env"] != args.env:
+        problems.append(f"env {manifest['env']!r} (got {args.env!r})")
+    if manifest["algo"] != args.algo:
+        problems.append(f"--algo {manifest['algo']!r} (got {args.algo!r})")
+    if env_options and env_options != manifest.get("env_options"):
+        problems.append(f"--env-options {json.dumps(manifest.get('env_options'))} (got {json.dumps(env_options)})")
+    if args.interface is not None and (manifest["interface"] is None or parse_interface_spec(args.interface)
+                                       != parse_interface_spec(manifest["interface"])):
+        problems.append(f"--interface {manifest['interface']!r} (got {args.interface!r})")
+    if problems:
+        raise ValueError(f"--load {args.load}: the run was trained with " + "; ".join(problems)
+                         + "; leave them out or give the same")
+    return {**manifest, "env_options": dict(manifest.get("env_options") or {})}
+
+
+def _out_folder(args: argparse.Namespace) -> Path:
+    """The output folder; an existing non-empty one only with --force, or as the --load folder itself."""
+    if args.out is None and args.load is None:
+        raise ValueError("--out is required (the folder to write the trained agent into)")
+    out = Path(args.out if args.out is not None else args.load)
+    continuing = args.load is not None and out.resolve() == Path(args.load).resolve()
+    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not (args.force or continuing):
+        raise ValueError(f"--out {out} exists and is not empty; pass --force to write into it, "
+                         f"or --load {out} to continue training that agent")
+    out.mkdir(parents=True, exist_ok=True)
+    return out

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from arena.agents.base import Agent
@@ -93,12 +94,24 @@ class AgentSpec:
     def parse(cls, text: str) -> AgentSpec:
         """Parse ``[NAME=]FACTORY[{JSON kwargs}]``, e.g. ``mcts``, ``deep=mcts{"simulations": 400}``.
 
+        ``FACTORY`` may also be a folder written by ``arena train`` (``runs/c4``): the trained
+        agent, named after the folder unless ``NAME=`` is given.
+
         Raises:
             ValueError: the kwargs are not a JSON object.
         """
         text = text.strip()
         name = None
         head, brace, tail = text.partition("{")
+        from arena.training.trained import is_agent_folder
+
+        folder = head.partition("=")[2] if "=" in head else head
+        if folder.strip() and is_agent_folder(folder.strip()):
+            # A folder written by `arena train`: the trained agent, named after the folder.
+            path = Path(folder.strip()).resolve()
+            kwargs = json.loads(brace + tail) if brace else {}
+            return cls(head.partition("=")[0].strip() if "=" in head else path.name,
+                       "arena.training:load_trained_agent", {"path": str(path), **kwargs})
         if "=" in head:
             name, _, head = head.partition("=")
             name = name.strip()

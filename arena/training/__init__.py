@@ -6,6 +6,8 @@
 * :class:`OpponentPool` — frozen opponents and self-play snapshots to sample from;
 * :class:`SB3Agent`, :func:`load_sb3_agent` — a trained Stable-Baselines3 policy as an
   arena agent (masks respected, behind its training interface);
+* :func:`load_trained_agent` — the folder ``arena train`` writes, as one agent (model,
+  interface stack and its statistics, env);
 * :func:`match`, :class:`Score` — quick seeded evaluation games;
 * :mod:`arena.training.callbacks` — ``SelfPlayCallback`` (evaluate, promote, log) and
   ``RichProgressCallback``; that module imports Stable-Baselines3 (the ``train`` extra).
@@ -22,6 +24,7 @@ from arena.training.evaluation import Score, match
 from arena.training.policy_agent import ALGORITHMS, SB3Agent, algorithm_class, freeze, load_sb3_agent
 from arena.training.pool import STRATEGIES, OpponentPool
 from arena.training.single_agent import SingleAgentEnv
+from arena.training.trained import load_trained_agent
 
 __all__ = [
     "ALGORITHMS",
@@ -33,5 +36,6 @@ __all__ = [
     "algorithm_class",
     "freeze",
     "load_sb3_agent",
+    "load_trained_agent",
     "match",
 ]

@@ -216,7 +216,7 @@ def _is_maskable(policy: Any) -> bool:
 
 def load_sb3_agent(path: str | Path, algo: str = "maskable-ppo", interface: Interface | str | None = None,
                    deterministic: bool = True, device: str = "cpu", seed: int | None = None,
-                   name: str | None = None) -> Agent:
+                   name: str | None = None, env: Any = None) -> Agent:
     """Load a saved SB3 model as an arena agent that plays on the raw env.
 
     Usable as a factory spec, so a tournament worker can build it from text:
@@ -232,9 +232,13 @@ def load_sb3_agent(path: str | Path, algo: str = "maskable-ppo", interface: Inte
         device: the torch device to load onto.
         seed: seeds the agent's sampling.
         name: the name shown in tournaments (default: ``"<algo>:<file name>"``).
+        env: the env the agent will play in (a tournament passes it); when given, the
+            model's spaces are checked against it at once (first seat), so a model loaded
+            without its interface fails here rather than in every game.
 
     Raises:
         ArenaError: the file does not exist.
+        SpaceMismatchError: ``env`` given and the model (behind ``interface``) does not fit it.
         UnknownNameError: an unknown ``algo``.
     """
     path = Path(path)
@@ -243,4 +247,8 @@ def load_sb3_agent(path: str | Path, algo: str = "maskable-ppo", interface: Inte
     model = algorithm_class(algo).load(str(path), device=device)
     agent = SB3Agent(model.policy, deterministic=deterministic, seed=seed, name=name or f"{algo}:{path.name}")
     stack = build_interface(interface)
-    return agent if stack is None else AgtItfWrapper(agent, stack)
+    player = agent if stack is None else AgtItfWrapper(agent, stack)
+    if env is not None:
+        seat = env.possible_agents[0]
+        player.setup(env.observation_space(seat), env.action_space(seat))
+    return player

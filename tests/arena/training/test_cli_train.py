@@ -12,6 +12,7 @@ pytest.importorskip("rich")
 
 from arena.cli import main  # noqa: E402
 from arena.registry import make_agent  # noqa: E402
+from arena.tournament import AgentSpec, run_tournament  # noqa: E402
 from arena.training.report import read_csv  # noqa: E402
 from arena.wrappers import AgtItfWrapper  # noqa: E402
 
@@ -19,12 +20,10 @@ from arena.wrappers import AgtItfWrapper  # noqa: E402
 def test_train_promote_save_load_and_play_a_tournament(tmp_path, capsys) -> None:
     import matplotlib.image
 
-    from arena.tournament import AgentSpec, run_tournament
-
     out = tmp_path / "run"
     code = main(["train", "tic_tac_toe", "--algo", "maskable-ppo", "--timesteps", "512", "--self-play", "latest",
                  "--promote-at", "0", "--eval-every", "256", "--eval-games", "6", "--n-envs", "2",
-                 "--interface", "interfaces.board:EgoBoard", "--out", str(out)])
+                 "--interface", "ego_board", "--out", str(out)])
     assert code == 0
     printed = capsys.readouterr()
     assert "trained maskable-ppo on tic_tac_toe for 512 timesteps" in printed.out
@@ -39,17 +38,45 @@ def test_train_promote_save_load_and_play_a_tournament(tmp_path, capsys) -> None
     height, width, _ = matplotlib.image.imread(out / "learning_curve.png").shape
     assert (width, height) == (700, 400)
 
-    spec = json.loads((out / "agent.json").read_text())
-    assert spec["factory"] == "arena.training:load_sb3_agent"
-    assert spec["kwargs"]["interface"] == "interfaces.board:EgoBoard"
-    agent = make_agent(spec["factory"], **spec["kwargs"])
-    assert isinstance(agent, AgtItfWrapper)
+    manifest = json.loads((out / "agent.json").read_text())
+    assert manifest["format"] == "arena-agent" and manifest["interface"] == "ego_board"
+    assert manifest["env"] == "tic_tac_toe" and manifest["timesteps"] == 512
+    assert {"python", "arena-marl", "stable-baselines3", "torch"} <= set(manifest["versions"])
+    agent = AgentSpec.parse(str(out)).build()
+    assert isinstance(agent, AgtItfWrapper) and str(agent.interface) == "EgoBoard()"
 
-    result = run_tournament("tic_tac_toe", {"learner": AgentSpec("learner", spec["factory"], spec["kwargs"]),
-                                            "random": "random"}, games=8, seed=0)
+    # The folder is the entrant: nothing else to say.
+    result = run_tournament("tic_tac_toe", [str(out), "random"], games=8, seed=0)
     assert result.scheduled == len(result.games) == 8
     assert result.forfeits == [] and result.errors == []  # the trained agent never moved illegally
-    assert result.pairings["learner", "random"].games == 8
+    assert result.pairings["run", "random"].games == 8
+
+    # --out onto an existing folder refuses; --load continues (timesteps, optimizer state kept).
+    assert main(["train", "tic_tac_toe", "--timesteps", "64", "--out", str(out), "--no-progress"]) == 2
+    assert f"--out {out} exists and is not empty; pass --force" in capsys.readouterr().err
+    code = main(["train", "tic_tac_toe", "--load", str(out), "--timesteps", "256", "--eval-games", "2",
+                 "--n-envs", "2", "--no-progress"])
+    assert code == 0
+    assert "for 768 timesteps" in capsys.readouterr().out
+    assert json.loads((out / "agent.json").read_text())["timesteps"] == 768
+    assert main(["train", "tic_tac_toe", "--load", str(out), "--algo", "ppo", "--no-progress"]) == 2
+    assert "the run was trained with --algo 'maskable-ppo' (got 'ppo')" in capsys.readouterr().err
+
+
+def test_a_model_without_its_interface_fails_at_load_not_in_games(tmp_path) -> None:
+    import envs
+    from arena.errors import ArenaError
+    from arena.training import load_sb3_agent
+
+    out = tmp_path / "flat"
+    assert main(["train", "tic_tac_toe", "--timesteps", "64", "--eval-games", "2", "--n-envs", "1", "--no-progress",
+                 "--interface", "flatten(ego_board)", "--out", str(out)]) == 0
+    with pytest.raises(ArenaError, match=r"the policy was trained on observations Box\(-1.0, 1.0, \(9,\), float32\)"):
+        load_sb3_agent(out / "model.zip", env=envs.make("tic_tac_toe"))
+    manifest = json.loads((out / "agent.json").read_text())
+    (out / "agent.json").write_text(json.dumps({**manifest, "interface": None, "interface_state": None}))
+    with pytest.raises(ArenaError, match=r"trained agent '.*flat' does not fit <TicTacToe> seat 'player_0'"):
+        AgentSpec.parse(str(out)).build()
 
 
 def test_train_against_a_fixed_opponent_with_plain_ppo_on_dict_observations(tmp_path, capsys) -> None:
@@ -59,7 +86,7 @@ def test_train_against_a_fixed_opponent_with_plain_ppo_on_dict_observations(tmp_
     out = tmp_path / "ppo"
     code = main(["train", "connect_four", "--algo", "ppo", "--timesteps", "256", "--eval-games", "2",
                  "--eval-every", "256", "--n-envs", "1", "--no-progress", "--reference", "random,connect_four_heuristic",
-                 "--interface", "interfaces.observation:ActionMaskInObservation", "--out", str(out)])
+                 "--interface", "action_mask_in_observation", "--out", str(out)])
     assert code == 0
     records = read_csv(out / "evaluations.csv")
     assert "pool_size" not in records[0] and records[-1]["timesteps"] == 256
@@ -76,7 +103,7 @@ def test_train_against_a_fixed_opponent_with_plain_ppo_on_dict_observations(tmp_
     (["--algo", "trpo"], "unknown algorithm 'trpo'; expected one of maskable-ppo, ppo, a2c, dqn"),
     (["--algo-options", "{oops"], "--algo-options must be a JSON object, got '{oops'"),
     (["--timesteps", "0"], "--timesteps must be at least 1, got 0"),
-    (["--interface", "EgoBoard"], "interface spec must be 'package.module:callable', got 'EgoBoard'"),
+    (["--interface", "ego"], "unknown interface 'ego'; known interfaces: "),
 ])
 def test_bad_input_exits_2_with_a_reason(tmp_path, capsys, argv: list[str], message: str) -> None:
     assert main(["train", "tic_tac_toe", "--out", str(tmp_path), *argv]) == 2

@@ -1,0 +1,192 @@
+"""A trained agent is one folder: the model, its interface stack, the env it was trained on, versions.
+
+``arena train --out DIR`` writes the folder; :func:`load_trained_agent` (and so
+``--agents DIR`` in ``arena tournament`` and ``arena play``) reads it back as an agent that
+plays on the raw env. ``agent.json`` in the folder is the manifest:
+
+* ``format`` (``"arena-agent"``) and ``format_version``;
+* ``algo`` and ``model`` (the Stable-Baselines3 zip, relative to the folder);
+* ``interface``: the learner's stack in arena's interface syntax (or ``null``), and
+  ``interface_state``: a JSON file with the statistics of its stateful levels (those with
+  ``statistics()`` and ``load_statistics()``, such as ``NormalizeObservation``), by level
+  index from the root, loaded frozen;
+* ``env`` and ``env_options``, ``seats``, ``timesteps``;
+* ``versions`` of Python, arena, gymnasium, Stable-Baselines3, sb3-contrib and torch.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from collections.abc import Mapping, Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from arena.agents.base import Agent
+from arena.errors import ArenaError
+from arena.interface import Interface
+from arena.interface_spec import build_interface
+from arena.registry import make_env
+
+__all__ = ["MANIFEST", "FORMAT_VERSION", "is_agent_folder", "read_manifest", "save_trained_agent",
+           "load_trained_agent", "trained_interface"]
+
+MANIFEST = "agent.json"
+FORMAT_VERSION = 1
+_STATE = "interface_state.json"
+
+
+def is_agent_folder(path: str | Path) -> bool:
+    """Whether ``path`` is a folder holding an ``agent.json`` manifest."""
+    path = Path(path)
+    return path.is_dir() and (path / MANIFEST).is_file()
+
+
+def read_manifest(path: str | Path) -> dict[str, Any]:
+    """The manifest of a trained-agent folder.
+
+    Raises:
+        ArenaError: no such folder, no manifest, not an arena agent, or a newer format.
+    """
+    folder = Path(path)
+    if not folder.is_dir():
+        raise ArenaError(f"trained agent: {str(folder)!r} is not a folder (expected what 'arena train --out' wrote)")
+    manifest_path = folder / MANIFEST
+    if not manifest_path.is_file():
+        raise ArenaError(f"trained agent: {str(folder)!r} has no {MANIFEST} (expected what 'arena train --out' wrote)")
+    try:
+        manifest = json.loads(manifest_path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ArenaError(f"trained agent: {str(manifest_path)!r} is not valid JSON ({err})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != "arena-agent":
+        raise ArenaError(f"trained agent: {str(manifest_path)!r} is not an arena agent manifest "
+                         '(expected "format": "arena-agent")')
+    version = manifest.get("format_version")
+    if not isinstance(version, int) or version > FORMAT_VERSION:
+        raise ArenaError(f"trained agent: {str(manifest_path)!r} has format_version {version!r}; this arena reads "
+                         f"up to {FORMAT_VERSION} (upgrade arena)")
+    return manifest
+
+
+def _versions() -> dict[str, str]:
+    found = {"python": platform.python_version()}
+    for name in ("arena-marl", "gymnasium", "stable-baselines3", "sb3-contrib", "torch"):
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return found
+
+
+def save_trained_agent(folder: str | Path, model: Any, *, algo: str, env: str, env_options: Mapping[str, Any],
+                       interface: str | None, trained_stack: Interface | None = None,
+                       seats: Sequence[str] | None = None) -> Path:
+    """Write the model and its manifest into ``folder``; return the manifest's path.
+
+    Args:
+        folder: the output folder (created if needed).
+        model: the Stable-Baselines3 model (saved with its optimizer state and timestep count).
+        algo: the algorithm name (:data:`arena.training.ALGORITHMS`).
+        env: the env name or ``"module:callable"``; ``env_options`` its options.
+        interface: the learner's stack in arena's interface syntax, or ``None``.
+        trained_stack: the stack as trained (its statistics are kept, frozen on load).
+        seats: the seats the learner played.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save(str(folder / "model.zip"))
+    state = None
+    statistics = _statistics(trained_stack)
+    if statistics:
+        (folder / _STATE).write_text(json.dumps(statistics) + "\n")
+        state = _STATE
+    manifest = {
+        "format": "arena-agent", "format_version": FORMAT_VERSION, "algo": algo, "model": "model.zip",
+        "interface": interface, "interface_state": state, "env": env, "env_options": dict(env_options),
+        "seats": list(seats) if seats else None, "timesteps": int(model.num_timesteps), "versions": _versions(),
+    }
+    path = folder / MANIFEST
+    path.write_text(json.dumps(manifest, indent=2) + "\n")
+    return path
+
+
+def _statistics(stack: Interface | None) -> dict[str, dict[str, Any]]:
+    """Level index (root 0) -> JSON statistics, for the levels that keep running statistics."""
+    if stack is None:
+        return {}
+    found = {}
+    for index, level in enumerate(stack.levels()):
+        if callable(getattr(level, "statistics", None)) and callable(getattr(level, "load_statistics", None)):
+            found[str(index)] = {key: np.asarray(value).tolist() for key, value in level.statistics().items()}
+    return found
+
+
+def trained_interface(folder: str | Path, manifest: Mapping[str, Any] | None = None) -> Interface | None:
+    """The folder's interface stack, built from its spec, with the trained statistics loaded and frozen.
+
+    Raises:
+        ArenaError: the stored statistics do not fit the stack in the manifest.
+    """
+    folder = Path(folder)
+    manifest = manifest or read_manifest(folder)
+    spec = manifest.get("interface")
+    stack = build_interface(spec) if spec else None
+    state = manifest.get("interface_state")
+    if stack is None or not state:
+        return stack
+    levels = stack.levels()
+    for index, statistics in json.loads((folder / state).read_text()).items():
+        level = levels[int(index)] if int(index) < len(levels) else None
+        if level is None or not callable(getattr(level, "load_statistics", None)):
+            raise ArenaError(f"trained agent {str(folder)!r}: {state} has statistics for level {index}, "
+                             f"which {stack} does not keep")
+        level.load_statistics(statistics)  # applied at setup
+        freeze = getattr(level, "freeze", None)
+        if callable(freeze):
+            freeze()  # evaluation sees the statistics the model was trained with
+    return stack
+
+
+def load_trained_agent(path: str | Path, *, env: Any = None, deterministic: bool = True, device: str = "cpu",
+                       seed: int | None = None, name: str | None = None) -> Agent:
+    """The agent in a folder written by ``arena train``: its model behind its interface stack.
+
+    The model's spaces are checked against the stack on the env's first learner seat at
+    once, so a model without its interface fails here with a clear error rather than
+    forfeiting games later.
+
+    Args:
+        path: the folder.
+        env: the env the agent will play in (default: built from the manifest).
+        deterministic, device, seed: as for :func:`arena.training.load_sb3_agent`.
+        name: the name shown in tournaments (default: the folder's name).
+
+    Raises:
+        ArenaError: not a trained-agent folder, or the model and the stack disagree on spaces.
+
+    Example::
+
+        agent = load_trained_agent("runs/c4")
+    """
+    from arena.training.policy_agent import load_sb3_agent
+
+    folder = Path(path).resolve()
+    manifest = read_manifest(folder)
+    stack = trained_interface(folder, manifest)
+    agent = load_sb3_agent(folder / manifest["model"], algo=manifest["algo"], interface=stack,
+                           deterministic=deterministic, device=device, seed=seed, name=name or folder.name)
+    probe = env if env is not None else make_env(manifest["env"], **dict(manifest.get("env_options") or {}))
+    try:
+        seats = manifest.get("seats") or list(probe.possible_agents)
+        seat = seats[0]
+        try:
+            agent.setup(probe.observation_space(seat), probe.action_space(seat))
+        except ArenaError as err:
+            raise ArenaError(f"trained agent {str(folder)!r} does not fit {probe} seat {seat!r}: {err}") from None
+    finally:
+        if env is None:
+            probe.close()
+    return agent

@@ -1,0 +1,51 @@
+"""The trained-agent folder: manifest checks and stateful interface statistics kept (frozen)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+import envs  # noqa: E402
+from arena.errors import ArenaError  # noqa: E402
+from arena.interface_spec import build_interface  # noqa: E402
+from arena.training import SingleAgentEnv, load_trained_agent  # noqa: E402
+from arena.training.trained import read_manifest, save_trained_agent  # noqa: E402
+
+
+def test_statistics_of_a_stateful_interface_travel_with_the_agent(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    spec = "normalize_observation(ego_board(planes=true))"
+    env = SingleAgentEnv("tic_tac_toe", "random", interface=build_interface(spec))
+    env.reset(seed=0)
+    for _ in range(30):  # move the running statistics away from their start
+        _, _, terminated, truncated, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        if terminated or truncated:
+            env.reset()
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, seed=0)
+    save_trained_agent(tmp_path, model, algo="maskable-ppo", env="tic_tac_toe", env_options={},
+                       interface=spec, trained_stack=env.interface)
+    agent = load_trained_agent(tmp_path)
+    loaded = agent.interface
+    assert loaded.frozen
+    assert np.allclose(loaded.statistics()["mean"], env.interface.statistics()["mean"])
+    assert not np.allclose(loaded.statistics()["mean"], 0.0)
+    assert read_manifest(tmp_path)["interface_state"] == "interface_state.json"
+
+
+def test_manifest_errors_are_clear(tmp_path):
+    with pytest.raises(ArenaError, match="is not a folder"):
+        read_manifest(tmp_path / "none")
+    with pytest.raises(ArenaError, match="has no agent.json"):
+        read_manifest(tmp_path)
+    (tmp_path / "agent.json").write_text(json.dumps({"format": "other"}))
+    with pytest.raises(ArenaError, match='is not an arena agent manifest'):
+        read_manifest(tmp_path)
+    (tmp_path / "agent.json").write_text(json.dumps({"format": "arena-agent", "format_version": 99}))
+    with pytest.raises(ArenaError, match="has format_version 99; this arena reads up to 1"):
+        read_manifest(tmp_path)
+    assert envs.make("tic_tac_toe")  # the env used above still builds
