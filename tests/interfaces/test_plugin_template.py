@@ -120,7 +120,7 @@ def test_broken_plugins_are_reported_with_package_and_reason_without_hiding_the_
     result = _arena(installed, "--plain")
     assert result.returncode == 0, result.stderr
     working, _, broken = result.stdout.partition("broken plugins:")
-    assert re.search(r"^append_turn_count +arena-plugin-template +Append the number of turns", working, re.M)
+    assert re.search(r"^append_turn_count +arena-plugin-template +max_turns=\S+ +Append the number of turns", working, re.M)
     assert "ego_board" in working and "leaks_between_episodes" in working  # it loads; only --check runs it
     assert ("needs_missing_library (package arena-broken-plugin, arena_broken_plugin.needs_missing:Anything): "
             "failed to import 'arena_broken_plugin.needs_missing:Anything': ModuleNotFoundError: "
@@ -135,8 +135,8 @@ def test_check_runs_every_plugins_contract_examples_and_fails_on_a_contract_brea
     result = _arena(installed, "--check", "--plain", "--examples", "5")
     assert result.returncode == 1
     working, _, broken = result.stdout.partition("broken plugins:")
-    assert re.search(r"^append_turn_count +arena-plugin-template +checked +Append", working, re.M)
-    assert re.search(r"^flatten +arena-marl +checked +Flatten any", working, re.M)
+    assert re.search(r"^append_turn_count +arena-plugin-template +checked +max_turns=\S+ +Append", working, re.M)
+    assert re.search(r"^flatten +arena-marl +checked +dtype=float32 +Flatten any", working, re.M)
     leak = next(line for line in broken.splitlines() if "leaks_between_episodes" in line)
     assert "package arena-broken-plugin" in leak and "breaks the contract: ContractViolation:" in leak
     assert "state leaks between reset()s" in leak
