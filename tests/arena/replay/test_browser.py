@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 
 import pytest
 
+from arena import RandomAgent
 from arena.replay import load_game, load_games, verify_game
 from arena.replay.html import write_html
 from arena.serve import GameServer
@@ -189,3 +191,26 @@ def test_serve_cli_serves_the_page_on_a_free_port(tmp_path):
     finally:
         process.kill()  # by its PID
         process.wait(timeout=10)
+
+
+class SlowAgent(RandomAgent):
+    """Thinks too long: the served game's move-time limit must charge it a forfeit."""
+
+    def act(self, observation, action_mask=None, reward=0.0):
+        time.sleep(0.3)
+        return super().act(observation, action_mask, reward)
+
+
+def test_the_agents_move_time_limit_applies(page, console_errors, tmp_path):
+    server, thread, results = _serve(tmp_path, "tic_tac_toe", vs="tests.arena.replay.test_browser:SlowAgent",
+                                     move_time_limit=0.05)
+    try:
+        page.goto(server.url)
+        page.locator("button.move").first.click()
+        page.wait_for_selector("body[data-over='1']")
+        assert "player_1 forfeited" in page.text_content("#status")
+    finally:
+        _finish(server, thread)
+    assert results[0]["outcome"].startswith("player_1 forfeited (") and "time limit" in results[0]["outcome"]
+    assert load_games(tmp_path / "tic_tac_toe.db")[0].result.forfeit == "tests.arena.replay.test_browser.SlowAgent@player_1"
+    assert console_errors == []

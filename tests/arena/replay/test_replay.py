@@ -16,17 +16,25 @@ from arena.replay.terminal import step_through, write_video
 from arena.tournament import run_tournament
 from arena.tournament.actions import decode_actions, encode_actions
 
-# Short games keep the suite fast (envs that land later get LIMIT); every stored step is replayed and checked.
+try:  # short episodes of the physics games for registry-wide tests, where the suite has them
+    from tests.quick import QUICK_OPTIONS
+except ImportError:
+    QUICK_OPTIONS = {}
+
+# Short games keep the suite fast; every stored step is replayed and checked.
 MAX_STEPS = {"pong_2p": 120, "snake": 80}
-LIMIT = 200
+LIMIT = 40
 
 
 def _tournament(tmp_path_factory, env: str, games: int = 2, entrants=None):
     db = tmp_path_factory.mktemp(env) / f"{env}.db"
-    seats = len(make_env(env).possible_agents)
+    options = QUICK_OPTIONS.get(env, {})
+    probe = make_env(env, **options)
+    seats = len(probe.possible_agents)
+    probe.close()
     entrants = entrants or [f"r{i}=random" for i in range(seats)]
     run_tournament(env, entrants, games=games, db=db, workers=1, max_steps=MAX_STEPS.get(env, LIMIT),
-                   seatings="rotations")
+                   seatings="rotations", env_kwargs=options)
     return db
 
 
