@@ -52,7 +52,9 @@
     const message = JSON.parse(event.data);
     if (message.type === "hello") {
       hello = message;
+      waiting = message.real_time;  // its clock starts at the first key, even one pressed before the first view
       again.hidden = true;
+      status.textContent = "starting the game…";
       $("title").textContent = `${message.env}: you play ${message.seat} (seed ${message.seed})`;
       $("cast").textContent = Object.entries(message.cast).map(([s, who]) => `${s}: ${who}`).join(", ");
       const keys = Object.entries(message.keys).filter(([k]) => k.length > 1 || k === " ")
@@ -62,7 +64,6 @@
         : "Click an action when it is your move.";
       board.focus();
     } else if (message.type === "view") {
-      waiting = message.status === "press a key to start";
       show(message);
     } else if (message.type === "end") {
       show(message);
