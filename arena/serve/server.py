@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.agents.human import is_real_time
-from arena.errors import AgentError, Forfeit
+from gymnasium import spaces
+
+from arena.errors import AgentError, Forfeit, SpaceMismatchError
 from arena.play import play
 from arena.registry import make_env
 from arena.replay.html import page_shell, view_mode
@@ -73,13 +75,19 @@ class GameServer:
         self.render = view_mode(list((getattr(probe, "metadata", None) or {}).get("render_modes", ())))
         self.name = getattr(probe, "name", env.factory)
         default_fps = (getattr(probe, "metadata", None) or {}).get("render_fps") or 10
-        probe.close()
         self.fps = float(fps or min(float(default_fps), 15.0))
         if seat is not None and seat not in self.seats and seat.isdigit() and int(seat) < len(self.seats):
             seat = self.seats[int(seat)]
         self.seat = seat if seat is not None else self.seats[0]
         if self.seat not in self.seats:
+            probe.close()
             raise ValueError(f"arena serve: {self.name} has no seat {self.seat!r}; seats: {', '.join(self.seats)}")
+        space = probe.action_space(self.seat)
+        if not isinstance(space, spaces.Discrete):
+            probe.close()
+            raise SpaceMismatchError(f"arena serve: a person plays {self.name} by picking one of a Discrete set of "
+                                     f"actions, but seat {self.seat} acts in {space}")
+        probe.close()
         self.vs = AgentSpec.parse(vs if "=" in vs.partition("{")[0] else f"opponent={vs}")
         self.seed = seed
         self.move_time_limit = move_time_limit

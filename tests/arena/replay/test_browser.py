@@ -214,3 +214,30 @@ def test_the_agents_move_time_limit_applies(page, console_errors, tmp_path):
     assert results[0]["outcome"].startswith("player_1 forfeited (") and "time limit" in results[0]["outcome"]
     assert load_games(tmp_path / "tic_tac_toe.db")[0].result.forfeit == "tests.arena.replay.test_browser.SlowAgent@player_1"
     assert console_errors == []
+
+
+class SteeringEnv:
+    """Just enough of an env with a continuous action space for GameServer to inspect."""
+
+    possible_agents = ["driver", "other"]
+    metadata: dict = {}
+
+    @property
+    def unwrapped(self):
+        return self
+
+    def action_space(self, agent):
+        from gymnasium import spaces
+
+        return spaces.Box(-1.0, 1.0, (2,))
+
+    def close(self):
+        pass
+
+
+def test_serve_refuses_a_seat_a_person_cannot_play():
+    from arena.errors import SpaceMismatchError
+
+    with pytest.raises(SpaceMismatchError, match=r"a person plays tests.arena.replay.test_browser:SteeringEnv by picking "
+                                                 r"one of a Discrete set of actions, but seat driver acts in Box\(-1.0, 1.0"):
+        GameServer(EnvSpec("tests.arena.replay.test_browser:SteeringEnv"), "random", port=0)
