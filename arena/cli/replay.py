@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
             print(f"wrote {write_html(game, args.html)}")
         if args.video:
-            from arena.replay.terminal import write_video
+            from arena.replay.video import write_video
 
             print(f"wrote {write_video(game, args.video, args.fps)}")
         return 0

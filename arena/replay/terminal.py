@@ -1,4 +1,4 @@
-"""Stepping through a stored game at a text terminal, and filming one (MP4 or GIF).
+"""Stepping through a stored game at a text terminal.
 
 Keys (one per line, then Enter): Enter or ``n`` next, ``p`` previous, a number jumps to that
 step, ``f`` first, ``l`` last, ``q`` quits; the end of the input quits too.
@@ -7,15 +7,13 @@ step, ``f`` first, ``l`` last, ``q`` quits; the end of the input quits too.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from arena.replay.engine import Frame, action_names, build_env, render_modes, replay
-from arena.replay.html import view_mode
 from arena.replay.pack import describe_action, strip_ansi
-from arena.replay.source import ReplayError, StoredGame
+from arena.replay.source import StoredGame
 
-__all__ = ["step_through", "format_frame", "write_video", "KEYS"]
+__all__ = ["step_through", "format_frame", "KEYS"]
 
 KEYS = "Enter/n next, p previous, NUMBER jump to step, f first, l last, q quit"
 
@@ -78,34 +76,3 @@ def step_through(game: StoredGame, stdin: TextIO | None = None, stdout: TextIO |
             position = min(int(key), last)
         else:
             print(f"unknown key {key!r}; {KEYS}", file=stdout)
-
-
-def write_video(game: StoredGame, path: str | Path, fps: float | None = None) -> Path:
-    """Film ``game`` from the env's pictures (``rgb_array``) as MP4 (ffmpeg) or GIF.
-
-    Raises:
-        ReplayError: the env draws no pictures, or the file type is not .mp4 or .gif.
-    """
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in (".mp4", ".gif"):
-        raise ReplayError(f"replay: a video is written as .mp4 or .gif, got {str(path)!r}")
-    modes = render_modes(game.env)
-    if view_mode(modes) != "rgb_array":
-        raise ReplayError(f"replay: {game.env.factory} draws no pictures (render modes: {', '.join(modes) or 'none'}); "
-                          "--html shows its games in a web page")
-    try:
-        import imageio.v2 as imageio
-    except ImportError:
-        raise ImportError("replay: videos need imageio (and imageio-ffmpeg for .mp4): "
-                          "pip install 'arena-marl[replay]'") from None
-    env = build_env(game, "rgb_array")
-    fps = fps or float((getattr(env, "metadata", None) or {}).get("render_fps") or 10)
-    options: dict[str, Any] = {"fps": fps, "macro_block_size": 1} if suffix == ".mp4" else {"duration": 1000.0 / fps, "loop": 0}
-    try:
-        with imageio.get_writer(str(path), **options) as writer:
-            for frame in replay(game, render="rgb_array", env=env):
-                writer.append_data(frame.view)
-    finally:
-        env.close()
-    return path

@@ -12,7 +12,8 @@ import envs
 from arena.cli import main
 from arena.registry import make_env
 from arena.replay import GameNotFoundError, ReplayError, load_game, load_games, replay, verify_game
-from arena.replay.terminal import step_through, write_video
+from arena.replay.terminal import step_through
+from arena.replay.video import write_video
 from arena.tournament import run_tournament
 from arena.tournament.actions import decode_actions, encode_actions
 
