@@ -26,6 +26,7 @@ REGISTRY: dict[str, str] = {
     "liars_dice": "envs.liars_dice:LiarsDice",
     "snake": "envs.snake:Snake",
     "pong_2p": "envs.pong:Pong2p",
+    "pommerman": "envs.pommerman:Pommerman",
 }
 
 

@@ -1,0 +1,295 @@
+"""The Pommerman env: the reference's FFA, Team and Radio competition rules."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from arena.env import MultiAgentEnv
+from envs.pommerman import core, render
+from envs.pommerman.board import START_POSITIONS, make_board, make_items
+from envs.pommerman.observe import GRIDS, observation_space, observe_grids
+from envs.pommerman.state import State, decode_state, encode_state
+
+__all__ = ["Pommerman", "MODES"]
+
+MODES = ("ffa", "team", "radio")
+_GAME_TYPE = {"ffa": 1, "team": 2, "radio": 3}
+_GAME_ENV = {"ffa": "pommerman.envs.v0:Pomme", "team": "pommerman.envs.v0:Pomme", "radio": "pommerman.envs.v2:Pomme"}
+_AGENTS = ("agent_0", "agent_1", "agent_2", "agent_3")
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+class Pommerman(MultiAgentEnv):
+    """Four bombers on an 11x11 board: the Pommerman reference rules, fast.
+
+    Faithful to the reference implementation (playground, ``PommeFFACompetition-v0``,
+    ``PommeTeamCompetition-v0``, ``PommeRadioCompetition-v2``): the same board
+    distribution at reset and, step for step, the same state, rewards, end and
+    observations (a test replays every step of the reference trajectories).
+
+    * **Agents** ``agent_0`` .. ``agent_3`` (the reference's ids 0-3) start in the
+      corners (top left, bottom left, bottom right, top right); everyone alive acts every
+      step, at once. In ``"team"`` and ``"radio"`` modes the teams are
+      ``(agent_0, agent_2)`` and ``(agent_1, agent_3)`` (:attr:`teams`).
+    * **Action**: ``Discrete(6)``: 0 stop, 1 up, 2 down, 3 left, 4 right, 5 lay a bomb.
+      Radio mode: ``MultiDiscrete([6, 8, 8])``, the move and two words for the teammate.
+      All actions are always legal (``action_mask`` is all ones; none in radio mode), as in
+      the reference.
+    * **Observation**: the reference's per-agent dict as a ``Dict`` space
+      (:func:`~envs.pommerman.observe.observation_space`): ``board`` and the bomb and
+      flame grids, ``position``, ``ammo``, ``blast_strength``, ``can_kick``,
+      ``teammate``, ``enemies``, ``alive`` (a flag per agent), ``game_type``,
+      ``step_count`` and, in radio mode, ``message``. Team and radio modes fog every
+      cell more than 4 rows or columns away. Grids are shared read-only arrays.
+    * **End and rewards**: FFA: an agent that dies gets -1 and leaves at once; the last
+      one alive gets +1; if the last agents die together, or 800 steps pass, everyone
+      left gets -1 (a tie). Team/radio: a dead agent stops acting but stays in
+      ``agents`` until its side's outcome is known; then all four get +1 (winning side)
+      or -1 (losing side, or everyone on a tie: all dead, or the step limit). The
+      reference's ``info`` (``result``, ``winners``) is in every agent's final info.
+
+    Args:
+        mode: ``"ffa"``, ``"team"`` or ``"radio"``.
+        max_steps: the step limit (800 in the reference).
+        render_mode: ``"ansi"`` (text) or ``"rgb_array"`` (``cell_pixels`` a cell).
+
+    Example:
+        >>> import envs
+        >>> env = envs.make("pommerman", mode="team")
+        >>> obs, infos = env.reset(seed=0)
+        >>> sorted(obs), obs["agent_0"]["position"].tolist(), env.teams["team_0"]
+        (['agent_0', 'agent_1', 'agent_2', 'agent_3'], [1, 1], ('agent_0', 'agent_2'))
+        >>> obs, rewards, terms, truncs, infos = env.step({a: 0 for a in obs})
+        >>> int(obs["agent_0"]["step_count"])
+        1
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "name": "pommerman", "render_fps": 10}
+    env_name = "pommerman"
+
+    def __init__(self, mode: str = "ffa", max_steps: int = 800, render_mode: str | None = None,
+                 cell_pixels: int = 16) -> None:
+        if mode not in MODES:
+            raise ValueError(f"Pommerman: mode must be one of {list(MODES)}, got {mode!r}")
+        if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
+            raise ValueError(f"Pommerman: max_steps must be a positive integer, got {max_steps!r}")
+        if render_mode not in (None, "ansi", "rgb_array"):
+            raise ValueError(f"Pommerman: render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
+        if isinstance(cell_pixels, bool) or not isinstance(cell_pixels, (int, np.integer)) or cell_pixels < 2:
+            raise ValueError(f"Pommerman: cell_pixels must be an integer of at least 2, got {cell_pixels!r}")
+        self.mode = mode
+        self.max_steps = int(max_steps)
+        self.render_mode = render_mode
+        self.cell_pixels = int(cell_pixels)
+        self.partial = mode != "ffa"
+        self.max_blast = 4 if self.partial else 10  # the reference passes its view size as the cap
+        self.game_type = _GAME_TYPE[mode]
+        self.game_env = _GAME_ENV[mode]
+        self.teams = None if mode == "ffa" else {"team_0": ("agent_0", "agent_2"), "team_1": ("agent_1", "agent_3")}
+        self.possible_agents = list(_AGENTS)
+        self.agents = []
+        observation = observation_space(mode, self.max_steps)
+        action = spaces.MultiDiscrete([6, 8, 8]) if mode == "radio" else spaces.Discrete(6)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, observation)
+        self.action_spaces = dict.fromkeys(self.possible_agents, action)
+        # radio actions are MultiDiscrete: no mask (a mask is one flag per discrete action)
+        self._mask = None if mode == "radio" else _readonly(np.ones(6, dtype=np.int8))
+        if self.partial:
+            teammate = [core.AGENT_0 + (i + 2) % 4 for i in range(4)]
+            enemies = [[core.AGENT_0 + j for j in range(4) if j not in (i, (i + 2) % 4)] + [core.AGENT_DUMMY]
+                       for i in range(4)]
+        else:
+            teammate = [core.AGENT_DUMMY] * 4
+            enemies = [[core.AGENT_0 + j for j in range(4) if j != i] for i in range(4)]
+        self._teammate = teammate
+        self._enemies = [_readonly(np.array(e, dtype=np.int64)) for e in enemies]
+        self._no_words = _readonly(np.zeros(2, dtype=np.int64))
+        self._state = State()
+        self._acting: list[str] | None = None
+        self._obs: dict[str, dict[str, Any]] = {}
+
+    def __str__(self) -> str:
+        return f"<Pommerman {self.mode}>"
+
+    # ----------------------------------------------------------------- episode
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Draw a new board (the reference's distribution) and return all four observations."""
+        super().reset(seed=seed)
+        state = self._state = State()
+        state.board[:] = make_board(self.np_random)
+        state.items[:] = make_items(state.board, self.np_random)
+        for i, (r, c) in enumerate(START_POSITIONS):
+            state.agents[i] = (1, r, c, 1, 2, 0)
+        return self._begin()
+
+    def load_state(self, state: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        """Continue from a state dict in the reference trajectory format; returns ``reset``'s pair.
+
+        The living agents act next. Raises ``ValueError`` naming a missing or bad field.
+        """
+        self._state = decode_state(state, self.mode == "radio")
+        return self._begin()
+
+    def state_json(self) -> dict[str, Any]:
+        """The current state as a dict in the reference trajectory format (see ``load_state``)."""
+        return encode_state(self._state, self.mode == "radio")
+
+    def _begin(self):
+        alive = self._state.agents[:, 0]
+        self.agents = [a for i, a in enumerate(_AGENTS) if alive[i] or self.partial]
+        obs = self._observe()
+        self._acting = [a for i, a in enumerate(_AGENTS) if alive[i]]
+        self._obs = {a: obs[a] for a in self._acting}
+        if self._mask is None:
+            return dict(self._obs), {a: {} for a in self._acting}
+        return dict(self._obs), {a: {"action_mask": self._mask} for a in self._acting}
+
+    def step(self, actions: Mapping[str, Any]):
+        """Resolve one simultaneous step of every living agent.
+
+        Raises ``ResetNeeded`` before ``reset`` or after the end, ``WrongAgentsError`` unless
+        the actions name exactly the living agents, ``InvalidActionError`` for an action
+        outside the space; a rejected call changes nothing.
+        """
+        self.check_actions(actions, self._acting)
+        state = self._state
+        moves = np.zeros(4, dtype=np.int64)
+        radio = self.mode == "radio"
+        for name in self._acting:
+            i = int(name[-1])
+            action = actions[name]
+            if radio:
+                moves[i] = int(action[0])
+                state.radio[i] = (int(action[1]), int(action[2]))
+            else:
+                moves[i] = int(action)
+        if radio:
+            dead = state.agents[:, 0] == 0
+            state.radio[dead] = 0
+        state.intended_actions = moves.tolist()
+        before = state.agents[:, 0].copy()
+        core.step(state.board, state.items, state.agents, state.bombs, state.flames, state.counts, moves,
+                  self.max_blast)
+        state.step_count += 1
+        alive = state.agents[:, 0]
+        n_alive = int(alive.sum())
+        if self.partial:
+            return self._end_team(alive, n_alive)
+        return self._end_ffa(alive, before, n_alive)
+
+    def _end_ffa(self, alive, before, n_alive):
+        done = n_alive <= 1 or self._state.step_count >= self.max_steps
+        rewards, terms, infos = {}, {}, {}
+        for i, name in enumerate(_AGENTS):
+            if before[i] and not alive[i]:
+                rewards[name], terms[name] = -1.0, True
+            elif alive[i]:
+                if not done:
+                    rewards[name], terms[name] = 0.0, False
+                else:
+                    rewards[name], terms[name] = (1.0 if n_alive == 1 else -1.0), True
+        if done:
+            result = {"result": "Win", "winners": [int(np.flatnonzero(alive)[0])]} if n_alive == 1 else {"result": "Tie"}
+            infos = {name: dict(result) for name in terms}
+        return self._finish(rewards, terms, infos, done)
+
+    def _end_team(self, alive, n_alive):
+        ids = [i for i in range(4) if alive[i]]
+        done = n_alive <= 1 or ids in ([0, 2], [1, 3]) or self._state.step_count >= self.max_steps
+        if ids in ([0, 2], [0], [2]):
+            values = (1.0, -1.0, 1.0, -1.0)
+        elif ids in ([1, 3], [1], [3]):
+            values = (-1.0, 1.0, -1.0, 1.0)
+        elif self._state.step_count >= self.max_steps or not ids:
+            values = (-1.0,) * 4
+        else:
+            values = (0.0,) * 4
+        rewards = dict(zip(_AGENTS, values))
+        terms = dict.fromkeys(_AGENTS, done)
+        infos = {}
+        if done:
+            winners = [i for i in range(4) if values[i] == 1.0]
+            result = {"result": "Win", "winners": winners} if winners else {"result": "Tie"}
+            infos = {name: dict(result) for name in _AGENTS}
+        return self._finish(rewards, terms, infos, done)
+
+    def _finish(self, rewards, terms, infos, done):
+        truncs = dict.fromkeys(terms, False)
+        obs = self._observe()
+        if done:
+            self.agents = []
+            self._acting = None
+            self._obs = {}
+            return {}, rewards, terms, truncs, infos
+        alive = self._state.agents[:, 0]
+        self.agents = [a for i, a in enumerate(_AGENTS) if alive[i] or self.partial]
+        self._acting = acting = [a for i, a in enumerate(_AGENTS) if alive[i]]
+        self._obs = {a: obs[a] for a in acting}
+        for a in acting:
+            info = infos.setdefault(a, {})
+            if self._mask is not None:
+                info["action_mask"] = self._mask
+        return dict(self._obs), rewards, terms, truncs, infos
+
+    # ------------------------------------------------------------ observations
+    def _observe(self) -> dict[str, dict[str, Any]]:
+        """All four agents' observations (dead agents' included, as the reference returns them)."""
+        state = self._state
+        grids = np.empty((4 if self.partial else 1, 5, core.SIZE, core.SIZE), dtype=np.uint8)
+        observe_grids(state.board, state.agents, state.bombs, state.flames, state.counts, self.partial, grids)
+        grids.flags.writeable = False
+        agents = state.agents.copy()
+        agents.flags.writeable = False
+        alive = agents[:, 0].astype(np.int8)
+        alive.flags.writeable = False
+        step_count = state.step_count
+        out = {}
+        for i, name in enumerate(_AGENTS):
+            g = grids[i if self.partial else 0]
+            row = agents[i]
+            obs = {
+                "board": g[0], "bomb_blast_strength": g[1], "bomb_life": g[2], "bomb_moving_direction": g[3],
+                "flame_life": g[4], "position": row[1:3], "ammo": int(row[3]), "blast_strength": int(row[4]),
+                "can_kick": int(row[5]), "teammate": self._teammate[i], "enemies": self._enemies[i],
+                "alive": alive, "game_type": self.game_type, "step_count": step_count,
+            }
+            if self.mode == "radio":
+                obs["message"] = state.radio[(i + 2) % 4].copy()
+            out[name] = obs
+        return out
+
+    def reference_observations(self) -> list[dict[str, Any]]:
+        """All four observations in the reference's own form (lists, codes, ``game_env``)."""
+        out = []
+        for obs in self._observe().values():
+            ref = {key: obs[key].tolist() for key in GRIDS}
+            ref.update(position=obs["position"].tolist(), ammo=obs["ammo"], blast_strength=obs["blast_strength"],
+                       can_kick=bool(obs["can_kick"]), teammate=obs["teammate"], enemies=obs["enemies"].tolist(),
+                       alive=[core.AGENT_0 + i for i in np.flatnonzero(obs["alive"])], game_type=obs["game_type"],
+                       game_env=self.game_env, step_count=obs["step_count"])
+            if "message" in obs:
+                ref["message"] = obs["message"].tolist()
+            out.append(ref)
+        return out
+
+    # --------------------------------------------------------------- rendering
+    def render(self) -> str | np.ndarray | None:
+        """The board as text (``"ansi"``) or an RGB image (``"rgb_array"``)."""
+        if self.render_mode == "ansi":
+            return render.text(self._state)
+        if self.render_mode == "rgb_array":
+            return render.rgb(self._state, self.cell_pixels)
+        return None
+
+    @property
+    def state(self) -> State:
+        """The live state arrays (read them; changing them changes the game)."""
+        return self._state

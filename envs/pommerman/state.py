@@ -1,0 +1,126 @@
+"""The game state as arrays, and its JSON form (the reference's ``get_json_info``, decoded)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from envs.pommerman.core import BOMB_CAP, FLAME_CAP, SIZE
+
+__all__ = ["State", "decode_state", "encode_state"]
+
+_RADIO_NAMES = ("Agent0", "Agent1", "Agent2", "Agent3")
+
+
+@dataclass
+class State:
+    """Everything the rules read; see :mod:`envs.pommerman.core` for the array layouts."""
+
+    board: np.ndarray = field(default_factory=lambda: np.zeros((SIZE, SIZE), np.uint8))
+    items: np.ndarray = field(default_factory=lambda: np.zeros((SIZE, SIZE), np.uint8))
+    agents: np.ndarray = field(default_factory=lambda: np.zeros((4, 6), np.int64))
+    bombs: np.ndarray = field(default_factory=lambda: np.zeros((BOMB_CAP, 6), np.int64))
+    flames: np.ndarray = field(default_factory=lambda: np.zeros((FLAME_CAP, 3), np.int64))
+    counts: np.ndarray = field(default_factory=lambda: np.zeros(2, np.int64))
+    radio: np.ndarray = field(default_factory=lambda: np.zeros((4, 2), np.int64))
+    step_count: int = 0
+    intended_actions: list = field(default_factory=list)
+
+
+def _cell(value: Any, what: str) -> tuple[int, int]:
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise ValueError(f"Pommerman.load_state: {what} must be [row, col], got {value!r}")
+    r, c = int(value[0]), int(value[1])
+    if not (0 <= r < SIZE and 0 <= c < SIZE):
+        raise ValueError(f"Pommerman.load_state: {what} {value!r} is off the {SIZE}x{SIZE} board")
+    return r, c
+
+
+def _field(record: Mapping[str, Any], key: str, what: str) -> Any:
+    try:
+        return record[key]
+    except (KeyError, TypeError):
+        raise ValueError(f"Pommerman.load_state: {what} has no {key!r} field (got {record!r})") from None
+
+
+def decode_state(data: Mapping[str, Any], radio: bool) -> State:
+    """Build a :class:`State` from a state dict in the trajectory file's format.
+
+    Raises:
+        ValueError: a field is missing or out of range; the text names it.
+    """
+    if not isinstance(data, Mapping):
+        raise ValueError(f"Pommerman.load_state: expected a state dict, got {type(data).__name__}")
+    state = State()
+    board = np.asarray(_field(data, "board", "the state"))
+    if board.shape != (SIZE, SIZE) or board.dtype.kind not in "iu" or board.min() < 0 or board.max() > 13:
+        raise ValueError(f"Pommerman.load_state: board must be {SIZE}x{SIZE} cell codes 0-13, got shape {board.shape}")
+    state.board[:] = board
+    agents = _field(data, "agents", "the state")
+    if len(agents) != 4:
+        raise ValueError(f"Pommerman.load_state: agents must list 4 agents, got {len(agents)}")
+    for i, agent in enumerate(agents):
+        what = f"agent {i}"
+        r, c = _cell(_field(agent, "position", what), f"{what} position")
+        state.agents[i] = (bool(_field(agent, "is_alive", what)), r, c, int(_field(agent, "ammo", what)),
+                           int(_field(agent, "blast_strength", what)), bool(_field(agent, "can_kick", what)))
+    bombs = _field(data, "bombs", "the state")
+    if len(bombs) > BOMB_CAP:
+        raise ValueError(f"Pommerman.load_state: at most {BOMB_CAP} bombs, got {len(bombs)}")
+    for i, bomb in enumerate(bombs):
+        what = f"bomb {i}"
+        r, c = _cell(_field(bomb, "position", what), f"{what} position")
+        bomber = int(_field(bomb, "bomber_id", what))
+        if not 0 <= bomber < 4:
+            raise ValueError(f"Pommerman.load_state: {what} bomber_id must be 0-3, got {bomber}")
+        direction = _field(bomb, "moving_direction", what)
+        state.bombs[i] = (r, c, bomber, int(_field(bomb, "life", what)), int(_field(bomb, "blast_strength", what)),
+                          0 if direction is None else int(direction))
+    flames = _field(data, "flames", "the state")
+    if len(flames) > FLAME_CAP:
+        raise ValueError(f"Pommerman.load_state: at most {FLAME_CAP} flames, got {len(flames)}")
+    for i, flame in enumerate(flames):
+        r, c = _cell(_field(flame, "position", f"flame {i}"), f"flame {i} position")
+        state.flames[i] = (r, c, int(_field(flame, "life", f"flame {i}")))
+    state.counts[:] = (len(bombs), len(flames))
+    for entry in _field(data, "items", "the state"):
+        r, c = _cell(entry[0], "item position")
+        state.items[r, c] = int(entry[1])
+    state.step_count = int(_field(data, "step_count", "the state"))
+    state.intended_actions = list(data.get("intended_actions", []))
+    if radio:
+        words = _field(data, "radio_from_agent", "a radio-mode state")
+        for i, name in enumerate(_RADIO_NAMES):
+            state.radio[i] = words.get(name, (0, 0))
+    return state
+
+
+def encode_state(state: State, radio: bool) -> dict[str, Any]:
+    """The state dict of :class:`State` in the trajectory file's format (plain Python values)."""
+    nb, nf = int(state.counts[0]), int(state.counts[1])
+    data: dict[str, Any] = {
+        "board_size": SIZE,
+        "step_count": state.step_count,
+        "board": state.board.tolist(),
+        "agents": [
+            {"agent_id": i, "is_alive": bool(a[0]), "position": [int(a[1]), int(a[2])], "ammo": int(a[3]),
+             "blast_strength": int(a[4]), "can_kick": bool(a[5])}
+            for i, a in enumerate(state.agents.tolist())
+        ],
+        "bombs": [
+            {"position": [b[0], b[1]], "bomber_id": b[2], "life": b[3], "blast_strength": b[4],
+             "moving_direction": b[5] or None}
+            for b in state.bombs[:nb].tolist()
+        ],
+        "flames": [{"position": [f[0], f[1]], "life": f[2]} for f in state.flames[:nf].tolist()],
+        "items": [[[int(r), int(c)], int(state.items[r, c])] for r, c in zip(*np.nonzero(state.items))],
+        "intended_actions": list(state.intended_actions),
+    }
+    if radio:
+        data["radio_vocab_size"] = 8
+        data["radio_num_words"] = 2
+        data["radio_from_agent"] = {name: state.radio[i].tolist() for i, name in enumerate(_RADIO_NAMES)}
+    return data

@@ -1,0 +1,229 @@
+"""Pommerman: every recorded reference step replayed, board distribution, modes, errors, rendering."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import envs
+from arena import RandomAgent, play
+from arena.errors import WrongAgentsError
+from arena.testing import check_env
+from envs.pommerman import board as boards
+from envs.pommerman.core import AGENT_0, PASSAGE, RIGID, WOOD
+from envs.pommerman.replay import read_trajectories, replay_episode
+
+ROOT = Path(__file__).resolve().parents[2]
+TRAJECTORIES = Path(os.environ.get("ARENA_POMMERMAN_TRAJECTORIES",
+                                   ROOT.parent / "shared" / "pommerman" / "reference-trajectories.jsonl.gz"))
+
+
+@pytest.fixture(scope="module")
+def trajectories():
+    if not TRAJECTORIES.exists():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"the reference trajectories are missing: {TRAJECTORIES} (CI runs with ../shared beside the clone)")
+        pytest.skip(f"no reference trajectories at {TRAJECTORIES} (set ARENA_POMMERMAN_TRAJECTORIES)")
+    meta, episodes = read_trajectories(TRAJECTORIES)
+    return meta, list(episodes)
+
+
+def test_every_recorded_reference_step_matches_state_rewards_done_and_observations(trajectories):
+    meta, episodes = trajectories
+    made = {mode: envs.make("pommerman", mode=mode) for mode in ("ffa", "team", "radio")}
+    steps, failed = Counter(), Counter()
+    events, failed_events = Counter(), Counter()
+    failures = []
+    for episode in episodes:
+        bad = replay_episode(made[episode["mode"]], episode, events, failed_events)
+        steps[episode["mode"]] += len(episode["steps"])
+        failed[episode["mode"]] += len(bad)
+        failures += [(episode["id"], t, what) for t, what in bad[:3]]
+    assert sum(steps.values()) == meta["steps"]  # every recorded step was replayed
+    print("\nPommerman replay agreement (steps matching / steps):")
+    for mode in ("ffa", "team", "radio"):
+        print(f"  {mode:6s} {steps[mode] - failed[mode]}/{steps[mode]}")
+    print("per rule event (steps with the event matching / steps with it):")
+    for event in sorted(events):
+        print(f"  {event:28s} {events[event] - failed_events[event]}/{events[event]}")
+    assert not failures, failures[:10]
+    # the events the file was recorded to cover all occur in the replayed steps
+    assert {"agent_death", "kick_success", "bomb_laid", "wood_destroyed", "hidden_item_lost_to_flames",
+            "pickup_incr_range_at_cap", "overlapping_flames", "end_step_limit_tie", "end_all_dead_tie",
+            "radio_words_sent", "walk_into_flames", "moving_bomb_stopped"} <= set(events)
+
+
+def test_reference_reset_boards_share_the_generated_invariants(trajectories):
+    _, episodes = trajectories
+    for episode in episodes:
+        state = episode["initial_state"]
+        board = np.array(state["board"], dtype=np.uint8)
+        items = np.zeros_like(board)
+        for (r, c), code in state["items"]:
+            items[r, c] = code
+        _check_invariants(board, items)
+
+
+def _check_invariants(board: np.ndarray, items: np.ndarray) -> None:
+    walls = np.isin(board, (RIGID, WOOD))
+    assert (walls == walls.T).all() and (board[walls] == board.T[walls]).all()
+    assert not walls.diagonal().any()
+    assert (board == RIGID).sum() == 36 and (board == WOOD).sum() == 36
+    for i, (r, c) in enumerate(boards.START_POSITIONS):
+        assert board[r, c] == AGENT_0 + i
+    for r, c in boards.FIXED_WOOD:
+        assert board[r, c] == WOOD
+    for r, c in [(1, 2), (1, 3), (2, 1), (3, 1), (9, 8), (9, 7), (8, 9), (7, 9), (1, 8), (1, 7), (2, 9), (3, 9),
+                 (8, 1), (7, 1), (9, 2), (9, 3)]:
+        assert board[r, c] == PASSAGE
+    assert boards.unreachable_passages(board, 9, 9) <= 4
+    assert (items > 0).sum() == 20 and (board[items > 0] == WOOD).all()
+    assert set(np.unique(items[items > 0]).tolist()) <= {6, 7, 8}
+
+
+def test_generated_boards_follow_the_reference_distribution():
+    rng = np.random.default_rng(0)
+    n = 400
+    rigid = np.zeros((11, 11))
+    kinds = Counter()
+    for _ in range(n):
+        board = boards.make_board(rng)
+        items = boards.make_items(board, rng)
+        _check_invariants(board, items)
+        rigid += board == RIGID
+        kinds.update(items[items > 0].tolist())
+    # every free pair is rigid with probability 18/40 (a few redrawn boards aside)
+    free = boards._PAIRS
+    p = rigid[free[:, 0], free[:, 1]] / n
+    assert abs(p.mean() - 18 / len(free)) < 0.02
+    assert np.all(np.abs(p - 18 / len(free)) < 5 * np.sqrt(0.25 / n))
+    assert all(abs(kinds[k] / (20 * n) - 1 / 3) < 0.03 for k in (6, 7, 8))
+
+
+def test_reset_is_reproducible_from_the_seed_and_boards_differ_between_seeds():
+    env = envs.make("pommerman")
+    first = env.reset(seed=3)[0]["agent_0"]["board"].copy()
+    again = env.reset(seed=3)[0]["agent_0"]["board"]
+    other = env.reset(seed=4)[0]["agent_0"]["board"]
+    assert (first == again).all() and (first != other).any()
+
+
+@pytest.mark.parametrize("mode", ["ffa", "team", "radio"])
+def test_each_mode_keeps_the_env_contract_and_renders(mode):
+    check_env(envs.make("pommerman", mode=mode, render_mode="ansi"), episodes=2)
+    env = envs.make("pommerman", mode=mode, render_mode="rgb_array", cell_pixels=4)
+    env.reset(seed=0)
+    frame = env.render()
+    assert frame.shape == (44, 44, 3) and frame.dtype == np.uint8
+    assert (env.teams is None) == (mode == "ffa")
+    assert env.action_space("agent_0") == (envs.make("pommerman").action_space("agent_0") if mode != "radio"
+                                           else env.action_space("agent_0"))
+
+
+def test_team_mode_fogs_the_far_side_and_ffa_sees_everything():
+    team = envs.make("pommerman", mode="team")
+    obs, _ = team.reset(seed=1)
+    board = obs["agent_0"]["board"]
+    assert (board[6:, :] == 5).all() and (board[:6, :6] != 5).all()
+    ffa = envs.make("pommerman")
+    obs, _ = ffa.reset(seed=1)
+    assert not (obs["agent_0"]["board"] == 5).any()
+    assert obs["agent_0"]["board"] is not None and not obs["agent_0"]["board"].flags.writeable
+
+
+def _kill(env, agent_index: int) -> dict:
+    """Load the running state with a lit bomb under ``agent_index``'s feet and flames all round."""
+    state = env.state_json()
+    r, c = state["agents"][agent_index]["position"]
+    state["flames"] = [{"position": [r, c], "life": 1}]
+    state["board"][r][c] = 4
+    return env.load_state(state)
+
+
+def test_ffa_death_terminates_at_once_with_minus_one():
+    env = envs.make("pommerman")
+    env.reset(seed=0)
+    obs, _ = _kill(env, 1)  # the agent on flames dies in the next step
+    obs, rewards, terms, truncs, infos = env.step({a: 0 for a in obs})
+    assert rewards["agent_1"] == -1.0 and terms["agent_1"] and "agent_1" not in env.agents
+    assert set(obs) == {"agent_0", "agent_2", "agent_3"}
+    with pytest.raises(WrongAgentsError, match=r"expected actions for exactly \['agent_0', 'agent_2', 'agent_3'\]"):
+        env.step({a: 0 for a in env.possible_agents})
+
+
+def test_dead_teammate_stays_until_its_side_is_decided_then_shares_the_reward():
+    env = envs.make("pommerman", mode="team")
+    env.reset(seed=0)
+    obs, _ = _kill(env, 0)
+    obs, rewards, terms, _, _ = env.step({a: 0 for a in obs})
+    assert "agent_0" in env.agents and "agent_0" not in obs and not any(terms.values())
+    state = env.state_json()
+    for i in (2,):
+        r, c = state["agents"][i]["position"]
+        state["flames"].append({"position": [r, c], "life": 1})
+        state["board"][r][c] = 4
+    obs, _ = env.load_state(state)
+    obs, rewards, terms, _, infos = env.step({a: 0 for a in obs})
+    assert rewards == {"agent_0": -1.0, "agent_1": 1.0, "agent_2": -1.0, "agent_3": 1.0}
+    assert all(terms.values()) and env.agents == [] and infos["agent_0"] == {"result": "Win", "winners": [1, 3]}
+
+
+def test_radio_words_reach_the_teammate_next_step():
+    env = envs.make("pommerman", mode="radio")
+    obs, _ = env.reset(seed=0)
+    assert obs["agent_2"]["message"].tolist() == [0, 0]
+    obs, *_ = env.step({"agent_0": [0, 3, 7], "agent_1": [0, 1, 1], "agent_2": [0, 0, 0], "agent_3": [0, 2, 2]})
+    assert obs["agent_2"]["message"].tolist() == [3, 7] and obs["agent_3"]["message"].tolist() == [1, 1]
+    assert env.state_json()["radio_from_agent"]["Agent0"] == [3, 7]
+
+
+def test_bad_options_and_states_name_what_was_expected():
+    with pytest.raises(ValueError, match=r"Pommerman: mode must be one of \['ffa', 'team', 'radio'\], got 'duo'"):
+        envs.make("pommerman", mode="duo")
+    with pytest.raises(ValueError, match="Pommerman: max_steps must be a positive integer, got 0"):
+        envs.make("pommerman", max_steps=0)
+    with pytest.raises(ValueError, match="Pommerman: render_mode must be None, 'ansi' or 'rgb_array', got 'human'"):
+        envs.make("pommerman", render_mode="human")
+    env = envs.make("pommerman")
+    env.reset(seed=0)
+    state = env.state_json()
+    with pytest.raises(ValueError, match="Pommerman.load_state: expected a state dict, got list"):
+        env.load_state([])
+    with pytest.raises(ValueError, match="Pommerman.load_state: the state has no 'bombs' field"):
+        env.load_state({k: v for k, v in state.items() if k != "bombs"})
+    state["agents"][2]["position"] = [11, 3]
+    with pytest.raises(ValueError, match=r"Pommerman.load_state: agent 2 position \[11, 3\] is off the 11x11 board"):
+        env.load_state(state)
+    with pytest.raises(ValueError, match="Pommerman.load_state: a radio-mode state has no 'radio_from_agent' field"):
+        envs.make("pommerman", mode="radio").load_state(env.state_json())
+
+
+def test_state_json_round_trips_through_load_state():
+    env = envs.make("pommerman", mode="radio")
+    obs, _ = env.reset(seed=5)
+    for _ in range(30):
+        if not obs:
+            break
+        obs, *_ = env.step({a: env.action_space(a).sample() for a in obs})
+    state = env.state_json()
+    other = envs.make("pommerman", mode="radio")
+    other.load_state(state)
+    assert other.state_json() == state
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), mode=st.sampled_from(["ffa", "team", "radio"]))
+def test_observations_lie_in_their_space_through_random_games(seed, mode):
+    env = envs.make("pommerman", mode=mode, max_steps=60)
+    episode = play(env, {a: RandomAgent(seed + i) for i, a in enumerate(env.possible_agents)}, seed=seed)
+    assert 0 < episode.length <= 60
+    obs, _ = env.reset(seed=seed)
+    while obs:
+        for agent, o in obs.items():
+            assert env.observation_space(agent).contains(o), (agent, o)
+        obs, *_ = env.step({a: env.action_space(a).sample() for a in obs})
