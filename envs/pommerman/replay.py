@@ -162,3 +162,39 @@ def step_events(before: dict[str, Any], record: dict[str, Any], mode: str) -> se
         else:
             events.add("end_all_dead_tie")
     return events
+
+
+def simple_agent_agreement(episodes, make_agent) -> tuple[int, int]:
+    """How often an agent picks the reference SimpleAgent's recorded action: ``(same, total)``.
+
+    Each SimpleAgent seat of each episode gets a fresh ``make_agent(seat)`` that is shown the
+    recorded observations in order (so its memory follows the recorded game) while it is alive.
+    """
+    import numpy as np
+    from gymnasium import spaces
+
+    same = total = 0
+    for episode in episodes:
+        for seat, kind in enumerate(episode["agents"]):
+            if kind != "SimpleAgent":
+                continue
+            agent = make_agent(seat)
+            agent.setup(spaces.Dict({k: spaces.Discrete(1) for k in
+                                     ("board", "bomb_blast_strength", "position", "enemies", "ammo", "blast_strength")}),
+                        spaces.Discrete(6))
+            agent.reset(seed=seat)
+            observations = [episode["initial_observations"]] + [s["observations"] for s in episode["steps"]]
+            before = episode["initial_state"]
+            for t, record in enumerate(episode["steps"]):
+                if before["agents"][seat]["is_alive"]:
+                    raw = observations[t][seat]
+                    obs = {"board": np.array(raw["board"], dtype=np.uint8),
+                           "bomb_blast_strength": np.array(raw["bomb_blast_strength"], dtype=np.uint8),
+                           "position": np.array(raw["position"]), "enemies": np.array(raw["enemies"]),
+                           "ammo": raw["ammo"], "blast_strength": raw["blast_strength"]}
+                    action = record["actions"][seat]
+                    action = action[0] if isinstance(action, list) else action
+                    same += int(agent.act(obs) == action)
+                    total += 1
+                before = record["state"]
+    return same, total

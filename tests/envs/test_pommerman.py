@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,21 +14,7 @@ from arena.errors import WrongAgentsError
 from arena.testing import check_env
 from envs.pommerman import board as boards
 from envs.pommerman.core import AGENT_0, PASSAGE, RIGID, WOOD
-from envs.pommerman.replay import read_trajectories, replay_episode
-
-ROOT = Path(__file__).resolve().parents[2]
-TRAJECTORIES = Path(os.environ.get("ARENA_POMMERMAN_TRAJECTORIES",
-                                   ROOT.parent / "shared" / "pommerman" / "reference-trajectories.jsonl.gz"))
-
-
-@pytest.fixture(scope="module")
-def trajectories():
-    if not TRAJECTORIES.exists():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"the reference trajectories are missing: {TRAJECTORIES} (CI runs with ../shared beside the clone)")
-        pytest.skip(f"no reference trajectories at {TRAJECTORIES} (set ARENA_POMMERMAN_TRAJECTORIES)")
-    meta, episodes = read_trajectories(TRAJECTORIES)
-    return meta, list(episodes)
+from envs.pommerman.replay import replay_episode
 
 
 def test_every_recorded_reference_step_matches_state_rewards_done_and_observations(trajectories):
