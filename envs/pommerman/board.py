@@ -104,6 +104,6 @@ def make_items(board: np.ndarray, rng: np.random.Generator, num_items: int = NUM
     """The (11, 11) uint8 grid of hidden power-ups: ``num_items`` distinct wooden cells."""
     items = np.zeros_like(board)
     wood = np.flatnonzero(board.reshape(-1) == WOOD)
-    chosen = rng.choice(wood, size=min(num_items, len(wood)), replace=False)
+    chosen = wood[rng.permutation(len(wood))[:num_items]]
     items.reshape(-1)[chosen] = rng.integers(EXTRA_BOMB, EXTRA_BOMB + 3, size=len(chosen))
     return items

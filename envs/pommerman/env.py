@@ -11,7 +11,7 @@ from gymnasium import spaces
 from arena.env import MultiAgentEnv
 from envs.pommerman import core, render
 from envs.pommerman.board import START_POSITIONS, make_board, make_items
-from envs.pommerman.observe import GRIDS, observation_space, observe_grids
+from envs.pommerman.observe import GRIDS, advance, observation_space, observe_grids
 from envs.pommerman.state import State, decode_state, encode_state
 
 __all__ = ["Pommerman", "MODES"]
@@ -20,6 +20,8 @@ MODES = ("ffa", "team", "radio")
 _GAME_TYPE = {"ffa": 1, "team": 2, "radio": 3}
 _GAME_ENV = {"ffa": "pommerman.envs.v0:Pomme", "team": "pommerman.envs.v0:Pomme", "radio": "pommerman.envs.v2:Pomme"}
 _AGENTS = ("agent_0", "agent_1", "agent_2", "agent_3")
+_INDEX = {name: i for i, name in enumerate(_AGENTS)}
+_COUNT = [bin(m).count("1") for m in range(16)]
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
@@ -111,10 +113,13 @@ class Pommerman(MultiAgentEnv):
             enemies = [[core.AGENT_0 + j for j in range(4) if j != i] for i in range(4)]
         self._teammate = teammate
         self._enemies = [_readonly(np.array(e, dtype=np.int64)) for e in enemies]
-        self._no_words = _readonly(np.zeros(2, dtype=np.int64))
+        self._static = [{"teammate": teammate[i], "enemies": self._enemies[i], "game_type": self.game_type}
+                        for i in range(4)]
+        self._alive_arrays = [_readonly(np.array([m >> i & 1 for i in range(4)], dtype=np.int8)) for m in range(16)]
+        self._alive = 0
+        self._grids: np.ndarray | None = None
         self._state = State()
         self._acting: list[str] | None = None
-        self._obs: dict[str, dict[str, Any]] = {}
 
     def __str__(self) -> str:
         return f"<Pommerman {self.mode}>"
@@ -143,14 +148,26 @@ class Pommerman(MultiAgentEnv):
         return encode_state(self._state, self.mode == "radio")
 
     def _begin(self):
-        alive = self._state.agents[:, 0]
-        self.agents = [a for i, a in enumerate(_AGENTS) if alive[i] or self.partial]
-        obs = self._observe()
-        self._acting = [a for i, a in enumerate(_AGENTS) if alive[i]]
-        self._obs = {a: obs[a] for a in self._acting}
+        self._alive = alive = self._alive_mask()
+        self.agents = [a for i, a in enumerate(_AGENTS) if alive >> i & 1 or self.partial]
+        self._acting = acting = [a for i, a in enumerate(_AGENTS) if alive >> i & 1]
+        obs = self._observe(acting)
         if self._mask is None:
-            return dict(self._obs), {a: {} for a in self._acting}
-        return dict(self._obs), {a: {"action_mask": self._mask} for a in self._acting}
+            return obs, {a: {} for a in acting}
+        return obs, {a: {"action_mask": self._mask} for a in acting}
+
+    def _alive_mask(self) -> int:
+        return sum(1 << i for i, alive in enumerate(self._state.agents[:, 0].tolist()) if alive)
+
+    def _valid(self, actions: Any, acting: list[str] | None) -> bool:
+        """A quick yes for the common case (plain ints for exactly the acting agents)."""
+        if acting is None or type(actions) is not dict or len(actions) != len(acting) or self._mask is None:
+            return False
+        for agent in acting:
+            action = actions.get(agent)
+            if type(action) is not int or not 0 <= action < 6:
+                return False
+        return True
 
     def step(self, actions: Mapping[str, Any]):
         """Resolve one simultaneous step of every living agent.
@@ -159,56 +176,60 @@ class Pommerman(MultiAgentEnv):
         the actions name exactly the living agents, ``InvalidActionError`` for an action
         outside the space; a rejected call changes nothing.
         """
-        self.check_actions(actions, self._acting)
+        acting = self._acting
+        if not self._valid(actions, acting):
+            self.check_actions(actions, acting)
         state = self._state
-        moves = np.zeros(4, dtype=np.int64)
-        radio = self.mode == "radio"
-        for name in self._acting:
-            i = int(name[-1])
-            action = actions[name]
-            if radio:
+        moves = [0, 0, 0, 0]
+        if self.mode == "radio":
+            state.radio[:] = 0  # an agent dead at the start of the step sends 0, 0
+            for name in acting:
+                i = _INDEX[name]
+                action = actions[name]
                 moves[i] = int(action[0])
                 state.radio[i] = (int(action[1]), int(action[2]))
-            else:
-                moves[i] = int(action)
-        if radio:
-            dead = state.agents[:, 0] == 0
-            state.radio[dead] = 0
-        state.intended_actions = moves.tolist()
-        before = state.agents[:, 0].copy()
-        core.step(state.board, state.items, state.agents, state.bombs, state.flames, state.counts, moves,
-                  self.max_blast)
+        else:
+            for name in acting:
+                moves[_INDEX[name]] = int(actions[name])
+        state.intended_actions = moves
+        before = self._alive
+        self._grids = grids = np.empty((4 if self.partial else 1, 5, core.SIZE, core.SIZE), dtype=np.uint8)
+        self._alive = alive = advance(state.board, state.items, state.agents, state.bombs, state.flames,
+                                      state.counts, np.array(moves, dtype=np.int64), self.max_blast, self.partial,
+                                      grids)
         state.step_count += 1
-        alive = state.agents[:, 0]
-        n_alive = int(alive.sum())
         if self.partial:
-            return self._end_team(alive, n_alive)
-        return self._end_ffa(alive, before, n_alive)
+            return self._end_team(alive)
+        return self._end_ffa(alive, before)
 
-    def _end_ffa(self, alive, before, n_alive):
+    def _end_ffa(self, alive, before):
+        n_alive = _COUNT[alive]
         done = n_alive <= 1 or self._state.step_count >= self.max_steps
+        if not done and alive == before:
+            return self._finish(dict.fromkeys(self._acting, 0.0), dict.fromkeys(self._acting, False), {}, False)
         rewards, terms, infos = {}, {}, {}
         for i, name in enumerate(_AGENTS):
-            if before[i] and not alive[i]:
+            if before >> i & 1 and not alive >> i & 1:
                 rewards[name], terms[name] = -1.0, True
-            elif alive[i]:
+            elif alive >> i & 1:
                 if not done:
                     rewards[name], terms[name] = 0.0, False
                 else:
                     rewards[name], terms[name] = (1.0 if n_alive == 1 else -1.0), True
         if done:
-            result = {"result": "Win", "winners": [int(np.flatnonzero(alive)[0])]} if n_alive == 1 else {"result": "Tie"}
+            result = {"result": "Win", "winners": [alive.bit_length() - 1]} if n_alive == 1 else {"result": "Tie"}
             infos = {name: dict(result) for name in terms}
         return self._finish(rewards, terms, infos, done)
 
-    def _end_team(self, alive, n_alive):
-        ids = [i for i in range(4) if alive[i]]
-        done = n_alive <= 1 or ids in ([0, 2], [1, 3]) or self._state.step_count >= self.max_steps
+    def _end_team(self, alive):
+        ids = [i for i in range(4) if alive >> i & 1]
+        over = self._state.step_count >= self.max_steps
+        done = len(ids) <= 1 or ids in ([0, 2], [1, 3]) or over
         if ids in ([0, 2], [0], [2]):
             values = (1.0, -1.0, 1.0, -1.0)
         elif ids in ([1, 3], [1], [3]):
             values = (-1.0, 1.0, -1.0, 1.0)
-        elif self._state.step_count >= self.max_steps or not ids:
+        elif over or not ids:
             values = (-1.0,) * 4
         else:
             values = (0.0,) * 4
@@ -223,44 +244,54 @@ class Pommerman(MultiAgentEnv):
 
     def _finish(self, rewards, terms, infos, done):
         truncs = dict.fromkeys(terms, False)
-        obs = self._observe()
         if done:
             self.agents = []
             self._acting = None
-            self._obs = {}
             return {}, rewards, terms, truncs, infos
-        alive = self._state.agents[:, 0]
-        self.agents = [a for i, a in enumerate(_AGENTS) if alive[i] or self.partial]
-        self._acting = acting = [a for i, a in enumerate(_AGENTS) if alive[i]]
-        self._obs = {a: obs[a] for a in acting}
+        alive = self._alive
+        if not self.partial and len(self.agents) != _COUNT[alive]:
+            self.agents = [a for i, a in enumerate(_AGENTS) if alive >> i & 1]
+            self._acting = [a for i, a in enumerate(_AGENTS) if alive >> i & 1]
+        elif self.partial and len(self._acting) != _COUNT[alive]:
+            self._acting = [a for i, a in enumerate(_AGENTS) if alive >> i & 1]
+        acting = self._acting
+        mask = self._mask
         for a in acting:
-            info = infos.setdefault(a, {})
-            if self._mask is not None:
-                info["action_mask"] = self._mask
-        return dict(self._obs), rewards, terms, truncs, infos
+            info = infos.get(a)
+            if info is None:
+                infos[a] = {} if mask is None else {"action_mask": mask}
+            elif mask is not None:
+                info["action_mask"] = mask
+        return self._observe(acting, self._grids), rewards, terms, truncs, infos
 
     # ------------------------------------------------------------ observations
-    def _observe(self) -> dict[str, dict[str, Any]]:
-        """All four agents' observations (dead agents' included, as the reference returns them)."""
+    def _observe(self, acting: list[str], grids: np.ndarray | None = None) -> dict[str, dict[str, Any]]:
+        """The observations of the agents in ``acting`` (``grids``: this step's, when already drawn)."""
         state = self._state
-        grids = np.empty((4 if self.partial else 1, 5, core.SIZE, core.SIZE), dtype=np.uint8)
-        observe_grids(state.board, state.agents, state.bombs, state.flames, state.counts, self.partial, grids)
+        if grids is None:
+            grids = np.empty((4 if self.partial else 1, 5, core.SIZE, core.SIZE), dtype=np.uint8)
+            observe_grids(state.board, state.agents, state.bombs, state.flames, state.counts, self.partial, grids)
         grids.flags.writeable = False
-        agents = state.agents.copy()
-        agents.flags.writeable = False
-        alive = agents[:, 0].astype(np.int8)
-        alive.flags.writeable = False
+        positions = state.agents[:, 1:3].copy()
+        positions.flags.writeable = False
+        rows = state.agents.tolist()
+        alive = self._alive_arrays[self._alive]
         step_count = state.step_count
         out = {}
-        for i, name in enumerate(_AGENTS):
-            g = grids[i if self.partial else 0]
-            row = agents[i]
-            obs = {
-                "board": g[0], "bomb_blast_strength": g[1], "bomb_life": g[2], "bomb_moving_direction": g[3],
-                "flame_life": g[4], "position": row[1:3], "ammo": int(row[3]), "blast_strength": int(row[4]),
-                "can_kick": int(row[5]), "teammate": self._teammate[i], "enemies": self._enemies[i],
-                "alive": alive, "game_type": self.game_type, "step_count": step_count,
-            }
+        shared = None
+        for name in acting:
+            i = _INDEX[name]
+            if self.partial or shared is None:
+                g = grids[i if self.partial else 0]
+                shared = {"board": g[0], "bomb_blast_strength": g[1], "bomb_life": g[2],
+                          "bomb_moving_direction": g[3], "flame_life": g[4], "alive": alive, "step_count": step_count}
+            obs = self._static[i].copy()
+            obs.update(shared)
+            row = rows[i]
+            obs["position"] = positions[i]
+            obs["ammo"] = row[3]
+            obs["blast_strength"] = row[4]
+            obs["can_kick"] = row[5]
             if self.mode == "radio":
                 obs["message"] = state.radio[(i + 2) % 4].copy()
             out[name] = obs
@@ -269,7 +300,10 @@ class Pommerman(MultiAgentEnv):
     def reference_observations(self) -> list[dict[str, Any]]:
         """All four observations in the reference's own form (lists, codes, ``game_env``)."""
         out = []
-        for obs in self._observe().values():
+        saved, self._alive = self._alive, self._alive_mask()
+        observations = self._observe(list(_AGENTS))
+        self._alive = saved
+        for obs in observations.values():
             ref = {key: obs[key].tolist() for key in GRIDS}
             ref.update(position=obs["position"].tolist(), ammo=obs["ammo"], blast_strength=obs["blast_strength"],
                        can_kick=bool(obs["can_kick"]), teammate=obs["teammate"], enemies=obs["enemies"].tolist(),

@@ -6,9 +6,9 @@ import numpy as np
 from gymnasium import spaces
 
 from envs.pommerman._jit import njit
-from envs.pommerman.core import AGENT_0, FOG, SIZE
+from envs.pommerman.core import AGENT_0, FOG, SIZE, step
 
-__all__ = ["GRIDS", "VIEW", "observation_space", "observe_grids"]
+__all__ = ["GRIDS", "VIEW", "observation_space", "observe_grids", "advance"]
 
 #: The grid keys of an observation, in the order of the planes :func:`observe_grids` fills.
 GRIDS = ("board", "bomb_blast_strength", "bomb_life", "bomb_moving_direction", "flame_life")
@@ -89,3 +89,18 @@ def observe_grids(board, agents, bombs, flames, counts, partial, out):
             if partial and (abs(r - pr) > VIEW or abs(c - pc) > VIEW):
                 continue
             out[v, 4, r, c] = flames[f, 2] + 1
+
+
+@njit
+def advance(board, items, agents, bombs, flames, counts, actions, max_blast, partial, out):
+    """One :func:`~envs.pommerman.core.step`, then :func:`observe_grids` into ``out``, in one call.
+
+    Returns the living agents after the step as a bit mask (bit i: agent i).
+    """
+    step(board, items, agents, bombs, flames, counts, actions, max_blast)
+    observe_grids(board, agents, bombs, flames, counts, partial, out)
+    alive = 0
+    for a in range(4):
+        if agents[a, 0]:
+            alive |= 1 << a
+    return alive
