@@ -8,7 +8,10 @@
 * :mod:`interfaces.reward` — :class:`ScaleReward`, :class:`ClipReward`, :class:`ShapeReward`;
 * :mod:`interfaces.team` — :class:`ConcatenateTeam` and
   :func:`team_interface`;
-* :mod:`interfaces.board` — :class:`EgoBoard`, :class:`RotateBoard`.
+* :mod:`interfaces.board` — :class:`EgoBoard`, :class:`RotateBoard`;
+* :mod:`interfaces.pommerman` — :class:`PommermanPlanes`, :class:`PommermanAttributes`,
+  :class:`PommermanPosition`, :class:`PommermanLegalMoves`, :class:`PommermanEgoCorner`,
+  :class:`PommermanFeatures`.
 
 Every class is also listed by ``arena interfaces`` through the ``arena.interfaces``
 entry points.
@@ -27,6 +30,8 @@ from interfaces.action import DiscreteToMultiDiscrete, DiscretizeBox, MultiDiscr
 from interfaces.board import EgoBoard, RotateBoard
 from interfaces.history import FrameStack, NormalizeObservation
 from interfaces.observation import ActionMaskInObservation, CastObservation, ClipObservation, Flatten, OneHot
+from interfaces.pommerman import (PommermanAttributes, PommermanEgoCorner, PommermanFeatures, PommermanLegalMoves,
+                                  PommermanPlanes, PommermanPosition)
 from interfaces.reward import ClipReward, ScaleReward, ShapeReward
 from interfaces.team import ConcatenateTeam, team_interface
 
@@ -44,6 +49,12 @@ __all__ = [
     "MultiDiscreteToDiscrete",
     "NormalizeObservation",
     "OneHot",
+    "PommermanAttributes",
+    "PommermanEgoCorner",
+    "PommermanFeatures",
+    "PommermanLegalMoves",
+    "PommermanPlanes",
+    "PommermanPosition",
     "RepeatAction",
     "RotateBoard",
     "ScaleReward",

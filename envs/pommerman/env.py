@@ -92,6 +92,7 @@ class Pommerman(MultiAgentEnv):
         self.render_mode = render_mode
         self.cell_pixels = int(cell_pixels)
         self.partial = mode != "ffa"
+        self.perfect_information = not self.partial  # team modes fog the far side of the board
         self.max_blast = 4 if self.partial else 10  # the reference passes its view size as the cap
         self.game_type = _GAME_TYPE[mode]
         self.game_env = _GAME_ENV[mode]
@@ -313,6 +314,11 @@ class Pommerman(MultiAgentEnv):
                 ref["message"] = obs["message"].tolist()
             out.append(ref)
         return out
+
+    def action_names(self, agent: str) -> list[str]:
+        """``["stop", "up", "down", "left", "right", "bomb"]`` (in radio mode, the move's names)."""
+        self.action_space(agent)
+        return ["stop", "up", "down", "left", "right", "bomb"]
 
     # --------------------------------------------------------------- rendering
     def render(self) -> str | np.ndarray | None:

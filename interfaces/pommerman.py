@@ -1,0 +1,425 @@
+"""Pommerman interfaces: board planes, attribute vectors, positions, legal moves, ego corner, features.
+
+All of them read the ``pommerman`` env's observation ``Dict`` (``envs.make("pommerman")``):
+``board`` codes 0-13, the bomb and flame grids, ``position``, ``ammo``,
+``blast_strength``, ``can_kick``, ``teammate``, ``enemies``, ``alive``, ``step_count``.
+Actions are ``Discrete(6)`` (0 stop, 1 up, 2 down, 3 left, 4 right, 5 bomb); radio mode's
+``MultiDiscrete([6, 8, 8])`` is accepted where noted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from arena.errors import MaskTranslationError, SpaceMismatchError
+from arena.interface import Interface
+
+__all__ = ["PommermanPlanes", "PommermanAttributes", "PommermanPosition", "PommermanLegalMoves",
+           "PommermanEgoCorner", "PommermanFeatures", "PLANES"]
+
+SIZE = 11
+#: The planes of :class:`PommermanPlanes`: one-hot cell types (agents relative to the
+#: observer), then the bomb and flame grids scaled to 0..1.
+PLANES = ("passage", "rigid", "wood", "bomb", "flames", "fog", "extra_bomb", "incr_range", "kick",
+          "self", "teammate", "enemy", "bomb_life", "bomb_blast_strength", "bomb_moving", "flame_life")
+_KEYS = ("board", "bomb_blast_strength", "bomb_life", "bomb_moving_direction", "flame_life", "position", "ammo",
+         "blast_strength", "can_kick", "teammate", "enemies", "alive")
+
+
+def _raw_spaces(mode: str = "ffa") -> tuple[spaces.Space, spaces.Space]:
+    from envs.pommerman.observe import observation_space  # envs may import arena, not the other way round
+
+    action = spaces.MultiDiscrete([6, 8, 8]) if mode == "radio" else spaces.Discrete(6)
+    return observation_space(mode, 800), action
+
+
+def _require_pommerman(itf: Interface, moves_only: bool = False) -> spaces.Dict:
+    space = itf.inner_observation_space
+    if not isinstance(space, spaces.Dict) or any(k not in space.spaces for k in _KEYS):
+        raise SpaceMismatchError(f"{itf}: needs the pommerman observation Dict (keys {', '.join(_KEYS)}), got {space}")
+    action = itf.inner_action_space
+    discrete = type(action) is spaces.Discrete and action.n == 6
+    radio = isinstance(action, spaces.MultiDiscrete) and action.nvec.tolist() == [6, 8, 8]
+    if not (discrete or (radio and not moves_only)):
+        wanted = "Discrete(6)" if moves_only else "Discrete(6) or MultiDiscrete([6, 8, 8])"
+        raise SpaceMismatchError(f"{itf}: needs pommerman actions {wanted}, got {action}")
+    return space
+
+
+def _observer(observation: dict[str, Any]) -> int:
+    """The observer's agent id, from its teammate (team modes) or the enemy codes (FFA)."""
+    teammate = int(observation["teammate"])
+    if teammate >= 10:
+        return (teammate - 10 + 2) % 4
+    enemies = {int(e) for e in np.asarray(observation["enemies"]).tolist()}
+    return next((i for i in range(4) if 10 + i not in enemies), 0)
+
+
+class PommermanPlanes(Interface):
+    """The board as one-hot planes per cell type (agents as self/teammate/enemy) plus bomb and flame planes.
+
+    Output ``Box(0, 1, (16, 11, 11), float32)``, planes in the order of :data:`PLANES`:
+    passage, rigid, wood, bomb, flames, fog, the three power-ups, self, teammate, enemy
+    (a one-hot cell type each), then bomb life / 10, bomb blast strength / 10, bomb moving
+    (0/1) and flame life / 3. The observer is found from its ``teammate``/``enemies``, so
+    one policy can play any seat.
+
+    Example:
+        >>> import envs
+        >>> env = envs.make("pommerman")
+        >>> itf = PommermanPlanes()
+        >>> itf.setup(env.observation_space("agent_0"), env.action_space("agent_0"))
+        >>> obs, _ = env.reset(seed=0)
+        >>> planes = itf.transform_observation(obs["agent_1"])
+        >>> planes.shape, float(planes[PLANES.index("self"), 9, 1])
+        ((16, 11, 11), 1.0)
+    """
+
+    @classmethod
+    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
+        """Instances and raw spaces for ``arena interfaces --check``."""
+        return [(cls(), *_raw_spaces("ffa")), (cls(), *_raw_spaces("radio"))]
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        super().setup(observation_space, action_space)
+        _require_pommerman(self)
+        self.observation_space = spaces.Box(0.0, 1.0, (len(PLANES), SIZE, SIZE), np.float32)
+        # code -> plane, per observer: 0-8 themselves, agents 10-13 to self/teammate/enemy, 9 never drawn
+        self._tables = []
+        for me in range(4):
+            table = np.arange(14)
+            table[9] = 0
+            for other in range(4):
+                table[10 + other] = 9 if other == me else 11
+            self._tables.append(table)
+        self._eye = np.eye(12, dtype=np.float32)
+
+    def observation(self, observation: dict[str, Any]) -> np.ndarray:
+        me = _observer(observation)
+        table = self._tables[me].copy()
+        teammate = int(observation["teammate"])
+        if teammate >= 10:
+            table[teammate] = 10
+        planes = np.empty((len(PLANES), SIZE, SIZE), np.float32)
+        planes[:12] = np.moveaxis(self._eye[table[np.asarray(observation["board"])]], -1, 0)
+        planes[12] = np.asarray(observation["bomb_life"], np.float32) / 10.0
+        planes[13] = np.asarray(observation["bomb_blast_strength"], np.float32) / 10.0
+        planes[14] = np.asarray(observation["bomb_moving_direction"]) > 0
+        planes[15] = np.asarray(observation["flame_life"], np.float32) / 3.0
+        return np.clip(planes, 0.0, 1.0, out=planes)
+
+
+class PommermanAttributes(Interface):
+    """The agent's attributes as a vector: ammo, blast strength, kick, alive teammate and enemies, time.
+
+    Output ``Box(0, 1, (6,), float32)``: ammo / 10, blast strength / 10, can kick, teammate
+    alive (0 in FFA), fraction of enemies alive, step count / ``max_steps``.
+
+    Args:
+        inner: the interface underneath.
+        max_steps: the env's step limit, to scale the step count.
+
+    Example:
+        >>> import envs
+        >>> env = envs.make("pommerman", mode="team")
+        >>> itf = PommermanAttributes()
+        >>> itf.setup(env.observation_space("agent_0"), env.action_space("agent_0"))
+        >>> obs, _ = env.reset(seed=0)
+        >>> [round(float(x), 2) for x in itf.transform_observation(obs["agent_0"])]
+        [0.1, 0.2, 0.0, 1.0, 1.0, 0.0]
+    """
+
+    @classmethod
+    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
+        """Instances and raw spaces for ``arena interfaces --check``."""
+        return [(cls(), *_raw_spaces("team"))]
+
+    def __init__(self, inner: Interface | None = None, *, max_steps: int = 800) -> None:
+        super().__init__(inner)
+        if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
+            raise ValueError(f"{type(self).__name__}: max_steps must be a positive integer, got {max_steps!r}")
+        self.max_steps = int(max_steps)
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        super().setup(observation_space, action_space)
+        _require_pommerman(self)
+        self.observation_space = spaces.Box(0.0, 1.0, (6,), np.float32)
+
+    def observation(self, observation: dict[str, Any]) -> np.ndarray:
+        alive = np.asarray(observation["alive"])
+        teammate = int(observation["teammate"])
+        enemies = [int(e) - 10 for e in np.asarray(observation["enemies"]).tolist() if int(e) >= 10]
+        vector = np.array([
+            int(observation["ammo"]) / 10.0, int(observation["blast_strength"]) / 10.0, float(observation["can_kick"]),
+            float(alive[teammate - 10]) if teammate >= 10 else 0.0,
+            float(alive[enemies].sum()) / max(1, len(enemies)),
+            int(observation.get("step_count", 0)) / self.max_steps,
+        ], dtype=np.float32)
+        return np.clip(vector, 0.0, 1.0, out=vector)
+
+    def _arguments(self) -> str:
+        return ", ".join(filter(None, [super()._arguments(), f"max_steps={self.max_steps}" if self.max_steps != 800 else ""]))
+
+
+class PommermanPosition(Interface):
+    """The agent's position as one plane: 1 on its cell (``Box(0, 1, (1, 11, 11), float32)``).
+
+    Example:
+        >>> import envs
+        >>> env = envs.make("pommerman")
+        >>> itf = PommermanPosition()
+        >>> itf.setup(env.observation_space("agent_0"), env.action_space("agent_0"))
+        >>> obs, _ = env.reset(seed=0)
+        >>> float(itf.transform_observation(obs["agent_3"])[0, 1, 9])  # agent_3 starts at (1, 9)
+        1.0
+    """
+
+    @classmethod
+    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
+        """Instances and raw spaces for ``arena interfaces --check``."""
+        return [(cls(), *_raw_spaces("ffa"))]
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        super().setup(observation_space, action_space)
+        _require_pommerman(self)
+        self.observation_space = spaces.Box(0.0, 1.0, (1, SIZE, SIZE), np.float32)
+
+    def observation(self, observation: dict[str, Any]) -> np.ndarray:
+        plane = np.zeros((1, SIZE, SIZE), np.float32)
+        r, c = np.asarray(observation["position"]).tolist()
+        plane[0, r, c] = 1.0
+        return plane
+
+
+def legal_moves(observation: dict[str, Any]) -> np.ndarray:
+    """The int8 mask of the 6 actions the board allows: no move off the board, into a wall or a
+    bomb; no bomb without ammo or where a bomb already lies. Stop is always legal."""
+    board = np.asarray(observation["board"])
+    bombs = np.asarray(observation["bomb_life"])
+    r, c = np.asarray(observation["position"]).tolist()
+    mask = np.ones(6, dtype=np.int8)
+    for action, (dr, dc) in enumerate(((-1, 0), (1, 0), (0, -1), (0, 1)), start=1):
+        tr, tc = r + dr, c + dc
+        if not (0 <= tr < SIZE and 0 <= tc < SIZE) or board[tr, tc] in (1, 2, 3) or bombs[tr, tc] > 0:
+            mask[action] = 0
+    if int(observation["ammo"]) < 1 or bombs[r, c] > 0:
+        mask[5] = 0
+    return mask
+
+
+class PommermanLegalMoves(Interface):
+    """Add the board's legal-move mask to the observation and never send an illegal move.
+
+    The env keeps all 6 actions legal (as the reference does). This interface computes
+    from the board which ones make sense (:func:`legal_moves`: no walking off the board,
+    into walls or bombs, no bomb without ammo or on a bomb) and puts them in the
+    observation under ``"legal_moves"`` (``MultiBinary(6)``). An action the board forbids
+    is replaced by stop (or, when the env's own mask forbids stop, by the first action
+    both allow). The env's masks pass through unchanged: they arrive before the
+    observation they belong to, so the board's mask travels in the observation.
+
+    Example:
+        >>> import envs
+        >>> env = envs.make("pommerman")
+        >>> itf = PommermanLegalMoves()
+        >>> itf.setup(env.observation_space("agent_0"), env.action_space("agent_0"))
+        >>> obs, _ = env.reset(seed=0)
+        >>> itf.transform_observation(obs["agent_0"])["legal_moves"].tolist()  # top-left corner
+        [1, 0, 1, 0, 1, 1]
+        >>> itf.transform_action(1)  # up, into the rigid wall: stop instead
+        0
+    """
+
+    @classmethod
+    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
+        """Instances and raw spaces for ``arena interfaces --check``."""
+        return [(cls(), *_raw_spaces("ffa"))]
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        super().setup(observation_space, action_space)
+        space = _require_pommerman(self, moves_only=True)
+        self.observation_space = spaces.Dict({**space.spaces, "legal_moves": spaces.MultiBinary(6)})
+        self._legal = np.ones(6, dtype=np.int8)
+        self._raw_mask: np.ndarray | None = None
+
+    def observation(self, observation: dict[str, Any]) -> dict[str, Any]:
+        self._legal = legal_moves(observation)
+        return {**observation, "legal_moves": self._legal}
+
+    def action_mask(self, mask: Any) -> Any:
+        self._raw_mask = np.asarray(mask)
+        return mask
+
+    def action(self, action: Any) -> Any:
+        move = int(action)
+        if self._legal[move]:
+            return action
+        allowed = self._legal if self._raw_mask is None else self._legal & (self._raw_mask != 0)
+        if self._raw_mask is not None and not self._raw_mask[move]:
+            return action  # the env forbids it anyway; leave the choice to the env's mask
+        if allowed[0]:
+            return 0
+        legal = np.flatnonzero(allowed)
+        return int(legal[0]) if len(legal) else action
+
+
+# row flips, column flips per observer: each agent sees itself in agent_0's top-left corner
+_FLIPS = ((False, False), (True, False), (True, True), (False, True))
+_GRID_KEYS = ("board", "bomb_blast_strength", "bomb_life", "bomb_moving_direction", "flame_life")
+
+
+class PommermanEgoCorner(Interface):
+    """Flip the board so each agent sees itself in the top-left corner; map actions and masks back.
+
+    Agent 1 (bottom left) sees the board upside down, agent 3 (top right) mirrored left to
+    right, agent 2 both; agent 0 as is. The grids, ``position`` and bomb moving
+    directions are flipped; a model's up/down (left/right) is swapped back when its rows
+    (columns) were flipped, and so are masks. Works in every mode (radio actions keep
+    their words). Masks that tell up from down or left from right raise
+    :class:`~arena.errors.MaskTranslationError` (the env's own masks are all ones).
+
+    Example:
+        >>> import envs
+        >>> env = envs.make("pommerman")
+        >>> itf = PommermanEgoCorner()
+        >>> itf.setup(env.observation_space("agent_0"), env.action_space("agent_0"))
+        >>> obs, _ = env.reset(seed=0)
+        >>> itf.transform_observation(obs["agent_2"])["position"].tolist()
+        [1, 1]
+        >>> itf.transform_action(1)  # the model's up is agent_2's down
+        2
+    """
+
+    @classmethod
+    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
+        """Instances and raw spaces for ``arena interfaces --check``."""
+        return [(cls(), *_raw_spaces("ffa")), (cls(), *_raw_spaces("radio"))]
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        super().setup(observation_space, action_space)
+        _require_pommerman(self)
+        self._flips = (False, False)
+        self._radio = not isinstance(self.inner_action_space, spaces.Discrete)
+        self._perms = []
+        self._directions = []
+        for rows, cols in _FLIPS:
+            perm = np.arange(6)
+            if rows:
+                perm[[1, 2]] = [2, 1]
+            if cols:
+                perm[[3, 4]] = [4, 3]
+            self._perms.append(perm)
+            self._directions.append(np.concatenate([perm[:5], [0] * 251]).astype(np.uint8))
+
+    def observation(self, observation: dict[str, Any]) -> dict[str, Any]:
+        me = _observer(observation)
+        self._me = me
+        rows, cols = _FLIPS[me]
+        out = dict(observation)
+        for key in _GRID_KEYS:
+            grid = np.asarray(observation[key])
+            if rows:
+                grid = grid[::-1]
+            if cols:
+                grid = grid[:, ::-1]
+            out[key] = np.ascontiguousarray(grid)
+        out["bomb_moving_direction"] = self._directions[me][out["bomb_moving_direction"]]
+        r, c = np.asarray(observation["position"]).tolist()
+        out["position"] = np.array([SIZE - 1 - r if rows else r, SIZE - 1 - c if cols else c], dtype=np.int64)
+        return out
+
+    partial_mask_translation = True
+
+    def _perm(self) -> np.ndarray:
+        return self._perms[getattr(self, "_me", 0)]
+
+    def action(self, action: Any) -> Any:
+        perm = self._perm()
+        if self._radio:
+            action = np.array(action, dtype=np.int64).copy()
+            action[0] = perm[int(action[0])]
+            return action
+        return int(perm[int(action)])
+
+    def action_mask(self, mask: Any) -> Any:
+        # A mask arrives before the observation that tells whose it is, so only masks that no
+        # flip changes (up = down and left = right, like the env's all-ones masks) translate.
+        raw = np.asarray(mask)
+        if self._radio or raw.shape != (6,) or raw[1] != raw[2] or raw[3] != raw[4]:
+            raise MaskTranslationError(
+                f"{self}: translates only masks that allow up and down alike and left and right alike "
+                f"(the pommerman env's masks), got {raw.tolist() if raw.ndim == 1 else mask!r}")
+        return raw
+
+
+class PommermanFeatures(Interface):
+    """One (planes, vector) observation for a CNN+MLP policy: ego corner, planes, position, attributes, legal moves.
+
+    Output ``Dict(planes=Box(0, 1, (17, 11, 11)), vector=Box(0, 1, (12,)))``: the
+    :class:`PommermanPlanes` of the :class:`PommermanEgoCorner` view plus its
+    :class:`PommermanPosition` plane, and the :class:`PommermanAttributes` vector followed
+    by the :class:`PommermanLegalMoves` mask of that view. Actions are the model's in the
+    ego view, mapped back to the agent's own; board-illegal moves become stop.
+
+    Args:
+        inner: the interface underneath.
+        max_steps: the env's step limit (for the time feature).
+
+    Example:
+        >>> import envs
+        >>> env = envs.make("pommerman")
+        >>> itf = PommermanFeatures()
+        >>> itf.setup(env.observation_space("agent_0"), env.action_space("agent_0"))
+        >>> obs, _ = env.reset(seed=0)
+        >>> features = itf.transform_observation(obs["agent_2"])
+        >>> features["planes"].shape, features["vector"].shape
+        ((17, 11, 11), (12,))
+    """
+
+    @classmethod
+    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
+        """Instances and raw spaces for ``arena interfaces --check``."""
+        return [(cls(), *_raw_spaces("ffa")), (cls(), *_raw_spaces("team"))]
+
+    partial_mask_translation = True  # the ego view's masks (see PommermanEgoCorner)
+
+    def __init__(self, inner: Interface | None = None, *, max_steps: int = 800) -> None:
+        super().__init__(inner)
+        self.max_steps = max_steps
+        self._ego = PommermanEgoCorner()
+        self._legal = PommermanLegalMoves()
+        self._planes = PommermanPlanes()
+        self._position = PommermanPosition()
+        self._attributes = PommermanAttributes(max_steps=max_steps)
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        super().setup(observation_space, action_space)
+        _require_pommerman(self, moves_only=True)
+        self._ego.setup(self.inner_observation_space, self.inner_action_space)
+        for part in (self._legal, self._planes, self._position, self._attributes):
+            part.setup(self._ego.observation_space, self._ego.action_space)
+        self.observation_space = spaces.Dict({
+            "planes": spaces.Box(0.0, 1.0, (len(PLANES) + 1, SIZE, SIZE), np.float32),
+            "vector": spaces.Box(0.0, 1.0, (12,), np.float32),
+        })
+
+    def observation(self, observation: dict[str, Any]) -> dict[str, np.ndarray]:
+        ego = self._ego.observation(observation)
+        legal = self._legal.observation(ego)["legal_moves"]
+        planes = np.concatenate([self._planes.observation(ego), self._position.observation(ego)])
+        vector = np.concatenate([self._attributes.observation(ego), legal.astype(np.float32)])
+        return {"planes": planes, "vector": vector}
+
+    def action_mask(self, mask: Any) -> Any:
+        ego_mask = self._ego.action_mask(mask)
+        self._legal.action_mask(ego_mask)
+        return ego_mask
+
+    def action(self, action: Any) -> Any:
+        return self._ego.action(self._legal.action(action))
+
+    def _arguments(self) -> str:
+        return ", ".join(filter(None, [super()._arguments(), f"max_steps={self.max_steps}" if self.max_steps != 800 else ""]))
