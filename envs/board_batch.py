@@ -89,6 +89,8 @@ class BoardBatch:
         # rewards by 2 * mover + won: nothing, or +1 to the mover and -1 to the other
         self._points = np.array([[0, 0], [1, -1], [0, 0], [-1, 1]], dtype=np.float32)
         self._rows = np.arange(games)
+        self._twice = 2 * self._rows  # flat offsets of each game's two bitboards
+        self._cell_base = self._rows * int(np.prod(self.board_shape))  # and of its board cells
         self._bits = np.zeros((games, 2), dtype=np.uint64)  # one bitboard per player
         self._board = np.zeros((games, *self.board_shape), dtype=np.int8)
         self._cells = self._board.reshape(games, -1)
@@ -167,7 +169,7 @@ class BoardBatch:
                 f"{self}: game {int(rows[i])}: action {int(actions[i])} is illegal for "
                 f"{self.possible_agents[int(self._to_play[rows[i]])]}; legal actions are "
                 f"{np.flatnonzero(self._mask_of[legal[i]]).tolist()}")
-        mover = self._to_play[rows]  # a gather: a copy, whatever happens to _to_play next
+        mover = self._to_play.copy() if games is None else self._to_play[rows]
         player = mover.astype(np.int64)
         bits, legal = self._place(rows, actions, player, legal)
         self._legal[sel] = legal
@@ -280,10 +282,10 @@ class TicTacToeBatch(BoardBatch):
     n_actions = 9
 
     def _place(self, rows, actions, player, legal):
-        seat = 2 * rows + player  # flat indices: one 1-d gather beats a 2-d fancy index
+        seat = (self._twice if rows is self._rows else 2 * rows) + player  # flat 1-d indices: fast gathers
         bits = self._bits.reshape(-1)[seat] | _TTT_BITS[actions]
         self._bits.reshape(-1)[seat] = bits
-        self._cells.reshape(-1)[9 * rows + actions] = player + 1
+        self._cells.reshape(-1)[(self._cell_base if rows is self._rows else 9 * rows) + actions] = player + 1
         return bits, legal & ~(1 << actions)
 
     def _wins(self, bits):
@@ -323,20 +325,23 @@ class ConnectFourBatch(BoardBatch):
     def __init__(self, num_games: int, *, copy: bool = True) -> None:
         super().__init__(num_games, copy=copy)
         self._heights = np.zeros((self.num_games, _C4_COLUMNS), dtype=np.int64)
+        self._column_base = _C4_COLUMNS * self._rows
 
     def _clear(self, games: np.ndarray) -> None:
         super()._clear(games)
         self._heights[games] = 0
 
     def _place(self, rows, actions, player, legal):
-        column = _C4_COLUMNS * rows + actions  # flat indices: one 1-d gather beats a 2-d fancy index
+        whole = rows is self._rows  # every game moves: the per-game offsets are cached
+        column = (self._column_base if whole else _C4_COLUMNS * rows) + actions  # flat 1-d indices: fast gathers
         heights = self._heights.reshape(-1)
         height = heights[column]
         heights[column] = height + 1
-        seat = 2 * rows + player
+        seat = (self._twice if whole else 2 * rows) + player
         bits = self._bits.reshape(-1)[seat] | (_ONE << (actions * _C4_STRIDE + height).astype(np.uint64))
         self._bits.reshape(-1)[seat] = bits
-        self._cells.reshape(-1)[column + _C4_COLUMNS * (_C4_ROWS * rows - rows + _C4_ROWS - 1 - height)] = player + 1
+        base = self._cell_base if whole else _C4_ROWS * _C4_COLUMNS * rows
+        self._cells.reshape(-1)[base + actions + _C4_COLUMNS * (_C4_ROWS - 1 - height)] = player + 1
         full = (height == _C4_ROWS - 1).astype(np.int64)
         return bits, legal & ~(full << actions)
 

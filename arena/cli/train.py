@@ -180,9 +180,9 @@ def run(args: argparse.Namespace) -> int:
     if path == "batched":
         from stable_baselines3.common.vec_env import VecMonitor
 
-        from arena.training.batched import BatchVecEnv
+        from arena.training.batched import batch_vec_env
 
-        vec_env = VecMonitor(BatchVecEnv(args.env, n_envs, pool if pool is not None else opponent,
+        vec_env = VecMonitor(batch_vec_env(args.env, n_envs, pool if pool is not None else opponent,
                                          _names(args.seats) or None, shuffle_seats=not args.no_shuffle,
                                          interface=build_interface(interface_spec), env_kwargs=env_options))
         vec_env.seed(args.seed)

@@ -23,7 +23,7 @@ from arena.training.seating import Opponent, learner_spaces, resolve_interfaces,
 require_sb3()
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv  # noqa: E402
 
-__all__ = ["BatchVecEnv", "make_batch"]
+__all__ = ["BatchVecEnv", "batch_vec_env", "make_batch"]
 
 
 def make_batch(env: MultiAgentEnv, num_games: int) -> Any:
@@ -37,6 +37,22 @@ def make_batch(env: MultiAgentEnv, num_games: int) -> Any:
         raise TypeError(f"BatchVecEnv: {env} has no batched version (no make_batch(num_games) method); "
                         "train it through arena.training.SingleAgentEnv")
     return factory(num_games)
+
+
+def batch_vec_env(env: MultiAgentEnv | str | Callable[..., MultiAgentEnv], num_envs: int, *args: Any,
+                  env_kwargs: Mapping[str, Any] | None = None, **kwargs: Any) -> BatchVecEnv:
+    """The batched trainer env for ``env``: :class:`BatchVecEnv` for turn-based batches
+    (board games), ``SimultaneousBatchVecEnv`` for batches where all move at once (snake).
+
+    Arguments as :class:`BatchVecEnv` takes them.
+    """
+    probe = make_env(env, **dict(env_kwargs or {}))
+    batch = make_batch(probe, 1)
+    if hasattr(batch, "to_play"):
+        return BatchVecEnv(probe, num_envs, *args, **kwargs)
+    from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
+
+    return SimultaneousBatchVecEnv(probe, num_envs, *args, **kwargs)
 
 
 class BatchVecEnv(VecEnv):
@@ -104,8 +120,9 @@ class BatchVecEnv(VecEnv):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"BatchVecEnv({self.env}): num_envs must be a positive integer, got {num_envs!r}")
         self.batch = make_batch(self.env, int(num_envs))
-        if len(self.env.possible_agents) != 2 or not hasattr(self.batch, "to_play"):
-            raise ValueError(f"BatchVecEnv: {self.batch} is not a two-player turn-based batch (no to_play)")
+        if self._turn_based and (len(self.env.possible_agents) != 2 or not hasattr(self.batch, "to_play")):
+            raise ValueError(f"BatchVecEnv: {self.batch} is not a two-player turn-based batch (no to_play); "
+                             "batch_vec_env() picks the class for a batch")
         if interface is not None and not isinstance(interface, Interface):
             raise TypeError(f"BatchVecEnv({self.env}): interface must be an arena.Interface or None, "
                             f"got {type(interface).__name__}")
@@ -136,6 +153,12 @@ class BatchVecEnv(VecEnv):
         self._actions: np.ndarray | None = None
         self._rng = np.random.default_rng()
         self._started = False
+        self._setup_state()
+
+    _turn_based = True
+
+    def _setup_state(self) -> None:
+        """Per-game state a subclass adds (called at the end of ``__init__``)."""
 
     def set_opponents(self, opponents: Opponent | Sequence[Opponent]) -> None:
         """Replace the opponents (from each game's next episode on); same forms as the constructor.
@@ -180,13 +203,7 @@ class BatchVecEnv(VecEnv):
     # ------------------------------------------------------------ VecEnv API
     def reset(self) -> np.ndarray:
         """Start every game (seeded by :meth:`seed` when it was called) and play the opponents' first moves."""
-        seed = self._seeds[0]
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-            self._rotation[:] = 0
-        self._reset_seeds()
-        self._pending[:] = 0.0
-        self._agents, self._agent_codes = [], {}  # each opponent is set up and seeded again when dealt
+        self._begin_reset()
         observations, infos = self.batch.reset(seed=int(self._rng.integers(2**31 - 1)))
         self._deal(self._rows)
         self._started = True
@@ -194,6 +211,15 @@ class BatchVecEnv(VecEnv):
                                                    np.zeros(self.num_envs, dtype=bool))
         self._observe(observations, masks)
         return self._obs
+
+    def _begin_reset(self) -> None:
+        seed = self._seeds[0]
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+            self._rotation[:] = 0
+        self._reset_seeds()
+        self._pending[:] = 0.0
+        self._agents, self._agent_codes = [], {}  # each opponent is set up and seeded again when dealt
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = actions
@@ -291,6 +317,6 @@ class BatchVecEnv(VecEnv):
         return [False for _ in self._get_indices(indices)]
 
     def __str__(self) -> str:
-        return f"<BatchVecEnv {self.num_envs} games of {self.env} seats={self.seats}>"
+        return f"<{type(self).__name__} {self.num_envs} games of {self.env} seats={self.seats}>"
 
     __repr__ = __str__

@@ -369,6 +369,23 @@ class SnakeBatch:
         first = (games * (snakes * self._view_size) + self._cell_to_view[cell]) * stack + stack - 1
         buffer.reshape(-1)[first[:, None] + self._observer_stride] = values
 
+    def restart(self, games: Any) -> np.ndarray:
+        """Abandon ``games`` and start each one's next episode now; returns their new observations.
+
+        A trainer whose learner is out of a game ends that game for it, as the
+        single-env bridge does.
+
+        Raises:
+            ResetNeeded: before the first :meth:`reset`.
+        """
+        if not self._started:
+            raise ResetNeeded(f"{self}: restart() called before reset()")
+        games = np.asarray(games, dtype=np.int64).reshape(-1)
+        if len(games):
+            self._episodes[games] += 1
+            self._start_episodes(games)
+        return self._obs[games].copy()
+
     # ---------------------------------------------------------------- helpers
     @property
     def live(self) -> np.ndarray:

@@ -106,6 +106,7 @@ class Snake(MultiAgentEnv):
         render_mode: str | None = None,
         cell_pixels: int = 8,
     ) -> None:
+        self._batch_options = {name: value for name, value in locals().items() if name not in ("self", "render_mode")}
         where = type(self).__name__
         self.walls = core.parse_walls(walls, None if walls is not None else height, None if walls is not None else width, where)
         self.height, self.width = self.walls.shape
@@ -170,6 +171,12 @@ class Snake(MultiAgentEnv):
         self._episode = 0
         self._key = np.zeros(1, dtype=np.uint64)
         self._steps = 0
+
+    def make_batch(self, num_games: int, **options: Any) -> Any:
+        """``num_games`` games with this env's options, stepped together (:class:`~envs.snake.SnakeBatch`)."""
+        from envs.snake.batched import SnakeBatch  # the batch module imports this one
+
+        return SnakeBatch(num_games, **{**self._batch_options, **options})
 
     def __str__(self) -> str:
         return f"<Snake {self.height}x{self.width}, {self.num_snakes} snakes>"

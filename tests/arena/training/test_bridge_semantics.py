@@ -268,3 +268,62 @@ def test_random_and_policy_act_batch_pick_legal_actions_like_act():
     assert policy_agent.act_batch(boards, masks).tolist() == [policy_agent.act(b, m) for b, m in zip(boards, masks)]
     with pytest.raises(ValueError, match="the action mask of game 0 allows no action"):
         agent.act_batch(np.zeros((1, 6, 7)), np.zeros((1, 7), dtype=np.int8))
+
+
+# ------------------------------------------------------- simultaneous moves (snake)
+SNAKE = {"height": 8, "width": 8, "num_snakes": 3, "max_steps": 40}
+
+
+def make_snake(bridge: str, n: int, opponents, seed: int = 0, **kwargs):
+    if bridge == "single":
+        venv = DummyVecEnv([lambda: SingleAgentEnv("snake", opponents, env_kwargs=SNAKE, **kwargs) for _ in range(n)])
+    else:
+        from arena.training.batched import batch_vec_env
+
+        venv = batch_vec_env("snake", n, opponents, env_kwargs=SNAKE, **kwargs)
+    venv.seed(seed)
+    return venv
+
+
+@pytest.mark.parametrize("bridge", BRIDGES)
+def test_snake_learner_episodes_end_when_it_is_out_and_seats_shuffle(bridge):
+    runs = []
+    for _ in range(2):
+        venv = make_snake(bridge, 3, "random", shuffle_seats=True)
+        obs = venv.reset()
+        assert obs.shape[1:] == venv.observation_space.shape
+        rng = np.random.default_rng(0)
+        seats, ends, returns = [], 0, []
+        total = np.zeros(3)
+        for _ in range(60):
+            assert np.stack(venv.env_method("action_masks")).all()  # snake has no masks: everything is legal
+            obs, rewards, dones, infos = venv.step(rng.integers(0, 3, size=3))
+            total += rewards
+            for i, info in enumerate(infos):
+                if dones[i]:
+                    ends += 1
+                    seats.append(info["seat"])
+                    assert info["terminal_observation"].shape == venv.observation_space.shape
+                    returns.append(total[i])
+                    total[i] = 0.0
+                    assert venv.observation_space.contains(obs[i])
+        runs.append((seats, returns))
+        assert ends >= 3 and len(set(seats)) >= 2
+    assert runs[0] == runs[1]  # a seed replays the run
+
+
+def test_snake_trains_on_the_batched_path_by_default():
+    import envs
+    from sb3_contrib import MaskablePPO
+
+    from arena.cli.train import choose_path
+    from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
+
+    assert choose_path("auto", envs.make("snake", **SNAKE), "maskable-ppo", RandomAgent(), None) == "batched"
+    venv = make_snake("batched", 4, OpponentPool([RandomAgent(seed=0)]), shuffle_seats=True)
+    assert isinstance(venv, SimultaneousBatchVecEnv)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=8, batch_size=32, n_epochs=1, seed=0, device="cpu")
+    model.learn(32)
+    venv.env_method("set_opponents", OpponentPool([RandomAgent(seed=1), SB3Agent(model.policy, deterministic=False)]))
+    model.learn(32, reset_num_timesteps=False)
+    assert model.num_timesteps >= 64
