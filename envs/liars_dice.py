@@ -21,7 +21,8 @@ class LiarsDice(MultiAgentEnv):
     """Liar's dice (the elimination game) for ``players`` players, ranked by when they drop out.
 
     Every player starts with ``dice`` six-sided dice. Each round, all players still in
-    roll their dice in secret (seeded by ``reset(seed=...)``). Then, in seat order, each
+    roll their dice in secret (seeded by ``reset(seed=...)``: round *r* gives each seat the
+    same faces whatever happened before, so duplicate games share their dice). Then, in seat order, each
     player either raises the bid — a claim that at least *q* of all dice in play show
     face *f* — or calls the last bid a lie. A bid must be higher than the last: more dice,
     or as many dice and a higher face. No face is wild. On a challenge all dice are
@@ -150,6 +151,11 @@ class LiarsDice(MultiAgentEnv):
         self._public[self._dice_at:self._dice_at + n] = self.dice
         self._log = ""
         self.agents = list(self.possible_agents)
+        # Round r rolls from its own generator keyed by (episode key, r), one row of dice per
+        # seat: whatever happened before, the same seed rolls the same dice for each seat in
+        # round r (duplicate games rely on it).
+        self._chance_key = int(self.np_random.integers(2**63))
+        self._round = -1
         fixed = options.get("dice") if options else None
         self._new_round(0, self._check_fixed(fixed) if fixed is not None else None)
         agent = self.possible_agents[0]
@@ -165,12 +171,11 @@ class LiarsDice(MultiAgentEnv):
         return rolls
 
     def _new_round(self, starter: int, rolls: list[list[int]] | None = None) -> None:
+        self._round += 1
         if rolls is None:
-            faces = self.np_random.integers(1, FACES + 1, size=sum(self._held)).tolist()
-            rolls, start = [], 0
-            for held in self._held:
-                rolls.append(faces[start:start + held])
-                start += held
+            table = np.random.default_rng([self._chance_key, self._round]).integers(
+                1, FACES + 1, size=(self.players, self.dice))
+            rolls = [table[seat, :held].tolist() for seat, held in enumerate(self._held)]
         self._rolls = rolls
         self._own[:] = 0
         for player, row in enumerate(rolls):

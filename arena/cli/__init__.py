@@ -20,6 +20,7 @@ SUBCOMMANDS = [
     "arena.cli.interfaces",
     "arena.cli.train",
     "arena.cli.tournament",
+    "arena.cli.report",
     "arena.cli.listing",
     "arena.cli.replay",
     "arena.cli.serve",

@@ -5,7 +5,9 @@ Examples::
     arena tournament tic_tac_toe --agents random,mcts --games 100 --workers 2 --db ttt.sqlite
     arena tournament connect_four --agents 'random,connect_four_heuristic,deep=mcts{"simulations": 400}' \\
         --report c4.png --move-time-limit 2
-    arena tournament liars_dice --agents random,mcts,a=random,b=random --mode gauntlet
+    arena tournament liars_dice --agents random,mcts,a=random,b=random --mode gauntlet --anchor random=0
+    arena tournament connect_four --agents connect_four_heuristic,random --sprt 0,100
+    arena tournament tic_tac_toe --agents random,mcts,b=mcts{"simulations":20} --until-separated --budget 400
     arena demo            # the README's demo: connect four, four bundled entrants, two workers
 
 Running the same command again resumes from the ``--db`` file: only missing games are played.
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
 from typing import Any
 
@@ -67,6 +70,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="seat permutations per lineup: all, the k rotations, or auto (all up to 3 seats)")
     parser.add_argument("--env-options", default=None, help='JSON keyword options for the env, e.g. \'{"players": 4}\'')
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    evaluation = parser.add_argument_group("evaluation (see docs/evaluation.md)")
+    evaluation.add_argument("--no-duplicate", action="store_true",
+                            help="a seed per game; by default the games of a lineup come in sets that share one chance "
+                                 "seed and rotate the seats (duplicate games)")
+    evaluation.add_argument("--sprt", default=None, metavar="ELO0,ELO1",
+                            help="two-entrant match that stops when the sequential test of ELO0 against ELO1 (the first "
+                                 "agent's Elo advantage) decides; pentanomial over duplicate pairs")
+    evaluation.add_argument("--alpha", type=float, default=0.05, help="SPRT false-positive rate (default 0.05)")
+    evaluation.add_argument("--beta", type=float, default=0.05, help="SPRT false-negative rate (default 0.05)")
+    evaluation.add_argument("--until-separated", action="store_true",
+                            help="after --games per lineup, keep playing the pairs whose order is uncertain until every "
+                                 "adjacent pair of the standings is separated or --budget runs out")
+    evaluation.add_argument("--budget", type=int, default=None,
+                            help="most games of an --sprt or --until-separated run (default 1000)")
+    evaluation.add_argument("--anchor", default=None, metavar="NAME=ELO",
+                            help="fix one entrant's batch Elo, e.g. random=0 (default: ratings average 0)")
+    evaluation.add_argument("--bootstrap", type=int, default=100,
+                            help="bootstrap resamples of game sets for the batch Elo intervals (default 100; 0: none)")
     parser.set_defaults(run=run)
 
     demo = subparsers.add_parser(
@@ -122,18 +143,68 @@ def _play(rich: Any, console: Any, no_progress: bool, play: Any) -> TournamentRe
         bar.stop()
 
 
+def parse_sprt(text: str | None) -> tuple[float, float] | None:
+    """``"ELO0,ELO1"`` as two floats (``None`` stays ``None``).
+
+    Example:
+        >>> parse_sprt("0,50")
+        (0.0, 50.0)
+    """
+    if text is None:
+        return None
+    parts = text.split(",")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        return float(parts[0]), float(parts[1])
+    except ValueError:
+        raise ValueError(f"--sprt: expected ELO0,ELO1 (two numbers, e.g. 0,50), got {text!r}") from None
+
+
+def parse_anchor(text: str | None) -> tuple[str, float] | None:
+    """``"NAME=ELO"`` as ``(name, rating)`` (``None`` stays ``None``).
+
+    Example:
+        >>> parse_anchor("random=0")
+        ('random', 0.0)
+    """
+    if text is None:
+        return None
+    name, eq, value = text.rpartition("=")
+    try:
+        if not eq or not name.strip():
+            raise ValueError
+        return name.strip(), float(value)
+    except ValueError:
+        raise ValueError(f"--anchor: expected NAME=ELO (an entrant and its fixed rating, e.g. random=0), got {text!r}") from None
+
+
 def run(args: argparse.Namespace) -> int:
+    from arena.cli.live import LiveBoard, sprt_line
+
     rich = _rich()
     console = rich.console.Console()
     options = json.loads(args.env_options) if args.env_options else {}
     if not isinstance(options, dict):
         raise ValueError(f"--env-options must be a JSON object, got {args.env_options!r}")
     agents = parse_agents(args.agents)
-    result = _play(rich, console, args.no_progress, lambda bar: run_tournament(
-        args.env, agents, mode=args.mode, games=args.games, seed=args.seed, db=args.db, workers=args.workers,
-        backend=args.backend, address=args.address, move_time_limit=args.move_time_limit, max_steps=args.max_steps,
-        seatings=args.seatings, env_kwargs=options, progress=bar))
+    if args.bootstrap < 0:
+        raise ValueError(f"--bootstrap must be a non-negative number of resamples, got {args.bootstrap}")
+    sprt, anchor = parse_sprt(args.sprt), parse_anchor(args.anchor)
+    board = LiveBoard(console, enabled=not args.no_progress)
+    try:
+        result = run_tournament(
+            args.env, agents, mode=args.mode, games=args.games, seed=args.seed, db=args.db, workers=args.workers,
+            backend=args.backend, address=args.address, move_time_limit=args.move_time_limit, max_steps=args.max_steps,
+            seatings=args.seatings, env_kwargs=options, progress=board, duplicate=not args.no_duplicate, sprt=sprt,
+            alpha=args.alpha, beta=args.beta, until_separated=args.until_separated, budget=args.budget, anchor=anchor,
+            monitor=board.monitor)
+    finally:
+        board.stop()
     print_result(result, console)
+    if result.sprt is not None:
+        console.print(sprt_line(result.sprt_state, result.sprt, result.entrants), soft_wrap=True)
+    print_elo(result, console, bootstrap=args.bootstrap)
     if args.report:
         from arena.tournament.report import save_report
 
@@ -157,6 +228,27 @@ def run_demo_command(args: argparse.Namespace) -> int:
     console.print(f"report: {args.out}/report.png; rerun `arena demo` to resume, or see `arena tournament --help`",
                   soft_wrap=True)
     return 0
+
+
+def print_elo(result: TournamentResult, console: Any, bootstrap: int = 100) -> None:
+    """Print the batch Elo fit (anchored as asked) with bootstrap intervals over duplicate sets."""
+    import rich.table
+
+    if not any(game.ranks for game in result.games):
+        return
+    fit = result.elo(bootstrap=bootstrap)
+    anchor = f"anchored at {fit.anchor[0]} = {fit.anchor[1]:g}" if fit.anchor else "mean 0"
+    table = rich.table.Table(title=f"batch Elo (all games at once, {anchor}; 95% bootstrap interval over game sets)")
+    for column in ("#", "agent", "elo", "95% interval", "games"):
+        table.add_column(column, justify="left" if column == "agent" else "right")
+    for place, name in enumerate(fit.order(), 1):
+        low, high = fit.intervals.get(name, (math.nan, math.nan))
+        table.add_row(str(place), name, f"{fit.ratings[name]:+.0f}", f"{low:+.0f} .. {high:+.0f}", str(fit.games[name]))
+    console.print(table)
+    if result.separation is not None:
+        open_pairs = [f"{a} vs {b}" for a, b, apart in result.separation if not apart]
+        console.print("every adjacent pair is separated" if not open_pairs else
+                      f"not separated within the budget: {', '.join(open_pairs)}", soft_wrap=True)
 
 
 def print_result(result: TournamentResult, console: Any) -> None:

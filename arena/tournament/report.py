@@ -9,7 +9,7 @@ from typing import Any
 from arena.errors import MissingDependencyError
 from arena.tournament.tournament import TournamentResult
 
-__all__ = ["save_report", "score_matrix"]
+__all__ = ["save_report", "score_matrix", "save_evaluation_png"]
 
 
 def score_matrix(result: TournamentResult) -> list[list[float]]:
@@ -85,6 +85,58 @@ def save_report(result: TournamentResult, path: str | Path, title: str | None = 
     bars.set_title("ratings")
     games = len(result.games)
     figure.suptitle(title or f"{result.env.factory}: {games} games, {n} entrants")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=110)
+    return path
+
+
+def save_evaluation_png(report: dict[str, Any], path: str | Path, title: str | None = None) -> Path:
+    """Draw an :func:`arena.tournament.analysis.analyse` report: pairwise heatmap, batch Elo with
+    its 95% intervals, and the Nash weights and alpha-rank mass of each entrant.
+
+    Raises:
+        MissingDependencyError: matplotlib is not installed.
+    """
+    figure_class = _figure_class()
+    from matplotlib import colormaps
+
+    names = report["entrants"]
+    n = len(names)
+    heat_width = 2.0 + 1.0 * max(n, 2)
+    figure = figure_class(figsize=(heat_width + 9.0, 1.8 + 0.7 * max(n, 3)), layout="constrained")
+    heat, elo, meta = figure.subplots(1, 3, gridspec_kw={"width_ratios": [heat_width, 4.5, 4.5]})
+    matrix = [[math.nan if value is None else value for value in row] for row in report["score_table"]]
+    image = heat.imshow(matrix, cmap=colormaps["RdBu"].with_extremes(bad="#eeeeee"), vmin=0.0, vmax=1.0)
+    heat.set_xticks(range(n), names, rotation=30, ha="right")
+    heat.set_yticks(range(n), names)
+    heat.set_title("score rate of row vs column")
+    for i in range(n):
+        for j in range(n):
+            if i != j and not math.isnan(matrix[i][j]):
+                heat.text(j, i, f"{matrix[i][j]:.0%}", ha="center", va="center", fontsize=8,
+                          color="white" if abs(matrix[i][j] - 0.5) > 0.3 else "black")
+    figure.colorbar(image, ax=heat, shrink=0.8)
+    board = report["standings"][::-1]
+    positions = list(range(len(board)))
+    values = [row["elo"] for row in board]
+    lows = [row["elo"] - row["elo_low"] if row["elo_low"] is not None else 0.0 for row in board]
+    highs = [row["elo_high"] - row["elo"] if row["elo_high"] is not None else 0.0 for row in board]
+    elo.barh(positions, values, xerr=[lows, highs], color="tab:blue", alpha=0.75, capsize=4)
+    elo.set_yticks(positions, [row["name"] for row in board])
+    elo.axvline(0.0, color="grey", linewidth=0.8, linestyle="--")
+    elo.set_xlabel("batch Elo, bars: 95% bootstrap interval")
+    elo.set_title("ratings (all games at once)")
+    width = 0.4
+    meta.barh([p + width / 2 for p in positions], [row["nash_weight"] for row in board], height=width,
+              color="tab:green", label="Nash weight")
+    meta.barh([p - width / 2 for p in positions], [row["alpha_rank"] for row in board], height=width,
+              color="tab:orange", label="alpha-rank")
+    meta.set_yticks(positions, [row["name"] for row in board])
+    meta.set_xlim(0, 1)
+    meta.legend(loc="lower right", fontsize=8)
+    meta.set_title("meta-game")
+    figure.suptitle(title or f"{report['env']['factory']}: {report['games']} games, {n} entrants")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=110)

@@ -209,3 +209,16 @@ def run_processes(config: GameConfig, tasks: Sequence[GameTask], on_results: OnR
             process.join(timeout=5)
         for conn in connections:
             conn.close()
+
+
+def run_backend(backend: str, config: GameConfig, pending: Sequence[GameTask], commit: OnResults,
+                started: Callable[[], None], workers: int | None, address: str | None, chunk_size: int | None) -> None:
+    """Play ``pending`` on ``backend`` (``"serial"``, ``"processes"`` or ``"ray"``), committing as games end."""
+    if backend == "serial":
+        run_serial(config, pending, commit, on_start=started)
+    elif backend == "processes":
+        run_processes(config, pending, commit, workers=workers or 2, chunk_size=chunk_size, on_start=started)
+    else:
+        from arena.tournament.ray_backend import run_ray
+
+        run_ray(config, pending, commit, workers=workers, address=address, chunk_size=chunk_size, on_start=started)

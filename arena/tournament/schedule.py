@@ -1,9 +1,10 @@
 """Who meets whom, in which seats, with which seed.
 
 A *lineup* is the set of entrants in one game (a pairing in a two-player game). Each lineup
-plays ``games`` games; game ``i`` sits the entrants in ``seatings[i % len(seatings)]`` and is
-seeded with ``derive_seed(lineup_seed, i)``, where ``lineup_seed`` derives from the tournament
-seed and the lineup's names. Results therefore depend only on (tournament seed, lineup, i),
+plays ``games`` games; game ``i`` sits the entrants in ``seatings[i % len(seatings)]``. Games
+come in *duplicate sets* of ``len(seatings)`` games that share one seed,
+``derive_seed(lineup_seed, i // len(seatings))`` (``derive_seed(lineup_seed, i)`` with
+duplicates off), where ``lineup_seed`` derives from the tournament seed and the lineup's names. Results therefore depend only on (tournament seed, lineup, i),
 never on the number of workers or the order games finish in, and adding an entrant later
 leaves the existing lineups' games untouched.
 """
@@ -18,7 +19,8 @@ from dataclasses import dataclass
 
 from arena.play import derive_seed
 
-__all__ = ["GameTask", "Lineup", "MODES", "lineups_for", "seatings_for", "make_schedule", "lineup_key"]
+__all__ = ["GameTask", "Lineup", "MODES", "lineups_for", "seatings_for", "make_schedule", "lineup_key", "set_seed",
+           "lineup_tasks", "games_per_lineup"]
 
 MODES = ("round-robin", "head-to-head", "gauntlet")
 
@@ -125,8 +127,36 @@ def games_per_lineup(games: int, seatings: int) -> int:
     return math.ceil(games / seatings) * seatings
 
 
+def set_seed(seed: int, lineup: Lineup, index: int, duplicate: bool = True) -> int:
+    """The seed of game ``index`` of ``lineup``: shared by its duplicate set, or its own.
+
+    With ``duplicate``, games ``k * s .. k * s + k - 1`` (``k`` seatings) form set ``s``: they
+    share the seed ``derive_seed(lineup_seed, s)`` (so deals, dice, boards and spawns are the
+    same) and rotate the seats. Without it, game ``i`` gets ``derive_seed(lineup_seed, i)``.
+
+    Example:
+        >>> lineup = Lineup(("a", "b"), (("a", "b"), ("b", "a")))
+        >>> set_seed(3, lineup, 0) == set_seed(3, lineup, 1) != set_seed(3, lineup, 2)
+        True
+    """
+    lineup_seed = derive_seed(seed, zlib.crc32(lineup.key.encode()))
+    return derive_seed(lineup_seed, index // len(lineup.seatings) if duplicate else index)
+
+
+def lineup_tasks(lineup: Lineup, seed: int, start: int, stop: int, duplicate: bool = True) -> list[GameTask]:
+    """Games ``start .. stop - 1`` of ``lineup`` (adaptive schedules add games this way).
+
+    Example:
+        >>> lineup = Lineup(("a", "b"), (("a", "b"), ("b", "a")))
+        >>> [(t.index, t.seats) for t in lineup_tasks(lineup, 0, 2, 4)]
+        [(2, ('a', 'b')), (3, ('b', 'a'))]
+    """
+    return [GameTask(lineup.key, index, set_seed(seed, lineup, index, duplicate),
+                     lineup.seatings[index % len(lineup.seatings)]) for index in range(start, stop)]
+
+
 def make_schedule(names: Sequence[str], seats: int, *, mode: str = "round-robin", games: int = 10,
-                  seed: int = 0, seatings: str = "auto") -> tuple[list[Lineup], list[GameTask]]:
+                  seed: int = 0, seatings: str = "auto", duplicate: bool = True) -> tuple[list[Lineup], list[GameTask]]:
     """Every game of a tournament, interleaved by game index so that a partial run stays balanced.
 
     Args:
@@ -136,23 +166,24 @@ def make_schedule(names: Sequence[str], seats: int, *, mode: str = "round-robin"
         games: games per lineup, rounded up to a multiple of the number of seatings.
         seed: the tournament seed.
         seatings: see :func:`seatings_for`.
+        duplicate: the games of a lineup come in sets that share one seed and rotate the
+            seats (see :func:`set_seed`); ``False``: every game has its own seed.
 
     Example:
         >>> lineups, tasks = make_schedule(["a", "b"], 2, games=2, seed=7)
-        >>> [(t.index, t.seats) for t in tasks]
-        [(0, ('a', 'b')), (1, ('b', 'a'))]
+        >>> [(t.index, t.seats) for t in tasks], tasks[0].seed == tasks[1].seed
+        ([(0, ('a', 'b')), (1, ('b', 'a'))], True)
     """
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"tournament: seed must be a non-negative integer, got {seed!r}")
     lineups = []
     for names_in_game in lineups_for(names, seats, mode):
         lineups.append(Lineup(tuple(names_in_game), seatings_for(names_in_game, seatings)))
-    tasks = []
     per_lineup = [games_per_lineup(games, len(lineup.seatings)) for lineup in lineups]
+    by_lineup = [lineup_tasks(lineup, seed, 0, count, duplicate) for lineup, count in zip(lineups, per_lineup)]
+    tasks = []
     for index in range(max(per_lineup, default=0)):
-        for lineup, count in zip(lineups, per_lineup):
+        for own, count in zip(by_lineup, per_lineup):
             if index < count:
-                lineup_seed = derive_seed(seed, zlib.crc32(lineup.key.encode()))
-                seating = lineup.seatings[index % len(lineup.seatings)]
-                tasks.append(GameTask(lineup.key, index, derive_seed(lineup_seed, index), seating))
+                tasks.append(own[index])
     return lineups, tasks

@@ -11,8 +11,9 @@ from typing import Any
 
 from arena.tournament.game import GameConfig, GameResult
 from arena.tournament.ratings import Rating, rate_games
-from arena.tournament.runner import BACKENDS, TournamentError, run_processes, run_serial
-from arena.tournament.schedule import Lineup, make_schedule
+from arena.tournament.evaluate import elo_of, games_until, make_sprt, score_table, separated_pairs, sprt_state
+from arena.tournament.runner import BACKENDS, TournamentError, run_backend
+from arena.tournament.schedule import GameTask, Lineup, lineup_tasks, make_schedule
 from arena.tournament.spec import AgentSpec, EnvSpec, agent_version, entrant_specs
 from arena.tournament.stats import PairingStats, pairing_stats
 from arena.tournament.store import ResultStore, write_csv, write_json
@@ -20,6 +21,9 @@ from arena.tournament.store import ResultStore, write_csv, write_json
 __all__ = ["run_tournament", "TournamentResult"]
 
 Progress = Callable[[int, int], None]
+
+#: The game budget of an adaptive run (``sprt`` or ``until_separated``) when none is given.
+DEFAULT_BUDGET = 1000
 
 
 @dataclass
@@ -39,6 +43,13 @@ class TournamentResult:
         db: the results file (``":memory:"`` when none was given).
         rules: what the results file checks on resume (env, seed, seatings, limits).
         specs: entrant name -> :class:`AgentSpec`, excluded ones included.
+        duplicate: the games came in duplicate sets (shared chance seed, rotated seats).
+        sprt: the sequential test asked for (``None``: none).
+        sprt_state: where the test stood when the run stopped (its verdict is the one at the
+            first crossing of a bound).
+        separation: with ``until_separated``: each adjacent pair of the final standings and
+            whether its interval leaves out 1/2.
+        anchor: ``(entrant, rating)`` the batch Elo fit is anchored to (``None``: mean 0).
     """
 
     env: EnvSpec
@@ -53,6 +64,20 @@ class TournamentResult:
     db: str
     rules: dict[str, Any] = field(default_factory=dict)
     specs: dict[str, AgentSpec] = field(default_factory=dict, repr=False)
+    duplicate: bool = True
+    sprt: Any = None
+    sprt_state: Any = None
+    separation: list[tuple[str, str, bool]] | None = None
+    anchor: tuple[str, float] | None = None
+
+    def elo(self, bootstrap: int = 0, seed: int = 0) -> Any:
+        """Elo ratings fitted to all games at once (:func:`arena.evaluation.fit_elo`), anchored as
+        asked, with ``bootstrap`` resamples of game sets for 95% intervals."""
+        return elo_of(self.games, self.entrants, anchor=self.anchor, bootstrap=bootstrap, seed=seed)
+
+    def score_table(self) -> list[list[float]]:
+        """``table[i][j]``: entrant ``i``'s score rate against ``j`` (NaN where they never met)."""
+        return score_table(self.pairings, self.entrants)
 
     @cached_property
     def pairings(self) -> dict[tuple[str, str], PairingStats]:
@@ -131,6 +156,14 @@ def run_tournament(
     env_kwargs: Mapping[str, Any] | None = None,
     chunk_size: int | None = None,
     progress: Progress | None = None,
+    duplicate: bool = True,
+    sprt: tuple[float, float] | None = None,
+    alpha: float = 0.05,
+    beta: float = 0.05,
+    until_separated: bool = False,
+    budget: int | None = None,
+    anchor: tuple[str, float] | None = None,
+    monitor: Callable[[TournamentResult], None] | None = None,
 ) -> TournamentResult:
     """Play a tournament between entrants built by name, store every game, and summarise.
 
@@ -166,7 +199,22 @@ def run_tournament(
         env_kwargs: keyword arguments for the env factory.
         chunk_size: games per task sent to a worker (default: balanced automatically).
         progress: called as ``progress(games_done, games_scheduled)`` once the backend has
-            started (after worker processes fork) and after each commit.
+            started (after worker processes fork) and after each commit (an adaptive run
+            reports its budget as the games scheduled).
+        duplicate: play the games of a lineup in sets that share one chance seed and rotate
+            the seats (deals, dice, boards identical across the set); ``False``: a seed per game.
+        sprt: ``(elo0, elo1)``: a two-entrant match that stops as soon as the sequential test
+            of ``elo0`` against ``elo1`` (the first entrant's Elo advantage) decides, with
+            error rates ``alpha`` and ``beta``: pentanomial over duplicate pairs, trinomial
+            with ``duplicate=False``. ``games`` is then ignored; ``budget`` caps the match.
+        alpha, beta: the SPRT's error rates.
+        until_separated: after ``games`` per lineup, keep adding one set to the lineups of
+            every adjacent pair of the Elo standings whose score interval still holds 1/2,
+            until all are separated or ``budget`` games are played.
+        budget: the most games an adaptive run plays (default 1000).
+        anchor: ``(entrant, rating)`` for the batch Elo fit (:meth:`TournamentResult.elo`).
+        monitor: called with the result so far after each round of an adaptive run (and
+            once at the end of any run): live displays read the SPRT state and standings.
 
     Returns:
         TournamentResult: games, pairings (W/D/L, score rate with 95% interval, mean return)
@@ -175,6 +223,8 @@ def run_tournament(
     Raises:
         TournamentError: too few entrants could be built, or a worker died.
         TournamentMismatchError: ``db`` holds a tournament with other rules.
+        ValueError: ``sprt`` with other than two entrants in a two-seat env, or with
+            ``until_separated``; an ``anchor`` that is not an entrant.
 
     Example:
         >>> result = run_tournament("tic_tac_toe", ["random", 'other=random{"seed": 1}'], games=4)
@@ -193,12 +243,28 @@ def run_tournament(
                          "backend='processes' or 'ray'")
     if move_time_limit is not None and not move_time_limit > 0:
         raise ValueError(f"tournament: move_time_limit must be a positive number of seconds, got {move_time_limit!r}")
+    test = make_sprt(sprt, alpha, beta, duplicate, until_separated)
+    if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool) or budget < 1):
+        raise ValueError(f"tournament: budget must be a positive number of games, got {budget!r}")
+    budget = budget or DEFAULT_BUDGET
+    if anchor is not None:
+        if not (isinstance(anchor, tuple) and len(anchor) == 2 and isinstance(anchor[0], str)
+                and isinstance(anchor[1], (int, float)) and not isinstance(anchor[1], bool)):
+            raise ValueError(f"tournament: anchor must be (entrant, rating), e.g. ('random', 0.0), got {anchor!r}")
+        if anchor[0] not in [spec.name for spec in specs]:
+            raise ValueError(f"tournament: the anchor {anchor[0]!r} is not an entrant; expected one of "
+                             f"{[spec.name for spec in specs]}")
+        anchor = (anchor[0], float(anchor[1]))
     seats, excluded = _build_once(env_spec, specs)
     entrants = [spec.name for spec in specs if spec.name not in excluded]
     if mode == "gauntlet" and specs and specs[0].name in excluded:
         raise TournamentError(f"tournament: the gauntlet's challenger {specs[0].name!r} could not be built: {excluded[specs[0].name]}")
+    if test is not None and (len(entrants) != 2 or seats != 2):
+        raise ValueError(f"tournament: --sprt tests a two-entrant match in a two-seat env; got entrants {entrants} "
+                         f"in an env with {seats} seats")
     try:
-        lineups, tasks = make_schedule(entrants, seats, mode=mode, games=games, seed=seed, seatings=seatings)
+        lineups, tasks = make_schedule(entrants, seats, mode=mode, games=games if test is None else 1, seed=seed,
+                                       seatings=seatings, duplicate=duplicate)
     except ValueError as err:
         if not excluded:
             raise
@@ -206,45 +272,118 @@ def run_tournament(
         raise TournamentError(f"{err}, after excluding the entrants that could not be built ({reasons})") from None
     rules = {"env": env_spec.factory, "env_kwargs": env_spec.kwargs, "seed": seed, "seatings": seatings,
              "max_steps": max_steps, "move_time_limit": move_time_limit}
+    if not duplicate:  # files written before duplicate sets existed had a seed per game
+        rules["duplicate"] = False
     store = ResultStore(":memory:" if db is None else db)
+    adaptive = test is not None or until_separated
+    counts = {lineup.key: 0 for lineup in lineups}
+    for task in tasks:
+        counts[task.lineup] = max(counts[task.lineup], task.index + 1)
+    scheduled: list[GameTask] = list(tasks)
+    total = budget if adaptive else len(tasks)
+    played = 0
+    startup = seconds = 0.0
     try:
         store.bind(rules, specs)
         for spec in specs:
             store.mark_excluded(spec.name, excluded.get(spec.name))
         done = store.done()
-        pending = [task for task in tasks if (task.lineup, task.index) not in done]
-        stored_count, startup = len(tasks) - len(pending), 0.0
-
-        def commit(rows: list[tuple[Any, ...]]) -> None:
-            nonlocal stored_count
-            stored_count += store.add_rows(rows)
-            if progress is not None:
-                progress(stored_count, len(tasks))
-
-        def started() -> None:
-            nonlocal startup
-            startup = time.perf_counter() - start
-            if progress is not None:
-                progress(stored_count, len(tasks))
-
+        stored_count = sum(1 for task in tasks if (task.lineup, task.index) in done)
         config = GameConfig(env_spec, tuple(s for s in specs if s.name in entrants), move_time_limit, max_steps)
-        start = time.perf_counter()
-        if backend == "serial":
-            run_serial(config, pending, commit, on_start=started)
-        elif backend == "processes":
-            run_processes(config, pending, commit, workers=workers or 2, chunk_size=chunk_size, on_start=started)
-        else:
-            from arena.tournament.ray_backend import run_ray
 
-            run_ray(config, pending, commit, workers=workers, address=address, chunk_size=chunk_size,
-                    on_start=started)
-        seconds = time.perf_counter() - start
-        keys = {(task.lineup, task.index) for task in tasks}
-        stored = [game for game in store.results() if (game.lineup, game.index) in keys]
+        last_shown = [time.perf_counter()]
+        sprt_so_far: list[Any] = [None]  # (units, state) checked so far: the test goes on from there
+
+        def play_round(round_tasks: list[GameTask]) -> None:
+            nonlocal stored_count, startup, seconds, played
+            pending = [task for task in round_tasks if (task.lineup, task.index) not in done]
+            first = played == 0 and startup == 0.0
+
+            def commit(rows: list[tuple[Any, ...]]) -> None:
+                nonlocal stored_count
+                stored_count += store.add_rows(rows)
+                done.update((row[0], row[1]) for row in rows)
+                if progress is not None:
+                    progress(stored_count, max(total, stored_count))
+                if monitor is not None and time.perf_counter() - last_shown[0] > 1.0:
+                    monitor(current())  # the live leaderboard, at most once a second
+                    last_shown[0] = time.perf_counter()
+
+            def started() -> None:
+                nonlocal startup
+                if first:
+                    startup = time.perf_counter() - start
+                if progress is not None:
+                    progress(stored_count, max(total, stored_count))
+
+            start = time.perf_counter()
+            run_backend(backend, config, pending, commit, started, workers, address, chunk_size)
+            seconds += time.perf_counter() - start
+            played += len(pending)
+
+        def current() -> TournamentResult:
+            keys = {(task.lineup, task.index) for task in scheduled}
+            stored = [game for game in store.results() if (game.lineup, game.index) in keys]
+            result = TournamentResult(env_spec, entrants, excluded, lineups, stored, len(scheduled), played, seconds,
+                                      startup, store.path, rules, {spec.name: spec for spec in specs}, duplicate,
+                                      test, None, None, anchor)
+            if test is not None:
+                result.sprt_state, stop = sprt_state(stored, *entrants, test, sprt_so_far[0])
+                if stop is None:
+                    units = result.sprt_state.units
+                    sprt_so_far[0] = (units, result.sprt_state)
+            return result
+
+        play_round(tasks)
+        result = current()
+        by_key = {lineup.key: lineup for lineup in lineups}
+        if test is not None:
+            (lineup,) = lineups
+            per_round = len(lineup.seatings) * max(1, workers or 1)
+            while True:
+                result.sprt_state, stop = sprt_state(result.games, *entrants, test, sprt_so_far[0])
+                if stop is not None or len(scheduled) >= budget:
+                    break
+                sprt_so_far[0] = (result.sprt_state.units, result.sprt_state)
+                if monitor is not None:
+                    monitor(result)
+                extra = lineup_tasks(lineup, seed, counts[lineup.key],
+                                     counts[lineup.key] + min(per_round, budget - len(scheduled)), duplicate)
+                counts[lineup.key] += len(extra)
+                scheduled.extend(extra)
+                play_round(extra)
+                result = current()
+            if stop is not None:  # the verdict is the first crossing: later games do not count
+                kept = games_until(result.games, stop, test)
+                result = TournamentResult(env_spec, entrants, excluded, lineups, kept, len(kept), played, seconds,
+                                          startup, store.path, rules, result.specs, duplicate, test,
+                                          result.sprt_state, None, anchor)
+        elif until_separated:
+            while True:
+                result.separation = separated_pairs(result.elo().order(), result.pairings)
+                open_pairs = [(x, y) for x, y, apart in result.separation if not apart]
+                if not open_pairs or len(scheduled) >= budget:
+                    break
+                if monitor is not None:
+                    monitor(result)
+                extra = []
+                for lineup in lineups:
+                    k = len(lineup.seatings)
+                    wanted = any(x in lineup.names and y in lineup.names for x, y in open_pairs)
+                    if wanted and len(scheduled) + len(extra) + k <= budget:
+                        extra += lineup_tasks(by_key[lineup.key], seed, counts[lineup.key], counts[lineup.key] + k,
+                                              duplicate)
+                        counts[lineup.key] += k
+                if not extra:
+                    break
+                scheduled.extend(extra)
+                play_round(extra)
+                result = current()
+        if monitor is not None:
+            monitor(result)
     finally:
         store.close()
-    return TournamentResult(env_spec, entrants, excluded, lineups, stored, len(tasks), len(pending), seconds,
-                            startup, store.path, rules, {spec.name: spec for spec in specs})
+    return result
 
 
 def _build_once(env_spec: EnvSpec, specs: list[AgentSpec]) -> tuple[int, dict[str, str]]:

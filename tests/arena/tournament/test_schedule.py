@@ -57,11 +57,27 @@ def test_seat_balance_and_unique_keys_for_any_schedule(entrants, seats, games, s
 
 
 def test_game_seeds_derive_from_tournament_seed_lineup_and_index():
-    _, tasks = make_schedule(["a", "b", "c"], 2, games=4, seed=11)
+    _, tasks = make_schedule(["a", "b", "c"], 2, games=4, seed=11, duplicate=False)
     for task in tasks:
         lineup_seed = derive_seed(11, zlib.crc32(task.lineup.encode()))
         assert task.seed == derive_seed(lineup_seed, task.index)
     assert len({task.seed for task in tasks}) == len(tasks)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seats=st.integers(2, 4), extra=st.integers(0, 2), games=st.integers(1, 13), seed=st.integers(0, 2**31))
+def test_duplicate_sets_share_a_seed_and_rotate_every_seat(seats, extra, games, seed):
+    names = [f"e{i}" for i in range(seats + extra)]
+    lineups, tasks = make_schedule(names, seats, games=games, seed=seed)
+    for lineup in lineups:
+        own = sorted((t for t in tasks if t.lineup == lineup.key), key=lambda t: t.index)
+        k = len(lineup.seatings)
+        assert len(own) % k == 0
+        for start in range(0, len(own), k):
+            chunk = own[start:start + k]
+            assert len({t.seed for t in chunk}) == 1  # one chance seed per set
+            assert sorted(t.seats for t in chunk) == sorted(lineup.seatings)  # every seating once
+        assert len({t.seed for t in own}) == len(own) // k  # sets differ from each other
     # another tournament seed gives other game seeds
     _, other = make_schedule(["a", "b", "c"], 2, games=4, seed=12)
     assert not {task.seed for task in tasks} & {task.seed for task in other}

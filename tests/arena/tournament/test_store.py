@@ -120,7 +120,7 @@ def test_resume_after_kill_9_in_the_middle(tmp_path, workers):
     games = stored_games(db)
     assert len(games) == 120
     assert len({(lineup, index) for lineup, index, _ in games}) == 120
-    assert len({seed for _, _, seed in games}) == 120
+    assert len({seed for _, _, seed in games}) == 60  # duplicate sets: the two seatings share a seed
     # and the games are those of an uninterrupted run (the same agent without its sleep)
     fresh = run_tournament("tic_tac_toe", ["random", "sleepy=tests.arena.tournament.helpers:SleepyAgent"], games=120, seed=8)
     assert all(a.same_play(b) for a, b in zip(resumed.games, fresh.games))

@@ -1,0 +1,99 @@
+"""The live display of ``arena tournament``: a progress bar and, for adaptive runs, the evaluation so far.
+
+One :class:`rich.live.Live` holds the games progress bar and a panel that the tournament's
+``monitor`` updates after each round: the SPRT's LLR between its bounds, or the standings
+(batch Elo) with each adjacent pair's score interval and whether it is separated.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+__all__ = ["LiveBoard", "sprt_line", "standings_table"]
+
+
+def sprt_line(state: Any, test: Any, names: list[str]) -> str:
+    """``LLR 1.23 in [-2.94, 2.94] after 14 pairs: ...`` (the verdict when there is one)."""
+    unit = "pairs" if test.pentanomial else "games"
+    text = (f"SPRT elo0={test.elo0:g} elo1={test.elo1:g} (alpha={test.alpha:g}, beta={test.beta:g}): "
+            f"LLR {state.llr:+.2f} in [{state.lower:.2f}, {state.upper:.2f}] after {state.units} {unit}")
+    if state.verdict == "H1":
+        text += f": H1 accepted, {names[0]} is stronger by about {test.elo1:g} Elo or more"
+    elif state.verdict == "H0":
+        text += f": H0 accepted, {names[0]} is not stronger than {test.elo0:g} Elo"
+    return text
+
+
+def standings_table(result: Any) -> Any:
+    """A rich table: place, entrant, batch Elo, games, and the interval to the next entrant."""
+    import rich.table
+
+    fit = result.elo()
+    order = fit.order()
+    apart = {(a, b): ok for a, b, ok in (result.separation or [])}
+    table = rich.table.Table(title="standings so far (batch Elo; interval of the score against the next below)")
+    for column in ("#", "agent", "elo", "games", "vs next: score [95%]", "separated"):
+        table.add_column(column, justify="left" if column == "agent" else "right")
+    for place, name in enumerate(order, 1):
+        below = order[place] if place < len(order) else None
+        stats = result.pairings.get((name, below)) if below else None
+        cell = "-" if stats is None or not stats.games else f"{stats.score:.0%} [{stats.interval[0]:.0%}-{stats.interval[1]:.0%}]"
+        sep = "" if below is None else ("yes" if apart.get((name, below)) else "no")
+        table.add_row(str(place), name, f"{fit.ratings[name]:+.0f}", str(fit.games.get(name, 0)), cell, sep)
+    return table
+
+
+class LiveBoard:
+    """Games progress and evaluation status in one live display (usable as ``progress`` and ``monitor``)."""
+
+    def __init__(self, console: Any, enabled: bool = True) -> None:
+        self.console, self.enabled = console, enabled
+        self.live: Any = None
+        self.bar: Any = None
+        self.task: Any = None
+        self.status: Any = ""
+        self.start = time.perf_counter()
+        self.first_done = 0
+
+    def _renderable(self) -> Any:
+        from rich.console import Group
+
+        return Group(self.bar, self.status) if self.status != "" else Group(self.bar)
+
+    def __call__(self, done: int, total: int) -> None:
+        """Progress: ``done`` of ``total`` games (started on the first call, after workers fork)."""
+        if not self.enabled:
+            return
+        if self.live is None:
+            from rich import progress
+            from rich.live import Live
+
+            self.first_done = done
+            self.bar = progress.Progress(
+                progress.TextColumn("[bold]games"), progress.BarColumn(), progress.MofNCompleteColumn(),
+                progress.TextColumn("{task.fields[rate]}"), progress.TextColumn("ETA"), progress.TimeRemainingColumn(),
+                console=self.console)
+            self.task = self.bar.add_task("games", total=total, completed=done, rate="")
+            self.live = Live(self._renderable(), console=self.console, refresh_per_second=4, transient=False)
+            self.live.start()
+        elapsed = time.perf_counter() - self.start
+        rate = (done - self.first_done) / elapsed if elapsed > 0 else 0.0
+        self.bar.update(self.task, completed=done, total=max(total, done), rate=f"{rate:,.1f} games/s")
+
+    def monitor(self, result: Any) -> None:
+        """Show where the evaluation stands (the tournament calls this after each round)."""
+        if result.sprt is not None and result.sprt_state is not None:
+            self.status = sprt_line(result.sprt_state, result.sprt, result.entrants)
+        elif result.separation is not None or len(result.entrants) > 2:
+            if not any(game.ranks for game in result.games) or not math.isfinite(len(result.games)):
+                return
+            self.status = standings_table(result)
+        if self.live is not None:
+            self.live.update(self._renderable())
+
+    def stop(self) -> None:
+        if self.live is not None:
+            self.live.update(self._renderable())
+            self.live.stop()

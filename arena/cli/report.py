@@ -1,0 +1,98 @@
+"""``arena report``: standings, pairwise table, ratings, Nash weights and plots from stored results.
+
+Examples::
+
+    arena report ttt.sqlite
+    arena report run1.sqlite run2.sqlite --anchor random=0 --json report.json --html report.html --png report.png
+
+Several files of tournaments on the same env are pooled into one rating list; no game is played.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from typing import Any
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "report", help="rebuild standings, ratings, Nash weights and plots from tournament results files",
+        description="Read one or more tournament results files (--db) of the same env, pool their games and report "
+                    "standings with batch Elo and bootstrap intervals, the pairwise table, Nash averaging and "
+                    "alpha-rank. Plays no game.",
+    )
+    parser.add_argument("db", nargs="+", help="results files (SQLite, from arena tournament --db)")
+    parser.add_argument("--json", default=None, metavar="FILE", help="write the report as JSON ('-': to stdout)")
+    parser.add_argument("--html", default=None, metavar="FILE", help="write an HTML page (standings, tables, games)")
+    parser.add_argument("--png", default=None, metavar="FILE", help="write the heatmap, ratings and meta-game plot")
+    parser.add_argument("--anchor", default=None, metavar="NAME=ELO", help="fix one entrant's Elo, e.g. random=0")
+    parser.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for the Elo intervals (default 200)")
+    parser.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (default 0)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from arena.cli.tournament import _rich, parse_anchor
+    from arena.tournament.analysis import analyse, load_results
+
+    if args.bootstrap < 0:
+        raise ValueError(f"--bootstrap must be a non-negative number of resamples, got {args.bootstrap}")
+    result = load_results(args.db, anchor=parse_anchor(args.anchor))
+    report = analyse(result, bootstrap=args.bootstrap, seed=args.seed)
+    if args.json == "-":
+        print(json.dumps(report, indent=1))
+        return 0
+    rich = _rich()
+    console = rich.console.Console()
+    print_report(report, console)
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(report, handle, indent=1)
+        console.print(f"json: {args.json}", soft_wrap=True)
+    if args.html:
+        from arena.tournament.html_report import write_html
+
+        console.print(f"html: {write_html(args.html, report, result.games)}", soft_wrap=True)
+    if args.png:
+        from arena.tournament.report import save_evaluation_png
+
+        console.print(f"png: {save_evaluation_png(report, args.png)}", soft_wrap=True)
+    return 0
+
+
+def _fmt(value: Any, spec: str) -> str:
+    return "-" if value is None or (isinstance(value, float) and not math.isfinite(value)) else format(value, spec)
+
+
+def print_report(report: dict[str, Any], console: Any) -> None:
+    """The standings and the pairwise table as rich tables."""
+    import rich.table
+
+    anchor = report["anchor"]
+    table = rich.table.Table(title=f"{report['env']['factory']}: {report['games']} games; batch Elo "
+                                   f"({'anchored at ' + anchor[0] + ' = ' + format(anchor[1], 'g') if anchor else 'mean 0'}, "
+                                   f"95% bootstrap interval), Nash averaging, alpha-rank")
+    for column in ("#", "agent", "elo", "95% interval", "score", "W-D-L", "openskill", "nash", "alpha-rank"):
+        table.add_column(column, justify="left" if column == "agent" else "right")
+    for place, row in enumerate(report["standings"], 1):
+        table.add_row(str(place), row["name"], _fmt(row["elo"], "+.0f"),
+                      f"{_fmt(row['elo_low'], '+.0f')} .. {_fmt(row['elo_high'], '+.0f')}", _fmt(row["score"], ".0%"),
+                      f"{row['wins']}-{row['draws']}-{row['losses']}",
+                      f"{_fmt(row['mu'], '.1f')} ± {_fmt(row['sigma'], '.1f')}", _fmt(row["nash_weight"], ".3f"),
+                      _fmt(row["alpha_rank"], ".3f"))
+    console.print(table)
+    names = report["entrants"]
+    pairs = rich.table.Table(title="score rate of row against column")
+    pairs.add_column("")
+    for name in names:
+        pairs.add_column(name, justify="center")
+    for i, name in enumerate(names):
+        pairs.add_row(name, *["-" if i == j else _fmt(v, ".0%") for j, v in enumerate(report["score_table"][i])])
+    console.print(pairs)
+    if report["unmet"]:
+        console.print(f"never met (even in the meta-game): {', '.join(' vs '.join(p) for p in report['unmet'])}",
+                      soft_wrap=True)

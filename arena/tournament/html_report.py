@@ -1,0 +1,125 @@
+"""The HTML report of ``arena report --html``: one self-contained page, standard library only.
+
+Sections: standings (batch Elo with intervals, score, openskill, Nash weight, alpha-rank), the
+pairwise score table, the meta-game note, and every game. Each game row has a link cell filled
+by :func:`game_link`: the one place a per-game link (a replay viewer's page) plugs in.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.tournament.game import GameResult
+
+__all__ = ["render_html", "write_html", "game_link", "GameLink"]
+
+#: Signature of a per-game link maker: the game -> an URL (relative to the report) or ``None``.
+GameLink = Callable[[GameResult], "str | None"]
+
+
+def game_link(game: GameResult) -> str | None:
+    """The link shown beside ``game`` in the report (``None``: no link).
+
+    This is where a replay viewer hooks in: give :func:`render_html` another ``link`` (a
+    function of the game) to point each row at its replay.
+    """
+    return None
+
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th { background: #f3f3f3; }
+td.name { text-align: left; }
+caption { text-align: left; font-weight: bold; margin-bottom: 0.3em; }
+.note { color: #555; max-width: 60em; }
+"""
+
+
+def _num(value: Any, fmt: str) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    return format(value, fmt)
+
+
+def _cell_colour(score: float | None) -> str:
+    if score is None:
+        return "#eeeeee"
+    red, blue = (1 - score), score
+    return f"rgb({int(255 - 90 * blue)}, {int(255 - 60 * abs(score - 0.5))}, {int(255 - 90 * red)})"
+
+
+def render_html(report: dict[str, Any], games: Sequence[GameResult] = (), *, link: GameLink = game_link,
+                title: str | None = None) -> str:
+    """The report page as a string.
+
+    Args:
+        report: what :func:`arena.tournament.analysis.analyse` returns.
+        games: the games to list (with a link cell each).
+        link: the per-game link maker (default :func:`game_link`).
+        title: the page title (default: the env and the number of games).
+    """
+    e = html.escape
+    env = report["env"]
+    heading = title or f"{env['factory']}: {report['games']} games, {len(report['entrants'])} entrants"
+    out = [f"<!doctype html><html><head><meta charset='utf-8'><title>{e(heading)}</title>",
+           f"<style>{_STYLE}</style></head><body>", f"<h1>{e(heading)}</h1>",
+           f"<p class='note'>Results from {e(str(report['sources']))}. "
+           + ("Games came in duplicate sets (one chance seed, seats rotated). " if report["duplicate"] else "")
+           + f"Batch Elo: maximum likelihood over all games ({'anchored at ' + e(str(report['anchor'][0])) + ' = ' + format(report['anchor'][1], 'g') if report['anchor'] else 'mean 0'}), "
+           f"95% intervals from {report['bootstrap']} bootstrap resamples of game sets.</p>"]
+    out.append("<table id='standings'><caption>Standings</caption><tr><th>#</th><th>agent</th><th>Elo</th>"
+               "<th>95% interval</th><th>score</th><th>W-D-L</th><th>openskill mu &plusmn; sigma</th>"
+               "<th>Nash weight</th><th>Nash score</th><th>alpha-rank</th></tr>")
+    for place, row in enumerate(report["standings"], 1):
+        out.append(
+            f"<tr><td>{place}</td><td class='name' title='{e(str(row['factory']))}'>{e(row['name'])}</td>"
+            f"<td>{_num(row['elo'], '+.0f')}</td><td>{_num(row['elo_low'], '+.0f')} .. {_num(row['elo_high'], '+.0f')}</td>"
+            f"<td>{_num(row['score'], '.1%')}</td><td>{row['wins']}-{row['draws']}-{row['losses']}</td>"
+            f"<td>{_num(row['mu'], '.1f')} &plusmn; {_num(row['sigma'], '.1f')}</td>"
+            f"<td>{_num(row['nash_weight'], '.3f')}</td><td>{_num(row['nash_score'], '+.3f')}</td>"
+            f"<td>{_num(row['alpha_rank'], '.3f')}</td></tr>")
+    out.append("</table>")
+    names = report["entrants"]
+    out.append("<table id='pairwise'><caption>Score rate of row against column</caption><tr><th></th>"
+               + "".join(f"<th>{e(n)}</th>" for n in names) + "</tr>")
+    for i, name in enumerate(names):
+        cells = []
+        for j, score in enumerate(report["score_table"][i]):
+            shown = "" if i == j else _num(score, ".0%")
+            cells.append(f"<td style='background:{_cell_colour(None if i == j else score)}'>{shown}</td>")
+        out.append(f"<tr><th>{e(name)}</th>{''.join(cells)}</tr>")
+    out.append("</table>")
+    out.append("<p class='note'>Nash averaging: the maximum-entropy Nash equilibrium of the meta-game "
+               "(payoff: score rate minus 1/2); entrants with weight are the unbeaten core, and a cycle among "
+               "them (rock, paper, scissors) shows as shared weight. alpha-rank: the stationary mass of the "
+               "evolutionary dynamics over entrants."
+               + (f" Pairs that never met count as even: {e(', '.join(' vs '.join(p) for p in report['unmet']))}."
+                  if report["unmet"] else "") + "</p>")
+    if games:
+        out.append("<table id='games'><caption>Games</caption><tr><th>lineup</th><th>game</th><th>seed</th>"
+                   "<th>seats</th><th>outcome</th><th>length</th><th>replay</th></tr>")
+        for game in games:
+            url = link(game)
+            cell = f"<a href='{e(url)}'>view</a>" if url else ""
+            seats = ", ".join(f"{e(seat)}: {e(name)}" for seat, name in game.seats.items())
+            out.append(f"<tr><td class='name'>{e(game.lineup)}</td><td>{game.index}</td><td>{game.seed}</td>"
+                       f"<td class='name'>{seats}</td><td class='name'>{e(game.outcome)}</td><td>{game.length}</td>"
+                       f"<td>{cell}</td></tr>")
+        out.append("</table>")
+    out.append("</body></html>\n")
+    return "\n".join(out)
+
+
+def write_html(path: str | Path, report: dict[str, Any], games: Sequence[GameResult] = (), *,
+               link: GameLink = game_link) -> Path:
+    """Write :func:`render_html` to ``path`` (folders made as needed)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_html(report, games, link=link), encoding="utf-8")
+    return path
