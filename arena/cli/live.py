@@ -7,7 +7,6 @@ One :class:`rich.live.Live` holds the games progress bar and a panel that the to
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any
 
@@ -85,9 +84,11 @@ class LiveBoard:
     def monitor(self, result: Any) -> None:
         """Show where the evaluation stands (the tournament calls this after each round)."""
         if result.sprt is not None and result.sprt_state is not None:
-            self.status = sprt_line(result.sprt_state, result.sprt, result.entrants)
+            from rich.text import Text
+
+            self.status = Text(sprt_line(result.sprt_state, result.sprt, result.entrants))  # no markup in names
         elif result.separation is not None or len(result.entrants) > 2:
-            if not any(game.ranks for game in result.games) or not math.isfinite(len(result.games)):
+            if not any(game.ranks for game in result.games):
                 return
             self.status = standings_table(result)
         if self.live is not None:

@@ -203,7 +203,8 @@ def run(args: argparse.Namespace) -> int:
         board.stop()
     print_result(result, console)
     if result.sprt is not None:
-        console.print(sprt_line(result.sprt_state, result.sprt, result.entrants), soft_wrap=True)
+        console.print(sprt_line(result.sprt_state, result.sprt, result.entrants), soft_wrap=True, markup=False,
+                      highlight=False)
     print_elo(result, console, bootstrap=args.bootstrap)
     if args.report:
         from arena.tournament.report import save_report

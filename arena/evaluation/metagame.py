@@ -77,7 +77,7 @@ def nash_average(payoffs: np.ndarray | list[list[float]], *, zero_sum: bool = Fa
 
     Example (rock, paper, scissors, and a fourth entrant that everyone beats):
         >>> rps = [[0.5, 0, 1, 1], [1, 0.5, 0, 1], [0, 1, 0.5, 1], [0, 0, 0, 0.5]]
-        >>> [round(w, 3) for w in nash_average(rps).weights]
+        >>> [round(float(w), 3) for w in nash_average(rps).weights]
         [0.333, 0.333, 0.333, 0.0]
     """
     require_scipy()
@@ -151,7 +151,7 @@ def alpha_rank(payoffs: np.ndarray | list[list[float]], *, alpha: float = 10.0, 
         m: the population size.
 
     Example:
-        >>> [round(p, 3) for p in alpha_rank([[0.5, 0, 1], [1, 0.5, 0], [0, 1, 0.5]]).pi]
+        >>> [round(float(p), 3) for p in alpha_rank([[0.5, 0, 1], [1, 0.5, 0], [0, 1, 0.5]]).pi]
         [0.333, 0.333, 0.333]
     """
     require_scipy()

@@ -327,11 +327,8 @@ def run_tournament(
             result = TournamentResult(env_spec, entrants, excluded, lineups, stored, len(scheduled), played, seconds,
                                       startup, store.path, rules, {spec.name: spec for spec in specs}, duplicate,
                                       test, None, None, anchor)
-            if test is not None:
-                result.sprt_state, stop = sprt_state(stored, *entrants, test, sprt_so_far[0])
-                if stop is None:
-                    units = result.sprt_state.units
-                    sprt_so_far[0] = (units, result.sprt_state)
+            if test is not None:  # (mid-round, a set may still be incomplete: nothing is saved here)
+                result.sprt_state, _ = sprt_state(stored, *entrants, test, sprt_so_far[0])
             return result
 
         play_round(tasks)

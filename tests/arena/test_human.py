@@ -291,7 +291,11 @@ class SeatRecorder(HumanAgent):
         before = len(self.output_stream.getvalue())
         action = super().act(observation, action_mask, reward)
         known = np.asarray(observation).tobytes() + np.asarray(action_mask).tobytes() + repr(reward).encode()
-        self.turns.append((known, self.output_stream.getvalue()[before:]))
+        text = self.output_stream.getvalue()[before:]
+        # A liar's dice challenge shows every die to every player: its outcome (how many showed)
+        # is public, though not in the observation vector, so it counts as known.
+        known += "".join(line for line in text.splitlines() if line.startswith("last challenge:")).encode()
+        self.turns.append((known, text))
         return action
 
 

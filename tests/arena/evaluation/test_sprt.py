@@ -100,8 +100,8 @@ def test_llr_is_antisymmetric_in_the_hypotheses(counts):
 
 def test_sprt_stops_with_the_right_verdict():
     test = SPRT(0, 50, alpha=0.05, beta=0.05)
-    stop, state = test.first_crossing([4] * 200)  # only 2-0 pairs: H1 quickly
-    assert state.verdict == "H1" and stop is not None and stop < 10
+    stop, state = test.first_crossing([4] * 200)  # only 2-0 pairs: each adds about log(s1 / s0)
+    assert state.verdict == "H1" and stop == math.ceil(state.upper / math.log(elo_to_score(50) / 0.5))
     assert state.llr >= state.upper
     stop, state = test.first_crossing([0, 2] * 200)
     assert state.verdict == "H0" and state.llr <= state.lower

@@ -161,3 +161,25 @@ def test_tournament_cli_sprt_and_until_separated(capsys):
 def test_tournament_cli_rejects_bad_evaluation_values(args, text, capsys):
     assert main(["tournament", "tic_tac_toe", "--agents", "random,b=random", "--games", "2", "--no-progress", *args]) == 2
     assert text in capsys.readouterr().err
+
+
+def test_live_board_shows_the_sprt_line_and_the_standings():
+    import io
+
+    from rich.console import Console
+
+    from arena.cli.live import LiveBoard
+
+    buffer = io.StringIO()
+    board = LiveBoard(Console(file=buffer, width=200, force_terminal=True))
+    result = run_tournament("connect_four", ["connect_four_heuristic", "random"], sprt=(0, 150), progress=board,
+                            monitor=board.monitor)
+    board.stop()
+    assert "SPRT elo0=0 elo1=150" in buffer.getvalue() and "LLR" in buffer.getvalue()
+    assert "H1 accepted" in board.status.plain and result.sprt_state.verdict == "H1"
+    board = LiveBoard(Console(file=io.StringIO(), width=200))
+    field = run_tournament("tic_tac_toe", ["random", "b=random", 'mcts{"simulations": 10}'], games=2, until_separated=True, budget=12,
+                           progress=board, monitor=board.monitor)
+    board.stop()
+    assert field.separation is not None
+    assert type(board.status).__name__ == "Table" and board.status.row_count == 3
