@@ -1,4 +1,4 @@
-"""Duplicate games: the games of a set share their chance events (deals, dice, spawns) seat by seat.
+"""Duplicate games: the games of a set share their chance events (deals, dice, spawns, boards) seat by seat.
 
 A set is the games of one lineup that share a seed with the seats rotated
 (:func:`arena.tournament.schedule.make_schedule`). Entrants differ here (random against
@@ -16,6 +16,7 @@ from arena.tournament.schedule import make_schedule
 from envs.kuhn_poker import KuhnPoker
 from envs.leduc_poker import LeducPoker
 from envs.liars_dice import LiarsDice
+from envs.pommerman import Pommerman
 from envs.snake import Snake
 
 
@@ -104,3 +105,18 @@ def test_liars_dice_sets_roll_the_same_dice_for_each_seat_every_round(seed, play
 def test_snake_sets_spawn_the_same_snakes_and_fruits(seed):
     first, second = _play_set(lambda: RecordingSnake(num_snakes=2, height=8, width=8, max_steps=30), seed)
     assert first == second
+
+
+class RecordingPommerman(Pommerman):
+    def reset(self, *, seed=None, options=None):
+        result = super().reset(seed=seed, options=options)
+        self.chance = {"board": self._state.board.tobytes(), "items": self._state.items.tobytes()}
+        return result
+
+
+@settings(max_examples=5, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_pommerman_sets_generate_the_same_board_and_items(seed):
+    # Pommerman's only chance is the board (walls, wood, the items under it), drawn at reset.
+    records = _play_set(lambda: RecordingPommerman(max_steps=20), seed, seats=4)
+    assert len(records) == 4 and all(record == records[0] for record in records)
