@@ -193,3 +193,30 @@ def test_eye_view_of_an_entrant_behind_interfaces(tmp_path_factory):
     assert first.space.contains(first.observation) and np.asarray(first.observation).ndim == 3
     assert first.raw_action == first.action  # ego_board keeps the actions
 
+
+
+def test_a_trained_agent_folder_is_replayed_with_its_eye_view(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from arena.interface_spec import build_interface
+    from arena.replay.html import game_data
+    from arena.training import SingleAgentEnv
+    from arena.training.trained import save_trained_agent
+
+    spec = "flatten(ego_board(planes=true))"
+    env = SingleAgentEnv("tic_tac_toe", "random", interface=build_interface(spec))
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, seed=0)  # untrained: the folder is what matters here
+    folder = tmp_path / "ttt_agent"
+    save_trained_agent(folder, model, algo="maskable-ppo", env="tic_tac_toe", env_options={}, interface=spec,
+                       trained_stack=env.interface)
+    db = tmp_path / "trained.db"
+    run_tournament("tic_tac_toe", ["random", str(folder)], games=2, db=db, workers=1)
+    assert main(["replay", str(db), "--verify"]) == 0
+    game = load_game(db, 1)
+    seat = next(s for s, name in game.result.seats.items() if name == "ttt_agent")
+    views = [f.eye[seat] for f in replay(game, eye=True) if seat in f.eye]
+    assert views and all(v.matches for v in views)  # the policy is deterministic: same moves again
+    assert views[0].observation.shape == (18,)  # what the network saw: the flattened ego planes
+    data = game_data(game)
+    assert seat in data["eye_seats"] and any(f["eye"].get(seat, {}).get("parts") for f in data["frames"])
