@@ -28,6 +28,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("db", nargs="+", help="results files (SQLite, from arena tournament --db)")
     parser.add_argument("--json", default=None, metavar="FILE", help="write the report as JSON ('-': to stdout)")
     parser.add_argument("--html", default=None, metavar="FILE", help="write an HTML page (standings, tables, games)")
+    parser.add_argument("--replay-pages", action="store_true",
+                        help="with --html: write each stored game's replay page into a folder beside the report "
+                             "(FILE_replays/) and link every game row to it (one page per game: slow for big files)")
     parser.add_argument("--png", default=None, metavar="FILE", help="write the heatmap, ratings and meta-game plot")
     parser.add_argument("--anchor", default=None, metavar="NAME=ELO", help="fix one entrant's Elo, e.g. random=0")
     parser.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for the Elo intervals (default 200)")
@@ -53,15 +56,37 @@ def run(args: argparse.Namespace) -> int:
         with open(args.json, "w") as handle:
             json.dump(report, handle, indent=1)
         console.print(f"json: {args.json}", soft_wrap=True)
+    if args.replay_pages and not args.html:
+        raise ValueError("--replay-pages links the games of the --html page: give --html FILE too")
     if args.html:
-        from arena.tournament.html_report import write_html
+        from arena.tournament.html_report import game_link, write_html
 
-        console.print(f"html: {write_html(args.html, report, result.games)}", soft_wrap=True)
+        link = game_link
+        if args.replay_pages:
+            link = _replay_links(args.db, args.html)
+        console.print(f"html: {write_html(args.html, report, result.games, link=link)}", soft_wrap=True)
     if args.png:
         from arena.tournament.report import save_evaluation_png
 
         console.print(f"png: {save_evaluation_png(report, args.png)}", soft_wrap=True)
     return 0
+
+
+def _replay_links(dbs: list[str], html: str) -> Any:
+    """Write every game's replay page beside the report; the link maker of its game rows."""
+    from pathlib import Path
+
+    from arena.replay.html import write_replay_pages
+
+    report = Path(html)
+    folder = report.with_name(f"{report.stem}_replays")
+    pages = write_replay_pages(dbs, folder)
+
+    def link(game: Any) -> str | None:
+        page = pages.get((game.lineup, game.index, game.seed))
+        return None if page is None else f"{folder.name}/{page.name}"
+
+    return link
 
 
 def _fmt(value: Any, spec: str) -> str:

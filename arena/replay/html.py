@@ -17,7 +17,7 @@ from arena.replay.engine import Frame, action_names, build_env, render_modes, re
 from arena.replay.pack import describe_action, pack_observation, pack_view
 from arena.replay.source import StoredGame
 
-__all__ = ["replay_page", "write_html", "static_text", "view_mode", "page_shell"]
+__all__ = ["replay_page", "write_html", "static_text", "view_mode", "page_shell", "write_replay_pages"]
 
 
 def static_text(name: str) -> str:
@@ -140,3 +140,24 @@ def write_html(game: StoredGame, path: str | Path) -> Path:
     path = Path(path)
     path.write_text(replay_page(game), encoding="utf-8")
     return path
+
+
+def write_replay_pages(dbs: list[str | Path], folder: str | Path) -> dict[tuple[str, int, int], Path]:
+    """Write the replay page of every replayable game of the results files ``dbs`` into ``folder``.
+
+    Returns ``(lineup, game index, seed)`` -> page, the key a report row links by (games of
+    several files of one env are told apart by their seeds).
+    """
+    from arena.replay.source import load_games
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    pages = {}
+    for db in dbs:
+        for game in load_games(db):
+            if game.steps is None:
+                continue
+            stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{Path(db).stem}_game{game.id}")
+            pages[(game.result.lineup, game.result.index, game.result.seed)] = write_html(game, folder / f"{stem}.html")
+    return pages
+

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import sqlite3
 
 import numpy as np
@@ -220,3 +221,14 @@ def test_a_trained_agent_folder_is_replayed_with_its_eye_view(tmp_path):
     assert views[0].observation.shape == (18,)  # what the network saw: the flattened ego planes
     data = game_data(game)
     assert seat in data["eye_seats"] and any(f["eye"].get(seat, {}).get("parts") for f in data["frames"])
+
+
+def test_report_html_links_each_game_to_its_replay_page(ttt_db, tmp_path, capsys):
+    html = tmp_path / "report.html"
+    assert main(["report", str(ttt_db), "--html", str(html), "--replay-pages", "--bootstrap", "0"]) == 0
+    text = html.read_text()
+    links = re.findall(r"href='(report_replays/[^']+\.html)'", text)
+    assert len(links) == 4 and all((tmp_path / link).is_file() for link in links)
+    assert "const GAME = " in (tmp_path / links[0]).read_text()
+    assert main(["report", str(ttt_db), "--replay-pages"]) == 2
+    assert "--replay-pages links the games of the --html page: give --html FILE too" in capsys.readouterr().err
