@@ -27,6 +27,7 @@ REGISTRY: dict[str, str] = {
     "snake": "envs.snake:Snake",
     "pong_2p": "envs.pong:Pong2p",
     "pommerman": "envs.pommerman:Pommerman",
+    "vizdoom_deathmatch": "envs.vizdoom:VizdoomDeathmatch",
 }
 
 

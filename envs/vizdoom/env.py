@@ -1,0 +1,349 @@
+"""ViZDoom multiplayer deathmatch as an arena env: one real engine per player, stepped in lockstep."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from arena.env import AgentID, MultiAgentEnv
+from envs.vizdoom.engines import EngineError, EngineGroup, free_port, import_vizdoom
+
+__all__ = ["VizdoomDeathmatch", "BUTTONS", "SCENARIOS", "TICRATE"]
+
+TICRATE = 35  #: Doom's tics per second of game time
+#: The binary buttons every player has, in the order of the action vector.
+BUTTONS = ("ATTACK", "MOVE_FORWARD", "MOVE_BACKWARD", "MOVE_LEFT", "MOVE_RIGHT", "TURN_LEFT", "TURN_RIGHT")
+#: Bundled maps: name -> the WAD file in ViZDoom's scenarios folder.
+SCENARIOS = {"deathmatch": "multi_deathmatch.wad", "duel": "multi_duel.wad"}
+_MAX_TURN = 45.0  # degrees per tic a delta turn may ask for
+
+
+def _positive_int(where: str, name: str, value: Any, low: int = 1, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low or (
+            high is not None and value > high):
+        bounds = f"an integer in {low}..{high}" if high is not None else f"an integer >= {low}"
+        raise ValueError(f"{where}: {name} must be {bounds}, got {value!r}")
+    return int(value)
+
+
+class VizdoomDeathmatch(MultiAgentEnv):
+    """ViZDoom deathmatch: 2-4 players, each a real ViZDoom engine, networked on 127.0.0.1.
+
+    ``reset`` starts one engine per player (the first hosts, the others join on a free
+    UDP port chosen for this env) plus ``bots`` built-in bots, and ``close`` ends them;
+    ``reset`` again restarts the map on the running engines (``new_episode``), which is
+    much faster than starting new ones. All players act every step; a step is
+    ``frame_skip`` tics, each tic one ``make_action`` per player issued concurrently.
+
+    **Observation** per player, a ``Dict``:
+
+    * ``"screen"``: ``Box(0, 255, (height, width, 3 or 1), uint8)``, the player's view
+      (``screen_format="rgb"`` or ``"grey"``).
+    * ``"variables"``: ``Box(-inf, inf, (len(game_variables),), float32)``, the chosen game
+      variables (``HEALTH``, ``FRAGCOUNT``, ``SELECTED_WEAPON_AMMO`` ...) in that order.
+    * ``"enemies"`` (when ``enemies=True``): ``Box(0, 1, (players + bots - 1, 5), float32)``
+      from the engine's labels: one row per other player in view, nearest (tallest on
+      screen) first, ``[visible, centre x, centre y, width, height]`` as screen fractions;
+      rows of players out of view are zero.
+
+    **Action** per player: ``MultiBinary(7)``, the buttons :data:`BUTTONS` (attack, forward,
+    backward, strafe left, strafe right, turn left, turn right), held for the whole step.
+    With ``delta_turn=True`` it is a ``Dict`` of those ``"buttons"`` and ``"turn"``,
+    ``Box(-45, 45, (1,), float32)``, degrees to turn per tic (the engine's delta button).
+
+    **Reward**: ``frag_reward`` per frag gained (a kill +1; a suicide costs a frag, -1) plus
+    ``death_reward`` per death. **Dead players** respawn on their own after about a second
+    (``sv_forcerespawn``); meanwhile they keep acting (their actions do nothing) and
+    ``infos[agent]["dead"]`` is true. ``infos[agent]`` also holds ``"frags"`` and ``"deaths"``.
+    **End**: every player terminates at the time limit (the match's rule end).
+
+    **Determinism**: the seed goes to the engines (``-rngseed``) and the bots, but networked
+    engines apply a player's input at a tic that depends on timing, so the same seed and
+    actions do not always give the same episode (``metadata["reproducible"]`` is false); the screens differ
+    within a few dozen tics. What arena seeds (agents, schedules) stays reproducible.
+
+    Args:
+        players: 2-4 players (``player_0`` hosts).
+        bots: built-in ViZDoom bots added to the match (0-8).
+        scenario: ``"deathmatch"`` or ``"duel"`` (bundled maps), or a path to a ``.wad``.
+        time_limit: seconds of game time per episode (35 tics a second); ``None`` takes
+            the class attribute ``default_time_limit`` (60).
+        frame_skip: tics per step (each one ``make_action`` per player).
+        resolution: ``"160x120"``, ``"320x240"`` ... (ViZDoom's ``RES_*`` names).
+        screen_format: ``"rgb"`` or ``"grey"``.
+        game_variables: names of ``vizdoom.GameVariable`` members to observe.
+        enemies: observe the enemies table (the scripted ``vizdoom_aim`` agent needs it).
+        delta_turn: add the delta turn to the action (a ``Box``).
+        frag_reward, death_reward: the reward per frag and per death.
+        connect_timeout: seconds for the engines to start and connect before
+            :class:`~envs.vizdoom.engines.EngineError`.
+
+    Example:
+        >>> env = VizdoomDeathmatch(time_limit=1.0)  # engines start at reset, not here
+        >>> env.possible_agents, env.action_space("player_0")
+        (['player_0', 'player_1'], MultiBinary(7))
+    """
+
+    metadata = {"render_modes": ["rgb_array"], "name": "vizdoom_deathmatch", "render_fps": TICRATE,
+                "real_time": True, "reproducible": False}
+    env_name = "vizdoom_deathmatch"
+    #: The ``time_limit`` when none is given (seconds); a test suite may shorten it.
+    default_time_limit = 60.0
+
+    def __init__(self, players: int = 2, bots: int = 0, scenario: str = "deathmatch", time_limit: float | None = None,
+                 frame_skip: int = 4, resolution: str = "160x120", screen_format: str = "rgb",
+                 game_variables: Sequence[str] = ("HEALTH", "ARMOR", "FRAGCOUNT", "SELECTED_WEAPON_AMMO"),
+                 enemies: bool = True, delta_turn: bool = False, frag_reward: float = 1.0,
+                 death_reward: float = 0.0, connect_timeout: float = 30.0, render_mode: str | None = None) -> None:
+        where = "VizdoomDeathmatch"
+        self.players = _positive_int(where, "players", players, 2, 4)
+        self.bots = _positive_int(where, "bots", bots, 0, 8)
+        self.frame_skip = _positive_int(where, "frame_skip", frame_skip)
+        if time_limit is None:
+            time_limit = self.default_time_limit
+        if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not (
+                math.isfinite(time_limit) and time_limit > 0):
+            raise ValueError(f"{where}: time_limit must be a positive number of seconds, got {time_limit!r}")
+        self.time_limit = float(time_limit)
+        if scenario not in SCENARIOS and not (isinstance(scenario, str) and scenario.endswith(".wad")):
+            raise ValueError(f"{where}: scenario must be one of {sorted(SCENARIOS)} or a path to a .wad file, "
+                             f"got {scenario!r}")
+        self.scenario = scenario
+        size = resolution.lower().split("x") if isinstance(resolution, str) else ()
+        if len(size) != 2 or not all(part.isdigit() for part in size):
+            raise ValueError(f"{where}: resolution must be 'WIDTHxHEIGHT' such as '160x120', got {resolution!r}")
+        self.resolution = f"{int(size[0])}x{int(size[1])}"
+        self.width, self.height = int(size[0]), int(size[1])
+        if screen_format not in ("rgb", "grey"):
+            raise ValueError(f"{where}: screen_format must be 'rgb' or 'grey', got {screen_format!r}")
+        self.screen_format = screen_format
+        if isinstance(game_variables, str) or not all(isinstance(name, str) for name in game_variables):
+            raise TypeError(f"{where}: game_variables must be a sequence of GameVariable names, "
+                            f"got {game_variables!r}")
+        self.game_variables = tuple(name.upper() for name in game_variables)
+        self.enemies, self.delta_turn = bool(enemies), bool(delta_turn)
+        for name, value in (("frag_reward", frag_reward), ("death_reward", death_reward),
+                            ("connect_timeout", connect_timeout)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise ValueError(f"{where}: {name} must be a finite number, got {value!r}")
+        if not connect_timeout > 0:
+            raise ValueError(f"{where}: connect_timeout must be positive, got {connect_timeout!r}")
+        self.frag_reward, self.death_reward = float(frag_reward), float(death_reward)
+        self.connect_timeout = float(connect_timeout)
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError(f"{where}: render_mode must be None or 'rgb_array', got {render_mode!r}")
+        self.render_mode = render_mode
+
+        self.possible_agents = [f"player_{i}" for i in range(self.players)]
+        self.agents = []
+        channels = 3 if screen_format == "rgb" else 1
+        entries: dict[str, spaces.Space] = {
+            "screen": spaces.Box(0, 255, (self.height, self.width, channels), np.uint8),
+            "variables": spaces.Box(-np.inf, np.inf, (len(self.game_variables),), np.float32),
+        }
+        if self.enemies:
+            entries["enemies"] = spaces.Box(0.0, 1.0, (self.players + self.bots - 1, 5), np.float32)
+        self.observation_spaces = {agent: spaces.Dict(entries) for agent in self.possible_agents}
+        buttons = spaces.MultiBinary(len(BUTTONS))
+        action = (spaces.Dict({"buttons": buttons, "turn": spaces.Box(-_MAX_TURN, _MAX_TURN, (1,), np.float32)})
+                  if self.delta_turn else buttons)
+        self.action_spaces = {agent: action for agent in self.possible_agents}
+        self._engines: EngineGroup | None = None
+        self._acting: list[AgentID] | None = None
+        self._last: dict[AgentID, dict[str, np.ndarray]] = {}
+
+    # ---------------------------------------------------------------- engines
+    def _configure(self, vizdoom: Any, seed: int, port: int) -> Any:
+        scenarios = vizdoom.scenarios_path
+        wad = os.path.join(scenarios, SCENARIOS[self.scenario]) if self.scenario in SCENARIOS else self.scenario
+        resolution = getattr(vizdoom.ScreenResolution, f"RES_{self.width}X{self.height}", None)
+        if resolution is None:
+            known = sorted(name[4:].lower() for name in dir(vizdoom.ScreenResolution) if name.startswith("RES_"))
+            raise ValueError(f"{self}: resolution {self.resolution!r} is not one ViZDoom renders; "
+                             f"known: {', '.join(known)}")
+        try:
+            variables = [getattr(vizdoom.GameVariable, name) for name in self.game_variables]
+        except AttributeError as err:
+            raise ValueError(f"{self}: unknown game variable in {list(self.game_variables)}: {err}") from None
+        buttons = [getattr(vizdoom.Button, name) for name in BUTTONS]
+        if self.delta_turn:
+            buttons.append(vizdoom.Button.TURN_LEFT_RIGHT_DELTA)
+        timeout = max(1, round(self.time_limit * TICRATE))
+        grey = self.screen_format == "grey"
+        limit = math.ceil(self.connect_timeout) + 600  # the engine's own timeout crashes ViZDoom: ours comes first
+
+        def configure(index: int, game: Any) -> None:
+            game.set_doom_scenario_path(wad)
+            game.set_doom_map("map01")
+            game.set_mode(vizdoom.Mode.PLAYER)
+            game.set_screen_resolution(resolution)
+            game.set_screen_format(vizdoom.ScreenFormat.GRAY8 if grey else vizdoom.ScreenFormat.RGB24)
+            game.set_render_hud(False)
+            game.set_available_buttons(buttons)
+            game.set_available_game_variables(variables)
+            game.set_labels_buffer_enabled(self.enemies)
+            game.set_episode_timeout(timeout)
+            game.set_seed(seed)
+            if index == 0:
+                game.add_game_args(f"-host {self.players} -port {port} -netmode 0 -deathmatch "
+                                   "+sv_forcerespawn 1 +sv_respawnprotect 1 +sv_spawnfarthest 1 +sv_nomonsters 1 "
+                                   f"+viz_connect_timeout {limit} +name player_0 +colorset 0")
+            else:
+                game.add_game_args(f"-join 127.0.0.1 -port {port} +viz_connect_timeout {limit} "
+                                   f"+name player_{index} +colorset {index}")
+
+        return configure
+
+    def _start(self, seed: int) -> None:
+        vizdoom = import_vizdoom(str(self))
+        configure = self._configure(vizdoom, seed, free_port())
+        self._engines = EngineGroup(configure, self.players, connect_timeout=self.connect_timeout, where=str(self))
+        self._variables = [vizdoom.GameVariable.FRAGCOUNT, vizdoom.GameVariable.DEATHCOUNT]
+
+    def _add_bots(self) -> None:
+        if self.bots:
+            host = self._engines.games[0]
+            host.send_game_command("removebots")
+            for _ in range(self.bots):
+                host.send_game_command("addbot")
+
+    @property
+    def engine_pids(self) -> list[int]:
+        """The PIDs of this env's running engines (empty before ``reset`` and after ``close``)."""
+        return self._engines.pids() if self._engines is not None else []
+
+    # --------------------------------------------------------------- dynamics
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[dict[AgentID, Any], dict[AgentID, dict[str, Any]]]:
+        """Start a new match: on new engines the first time (or after ``close``), else on the running ones.
+
+        Raises:
+            EngineError: the engines did not start and connect within ``connect_timeout``.
+            MissingDependencyError: ViZDoom is not installed (the ``vizdoom`` extra).
+        """
+        super().reset(seed=seed)
+        engine_seed = int(self.np_random.integers(1, 2**31 - 1))
+        if self._engines is None:
+            self._start(engine_seed)
+        else:  # the running engines restart the map together: much faster than new engines
+            for game in self._engines.games:
+                game.set_seed(engine_seed)
+            self._engines.map(lambda game: game.new_episode())
+        self._add_bots()
+        self.agents = list(self.possible_agents)
+        self._scores = [(0, 0)] * self.players
+        observations, infos = self._observe()
+        self._acting = list(observations)
+        return observations, infos
+
+    def step(self, actions: Mapping[AgentID, Any]) -> tuple[
+            dict[AgentID, Any], dict[AgentID, float], dict[AgentID, bool], dict[AgentID, bool],
+            dict[AgentID, dict[str, Any]]]:
+        """All players act for ``frame_skip`` tics.
+
+        Edge cases: before ``reset`` or after the time limit, :class:`~arena.errors.ResetNeeded`;
+        actions for other agents than ``agents``, :class:`~arena.errors.WrongAgentsError`; an
+        action outside the space, :class:`~arena.errors.InvalidActionError` (nothing is sent).
+        """
+        self.check_actions(actions, self._acting)
+        vectors = [self._vector(actions[agent]) for agent in self.possible_agents]
+        try:
+            self._engines.act(vectors, self.frame_skip)
+        except EngineError:
+            self.close()  # the engines were killed: the next reset starts new ones
+            raise
+        before = self._scores
+        observations, infos = self._observe()
+        rewards = {}
+        for i, agent in enumerate(self.possible_agents):
+            (frags, deaths), (frags0, deaths0) = self._scores[i], before[i]
+            rewards[agent] = self.frag_reward * (frags - frags0) + self.death_reward * (deaths - deaths0)
+        finished = not observations
+        terminations = {agent: finished for agent in self.possible_agents}
+        truncations = {agent: False for agent in self.possible_agents}
+        if finished:
+            self.agents, self._acting = [], None
+        else:
+            self._acting = list(observations)
+        return observations, rewards, terminations, truncations, infos
+
+    def _vector(self, action: Any) -> list[float]:
+        if self.delta_turn:
+            return [float(b) for b in action["buttons"]] + [float(action["turn"][0])]
+        return [float(b) for b in action]
+
+    def _observe(self) -> tuple[dict[AgentID, Any], dict[AgentID, dict[str, Any]]]:
+        games = self._engines.games
+        finished = games[0].is_episode_finished()
+        observations, infos, scores = {}, {}, []
+        for i, (agent, game) in enumerate(zip(self.possible_agents, games)):
+            frags, deaths = (int(game.get_game_variable(v)) for v in self._variables)
+            scores.append((frags, deaths))
+            dead = bool(game.is_player_dead())
+            infos[agent] = {"frags": frags, "deaths": deaths, "dead": dead}
+            if finished:
+                continue
+            state = game.get_state()
+            observation = self._last.get(agent) if state is None else self._convert(state)
+            if observation is None:
+                observation = self.observation_spaces[agent].sample()  # never happens in practice
+                observation = {key: np.zeros_like(value) for key, value in observation.items()}
+            self._last[agent] = observation
+            observations[agent] = observation
+        self._scores = scores
+        return observations, infos
+
+    def _convert(self, state: Any) -> dict[str, np.ndarray]:
+        screen = state.screen_buffer
+        if screen.ndim == 2:
+            screen = screen[:, :, None]
+        variables = np.asarray(state.game_variables if state.game_variables is not None else (), np.float32)
+        observation = {"screen": np.ascontiguousarray(screen, np.uint8), "variables": variables}
+        if self.enemies:
+            table = np.zeros((self.players + self.bots - 1, 5), np.float32)
+            seen = [label for label in state.labels or () if label.object_name == "DoomPlayer"]
+            seen.sort(key=lambda label: -label.height)
+            for row, label in zip(table, seen):
+                row[:] = (1.0, (label.x + label.width / 2) / self.width, (label.y + label.height / 2) / self.height,
+                          label.width / self.width, label.height / self.height)
+            np.clip(table, 0.0, 1.0, out=table)
+            observation["enemies"] = table
+        return observation
+
+    def render(self) -> np.ndarray | None:
+        """``player_0``'s last screen (``render_mode="rgb_array"``), else ``None``."""
+        if self.render_mode != "rgb_array" or "player_0" not in self._last:
+            return None
+        screen = self._last["player_0"]["screen"]
+        return np.repeat(screen, 3, axis=2) if screen.shape[2] == 1 else screen.copy()
+
+    # ------------------------------------------------------------------ close
+    def _close_engines(self) -> None:
+        engines, self._engines = getattr(self, "_engines", None), None
+        if engines is not None:
+            engines.close()
+
+    def close(self) -> None:
+        """End every engine (SIGKILL by PID for one that does not close); safe to call twice."""
+        self._close_engines()
+        self.agents, self._acting = [], None
+
+    def __del__(self) -> None:
+        try:
+            self._close_engines()
+        except Exception:  # noqa: BLE001 - at interpreter exit; the engines die with the process anyway
+            pass
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Engines belong to one process: a copy or an unpickled env starts its own at reset.
+        state = dict(self.__dict__)
+        state.update(_engines=None, _acting=None, agents=[], _last={})
+        return state
+
+    def __str__(self) -> str:
+        return f"<VizdoomDeathmatch players={self.players} bots={self.bots} scenario={self.scenario!r}>"

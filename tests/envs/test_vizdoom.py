@@ -1,0 +1,263 @@
+"""ViZDoom deathmatch on real engines: stepping, frags, the time limit, engines' lives, interfaces, agents."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+from gymnasium import spaces
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import envs
+from arena import EnvItfWrapper, RandomAgent, play
+from arena.errors import MissingDependencyError, ResetNeeded, SpaceMismatchError, WrongAgentsError
+from envs.vizdoom import EngineError, EngineGroup, VizdoomDeathmatch
+from envs.vizdoom.engines import free_port
+from envs.vizdoom.agents import VizdoomAimAgent
+from interfaces.history import FrameStack
+from interfaces.vizdoom import ACTION_SETS, DoomActions, DoomScreen
+
+SMALL = {"resolution": "160x120", "frame_skip": 4}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except FileNotFoundError:
+        return False
+
+
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0].decode()
+    except FileNotFoundError:
+        return "gone"
+
+
+def _children() -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit() and _state(int(name)) != "gone":
+            try:
+                with open(f"/proc/{name}/stat", "rb") as stat:
+                    if int(stat.read().rsplit(b")", 1)[1].split()[1]) == os.getpid():
+                        found.append(int(name))
+            except (FileNotFoundError, ValueError):
+                pass
+    return found
+
+
+def _wait_dead(pids: list[int], seconds: float = 15.0) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and any(map(_alive, pids)):
+        time.sleep(0.05)
+    return [pid for pid in pids if _alive(pid)]
+
+
+def test_a_match_steps_counts_frags_reports_deaths_and_ends_at_the_time_limit(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)  # ViZDoom's _vizdoom/ folder must not land here
+    env = VizdoomDeathmatch(time_limit=6.0, game_variables=("HEALTH", "FRAGCOUNT"), **SMALL)
+    with pytest.raises(ResetNeeded):
+        env.step({})
+    observations, infos = env.reset(seed=3)
+    pids = env.engine_pids
+    assert len(pids) == 2 and all(map(_alive, pids))
+    assert set(observations) == {"player_0", "player_1"}
+    for agent, observation in observations.items():
+        assert env.observation_space(agent).contains(observation)
+        assert observation["screen"].shape == (120, 160, 3) and observation["variables"].shape == (2,)
+        assert set(infos[agent]) == {"frags", "deaths", "dead"}
+    with pytest.raises(WrongAgentsError, match=r"expected actions for exactly \['player_0', 'player_1'\]"):
+        env.step({"player_0": np.zeros(7, np.int8)})
+
+    idle = {agent: np.zeros(7, np.int8) for agent in env.possible_agents}
+    # A player may spawn telefragged at the first tic: dead, it keeps acting, and respawns on its own.
+    was_dead = set()
+    for _ in range(40):
+        was_dead |= {agent for agent, info in infos.items() if info["dead"]}
+        if not any(info["dead"] for info in infos.values()):
+            break
+        observations, rewards, terminations, truncations, infos = env.step(idle)
+        assert set(observations) == {"player_0", "player_1"}
+    assert not any(info["dead"] for info in infos.values())
+    before = infos["player_1"]
+    env._engines.games[1].send_game_command("kill")  # player_1 takes its own life: a suicide costs a frag
+    observations, rewards, terminations, truncations, infos = env.step(idle)
+    assert rewards == {"player_0": 0.0, "player_1": -1.0}
+    assert infos["player_1"]["dead"] and infos["player_1"]["frags"] == before["frags"] - 1
+    assert infos["player_1"]["deaths"] == before["deaths"] + 1
+    # ViZDoom ends the episode of every player on a console suicide; the env reports that end.
+    assert observations == {} and all(terminations.values()) and env.agents == []
+    with pytest.raises(ResetNeeded):
+        env.step(idle)
+
+    observations, infos = env.reset(seed=4)  # the running engines restart the map
+    assert env.engine_pids == pids and env._engines.games[0].get_episode_time() <= 2
+    steps = 0
+    while observations:
+        observations, rewards, terminations, truncations, infos = env.step(idle)
+        steps += 1
+    assert 6 * 35 // 4 - 4 <= steps <= -(-6 * 35 // 4) and all(terminations.values()) and not any(truncations.values())
+    env.close()
+    assert _wait_dead(pids, 5.0) == [] and env.engine_pids == []
+    env.close()  # twice is fine
+    assert os.listdir(tmp_path) == []
+
+
+def test_killing_the_parent_with_sigkill_leaves_no_engine(tmp_path) -> None:
+    script = textwrap.dedent("""
+        import sys, time
+        from envs.vizdoom import VizdoomDeathmatch
+        env = VizdoomDeathmatch(time_limit=60.0)
+        env.reset(seed=0)
+        print(*env.engine_pids, flush=True)
+        time.sleep(120)
+    """)
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        pids = [int(pid) for pid in child.stdout.readline().split()]
+        assert len(pids) == 2 and all(map(_alive, pids))
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+    assert _wait_dead(pids) == []
+    assert os.listdir(tmp_path) == []
+
+
+def test_two_envs_side_by_side_with_interfaces_and_agents() -> None:
+    stack = FrameStack(DoomScreen(DoomActions(), size=(30, 40)), frames=3)
+    first = EnvItfWrapper(VizdoomDeathmatch(time_limit=1.0, screen_format="grey", **SMALL), stack)
+    second = VizdoomDeathmatch(time_limit=1.0, bots=1, delta_turn=True, **SMALL)
+    try:
+        one, _ = first.reset(seed=1)
+        two, _ = second.reset(seed=2)
+        assert not set(first.unwrapped.engine_pids) & set(second.engine_pids)
+        assert one["player_0"].shape == (3, 30, 40) and one["player_0"].dtype == np.uint8
+        assert two["player_0"]["enemies"].shape == (2, 5)
+        episode = play(second, {"player_0": VizdoomAimAgent(), "player_1": RandomAgent(0)}, seed=2)
+        assert episode.length > 0
+        while one:
+            one, *_ = first.step({agent: first.action_space(agent).sample() for agent in one})
+            assert all(stack.observation_space.contains(o) for o in one.values())
+    finally:
+        first.close()
+        second.close()
+    assert first.unwrapped.engine_pids == [] and second.engine_pids == []
+
+
+def test_engines_that_do_not_connect_in_time_are_stopped_with_a_clear_error() -> None:
+    def host_alone(index, game):  # a host waiting for a second player that never joins
+        import vizdoom
+
+        game.set_doom_scenario_path(os.path.join(vizdoom.scenarios_path, "multi_deathmatch.wad"))
+        game.set_mode(vizdoom.Mode.PLAYER)
+        game.set_screen_resolution(vizdoom.ScreenResolution.RES_160X120)
+        game.add_game_args(f"-host 2 -port {free_port()} -netmode 0 -deathmatch +viz_connect_timeout 600")
+
+    with pytest.raises(EngineError, match=r"^lonely host: the 1 ViZDoom engines did not all start and connect "
+                                          r"within 3 s \(player 0 had not finished init\); the engines are stopped"):
+        EngineGroup(host_alone, 1, connect_timeout=3.0, where="lonely host")
+    frozen = [pid for pid in _children() if _state(pid) == "T"]
+    assert frozen  # stopped, not running: they end with this process
+
+
+def test_missing_vizdoom_names_the_extra(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "vizdoom", None)
+    env = envs.make("vizdoom_deathmatch")
+    with pytest.raises(MissingDependencyError, match=r"needs ViZDoom: pip install 'arena-marl\[vizdoom\]' "
+                                                     r"\(the vizdoom extra\)"):
+        env.reset(seed=0)
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"players": 5}, "players must be an integer in 2..4, got 5"),
+    ({"bots": -1}, "bots must be an integer in 0..8, got -1"),
+    ({"frame_skip": 0}, "frame_skip must be an integer >= 1, got 0"),
+    ({"time_limit": 0}, "time_limit must be a positive number of seconds, got 0"),
+    ({"scenario": "e1m1"}, "scenario must be one of ['deathmatch', 'duel'] or a path to a .wad file, got 'e1m1'"),
+    ({"resolution": "big"}, "resolution must be 'WIDTHxHEIGHT' such as '160x120', got 'big'"),
+    ({"screen_format": "hsv"}, "screen_format must be 'rgb' or 'grey', got 'hsv'"),
+    ({"game_variables": "HEALTH"}, "game_variables must be a sequence of GameVariable names, got 'HEALTH'"),
+    ({"connect_timeout": -1.0}, "connect_timeout must be positive, got -1.0"),
+    ({"render_mode": "human"}, "render_mode must be None or 'rgb_array', got 'human'"),
+])
+def test_bad_options_are_named(options, message) -> None:
+    with pytest.raises((ValueError, TypeError)) as caught:
+        VizdoomDeathmatch(**options)
+    assert str(caught.value) == f"VizdoomDeathmatch: {message}"
+
+
+def test_an_unknown_resolution_or_variable_is_named_at_reset() -> None:
+    with pytest.raises(ValueError, match=r"resolution '123x45' is not one ViZDoom renders; known: .*160x120"):
+        VizdoomDeathmatch(resolution="123x45").reset(seed=0)
+    with pytest.raises(ValueError, match=r"unknown game variable in \['HEALTH', 'MANA'\]"):
+        VizdoomDeathmatch(game_variables=("HEALTH", "MANA")).reset(seed=0)
+
+
+def test_aim_agent_needs_the_enemies_table() -> None:
+    env = VizdoomDeathmatch(enemies=False)
+    with pytest.raises(SpaceMismatchError, match=r"^VizdoomAimAgent: needs vizdoom_deathmatch's observation with "
+                                                 r"an 'enemies' Box\(n, 5\) \(make the env with enemies=True\)"):
+        VizdoomAimAgent().setup(env.observation_space("player_0"), env.action_space("player_0"))
+    agent = VizdoomAimAgent()
+    delta = VizdoomDeathmatch(delta_turn=True)
+    agent.setup(delta.observation_space("player_0"), delta.action_space("player_0"))
+    action = agent.act({"enemies": np.array([[1, 0.75, 0.5, 0.1, 0.3]], np.float32)})
+    assert delta.action_space("player_0").contains(action) and action["turn"][0] > 0  # turn right, towards it
+
+
+# ------------------------------------------------------------------- interfaces, on generated spaces
+@settings(max_examples=30, deadline=None)
+@given(height=st.integers(1, 40), width=st.integers(1, 40), channels=st.sampled_from([1, 3]),
+       out=st.tuples(st.integers(1, 20), st.integers(1, 20)), grey=st.booleans(), variables=st.integers(0, 4),
+       seed=st.integers(0, 2**32 - 1))
+def test_doom_screen_observations_lie_in_its_space(height, width, channels, out, grey, variables, seed) -> None:
+    raw = spaces.Dict({"screen": spaces.Box(0, 255, (height, width, channels), np.uint8),
+                       "variables": spaces.Box(-1e6, 1e6, (variables,), np.float32)})
+    raw.seed(seed)
+    itf = DoomScreen(size=out, grey=grey, variables=variables > 0)
+    itf.setup(raw, spaces.MultiBinary(7))
+    for _ in range(3):
+        assert itf.observation_space.contains(itf.transform_observation(raw.sample()))
+
+
+@settings(max_examples=30, deadline=None)
+@given(combos=st.lists(st.lists(st.sampled_from(["attack", "forward", "backward", "strafe_left", "strafe_right",
+                                                 "turn_left", "turn_right"]), min_size=1, max_size=3, unique=True),
+                       min_size=1, max_size=12, unique_by=lambda c: frozenset(c)),
+       delta=st.booleans())
+def test_doom_actions_map_every_action_to_its_buttons(combos, delta) -> None:
+    names = ["+".join(combo) for combo in combos]
+    raw = (spaces.Dict({"buttons": spaces.MultiBinary(7), "turn": spaces.Box(-45, 45, (1,), np.float32)})
+           if delta else spaces.MultiBinary(7))
+    itf = DoomActions(actions=names)
+    itf.setup(spaces.Dict({}), raw)
+    assert itf.action_space == spaces.Discrete(len(names))
+    for index, combo in enumerate(combos):
+        action = itf.transform_action(index)
+        assert raw.contains(action)
+        pressed = action["buttons"] if delta else action
+        assert int(pressed.sum()) == len(combo)
+
+
+def test_interface_errors_name_the_problem() -> None:
+    with pytest.raises(ValueError, match=r"^DoomActions: unknown button 'jump' in 'forward\+jump'; buttons: attack"):
+        DoomActions(actions=["forward+jump"])
+    with pytest.raises(ValueError, match=r"^DoomActions: actions must be one of \['default', 'minimal'\]"):
+        DoomActions(actions="all")
+    with pytest.raises(SpaceMismatchError, match=r"^DoomActions\(\): needs ViZDoom's 7 buttons, .* got Discrete\(3\)"):
+        DoomActions().setup(spaces.Dict({}), spaces.Discrete(3))
+    with pytest.raises(SpaceMismatchError, match=r"^DoomScreen\(size=\(60, 80\)\): needs an image"):
+        DoomScreen().setup(spaces.Box(0, 1, (4,)), spaces.MultiBinary(7))
+    with pytest.raises(ValueError, match=r"^DoomScreen: size must be \(height, width\) with positive integers"):
+        DoomScreen(size=(0, 3))
+    assert len(ACTION_SETS["default"]) == 10
