@@ -190,7 +190,12 @@ def run(args: argparse.Namespace) -> int:
         vec_env = make_vec_env(make_single, n_envs=n_envs, seed=args.seed)
     from gymnasium import spaces
 
-    policy = "MultiInputPolicy" if isinstance(vec_env.observation_space, spaces.Dict) else "MlpPolicy"
+    from stable_baselines3.common.preprocessing import is_image_space
+
+    if isinstance(vec_env.observation_space, spaces.Dict):
+        policy = "MultiInputPolicy"  # SB3 puts a CNN on each image entry
+    else:
+        policy = "CnnPolicy" if is_image_space(vec_env.observation_space) else "MlpPolicy"
     if loaded is not None:
         model = algo_class.load(str(Path(args.load) / loaded["model"]), env=vec_env, device=args.device)
     else:

@@ -24,14 +24,16 @@ class VizdoomAimAgent(Agent):
     engine's labels buffer: nearest visible player first, centre x as a screen fraction).
     When an enemy is in view it turns towards it (binary turn buttons, or the exact angle
     with ``delta_turn`` actions) and fires once the enemy's centre is within ``tolerance``
-    of the crosshair (or of half the enemy's width, whichever is wider), stepping forward
-    meanwhile. With nobody in view it walks forward and sweeps right, strafing to get off
+    of the crosshair (or of half the enemy's width, whichever is wider), walking towards it
+    until it is close, then strafing from side to side. With nobody in view it walks forward and sweeps right, strafing to get off
     walls, on a fixed cycle (no randomness: it is reproducible).
 
     Args:
         tolerance: the horizontal distance from the screen centre (a screen fraction) within
             which it fires.
         sweep: steps of each roaming cycle spent turning (of 8).
+        close: the on-screen height (a screen fraction) from which an enemy counts as close:
+            it stops walking towards it and strafes from side to side while it aims.
 
     Raises:
         SpaceMismatchError: in :meth:`setup`, for observations without an ``"enemies"``
@@ -43,19 +45,21 @@ class VizdoomAimAgent(Agent):
         >>> agent = VizdoomAimAgent()
         >>> table = spaces.Box(0.0, 1.0, (1, 5), np.float32)
         >>> agent.setup(spaces.Dict({"enemies": table}), spaces.MultiBinary(7))
-        >>> enemy_left = {"enemies": np.array([[1, 0.2, 0.5, 0.05, 0.3]], np.float32)}
+        >>> enemy_left = {"enemies": np.array([[1, 0.2, 0.5, 0.05, 0.2]], np.float32)}
         >>> agent.act(enemy_left).tolist()  # turn left, not yet firing
         [0, 1, 0, 0, 0, 1, 0]
         >>> agent.act({"enemies": np.array([[1, 0.5, 0.5, 0.05, 0.3]], np.float32)}).tolist()[0]  # fire
         1
     """
 
-    def __init__(self, tolerance: float = 0.04, sweep: int = 3) -> None:
+    def __init__(self, tolerance: float = 0.08, sweep: int = 3, close: float = 0.3) -> None:
         if not 0 < tolerance < 0.5:
             raise ValueError(f"VizdoomAimAgent: tolerance must lie in (0, 0.5), got {tolerance!r}")
         if isinstance(sweep, bool) or not isinstance(sweep, int) or not 0 <= sweep <= 8:
             raise ValueError(f"VizdoomAimAgent: sweep must be an integer in 0..8, got {sweep!r}")
-        self.tolerance, self.sweep = float(tolerance), sweep
+        if not 0 < close <= 1:
+            raise ValueError(f"VizdoomAimAgent: close must lie in (0, 1], got {close!r}")
+        self.tolerance, self.sweep, self.close = float(tolerance), sweep, float(close)
         self._delta = False
         self._clock = 0
 
@@ -85,9 +89,12 @@ class VizdoomAimAgent(Agent):
                 buttons[_ATTACK] = 1
             if self._delta:
                 turn = offset * _FIELD_OF_VIEW / 4  # per tic; the env repeats it frame_skip times
-            elif abs(offset) > self.tolerance / 2:
+            elif abs(offset) > self.tolerance:  # a binary turn step is ~14 degrees: no finer turn
                 buttons[_TURN_LEFT if offset < 0 else _TURN_RIGHT] = 1
-            buttons[_FORWARD] = 1
+            if float(enemies[0, 4]) < self.close:
+                buttons[_FORWARD] = 1
+            else:  # close: circle-strafe instead of walking into its fire
+                buttons[_LEFT if (self._clock // 6) % 2 else _RIGHT] = 1
         else:
             phase = self._clock % 8
             buttons[_FORWARD] = 1

@@ -25,6 +25,9 @@ from tests.arena.scripted_envs import DoubleMoveEnv, LeavingEnv  # noqa: E402
 
 ENV_NAMES = envs.names()
 CYCLES = 60  # PettingZoo's checkers run this many agent cycles per env
+# PettingZoo's seed tests replay an episode; an env whose episodes depend on more than the seed
+# (networked game engines) declares metadata["reproducible"] = False and gets the API tests only.
+REPRODUCIBLE = {name for name in ENV_NAMES if envs.make(name).metadata.get("reproducible", True) is not False}
 
 
 def _everyone_acts(name: str, seed: int = 0, max_steps: int = 300) -> bool:
@@ -54,14 +57,16 @@ TURN_BASED = [name for name in ENV_NAMES if name not in SIMULTANEOUS]
 @pytest.mark.parametrize("name", ENV_NAMES)
 def test_aec_passes_pettingzoo_api_and_seed_tests(name: str, mask_in_observation: bool) -> None:
     api_test(to_aec(envs.make(name), mask_in_observation=mask_in_observation), num_cycles=CYCLES)
-    seed_test(lambda: to_aec(envs.make(name), mask_in_observation=mask_in_observation), num_cycles=CYCLES)
+    if name in REPRODUCIBLE:
+        seed_test(lambda: to_aec(envs.make(name), mask_in_observation=mask_in_observation), num_cycles=CYCLES)
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("name", SIMULTANEOUS)
 def test_parallel_passes_pettingzoo_parallel_tests(name: str) -> None:
     parallel_api_test(to_parallel(envs.make(name), mask_in_observation=True), num_cycles=CYCLES)
-    parallel_seed_test(lambda: to_parallel(envs.make(name), mask_in_observation=True), num_cycles=CYCLES)
+    if name in REPRODUCIBLE:
+        parallel_seed_test(lambda: to_parallel(envs.make(name), mask_in_observation=True), num_cycles=CYCLES)
 
 
 @pytest.mark.parametrize("name", TURN_BASED)
