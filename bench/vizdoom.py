@@ -19,7 +19,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
+
+# This script is named vizdoom.py: its folder must not shadow the vizdoom package.
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np

@@ -187,17 +187,20 @@ class EngineGroup:
     # -------------------------------------------------------------------- play
     def act(self, vectors: Sequence[list[float]], tics: int) -> None:
         """Give each player its button vector for ``tics`` tics, one tic at a time, in lockstep."""
-        barrier = threading.Barrier(len(self.games), timeout=self.tic_timeout)
-        futures = [self._pool.submit(index, _repeat, game, vector, tics, barrier)
-                   for index, (game, vector) in enumerate(zip(self.games, vectors))]
-        try:
-            for future in futures:
-                future.result()
-        except threading.BrokenBarrierError:
-            barrier.abort()
-            self.kill()
-            raise EngineError(f"{self.where}: a ViZDoom engine did not finish a tic within {self.tic_timeout:g} s; "
-                              "engines killed") from None
+        # One tic at a time, every player's make_action on its own thread, all finished before
+        # the next tic: an engine let run ahead of the slowest one can block in make_action for good.
+        for _ in range(tics):
+            if self.games[0].is_episode_finished():
+                return
+            futures = [self._pool.submit(index, game.make_action, vector, 1)
+                       for index, (game, vector) in enumerate(zip(self.games, vectors))]
+            try:
+                for future in futures:
+                    future.result(timeout=self.tic_timeout)
+            except FutureTimeout:
+                self.kill()
+                raise EngineError(f"{self.where}: a ViZDoom engine did not finish a tic within "
+                                  f"{self.tic_timeout:g} s; engines killed") from None
 
     def map(self, function: Callable[[Any], Any]) -> list[Any]:
         """``function(game)`` for every game, concurrently (for calls that wait on the others)."""
@@ -275,13 +278,3 @@ class _Players:
             self._open = False
             for jobs in self._queues:
                 jobs.put(None)
-
-
-def _repeat(game: Any, vector: list[float], tics: int, barrier: threading.Barrier) -> None:
-    # The barrier keeps every player within one tic of the others: an engine let run ahead
-    # of the slowest one can block inside make_action for good.
-    for _ in range(tics):
-        if game.is_episode_finished():
-            return
-        game.make_action(vector, 1)
-        barrier.wait()
