@@ -11,7 +11,8 @@
 * :mod:`interfaces.board` — :class:`EgoBoard`, :class:`RotateBoard`;
 * :mod:`interfaces.pommerman` — :class:`PommermanPlanes`, :class:`PommermanAttributes`,
   :class:`PommermanPosition`, :class:`PommermanLegalMoves`, :class:`PommermanEgoCorner`,
-  :class:`PommermanFeatures`.
+  :class:`PommermanFeatures`;
+* :mod:`interfaces.vizdoom` — :class:`DoomActions`, :class:`DoomScreen` (ViZDoom frames and buttons).
 
 Every class is also listed by ``arena interfaces`` through the ``arena.interfaces``
 entry points.
@@ -34,6 +35,7 @@ from interfaces.pommerman import (PommermanAttributes, PommermanEgoCorner, Pomme
                                   PommermanPlanes, PommermanPosition)
 from interfaces.reward import ClipReward, ScaleReward, ShapeReward
 from interfaces.team import ConcatenateTeam, team_interface
+from interfaces.vizdoom import DoomActions, DoomScreen
 
 __all__ = [
     "ActionMaskInObservation",
@@ -42,6 +44,8 @@ __all__ = [
     "ClipReward",
     "ConcatenateTeam",
     "DiscreteToMultiDiscrete",
+    "DoomActions",
+    "DoomScreen",
     "DiscretizeBox",
     "EgoBoard",
     "Flatten",
