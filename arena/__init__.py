@@ -29,7 +29,7 @@ from arena.interface import Combine, Interface
 from arena.play import Episode, play
 from arena.plugins import interface_registry
 from arena.registry import agent_names, env_names, make_agent, make_env
-from arena.team import Team
+from arena.team import GroupTeams, Team
 from arena.wrappers import AgtItfWrapper, EnvItfWrapper, GymEnvItfWrapper
 
 __version__ = "0.1.0"
@@ -43,6 +43,7 @@ __all__ = [
     "ContractViolation",
     "EnvItfWrapper",
     "Episode",
+    "GroupTeams",
     "GymEnvItfWrapper",
     "IllegalActionError",
     "Interface",

@@ -7,18 +7,25 @@ Two ways to play a side of a team game, both through :func:`arena.play`:
 * a :class:`Team` of members, one per seat, each any :class:`arena.Agent` — a model behind
   its own :class:`arena.AgtItfWrapper` stack beside a scripted bot that reads the raw
   observation. Each member gets its own seat's spaces, observations, rewards and ``done``.
+
+:class:`GroupTeams` turns an env with sides into one with an agent per side (Tuple spaces),
+so that a single-agent trainer can learn a whole side as one model.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+import numpy as np
+from gymnasium import spaces
 
 from arena.agents.base import Agent
 from arena.env import AgentID, MultiAgentEnv
 from arena.errors import UnknownAgentError
 
-__all__ = ["Team", "PolicyMapping", "map_policies", "team_of"]
+__all__ = ["Team", "GroupTeams", "PolicyMapping", "map_policies", "team_of"]
 
 PolicyMapping = Mapping[AgentID, str] | Callable[[AgentID], str]
 
@@ -164,3 +171,142 @@ def map_policies(env: MultiAgentEnv, policies: Mapping[str, Agent], mapping: Pol
         first_of.setdefault(name, agent_id)
         seats[agent_id] = policies[name]
     return seats
+
+
+def _filler(space: spaces.Space) -> Any:
+    """A fixed element of ``space`` (values nearest 0), for a member with nothing to observe yet."""
+    if isinstance(space, spaces.Box):
+        return np.clip(np.zeros(space.shape, dtype=space.dtype), space.low, space.high).astype(space.dtype)
+    if isinstance(space, spaces.Discrete):
+        return space.start.item() if isinstance(space.start, np.generic) else int(space.start)
+    if isinstance(space, spaces.MultiDiscrete):
+        return np.asarray(space.start, dtype=space.dtype).copy()
+    if isinstance(space, spaces.MultiBinary):
+        return np.zeros(space.shape, dtype=space.dtype)
+    if isinstance(space, spaces.Tuple):
+        return tuple(_filler(s) for s in space)
+    if isinstance(space, spaces.Dict):
+        return {key: _filler(s) for key, s in space.items()}
+    sampler = copy.deepcopy(space)
+    sampler.seed(0)
+    return sampler.sample()
+
+
+class GroupTeams(MultiAgentEnv):
+    """An env with sides seen as one agent per side, so one policy can control a whole team.
+
+    Agent ids become the team names; a side's spaces are the ``Tuple`` of its members'
+    spaces (seat order), which :class:`arena.Combine` and ``ConcatenateTeam`` turn into
+    one model's spaces. A side acts when any member must act; its observation holds each
+    member's latest observation (a member with none yet gets a fixed in-space filler, and
+    ``infos[team]["acting"]`` says which members act now); its action is a tuple of member
+    actions, of which those for members not acting now are dropped; its mask is the tuple
+    of members' masks (``None`` for a member without one or not acting). A side's reward
+    is the sum of its members' rewards (as :func:`arena.play` gives a team agent), and it
+    ends when all its members have ended. Each side is its own team in :attr:`teams`.
+
+    Args:
+        env: an env with ``teams``.
+
+    Raises:
+        ValueError: ``env`` has no sides.
+
+    Example:
+        >>> import envs
+        >>> env = GroupTeams(envs.make("team_rock_paper_scissors"))
+        >>> env.possible_agents, env.action_space("team_0")
+        (['team_0', 'team_1'], Tuple(Discrete(3), Discrete(3)))
+        >>> obs, infos = env.reset(seed=0)
+        >>> _, rewards, *_ = env.step({"team_0": (1, 1), "team_1": (0, 0)})
+        >>> rewards
+        {'team_0': 0.0, 'team_1': 0.0}
+    """
+
+    def __init__(self, env: MultiAgentEnv) -> None:
+        if not isinstance(env, MultiAgentEnv) or not env.teams:
+            raise ValueError(f"GroupTeams: needs an arena env with sides (teams), got {env!r} with teams = "
+                             f"{getattr(env, 'teams', None)!r}")
+        self.env = env
+        self.members = {team: tuple(ids) for team, ids in env.teams.items()}
+        self.possible_agents = list(self.members)
+        self.teams = {team: (team,) for team in self.members}
+        self.observation_spaces = {team: spaces.Tuple([env.observation_space(a) for a in ids])
+                                   for team, ids in self.members.items()}
+        self.action_spaces = {team: spaces.Tuple([env.action_space(a) for a in ids]) for team, ids in self.members.items()}
+        self.metadata = env.metadata
+        self.render_mode = env.render_mode
+        self._last: dict[AgentID, Any] = {}
+        self._acting: tuple[str, ...] | None = None
+        self._raw_acting: set[AgentID] = set()
+        self._done: set[str] = set()
+
+    @property
+    def agents(self) -> list[str]:  # type: ignore[override]
+        live = set(self.env.agents)
+        return [team for team, ids in self.members.items() if team not in self._done and live.intersection(ids)]
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Reset the wrapped env; the sides with an acting member observe."""
+        observations, infos = self.env.reset(seed=seed, options=options)
+        self._last = {a: _filler(self.env.observation_space(a)) for a in self.env.possible_agents}
+        self._done = set()
+        return self._group(observations, infos)
+
+    def step(self, actions: Mapping[str, Any]):
+        """Forward the acting members' actions; see :meth:`MultiAgentEnv.step` for the edge cases."""
+        self.check_actions(actions, self._acting)
+        raw = {}
+        for team, action in actions.items():
+            for agent_id, member_action in zip(self.members[team], action):
+                if agent_id in self._raw_acting:
+                    raw[agent_id] = member_action
+        observations, rewards, terminations, truncations, infos = self.env.step(raw)
+        team_rewards = {team: 0.0 for team in self.members if team not in self._done}
+        for agent_id, reward in rewards.items():
+            team = team_of(self.env, agent_id)
+            if team in team_rewards:
+                team_rewards[team] += reward
+        live = set(self.env.agents)
+        ended = [team for team in team_rewards if not live.intersection(self.members[team])]
+        self._done.update(ended)
+        team_terms = {team: team in ended and not any(truncations.get(a) for a in self.members[team])
+                      for team in team_rewards}
+        team_truncs = {team: team in ended and not team_terms[team] for team in team_rewards}
+        grouped, team_infos = self._group(observations, infos)
+        for team in ended:
+            team_infos[team] = {"members": {a: infos.get(a) or {} for a in self.members[team]}}
+        return grouped, team_rewards, team_terms, team_truncs, team_infos
+
+    def _group(self, observations: dict, infos: dict) -> tuple[dict, dict]:
+        self._last.update(observations)
+        self._raw_acting = set(observations)
+        grouped, team_infos = {}, {}
+        for team, ids in self.members.items():
+            if not self._raw_acting.intersection(ids):
+                continue
+            grouped[team] = tuple(self._last[a] for a in ids)
+            masks = tuple((infos.get(a) or {}).get("action_mask") if a in observations else None for a in ids)
+            info: dict[str, Any] = {"acting": tuple(a in observations for a in ids),
+                                    "members": {a: infos.get(a) or {} for a in ids if a in observations}}
+            if any(mask is not None for mask in masks):
+                info["action_mask"] = masks
+            team_infos[team] = info
+        self._acting = tuple(grouped) if grouped else None
+        return grouped, team_infos
+
+    def render(self) -> Any:
+        return self.env.render()
+
+    def close(self) -> None:
+        self.env.close()
+
+    @property
+    def unwrapped(self) -> MultiAgentEnv:
+        return self.env.unwrapped
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        return self.env.np_random
+
+    def __str__(self) -> str:
+        return f"<GroupTeams{self.env}>"

@@ -49,7 +49,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("env", help="env name (see `arena envs`) or 'package.module:factory'")
     parser.add_argument("--agents", required=True,
                         help="comma-separated entrants, each [NAME=]FACTORY[{JSON kwargs}]: a registered agent "
-                             "(see `arena agents`) or 'package.module:factory', e.g. 'random,deep=mcts{\"simulations\": 400}'")
+                             "(see `arena agents`) or 'package.module:factory', e.g. 'random,deep=mcts{\"simulations\": 400}'. "
+                             "In a team game an entrant plays a side: one agent in every seat, or a team "
+                             "NAME=MEMBER+MEMBER... in the side's seat order, e.g. 'duo=random+beat_most_common'")
     parser.add_argument("--mode", choices=MODES, default="round-robin",
                         help="round-robin (every lineup), head-to-head (one seat each), gauntlet (the first agent against the rest)")
     parser.add_argument("--games", type=int, default=20,
@@ -265,18 +267,34 @@ def print_result(result: TournamentResult, console: Any) -> None:
     for (name, reason), count in sorted(reasons.items()):
         console.print(f"[yellow]forfeit[/yellow] {name} x{count}: {reason}", soft_wrap=True)
     names = result.entrants
-    ratings = rich.table.Table(title="ratings (openskill Plackett-Luce; sorted by mu - 3 sigma)")
-    for column in ("#", "agent", "mu", "sigma", "95% interval", "score", "games", "forfeits"):
-        ratings.add_column(column, justify="left" if column == "agent" else "right")
+    teams = bool(result.teams)
+    ratings = rich.table.Table(title=f"{'team ' if teams else ''}ratings (openskill Plackett-Luce; sorted by mu - 3 sigma)")
+    columns = ("#", "team" if teams else "agent", *(("members",) if teams else ()),
+               "mu", "sigma", "95% interval", "score", "games", "forfeits")
+    for column in columns:
+        ratings.add_column(column, justify="left" if column in ("agent", "team", "members") else "right")
     for place, rating in enumerate(result.leaderboard(), 1):
         pair_games = [result.pairings[rating.name, other] for other in names if (rating.name, other) in result.pairings]
         played = sum(stats.games for stats in pair_games)
         score = sum(stats.wins + stats.draws / 2 for stats in pair_games) / played if played else float("nan")
         low, high = rating.interval
         forfeits = sum(1 for game in result.forfeits if game.forfeit == rating.name)
-        ratings.add_row(str(place), rating.name, f"{rating.mu:.1f}", f"{rating.sigma:.1f}", f"{low:.1f} .. {high:.1f}",
-                        f"{score:.0%}", str(rating.games), str(forfeits))
+        spec = result.specs[rating.name]
+        members = (spec.describe().replace("+", " + ") if spec.members else f"{spec.describe()} (every seat)",)
+        ratings.add_row(str(place), rating.name, *(members if teams else ()), f"{rating.mu:.1f}", f"{rating.sigma:.1f}",
+                        f"{low:.1f} .. {high:.1f}", f"{score:.0%}", str(rating.games), str(forfeits))
     console.print(ratings)
+    if teams:
+        contributions = rich.table.Table(title="member contributions (openskill team model: each member rated inside "
+                                               "the teams it played in)")
+        for column in ("member", "in teams", "mu", "sigma", "95% interval", "games"):
+            contributions.add_column(column, justify="left" if column in ("member", "in teams") else "right")
+        for rating in sorted(result.member_ratings.values(), key=lambda r: (-r.ordinal, r.name)):
+            low, high = rating.interval
+            entrants = ", ".join(name for name in names if rating.name in result.members_of(name))
+            contributions.add_row(rating.name, entrants, f"{rating.mu:.1f}", f"{rating.sigma:.1f}",
+                                  f"{low:.1f} .. {high:.1f}", str(rating.games))
+        console.print(contributions)
     pairs = rich.table.Table(title="score rate of row against column [95% Wilson interval], W-D-L, mean return of row")
     pairs.add_column("")
     for name in names:

@@ -68,6 +68,21 @@ def choose_path(requested: str, env: Any, algo: str, opponent: Any, interface: A
     return "batched"
 
 
+def _check_team_options(args: argparse.Namespace, env: Any) -> int | None:
+    """The side size a ``--control team`` model controls (``None`` for one seat); checks the team options."""
+    if (args.teammate or args.control == "team") and not env.teams:
+        raise ValueError(f"--teammate and --control team need a team game; {args.env} has no sides (teams is None)")
+    if args.control != "team":
+        return None
+    if args.teammate:
+        raise ValueError("--teammate plays beside a one-seat learner; with --control team the model plays every "
+                         "seat of its side")
+    sizes = {len(ids) for ids in env.teams.values()}
+    if len(sizes) != 1:
+        raise ValueError(f"--control team needs sides of one size, {args.env} has sides of sizes {sorted(sizes)}")
+    return sizes.pop()
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "train", help="train an agent for one seat with Stable-Baselines3 (optionally by self-play)",
@@ -101,7 +116,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--interface", default=None,
                         help="the learner's interface stack in arena's interface syntax, e.g. "
                              "'flatten(ego_board(planes=true))' ('arena interfaces' lists names and options)")
-    parser.add_argument("--seats", default=None, help="comma-separated seats the learner plays (default: all)")
+    parser.add_argument("--seats", default=None, help="comma-separated seats the learner plays (default: all; "
+                                                      "with --control team: team names)")
+    parser.add_argument("--teammate", default=None,
+                        help="team games: the frozen agent (name or 'module:factory') in the other seats of the "
+                             "learner's side; --opponent then plays only the other sides")
+    parser.add_argument("--control", choices=("seat", "team"), default="seat",
+                        help="seat (default): the model plays one seat; team: one model controls every seat of "
+                             "its side (members' observations concatenated, actions split: Combine + "
+                             "ConcatenateTeam; --interface applies to each member)")
     parser.add_argument("--no-shuffle", action="store_true",
                         help="take the seats in turn instead of drawing one at random every episode")
     parser.add_argument("--eval-every", type=int, default=None, help="timesteps between evaluations "
@@ -130,7 +153,8 @@ def run(args: argparse.Namespace) -> int:
     from arena.errors import ArenaError
     from arena.registry import make_agent, make_env
     from arena.interface_spec import build_interface, parse_interface_spec
-    from arena.training import OpponentPool, SingleAgentEnv, algorithm_class
+    from arena.team import GroupTeams
+    from arena.training import OpponentPool, SingleAgentEnv, algorithm_class, side_agent, team_stack
     from arena.training.trained import save_trained_agent
     from arena.training.report import plot_learning_curve
 
@@ -160,9 +184,20 @@ def run(args: argparse.Namespace) -> int:
     probe = make_env(args.env, **env_options)  # fail early, with the registry's message, on a bad name
     interface_spec = loaded["interface"] if loaded is not None else args.interface
     build_interface(interface_spec)  # fail early on a bad spec
+    team_size = _check_team_options(args, probe)
     out = _out_folder(args)
 
-    opponent = make_agent(args.opponent)
+    def opponent_agent(name: str) -> Any:
+        return make_agent(name) if team_size is None else side_agent(name, team_size)
+
+    def learner_interface() -> Any:
+        return build_interface(interface_spec) if team_size is None else team_stack(interface_spec, team_size)
+
+    def make_eval_env() -> Any:
+        env = make_env(args.env, **env_options)
+        return env if team_size is None else GroupTeams(env)
+
+    opponent = opponent_agent(args.opponent)
     pool = (OpponentPool([opponent], strategy=args.self_play, max_size=args.pool_size)
             if args.self_play else None)
     masked = args.algo == "maskable-ppo"
@@ -172,9 +207,9 @@ def run(args: argparse.Namespace) -> int:
                     **_json_object(args.algo_options, "--algo-options")}
 
     def make_single() -> SingleAgentEnv:
-        return SingleAgentEnv(args.env, pool if pool is not None else make_agent(args.opponent),
+        return SingleAgentEnv(make_eval_env(), pool if pool is not None else opponent_agent(args.opponent),
                               _names(args.seats) or None, shuffle_seats=not args.no_shuffle,
-                              interface=build_interface(interface_spec), env_kwargs=env_options,
+                              teammates=args.teammate, interface=learner_interface(),
                               illegal_action="raise" if masked else "forfeit")
 
     if path == "batched":
@@ -212,7 +247,7 @@ def run(args: argparse.Namespace) -> int:
             progress.set_status(f"vs {references[0]} {record[f'{references[0]}_win_rate']:.0%}{pool_text}")
 
     self_play = SelfPlayCallback(
-        make_env(args.env, **env_options), pool, {name: make_agent(name) for name in references},
+        make_eval_env(), pool, {name: opponent_agent(name) for name in references}, teammate=args.teammate,
         eval_every=args.eval_every or max(1, args.timesteps // 20), eval_games=args.eval_games,
         promote_at=args.promote_at if pool is not None else None, window=args.window,
         seed=args.seed, csv_path=out / "evaluations.csv", on_evaluation=show)
@@ -223,12 +258,13 @@ def run(args: argparse.Namespace) -> int:
     trained_stack = vec_env.get_attr("interface", [0])[0]
     save_trained_agent(out, model, algo=args.algo, env=args.env, env_options=env_options,
                        interface=None if interface_spec is None else str(parse_interface_spec(interface_spec)),
-                       trained_stack=trained_stack, seats=_names(args.seats) or None)
+                       trained_stack=trained_stack if team_size is None else None, seats=_names(args.seats) or None,
+                       team_size=team_size)
     plot_learning_curve(self_play.records, out / "learning_curve.png", references=references[:1],
                         title=f"{args.algo} on {args.env}" + (f", self-play ({args.self_play})" if pool else ""))
     last = self_play.records[-1]
-    print(f"trained {args.algo} on {args.env} for {model.num_timesteps} timesteps in {last['wall_s']:.1f} s "
-          f"({path} path, {n_envs} games)")
+    print(f"trained {args.algo} on {args.env}{'' if team_size is None else ' (a whole side)'} for "
+          f"{model.num_timesteps} timesteps in {last['wall_s']:.1f} s ({path} path, {n_envs} games)")
     for name in references:
         print(f"  vs {name}: win rate {last[f'{name}_win_rate']:.0%}, draws {last[f'{name}_draw_rate']:.0%}")
     if pool is not None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from arena.errors import AgentError, Forfeit
 from arena.play import play
+from arena.team import Team
 from arena.tournament.actions import encode_actions
 from arena.tournament.guard import GuardedAgent, MoveTimer
 from arena.tournament.schedule import GameTask
@@ -38,10 +39,12 @@ class GameResult:
 
     Attributes:
         lineup, index, seed: the game's key and seed (see :mod:`arena.tournament.schedule`).
-        seats: env agent id -> entrant name.
+        seats: env agent id -> entrant name (in a team game, every seat of the entrant's side).
         ranks: entrant -> rank (1 best, ties share); a forfeiting entrant ranks last and the
-            others share first place. Empty when the env itself failed.
-        returns: entrant -> episode return, or ``None`` when the game did not finish.
+            others share first place. Empty when the env itself failed. In a team game, the
+            rank of the entrant's side.
+        returns: entrant -> episode return (in a team game, its side's team return), or
+            ``None`` when the game did not finish.
         length: env steps played.
         outcome: ``"draw"``, ``"NAME wins"``, ``"NAME forfeits"`` or ``"error"``.
         forfeit: the entrant that forfeited, if any.
@@ -87,6 +90,7 @@ class GameRunner:
         self.timer = MoveTimer()
         self._env: Any = None
         self._guards: dict[str, GuardedAgent] = {}
+        self._sides: dict[tuple[str, int], list[GuardedAgent]] = {}
         self._versions: dict[str, str] = {}
 
     def start(self) -> GameRunner:
@@ -111,18 +115,41 @@ class GameRunner:
             self._versions[name] = agent_version(agent)
         return guard
 
+    def _side(self, name: str, seats: int) -> Team:
+        """The guarded agents of entrant ``name`` for a side of ``seats`` seats (team games)."""
+        guards = self._sides.get((name, seats))
+        if guards is None:
+            try:
+                agents = self.specs[name].build_side(seats, self._env)
+            except Exception as err:
+                raise Forfeit(name, f"could not be built: {type(err).__name__}: {err}") from err
+            by_object: dict[int, GuardedAgent] = {}  # a shared member keeps one guard for its seats
+            guards = [by_object.setdefault(id(agent), GuardedAgent(agent, name, self.config.move_time_limit,
+                                                                   self.timer)) for agent in agents]
+            self._sides[name, seats] = guards
+            self._versions[name] = " + ".join(dict.fromkeys(agent_version(g.agent) for g in guards))
+        return Team(guards, name=name)
+
     def play(self, task: GameTask) -> GameResult:
         """Play ``task``; faults become a forfeit or an ``"error"`` record, never an exception."""
         if self._env is None:
             self._env = self.config.env.build()
         env = self._env
         seat_ids = list(env.possible_agents)
-        seats = dict(zip(seat_ids, task.seats))
+        sides = env.teams
+        if sides:  # an entrant per side, in the env's team order
+            seats = {agent_id: name for ids, name in zip(sides.values(), task.seats) for agent_id in ids}
+        else:
+            seats = dict(zip(seat_ids, task.seats))
         start = time.perf_counter()
         fault: Forfeit | None = None
         steps: list[dict[str, Any]] = []
         try:
-            agents = {seat: self._guard(name) for seat, name in seats.items()}
+            if sides:
+                agents: dict[str, Any] = {team: self._side(name, len(ids))
+                                          for (team, ids), name in zip(sides.items(), task.seats)}
+            else:
+                agents = {seat: self._guard(name) for seat, name in seats.items()}
             episode = play(env, agents, seed=task.seed, max_steps=self.config.max_steps, record=steps)
         except AgentError as err:
             fault = self._forfeit_of(err, seats)
@@ -136,13 +163,21 @@ class GameRunner:
         versions = self._versions_of(task.seats)
         if fault is not None:
             self._guards.pop(fault.entrant, None)  # a faulty agent may be left half-way; rebuild it
+            for key in [key for key in self._sides if key[0] == fault.entrant]:
+                del self._sides[key]
             ranks = {name: (len(task.seats) if name == fault.entrant else 1) for name in task.seats}
             return GameResult(task.lineup, task.index, task.seed, seats, ranks, None, 0,
                               f"{fault.entrant} forfeits", forfeit=fault.entrant, error=fault.reason,
                               versions=versions, seconds=seconds, actions=encode_actions(seat_ids, steps))
-        returns = {seats[seat]: float(value) for seat, value in episode.returns.items()}
-        ranks = {seats[seat]: int(rank) for seat, rank in episode.ranks.items()}
-        winners = [seats[seat] for seat in episode.winners]
+        if sides:
+            entrant_of = dict(zip(sides, task.seats))
+            returns = {entrant_of[team]: float(value) for team, value in episode.team_returns.items()}
+            ranks = {entrant_of[team]: int(rank) for team, rank in episode.team_ranks.items()}
+            winners = [entrant_of[team] for team in episode.winning_teams]
+        else:
+            returns = {seats[seat]: float(value) for seat, value in episode.returns.items()}
+            ranks = {seats[seat]: int(rank) for seat, rank in episode.ranks.items()}
+            winners = [seats[seat] for seat in episode.winners]
         outcome = "draw" if not winners else f"{', '.join(winners)} {'wins' if len(winners) == 1 else 'win'}"
         return GameResult(task.lineup, task.index, task.seed, seats, ranks, returns, episode.length, outcome,
                           versions=versions, truncated=episode.truncated, seconds=seconds,

@@ -13,14 +13,16 @@ workers played them and in whatever order they finished.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from arena.errors import MissingDependencyError
 from arena.tournament.game import GameResult
+from arena.tournament.spec import AgentSpec
 from arena.tournament.stats import Z_95
 
-__all__ = ["Rating", "rate_games"]
+__all__ = ["Rating", "rate_games", "rate_members", "member_keys"]
 
 
 def _plackett_luce():
@@ -87,3 +89,56 @@ def rate_games(results: Iterable[GameResult], names: list[str]) -> dict[str, Rat
             current[name] = rating
             counts[name] += 1
     return {name: Rating(name, float(current[name].mu), float(current[name].sigma), counts[name]) for name in names}
+
+
+def member_keys(spec: AgentSpec) -> list[str]:
+    """The players entrant ``spec`` is made of, for member ratings: each distinct member's
+    description (a plain entrant is one player, in every seat of its side).
+
+    Example:
+        >>> member_keys(AgentSpec.parse("duo=random+beat_most_common+random"))
+        ['random', 'beat_most_common']
+    """
+    return list(dict.fromkeys(member.describe() for member in (spec.members or (spec,))))
+
+
+def rate_members(results: Iterable[GameResult], specs: Mapping[str, AgentSpec]) -> dict[str, Rating]:
+    """Rate the members of team entrants by openskill's team model, in the order given.
+
+    Each game is one rating update of the sides as teams of their seats' players (openskill
+    rates players inside teams from the teams' ranks), so a member that plays in several
+    entrants gets one rating from all of them: its contribution. A player in several seats
+    of one game (a plain entrant fills its whole side) takes the mean of its updates.
+
+    Example:
+        >>> from arena.tournament.game import GameResult
+        >>> specs = {s.name: s for s in map(AgentSpec.parse, ["a=x+y", "b=y+z", "c=x+z"])}
+        >>> games = [GameResult("a|b", 0, 0, {}, {"a": 1, "b": 2}, None, 0, "a wins"),
+        ...          GameResult("b|c", 0, 0, {}, {"b": 2, "c": 1}, None, 0, "c wins")]
+        >>> ratings = rate_members(games, specs)
+        >>> ratings["x"].mu > ratings["y"].mu and ratings["x"].mu > ratings["z"].mu
+        True
+    """
+    model = _plackett_luce()
+    players = list(dict.fromkeys(key for spec in specs.values() for key in member_keys(spec)))
+    current = {key: model.rating(name=key) for key in players}
+    counts = dict.fromkeys(players, 0)
+    for game in results:
+        names = [name for name in game.ranks if name in specs]
+        if len(names) < 2:
+            continue
+        sides = []
+        for name in names:
+            spec = specs[name]
+            seats = sum(1 for entrant in game.seats.values() if entrant == name) or len(spec.members) or 1
+            sides.append([member.describe() for member in spec.side_members(seats)])
+        rated = model.rate([[current[key] for key in side] for side in sides], ranks=[game.ranks[n] for n in names])
+        updates: dict[str, list[Any]] = {}
+        for side, team in zip(sides, rated):
+            for key, rating in zip(side, team):
+                updates.setdefault(key, []).append(rating)
+        for key, new in updates.items():
+            current[key] = new[0] if len(new) == 1 else model.rating(
+                mu=sum(r.mu for r in new) / len(new), sigma=sum(r.sigma for r in new) / len(new), name=key)
+            counts[key] += 1
+    return {key: Rating(key, float(current[key].mu), float(current[key].sigma), counts[key]) for key in players}

@@ -47,6 +47,8 @@ def save_report(result: TournamentResult, path: str | Path, title: str | None = 
 
     Left: row entrant's score rate against the column entrant, with the 95% Wilson interval
     in each cell. Right: each entrant's rating ``mu`` with a bar of ``+-1.96 sigma``, best on top.
+    In a team game the entrants' bars name their members, and a third panel shows the
+    members' ratings inside their teams (their contributions).
 
     Raises:
         MissingDependencyError: matplotlib is not installed.
@@ -55,8 +57,10 @@ def save_report(result: TournamentResult, path: str | Path, title: str | None = 
     names = result.entrants
     n = len(names)
     heat_width = 2.0 + 1.15 * max(n, 2)
-    figure = figure_class(figsize=(heat_width + 4.5, 1.8 + 0.8 * max(n, 3)), layout="constrained")
-    heat, bars = figure.subplots(1, 2, gridspec_kw={"width_ratios": [heat_width, 4.5]})
+    members = result.member_ratings
+    widths = [heat_width, 4.5] + ([4.5] if members else [])
+    figure = figure_class(figsize=(sum(widths), 1.8 + 0.8 * max(n, 3, len(members))), layout="constrained")
+    heat, bars, *member_axes = figure.subplots(1, len(widths), gridspec_kw={"width_ratios": widths})
     matrix = score_matrix(result)
     from matplotlib import colormaps
 
@@ -79,10 +83,20 @@ def save_report(result: TournamentResult, path: str | Path, title: str | None = 
     positions = range(len(board))
     bars.barh(positions, [r.mu for r in board], xerr=[1.959963984540054 * r.sigma for r in board],
               color="tab:blue", alpha=0.75, capsize=4)
-    bars.set_yticks(list(positions), [r.name for r in board])
+    labels = [r.name if not result.specs[r.name].members else f"{r.name}\n({result.specs[r.name].describe()})"
+              for r in board]
+    bars.set_yticks(list(positions), labels)
     bars.axvline(25.0, color="grey", linewidth=0.8, linestyle="--")
     bars.set_xlabel("rating mu (openskill), bars: 95% interval")
-    bars.set_title("ratings")
+    bars.set_title("team ratings" if result.teams else "ratings")
+    if member_axes:
+        axis, ranked = member_axes[0], sorted(members.values(), key=lambda r: (r.ordinal, r.name))
+        axis.barh(range(len(ranked)), [r.mu for r in ranked], xerr=[1.959963984540054 * r.sigma for r in ranked],
+                  color="tab:green", alpha=0.75, capsize=4)
+        axis.set_yticks(list(range(len(ranked))), [r.name for r in ranked])
+        axis.axvline(25.0, color="grey", linewidth=0.8, linestyle="--")
+        axis.set_xlabel("member mu in teams (openskill)")
+        axis.set_title("member contributions")
     games = len(result.games)
     figure.suptitle(title or f"{result.env.factory}: {games} games, {n} entrants")
     path = Path(path)

@@ -23,7 +23,7 @@ from arena.interface_spec import InterfaceSpec, build_interface, parse_interface
 from arena.registry import load_callable, make_env, resolve
 from arena.wrappers import AgtItfWrapper
 
-__all__ = ["AgentSpec", "EnvSpec", "parse_agents", "agent_version", "callable_spec", "behind_interface", "wants_env",
+__all__ = ["AgentSpec", "EnvSpec", "TEAM_FACTORY", "parse_agents", "agent_version", "callable_spec", "behind_interface", "wants_env",
            "entrant_specs"]
 
 _NAME = re.compile(r"^[A-Za-z0-9_.\-+#@/ ]+$")
@@ -52,28 +52,63 @@ def _plain_json(kwargs: Mapping[str, Any], what: str) -> dict[str, Any]:
         raise ValueError(f"{what}: keyword arguments must be JSON-serialisable, got {dict(kwargs)!r} ({err})") from None
 
 
+TEAM_FACTORY = "team"  # the factory recorded for a team entrant (its members are in kwargs)
+
+
+def _split_top(text: str, separator: str) -> list[str]:
+    """Split ``text`` at ``separator`` outside ``{...}`` (JSON keyword arguments keep theirs)."""
+    items, depth, current = [], 0, []
+    for char in text:
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        if char == separator and depth == 0:
+            items.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    items.append("".join(current))
+    return items
+
+
 @dataclass(frozen=True)
 class AgentSpec:
     """A named entrant of a tournament: how to build the agent, anywhere.
 
+    In a team game (an env with ``teams``) an entrant plays a whole side. A plain spec then
+    means that agent in every seat of the side (one built agent per seat); a *team entrant*
+    lists ``members``, one per seat of the side in seat order, each its own spec (any
+    factory, e.g. a model behind its interface stack beside a scripted bot).
+
     Args:
         name: the entrant's display name, unique in a tournament (also its key in the results).
-        factory: a registered agent name (``arena agents`` lists them) or ``"package.module:callable"``.
+        factory: a registered agent name (``arena agents`` lists them) or ``"package.module:callable"``;
+            leave it out for a team entrant.
         kwargs: keyword arguments for the factory (JSON-serialisable, stored with the results).
             ``"interface"`` (arena's interface syntax) puts the agent behind that stack, unless
             the factory takes an ``interface`` parameter itself (then it receives it).
+        members: a team entrant's members (specs or ``[NAME=]FACTORY[{JSON}]`` strings).
+        shared: a team entrant whose equal members are one policy object (parameter sharing:
+            built once, asked for each of their seats; it must keep no per-seat state). With a
+            single member, that one object plays every seat of a side of any size.
 
     Example:
         >>> spec = AgentSpec("rnd", "random", {"seed": 1})
         >>> type(spec.build()).__name__
         'RandomAgent'
         >>> AgentSpec.parse('strong=random{"seed": 3}')
-        AgentSpec(name='strong', factory='random', kwargs={'seed': 3})
+        AgentSpec(name='strong', factory='random', kwargs={'seed': 3}, members=(), shared=False)
+        >>> duo = AgentSpec.parse('duo=random+beat_most_common')
+        >>> [member.factory for member in duo.members], duo.describe()
+        (['random', 'beat_most_common'], 'random+beat_most_common')
     """
 
     name: str
-    factory: str
+    factory: str = ""
     kwargs: dict[str, Any] = field(default_factory=dict)
+    members: tuple[AgentSpec, ...] = ()
+    shared: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name) or self.name != self.name.strip():
@@ -81,6 +116,11 @@ class AgentSpec:
                 f"AgentSpec: an entrant name must be letters, digits, spaces or _.-+#@/ "
                 f"(no '|', ',' or '='), got {self.name!r}"
             )
+        if self.members or self.factory == TEAM_FACTORY:
+            self._init_team()
+            return
+        if self.shared:
+            raise ValueError(f"AgentSpec {self.name!r}: shared=True is for a team entrant with members")
         if not isinstance(self.factory, str):
             raise TypeError(f"AgentSpec {self.name!r}: factory must be a string, got {type(self.factory).__name__}")
         if not _FACTORY.match(self.factory):
@@ -90,17 +130,54 @@ class AgentSpec:
             )
         object.__setattr__(self, "kwargs", _plain_json(self.kwargs, f"AgentSpec {self.name!r}"))
 
+    def _init_team(self) -> None:
+        members: Any = self.members
+        if not members:  # the recorded form: factory "team", members in kwargs
+            recorded = self.kwargs.get("members") if isinstance(self.kwargs, Mapping) else None
+            if not isinstance(recorded, list) or not recorded:
+                raise ValueError(f"AgentSpec {self.name!r}: a team entrant needs members, got {self.kwargs!r}")
+            members = [AgentSpec.parse(m["factory"] + (json.dumps(m["kwargs"]) if m.get("kwargs") else ""))
+                       for m in recorded]
+            object.__setattr__(self, "shared", bool(self.kwargs.get("shared", False)))
+        elif self.factory not in ("", TEAM_FACTORY) or self.kwargs:
+            raise ValueError(f"AgentSpec {self.name!r}: a team entrant is described by its members; give no factory "
+                             f"or kwargs beside them, got {self.factory!r} {self.kwargs!r}")
+        if isinstance(members, (str, AgentSpec)) or not isinstance(members, Sequence):
+            raise TypeError(f"AgentSpec {self.name!r}: members must be a list of specs, got {members!r}")
+        built = []
+        for member in members:
+            member = AgentSpec.parse(member) if isinstance(member, str) else member
+            if not isinstance(member, AgentSpec):
+                raise TypeError(f"AgentSpec {self.name!r}: a member must be an AgentSpec or a "
+                                f"'FACTORY[{{JSON}}]' string, got {type(member).__name__}")
+            if member.members:
+                raise ValueError(f"AgentSpec {self.name!r}: member {member.name!r} is a team itself; members are "
+                                 "single agents")
+            built.append(member)
+        recorded_form: dict[str, Any] = {"members": [{"factory": m.factory, "kwargs": m.kwargs} for m in built]}
+        if self.shared:
+            recorded_form["shared"] = True
+        object.__setattr__(self, "members", tuple(built))
+        object.__setattr__(self, "factory", TEAM_FACTORY)
+        object.__setattr__(self, "kwargs", recorded_form)
+
+    @property
+    def is_team(self) -> bool:
+        """Whether this entrant lists members (a team entrant)."""
+        return bool(self.members)
+
     @classmethod
     def parse(cls, text: str) -> AgentSpec:
-        """Parse ``[NAME=]FACTORY[{JSON kwargs}]``, e.g. ``mcts``, ``deep=mcts{"simulations": 400}``.
+        """Parse ``[NAME=]FACTORY[{JSON kwargs}]``, e.g. ``mcts``, ``deep=mcts{"simulations": 400}``,
+        or a team entrant ``[NAME=]MEMBER+MEMBER...`` (members in seat order of the side).
 
         ``FACTORY`` may also be a folder written by ``arena train`` (``runs/c4``): the trained
         agent, named after the folder unless ``NAME=`` is given.
 
         Raises:
-            ValueError: the kwargs are not a JSON object.
+            ValueError: the kwargs are not a JSON object, or a member is empty.
         """
-        text = text.strip()
+        text = whole = text.strip()
         name = None
         head, brace, tail = text.partition("{")
         from arena.training.trained import is_agent_folder
@@ -113,29 +190,42 @@ class AgentSpec:
             return cls(head.partition("=")[0].strip() if "=" in head else path.name,
                        "arena.training:load_trained_agent", {"path": str(path), **kwargs})
         if "=" in head:
-            name, _, head = head.partition("=")
+            name, _, text = text.partition("=")
             name = name.strip()
+        parts = _split_top(text, "+")
+        if len(parts) > 1:
+            if any(not part.strip() for part in parts):
+                raise ValueError(f"agent {whole!r}: a team entrant is MEMBER+MEMBER..., got an empty member")
+            members = tuple(cls.parse(part if "=" in part.partition("{")[0] or ":" not in part.partition("{")[0]
+                                      else f"{part.partition('{')[0].rpartition(':')[2].strip()}={part.strip()}")
+                            for part in parts)  # a member 'module:Class' is named 'Class'
+            return cls(name or "+".join(m.name for m in members), members=members)
+        head, brace, tail = text.partition("{")
         factory = head.strip()
         kwargs: dict[str, Any] = {}
         if brace:
             try:
                 kwargs = json.loads(brace + tail)
             except json.JSONDecodeError as err:
-                raise ValueError(f"agent {text!r}: the keyword arguments after the name must be a JSON object ({err})") from None
+                raise ValueError(f"agent {whole!r}: the keyword arguments after the name must be a JSON object ({err})") from None
             if not isinstance(kwargs, dict):
-                raise ValueError(f"agent {text!r}: the keyword arguments must be a JSON object, got {tail!r}")
+                raise ValueError(f"agent {whole!r}: the keyword arguments must be a JSON object, got {tail!r}")
         if not factory:
-            raise ValueError(f"agent {text!r}: expected [NAME=]FACTORY[{{JSON kwargs}}], got no factory")
+            raise ValueError(f"agent {whole!r}: expected [NAME=]FACTORY[{{JSON kwargs}}], got no factory")
         return cls(name or factory, factory, kwargs)
 
     @classmethod
     def coerce(cls, entry: Any, name: str | None = None) -> AgentSpec:
         """An :class:`AgentSpec` from a spec, a string (see :meth:`parse`) or an importable factory."""
         if isinstance(entry, AgentSpec):
-            return entry if name is None or name == entry.name else cls(name, entry.factory, entry.kwargs)
+            if name is None or name == entry.name:
+                return entry
+            if entry.members:
+                return cls(name, members=entry.members, shared=entry.shared)
+            return cls(name, entry.factory, entry.kwargs)
         if isinstance(entry, str):
             spec = cls.parse(entry)
-            return spec if name is None else cls(name, spec.factory, spec.kwargs)
+            return spec if name is None else cls.coerce(spec, name)
         if isinstance(entry, Agent):
             raise TypeError(
                 f"tournament: entrant {name or entry!s} is an agent object; give a factory instead "
@@ -156,8 +246,12 @@ class AgentSpec:
                 the spec's kwargs set it.
 
         Raises:
-            TypeError: the factory returned something that is not an :class:`arena.Agent`.
+            TypeError: the factory returned something that is not an :class:`arena.Agent`, or
+                this is a team entrant (see :meth:`build_side`).
         """
+        if self.members:
+            raise TypeError(f"entrant {self.name!r} is a team of {len(self.members)} members; build it with "
+                            "build_side()")
         factory = resolve("agent", self.factory)
         kwargs = dict(self.kwargs)
         interface = None
@@ -170,8 +264,43 @@ class AgentSpec:
             raise TypeError(f"entrant {self.name!r}: factory {self.factory!r} returned {type(agent).__name__}, not an arena.Agent")
         return agent if interface is None else AgtItfWrapper(agent, interface)
 
+    def side_members(self, seats: int) -> list[AgentSpec]:
+        """The member spec for each of a side's ``seats`` seats, in seat order.
+
+        Raises:
+            ValueError: a team entrant of several members for a side of another size.
+        """
+        if not self.members:
+            return [self] * seats
+        if len(self.members) == 1:
+            return list(self.members) * seats
+        if len(self.members) != seats:
+            raise ValueError(f"entrant {self.name!r} has {len(self.members)} members ({self.describe()}), but a "
+                             f"side it plays has {seats} seats")
+        return list(self.members)
+
+    def build_side(self, seats: int, env: Any = None) -> list[Agent]:
+        """Build the agents for a side of ``seats`` seats, in seat order.
+
+        A plain spec builds one agent per seat; a team entrant builds its members, once per
+        distinct member when ``shared`` (then one object serves several seats).
+        """
+        built: dict[str, Agent] = {}
+        agents = []
+        for member in self.side_members(seats):
+            key = member.describe()
+            if self.shared and key in built:
+                agents.append(built[key])
+                continue
+            agent = member.build(env)
+            built.setdefault(key, agent)
+            agents.append(agent)
+        return agents
+
     def describe(self) -> str:
-        """``factory`` or ``factory{kwargs}`` as the CLI accepts it."""
+        """``factory`` or ``factory{kwargs}`` as the CLI accepts it (``a+b`` for a team entrant)."""
+        if self.members:
+            return "+".join(member.describe() for member in self.members)
         return self.factory + (json.dumps(self.kwargs, sort_keys=True) if self.kwargs else "")
 
 
@@ -218,18 +347,7 @@ def parse_agents(text: str) -> list[AgentSpec]:
         >>> [s.name for s in parse_agents('random,deep=random{"seed": 1, "x": 2}')]
         ['random', 'deep']
     """
-    items, depth, current = [], 0, []
-    for char in text:
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-        if char == "," and depth == 0:
-            items.append("".join(current))
-            current = []
-        else:
-            current.append(char)
-    items.append("".join(current))
+    items = _split_top(text, ",")
     specs = [AgentSpec.parse(item) for item in items if item.strip()]
     if not specs:
         raise ValueError(f"--agents: expected comma-separated agents, got {text!r}")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.tournament.game import GameConfig, GameResult
-from arena.tournament.ratings import Rating, rate_games
+from arena.tournament.ratings import Rating, member_keys, rate_games, rate_members
 from arena.tournament.evaluate import elo_of, games_until, make_sprt, score_table, separated_pairs, sprt_state
 from arena.tournament.runner import BACKENDS, TournamentError, run_backend
 from arena.tournament.schedule import GameTask, Lineup, lineup_tasks, make_schedule
@@ -50,6 +50,8 @@ class TournamentResult:
         separation: with ``until_separated``: each adjacent pair of the final standings and
             whether its interval leaves out 1/2.
         anchor: ``(entrant, rating)`` the batch Elo fit is anchored to (``None``: mean 0).
+        teams: the env's sides (``env.teams``) when it is a team game: each entrant played a
+            side, and :attr:`member_ratings` rates the members; ``None`` otherwise.
     """
 
     env: EnvSpec
@@ -69,6 +71,7 @@ class TournamentResult:
     sprt_state: Any = None
     separation: list[tuple[str, str, bool]] | None = None
     anchor: tuple[str, float] | None = None
+    teams: dict[str, tuple[str, ...]] | None = None
 
     def elo(self, bootstrap: int = 0, seed: int = 0) -> Any:
         """Elo ratings fitted to all games at once (:func:`arena.evaluation.fit_elo`), anchored as
@@ -88,6 +91,18 @@ class TournamentResult:
     def ratings(self) -> dict[str, Rating]:
         """Entrant -> openskill rating (needs the ``tournament`` extra)."""
         return rate_games(self.games, self.entrants)
+
+    @cached_property
+    def member_ratings(self) -> dict[str, Rating]:
+        """In a team game, member -> its openskill rating inside the teams it played in: each
+        member's contribution, one rating across every entrant it is part of. Empty otherwise."""
+        if not self.teams:
+            return {}
+        return rate_members(self.games, {name: self.specs[name] for name in self.entrants})
+
+    def members_of(self, name: str) -> list[str]:
+        """The members of entrant ``name`` (its own description for a plain entrant)."""
+        return member_keys(self.specs[name])
 
     def leaderboard(self) -> list[Rating]:
         """Ratings from best to worst by the conservative ``mu - 3 sigma``."""
@@ -120,6 +135,9 @@ class TournamentResult:
             "pairings": [stats.as_dict() for (a, b), stats in self.pairings.items()
                          if self.entrants.index(a) < self.entrants.index(b)],
             "ratings": [rating.as_dict() for rating in self.leaderboard()],
+            **({"teams": {team: list(ids) for team, ids in self.teams.items()},
+                "member_ratings": [rating.as_dict() for rating in sorted(
+                    self.member_ratings.values(), key=lambda r: (-r.ordinal, r.name))]} if self.teams else {}),
         }
 
     def export(self, path: str | Path) -> None:
@@ -135,7 +153,8 @@ class TournamentResult:
             write_csv(path, self.games)
         else:
             write_json(path, {"rules": self.rules, "entrants": [
-                {"name": name, "factory": spec.factory, "kwargs": spec.kwargs, "excluded": self.excluded.get(name)}
+                {"name": name, "factory": spec.factory, "kwargs": spec.kwargs, "excluded": self.excluded.get(name),
+                 **({"members": [m.describe() for m in spec.members]} if spec.members else {})}
                 for name, spec in self.specs.items()], **self.summary(), "games": self.games})
 
 
@@ -180,6 +199,9 @@ def run_tournament(
         agents: the entrants: a list of specs (``"random"``, ``'name=package.module:factory{"k": 1}'``,
             :class:`AgentSpec`, importable factories) or a dict ``{name: spec}``. An agent behind
             interfaces enters through a factory that returns an :class:`arena.AgtItfWrapper`.
+            In a team game (an env with ``teams``) each entrant plays a side: a plain spec in
+            every seat of it, or a team entrant ``"duo=a+b"`` (members in the side's seat
+            order); seatings swap the sides between games as they swap seats.
         mode: ``"round-robin"`` (every lineup), ``"head-to-head"`` (exactly one seat per entrant)
             or ``"gauntlet"`` (the first entrant against all lineups of the others).
         games: games per lineup.
@@ -255,7 +277,7 @@ def run_tournament(
             raise ValueError(f"tournament: the anchor {anchor[0]!r} is not an entrant; expected one of "
                              f"{[spec.name for spec in specs]}")
         anchor = (anchor[0], float(anchor[1]))
-    seats, excluded = _build_once(env_spec, specs)
+    seats, excluded, teams = _build_once(env_spec, specs)
     entrants = [spec.name for spec in specs if spec.name not in excluded]
     if mode == "gauntlet" and specs and specs[0].name in excluded:
         raise TournamentError(f"tournament: the gauntlet's challenger {specs[0].name!r} could not be built: {excluded[specs[0].name]}")
@@ -326,7 +348,7 @@ def run_tournament(
             stored = [game for game in store.results() if (game.lineup, game.index) in keys]
             result = TournamentResult(env_spec, entrants, excluded, lineups, stored, len(scheduled), played, seconds,
                                       startup, store.path, rules, {spec.name: spec for spec in specs}, duplicate,
-                                      test, None, None, anchor)
+                                      test, None, None, anchor, teams)
             if test is not None:  # (mid-round, a set may still be incomplete: nothing is saved here)
                 result.sprt_state, _ = sprt_state(stored, *entrants, test, sprt_so_far[0])
             return result
@@ -354,7 +376,7 @@ def run_tournament(
                 kept = games_until(result.games, stop, test)
                 result = TournamentResult(env_spec, entrants, excluded, lineups, kept, len(kept), played, seconds,
                                           startup, store.path, rules, result.specs, duplicate, test,
-                                          result.sprt_state, None, anchor)
+                                          result.sprt_state, None, anchor, teams)
         elif until_separated:
             while True:
                 result.separation = separated_pairs(result.elo().order(), result.pairings)
@@ -383,16 +405,36 @@ def run_tournament(
     return result
 
 
-def _build_once(env_spec: EnvSpec, specs: list[AgentSpec]) -> tuple[int, dict[str, str]]:
-    """Build the env and every entrant once: the number of seats, and entrant -> why it failed to build."""
+def _build_once(env_spec: EnvSpec, specs: list[AgentSpec]) -> tuple[int, dict[str, str], dict[str, tuple[str, ...]] | None]:
+    """Build the env and every entrant once: the number of seats (sides, in a team game), and
+    entrant -> why it failed to build.
+
+    Raises:
+        ValueError: a team entrant for an env without sides, or one whose member count fits
+            no side (sides swap between games, so it must fit every side).
+    """
     probe = env_spec.build()
     excluded = {}
     try:
+        sides = probe.teams
+        sizes = sorted({len(ids) for ids in sides.values()}) if sides else []
+        for spec in specs:
+            if spec.members and not sides:
+                raise ValueError(f"tournament: entrant {spec.name!r} is a team ({spec.describe()}), but {probe} has no "
+                                 "sides (its teams is None); give single agents")
+            for size in sizes:
+                spec.side_members(size)  # a team of the wrong size is a mistake to report, not to exclude
         for spec in specs:
             try:
-                agent_version(spec.build(probe))  # also caches the package lookups forked workers inherit
+                if sides:
+                    for size in sizes:
+                        for agent in spec.build_side(size, probe):
+                            agent_version(agent)
+                else:
+                    agent_version(spec.build(probe))  # also caches the package lookups forked workers inherit
             except Exception as err:  # any failure to build excludes the entrant, once, with its reason
                 excluded[spec.name] = f"{type(err).__name__}: {err}"
-        return len(probe.possible_agents), excluded
+        teams = {team: tuple(ids) for team, ids in sides.items()} if sides else None
+        return (len(sides) if sides else len(probe.possible_agents)), excluded, teams
     finally:
         probe.close()

@@ -24,6 +24,7 @@ from arena.training.evaluation import Score, match
 from arena.training.policy_agent import ALGORITHMS, SB3Agent, algorithm_class, freeze, load_sb3_agent
 from arena.training.pool import STRATEGIES, OpponentPool
 from arena.training.single_agent import SingleAgentEnv
+from arena.training.teams import side_agent, team_stack
 from arena.training.trained import load_trained_agent
 
 __all__ = [
@@ -38,4 +39,6 @@ __all__ = [
     "load_sb3_agent",
     "load_trained_agent",
     "match",
+    "side_agent",
+    "team_stack",
 ]

@@ -58,6 +58,8 @@ class SelfPlayCallback(BaseCallback):
             evaluation only.
         references: fixed agents for the learning curve: one agent or spec
             (``"random"``), or a dict of name to agent/spec; the first is the main one.
+        teammate: in an env with sides, the frozen agent (or spec) that plays beside the
+            learner in evaluation games, as in training; the learner's side is judged.
         eval_every: timesteps between evaluations.
         eval_games: games per evaluation against each reference and against the pool.
         promote_at: the score against the pool that promotes the learner.
@@ -93,6 +95,7 @@ class SelfPlayCallback(BaseCallback):
         pool: OpponentPool | None = None,
         references: Agent | str | Mapping[str, Agent | str] = "random",
         *,
+        teammate: Agent | str | None = None,
         eval_every: int = 10_000,
         eval_games: int = 50,
         promote_at: float | None = 0.6,
@@ -122,6 +125,7 @@ class SelfPlayCallback(BaseCallback):
         if not named:
             raise ValueError("SelfPlayCallback: needs at least one reference agent")
         self.references = {name: make_agent(agent) for name, agent in named.items()}
+        self.teammate = None if teammate is None else make_agent(teammate)
         self.eval_every = int(eval_every)
         self.eval_games = int(eval_games)
         self.promote_at = promote_at
@@ -175,13 +179,14 @@ class SelfPlayCallback(BaseCallback):
                                   "wall_s": round(time.perf_counter() - self._started, 2),
                                   "cpu_s": round(time.process_time() - self._cpu_started, 2)}
         for name, reference in self.references.items():
-            score = match(self.env, self.learner, reference, self.eval_games, seed=self.seed)
+            score = match(self.env, self.learner, reference, self.eval_games, seed=self.seed, teammate=self.teammate)
             record[f"{name}_win_rate"] = score.win_rate
             record[f"{name}_draw_rate"] = score.draws / score.games
             record[f"{name}_score"] = score.score
         promoted = False
         if self.pool is not None:
-            score = match(self.env, self.learner, self.pool, self.eval_games, seed=self.seed + 1 + len(self.records))
+            score = match(self.env, self.learner, self.pool, self.eval_games, seed=self.seed + 1 + len(self.records),
+                          teammate=self.teammate)
             self.window.extend(score.outcomes)
             gate = sum(self.window) / len(self.window)
             record["pool_score"] = score.score

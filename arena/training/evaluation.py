@@ -12,6 +12,7 @@ from arena.agents.base import Agent
 from arena.env import AgentID, MultiAgentEnv
 from arena.play import derive_seed, play
 from arena.training.pool import OpponentPool
+from arena.training.seating import team_members
 
 __all__ = ["Score", "match"]
 
@@ -58,13 +59,15 @@ class Score:
 
 
 def match(env: MultiAgentEnv, agent: Agent, opponent: Agent | OpponentPool, games: int, *, seed: int = 0,
-          seats: Sequence[AgentID] | None = None) -> Score:
+          seats: Sequence[AgentID] | None = None, teammate: Agent | None = None) -> Score:
     """Play ``games`` seeded games of ``agent`` against ``opponent`` with :func:`arena.play`.
 
     The agent takes ``seats`` in turn (default: every seat of the env), so each seat is
     played equally often; the other seats go to the opponent (copies of it when there
     are several; a fresh draw from a pool for every game). Game ``i`` is seeded with
-    ``derive_seed(seed, i)``, so the same call gives the same games.
+    ``derive_seed(seed, i)``, so the same call gives the same games. In an env with sides,
+    ``teammate`` (copies of it) fills the other seats of the agent's side, and the result
+    is its side's.
 
     Example:
         >>> import envs
@@ -84,12 +87,17 @@ def match(env: MultiAgentEnv, agent: Agent, opponent: Agent | OpponentPool, game
         seat = seats[game % len(seats)]
         drawn = opponent.sample(rng) if isinstance(opponent, OpponentPool) else opponent
         lineup: dict[AgentID, Agent] = {}
-        for slot, agent_id in enumerate(a for a in possible if a != seat):
+        mates = [] if teammate is None else [a for a in team_members(env, seat) if a != seat]
+        for slot, agent_id in enumerate(a for a in possible if a != seat and a not in mates):
             lineup[agent_id] = drawn if slot == 0 else copies.setdefault((id(drawn), slot), copy.deepcopy(drawn))
+        for slot, agent_id in enumerate(mates):
+            lineup[agent_id] = teammate if slot == 0 else copies.setdefault((id(teammate), -slot), copy.deepcopy(teammate))
         lineup[seat] = agent
         episode = play(env, lineup, seed=derive_seed(seed, game))
-        ranks = episode.ranks
-        if ranks[seat] != 1:
+        ranks, side = episode.ranks, seat
+        if env.teams:  # a side's result: its team's rank
+            ranks, side = episode.team_ranks, next(t for t, ids in env.teams.items() if seat in ids)
+        if ranks[side] != 1:
             outcomes.append(0.0)
         elif all(rank == 1 for rank in ranks.values()):
             outcomes.append(0.5)

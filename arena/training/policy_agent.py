@@ -216,7 +216,7 @@ def _is_maskable(policy: Any) -> bool:
 
 def load_sb3_agent(path: str | Path, algo: str = "maskable-ppo", interface: Interface | str | None = None,
                    deterministic: bool = True, device: str = "cpu", seed: int | None = None,
-                   name: str | None = None, env: Any = None) -> Agent:
+                   name: str | None = None, env: Any = None, team_size: int | None = None) -> Agent:
     """Load a saved SB3 model as an arena agent that plays on the raw env.
 
     Usable as a factory spec, so a tournament worker can build it from text:
@@ -235,6 +235,9 @@ def load_sb3_agent(path: str | Path, algo: str = "maskable-ppo", interface: Inte
         env: the env the agent will play in (a tournament passes it); when given, the
             model's spaces are checked against it at once (first seat), so a model loaded
             without its interface fails here rather than in every game.
+        team_size: for a model trained to control a whole side (``arena train --control
+            team``): the side's seats; ``interface`` is then each member's stack, and the
+            agent is a team agent with Tuple spaces (play it under a team name of ``env.teams``).
 
     Raises:
         ArenaError: the file does not exist.
@@ -246,6 +249,10 @@ def load_sb3_agent(path: str | Path, algo: str = "maskable-ppo", interface: Inte
         raise ArenaError(f"load_sb3_agent: no saved model at {str(path)!r}")
     model = algorithm_class(algo).load(str(path), device=device)
     agent = SB3Agent(model.policy, deterministic=deterministic, seed=seed, name=name or f"{algo}:{path.name}")
+    if team_size is not None:
+        from arena.training.teams import team_stack
+
+        return AgtItfWrapper(agent, team_stack(interface, team_size))
     stack = build_interface(interface)
     player = agent if stack is None else AgtItfWrapper(agent, stack)
     if env is not None:

@@ -15,7 +15,8 @@ from arena.interface import Interface
 from arena.registry import make_agent
 from arena.training.pool import OpponentPool
 
-__all__ = ["resolve_seats", "resolve_interfaces", "learner_spaces", "resolve_opponents", "Opponent"]
+__all__ = ["resolve_seats", "resolve_interfaces", "learner_spaces", "resolve_opponents", "resolve_teammates",
+           "opponent_seats", "team_members", "Opponent"]
 
 Opponent = Agent | OpponentPool | str
 
@@ -98,29 +99,71 @@ def learner_spaces(env: MultiAgentEnv, seats: list[AgentID],
     return found[0]
 
 
-def resolve_opponents(env: MultiAgentEnv, opponents: Opponent | Sequence[Opponent]) -> list[Agent | OpponentPool]:
+def team_members(env: MultiAgentEnv, seat: AgentID) -> tuple[AgentID, ...]:
+    """The agent ids of ``seat``'s side, in seat order (``(seat,)`` in an env without sides)."""
+    for ids in (env.teams or {}).values():
+        if seat in ids:
+            return tuple(ids)
+    return (seat,)
+
+
+def opponent_seats(env: MultiAgentEnv, seats: list[AgentID]) -> int:
+    """How many seats the opponents fill when teammates fill the learner's side.
+
+    Raises:
+        ValueError: the learner's seats lie in sides of different sizes.
+    """
+    sizes = {len(team_members(env, seat)) for seat in seats}
+    if len(sizes) != 1:
+        raise ValueError(f"SingleAgentEnv({env}): with teammates, the learner's seats {seats} must lie in sides of "
+                         f"one size, got sizes {sorted(sizes)}; choose seats with seats=...")
+    return len(env.possible_agents) - sizes.pop()
+
+
+def resolve_teammates(env: MultiAgentEnv, seats: list[AgentID], teammates: Opponent | Sequence[Opponent]
+                      ) -> list[Agent | OpponentPool]:
+    """One frozen teammate per other seat of the learner's side (agent specs are built).
+
+    Raises:
+        ValueError: ``env`` has no sides, or a sequence of the wrong length.
+        TypeError: anything that is not an agent, an agent spec or a pool.
+    """
+    if not env.teams:
+        raise ValueError(f"SingleAgentEnv({env}): teammates need an env with sides, but its teams is None")
+    count = len(env.possible_agents) - opponent_seats(env, seats) - 1
+    return resolve_opponents(env, teammates, count, what="teammate")
+
+
+def resolve_opponents(env: MultiAgentEnv, opponents: Opponent | Sequence[Opponent], count: int | None = None,
+                      *, what: str = "opponent") -> list[Agent | OpponentPool]:
     """One opponent (agent or pool) per other seat; agent specs are built, one agent per seat.
+
+    Args:
+        env: the env.
+        opponents: one opponent for every seat, or a sequence of one per seat.
+        count: the seats to fill (default: every seat but the learner's).
+        what: ``"opponent"`` or ``"teammate"``, for messages.
 
     Raises:
         ValueError: a sequence of the wrong length.
         TypeError: anything that is not an agent, an agent spec or a pool.
     """
-    others = len(env.possible_agents) - 1
+    others = len(env.possible_agents) - 1 if count is None else count
     if isinstance(opponents, (Agent, OpponentPool, str)):
         slots = [opponents] * others
     elif isinstance(opponents, Sequence):
         slots = list(opponents)
         if len(slots) != others:
-            raise ValueError(f"SingleAgentEnv({env}): {others} other seats need {others} opponents, got {len(slots)}")
+            raise ValueError(f"SingleAgentEnv({env}): {others} other seats need {others} {what}s, got {len(slots)}")
     else:
-        raise TypeError(f"SingleAgentEnv({env}): opponents must be an arena.Agent, an agent spec, an "
+        raise TypeError(f"SingleAgentEnv({env}): {what}s must be an arena.Agent, an agent spec, an "
                         f"OpponentPool or a sequence of them, got {type(opponents).__name__}")
     resolved: list[Agent | OpponentPool] = []
     for slot in slots:
         if isinstance(slot, str):
             slot = make_agent(slot)  # a fresh agent per seat
         if not isinstance(slot, (Agent, OpponentPool)):
-            raise TypeError(f"SingleAgentEnv({env}): an opponent must be an arena.Agent, an agent spec "
+            raise TypeError(f"SingleAgentEnv({env}): each {what} must be an arena.Agent, an agent spec "
                             f"or an OpponentPool, got {type(slot).__name__}")
         resolved.append(slot)
     return resolved

@@ -17,7 +17,16 @@ from arena.interface import Interface
 from arena.play import derive_seed
 from arena.registry import make_env
 from arena.training.pool import OpponentPool
-from arena.training.seating import Opponent, learner_spaces, resolve_interfaces, resolve_opponents, resolve_seats
+from arena.training.seating import (
+    Opponent,
+    learner_spaces,
+    opponent_seats,
+    resolve_interfaces,
+    resolve_opponents,
+    resolve_seats,
+    resolve_teammates,
+    team_members,
+)
 
 __all__ = ["SingleAgentEnv"]
 
@@ -62,6 +71,10 @@ class SingleAgentEnv(gymnasium.Env):
             :func:`arena.registry.make_agent` (``"random"``), or an
             :class:`~arena.training.OpponentPool` sampled at every reset.
         seats: the seat the learner plays, or several to choose from (default: all).
+        teammates: in an env with sides (``env.teams``), who plays the other seats of the
+            learner's side: one frozen teammate (copied per seat) or a sequence in the
+            side's seat order (learner's seat left out); ``opponents`` then fill only the
+            other sides' seats. ``None``: every other seat goes to ``opponents``.
         shuffle_seats: when True the learner's seat is drawn at random from ``seats``
             on every reset and the opponents are dealt to the other seats in random
             order; when False the learner takes ``seats`` in turn (starting over from
@@ -99,6 +112,7 @@ class SingleAgentEnv(gymnasium.Env):
         opponents: Opponent | Sequence[Opponent] = "random",
         seats: AgentID | Sequence[AgentID] | None = None,
         *,
+        teammates: Opponent | Sequence[Opponent] | None = None,
         shuffle_seats: bool = False,
         interface: Interface | Mapping[AgentID, Interface] | None = None,
         illegal_action: str = "raise",
@@ -118,6 +132,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.interface = interface if isinstance(interface, Interface) else None
         self._interfaces = resolve_interfaces(self.env, self.seats, interface)
         self.observation_space, self.action_space = learner_spaces(self.env, self.seats, self._interfaces)
+        self.teammates = None if teammates is None else resolve_teammates(self.env, self.seats, teammates)
         self.set_opponents(opponents)
         self.metadata = dict(self.env.metadata)
         self.render_mode = self.env.render_mode
@@ -132,7 +147,8 @@ class SingleAgentEnv(gymnasium.Env):
         Self-play callbacks call this through ``VecEnv.env_method`` to refresh the
         opponents in every copy of the env.
         """
-        self.opponents = resolve_opponents(self.env, opponents)
+        seats = None if self.teammates is None else opponent_seats(self.env, self.seats)
+        self.opponents = resolve_opponents(self.env, opponents, seats)
         self._copies: dict[tuple[int, int], Agent] = {}
 
     # ---------------------------------------------------------------- episodes
@@ -199,11 +215,15 @@ class SingleAgentEnv(gymnasium.Env):
             self._rotation += 1
             order = list(range(len(self.opponents)))
         self.seat = seat
-        others = [agent_id for agent_id in self.env.possible_agents if agent_id != seat]
+        mates: list[AgentID] = []
+        if self.teammates is not None:
+            mates = [agent_id for agent_id in team_members(self.env, seat) if agent_id != seat]
+        others = [agent_id for agent_id in self.env.possible_agents if agent_id != seat and agent_id not in mates]
         seen: set[int] = set()
         self._playing = {}
-        for slot_index, agent_id in zip(order, others):
-            slot = self.opponents[slot_index]
+        dealt = [(self.opponents[slot_index], slot_index, agent_id) for slot_index, agent_id in zip(order, others)]
+        dealt += [(mate, -1 - index, agent_id) for index, (mate, agent_id) in enumerate(zip(self.teammates or [], mates))]
+        for slot, slot_index, agent_id in dealt:
             agent = slot.sample(rng) if isinstance(slot, OpponentPool) else slot
             if id(agent) in seen:  # one object cannot play two seats: use a cached copy
                 agent = self._copies.setdefault((id(agent), slot_index), copy.deepcopy(agent))

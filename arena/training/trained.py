@@ -83,7 +83,7 @@ def _versions() -> dict[str, str]:
 
 def save_trained_agent(folder: str | Path, model: Any, *, algo: str, env: str, env_options: Mapping[str, Any],
                        interface: str | None, trained_stack: Interface | None = None,
-                       seats: Sequence[str] | None = None) -> Path:
+                       seats: Sequence[str] | None = None, team_size: int | None = None) -> Path:
     """Write the model and its manifest into ``folder``; return the manifest's path.
 
     Args:
@@ -94,6 +94,8 @@ def save_trained_agent(folder: str | Path, model: Any, *, algo: str, env: str, e
         interface: the learner's stack in arena's interface syntax, or ``None``.
         trained_stack: the stack as trained (its statistics are kept, frozen on load).
         seats: the seats the learner played.
+        team_size: for a model of a whole side (``arena train --control team``): the side's
+            seats; ``interface`` is then each member's stack (recorded as ``team_size``).
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -108,6 +110,8 @@ def save_trained_agent(folder: str | Path, model: Any, *, algo: str, env: str, e
         "interface": interface, "interface_state": state, "env": env, "env_options": dict(env_options),
         "seats": list(seats) if seats else None, "timesteps": int(model.num_timesteps), "versions": _versions(),
     }
+    if team_size is not None:
+        manifest["team_size"] = int(team_size)
     path = folder / MANIFEST
     path.write_text(json.dumps(manifest, indent=2) + "\n")
     return path
@@ -176,9 +180,15 @@ def load_trained_agent(path: str | Path, *, env: Any = None, deterministic: bool
     folder = Path(path).resolve()
     manifest = read_manifest(folder)
     stack = trained_interface(folder, manifest)
+    team_size = manifest.get("team_size")
     agent = load_sb3_agent(folder / manifest["model"], algo=manifest["algo"], interface=stack,
-                           deterministic=deterministic, device=device, seed=seed, name=name or folder.name)
+                           deterministic=deterministic, device=device, seed=seed, name=name or folder.name,
+                           team_size=team_size)
     probe = env if env is not None else make_env(manifest["env"], **dict(manifest.get("env_options") or {}))
+    if team_size is not None:  # a model of a whole side: one agent per side, Tuple spaces
+        from arena.team import GroupTeams
+
+        probe = GroupTeams(probe)
     try:
         seats = manifest.get("seats") or list(probe.possible_agents)
         seat = seats[0]

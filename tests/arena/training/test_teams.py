@@ -1,0 +1,104 @@
+"""Training in team games: a seat beside a frozen teammate (--teammate), a whole side as one model (--control team)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from gymnasium import spaces
+
+import envs
+from arena import GroupTeams, RandomAgent, Team, play
+from arena.cli import main
+from arena.testing import check_env
+from arena.tournament import run_tournament
+from arena.training import SingleAgentEnv, load_trained_agent, match, side_agent, team_stack
+from envs.rock_paper_scissors import BeatMostCommonAgent
+from tests.arena.scripted_envs import SidesEnv
+
+ENV = "team_rock_paper_scissors"
+
+
+def test_teammates_sit_on_the_learners_side_and_opponents_on_the_others():
+    env = SingleAgentEnv(ENV, "random", seats=["player_0", "player_2", "player_4"], teammates=BeatMostCommonAgent(),
+                         shuffle_seats=True, env_kwargs={"team_sizes": (3, 2)})
+    for seed in range(6):
+        _, info = env.reset(seed=seed) if seed == 0 else env.reset()
+        seat = info["seat"]
+        side = next(ids for ids in env.env.teams.values() if seat in ids)
+        for agent_id, agent in env.lineup.items():
+            assert isinstance(agent, BeatMostCommonAgent) == (agent_id in side)
+        done = False
+        while not done:
+            _, _, terminated, truncated, _ = env.step(env.action_space.sample())
+            done = terminated or truncated
+    with pytest.raises(ValueError, match=r"the learner's seats .* must lie in sides of one size, got sizes \[2, 3\]"):
+        SingleAgentEnv(ENV, "random", teammates="random", env_kwargs={"team_sizes": (3, 2)})
+    fixed = SingleAgentEnv(ENV, "random", seats="player_1", teammates=["beat_most_common"])
+    fixed.reset(seed=0)
+    assert isinstance(fixed.lineup["player_3"], BeatMostCommonAgent)
+    with pytest.raises(ValueError, match=r"1 other seats need 1 teammates, got 2"):
+        SingleAgentEnv(ENV, "random", seats="player_1", teammates=["random", "random"])
+    with pytest.raises(ValueError, match=r"teammates need an env with sides, but its teams is None"):
+        SingleAgentEnv("rock_paper_scissors", "random", teammates="random")
+
+
+def test_match_judges_the_side_and_seats_the_teammate():
+    env = envs.make(ENV)
+    score = match(env, BeatMostCommonAgent(), RandomAgent(), 8, seed=1, teammate=BeatMostCommonAgent())
+    assert score.games == 8
+    again = match(env, BeatMostCommonAgent(), RandomAgent(), 8, seed=1, teammate=BeatMostCommonAgent())
+    assert score.outcomes == again.outcomes
+
+
+def test_group_teams_is_an_env_with_one_agent_per_side():
+    check_env(GroupTeams(envs.make(ENV, team_sizes=(2, 3))), episodes=2)
+    grouped = GroupTeams(SidesEnv((2, 2)))
+    check_env(grouped, episodes=2)
+    obs, infos = grouped.reset(seed=0)
+    assert obs == {"side_0": (0, 0), "side_1": (0, 0)} and infos["side_0"]["acting"] == (True, True)
+    obs, rewards, *_, infos = grouped.step({"side_0": (1, 1), "side_1": (1, 0)})
+    assert infos["side_0"]["acting"] == (False, True)  # p0 is out of play: its last observation stays
+    with pytest.raises(ValueError, match=r"GroupTeams: needs an arena env with sides \(teams\), got .* teams = None"):
+        GroupTeams(envs.make("tic_tac_toe"))
+    side = side_agent("random", 2)
+    stack = team_stack("interfaces.observation:OneHot", 2)
+    assert str(stack) == "ConcatenateTeam(Combine(None, [OneHot(), OneHot()]))"
+    play(grouped, {"side_0": side, "side_1": side_agent(RandomAgent(), 2)}, seed=3)
+
+
+def test_train_a_seat_beside_a_teammate_then_enter_it_in_a_team_tournament(tmp_path, capsys):
+    out = tmp_path / "mate"
+    code = main(["train", ENV, "--algo", "ppo", "--timesteps", "128", "--n-envs", "1", "--eval-every", "128",
+                 "--eval-games", "4", "--teammate", "beat_most_common", "--opponent", "random",
+                 "--interface", "interfaces.observation:OneHot", "--no-progress", "--out", str(out)])
+    assert code == 0 and "vs random: win rate" in capsys.readouterr().out
+    result = run_tournament(ENV, [f"mixed={out}+beat_most_common", "bots=beat_most_common"], games=2, seed=0)
+    assert result.complete and not result.forfeits
+    assert result.members_of("mixed")[1] == "beat_most_common"
+    assert result.games[0].versions["mixed"].startswith("AgtItfWrapper(mate, OneHot()) (")
+
+
+def test_train_a_whole_side_as_one_model(tmp_path, capsys):
+    out = tmp_path / "side"
+    code = main(["train", ENV, "--control", "team", "--algo", "ppo", "--timesteps", "128", "--n-envs", "1",
+                 "--eval-every", "128", "--eval-games", "4", "--opponent", "beat_most_common", "--no-progress",
+                 "--interface", "interfaces.observation:OneHot", "--out", str(out)])
+    assert code == 0 and "(a whole side)" in capsys.readouterr().out
+    assert json.loads((out / "agent.json").read_text())["team_size"] == 2
+    agent = load_trained_agent(out)
+    episode = play(envs.make(ENV), {"team_0": agent, "team_1": Team([RandomAgent(), RandomAgent()])}, seed=2)
+    assert agent.agent.action_space == spaces.MultiDiscrete([3, 3])
+    assert episode.length == 3 and np.isfinite(episode.team_returns["team_0"])
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["tic_tac_toe", "--teammate", "random"], "--teammate and --control team need a team game; tic_tac_toe has no sides"),
+    ([ENV, "--control", "team", "--teammate", "random"], "--teammate plays beside a one-seat learner"),
+    ([ENV, "--control", "team", "--env-options", '{"team_sizes": [1, 2]}'],
+     r"--control team needs sides of one size, team_rock_paper_scissors has sides of sizes [1, 2]"),
+])
+def test_team_training_options_are_checked(tmp_path, capsys, argv, message):
+    assert main(["train", *argv, "--out", str(tmp_path)]) == 2
+    assert message in capsys.readouterr().err
