@@ -231,3 +231,20 @@ def test_interface_identity_default_is_kept_for_members():
     env = SidesEnv((2, 1))
     play(env, [Team([member, RandomAgent()]), Team([RandomAgent()])], seed=1)
     assert member.agent.observation_space == env.observation_space("p0")
+
+
+def test_readme_teams_example_runs():
+    import pathlib
+    import re
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    section = (root / "README.md").read_text().split("## Teams", 1)[1].split("\n## ", 1)[0]
+    code = re.search(r"```python\n(.*?)\n```", section, flags=re.S).group(1)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=120)
+    assert result.returncode == 0, result.stderr
+    layout, outcome = result.stdout.splitlines()
+    assert layout == "{'team_0': ('player_0', 'player_2'), 'team_1': ('player_1', 'player_3')}"
+    assert re.match(r"(team_[01] wins|draw) \{'team_0': .*\} Box\(0\.0, 1\.0, \(16,\), float32\)$", outcome)
+    assert "--agents 'duo=random+beat_most_common," in section and "--teammate beat_most_common" in section
