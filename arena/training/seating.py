@@ -163,7 +163,7 @@ def resolve_opponents(env: MultiAgentEnv, opponents: Opponent | Sequence[Opponen
         if isinstance(slot, str):
             slot = make_agent(slot)  # a fresh agent per seat
         if not isinstance(slot, (Agent, OpponentPool)):
-            raise TypeError(f"SingleAgentEnv({env}): each {what} must be an arena.Agent, an agent spec "
+            raise TypeError(f"SingleAgentEnv({env}): {'an' if what == 'opponent' else 'a'} {what} must be an arena.Agent, an agent spec "
                             f"or an OpponentPool, got {type(slot).__name__}")
         resolved.append(slot)
     return resolved

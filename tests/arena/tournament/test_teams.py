@@ -30,7 +30,7 @@ def test_team_entrants_parse_from_the_cli_syntax():
 
 @pytest.mark.parametrize("make, error, message", [
     (lambda: AgentSpec.parse("duo=random+"), ValueError,
-     r"agent 'random\+': a team entrant is MEMBER\+MEMBER\.\.\., got an empty member"),
+     r"agent 'duo=random\+': a team entrant is MEMBER\+MEMBER\.\.\., got an empty member"),
     (lambda: AgentSpec("duo", "random", members=["random"]), ValueError,
      "a team entrant is described by its members; give no factory or kwargs beside them"),
     (lambda: AgentSpec("solo", "random", shared=True), ValueError, "shared=True is for a team entrant with members"),
