@@ -243,13 +243,17 @@ def verify_game(game: StoredGame, env: Any = None) -> str | None:
     if stored.forfeit is not None or last is None:
         return None
     seats = stored.seats
-    returns = {seats[seat]: value for seat, value in last.returns.items() if seat in seats}
+    sides: dict[str, list[float]] = {}  # entrant -> its seats' returns (several seats: a side of a team game)
+    for seat, value in last.returns.items():
+        if seat in seats:
+            sides.setdefault(seats[seat], []).append(value)
+    returns = {name: sum(values) / len(values) for name, values in sides.items()}  # a side's return: the mean
     problems = []
     if stored.length != last.step:
         problems.append(f"length: stored {stored.length}, replayed {last.step}")
     if stored.returns is not None and returns != stored.returns:
         problems.append(f"returns: stored {stored.returns}, replayed {returns}")
-    ranks = {seats[seat]: rank for seat, rank in ranks_from_returns(last.returns).items() if seat in seats}
+    ranks = ranks_from_returns(returns)
     if ranks != stored.ranks:
         problems.append(f"ranks: stored {stored.ranks}, replayed {ranks}")
     if last.acting and not stored.truncated:

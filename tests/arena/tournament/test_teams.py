@@ -127,13 +127,15 @@ def test_shared_members_are_one_policy_object():
     assert AgentSpec("pair", "team", shared.kwargs) == shared  # the recorded form builds the same entrant
 
 
-def test_resume_workers_and_ray_give_the_same_team_games(tmp_path):
+def test_resume_replays_workers_and_ray_give_the_same_team_games(tmp_path, capsys):
     db = tmp_path / "teams.sqlite"
     serial = run_tournament(ENV, ENTRANTS, games=4, seed=9, db=db)
     again = run_tournament(ENV, ENTRANTS, games=4, seed=9, db=db)
     assert again.played == 0 and [g.outcome for g in again.games] == [g.outcome for g in serial.games]
+    capsys.readouterr()
     with pytest.raises(TournamentMismatchError, match=r"entrant 'duo' was team\{.*now random\+random"):
         run_tournament(ENV, ["duo=random+random", "bots=beat_most_common"], games=4, seed=9, db=db)
+    assert main(["replay", str(db), "--verify"]) == 0  # stored team games replay to the same side results
     parallel = run_tournament(ENV, ENTRANTS, games=4, seed=9, workers=2, chunk_size=1)
     assert [g.same_play(h) for g, h in zip(serial.games, parallel.games)] == [True] * serial.scheduled
     ray = pytest.importorskip("ray")
