@@ -102,3 +102,20 @@ def test_train_a_whole_side_as_one_model(tmp_path, capsys):
 def test_team_training_options_are_checked(tmp_path, capsys, argv, message):
     assert main(["train", *argv, "--out", str(tmp_path)]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_pommerman_team_mode_seat_beside_a_teammate_and_whole_side(tmp_path, capsys):
+    options = '{"mode": "team", "max_steps": 20}'
+    common = ["--algo", "ppo", "--timesteps", "64", "--n-envs", "1", "--eval-every", "64", "--eval-games", "2",
+              "--reference", "random", "--interface", "interfaces.pommerman:PommermanFeatures", "--no-progress",
+              "--env-options", options]
+    mate = tmp_path / "mate"
+    assert main(["train", "pommerman", "--teammate", "pommerman_simple", "--opponent", "pommerman_simple",
+                 *common, "--out", str(mate)]) == 0
+    result = run_tournament("pommerman", [f"mixed={mate}+pommerman_simple", "bots=pommerman_simple"], games=2,
+                            env_kwargs={"mode": "team", "max_steps": 20})
+    assert result.complete and not result.forfeits and result.teams["team_0"] == ("agent_0", "agent_2")
+    side = tmp_path / "side"
+    assert main(["train", "pommerman", "--control", "team", "--opponent", "pommerman_simple", *common,
+                 "--out", str(side)]) == 0
+    assert "(a whole side)" in capsys.readouterr().out
