@@ -28,6 +28,7 @@ REGISTRY: dict[str, str] = {
     "pong_2p": "envs.pong:Pong2p",
     "pommerman": "envs.pommerman:Pommerman",
     "vizdoom_deathmatch": "envs.vizdoom:VizdoomDeathmatch",
+    "soccer": "envs.soccer:Soccer",
 }
 
 

@@ -22,6 +22,7 @@ import pytest
 from gymnasium import spaces
 
 import envs
+from tests.quick import quick_make
 from arena import Agent, AgtItfWrapper, MultiAgentEnv
 from arena.agents.human import is_real_time
 from arena.cli import main
@@ -310,12 +311,12 @@ def test_kuhn_poker_display_never_shows_the_opponents_card_before_showdown() -> 
     assert shown[0] == shown[1]  # what player_0 saw cannot depend on player_1's card
 
 
-TURN_BASED = [name for name in envs.names() if not is_real_time(envs.make(name))]
+TURN_BASED = [name for name in envs.names() if not is_real_time(quick_make(name))]
 
 
 @pytest.mark.parametrize("name", TURN_BASED)
 def test_every_bundled_turn_based_game_is_playable(name: str, monkeypatch, capsys) -> None:
-    n = envs.make(name).action_space("player_0").n
+    n = quick_make(name).action_space("player_0").n
     # The person tries every action number in turn: illegal ones are re-prompted, so the game moves on.
     typed = "".join(f"{i}\n" for i in range(n)) * 60
     code, out, err = play_in_process(monkeypatch, capsys, name, "--human", "player_0", "--vs", "random",
@@ -325,14 +326,14 @@ def test_every_bundled_turn_based_game_is_playable(name: str, monkeypatch, capsy
     assert re.search(r"^result: .* after \d+ steps \(seed 11\)$", out, re.MULTILINE)
 
 
-REAL_TIME = [name for name in envs.names() if is_real_time(envs.make(name))] + [f"{HERE}:RealTimeEnv"]
+REAL_TIME = [name for name in envs.names() if is_real_time(quick_make(name))] + [f"{HERE}:RealTimeEnv"]
 
 
 @pytest.mark.parametrize("name", REAL_TIME)
 def test_real_time_games_are_refused_clearly(name: str, monkeypatch, capsys) -> None:
     code, out, err = play_in_process(monkeypatch, capsys, name, "--human", "0", stdin="0\n")
     assert code == 2 and out == ""
-    assert err.startswith(f"arena play: error: {envs.make(name).name if ':' not in name else 'RealTimeEnv'} is a "
+    assert err.startswith(f"arena play: error: {quick_make(name).name if ':' not in name else 'RealTimeEnv'} is a "
                           "real-time game and is not playable in the terminal (it does not wait for typed moves); "
                           f"watch agents play it instead: arena play {name} --agents random,")
 

@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import envs
+from tests.quick import quick_make
 from arena import Agent, MultiAgentEnv, play
 from arena.agents import HumanAgent
 from arena.agents.human import format_observation, has_hidden_information, is_real_time, parse_choice
@@ -310,11 +311,11 @@ class Watcher(FirstLegal):
         return super().act(observation, action_mask, reward)
 
 
-HIDDEN = [name for name in envs.names() if has_hidden_information(envs.make(name))]
+HIDDEN = [name for name in envs.names() if has_hidden_information(quick_make(name))]
 
 
 @pytest.mark.parametrize("make", [lambda: HiddenCards(render_mode="ansi")] +
-                         [lambda name=name: envs.make(name, render_mode="ansi") for name in HIDDEN],
+                         [lambda name=name: quick_make(name, render_mode="ansi") for name in HIDDEN],
                          ids=["hidden_cards", *HIDDEN])
 def test_what_a_person_is_shown_never_depends_on_other_players_private_information(make) -> None:
     """Whatever the deal, each turn's screen is a function of what that seat itself knows.
@@ -349,19 +350,19 @@ def test_at_seat_hidden_information_env_shows_public_render_and_own_card() -> No
     assert "cards: " in person.output_stream.getvalue().split("--- game over")[1]  # revealed at the end
 
 
-TEXT_ENVS = [name for name in envs.names() if "ansi" in envs.make(name).metadata.get("render_modes", [])]
+TEXT_ENVS = [name for name in envs.names() if "ansi" in quick_make(name).metadata.get("render_modes", [])]
 
 
 @pytest.mark.parametrize("name", TEXT_ENVS)
 def test_at_seat_takes_names_view_and_observation_policy_from_each_bundled_env(name: str) -> None:
-    env = envs.make(name, render_mode="ansi")
+    env = quick_make(name, render_mode="ansi")
     seat = env.possible_agents[0]
     agent = HumanAgent.at_seat(env, seat)
     if isinstance(env.action_space(seat), spaces.Discrete):
         assert len(agent.action_names) == env.action_space(seat).n
     assert agent.label == seat and agent.renderer is not None
     assert agent.show_observation == has_hidden_information(env)
-    plain = HumanAgent.at_seat(envs.make(name), seat)  # no text render: the observation is all there is
+    plain = HumanAgent.at_seat(quick_make(name), seat)  # no text render: the observation is all there is
     assert plain.renderer is None and plain.show_observation
 
 
@@ -392,4 +393,4 @@ def test_is_real_time(metadata: dict, expected: bool) -> None:
 @pytest.mark.parametrize("name", ["tic_tac_toe", "rock_paper_scissors", "connect_four", "kuhn_poker",
                                   "leduc_poker", "liars_dice"])
 def test_bundled_turn_based_games_are_not_real_time(name: str) -> None:
-    assert not is_real_time(envs.make(name))
+    assert not is_real_time(quick_make(name))

@@ -7,6 +7,7 @@ import importlib.metadata
 import pytest
 
 import envs
+from tests.quick import quick_make
 from arena import IllegalActionError, RandomAgent, UnknownNameError, play
 from arena.testing import check_env
 
@@ -69,7 +70,7 @@ def test_rock_paper_scissors_rounds_observations_and_rewards():
 
 @pytest.mark.parametrize("name", envs.names())
 def test_every_bundled_env_keeps_the_contract_and_renders(name):
-    env = envs.make(name, render_mode="ansi") if "ansi" in envs.make(name).metadata.get("render_modes", []) else envs.make(name)
+    env = quick_make(name, render_mode="ansi") if "ansi" in quick_make(name).metadata.get("render_modes", []) else quick_make(name)
     check_env(env)
     episode = play(env, {agent: RandomAgent(i) for i, agent in enumerate(env.possible_agents)}, seed=0)
     assert episode.length > 0

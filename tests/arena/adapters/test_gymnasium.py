@@ -12,6 +12,7 @@ from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 from hypothesis import given, settings, strategies as st
 
 import envs
+from tests.quick import quick_make
 from arena import Agent, IllegalActionError, RandomAgent, play
 from arena.adapters.gymnasium import ArenaToGymnasium, from_gymnasium, to_gymnasium
 from arena.errors import ArenaError, ResetNeeded, UnknownAgentError
@@ -142,13 +143,13 @@ def test_seat_view_is_reproducible_from_the_seed() -> None:
     [name for name in envs.names() if envs.make(name).metadata.get("reproducible", True) is not False]))
 def test_seat_returns_equal_play_returns(seed: int, name: str) -> None:
     """The seat's summed rewards equal what arena.play gives that seat with the same agents."""
-    env = envs.make(name)
+    env = quick_make(name)
     seat_id = env.possible_agents[-1]
     agents = {agent: RandomAgent() for agent in env.possible_agents}
-    episode = play(envs.make(name), agents, seed=seed)
+    episode = play(quick_make(name), agents, seed=seed)
 
     seat_agent = RandomAgent()
-    view = to_gymnasium(envs.make(name), seat_id, {a: RandomAgent() for a in env.possible_agents if a != seat_id})
+    view = to_gymnasium(quick_make(name), seat_id, {a: RandomAgent() for a in env.possible_agents if a != seat_id})
     seat_agent.setup(view.observation_space, view.action_space)
     seat_agent.reset(seed=derive_seed(seed, env.possible_agents.index(seat_id)))
     observation, info = view.reset(seed=seed)

@@ -15,6 +15,7 @@ import pettingzoo  # noqa: E402
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test  # noqa: E402
 
 import envs  # noqa: E402
+from tests.quick import quick_make  # noqa: E402
 from arena import Agent, EnvItfWrapper, IllegalActionError, InvalidActionError, RandomAgent, play  # noqa: E402
 from arena.adapters.pettingzoo import from_pettingzoo, to_aec, to_parallel  # noqa: E402
 from arena.errors import NotParallelizableError, ResetNeeded, UnknownAgentError  # noqa: E402
@@ -27,12 +28,12 @@ ENV_NAMES = envs.names()
 CYCLES = 60  # PettingZoo's checkers run this many agent cycles per env
 # PettingZoo's seed tests replay an episode; an env whose episodes depend on more than the seed
 # (networked game engines) declares metadata["reproducible"] = False and gets the API tests only.
-REPRODUCIBLE = {name for name in ENV_NAMES if envs.make(name).metadata.get("reproducible", True) is not False}
+REPRODUCIBLE = {name for name in ENV_NAMES if quick_make(name).metadata.get("reproducible", True) is not False}
 
 
 def _everyone_acts(name: str, seed: int = 0, max_steps: int = 300) -> bool:
     """Whether every live agent acts at every step of a seeded random episode of ``name``."""
-    env = envs.make(name)
+    env = quick_make(name)
     agents = {agent: RandomAgent(seed=i) for i, agent in enumerate(env.possible_agents)}
     for agent in agents:
         agents[agent].setup(env.observation_space(agent), env.action_space(agent))
@@ -56,23 +57,23 @@ TURN_BASED = [name for name in ENV_NAMES if name not in SIMULTANEOUS]
 @pytest.mark.parametrize("mask_in_observation", [False, True])
 @pytest.mark.parametrize("name", ENV_NAMES)
 def test_aec_passes_pettingzoo_api_and_seed_tests(name: str, mask_in_observation: bool) -> None:
-    api_test(to_aec(envs.make(name), mask_in_observation=mask_in_observation), num_cycles=CYCLES)
+    api_test(to_aec(quick_make(name), mask_in_observation=mask_in_observation), num_cycles=CYCLES)
     if name in REPRODUCIBLE:
-        seed_test(lambda: to_aec(envs.make(name), mask_in_observation=mask_in_observation), num_cycles=CYCLES)
+        seed_test(lambda: to_aec(quick_make(name), mask_in_observation=mask_in_observation), num_cycles=CYCLES)
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("name", SIMULTANEOUS)
 def test_parallel_passes_pettingzoo_parallel_tests(name: str) -> None:
-    parallel_api_test(to_parallel(envs.make(name), mask_in_observation=True), num_cycles=CYCLES)
+    parallel_api_test(to_parallel(quick_make(name), mask_in_observation=True), num_cycles=CYCLES)
     if name in REPRODUCIBLE:
-        parallel_seed_test(lambda: to_parallel(envs.make(name), mask_in_observation=True), num_cycles=CYCLES)
+        parallel_seed_test(lambda: to_parallel(quick_make(name), mask_in_observation=True), num_cycles=CYCLES)
 
 
 @pytest.mark.parametrize("name", TURN_BASED)
 def test_parallel_refuses_turn_based_envs_and_points_to_aec(name: str) -> None:
     with pytest.raises(NotParallelizableError, match=r"to_parallel: after reset\(\).*use arena\.adapters\.pettingzoo\.to_aec"):
-        to_parallel(envs.make(name)).reset(seed=0)
+        to_parallel(quick_make(name)).reset(seed=0)
 
 
 def test_parallel_refuses_an_env_that_declares_it() -> None:
@@ -166,8 +167,8 @@ def test_adapters_reject_what_is_not_an_arena_env() -> None:
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), name=st.sampled_from(ENV_NAMES))
 def test_round_trip_through_aec_keeps_every_episode(seed: int, name: str) -> None:
-    direct = play(envs.make(name), [RandomAgent() for _ in envs.make(name).possible_agents], seed=seed)
-    round_trip = from_pettingzoo(to_aec(envs.make(name)))
+    direct = play(quick_make(name), [RandomAgent() for _ in quick_make(name).possible_agents], seed=seed)
+    round_trip = from_pettingzoo(to_aec(quick_make(name)))
     again = play(round_trip, [RandomAgent() for _ in round_trip.possible_agents], seed=seed)
     assert again.returns == direct.returns
     if name in TURN_BASED:
@@ -176,7 +177,7 @@ def test_round_trip_through_aec_keeps_every_episode(seed: int, name: str) -> Non
 
 @pytest.mark.parametrize("name", SIMULTANEOUS)
 def test_round_trip_through_parallel_passes_check_env(name: str) -> None:
-    check_env(from_pettingzoo(to_parallel(envs.make(name))))
+    check_env(from_pettingzoo(to_parallel(quick_make(name))))
 
 
 # ------------------------------------------------------------------ PettingZoo -> arena

@@ -1,0 +1,397 @@
+"""Soccer interfaces: feature vectors, continuous-action scaling, reward shaping, team views.
+
+* :class:`SoccerFeatures` — the soccer env's observation dict as one vector in a fixed,
+  documented order, optionally with relative features and the previous action appended
+  (Arena's "concatenate observation and action");
+* :class:`RescaleAction` — a model's ``[-1, 1]`` actions clipped and mapped onto the
+  walker's bounds;
+* :class:`SoccerShaping` — dm_control's ball-chasing and ball-to-goal statistics added to
+  the reward (dense signal for training);
+* :func:`soccer_team` — ``Combine`` + ``ConcatenateTeam`` so one model drives a whole side.
+
+Example:
+    >>> import envs
+    >>> env = envs.make("soccer", team_size=1, time_limit=0.25)
+    >>> itf = SoccerFeatures(relative=True)
+    >>> itf.setup(env.observation_space("home_0"), env.action_space("home_0"))
+    >>> obs, _ = env.reset(seed=0)
+    >>> itf.transform_reset(obs["home_0"]).shape == itf.observation_space.shape
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from arena.errors import SpaceMismatchError
+from arena.interface import Combine, Interface
+from interfaces.team import ConcatenateTeam
+
+__all__ = ["SoccerFeatures", "RescaleAction", "SoccerShaping", "soccer_team", "shaped_team", "RELATIVE_FEATURES"]
+
+#: The derived features :class:`SoccerFeatures` appends with ``relative=True``, in order.
+RELATIVE_FEATURES = (
+    "ball_distance", "ball_bearing_cos", "ball_bearing_sin",
+    "opponent_goal_distance", "opponent_goal_bearing_cos", "opponent_goal_bearing_sin",
+    "team_goal_distance", "team_goal_bearing_cos", "team_goal_bearing_sin",
+    "ball_to_opponent_goal_x", "ball_to_opponent_goal_y",
+)
+_RELATIVE_NEEDS = ("ball_ego_position", "opponent_goal_mid", "team_goal_mid")
+_SHAPING_NEEDS = ("stats_vel_to_ball", "stats_vel_ball_to_goal")
+
+
+def _box_dict(itf: Interface, space: spaces.Space) -> spaces.Dict:
+    if not isinstance(space, spaces.Dict) or not space.spaces or \
+            not all(isinstance(box, spaces.Box) for box in space.spaces.values()):
+        raise SpaceMismatchError(f"{itf}: needs a Dict of Box observations (the soccer env's), got {space}")
+    return space
+
+
+class SoccerFeatures(Interface):
+    """The soccer observation dict as one float vector, in a fixed documented order.
+
+    **Order**: the dict's keys in the order of its ``Dict`` space, which sorts them
+    (``ball_ego_angular_velocity, ball_ego_linear_velocity, ball_ego_position,
+    body_height, end_effectors_pos, field_back_right, ...``), each value flattened; the
+    ``stats_*`` diagnostics (dm_control's game statistics, the score among them) are left
+    out unless ``stats=True``; ``keys`` picks and orders the keys explicitly instead.
+    :attr:`layout` lists ``(name, start, stop)`` for every block of the vector.
+
+    **Relative features** (``relative=True``, appended after the keys): the distance and
+    bearing (cos, sin of the angle from the walker's driving direction, counter-clockwise
+    positive) of the ball, the opponents' goal and its own goal, and the vector from the
+    ball to the opponents' goal, all in the walker's frame (see :data:`RELATIVE_FEATURES`).
+
+    **Previous action** (``append_action=True``, last): the raw action this interface
+    last passed down (zeros at the start of an episode), Arena's "concatenate
+    observation and action".
+
+    Args:
+        inner: the interface underneath (``None``: the env's raw dict).
+        keys: the keys to use, in this order (default: all but ``stats_*``).
+        stats: with the default keys, keep the ``stats_*`` features too.
+        relative: append the relative features.
+        append_action: append the previous action.
+        dtype: dtype of the vector.
+
+    Raises:
+        SpaceMismatchError: at setup, for anything but a Dict of Boxes, a missing key,
+            ``relative`` without the ball and goal features, or ``append_action`` with
+            non-Box actions.
+
+    Example:
+        >>> import numpy as np
+        >>> from gymnasium import spaces
+        >>> box = spaces.Box(-np.inf, np.inf, (3,))
+        >>> itf = SoccerFeatures(append_action=True)
+        >>> itf.setup(spaces.Dict({"b": box, "a": spaces.Box(0, 1, (1,)), "stats_x": box}),
+        ...           spaces.Box(-1, 1, (2,)))
+        >>> itf.layout
+        [('a', 0, 1), ('b', 1, 4), ('previous_action', 4, 6)]
+        >>> obs = {"a": np.array([0.5]), "b": np.array([1.0, 2, 3]), "stats_x": np.zeros(3)}
+        >>> itf.transform_reset(obs).tolist()
+        [0.5, 1.0, 2.0, 3.0, 0.0, 0.0]
+        >>> _ = itf.transform_action(np.array([0.25, -1.0]))
+        >>> itf.transform_observation(obs)[-2:].tolist()
+        [0.25, -1.0]
+    """
+
+    @classmethod
+    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
+        """Instances and raw spaces for ``arena interfaces --check``."""
+        box = spaces.Box(-50.0, 50.0, (3,), np.float64)
+        soccer_like = spaces.Dict({key: box for key in (*_RELATIVE_NEEDS, "stats_vel_to_ball")})
+        return [(cls(), soccer_like, spaces.Box(-1.0, 1.0, (3,), np.float64)),
+                (cls(relative=True, append_action=True), soccer_like, spaces.Box(-1.0, 1.0, (3,), np.float64))]
+
+    def __init__(self, inner: Interface | None = None, *, keys: Sequence[str] | None = None, stats: bool = False,
+                 relative: bool = False, append_action: bool = False, dtype: Any = np.float32) -> None:
+        super().__init__(inner)
+        if keys is not None and (isinstance(keys, str) or not all(isinstance(k, str) for k in keys)):
+            raise TypeError(f"SoccerFeatures: keys must be a sequence of str, got {keys!r}")
+        self.keys = None if keys is None else list(keys)
+        self.stats, self.relative, self.append_action = bool(stats), bool(relative), bool(append_action)
+        self.dtype = np.dtype(dtype)
+        self._previous: np.ndarray | None = None
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        super().setup(observation_space, action_space)
+        space = _box_dict(self, self.inner_observation_space)
+        if self.keys is None:
+            keys = [k for k in space.spaces if self.stats or not str(k).startswith("stats_")]
+        else:
+            missing = [k for k in self.keys if k not in space.spaces]
+            if missing:
+                raise SpaceMismatchError(f"{self}: keys {missing} are not in the observation space {space}")
+            keys = self.keys
+        if not keys and not self.relative and not self.append_action:
+            raise SpaceMismatchError(f"{self}: no features left in {space} (only stats_* keys)")
+        lows, highs, self.layout = [], [], []
+        start = 0
+        for key in keys:
+            box = space[key]
+            size = int(np.prod(box.shape))
+            lows.append(box.low.reshape(-1).astype(np.float64))
+            highs.append(box.high.reshape(-1).astype(np.float64))
+            self.layout.append((key, start, start + size))
+            start += size
+        self._keys = keys
+        if self.relative:
+            missing = [k for k in _RELATIVE_NEEDS if k not in space.spaces or space[k].shape[-1:] not in ((2,), (3,))]
+            if missing:
+                raise SpaceMismatchError(f"{self}: relative features need positions {list(_RELATIVE_NEEDS)} in the "
+                                         f"observation space, missing {missing} in {space}")
+            n = len(RELATIVE_FEATURES)
+            # distances >= 0, bearings' cos and sin in [-1, 1], the ball-to-goal vector unbounded
+            lows.append(np.array([0, -1, -1] * 3 + [-np.inf] * 2, dtype=np.float64))
+            highs.append(np.array([np.inf, 1, 1] * 3 + [np.inf] * 2, dtype=np.float64))
+            self.layout.append(("relative", start, start + n))
+            start += n
+        if self.append_action:
+            act = self.inner_action_space
+            if not isinstance(act, spaces.Box):
+                raise SpaceMismatchError(f"{self}: append_action needs Box actions, got {act}")
+            self._zero_action = np.clip(np.zeros(act.shape), act.low, act.high).reshape(-1)
+            lows.append(act.low.reshape(-1).astype(np.float64))
+            highs.append(act.high.reshape(-1).astype(np.float64))
+            self.layout.append(("previous_action", start, start + act.low.size))
+            start += act.low.size
+        low, high = np.concatenate(lows).astype(self.dtype), np.concatenate(highs).astype(self.dtype)
+        self.observation_space = spaces.Box(low, high, low.shape, self.dtype)
+        self._previous = None
+
+    def reset(self, observation: Any) -> None:
+        self._previous = None
+
+    def observation(self, observation: Any) -> np.ndarray:
+        parts = [np.asarray(observation[key], dtype=self.dtype).reshape(-1) for key in self._keys]
+        if self.relative:
+            parts.append(self._relative(observation))
+        if self.append_action:
+            parts.append((self._zero_action if self._previous is None else self._previous).astype(self.dtype))
+        vector = np.concatenate(parts) if parts else np.zeros(0, self.dtype)
+        # Keep the vector in its declared bounds after the cast (a float64 bound can round inwards).
+        return np.clip(vector, self.observation_space.low, self.observation_space.high)
+
+    def _relative(self, observation: Any) -> np.ndarray:
+        ball, own, theirs = (np.asarray(observation[k], dtype=np.float64).reshape(-1)[:2] for k in
+                             ("ball_ego_position", "team_goal_mid", "opponent_goal_mid"))
+        values = []
+        for point in (ball, theirs, own):
+            distance = float(np.hypot(point[0], point[1]))
+            # BoxHead drives along -x: bearings are measured from there.
+            angle = np.arctan2(-point[1], -point[0])
+            values += [distance, np.cos(angle), np.sin(angle)]
+        values += list(theirs - ball)
+        return np.nan_to_num(np.asarray(values, dtype=self.dtype))
+
+    def action(self, action: Any) -> Any:
+        if self.append_action:
+            self._previous = np.asarray(action, dtype=np.float64).reshape(-1).copy()
+        return action
+
+    def action_mask(self, mask: Any) -> Any:
+        return mask  # actions pass unchanged
+
+    def _arguments(self) -> str:
+        options = [f"keys={self.keys!r}" if self.keys is not None else "", "stats=True" if self.stats else "",
+                   "relative=True" if self.relative else "", "append_action=True" if self.append_action else ""]
+        return ", ".join(filter(None, [super()._arguments(), *options]))
+
+
+class RescaleAction(Interface):
+    """Clip a model's continuous action to ``[low, high]`` and map it onto the raw Box's bounds.
+
+    A policy with Gaussian outputs acts in ``Box(low, high)`` (``[-1, 1]`` by default);
+    each component is clipped there (``clip=True``) and mapped affinely onto the raw
+    action's finite bounds, so the env never sees an out-of-range action.
+
+    Args:
+        inner: the interface underneath.
+        low, high: the model's action bounds (``low < high``).
+        clip: clip the model's action into ``[low, high]`` first (otherwise an action
+            outside is mapped outside the raw bounds and the env rejects it).
+
+    Raises:
+        SpaceMismatchError: at setup, for actions other than a float Box with finite bounds.
+        ValueError: ``low >= high``.
+
+    Example:
+        >>> import numpy as np
+        >>> from gymnasium import spaces
+        >>> itf = RescaleAction()
+        >>> itf.setup(spaces.Discrete(2), spaces.Box(np.array([0.0, -2.0]), np.array([10.0, 2.0]), dtype=np.float64))
+        >>> itf.action_space
+        Box(-1.0, 1.0, (2,), float32)
+        >>> itf.transform_action(np.array([0.5, 3.0])).tolist()  # 3.0 is clipped to 1.0
+        [7.5, 2.0]
+    """
+
+    @classmethod
+    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
+        """Instances and raw spaces for ``arena interfaces --check``."""
+        return [(cls(), spaces.Box(-1.0, 1.0, (2,)), spaces.Box(np.array([0.0, -2.0]), np.array([10.0, 2.0]), dtype=np.float64))]
+
+    def __init__(self, inner: Interface | None = None, *, low: float = -1.0, high: float = 1.0,
+                 clip: bool = True) -> None:
+        super().__init__(inner)
+        if not np.isfinite(low) or not np.isfinite(high) or not low < high:
+            raise ValueError(f"RescaleAction: needs finite low < high, got low={low!r}, high={high!r}")
+        self.low, self.high, self.clip = float(low), float(high), bool(clip)
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        super().setup(observation_space, action_space)
+        raw = self._require_space(spaces.Box, "action")
+        if raw.dtype.kind != "f" or not (np.all(np.isfinite(raw.low)) and np.all(np.isfinite(raw.high))):
+            raise SpaceMismatchError(f"{self}: needs a float Box action with finite bounds, got {raw}")
+        self._raw_low, self._raw_high = raw.low.astype(np.float64), raw.high.astype(np.float64)
+        self._raw_dtype = raw.dtype
+        self.action_space = spaces.Box(self.low, self.high, raw.shape, np.float32)
+
+    def action(self, action: Any) -> np.ndarray:
+        action = np.asarray(action, dtype=np.float64)
+        if self.clip:
+            action = np.clip(action, self.low, self.high)
+        fraction = (action - self.low) / (self.high - self.low)
+        raw = self._raw_low + fraction * (self._raw_high - self._raw_low)
+        # float rounding must not step outside the raw bounds
+        return np.clip(raw, self._raw_low, self._raw_high).astype(self._raw_dtype)
+
+    def action_mask(self, mask: Any) -> Any:
+        return self._untranslatable_mask(mask)
+
+    def _arguments(self) -> str:
+        options = [f"low={self.low:g}" if self.low != -1 else "", f"high={self.high:g}" if self.high != 1 else "",
+                   "clip=False" if not self.clip else ""]
+        return ", ".join(filter(None, [super()._arguments(), *options]))
+
+
+class SoccerShaping(Interface):
+    """Add dm_control's ball statistics to the reward: a dense signal for learning soccer.
+
+    After each decision the reward gains ``ball * stats_vel_to_ball + goal *
+    stats_vel_ball_to_goal`` from the latest observation this interface saw (the state
+    the action led to, in simultaneous play): the walker's speed towards the ball and the
+    ball's speed towards the opponents' goal, in m/s (Liu et al. 2019 shaped with these).
+    Over a team's Tuple of observations the members' terms are averaged (absent members
+    skipped). Goals keep their +1/-1. It reads the raw dicts, so it sits innermost
+    (under :class:`arena.Combine` for a team).
+
+    Args:
+        inner: the interface underneath (keep ``None``).
+        ball: weight of the speed towards the ball.
+        goal: weight of the ball's speed towards the goal.
+
+    Raises:
+        SpaceMismatchError: at setup, unless observations are Dicts (or a Tuple of Dicts)
+            with ``stats_vel_to_ball`` and ``stats_vel_ball_to_goal``.
+
+    Example:
+        >>> import numpy as np
+        >>> from gymnasium import spaces
+        >>> box = spaces.Box(-np.inf, np.inf, (1,))
+        >>> itf = SoccerShaping(ball=0.1, goal=1.0)
+        >>> itf.setup(spaces.Dict({"stats_vel_to_ball": box, "stats_vel_ball_to_goal": box}),
+        ...           spaces.Box(-1, 1, (3,)))
+        >>> _ = itf.transform_reset({"stats_vel_to_ball": np.array([2.0]), "stats_vel_ball_to_goal": np.array([0.5])})
+        >>> round(itf.transform_reward(1.0), 6)
+        1.7
+    """
+
+    @classmethod
+    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
+        """Instances and raw spaces for ``arena interfaces --check``."""
+        box = spaces.Box(-10.0, 10.0, (1,), np.float64)
+        return [(cls(), spaces.Dict({key: box for key in _SHAPING_NEEDS}), spaces.Box(-1.0, 1.0, (3,)))]
+
+    def __init__(self, inner: Interface | None = None, *, ball: float = 0.001, goal: float = 0.003) -> None:
+        super().__init__(inner)
+        for name, value in (("ball", ball), ("goal", goal)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+                raise ValueError(f"SoccerShaping: {name} must be a finite number, got {value!r}")
+        self.ball, self.goal = float(ball), float(goal)
+        self._latest: Any = None
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        super().setup(observation_space, action_space)
+        space = self.inner_observation_space
+        members = list(space.spaces) if isinstance(space, spaces.Tuple) else [space]
+        for member in members:
+            if not isinstance(member, spaces.Dict) or any(k not in member.spaces for k in _SHAPING_NEEDS):
+                raise SpaceMismatchError(f"{self}: needs Dict observations (or a Tuple of them) with "
+                                         f"{list(_SHAPING_NEEDS)}, got {space}")
+        self._team = isinstance(space, spaces.Tuple)
+        self._latest = None
+
+    def reset(self, observation: Any) -> None:
+        self._latest = None
+
+    def observation(self, observation: Any) -> Any:
+        self._latest = observation
+        return observation
+
+    def action_mask(self, mask: Any) -> Any:
+        return mask
+
+    def reward(self, reward: Any) -> Any:
+        if self._latest is None or isinstance(reward, tuple):
+            return reward
+        members = [m for m in self._latest if m is not None] if self._team else [self._latest]
+        if not members:
+            return reward
+        bonus = sum(self.ball * float(np.sum(m["stats_vel_to_ball"])) + self.goal *
+                    float(np.sum(m["stats_vel_ball_to_goal"])) for m in members) / len(members)
+        return float(reward) + bonus
+
+    def _arguments(self) -> str:
+        return ", ".join(filter(None, [super()._arguments(), f"ball={self.ball:g}", f"goal={self.goal:g}"]))
+
+
+def soccer_team(team_size: int = 2, *, shaping: SoccerShaping | None = None, normalize: bool = False,
+                **features: Any) -> Interface:
+    """One model's view of a whole side: ``ConcatenateTeam(Combine(shaping, [member] * team_size))``.
+
+    Each member's raw dict goes through ``RescaleAction(SoccerFeatures(**features))``
+    (optionally under ``NormalizeObservation``); :class:`~interfaces.ConcatenateTeam`
+    joins the members' vectors into one observation and splits one ``[-1, 1]`` action
+    vector into the members' actions, so a single-agent policy drives every teammate.
+
+    Args:
+        team_size: players in the side.
+        shaping: a :class:`SoccerShaping` to add to the team's reward (``None``: goals only).
+        normalize: put each member's features under a running ``NormalizeObservation``.
+        **features: options for each member's :class:`SoccerFeatures`.
+
+    Example:
+        >>> str(soccer_team(2, relative=True))
+        'ConcatenateTeam(Combine(None, [RescaleAction(SoccerFeatures(relative=True)), RescaleAction(SoccerFeatures(relative=True))]))'
+    """
+    if isinstance(team_size, bool) or not isinstance(team_size, int) or team_size < 1:
+        raise ValueError(f"soccer_team: team_size must be a positive integer, got {team_size!r}")
+    members: list[Interface] = []
+    for _ in range(team_size):
+        member: Interface = SoccerFeatures(**features)
+        if normalize:
+            from interfaces.history import NormalizeObservation
+
+            member = NormalizeObservation(member)
+        members.append(RescaleAction(member))
+    return ConcatenateTeam(Combine(shaping, members))
+
+
+def shaped_team(team_size: int = 2) -> Interface:
+    """The team view ``arena train soccer --control team`` learns with (name it in ``--interface``).
+
+    ``soccer_team(team_size, shaping=SoccerShaping(), normalize=True, relative=True)``:
+    relative features, running normalisation per member, ``[-1, 1]`` actions, and the
+    ball-statistics shaping on top of the goals.
+
+    Example:
+        >>> str(shaped_team(1))
+        'ConcatenateTeam(Combine(SoccerShaping(ball=0.001, goal=0.003), [RescaleAction(NormalizeObservation(SoccerFeatures(relative=True)))]))'
+    """
+    return soccer_team(team_size, shaping=SoccerShaping(), normalize=True, relative=True)

@@ -1,0 +1,86 @@
+"""TeamSeats and `arena train --control team`: one model drives a whole side (on MuJoCo soccer 1v1/2v2)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("dm_control")
+pytest.importorskip("stable_baselines3")
+
+from gymnasium import spaces  # noqa: E402
+
+import envs  # noqa: E402
+from arena import InvalidActionError, RandomAgent, WrongAgentsError, play  # noqa: E402
+from arena.cli import main  # noqa: E402
+from arena.registry import make_agent  # noqa: E402
+from arena.testing import check_env  # noqa: E402
+from arena.training import SingleAgentEnv  # noqa: E402
+from arena.training.team_seats import TeamSeats  # noqa: E402
+from interfaces.soccer import soccer_team  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def sides() -> TeamSeats:
+    return TeamSeats(envs.make("soccer", team_size=2, time_limit=0.25))
+
+
+def test_each_side_is_one_agent_with_its_members_spaces(sides: TeamSeats) -> None:
+    inner = sides.env
+    assert sides.possible_agents == ["home", "away"] and sides.teams == {"home": ("home",), "away": ("away",)}
+    assert sides.action_space("away") == spaces.Tuple([inner.action_space("away_0"), inner.action_space("away_1")])
+    assert str(sides) == "<TeamSeats<Soccer 2v2>>" and sides.unwrapped is inner
+    check_env(sides, episodes=1)
+    observations, infos = sides.reset(seed=0)
+    assert set(observations) == {"home", "away"} and len(observations["home"]) == 2
+    assert set(infos["home"]["members"]) == {"home_0", "home_1"}
+    with pytest.raises(WrongAgentsError, match=r"expected actions for exactly \['away', 'home'\] \(the teams"):
+        sides.step({"home": (np.zeros(3), np.zeros(3))})
+    with pytest.raises(InvalidActionError, match=r"the action for team 'away' must be a tuple of 2 actions \(one per "
+                                                 r"member \['away_0', 'away_1'\]\), got"):
+        sides.step({"home": (np.zeros(3), np.zeros(3)), "away": np.zeros(6)})
+    episode = play(sides, [RandomAgent(), RandomAgent()], seed=1)
+    assert episode.length == 10 and episode.returns == {"home": 0.0, "away": 0.0}
+    with pytest.raises(ValueError, match=r"TeamSeats: needs an arena env that declares teams \(env.teams\), got "
+                                         r"<TicTacToe"):
+        TeamSeats(envs.make("tic_tac_toe"))
+
+
+def test_a_single_agent_learner_sees_the_concatenated_team(sides: TeamSeats) -> None:
+    learner = SingleAgentEnv(sides, "random", seats="away", interface=soccer_team(2))
+    observation, info = learner.reset(seed=3)
+    assert learner.action_space == spaces.Box(-1.0, 1.0, (6,), np.float32)
+    assert learner.observation_space.contains(observation) and info["seat"] == "away"
+    steps, done = 0, False
+    while not done:
+        observation, reward, terminated, truncated, info = learner.step(learner.action_space.sample())
+        steps, done = steps + 1, terminated or truncated
+    assert steps == 10 and truncated and reward == 0.0
+
+
+def test_arena_train_control_team_trains_saves_and_reloads(tmp_path, capsys) -> None:
+    out = tmp_path / "team"
+    code = main(["train", "soccer", "--control", "team", "--algo", "ppo", "--timesteps", "64", "--n-envs", "1",
+                 "--eval-every", "64", "--eval-games", "1", "--no-progress", "--out", str(out),
+                 "--interface", "interfaces.soccer:soccer_team",
+                 "--env-options", json.dumps({"team_size": 2, "time_limit": 0.25}),
+                 "--algo-options", json.dumps({"n_steps": 32, "batch_size": 32})])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "trained ppo on soccer for 64 timesteps" in printed and "vs random: win rate" in printed
+    spec = json.loads((out / "agent.json").read_text())
+    assert spec["kwargs"]["interface"] == "interfaces.soccer:soccer_team"
+    team_agent = make_agent(spec["factory"], **spec["kwargs"])
+    env = envs.make("soccer", team_size=2, time_limit=0.25)
+    episode = play(env, {("home_0", "home_1"): team_agent, "away_0": RandomAgent(), "away_1": RandomAgent()}, seed=0)
+    assert episode.length == 10
+
+
+def test_control_team_needs_an_env_with_teams(tmp_path, capsys) -> None:
+    code = main(["train", "tic_tac_toe", "--control", "team", "--algo", "ppo", "--timesteps", "8", "--no-progress",
+                 "--out", str(tmp_path / "x")])
+    assert code == 2
+    assert "arena train: error: TeamSeats: needs an arena env that declares teams (env.teams), got <TicTacToe>" \
+        in capsys.readouterr().err

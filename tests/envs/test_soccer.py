@@ -1,0 +1,174 @@
+"""MuJoCo soccer on the real physics: spaces, simultaneous steps, goals, seeds, copies, pictures."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+pytest.importorskip("dm_control")
+
+from gymnasium import spaces  # noqa: E402
+
+import envs  # noqa: E402
+from arena import ArenaError, InvalidActionError, RandomAgent, ResetNeeded, WrongAgentsError, play  # noqa: E402
+from arena.testing import check_env  # noqa: E402
+from arena.testing.env_checker import values_equal  # noqa: E402
+from envs.soccer import Soccer  # noqa: E402
+
+
+# Building a dm_control soccer env costs about a second: the tests share two.
+@pytest.fixture(scope="module")
+def duel() -> Soccer:
+    return Soccer(team_size=1, time_limit=0.25, render_mode="rgb_array", render_height=120)
+
+
+@pytest.fixture(scope="module")
+def team() -> Soccer:
+    return envs.make("soccer", team_size=2, time_limit=0.25)
+
+
+def _still(env: Soccer) -> dict[str, np.ndarray]:
+    return {agent: np.zeros(3) for agent in env.agents}
+
+
+def test_players_teams_and_spaces(team: Soccer) -> None:
+    env = team
+    assert env.possible_agents == ["home_0", "home_1", "away_0", "away_1"]
+    assert env.teams == {"home": ("home_0", "home_1"), "away": ("away_0", "away_1")}
+    assert env.action_space("away_1") == spaces.Box(-1.0, 1.0, (3,), np.float64)
+    space = env.observation_space("home_0")
+    assert isinstance(space, spaces.Dict) and list(space.spaces) == sorted(space.spaces)
+    assert all(isinstance(box, spaces.Box) and box.dtype == np.float64 for box in space.spaces.values())
+    assert space["ball_ego_position"].shape == (3,) and space["opponent_goal_mid"].shape == (3,)
+    assert {"teammate_0_ego_position", "opponent_1_ego_position"} <= set(space.spaces)
+    assert space["prev_action"] == spaces.Box(-1.0, 1.0, (3,), np.float64)
+    observations, infos = env.reset(seed=3)
+    assert set(observations) == set(env.possible_agents)  # everyone acts, every step
+    assert all(space.contains(observations[agent]) for agent in env.possible_agents)
+    assert infos["away_0"] == {"score": (0, 0), "time": 0.0}
+    observations, rewards, terms, truncs, infos = env.step(_still(env))
+    assert set(observations) == set(env.possible_agents) and rewards == dict.fromkeys(env.possible_agents, 0.0)
+    assert infos["home_1"]["time"] == 0.025
+
+
+def test_the_contract_holds(duel: Soccer) -> None:
+    check_env(duel, episodes=2)
+
+
+def test_bad_actions_and_options_are_refused_by_name(duel: Soccer) -> None:
+    fresh = Soccer(team_size=1, time_limit=0.25)
+    with pytest.raises(ResetNeeded, match=r"<Soccer 1v1>: step\(\) called with no episode running"):
+        fresh.step({})
+    with pytest.raises(ArenaError, match=r"<Soccer 1v1>: render\(\) needs a reset\(\) first"):
+        fresh.render_mode = "rgb_array"
+        fresh.render()
+    fresh.render_mode = None
+    assert fresh.render() is None
+    duel.reset(seed=0)
+    with pytest.raises(WrongAgentsError, match=r"expected actions for exactly \['away_0', 'home_0'\]"):
+        duel.step({"home_0": np.zeros(3)})
+    with pytest.raises(InvalidActionError, match=r"<Soccer 1v1>: action for 'home_0' must lie in Box\(-1.0, 1.0"):
+        duel.step({"home_0": np.array([2.0, 0, 0]), "away_0": np.zeros(3)})
+    with pytest.raises(InvalidActionError, match="action for 'away_0'"):
+        duel.step({"home_0": np.zeros(3), "away_0": np.array([np.nan, 0, 0])})
+    duel.step(_still(duel))  # a refused step changed nothing
+    for options, message in [({"team_size": 4}, "team_size must be 1 to 3, got 4"),
+                             ({"team_size": 0}, "team_size must be a positive integer, got 0"),
+                             ({"time_limit": -1.0}, "time_limit must be a positive number, got -1.0"),
+                             ({"walker": "robot"}, "walker must be one of ['ant', 'boxhead', 'humanoid'], got 'robot'"),
+                             ({"terminate_on_goal": 1}, "terminate_on_goal must be True or False, got 1"),
+                             ({"render_mode": "human"}, "render_mode must be None, 'rgb_array' or 'camera'")]:
+        with pytest.raises(ValueError, match=f"^Soccer: {__import__('re').escape(message)}"):
+            Soccer(**options)
+
+
+def _score_for(env: Soccer, side: str) -> None:
+    """Put the ball inside the goal that ``side`` attacks, at rest."""
+    dm = env.dm_env
+    goal = dm.task.arena.away_goal if side == "home" else dm.task.arena.home_goal
+    centre = (np.asarray(goal.lower) + np.asarray(goal.upper)) / 2
+    dm.task.ball.set_pose(dm.physics, position=[centre[0], centre[1], 0.5])
+    dm.task.ball.set_velocity(dm.physics, velocity=np.zeros(3), angular_velocity=np.zeros(3))
+
+
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_a_goal_ends_the_episode_with_the_scoring_side_plus_one(team: Soccer, side: str) -> None:
+    env = team
+    env.reset(seed=1)
+    _score_for(env, side)
+    observations, rewards, terms, truncs, infos = env.step(_still(env))
+    other = "away" if side == "home" else "home"
+    assert observations == {} and env.agents == []
+    assert {agent: rewards[agent] for agent in env.teams[side]} == dict.fromkeys(env.teams[side], 1.0)
+    assert {agent: rewards[agent] for agent in env.teams[other]} == dict.fromkeys(env.teams[other], -1.0)
+    assert all(terms.values()) and not any(truncs.values())
+    assert infos["home_0"]["score"] == ((1, 0) if side == "home" else (0, 1)) == env.score
+
+
+def test_without_terminate_on_goal_play_goes_on_and_the_time_limit_truncates() -> None:
+    env = Soccer(team_size=1, time_limit=0.25, terminate_on_goal=False)
+    env.reset(seed=2)
+    _score_for(env, "away")
+    observations, rewards, terms, truncs, infos = env.step(_still(env))
+    assert rewards == {"home_0": -1.0, "away_0": 1.0} and set(observations) == {"home_0", "away_0"}
+    assert not any(terms.values()) and infos["away_0"]["score"] == (0, 1)
+    steps = 1
+    while observations:
+        observations, rewards, terms, truncs, infos = env.step(_still(env))
+        steps += 1
+    assert steps == 10 and all(truncs.values()) and not any(terms.values())  # 0.25 s of 0.025 s steps
+    assert env.score == (0, 1)
+
+
+def test_same_seed_same_match_and_another_seed_another(duel: Soccer) -> None:
+    def match(seed: int) -> list:
+        observations, _ = duel.reset(seed=seed)
+        trace, rng = [observations], np.random.default_rng(0)
+        while observations:
+            observations, *rest = duel.step({a: rng.uniform(-1, 1, 3) for a in duel.agents})
+            trace.append((observations, rest[0]))
+        return trace
+
+    assert values_equal(match(5), match(5))
+    assert not values_equal(match(5), match(6))
+    episode = play(duel, [RandomAgent(), RandomAgent()], seed=4)
+    assert episode.truncated and episode.outcome == "draw" and episode.length == 10
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_copies_continue_the_match_exactly(duel: Soccer, how: str) -> None:
+    observations, _ = duel.reset(seed=7)
+    for _ in range(3):
+        observations, *_ = duel.step({a: np.full(3, 0.5) for a in duel.agents})
+    twin = copy.deepcopy(duel) if how == "deepcopy" else pickle.loads(pickle.dumps(duel))
+    assert twin is not duel and twin.dm_env is not duel.dm_env
+    actions = {"home_0": np.array([1.0, -0.3, 0.2]), "away_0": np.array([-0.5, 0.9, 1.0])}
+    assert values_equal(duel.step(actions), twin.step(actions))
+
+
+def test_top_down_picture_shows_pitch_teams_and_ball(duel: Soccer) -> None:
+    env = duel
+    env.reset(seed=0)
+    picture = env.render()
+    assert picture.shape == (120, 160, 3) and picture.dtype == np.uint8
+    colours = {tuple(c) for c in picture.reshape(-1, 3)}
+    from envs.soccer.render import COLORS
+
+    assert {COLORS["grass"], COLORS["home"], COLORS["away"], COLORS["ball"]} <= colours
+
+
+def test_camera_rendering_without_opengl_says_what_to_install(duel: Soccer, monkeypatch) -> None:
+    env = duel
+    env.reset(seed=0)
+    monkeypatch.setattr(env, "render_mode", "camera")
+
+    def no_gl(physics, **kwargs):
+        raise RuntimeError("no OpenGL context")
+
+    monkeypatch.setattr(type(env.dm_env._physics), "render", no_gl)  # as without EGL/OSMesa
+    with pytest.raises(ArenaError, match=r"render_mode='camera' needs MuJoCo's OpenGL rendering.*EGL.*OSMesa.*"
+                                         r"MUJOCO_GL=egl.*render_mode='rgb_array'"):
+        env.render()

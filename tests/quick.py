@@ -1,0 +1,22 @@
+"""Short episodes for the registry-wide tests.
+
+Tests that run every bundled env (``envs.names()``) build them through :func:`quick_make`,
+so that envs whose default episode is long real physics (soccer: 45 game seconds, 1,800
+MuJoCo steps) play a short one there; each env's own tests cover its full options.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import envs
+
+#: Options per env name merged under the caller's: keep each under a second a game.
+QUICK_OPTIONS: dict[str, dict[str, Any]] = {
+    "soccer": {"time_limit": 0.5},  # 20 steps of 2v2
+}
+
+
+def quick_make(name: str, **kwargs: Any) -> Any:
+    """``envs.make(name, **kwargs)`` with :data:`QUICK_OPTIONS` for ``name`` underneath."""
+    return envs.make(name, **{**QUICK_OPTIONS.get(name, {}), **kwargs})
