@@ -60,13 +60,16 @@ class SoccerChaserAgent(Agent):
     """
 
     def __init__(self, behind: float = 2.5, steer_gain: float = 2.0, kick_range: float = 1.2,
-                 push_speed: float = 0.7, near_speed: float = 0.5) -> None:
+                 push_speed: float = 0.7, near_speed: float = 0.5, steer_damping: float = 0.5) -> None:
         for name, value in (("behind", behind), ("steer_gain", steer_gain), ("kick_range", kick_range),
                             ("push_speed", push_speed), ("near_speed", near_speed)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
                 raise ValueError(f"SoccerChaserAgent: {name} must be a positive number, got {value!r}")
         self.behind, self.steer_gain, self.kick_range = float(behind), float(steer_gain), float(kick_range)
         self.push_speed, self.near_speed = float(push_speed), float(near_speed)
+        if isinstance(steer_damping, bool) or not isinstance(steer_damping, (int, float)) or not steer_damping >= 0:
+            raise ValueError(f"SoccerChaserAgent: steer_damping must be a non-negative number, got {steer_damping!r}")
+        self.steer_damping = float(steer_damping)
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         if not isinstance(observation_space, spaces.Dict) or any(k not in observation_space.spaces for k in _NEEDED) \
@@ -102,7 +105,9 @@ class SoccerChaserAgent(Agent):
             target = ball - to_goal * self.behind
         # Forward is -x: the angle from forward to the target, counter-clockwise positive.
         angle = math.atan2(-target[1], -target[0])
-        steer = 0.0 - self.steer_gain * angle  # (0.0 - 0.0 is 0.0, not -0.0)
+        # Steering is a torque: damp the turn rate (gyro z; a positive steer turns clockwise) or it overshoots.
+        spin = float(np.asarray(observation["sensors_gyro"]).reshape(-1)[2]) if "sensors_gyro" in observation else 0.0
+        steer = 0.0 - self.steer_gain * angle + self.steer_damping * spin  # (0.0 - 0.0 is 0.0, not -0.0)
         roll = max(0.0, math.cos(angle)) if abs(angle) < math.pi / 2 else -0.3
         if charging:
             roll *= self.push_speed

@@ -172,3 +172,52 @@ def test_camera_rendering_without_opengl_says_what_to_install(duel: Soccer, monk
     with pytest.raises(ArenaError, match=r"render_mode='camera' needs MuJoCo's OpenGL rendering.*EGL.*OSMesa.*"
                                          r"MUJOCO_GL=egl.*render_mode='rgb_array'"):
         env.render()
+
+
+def _set_up_attack(env: Soccer, side: str) -> None:
+    """Ball 12 m in front of the goal ``side`` attacks, its player 4 m behind the ball."""
+    dm = env.dm_env
+    goal = dm.task.arena.away_goal if side == "home" else dm.task.arena.home_goal
+    x, sign = (goal.lower[0] + goal.upper[0]) / 2, 1 if side == "home" else -1
+    dm.task.ball.set_pose(dm.physics, position=[x - sign * 12, 0, 0.5])
+    dm.task.players[env.possible_agents.index(f"{side}_0")].walker.set_pose(dm.physics, position=[x - sign * 16, 0, 0])
+
+
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_the_chaser_scores_from_either_end_where_standing_still_does_not(side: str) -> None:
+    from envs.soccer.agents import SoccerChaserAgent
+
+    env = Soccer(team_size=1, time_limit=12.0)
+    other = "away_0" if side == "home" else "home_0"
+
+    def attack(player) -> tuple[dict, int]:
+        observations, _ = env.reset(seed=0)
+        _set_up_attack(env, side)
+        keeper = RandomAgent(seed=1)
+        for agent, who in ((player, f"{side}_0"), (keeper, other)):
+            agent.setup(env.observation_space(who), env.action_space(who))
+        steps = 0
+        while observations:
+            observations, rewards, *_ = env.step({f"{side}_0": player.act(observations[f"{side}_0"]),
+                                                  other: keeper.act(observations[other])})
+            steps += 1
+        return rewards, steps
+
+    rewards, steps = attack(SoccerChaserAgent())
+    assert rewards == {f"{side}_0": 1.0, other: -1.0} and steps < 480  # a goal before the 12 s limit
+    if side == "home":  # the control: the same set-up with a player that stands still ends 0-0
+        class Still(RandomAgent):
+            def act(self, observation, action_mask=None, reward=0.0):
+                return np.zeros(3)
+
+        assert attack(Still())[0] == {f"{side}_0": 0.0, other: 0.0}
+
+
+def test_the_chaser_needs_the_soccer_features() -> None:
+    from arena import SpaceMismatchError
+    from envs.soccer.agents import SoccerChaserAgent
+
+    with pytest.raises(SpaceMismatchError, match=r"SoccerChaserAgent: needs the soccer env's raw observation dict"):
+        SoccerChaserAgent().setup(spaces.Box(0, 1, (3,)), spaces.Box(-1, 1, (3,)))
+    with pytest.raises(ValueError, match="SoccerChaserAgent: push_speed must be a positive number, got 0"):
+        SoccerChaserAgent(push_speed=0)
