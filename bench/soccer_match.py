@@ -1,22 +1,20 @@
 """A seat-swapped soccer match between two sides: W/D/L and the score with its 95% interval.
 
 Each side is one agent spec played in every seat of its team (``soccer_chaser``,
-``random``, or an ``agent.json`` written by ``arena train soccer --control team``, which
+``random``, or a folder written by ``arena train soccer --control team``, whose model
 drives its whole side as one team agent). Game ``i`` is seeded with ``seed + i``; on odd
 games the sides swap ends (home <-> away). The score is (wins + draws / 2) / games with
 its Wilson interval; the win rate of decided games is printed too. Run::
 
     python bench/soccer_match.py --first soccer_chaser --second random --games 20 --team-size 2
-    python bench/soccer_match.py --first runs/soccer/agent.json --second random --games 40
+    python bench/soccer_match.py --first runs/soccer --second random --games 40
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
-from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("MUJOCO_GL", "disable")
@@ -25,13 +23,14 @@ import envs  # noqa: E402
 from arena import play  # noqa: E402
 from arena.registry import make_agent  # noqa: E402
 from arena.tournament.stats import wilson_interval  # noqa: E402
+from arena.training.team_seats import TeamSeats  # noqa: E402
+from arena.training.trained import is_agent_folder, load_trained_agent  # noqa: E402
 
 
-def side_agents(spec: str, ids: tuple[str, ...]) -> dict[Any, Any]:
-    """The agents for one side: a team agent from an ``agent.json``, else one agent per seat."""
-    if spec.endswith(".json"):
-        saved = json.loads(Path(spec).read_text())
-        return {ids: make_agent(saved["factory"], **saved["kwargs"])}
+def side_agents(spec: str, ids: tuple[str, ...], env: Any) -> dict[Any, Any]:
+    """The agents for one side: a team agent from a trained folder, else one agent per seat."""
+    if is_agent_folder(spec):
+        return {ids: load_trained_agent(spec, env=TeamSeats(env))}
     return {agent_id: make_agent(spec) for agent_id in ids}
 
 
@@ -49,7 +48,8 @@ def main() -> None:
     start = time.perf_counter()
     for game in range(args.games):
         first_side, second_side = ("home", "away") if game % 2 == 0 else ("away", "home")
-        agents = {**side_agents(args.first, env.teams[first_side]), **side_agents(args.second, env.teams[second_side])}
+        agents = {**side_agents(args.first, env.teams[first_side], env),
+                  **side_agents(args.second, env.teams[second_side], env)}
         episode = play(env, agents, seed=args.seed + game)
         mine = episode.returns[env.teams[first_side][0]]
         wins, draws, losses = wins + (mine > 0), draws + (mine == 0), losses + (mine < 0)

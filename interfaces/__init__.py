@@ -12,7 +12,9 @@
 * :mod:`interfaces.pommerman` — :class:`PommermanPlanes`, :class:`PommermanAttributes`,
   :class:`PommermanPosition`, :class:`PommermanLegalMoves`, :class:`PommermanEgoCorner`,
   :class:`PommermanFeatures`;
-* :mod:`interfaces.vizdoom` — :class:`DoomActions`, :class:`DoomScreen` (ViZDoom frames and buttons).
+* :mod:`interfaces.vizdoom` — :class:`DoomActions`, :class:`DoomScreen` (ViZDoom frames and buttons);
+* :mod:`interfaces.soccer` — :class:`SoccerFeatures`, :class:`RescaleAction`,
+  :class:`SoccerShaping` and :func:`soccer_team` (MuJoCo soccer, one model per side).
 
 Every class is also listed by ``arena interfaces`` through the ``arena.interfaces``
 entry points.
@@ -34,6 +36,7 @@ from interfaces.observation import ActionMaskInObservation, CastObservation, Cli
 from interfaces.pommerman import (PommermanAttributes, PommermanEgoCorner, PommermanFeatures, PommermanLegalMoves,
                                   PommermanPlanes, PommermanPosition)
 from interfaces.reward import ClipReward, ScaleReward, ShapeReward
+from interfaces.soccer import RescaleAction, SoccerFeatures, SoccerShaping, soccer_team
 from interfaces.team import ConcatenateTeam, team_interface
 from interfaces.vizdoom import DoomActions, DoomScreen
 
@@ -60,8 +63,12 @@ __all__ = [
     "PommermanPlanes",
     "PommermanPosition",
     "RepeatAction",
+    "RescaleAction",
     "RotateBoard",
     "ScaleReward",
     "ShapeReward",
+    "SoccerFeatures",
+    "SoccerShaping",
+    "soccer_team",
     "team_interface",
 ]

@@ -351,9 +351,9 @@ class SoccerShaping(Interface):
         return ", ".join(filter(None, [super()._arguments(), f"ball={self.ball:g}", f"goal={self.goal:g}"]))
 
 
-def soccer_team(team_size: int = 2, *, shaping: SoccerShaping | None = None, normalize: bool = False,
+def soccer_team(inner: Interface | None = None, *, team_size: int = 2, normalize: bool = False,
                 **features: Any) -> Interface:
-    """One model's view of a whole side: ``ConcatenateTeam(Combine(shaping, [member] * team_size))``.
+    """One model's view of a whole side: ``ConcatenateTeam(Combine(inner, [member] * team_size))``.
 
     Each member's raw dict goes through ``RescaleAction(SoccerFeatures(**features))``
     (optionally under ``NormalizeObservation``); :class:`~interfaces.ConcatenateTeam`
@@ -361,13 +361,14 @@ def soccer_team(team_size: int = 2, *, shaping: SoccerShaping | None = None, nor
     vector into the members' actions, so a single-agent policy drives every teammate.
 
     Args:
+        inner: what ``Combine`` sits on: ``None`` (the raw Tuple) or a team-level
+            interface on the raw dicts, such as :class:`SoccerShaping`.
         team_size: players in the side.
-        shaping: a :class:`SoccerShaping` to add to the team's reward (``None``: goals only).
         normalize: put each member's features under a running ``NormalizeObservation``.
         **features: options for each member's :class:`SoccerFeatures`.
 
     Example:
-        >>> str(soccer_team(2, relative=True))
+        >>> str(soccer_team(team_size=2, relative=True))
         'ConcatenateTeam(Combine(None, [RescaleAction(SoccerFeatures(relative=True)), RescaleAction(SoccerFeatures(relative=True))]))'
     """
     if isinstance(team_size, bool) or not isinstance(team_size, int) or team_size < 1:
@@ -380,18 +381,19 @@ def soccer_team(team_size: int = 2, *, shaping: SoccerShaping | None = None, nor
 
             member = NormalizeObservation(member)
         members.append(RescaleAction(member))
-    return ConcatenateTeam(Combine(shaping, members))
+    return ConcatenateTeam(Combine(inner, members))
 
 
-def shaped_team(team_size: int = 2) -> Interface:
+def shaped_team(inner: Interface | None = None, *, team_size: int = 2) -> Interface:
     """The team view ``arena train soccer --control team`` learns with (name it in ``--interface``).
 
-    ``soccer_team(team_size, shaping=SoccerShaping(), normalize=True, relative=True)``:
-    relative features, running normalisation per member, ``[-1, 1]`` actions, and the
-    ball-statistics shaping on top of the goals.
+    ``soccer_team(SoccerShaping(), team_size=team_size, normalize=True, relative=True)``
+    (``inner`` replaces the shaping): relative features, running normalisation per member,
+    ``[-1, 1]`` actions, and the ball-statistics shaping on top of the goals.
 
     Example:
-        >>> str(shaped_team(1))
-        'ConcatenateTeam(Combine(SoccerShaping(ball=0.001, goal=0.003), [RescaleAction(NormalizeObservation(SoccerFeatures(relative=True)))]))'
+        >>> str(shaped_team(team_size=1)).startswith('ConcatenateTeam(Combine(SoccerShaping(ball=0.001, goal=0.003), [')
+        True
     """
-    return soccer_team(team_size, shaping=SoccerShaping(), normalize=True, relative=True)
+    return soccer_team(SoccerShaping() if inner is None else inner, team_size=team_size, normalize=True,
+                       relative=True)

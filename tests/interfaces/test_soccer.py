@@ -110,9 +110,9 @@ def test_one_model_drives_both_teammates_through_the_team_view(env) -> None:
     team_obs = spaces.Tuple([env.observation_space(a) for a in env.teams["away"]])
     team_act = spaces.Tuple([env.action_space(a) for a in env.teams["away"]])
     # (shaped_team adds running normalisation, which keeps state across episodes by design)
-    check_interface(soccer_team(2, shaping=SoccerShaping(), relative=True, append_action=True), team_obs, team_act,
+    check_interface(soccer_team(SoccerShaping(), team_size=2, relative=True, append_action=True), team_obs, team_act,
                     examples=2)
-    itf = shaped_team(2)
+    itf = shaped_team()
     assert isinstance(itf.inner, Combine)
     itf.setup(team_obs, team_act)
     single = SoccerFeatures(relative=True)
@@ -122,7 +122,7 @@ def test_one_model_drives_both_teammates_through_the_team_view(env) -> None:
     first, second = itf.transform_action(np.array([1, 0, -1, -1, 0.5, 0], dtype=np.float32))
     assert first.tolist() == [1.0, 0.0, -1.0] and second.tolist() == [-1.0, 0.5, 0.0]
     with pytest.raises(ValueError, match="team_size must be a positive integer, got 0"):
-        soccer_team(0)
+        soccer_team(team_size=0)
 
 
 def test_features_on_the_env_side_of_the_loop(env) -> None:

@@ -1,8 +1,6 @@
-"""TeamSeats and `arena train --control team`: one model drives a whole side (on MuJoCo soccer 1v1/2v2)."""
+"""TeamSeats: one model drives a whole side as one seat (on MuJoCo soccer 2v2)."""
 
 from __future__ import annotations
-
-import json
 
 import numpy as np
 import pytest
@@ -14,8 +12,6 @@ from gymnasium import spaces  # noqa: E402
 
 import envs  # noqa: E402
 from arena import InvalidActionError, RandomAgent, WrongAgentsError, play  # noqa: E402
-from arena.cli import main  # noqa: E402
-from arena.registry import make_agent  # noqa: E402
 from arena.testing import check_env  # noqa: E402
 from arena.training import SingleAgentEnv  # noqa: E402
 from arena.training.team_seats import TeamSeats  # noqa: E402
@@ -49,7 +45,7 @@ def test_each_side_is_one_agent_with_its_members_spaces(sides: TeamSeats) -> Non
 
 
 def test_a_single_agent_learner_sees_the_concatenated_team(sides: TeamSeats) -> None:
-    learner = SingleAgentEnv(sides, "random", seats="away", interface=soccer_team(2))
+    learner = SingleAgentEnv(sides, "random", seats="away", interface=soccer_team(team_size=2))
     observation, info = learner.reset(seed=3)
     assert learner.action_space == spaces.Box(-1.0, 1.0, (6,), np.float32)
     assert learner.observation_space.contains(observation) and info["seat"] == "away"
@@ -58,29 +54,3 @@ def test_a_single_agent_learner_sees_the_concatenated_team(sides: TeamSeats) -> 
         observation, reward, terminated, truncated, info = learner.step(learner.action_space.sample())
         steps, done = steps + 1, terminated or truncated
     assert steps == 10 and truncated and reward == 0.0
-
-
-def test_arena_train_control_team_trains_saves_and_reloads(tmp_path, capsys) -> None:
-    out = tmp_path / "team"
-    code = main(["train", "soccer", "--control", "team", "--algo", "ppo", "--timesteps", "64", "--n-envs", "1",
-                 "--eval-every", "64", "--eval-games", "1", "--no-progress", "--out", str(out),
-                 "--interface", "interfaces.soccer:soccer_team",
-                 "--env-options", json.dumps({"team_size": 2, "time_limit": 0.25}),
-                 "--algo-options", json.dumps({"n_steps": 32, "batch_size": 32})])
-    assert code == 0
-    printed = capsys.readouterr().out
-    assert "trained ppo on soccer for 64 timesteps" in printed and "vs random: win rate" in printed
-    spec = json.loads((out / "agent.json").read_text())
-    assert spec["kwargs"]["interface"] == "interfaces.soccer:soccer_team"
-    team_agent = make_agent(spec["factory"], **spec["kwargs"])
-    env = envs.make("soccer", team_size=2, time_limit=0.25)
-    episode = play(env, {("home_0", "home_1"): team_agent, "away_0": RandomAgent(), "away_1": RandomAgent()}, seed=0)
-    assert episode.length == 10
-
-
-def test_control_team_needs_an_env_with_teams(tmp_path, capsys) -> None:
-    code = main(["train", "tic_tac_toe", "--control", "team", "--algo", "ppo", "--timesteps", "8", "--no-progress",
-                 "--out", str(tmp_path / "x")])
-    assert code == 2
-    assert "arena train: error: TeamSeats: needs an arena env that declares teams (env.teams), got <TicTacToe>" \
-        in capsys.readouterr().err
