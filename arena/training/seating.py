@@ -26,7 +26,7 @@ def resolve_seats(env: MultiAgentEnv, seats: AgentID | Sequence[AgentID] | None)
 
     Raises:
         UnknownAgentError: a seat the env does not have.
-        ValueError: repeated seats, or an env with a single agent.
+        ValueError: repeated seats.
         TypeError: ``seats`` of the wrong kind.
     """
     possible = list(env.possible_agents)
@@ -44,8 +44,6 @@ def resolve_seats(env: MultiAgentEnv, seats: AgentID | Sequence[AgentID] | None)
             raise UnknownAgentError(f"SingleAgentEnv: {env} has no seat {seat!r}; expected one of {possible}")
     if len(set(chosen)) != len(chosen):
         raise ValueError(f"SingleAgentEnv({env}): seats repeat an agent id: {chosen}")
-    if len(possible) < 2:
-        raise ValueError(f"SingleAgentEnv: {env} has a single agent {possible}; use it directly")
     return chosen
 
 

@@ -57,10 +57,12 @@ class SingleAgentEnv(gymnasium.Env):
     * At the end of an episode the env gives the learner no new observation (it is
       not asked to act), so the last observation it saw is returned again.
 
-    Every episode's env seed is drawn from this env's ``np_random``, so
-    ``reset(seed=s)`` followed by plain ``reset()`` calls replays the same episodes;
-    opponents are re-seeded from the episode seed with :func:`arena.play.derive_seed`
-    (participant index = position of their seat in ``possible_agents``).
+    ``reset(seed=s)`` resets the env with ``s`` and re-seeds the opponents with
+    ``derive_seed(s, index)`` (index = their seat's position in ``possible_agents``), so the
+    episode is the one :func:`arena.play` plays with ``seed=s``; each later plain ``reset()``
+    draws its episode seed from this env's ``np_random`` (seeded by ``s``), so the sequence
+    replays too. :func:`arena.adapters.gymnasium.to_gymnasium` is this class with one fixed
+    seat and fixed opponents.
 
     Args:
         env: an arena env, a registered name, a ``"module:callable"`` spec or a factory
@@ -184,7 +186,8 @@ class SingleAgentEnv(gymnasium.Env):
         self._abandon()
         if seed is not None:
             self._rotation = 0
-        episode_seed = int(self.np_random.integers(2**31 - 1))
+        # A seeded reset plays the episode arena.play(seed=seed) plays; the next ones draw from np_random.
+        episode_seed = int(seed) if seed is not None else int(self.np_random.integers(2**31 - 1))
         self._deal()
         for index, agent_id in enumerate(self.env.possible_agents):
             agent = self._playing.get(agent_id)
@@ -263,6 +266,9 @@ class SingleAgentEnv(gymnasium.Env):
                       if ended else itf.transform_reward(reward))
         if ended:
             self._end_episode()
+            # No new observation comes at the end: the last one again, as a new object (check_env
+            # rejects a step that returns the very object an earlier step returned).
+            return copy.deepcopy(self._learner_obs), float(reward), self._terminated, self._truncated, self._learner_info
         return self._learner_obs, float(reward), self._terminated, self._truncated, self._learner_info
 
     def _forbidden(self, raw_action: Any) -> bool:
@@ -281,7 +287,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._terminated = True
         self._learner_info = {**self._learner_info, "forfeit": True}
         self._end_episode()
-        return self._learner_obs, float(reward), True, False, self._learner_info
+        return copy.deepcopy(self._learner_obs), float(reward), True, False, self._learner_info
 
     def _opponent_actions(self, observations: Mapping[AgentID, Any], infos: Mapping[AgentID, Any]) -> dict[AgentID, Any]:
         actions: dict[AgentID, Any] = {}

@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 import envs
 from tests.quick import quick_make
 from arena import Agent, IllegalActionError, RandomAgent, play
-from arena.adapters.gymnasium import ArenaToGymnasium, from_gymnasium, to_gymnasium
+from arena.adapters.gymnasium import from_gymnasium, to_gymnasium
 from arena.errors import ArenaError, ResetNeeded, UnknownAgentError
 from arena.play import derive_seed
 from arena.testing import check_env
@@ -175,9 +175,9 @@ def test_to_gymnasium_rejects_bad_seats_and_opponents() -> None:
     with pytest.raises(TypeError, match=r"the opponent for 'player_1' must be an arena.Agent, got str"):
         to_gymnasium(ttt, "player_0", {"player_1": "random"})
     with pytest.raises(TypeError, match=r"opponents must be a dict of arena agents keyed by agent id, got list"):
-        ArenaToGymnasium(ttt, "player_0", [RandomAgent()])
+        to_gymnasium(ttt, "player_0", [RandomAgent()])
     with pytest.raises(TypeError, match=r"to_gymnasium: expected an arena.MultiAgentEnv, got TimeLimit"):
-        ArenaToGymnasium(gymnasium.make("CartPole-v1"), "agent_0", {})
+        to_gymnasium(gymnasium.make("CartPole-v1"), "agent_0", {})
 
 
 def test_an_episode_that_never_reaches_the_seat_is_reported() -> None:
@@ -189,5 +189,20 @@ def test_an_episode_that_never_reaches_the_seat_is_reported() -> None:
             return {}, {"a": 0.0, "b": 0.0}, {"a": True, "b": True}, {"a": False, "b": False}, {"a": {}, "b": {}}
 
     seat = to_gymnasium(EndsAtOnce(), "b", {"a": RandomAgent()})
-    with pytest.raises(ArenaError, match=r"the episode of .* ended before 'b' was asked to act"):
+    with pytest.raises(ArenaError, match=r"the episode ended before the learner \('b'\) was asked to act"):
         seat.reset(seed=0)
+
+
+def test_to_gymnasium_is_the_single_agent_bridge_with_one_seat():
+    """One implementation, one set of semantics: the preset is a SingleAgentEnv."""
+    from arena.training import SingleAgentEnv
+
+    seat = to_gymnasium(envs.make("tic_tac_toe"), "player_1", {"player_0": RandomAgent()})
+    assert isinstance(seat, SingleAgentEnv) and seat.seats == ["player_1"]
+    seat.reset(seed=0)
+    assert seat.action_masks().dtype == bool
+    opponent = _Recorder(0)
+    abandoned = to_gymnasium(envs.make("tic_tac_toe"), "player_1", {"player_0": opponent})
+    abandoned.reset(seed=0)
+    abandoned.reset(seed=1)  # the opponent hears the end of the abandoned episode
+    assert opponent.finals == [0.0]
