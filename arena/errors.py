@@ -70,6 +70,20 @@ class MaskTranslationError(ArenaError):
     """An interface changed the action space but cannot translate action masks."""
 
 
+class InterfaceError(ArenaError):
+    """An interface raised while a wrapper ran it on an observation, reward, mask or action.
+
+    Attributes:
+        interface: the interface level that raised (``None`` when it cannot be told).
+        original: the exception it raised.
+    """
+
+    def __init__(self, message: str, interface: object = None, original: BaseException | None = None) -> None:
+        self.interface = interface
+        self.original = original
+        super().__init__(message)
+
+
 class AgentError(ArenaError):
     """An agent raised while the play loop asked it to act.
 

@@ -12,7 +12,7 @@ from gymnasium import spaces
 
 from arena.agents.base import Agent
 from arena.env import AgentID, MultiAgentEnv
-from arena.errors import ArenaError, InvalidActionError, SpaceMismatchError, UnknownAgentError
+from arena.errors import ArenaError, InterfaceError, InvalidActionError, SpaceMismatchError, UnknownAgentError
 from arena.interface import Interface
 
 __all__ = ["EnvItfWrapper", "GymEnvItfWrapper", "AgtItfWrapper"]
@@ -146,8 +146,13 @@ class EnvItfWrapper(MultiAgentEnv):
         """Reset the wrapped env and every interface (each on its agent's first observation)."""
         observations, infos = self.env.reset(seed=seed, options=options)
         self._current = {agent: self._starter(agent) for agent in self._start}
-        infos = self._infos(infos)  # masks before observations: an interface may put the mask in the observation
-        return self._observations(observations), infos
+        try:
+            infos = self._infos(infos)  # masks before observations: an interface may put the mask in the observation
+            return self._observations(observations), infos
+        except ArenaError:
+            raise
+        except Exception as err:
+            raise self._interface_error("transforming the env's reset", err) from err
 
     def _starter(self, agent: AgentID) -> Any:
         start, observe = self._start[agent], self._observe.get(agent)
@@ -164,34 +169,52 @@ class EnvItfWrapper(MultiAgentEnv):
     def step(self, actions: Mapping[AgentID, Any]):
         """Translate model actions to raw actions and step the wrapped env.
 
-        Edge cases are the wrapped env's (see :meth:`MultiAgentEnv.step`); an action
-        that an interface cannot translate raises :class:`InvalidActionError` naming
-        the agent and its model action space.
+        Edge cases are the wrapped env's (see :meth:`MultiAgentEnv.step`), and an error the
+        env raises is the env's own, passed on unchanged. A model action outside its agent's
+        model action space raises :class:`InvalidActionError` naming the agent and the space;
+        any other failure inside an interface raises :class:`InterfaceError` naming the
+        interface level that failed and what it was doing.
         """
         if type(actions) is not dict and not isinstance(actions, Mapping):
             return self.env.step(actions)  # the wrapped env reports the type error
         act = self._act
         try:
+            if not self._act_everyone:
+                raise KeyError
+            raw = {}
+            for a, x in actions.items():  # a loop, not a comprehension: no extra frame per step
+                raw[a] = act[a](x)
+        except KeyError as err:
+            if self._act_everyone and all(a in act for a in actions):  # raised inside an interface
+                self._raise_for_model_actions(actions)
+                raise self._interface_error("translating actions", err) from err
+            # unknown ids pass through untranslated: the wrapped env names them
             try:
-                if not self._act_everyone:
-                    raise KeyError
-                raw = {}
-                for a, x in actions.items():  # a loop, not a comprehension: no extra frame per step
-                    raw[a] = act[a](x)
-            except KeyError:
-                if self._act_everyone and all(a in act for a in actions):
-                    raise  # the KeyError came from inside an interface
-                # unknown ids pass through untranslated: the wrapped env names them
                 raw = {a: (f(x) if (f := act.get(a)) is not None else x) for a, x in actions.items()} if act else actions
-            observations, rewards, terminations, truncations, infos = self.env.step(raw)
-        except InvalidActionError:
-            self._raise_for_model_actions(actions)
-            raise
+            except ArenaError:
+                raise
+            except Exception as inner:
+                self._raise_for_model_actions(actions)
+                raise self._interface_error("translating actions", inner) from inner
         except ArenaError:
             raise
         except Exception as err:
             self._raise_for_model_actions(actions)
-            raise InvalidActionError(f"{self}: an interface failed to translate actions {dict(actions)!r}: {err!r}") from err
+            raise self._interface_error("translating actions", err) from err
+        try:
+            observations, rewards, terminations, truncations, infos = self.env.step(raw)
+        except InvalidActionError:
+            self._raise_for_model_actions(actions)  # name the model action when it was out of its space
+            raise  # any other error of the env is the env's own, unwrapped
+        try:
+            return self._outputs(observations, rewards, terminations, truncations, infos)
+        except ArenaError:
+            raise
+        except Exception as err:
+            raise self._interface_error("transforming the env's step", err) from err
+
+    def _outputs(self, observations: dict, rewards: dict, terminations: dict, truncations: dict, infos: dict):
+        """A step's outputs through the interfaces: masks, rewards (final ones through ``done``), observations."""
         if self._mask:  # masks before observations: an interface may put the mask in the observation
             infos = self._infos(infos)
         reward, observe = self._reward, self._observe
@@ -233,6 +256,18 @@ class EnvItfWrapper(MultiAgentEnv):
                 out[agent] = end(0.0, bool(terminations.get(agent)), bool(truncations.get(agent)))
         return out
 
+    def _interface_error(self, doing: str, err: BaseException) -> InterfaceError:
+        """An error naming the interface level that raised ``err`` (found in its traceback)."""
+        culprit = None
+        tb = err.__traceback__
+        while tb is not None:  # the innermost Interface method on the stack is the one that failed
+            candidate = tb.tb_frame.f_locals.get("self")
+            if isinstance(candidate, Interface):
+                culprit = candidate
+            tb = tb.tb_next
+        who = f"interface {culprit}" if culprit is not None else "an interface"
+        return InterfaceError(f"{self}: {who} raised {type(err).__name__} while {doing}: {err}", culprit, err)
+
     def _raise_for_model_actions(self, actions: Mapping[AgentID, Any]) -> None:
         for agent, action in actions.items():
             space = self.action_spaces.get(agent)
@@ -261,10 +296,44 @@ class EnvItfWrapper(MultiAgentEnv):
         return infos if translated is None else translated
 
     def render(self) -> Any:
+        """The wrapped env's rendering (interfaces change what agents see, not the table)."""
         return self.env.render()
 
     def close(self) -> None:
         self.env.close()
+
+    @property
+    def action_names(self) -> Any:
+        """The wrapped env's ``action_names(agent)``, for agents whose interface keeps the raw actions.
+
+        Absent (``AttributeError``) when the env has none, like on the env itself.
+
+        Raises:
+            ArenaError: (when called) the agent's interface changes its action space, so the
+                raw names do not describe its actions.
+        """
+        names = getattr(self.env, "action_names", None)
+        if names is None:
+            raise AttributeError(f"{self.env} has no action_names")
+
+        def action_names(agent: AgentID) -> list[str]:
+            itf = self.interfaces.get(agent)
+            if itf is not None and itf.action_space != itf.raw_action_space:
+                raise ArenaError(f"{self}: the interface {itf} of {agent!r} changes the action space "
+                                 f"({itf.raw_action_space} -> {itf.action_space}); the env's action names "
+                                 "name raw actions")
+            return names(agent)
+
+        return action_names
+
+    @property
+    def observation_text(self) -> Any:
+        """The wrapped env's ``observation_text(agent, observation)`` over raw observations (absent when
+        the env has none)."""
+        text = getattr(self.env, "observation_text", None)
+        if text is None:
+            raise AttributeError(f"{self.env} has no observation_text")
+        return text
 
     @property
     def unwrapped(self) -> MultiAgentEnv:
