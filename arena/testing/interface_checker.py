@@ -53,6 +53,13 @@ def _random_mask(space: spaces.Space, rng: random.Random) -> Any:
     return np.concatenate(blocks)
 
 
+def _all_legal(space: spaces.Space) -> Any:
+    """The raw mask over ``space`` that allows every action."""
+    if isinstance(space, spaces.Tuple):
+        return tuple(_all_legal(s) if _maskable(s) else None for s in space.spaces)
+    return np.ones(int(sum(_segments(space)[0])), dtype=np.int8)
+
+
 def _mask_strategy(space: spaces.Space) -> Any:
     """The hypothesis strategy of raw masks over ``space``."""
     from hypothesis import strategies as st
@@ -277,7 +284,7 @@ def _run(examples: int, seed: int, strategy: Callable[[Any], Any] | None, fallba
 
 
 def check_interface(interface: Interface, observation_space: spaces.Space, action_space: spaces.Space, *,
-                    examples: int = 50, seed: int = 0) -> None:
+                    examples: int = 50, seed: int = 0, require_masks: bool = True) -> None:
     """Check that ``interface`` keeps the interface contract on these raw spaces.
 
     The one call a plugin author puts in a test. With hypothesis installed, raw
@@ -299,9 +306,11 @@ def check_interface(interface: Interface, observation_space: spaces.Space, actio
     * for raw actions that carry masks (Discrete, MultiDiscrete, Tuple of them): a
       translated mask has the layout of the model action space, int8 0/1 entries (*mask
       of wrong length*), keeps a legal action when the raw mask has one, and every model
-      action it allows maps to a raw action the raw mask allows. An interface may instead
-      raise :class:`~arena.errors.MaskTranslationError` for every mask — or, if it sets
-      ``partial_mask_translation = True``, for the masks it documents it cannot express.
+      action it allows maps to a raw action the raw mask allows. An interface that raises
+      :class:`~arena.errors.MaskTranslationError` for every mask (it transforms actions but
+      ignores masks) is reported, unless it declares ``translates_masks = False`` or the
+      check is run with ``require_masks=False``; with ``partial_mask_translation = True`` it
+      may raise it for the masks it documents it cannot express.
 
     Spaces an interface cannot handle must be rejected at ``setup`` with
     :class:`~arena.errors.SpaceMismatchError`; that error propagates from here.
@@ -312,6 +321,8 @@ def check_interface(interface: Interface, observation_space: spaces.Space, actio
         action_space: the raw action space.
         examples: generated examples per rule.
         seed: seed of the fallback sampler.
+        require_masks: report an interface that cannot translate any mask of a maskable raw
+            action space (default True).
 
     Raises:
         ContractViolation: naming the interface, the spaces and the broken rule.
@@ -364,6 +375,14 @@ def check_interface(interface: Interface, observation_space: spaces.Space, actio
              lambda rng: (sample(observation_space, rng), _random_mask(action_space, rng)),
              lambda pair: supported.append(checker.check_mask(*pair, mask_rng)))
         partial = getattr(interface, "partial_mask_translation", False)
+        if partial and supported and not any(supported):  # random masks may all be inexpressible
+            supported.append(checker.check_mask(sample(observation_space, mask_rng), _all_legal(action_space),
+                                                mask_rng))
+        if supported and not any(supported) and require_masks and getattr(interface, "translates_masks", True):
+            checker.fail("raises MaskTranslationError for every action mask of a maskable raw action space, so "
+                         "masked envs cannot use it; override action_mask() to translate masks (or declare "
+                         "translates_masks = False on the class, or check with require_masks=False, if it is "
+                         "meant only for envs without masks)")
         if any(supported) and not all(supported) and not partial:
             checker.fail("action_mask() translated some masks and raised MaskTranslationError for others; "
                          "set partial_mask_translation = True if that is documented behaviour")

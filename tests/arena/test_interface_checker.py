@@ -284,3 +284,38 @@ def test_turn_that_cannot_be_retried():
     message = _message(CommitsOnEveryCall(), BOX, spaces.Discrete(4))
     assert "a retried turn maps differently" in message
     assert "keep a turn's choice pending until the next observation" in message
+
+
+class _PermutesButIgnoresMasks(Interface):
+    """Reverses actions and never translates masks (the core raises MaskTranslationError)."""
+
+    def action(self, action):
+        return self.inner_action_space.n - 1 - action
+
+
+class _DeclaredMaskless(_PermutesButIgnoresMasks):
+    translates_masks = False
+
+
+class _MaskOfAnotherSpace(Interface):
+    def setup(self, observation_space, action_space):
+        super().setup(observation_space, action_space)
+        self.action_space = spaces.Discrete(action_space.n + 1)
+
+    def action(self, action):
+        return min(action, self.inner_action_space.n - 1)
+
+    def action_mask(self, mask):
+        return mask  # the raw layout, one entry short
+
+
+def test_default_check_catches_an_interface_that_transforms_actions_but_ignores_masks():
+    with pytest.raises(ContractViolation, match="raises MaskTranslationError for every action mask"):
+        check_interface(_PermutesButIgnoresMasks(), spaces.Discrete(3), spaces.Discrete(4))
+    check_interface(_DeclaredMaskless(), spaces.Discrete(3), spaces.Discrete(4))
+    check_interface(_PermutesButIgnoresMasks(), spaces.Discrete(3), spaces.Discrete(4), require_masks=False)
+
+
+def test_default_check_catches_a_mask_that_does_not_fit_the_action_space():
+    with pytest.raises(ContractViolation, match=r"action_mask over Discrete\(5\) must be an array of shape \(5,\)"):
+        check_interface(_MaskOfAnotherSpace(), spaces.Discrete(3), spaces.Discrete(4))
