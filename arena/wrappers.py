@@ -206,38 +206,34 @@ class EnvItfWrapper(MultiAgentEnv):
         except InvalidActionError:
             self._raise_for_model_actions(actions)  # name the model action when it was out of its space
             raise  # any other error of the env is the env's own, unwrapped
-        try:
-            return self._outputs(observations, rewards, terminations, truncations, infos)
+        try:  # the outputs through the interfaces, inlined: this runs every step
+            if self._mask:  # masks before observations: an interface may put the mask in the observation
+                infos = self._infos(infos)
+            reward, observe = self._reward, self._observe
+            if self._done and (True in terminations.values() or True in truncations.values()):
+                rewards = self._final_rewards(rewards, terminations, truncations)
+            elif reward:
+                if self._reward_everyone:
+                    transformed = {}
+                    for a, r in rewards.items():
+                        transformed[a] = reward[a](r)
+                    rewards = transformed
+                else:
+                    rewards = {a: (f(r) if (f := reward.get(a)) is not None else r) for a, r in rewards.items()}
+            if self._current:
+                observations = self._observations(observations)
+            elif observe:  # the common case, inlined: it runs every step
+                if self._observe_everyone:
+                    transformed = {}
+                    for a, o in observations.items():
+                        transformed[a] = observe[a](o)
+                    observations = transformed
+                else:
+                    observations = {a: (f(o) if (f := observe.get(a)) is not None else o) for a, o in observations.items()}
         except ArenaError:
             raise
         except Exception as err:
             raise self._interface_error("transforming the env's step", err) from err
-
-    def _outputs(self, observations: dict, rewards: dict, terminations: dict, truncations: dict, infos: dict):
-        """A step's outputs through the interfaces: masks, rewards (final ones through ``done``), observations."""
-        if self._mask:  # masks before observations: an interface may put the mask in the observation
-            infos = self._infos(infos)
-        reward, observe = self._reward, self._observe
-        if self._done and (True in terminations.values() or True in truncations.values()):
-            rewards = self._final_rewards(rewards, terminations, truncations)
-        elif reward:
-            if self._reward_everyone:
-                transformed = {}
-                for a, r in rewards.items():
-                    transformed[a] = reward[a](r)
-                rewards = transformed
-            else:
-                rewards = {a: (f(r) if (f := reward.get(a)) is not None else r) for a, r in rewards.items()}
-        if self._current:
-            observations = self._observations(observations)
-        elif observe:  # the common case, inlined: it runs every step
-            if self._observe_everyone:
-                transformed = {}
-                for a, o in observations.items():
-                    transformed[a] = observe[a](o)
-                observations = transformed
-            else:
-                observations = {a: (f(o) if (f := observe.get(a)) is not None else o) for a, o in observations.items()}
         return observations, rewards, terminations, truncations, infos
 
     def _final_rewards(self, rewards: Mapping[AgentID, float], terminations: Mapping[AgentID, bool],

@@ -110,6 +110,37 @@ class KeepReward(Interface):
         return reward
 
 
+class KeepBoth(Interface):
+    """A pass-through level that overrides both observation and action (and masks)."""
+
+    def observation(self, observation):
+        return observation
+
+    def action(self, action):
+        return action
+
+    def action_mask(self, mask):
+        return mask
+
+
+class GymKeepBoth(gymnasium.Wrapper):
+    """The Gymnasium peer of KeepBoth: one wrapper transforming observations and actions."""
+
+    def observation(self, observation):
+        return observation
+
+    def action(self, action):
+        return action
+
+    def reset(self, **kwargs):
+        observation, info = self.env.reset(**kwargs)
+        return self.observation(observation), info
+
+    def step(self, action):
+        observation, reward, terminated, truncated, info = self.env.step(self.action(action))
+        return self.observation(observation), reward, terminated, truncated, info
+
+
 DICT_OBS = spaces.Dict({"position": spaces.Box(-1.0, 1.0, (8,), np.float32), "phase": spaces.Discrete(3)})
 MASK = np.array([1, 1, 0, 1], dtype=np.int8)
 
@@ -302,8 +333,21 @@ def main() -> None:
         ss_overhead = (ss_wrapped - ss_raw) / (2 * steps) * 1e6
         print(f"{'supersuit, 3 lambda wrappers x 2 agents (ParallelEnv)':<58} {ss_raw / steps * 1e6:>12.3f} "
               f"{ss_wrapped / steps * 1e6:>16.3f} {ss_overhead:>23.3f}")
+    both = EnvItfWrapper(ArenaPair(), KeepBoth(KeepBoth(KeepBoth())))
+    both_raw, both_wrapped = paired(repeats, lambda: time_arena(raw, steps), lambda: time_arena(both, steps))
+    both_overhead = (both_wrapped - both_raw) / (2 * steps) * 1e6
+    gym_both_env = GymKeepBoth(GymKeepBoth(GymKeepBoth(GymSingle())))
+    gym_both_raw, gym_both_wrapped = paired(repeats, lambda: time_gym(gym_raw_env, steps),
+                                            lambda: time_gym(gym_both_env, steps))
+    gym_both_overhead = (gym_both_wrapped - gym_both_raw) / steps * 1e6
+    print(f"{'arena EnvItfWrapper, 3 obs+action interfaces x 2 agents':<58} {both_raw / steps * 1e6:>12.3f} "
+          f"{both_wrapped / steps * 1e6:>16.3f} {both_overhead:>23.3f}")
+    print(f"{'gymnasium, 3 obs+action wrappers, 1 agent':<58} {gym_both_raw / steps * 1e6:>12.3f} "
+          f"{gym_both_wrapped / steps * 1e6:>16.3f} {gym_both_overhead:>23.3f}")
     print()
     print(f"arena overhead / gymnasium overhead: {arena_overhead / gym_overhead:.2f}x (target <= 2x)")
+    print(f"obs+action levels: arena overhead / gymnasium overhead: {both_overhead / gym_both_overhead:.2f}x "
+          "(target <= 2x)")
     if superset is not None:
         print(f"supersuit overhead / arena overhead: {ss_overhead / arena_overhead:.1f}x (target >= 50x)")
     else:
