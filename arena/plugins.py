@@ -24,8 +24,8 @@ The plugin contract:
 Example:
     >>> from arena.plugins import interface_registry
     >>> entry = next(e for e in interface_registry() if e.name == "flatten")
-    >>> entry.package, entry.summary.split(" (")[0]
-    ('arena-marl', 'Flatten any fixed-size observation space into a 1-D Box')
+    >>> entry.package, entry.summary
+    ('arena-marl', 'Flatten any fixed-size observation space into a 1-D Box.')
 """
 
 from __future__ import annotations
