@@ -28,6 +28,14 @@ __all__ = ["MultiAgentEnv", "AgentID"]
 AgentID = str
 
 
+def _seed_int(env: Any, seed: Any) -> int:
+    """``seed`` as a plain int (numpy integers and int subclasses pass), or arena's error naming the env."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"{type(env).__name__}.reset: seed must be a non-negative integer or None, "
+                        f"got {type(seed).__name__} {seed!r}")
+    return int(seed)
+
+
 class MultiAgentEnv:
     """Base class of arena's multi-agent environments.
 
@@ -124,8 +132,10 @@ class MultiAgentEnv:
             ``(observations, infos)``: observations for the agents that act first.
         """
         if seed is not None:
-            if type(seed) is not int or seed < 0:
-                seeding.np_random(seed)  # raises Gymnasium's error for a bad seed, now
+            if type(seed) is not int:
+                seed = _seed_int(self, seed)
+            if seed < 0:
+                raise ValueError(f"{type(self).__name__}.reset: seed must be a non-negative integer, got {seed!r}")
             # Built lazily: seeding costs more than a whole game of tic-tac-toe, and many
             # games never draw a random number.
             self._np_random, self._np_seed = None, seed

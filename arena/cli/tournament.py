@@ -24,6 +24,7 @@ from typing import Any
 from arena.errors import MissingDependencyError
 from arena.tournament.schedule import MODES
 from arena.tournament.spec import parse_agents
+from arena.tournament.store import check_output
 from arena.tournament.tournament import TournamentResult, run_tournament
 
 __all__ = ["register", "run", "run_demo_command", "print_result"]
@@ -190,6 +191,11 @@ def run(args: argparse.Namespace) -> int:
     if not isinstance(options, dict):
         raise ValueError(f"--env-options must be a JSON object, got {args.env_options!r}")
     agents = parse_agents(args.agents)
+    # Refuse unwritable outputs now, not after the last game.
+    if args.export:
+        check_output(args.export, what="--export", suffixes=(".csv", ".json"), db=args.db)
+    if args.report:
+        check_output(args.report, what="--report", suffixes=(".png", ".pdf", ".svg", ".jpg", ".jpeg", ".webp", ".eps", ".ps", ".tif", ".tiff"), db=args.db)
     if args.bootstrap < 0:
         raise ValueError(f"--bootstrap must be a non-negative number of resamples, got {args.bootstrap}")
     sprt, anchor = parse_sprt(args.sprt), parse_anchor(args.anchor)

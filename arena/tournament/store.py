@@ -10,13 +10,25 @@ Design (see docs/architecture.md, "Tournaments"):
   process being killed (``kill -9``); only a power cut can lose the last commits, which a rerun
   then plays again;
 * the tournament's rules (env, seed, seatings, limits) are stored in ``meta``; a rerun with the
-  same rules plays only the missing games, and a rerun with other rules is refused.
+  same rules plays only the missing games, and a rerun with other rules is refused. The rules are
+  registered in one exclusive transaction, so of two different tournaments started at once on a
+  new file exactly one is accepted;
+* the file says it is arena's (``PRAGMA application_id``) and which schema it has
+  (``PRAGMA user_version``); a file that is not an arena results file, is read-only, or has a
+  newer schema is refused with a one-line error before anything is written to it.
+
+Growing the schema (docs/architecture.md, "Results file schema"): a new table goes into
+``_SCHEMA`` as ``CREATE TABLE IF NOT EXISTS`` (old files get it when next opened); a new column
+of an existing table is one statement appended to ``_MIGRATIONS`` (``ALTER TABLE ... ADD
+COLUMN ...``), which raises the schema version by one; files of an older version are upgraded
+in one transaction when opened.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterable, Mapping
@@ -27,9 +39,21 @@ from arena.errors import ArenaError
 from arena.tournament.game import GameResult
 from arena.tournament.spec import AgentSpec
 
-__all__ = ["ResultStore", "TournamentMismatchError", "result_row", "write_csv", "write_json", "game_dict"]
+__all__ = ["ResultStore", "TournamentMismatchError", "ResultsFileError", "result_row", "write_csv", "write_json",
+           "game_dict", "check_output", "SCHEMA_VERSION", "APPLICATION_ID"]
 
-SCHEMA_VERSION = "1"
+# "AREN" in ASCII: marks an SQLite file as an arena results file (PRAGMA application_id).
+APPLICATION_ID = 0x4152454E
+
+# Upgrades of the tables below, in order: statement i takes a file from version i + 1 to i + 2.
+# Append only (never edit or reorder a released step): ALTER TABLE ... ADD COLUMN ... for a new column.
+_MIGRATIONS: tuple[str, ...] = ()
+
+# Version 1 is the tables of _SCHEMA as first released; each migration adds one.
+SCHEMA_VERSION = 1 + len(_MIGRATIONS)
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
+_BUSY_SECONDS = 30.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -70,6 +94,10 @@ class TournamentMismatchError(ArenaError, ValueError):
     """The results file holds a tournament with other rules than the one asked to resume."""
 
 
+class ResultsFileError(ArenaError, ValueError):
+    """The ``--db`` file cannot hold arena results (not SQLite, another program's, read-only, newer)."""
+
+
 class ResultStore:
     """The games of one tournament in an SQLite file (``":memory:"`` for a throw-away run).
 
@@ -86,17 +114,39 @@ class ResultStore:
     def __init__(self, path: str | Path = ":memory:") -> None:
         self.path = str(path)
         if self.path != ":memory:":
+            _check_file(self.path)
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
+            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=_BUSY_SECONDS)
+        except sqlite3.Error as err:
+            raise ResultsFileError(f"tournament results file {self.path!r} cannot be opened: {err}") from None
+        try:
             if self.path != ":memory:":
-                self._db.execute("PRAGMA journal_mode=WAL")
+                _retry_locked(lambda: self._db.execute("PRAGMA journal_mode=WAL"))
                 self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
+            _retry_locked(self._create_or_upgrade)
         except sqlite3.DatabaseError as err:
-            raise ArenaError(f"tournament results file {self.path!r} cannot be used as an SQLite database: {err}") from None
+            self._db.close()
+            raise ResultsFileError(
+                f"tournament results file {self.path!r} cannot be used as an SQLite database: {err}") from None
+        except ResultsFileError:
+            self._db.close()
+            raise
         self._insert = f"INSERT OR IGNORE INTO games ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
         self._insert_actions = "INSERT OR IGNORE INTO replays (lineup, game_index, actions) VALUES (?, ?, ?)"
+
+    def _create_or_upgrade(self) -> None:
+        """Create the tables in a new file, or upgrade an older arena file, in one exclusive transaction."""
+        with self._transaction():
+            application, version = _identity(self._db)
+            tables = _tables(self._db)
+            _check_identity(self.path, application, version, tables)
+            self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            for statement in filter(None, (part.strip() for part in _SCHEMA.split(";"))):
+                self._db.execute(statement)
+            for statement in _MIGRATIONS[max(version, 1) - 1 if tables else 0:]:
+                self._db.execute(statement)
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     # ------------------------------------------------------------------ rules
     def bind(self, rules: Mapping[str, Any], entrants: Iterable[AgentSpec]) -> None:
@@ -107,29 +157,32 @@ class ResultStore:
                 of the same name built by another factory.
         """
         wanted = {key: json.dumps(value, sort_keys=True) for key, value in rules.items()}
-        wanted["schema"] = SCHEMA_VERSION
-        stored = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
-        if stored:
-            different = [f"{key}: stored {stored.get(key)}, asked {value}" for key, value in wanted.items() if stored.get(key) != value]
-            if different:
-                raise TournamentMismatchError(
-                    f"{self.path} holds a tournament with other rules ({'; '.join(different)}); "
-                    "use another --db file, or the same rules to resume"
-                )
-        known = {name: (factory, kwargs) for name, factory, kwargs in self._db.execute("SELECT name, factory, kwargs FROM entrants")}
-        rows = []
-        for spec in entrants:
-            kwargs = json.dumps(spec.kwargs, sort_keys=True)
-            if spec.name in known and known[spec.name] != (spec.factory, kwargs):
-                factory, old = known[spec.name]
-                raise TournamentMismatchError(
-                    f"{self.path}: entrant {spec.name!r} was {factory}{'' if old == '{}' else old} in the stored games, "
-                    f"now {spec.describe()}; give the new one another name"
-                )
-            rows.append((spec.name, spec.factory, kwargs))
+        wanted["schema"] = "1"  # the rules' format (the tables' version is PRAGMA user_version)
+        rows = [(spec.name, spec.factory, json.dumps(spec.kwargs, sort_keys=True), spec) for spec in entrants]
+        # Read, compare and register in one exclusive transaction: of two tournaments with other
+        # rules started at once on one file, the second sees the first's rules and is refused.
         with self._transaction():
+            stored = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+            if stored:
+                different = [f"{key}: stored {stored.get(key)}, asked {value}" for key, value in wanted.items()
+                             if stored.get(key) != value]
+                if different:
+                    raise TournamentMismatchError(
+                        f"{self.path} holds a tournament with other rules ({'; '.join(different)}); "
+                        "use another --db file, or the same rules to resume"
+                    )
+            known = {name: (factory, kwargs)
+                     for name, factory, kwargs in self._db.execute("SELECT name, factory, kwargs FROM entrants")}
+            for name, factory, kwargs, spec in rows:
+                if name in known and known[name] != (factory, kwargs):
+                    old_factory, old = known[name]
+                    raise TournamentMismatchError(
+                        f"{self.path}: entrant {name!r} was {old_factory}{'' if old == '{}' else old} in the stored "
+                        f"games, now {spec.describe()}; give the new one another name"
+                    )
             self._db.executemany("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", wanted.items())
-            self._db.executemany("INSERT OR IGNORE INTO entrants (name, factory, kwargs) VALUES (?, ?, ?)", rows)
+            self._db.executemany("INSERT OR IGNORE INTO entrants (name, factory, kwargs) VALUES (?, ?, ?)",
+                                 [row[:3] for row in rows])
 
     def mark_excluded(self, name: str, reason: str | None) -> None:
         """Store why an entrant could not be built (``None`` clears it)."""
@@ -222,10 +275,87 @@ class _Transaction:
         self.db = db
 
     def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
+        _retry_locked(lambda: self.db.execute("BEGIN IMMEDIATE"))
 
     def __exit__(self, kind: object, *exc: object) -> None:
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+def _identity(db: sqlite3.Connection) -> tuple[int, int]:
+    return db.execute("PRAGMA application_id").fetchone()[0], db.execute("PRAGMA user_version").fetchone()[0]
+
+
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _check_identity(path: str, application: int, version: int, tables: set[str]) -> None:
+    """Refuse a file that is not arena's, or is of a newer schema than this arena reads."""
+    if application == APPLICATION_ID:
+        if version > SCHEMA_VERSION:
+            raise ResultsFileError(
+                f"tournament results file {path!r} has schema version {version}, newer than this arena reads "
+                f"({SCHEMA_VERSION}); upgrade arena-marl, or use another --db file")
+        return
+    # A file of the first release carries no application id: it has exactly arena's tables.
+    if application != 0 or (tables and not {"meta", "entrants", "games"} <= tables):
+        found = ", ".join(sorted(tables)) or "none"
+        raise ResultsFileError(
+            f"{path!r} is not an arena results file (an SQLite database of another program: application id "
+            f"{application:#x}, tables {found}); give --db a new file name")
+
+
+def _check_file(path: str) -> None:
+    """Refuse, before opening it for writing, a file that cannot be arena's or cannot be written."""
+    file = Path(path)
+    if file.is_dir():
+        raise ResultsFileError(f"tournament results file {path!r} is a folder; give --db a file name")
+    if not file.exists():
+        parent = file.parent if str(file.parent) else Path(".")
+        existing = next((p for p in (parent, *parent.parents) if p.exists()), Path("."))
+        if not os.access(existing, os.W_OK):
+            raise ResultsFileError(f"tournament results file {path!r} cannot be created: {str(existing)!r} is not writable")
+        return
+    with open(file, "rb") as handle:
+        header = handle.read(len(_SQLITE_HEADER))
+    if header and header != _SQLITE_HEADER:
+        raise ResultsFileError(f"{path!r} is not an arena results file (not an SQLite database); "
+                               "give --db a new file name")
+    if not os.access(file, os.W_OK) or not os.access(file.parent, os.W_OK):
+        which = "the file" if not os.access(file, os.W_OK) else "its folder"
+        raise ResultsFileError(f"tournament results file {path!r} is read-only ({which} is not writable); "
+                               "nothing was written")
+    if header:
+        # Inspect without writing (no WAL switch, no tables) before the file is opened for writing.
+        try:
+            with _read_only(path) as db:
+                _check_identity(path, *_identity(db), _tables(db))
+        except sqlite3.DatabaseError as err:
+            raise ResultsFileError(f"tournament results file {path!r} cannot be used as an SQLite database: {err}") from None
+
+
+class _read_only:
+    def __init__(self, path: str) -> None:
+        self.db = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, timeout=_BUSY_SECONDS)
+
+    def __enter__(self) -> sqlite3.Connection:
+        return self.db
+
+    def __exit__(self, *exc: object) -> None:
+        self.db.close()
+
+
+def _retry_locked(operation: Any) -> Any:
+    """Run ``operation``, waiting while another process holds the file (sqlite's busy timeout
+    does not cover every case, e.g. switching a new file to WAL while another run does the same)."""
+    deadline = time.monotonic() + _BUSY_SECONDS
+    while True:
+        try:
+            return operation()
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) and "busy" not in str(err) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def result_row(result: GameResult, finished_at: str | None = None) -> tuple[Any, ...]:
@@ -245,6 +375,39 @@ def _result(row: tuple[Any, ...]) -> GameResult:
     return GameResult(lineup, index, seed, json.loads(seats), json.loads(ranks),
                       None if returns is None else json.loads(returns), length, outcome, forfeit, error,
                       json.loads(versions), bool(truncated), seconds)
+
+
+def check_output(path: str | Path, *, what: str, suffixes: tuple[str, ...], db: str | Path | None = None) -> None:
+    """Refuse, before any game is played, an output file that could not be written at the end.
+
+    Args:
+        path: the file to write later.
+        what: the option's name for the message (``"--export"``).
+        suffixes: the accepted suffixes (lower case, with the dot).
+        db: the results file, which ``path`` must not be.
+
+    Raises:
+        ValueError: a wrong suffix, the results file itself, a folder, or a folder that is missing
+            or not writable.
+
+    Example:
+        >>> check_output("games.txt", what="--export", suffixes=(".csv", ".json"))
+        Traceback (most recent call last):
+        ...
+        ValueError: --export: the file must end in .csv or .json, got 'games.txt'
+    """
+    file = Path(path)
+    if file.suffix.lower() not in suffixes:
+        raise ValueError(f"{what}: the file must end in {' or '.join(suffixes)}, got {str(path)!r}")
+    if db is not None and str(db) != ":memory:" and file.resolve() == Path(db).resolve():
+        raise ValueError(f"{what} {str(path)!r} is the --db results file itself; give the export another name")
+    if file.is_dir():
+        raise ValueError(f"{what} {str(path)!r} is a folder; give a file name")
+    folder = file.parent if str(file.parent) else Path(".")
+    if not folder.is_dir():
+        raise ValueError(f"{what} {str(path)!r}: the folder {str(folder)!r} does not exist")
+    if not os.access(folder, os.W_OK) or (file.exists() and not os.access(file, os.W_OK)):
+        raise ValueError(f"{what} {str(path)!r} cannot be written (permission denied)")
 
 
 def write_csv(path: str | Path, games: Iterable[GameResult]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -9,6 +10,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ArenaError
 from arena.tournament.game import GameConfig, GameResult
 from arena.tournament.ratings import Rating, member_keys, rate_games, rate_members
 from arena.tournament.evaluate import elo_of, games_until, make_sprt, score_table, separated_pairs, sprt_state
@@ -263,8 +265,15 @@ def run_tournament(
     if backend == "serial" and workers not in (None, 1):
         raise ValueError(f"tournament: the serial backend plays in this process; workers={workers} needs "
                          "backend='processes' or 'ray'")
-    if move_time_limit is not None and not move_time_limit > 0:
-        raise ValueError(f"tournament: move_time_limit must be a positive number of seconds, got {move_time_limit!r}")
+    if move_time_limit is not None and (isinstance(move_time_limit, bool) or not isinstance(move_time_limit, (int, float))
+                                        or not 0 < move_time_limit < math.inf):
+        raise ValueError(f"tournament: move_time_limit must be a positive finite number of seconds, got {move_time_limit!r}")
+    if max_steps is not None and (not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1):
+        raise ValueError(f"tournament: max_steps must be a positive integer, got {max_steps!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 64:
+        raise ValueError(f"tournament: seed must be an integer from 0 to 2**64 - 1, got {seed!r}")
+    if not isinstance(games, int) or isinstance(games, bool) or games < 1:
+        raise ValueError(f"tournament: games must be a positive integer, got {games!r}")
     test = make_sprt(sprt, alpha, beta, duplicate, until_separated)
     if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool) or budget < 1):
         raise ValueError(f"tournament: budget must be a positive number of games, got {budget!r}")
@@ -413,7 +422,13 @@ def _build_once(env_spec: EnvSpec, specs: list[AgentSpec]) -> tuple[int, dict[st
         ValueError: a team entrant for an env without sides, or one whose member count fits
             no side (sides swap between games, so it must fit every side).
     """
-    probe = env_spec.build()
+    try:
+        probe = env_spec.build()
+    except (ArenaError, ValueError, TypeError):
+        raise
+    except Exception as err:  # a factory's own failure: one line naming the env, not a traceback
+        raise TournamentError(f"tournament: the env {env_spec.factory!r} could not be built: "
+                              f"{type(err).__name__}: {err}") from err
     excluded = {}
     try:
         sides = probe.teams

@@ -55,7 +55,7 @@ def test_bad_backend_options_are_named():
         run_tournament("tic_tac_toe", ["random", "b=random"], workers=0)
     with pytest.raises(ValueError, match="the serial backend plays in this process; workers=2 needs backend='processes' or 'ray'"):
         run_tournament("tic_tac_toe", ["random", "b=random"], backend="serial", workers=2)
-    with pytest.raises(ValueError, match="move_time_limit must be a positive number of seconds, got -1"):
+    with pytest.raises(ValueError, match="move_time_limit must be a positive finite number of seconds, got -1"):
         run_tournament("tic_tac_toe", ["random", "b=random"], move_time_limit=-1)
 
 

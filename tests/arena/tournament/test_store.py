@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.tournament import ResultStore, TournamentMismatchError, run_tournament
+from arena.tournament.store import ResultsFileError
 from tests.arena.tournament.helpers import PREFIX
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -63,9 +64,9 @@ def test_other_rules_in_the_same_file_are_refused(tmp_path):
 def test_a_file_that_is_not_sqlite_is_reported(tmp_path):
     path = tmp_path / "notes.sqlite"
     path.write_text("these are my notes, not a database\n" * 100)
-    with pytest.raises(Exception) as info:
+    with pytest.raises(ResultsFileError) as info:
         ResultStore(path)
-    assert f"tournament results file {str(path)!r} cannot be used as an SQLite database" in str(info.value)
+    assert f"{str(path)!r} is not an arena results file (not an SQLite database)" in str(info.value)
 
 
 def test_exports(tmp_path):
