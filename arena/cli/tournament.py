@@ -61,6 +61,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="worker processes (default 1), or Ray actors with --backend ray (default: the cluster's CPUs)")
     parser.add_argument("--backend", choices=("serial", "processes", "ray"), default=None,
                         help="where games run (default: serial for one worker, processes otherwise)")
+    parser.add_argument("--start-method", choices=("forkserver", "spawn", "fork"), default=None,
+                        help="how worker processes start (default forkserver; fork is faster but can hang when "
+                             "an entrant's library, such as torch, runs threads); results do not depend on it")
     parser.add_argument("--address", default=None, help="the Ray cluster to join (default: start a local one)")
     parser.add_argument("--db", default=None, help="SQLite results file; rerun the same command to resume (default: in memory)")
     parser.add_argument("--report", default=None, metavar="FILE.png", help="write the score-rate heatmap and rating bars")
@@ -206,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
             backend=args.backend, address=args.address, move_time_limit=args.move_time_limit, max_steps=args.max_steps,
             seatings=args.seatings, env_kwargs=options, progress=board, duplicate=not args.no_duplicate, sprt=sprt,
             alpha=args.alpha, beta=args.beta, until_separated=args.until_separated, budget=args.budget, anchor=anchor,
-            monitor=board.monitor)
+            monitor=board.monitor, start_method=args.start_method)
     finally:
         board.stop()
     print_result(result, console)

@@ -16,11 +16,11 @@ from arena.errors import AgentError, Forfeit
 from arena.play import play
 from arena.team import Team
 from arena.tournament.actions import encode_actions
-from arena.tournament.guard import GuardedAgent, MoveTimer
+from arena.tournament.guard import GuardedAgent, MoveTimer, SeatWatch
 from arena.tournament.schedule import GameTask
 from arena.tournament.spec import AgentSpec, EnvSpec, agent_version
 
-__all__ = ["GameConfig", "GameResult", "GameRunner"]
+__all__ = ["GameConfig", "GameResult", "GameRunner", "forfeit_result", "error_result"]
 
 
 @dataclass(frozen=True)
@@ -82,11 +82,18 @@ class GameRunner:
 
     Call :meth:`start` in the process that will play (it installs the move timer there)
     and :meth:`stop` when done.
+
+    Args:
+        config: the tournament's game configuration.
+        watch_state: a worker's shared ``[game, entrant, phase, deadline]`` array (see
+            :class:`~arena.tournament.guard.SeatWatch`), or ``None`` when no other process watches.
     """
 
-    def __init__(self, config: GameConfig) -> None:
+    def __init__(self, config: GameConfig, watch_state: Any = None) -> None:
         self.config = config
         self.specs = {spec.name: spec for spec in config.agents}
+        self.watch_state = watch_state
+        self._index = {spec.name: i for i, spec in enumerate(config.agents)}
         self.timer = MoveTimer()
         self._env: Any = None
         self._guards: dict[str, GuardedAgent] = {}
@@ -106,11 +113,17 @@ class GameRunner:
     def _guard(self, name: str) -> GuardedAgent:
         guard = self._guards.get(name)
         if guard is None:
+            watch = None if self.watch_state is None else SeatWatch(self.watch_state, self._index[name])
             try:
+                if watch is not None:
+                    watch.begin(5)
                 agent = self.specs[name].build(self._env)
-            except Exception as err:
+            except (Exception, SystemExit, KeyboardInterrupt) as err:
                 raise Forfeit(name, f"could not be built: {type(err).__name__}: {err}") from err
-            guard = GuardedAgent(agent, name, self.config.move_time_limit, self.timer)
+            finally:
+                if watch is not None:
+                    watch.end()
+            guard = GuardedAgent(agent, name, self.config.move_time_limit, self.timer, watch)
             self._guards[name] = guard
             self._versions[name] = agent_version(agent)
         return guard
@@ -183,6 +196,12 @@ class GameRunner:
                           versions=versions, truncated=episode.truncated, seconds=seconds,
                           actions=encode_actions(seat_ids, steps))
 
+    def seat_ids(self) -> tuple[str, ...]:
+        """The env's seats (``possible_agents``), building the env if it is not built yet."""
+        if self._env is None:
+            self._env = self.config.env.build()
+        return tuple(self._env.possible_agents)
+
     def play_many(self, tasks: list[GameTask]) -> list[GameResult]:
         return [self.play(task) for task in tasks]
 
@@ -197,3 +216,18 @@ class GameRunner:
         # Not raised through a guard (a team key, or a fault in play's own checks): charge the seat.
         seat = err.agent_id if isinstance(err.agent_id, str) else next(iter(err.agent_id))
         return Forfeit(seats.get(seat, str(seat)), f"{type(original).__name__}: {original}")
+
+
+def forfeit_result(task: GameTask, seat_ids: tuple[str, ...], entrant: str, reason: str,
+                   seconds: float = 0.0) -> GameResult:
+    """The record of a game that ``entrant`` lost by forfeit (built where the game was not played:
+    the tournament's process, after the entrant ended its worker)."""
+    ranks = {name: (len(task.seats) if name == entrant else 1) for name in task.seats}
+    return GameResult(task.lineup, task.index, task.seed, dict(zip(seat_ids, task.seats)), ranks, None, 0,
+                      f"{entrant} forfeits", forfeit=entrant, error=reason, seconds=seconds)
+
+
+def error_result(task: GameTask, seat_ids: tuple[str, ...], reason: str, seconds: float = 0.0) -> GameResult:
+    """The record of a game the env itself failed (it counts nowhere)."""
+    return GameResult(task.lineup, task.index, task.seed, dict(zip(seat_ids, task.seats)), {}, None, 0, "error",
+                      error=reason, seconds=seconds)

@@ -8,9 +8,16 @@ the agent, not reported as an env error), turns any exception the agent raises i
 The time limit really interrupts a hung move: in the main thread of the process that runs the
 game, ``signal.setitimer(ITIMER_REAL)`` fires ``SIGALRM`` after the limit and the handler raises
 :class:`MoveTimeout` inside the agent's code (Python loops and blocking sleeps are interrupted).
-A move that cannot be interrupted (a C extension that never returns to Python) is still
-charged with a forfeit when it returns late; where no timer can be installed (a thread other
-than the main one) only that after-the-fact check applies.
+A move that cannot be interrupted this way (an agent that swallows the interrupt, or C code
+that never returns to Python) is ended from outside: a guard in a worker process reports each
+call into the agent to a :class:`SeatWatch` (which entrant, which call, the move's deadline) in
+memory the tournament's process reads, and that process kills the worker once the deadline
+has passed by a grace period, charges the move with a forfeit and starts another worker
+(:mod:`arena.tournament.runner`). The same record lets the tournament charge an entrant that
+ends its worker itself (``os._exit``, a segfault) with a forfeit.
+
+``SystemExit`` and ``KeyboardInterrupt`` raised by an agent are forfeits too; a real Ctrl-C
+(see :func:`user_interrupted`) still stops the tournament.
 """
 
 from __future__ import annotations
@@ -27,7 +34,52 @@ from arena.agents.base import Agent
 from arena.env import discrete_index
 from arena.errors import Forfeit, InvalidActionError
 
-__all__ = ["MoveTimeout", "GuardedAgent", "MoveTimer"]
+__all__ = ["MoveTimeout", "GuardedAgent", "MoveTimer", "SeatWatch", "PHASES", "user_interrupted"]
+
+# What an entrant was asked to do, as a :class:`SeatWatch` records it (index = code).
+PHASES = ("", "setup", "reset", "act", "done", "build")
+
+_user_interrupt = False
+
+
+def user_interrupted(value: bool | None = None) -> bool:
+    """Whether the person running the tournament pressed Ctrl-C (``value`` sets it).
+
+    The serial backend's SIGINT handler sets it, so that a ``KeyboardInterrupt`` an agent raises
+    itself is told apart from the user's and costs only that agent's game.
+    """
+    global _user_interrupt
+    if value is not None:
+        _user_interrupt = value
+    return _user_interrupt
+
+
+class SeatWatch:
+    """Where a worker's games stand, in shared memory its parent reads: one entrant's view.
+
+    ``state`` is a ``multiprocessing`` double array ``[game, entrant, phase, deadline]``: the
+    position of the game in the worker's chunk (the runner writes it), the entrant's index, the
+    :data:`PHASES` code of the call in progress and the ``time.monotonic()`` deadline of a move
+    (0: none). Writing four doubles costs far less than the call it brackets.
+    """
+
+    __slots__ = ("state", "entrant")
+
+    def __init__(self, state: Any, entrant: int) -> None:
+        self.state = state
+        self.entrant = entrant
+
+    def begin(self, phase: int, limit: float | None = None) -> None:
+        state = self.state
+        state[3] = 0.0 if limit is None else time.monotonic() + limit
+        state[1] = self.entrant
+        state[2] = phase
+
+    def end(self) -> None:
+        state = self.state
+        state[2] = 0
+        state[1] = -1
+        state[3] = 0.0
 
 
 class MoveTimeout(BaseException):
@@ -94,6 +146,7 @@ class GuardedAgent(Agent):
         entrant: the entrant's name, for the forfeit record.
         move_time_limit: seconds per :meth:`act` call, or ``None`` for no limit.
         timer: the process's :class:`MoveTimer` (``None``: check elapsed time only).
+        watch: reports each call to the tournament's process (``None``: in-process play).
 
     Example:
         >>> import numpy as np
@@ -105,60 +158,96 @@ class GuardedAgent(Agent):
     """
 
     def __init__(self, agent: Agent, entrant: str, move_time_limit: float | None = None,
-                 timer: MoveTimer | None = None) -> None:
+                 timer: MoveTimer | None = None, watch: SeatWatch | None = None) -> None:
         self.agent = agent
         self.entrant = entrant
         self.move_time_limit = move_time_limit
         self.timer = timer
+        self.watch = watch
         self._discrete: tuple[int, int] | None = None
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
         is_discrete = type(action_space) is spaces.Discrete
         self._discrete = (int(action_space.start), int(action_space.n)) if is_discrete else None
+        if self.agent.observation_space is observation_space and self.agent.action_space is action_space:
+            return
+        if self.watch is not None:
+            self.watch.begin(1)
         try:
-            if self.agent.observation_space is not observation_space or self.agent.action_space is not action_space:
-                self.agent.setup(observation_space, action_space)
-        except Exception as err:
-            raise Forfeit(self.entrant, f"setup() raised {_describe(err)}") from err
+            self.agent.setup(observation_space, action_space)
+        except BaseException as err:
+            fault = self._fault("setup()", err)
+            if fault is err:
+                raise
+            raise fault from err
+        finally:
+            if self.watch is not None:
+                self.watch.end()
 
     def reset(self, *, seed: int | None = None) -> None:
+        if self.watch is not None:
+            self.watch.begin(2)
         try:
             self.agent.reset(seed=seed)
-        except Exception as err:
-            raise Forfeit(self.entrant, f"reset() raised {_describe(err)}") from err
+        except BaseException as err:
+            fault = self._fault("reset()", err)
+            if fault is err:
+                raise
+            raise fault from err
+        finally:
+            if self.watch is not None:
+                self.watch.end()
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
         limit = self.move_time_limit
-        if limit is None:
+        if limit is None and self.watch is None:
             try:
                 action = self.agent.act(observation, action_mask, reward)
-            except Forfeit as err:  # the agent gave up itself (a person typed q)
-                raise Forfeit(self.entrant, err.reason) from err
-            except Exception as err:
-                raise Forfeit(self.entrant, f"act() raised {_describe(err)}") from err
+            except BaseException as err:
+                fault = self._fault("act()", err)
+                if fault is err:
+                    raise
+                raise fault from err
             self._check(action, action_mask)
             return action
+        watch, timer = self.watch, self.timer if limit is not None else None
         start = time.perf_counter()
         try:
-            if self.timer is not None:
-                self.timer.arm(limit)
+            if watch is not None:
+                watch.begin(3, limit)
+            if timer is not None:
+                timer.arm(limit)
             try:
                 action = self.agent.act(observation, action_mask, reward)
             finally:
-                if self.timer is not None:
-                    self.timer.disarm()
+                if timer is not None:
+                    timer.disarm()
+                if watch is not None:
+                    watch.end()
         except MoveTimeout:
             raise Forfeit(self.entrant, f"exceeded the move time limit of {limit:g} s (interrupted)") from None
-        except Forfeit as err:  # the agent gave up itself (a person typed q)
-            raise Forfeit(self.entrant, err.reason) from err
-        except Exception as err:
-            raise Forfeit(self.entrant, f"act() raised {_describe(err)}") from err
-        elapsed = time.perf_counter() - start
-        if elapsed > limit:
-            raise Forfeit(self.entrant, f"exceeded the move time limit of {limit:g} s (took {elapsed:.3f} s)")
+        except BaseException as err:
+            fault = self._fault("act()", err)
+            if fault is err:
+                raise
+            raise fault from err
+        if limit is not None:
+            elapsed = time.perf_counter() - start
+            if elapsed > limit:
+                raise Forfeit(self.entrant, f"exceeded the move time limit of {limit:g} s (took {elapsed:.3f} s)")
         self._check(action, action_mask)
         return action
+
+    def _fault(self, call: str, err: BaseException) -> BaseException:
+        """The forfeit for an exception the agent raised, or ``err`` itself when it is not the agent's."""
+        if isinstance(err, Forfeit):  # the agent gave up itself (a person typed q)
+            return Forfeit(self.entrant, err.reason)
+        if isinstance(err, KeyboardInterrupt) and user_interrupted():
+            return err  # the user's Ctrl-C stops the tournament
+        if isinstance(err, (Exception, SystemExit, KeyboardInterrupt)):
+            return Forfeit(self.entrant, f"{call} raised {_describe(err)}")
+        return err  # MoveTimeout outside a move, GeneratorExit: not the agent's fault
 
     def _check(self, action: Any, action_mask: Any) -> None:
         discrete = self._discrete
@@ -180,10 +269,18 @@ class GuardedAgent(Agent):
             raise Forfeit(self.entrant, f"illegal action {action!r}; legal actions were {legal}")
 
     def done(self, reward: float, info: dict[str, Any]) -> None:
+        if self.watch is not None:
+            self.watch.begin(4)
         try:
             self.agent.done(reward, info)
-        except Exception as err:
-            raise Forfeit(self.entrant, f"done() raised {_describe(err)}") from err
+        except BaseException as err:
+            fault = self._fault("done()", err)
+            if fault is err:
+                raise
+            raise fault from err
+        finally:
+            if self.watch is not None:
+                self.watch.end()
 
     def __str__(self) -> str:
         return f"GuardedAgent({self.agent}, {self.entrant!r})"

@@ -6,17 +6,30 @@ Every backend takes the same :class:`GameConfig` and :class:`GameTask` list and 
 batch in one transaction. Since a game's result depends only on its task (seats, seed), all
 backends give the same results.
 
-* ``serial``: in the calling process, one game per commit.
+* ``serial``: in the calling process, one game per commit. With a move time limit the games
+  run in one worker process instead (below), so that a move can be ended from outside.
 * ``processes``: ``workers`` local processes; each receives chunks of tasks and sends its
   finished games back at once when a game took longer than ``FLUSH_SECONDS``, and otherwise
   at least every ``FLUSH_SECONDS`` (fast games travel and commit in small groups, so the parent
   does not wake up for every one of thousands of games a second). The parent commits whatever
   has arrived in one transaction (a group commit).
 * ``ray``: see :mod:`arena.tournament.ray_backend`.
+
+Workers start with the ``forkserver`` method by default (``spawn`` where there is none): a
+forked child of a process that runs threads (torch's OpenMP pool, a progress bar) can hang on
+a lock held by a thread that was not copied. ``fork`` is available on request.
+
+The parent watches its workers (:class:`~arena.tournament.guard.SeatWatch`). A worker that
+dies in the middle of a game (an entrant called ``os._exit`` or crashed the interpreter) costs
+the entrant that was being called a forfeit, stored with the reason; a move that runs past the
+time limit by ``grace_seconds`` gets its worker killed and the move forfeited. Either way a new
+worker takes over the rest of the chunk and the tournament goes on; a rerun finds the forfeit
+stored and does not play that game again.
 """
 
 from __future__ import annotations
 
+import collections
 import multiprocessing
 import os
 import signal
@@ -28,13 +41,16 @@ from typing import Any
 from multiprocessing.connection import Connection, wait
 
 from arena.errors import ArenaError
-from arena.tournament.game import GameConfig, GameRunner
+from arena.tournament.game import GameConfig, GameRunner, error_result, forfeit_result
+from arena.tournament.guard import PHASES, user_interrupted
 from arena.tournament.schedule import GameTask
 from arena.tournament.store import result_row
 
-__all__ = ["BACKENDS", "TournamentError", "run_serial", "run_processes", "chunked", "FLUSH_SECONDS"]
+__all__ = ["BACKENDS", "START_METHODS", "TournamentError", "run_serial", "run_processes", "chunked",
+           "FLUSH_SECONDS", "grace_seconds"]
 
 BACKENDS = ("serial", "processes", "ray")
+START_METHODS = ("forkserver", "spawn", "fork")
 
 # A worker holds finished fast games at most this long (plus one game) before sending them.
 FLUSH_SECONDS = 0.005
@@ -62,25 +78,68 @@ def default_chunk_size(pending: int, workers: int, most: int) -> int:
     return max(1, min(most, -(-pending // (workers * 8))))
 
 
+def grace_seconds(move_time_limit: float) -> float:
+    """How long past the move time limit the parent waits before it kills a worker.
+
+    The agent's own process interrupts the move at the limit (a forfeit that keeps the worker);
+    the parent steps in only for a move that swallowed that interrupt or is stuck in C code.
+
+    Example:
+        >>> grace_seconds(0.2), grace_seconds(8), grace_seconds(100)
+        (0.5, 2.0, 5.0)
+    """
+    return min(max(0.5, 0.25 * move_time_limit), 5.0)
+
+
 def run_serial(config: GameConfig, tasks: Sequence[GameTask], on_results: OnResults,
-               on_start: Callable[[], None] | None = None) -> None:
-    """Play ``tasks`` one by one in this process."""
+               on_start: Callable[[], None] | None = None, start_method: str | None = None) -> None:
+    """Play ``tasks`` one by one in this process (in one watched worker process with a move time limit)."""
+    if config.move_time_limit is not None:
+        run_processes(config, tasks, on_results, workers=1, on_start=on_start, start_method=start_method)
+        return
     runner = GameRunner(config).start()
+    restore = _watch_ctrl_c()
     if on_start is not None:
         on_start()
     try:
         for task in tasks:
             on_results([result_row(runner.play(task))])
     finally:
+        restore()
         runner.stop()
 
 
-def _worker_main(config: GameConfig, conn: Connection) -> None:
-    """A worker process: play the chunks the parent sends, send each result as it ends."""
+def _watch_ctrl_c() -> Callable[[], None]:
+    """Record a real Ctrl-C (so that an agent's own ``KeyboardInterrupt`` is only its forfeit)."""
+    if threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return lambda: None
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        user_interrupted(True)
+        raise KeyboardInterrupt
+
+    user_interrupted(False)
+    signal.signal(signal.SIGINT, on_sigint)
+
+    def restore() -> None:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        user_interrupted(False)
+
+    return restore
+
+
+def _worker_main(config: GameConfig, conn: Connection, state: Any) -> None:
+    """A worker process: play the chunks the parent sends, send each result as it ends.
+
+    ``state[0]`` holds the position in the current chunk of the game being played; the guards
+    fill the rest (see :class:`~arena.tournament.guard.SeatWatch`).
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C means
     parent_pid = os.getppid()  # the tournament's process, or the fork server that started us
     try:
-        runner = GameRunner(config).start()
+        runner = GameRunner(config, watch_state=state).start()
+        conn.send(("ready", runner.seat_ids()))
     except Exception:
         conn.send(("fatal", traceback.format_exc()))
         return
@@ -94,7 +153,8 @@ def _worker_main(config: GameConfig, conn: Connection) -> None:
                 return
             rows: list[Row] = []
             flushed = time.perf_counter()
-            for task in chunk:
+            for position, task in enumerate(chunk):
+                state[0] = position
                 rows.append(result_row(runner.play(task)))
                 now = time.perf_counter()
                 if now - flushed >= FLUSH_SECONDS:
@@ -102,6 +162,7 @@ def _worker_main(config: GameConfig, conn: Connection) -> None:
                     rows, flushed = [], now
                     if os.getppid() != parent_pid:
                         return
+            state[0] = -1
             if rows:
                 conn.send(("games", rows))
             conn.send(("chunk", None))
@@ -113,111 +174,207 @@ def _worker_main(config: GameConfig, conn: Connection) -> None:
         runner.stop()
 
 
-def _context(start_method: str | None) -> multiprocessing.context.BaseContext:
-    if start_method is not None:
-        return multiprocessing.get_context(start_method)
+def start_context(start_method: str | None = None) -> multiprocessing.context.BaseContext:
+    """The multiprocessing context workers start from: ``forkserver`` by default (``spawn`` where
+    the platform has no fork server), or ``start_method`` when given.
+
+    Raises:
+        ValueError: a start method this platform does not offer.
+    """
     methods = multiprocessing.get_all_start_methods()
-    # fork starts in milliseconds, but is only safe while this process has a single thread.
-    if "fork" in methods and threading.active_count() == 1:
-        return multiprocessing.get_context("fork")
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if start_method is None:
+        start_method = "forkserver" if "forkserver" in methods else "spawn"
+    if start_method not in START_METHODS or start_method not in methods:
+        offered = [method for method in START_METHODS if method in methods]
+        raise ValueError(f"tournament: start_method must be one of {', '.join(offered)}, got {start_method!r}")
+    context = multiprocessing.get_context(start_method)
+    if start_method == "forkserver":
+        # The fork server imports arena once; each worker forks from it with arena loaded.
+        context.set_forkserver_preload(["arena.tournament.runner"])
+    return context
+
+
+class _Worker:
+    """The parent's view of one worker process."""
+
+    def __init__(self, context: Any, config: GameConfig) -> None:
+        self.state = context.RawArray("d", [-1.0, -1.0, 0.0, 0.0])
+        self.conn, child_end = context.Pipe()
+        self.process = context.Process(target=_worker_main, args=(config, child_end, self.state), daemon=True)
+        self.process.start()
+        child_end.close()
+        self.chunk: list[GameTask] | None = None
+        self.returned: set[tuple[str, int]] = set()
+        self.ready = False
+        self.seat_ids: tuple[str, ...] | None = None
+        self.names = [spec.name for spec in config.agents]
+
+    def give(self, chunk: list[GameTask]) -> None:
+        self.chunk, self.returned = chunk, set()
+        self.conn.send(chunk)
+
+    def receive(self, batch: list[Row]) -> str | None:
+        """Read every waiting message; returns a worker's fatal error text, if one came."""
+        while self.conn.poll():
+            kind, payload = self.conn.recv()
+            if kind == "games":
+                batch.extend(payload)
+                self.returned.update((row[0], row[1]) for row in payload)
+            elif kind == "chunk":
+                self.chunk = None
+            elif kind == "ready":
+                self.ready = True
+                self.seat_ids = tuple(payload)
+            else:
+                return str(payload)
+        return None
+
+    def overdue(self, now: float, grace: float) -> bool:
+        deadline = self.state[3]
+        return deadline > 0 and now > deadline + grace
+
+    def stop(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(timeout=5)
+        self.conn.close()
 
 
 def run_processes(config: GameConfig, tasks: Sequence[GameTask], on_results: OnResults, *, workers: int,
                   chunk_size: int | None = None, start_method: str | None = None,
                   on_start: Callable[[], None] | None = None) -> None:
-    """Play ``tasks`` on ``workers`` local processes.
+    """Play ``tasks`` on ``workers`` local processes, replacing any that an entrant ends.
 
-    ``on_start`` is called once the workers run (a progress bar's thread started before
-    would make forking unsafe, so this backend would fall back to a slower start method).
+    Args:
+        start_method: ``"forkserver"`` (default where available), ``"spawn"`` or ``"fork"``;
+            results are the same whatever the method.
+        on_start: called once the workers run.
 
     Raises:
-        TournamentError: a worker died or failed; the games already committed stay.
+        TournamentError: a worker failed on its own (not an entrant's fault: the env could not be
+            built), or workers kept dying before playing; the games already committed stay.
     """
     if not tasks:
         if on_start is not None:
             on_start()
         return
     size = chunk_size or default_chunk_size(len(tasks), workers, most=256)
-    chunks = chunked(tasks, size)
-    chunks.reverse()  # pop() from the end hands them out in schedule order
-    context = _context(start_method)
-    processes, connections = [], []
-    for _ in range(min(workers, len(chunks))):
-        parent_end, child_end = context.Pipe()
-        process = context.Process(target=_worker_main, args=(config, child_end), daemon=True)
-        process.start()
-        child_end.close()
-        processes.append(process)
-        connections.append(parent_end)
-    in_flight = dict.fromkeys(range(len(processes)), 0)
+    chunks = collections.deque(chunked(tasks, size))
+    context = start_context(start_method)
+    limit = config.move_time_limit
+    grace = grace_seconds(limit) if limit is not None else 0.0
+    pool = [_Worker(context, config) for _ in range(min(workers, len(chunks)))]
+    seat_ids: tuple[str, ...] | None = None
+    failed_starts = 0
     if on_start is not None:
         on_start()
     try:
-        # One chunk per worker at a time: a worker takes the next one only when it waits for it,
-        # so neither side can block sending into a full pipe while the other does the same.
-        for index, conn in enumerate(connections):
-            conn.send(chunks.pop())
-            in_flight[index] += 1
-        sentinels = {process.sentinel: index for index, process in enumerate(processes)}
-        watched = [*connections, *sentinels]
-        while any(in_flight.values()):
+        for worker in pool:
+            worker.give(chunks.popleft())
+        while pool:
+            timeout = None if limit is None else min(0.25, grace)
+            handles = [h for worker in pool for h in (worker.conn, worker.process.sentinel)]
+            wait(handles, timeout)
             batch: list[Row] = []
-            died = []
-            for handle in wait(watched):
-                index = sentinels[handle] if handle in sentinels else connections.index(handle)
-                conn = connections[index]
+            lost: list[_Worker] = []
+            finished: list[_Worker] = []
+            now = time.monotonic()
+            for worker in pool:
                 try:
-                    while conn.poll():
-                        kind, payload = conn.recv()
-                        if kind == "games":
-                            batch.extend(payload)
-                        elif kind == "chunk":
-                            in_flight[index] -= 1
-                            if chunks:
-                                conn.send(chunks.pop())
-                                in_flight[index] += 1
-                        else:
-                            on_results(batch)
-                            raise TournamentError(f"tournament: worker process {index} failed:\n{payload}")
+                    fatal = worker.receive(batch)
                 except (EOFError, OSError):
-                    died.append(index)
-                if handle in sentinels:
-                    died.append(index)
+                    fatal = None
+                if fatal is not None:
+                    on_results(batch)
+                    raise TournamentError(f"tournament: worker process {worker.process.pid} failed:\n{fatal}")
+                if worker.seat_ids is not None:
+                    seat_ids = worker.seat_ids
+                if not worker.process.is_alive() or (limit is not None and worker.overdue(now, grace)):
+                    lost.append(worker)
+                elif worker.chunk is None:
+                    if chunks:
+                        worker.give(chunks.popleft())
+                    else:
+                        worker.conn.send(None)
+                        finished.append(worker)
             if batch:
                 on_results(batch)
-            for index in set(died):
-                if in_flight[index]:
-                    processes[index].join(timeout=1)
-                    raise TournamentError(
-                        f"tournament: worker process {index} died (exit code {processes[index].exitcode}) "
-                        "in the middle of its games; the finished games are saved, run again to resume"
-                    )
-                watched = [h for h in watched if h is not connections[index] and h is not processes[index].sentinel]
-        for conn in connections:
-            try:
-                conn.send(None)
-            except OSError:
-                pass
-        for process in processes:
-            process.join(timeout=10)
+            for worker in finished:
+                pool.remove(worker)
+                worker.process.join(timeout=10)
+                worker.stop()
+            for worker in lost:
+                pool.remove(worker)
+                rows, requeue = _take_over(worker, seat_ids, limit, grace)
+                if not worker.ready:
+                    failed_starts += 1
+                    if failed_starts >= 3:
+                        raise TournamentError(
+                            f"tournament: worker processes keep dying before their first game "
+                            f"({_exit_text(worker.process.exitcode)}); the finished games are saved, run again to resume")
+                if rows:
+                    on_results(rows)
+                if requeue:
+                    chunks.appendleft(requeue)
+                if chunks:
+                    replacement = _Worker(context, config)
+                    replacement.give(chunks.popleft())
+                    pool.append(replacement)
     finally:
-        for process in processes:
-            if process.is_alive():
-                process.terminate()
-        for process in processes:
-            process.join(timeout=5)
-        for conn in connections:
-            conn.close()
+        for worker in pool:
+            worker.stop()
+
+
+def _take_over(worker: _Worker, seat_ids: tuple[str, ...] | None, limit: float | None,
+               grace: float) -> tuple[list[Row], list[GameTask]]:
+    """End a lost worker; returns the row charging its current game and the games to play again."""
+    overdue = limit is not None and worker.process.is_alive() and worker.overdue(time.monotonic(), grace)
+    worker.stop()  # kill first, then read: the record cannot change any more
+    exitcode = worker.process.exitcode
+    position, entrant, phase, deadline = (int(worker.state[0]), int(worker.state[1]), int(worker.state[2]),
+                                          worker.state[3])
+    chunk = worker.chunk or []
+    left = [task for task in chunk if (task.lineup, task.index) not in worker.returned]
+    current = chunk[position] if 0 <= position < len(chunk) else None
+    if current is None or current not in left or seat_ids is None:
+        return [], left  # nothing to charge: play what is left again
+    names = worker.names
+    rows: list[Row] = []
+    if 0 <= entrant < len(names) and current is not None:
+        name = names[entrant]
+        if overdue and phase == PHASES.index("act"):
+            late = time.monotonic() - (deadline - limit)
+            reason = (f"exceeded the move time limit of {limit:g} s (did not answer the interrupt; "
+                      f"its worker process was killed after {late:.1f} s)")
+        elif overdue:
+            return [], left  # the move ended just before the kill: nobody to charge, play it again
+        else:
+            reason = f"ended its worker process during {PHASES[phase] or 'the game'}() ({_exit_text(exitcode)})"
+        rows.append(result_row(forfeit_result(current, seat_ids, name, reason)))
+    else:
+        rows.append(result_row(error_result(
+            current, seat_ids, f"the worker process died outside any agent call ({_exit_text(exitcode)})")))
+    return rows, [task for task in left if task is not current]
+
+
+def _exit_text(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            return f"killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"killed by signal {-exitcode}"
+    return f"exit code {exitcode}"
 
 
 def run_backend(backend: str, config: GameConfig, pending: Sequence[GameTask], commit: OnResults,
-                started: Callable[[], None], workers: int | None, address: str | None, chunk_size: int | None) -> None:
+                started: Callable[[], None], workers: int | None, address: str | None, chunk_size: int | None,
+                start_method: str | None = None) -> None:
     """Play ``pending`` on ``backend`` (``"serial"``, ``"processes"`` or ``"ray"``), committing as games end."""
     if backend == "serial":
-        run_serial(config, pending, commit, on_start=started)
+        run_serial(config, pending, commit, on_start=started, start_method=start_method)
     elif backend == "processes":
-        run_processes(config, pending, commit, workers=workers or 2, chunk_size=chunk_size, on_start=started)
+        run_processes(config, pending, commit, workers=workers or 2, chunk_size=chunk_size, on_start=started,
+                      start_method=start_method)
     else:
         from arena.tournament.ray_backend import run_ray
 

@@ -14,7 +14,7 @@ from arena.errors import ArenaError
 from arena.tournament.game import GameConfig, GameResult
 from arena.tournament.ratings import Rating, member_keys, rate_games, rate_members
 from arena.tournament.evaluate import elo_of, games_until, make_sprt, score_table, separated_pairs, sprt_state
-from arena.tournament.runner import BACKENDS, TournamentError, run_backend
+from arena.tournament.runner import BACKENDS, TournamentError, run_backend, start_context
 from arena.tournament.schedule import GameTask, Lineup, lineup_tasks, make_schedule
 from arena.tournament.spec import AgentSpec, EnvSpec, agent_version, entrant_specs
 from arena.tournament.stats import PairingStats, pairing_stats
@@ -185,6 +185,7 @@ def run_tournament(
     budget: int | None = None,
     anchor: tuple[str, float] | None = None,
     monitor: Callable[[TournamentResult], None] | None = None,
+    start_method: str | None = None,
 ) -> TournamentResult:
     """Play a tournament between entrants built by name, store every game, and summarise.
 
@@ -211,9 +212,8 @@ def run_tournament(
         db: the SQLite results file (``None``: in memory, nothing is kept).
         workers: local worker processes (default 1; 2 when only ``backend="processes"`` is
             given), or Ray actors with ``backend="ray"`` (default: one per CPU of the cluster).
-            Workers are forked; when this process already runs threads they start from a
-            fork server instead, which imports the main module again: in a script, call
-            ``run_tournament`` under ``if __name__ == "__main__":``.
+            Workers start from a fork server (see ``start_method``), which imports the main
+            module again: in a script, call ``run_tournament`` under ``if __name__ == "__main__":``.
         backend: ``"serial"``, ``"processes"`` or ``"ray"`` (default: serial for one worker,
             processes otherwise).
         address: the Ray cluster to join (``backend="ray"``; default: start a local one).
@@ -239,6 +239,11 @@ def run_tournament(
         anchor: ``(entrant, rating)`` for the batch Elo fit (:meth:`TournamentResult.elo`).
         monitor: called with the result so far after each round of an adaptive run (and
             once at the end of any run): live displays read the SPRT state and standings.
+        start_method: how local worker processes start: ``"forkserver"`` (default; ``"spawn"``
+            where there is none), ``"spawn"`` or ``"fork"`` (fastest, but a forked child of a
+            process that runs threads, such as torch's, can hang). Results do not depend on it.
+            With ``move_time_limit`` the serial backend, too, plays in one worker process, so that
+            a move can be ended from outside.
 
     Returns:
         TournamentResult: games, pairings (W/D/L, score rate with 95% interval, mean return)
@@ -286,6 +291,8 @@ def run_tournament(
             raise ValueError(f"tournament: the anchor {anchor[0]!r} is not an entrant; expected one of "
                              f"{[spec.name for spec in specs]}")
         anchor = (anchor[0], float(anchor[1]))
+    if start_method is not None:
+        start_context(start_method)  # refuses an unknown method before anything is built
     seats, excluded, teams = _build_once(env_spec, specs)
     entrants = [spec.name for spec in specs if spec.name not in excluded]
     if mode == "gauntlet" and specs and specs[0].name in excluded:
@@ -348,7 +355,7 @@ def run_tournament(
                     progress(stored_count, max(total, stored_count))
 
             start = time.perf_counter()
-            run_backend(backend, config, pending, commit, started, workers, address, chunk_size)
+            run_backend(backend, config, pending, commit, started, workers, address, chunk_size, start_method)
             seconds += time.perf_counter() - start
             played += len(pending)
 

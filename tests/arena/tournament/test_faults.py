@@ -51,7 +51,9 @@ def test_a_hung_agent_is_interrupted_at_the_move_time_limit(workers):
     assert by_lineup["random|sleepy"].forfeit == "sleepy"
     assert by_lineup["random|spinning"].forfeit == "spinning"
     for game in result.forfeits:
-        assert "exceeded the move time limit of 0.2 s (interrupted)" in game.error
+        # interrupted in the agent's process, or (on a box too loaded to deliver the signal in
+        # time) its worker killed from outside: the same forfeit either way
+        assert game.error.startswith("exceeded the move time limit of 0.2 s ("), game.error
     # sleepy against spinning: whoever moves first forfeits
     first = [game for game in result.games if game.lineup == "sleepy|spinning"]
     assert sorted(game.forfeit for game in first) == ["sleepy", "spinning"]
