@@ -116,7 +116,8 @@ def from_gymnasium(env: gymnasium.Env, *, agent: AgentID = "agent_0") -> Gymnasi
 
 
 def to_gymnasium(env: MultiAgentEnv, agent: AgentID | None = None,
-                 opponents: Mapping[AgentID, Agent] | None = None) -> SingleAgentEnv:
+                 opponents: Mapping[AgentID, Agent] | None = None, *, illegal_action: str = "raise",
+                 illegal_penalty: float = -1.0) -> SingleAgentEnv:
     """One seat of an arena env as a ``gymnasium.Env``, with fixed opponents in the other seats.
 
     A preset of :class:`arena.training.SingleAgentEnv` (the one single-seat bridge): the
@@ -131,6 +132,8 @@ def to_gymnasium(env: MultiAgentEnv, agent: AgentID | None = None,
         env: the arena env.
         agent: the seat (an id in ``possible_agents``); may be left out for a one-agent env.
         opponents: an arena agent for every other agent id (none for a one-agent env).
+        illegal_action, illegal_penalty: as :class:`~arena.training.SingleAgentEnv` takes them
+            (``"forfeit"`` lets unmasked samplers such as Gymnasium's ``check_env`` step the env).
 
     Raises:
         ValueError: ``agent`` left out for a multi-agent env, or an opponent missing.
@@ -171,4 +174,5 @@ def to_gymnasium(env: MultiAgentEnv, agent: AgentID | None = None,
         if not isinstance(opponents[other], Agent):
             raise TypeError(f"to_gymnasium: the opponent for {other!r} must be an arena.Agent, "
                             f"got {type(opponents[other]).__name__}")
-    return SingleAgentEnv(env, [opponents[other] for other in others], seats=agent)
+    return SingleAgentEnv(env, [opponents[other] for other in others], seats=agent, illegal_action=illegal_action,
+                          illegal_penalty=illegal_penalty)
