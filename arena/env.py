@@ -262,6 +262,24 @@ class MultiAgentEnv:
 _INTEGER_TYPES = (int, np.integer)
 
 
+def action_int(action: Any) -> int | None:
+    """``action`` as a plain ``int`` when it is an integer of any kind, else ``None``.
+
+    Accepts ``int`` and its subclasses (``IntEnum`` members), numpy integer scalars and 0-d
+    integer arrays; refuses ``bool``. Envs call it off their ``type(action) is int`` fast path.
+
+    Example:
+        >>> import enum
+        >>> action_int(enum.IntEnum("Move", "UP DOWN").DOWN), action_int(np.int8(3)), action_int(True)
+        (2, 3, None)
+    """
+    if isinstance(action, int):
+        return None if isinstance(action, bool) else int(action)
+    if isinstance(action, (np.integer, np.ndarray)) and np.ndim(action) == 0 and np.asarray(action).dtype.kind in "iu":
+        return int(action)
+    return None
+
+
 def discrete_index(space: spaces.Space, action: Any) -> int | None:
     """Return ``action - space.start`` when ``space`` is Discrete.
 

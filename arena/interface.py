@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.errors import ArenaError, MaskTranslationError, SpaceMismatchError
+from arena.errors import ArenaError, InvalidActionError, MaskTranslationError, SpaceMismatchError
 
 __all__ = ["Interface", "Combine"]
 
@@ -23,6 +23,37 @@ __all__ = ["Interface", "Combine"]
 def _overrides(obj: object, name: str) -> bool:
     """Whether ``type(obj)`` replaces the ``Interface`` hook ``name``."""
     return getattr(type(obj), name) is not getattr(Interface, name)
+
+
+def _checked_action(level: Interface) -> Callable[[Any], Any]:
+    """``level.action`` behind a check that the action lies in the level's Discrete or
+    MultiDiscrete action space: a hook that maps by table lookup would otherwise turn ``-1``
+    or ``n`` into some legal raw action (numpy indexing wraps around)."""
+    space, hook = level.action_space, level.action
+    if type(space) is spaces.Discrete:
+        start, n = int(space.start), int(space.n)
+
+        def checked(action: Any) -> Any:
+            if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+                value = action.item()
+            else:
+                value = action
+            if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) \
+                    and 0 <= value - start < n:
+                return hook(action)
+            raise InvalidActionError(f"{level}: action {action!r} is not in {space}")
+
+        return checked
+    if type(space) is spaces.MultiDiscrete:
+
+        def checked_multi(action: Any) -> Any:
+            values = np.asarray(action)
+            if values.shape == space.shape and values.dtype.kind in "iu" and space.contains(values.astype(space.dtype)):
+                return hook(action)
+            raise InvalidActionError(f"{level}: action {action!r} is not in {space}")
+
+        return checked_multi
+    return hook
 
 
 def _chain(functions: Sequence[Callable[[Any], Any]]) -> Callable[[Any], Any] | None:
@@ -257,7 +288,7 @@ class Interface:
         if levels[0]._raw_observation_space is None:
             raise ArenaError(f"{self}: setup(observation_space, action_space) has not been called")
         observation = _chain([lv.observation for lv in levels if _overrides(lv, "observation")])
-        action = _chain([lv.action for lv in reversed(levels) if _overrides(lv, "action")])
+        action = _chain([_checked_action(lv) for lv in reversed(levels) if _overrides(lv, "action")])
         reward = _chain([lv.reward for lv in levels if _overrides(lv, "reward")])
         masks: list[Callable[[Any], Any]] = []
         for lv in levels:
@@ -388,6 +419,7 @@ class Interface:
         # compile its own, or its reset/observation calls would run on the original.
         state = self.__dict__.copy()
         state["_compiled"] = None
+        state.pop("_wrapped_by", None)  # a copy belongs to no wrapper yet (and a weakref cannot pickle)
         return state
 
 

@@ -104,7 +104,9 @@ def _load(entry_point: metadata.EntryPoint, package: str) -> InterfaceEntry:
     base = InterfaceEntry(entry_point.name, package, entry_point.value)
     try:
         target = entry_point.load()
-    except Exception as err:  # noqa: BLE001 - any import-time failure of a plugin is reported, not raised
+    except KeyboardInterrupt:
+        raise
+    except BaseException as err:  # noqa: BLE001 - any import-time failure (sys.exit too) is reported, not raised
         return _broken(base, f"failed to import {entry_point.value!r}: {type(err).__name__}: {err}")
     if not (inspect.isclass(target) and issubclass(target, Interface)):
         what = f"class {target.__name__}" if inspect.isclass(target) else type(target).__name__
@@ -135,7 +137,9 @@ def _check(entry: InterfaceEntry, examples: int) -> InterfaceEntry:
         for case in cases:
             interface, observation_space, action_space = case
             check_interface(interface, observation_space, action_space, examples=examples)
-    except Exception as err:  # noqa: BLE001 - a failing plugin is reported on its entry, never raised
+    except KeyboardInterrupt:
+        raise
+    except BaseException as err:  # noqa: BLE001 - a failing plugin is reported on its entry, never raised
         return _broken(entry, f"breaks the contract: {type(err).__name__}: {err}")
     return InterfaceEntry(entry.name, entry.package, entry.target, entry.summary, cls, None, True)
 

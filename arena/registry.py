@@ -14,14 +14,67 @@ from functools import lru_cache
 from importlib import metadata
 from typing import Any
 
-from arena.errors import UnknownNameError
+from arena.errors import PluginError, UnknownNameError
 
-__all__ = ["make_env", "make_agent", "env_names", "agent_names", "resolve", "load_callable"]
+__all__ = ["make_env", "make_agent", "env_names", "agent_names", "resolve", "load_callable", "name_clashes"]
+
+
+ARENA_DISTRIBUTION = "arena-marl"
+
+
+def _package(entry_point: metadata.EntryPoint) -> str:
+    dist = getattr(entry_point, "dist", None)
+    return dist.name if dist is not None else "(unknown package)"
+
+
+def _is_arena(package: str) -> bool:
+    return package.lower().replace("_", "-") == ARENA_DISTRIBUTION
 
 
 @lru_cache(maxsize=None)
+def _scan(group: str) -> tuple[dict[str, metadata.EntryPoint], tuple[str, ...]]:
+    """The entry points of ``group`` by name, and a line for each name declared twice.
+
+    arena's own declarations come first, then packages by name: a plugin that takes a name
+    arena already has never silently wins, and which of two plugins wins does not depend on
+    the order of ``sys.path``; the loser is reported by :func:`name_clashes`.
+    """
+    found = sorted(metadata.entry_points(group=group), key=lambda ep: (not _is_arena(_package(ep)), _package(ep), ep.value))
+    chosen: dict[str, metadata.EntryPoint] = {}
+    clashes: list[str] = []
+    for entry_point in found:
+        owner = chosen.get(entry_point.name)
+        if owner is None:
+            chosen[entry_point.name] = entry_point
+        elif (_package(owner), owner.value) != (_package(entry_point), entry_point.value):
+            clashes.append(f"{group}: package {_package(entry_point)!r} also declares {entry_point.name!r} "
+                           f"({entry_point.value}); ignored, {_package(owner)!r} keeps it ({owner.value})")
+    return chosen, tuple(clashes)
+
+
 def _entry_points(group: str) -> dict[str, metadata.EntryPoint]:
-    return {ep.name: ep for ep in metadata.entry_points(group=group)}
+    return _scan(group)[0]
+
+
+def name_clashes(kind: str) -> list[str]:
+    """Why some declared ``kind`` s (``"env"`` or ``"agent"``) are ignored: their name was taken.
+
+    Example:
+        >>> name_clashes("env")
+        []
+    """
+    return list(_scan(f"arena.{kind}s")[1])
+
+
+def _load_entry(kind: str, entry_point: metadata.EntryPoint) -> Callable[..., Any]:
+    """Import a plugin's entry point; anything it raises (``SystemExit`` included) is a PluginError."""
+    try:
+        return entry_point.load()
+    except KeyboardInterrupt:
+        raise
+    except BaseException as err:  # noqa: BLE001 - a plugin's import must not end the program
+        raise PluginError(f"{kind} {entry_point.name!r} from package {_package(entry_point)!r} failed to import "
+                          f"{entry_point.value!r}: {type(err).__name__}: {err}") from None
 
 
 def load_callable(spec: str) -> Callable[..., Any]:
@@ -68,7 +121,7 @@ def resolve(kind: str, spec: str) -> Callable[..., Any]:
     group = f"arena.{kind}s"
     entry = _entry_points(group).get(spec)
     if entry is not None:
-        return entry.load()
+        return _load_entry(kind, entry)
     if kind == "env":
         bundled = _bundled_env_registry()
         if spec in bundled:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,6 +17,17 @@ from arena.errors import ArenaError, InterfaceError, InvalidActionError, SpaceMi
 from arena.interface import Interface
 
 __all__ = ["EnvItfWrapper", "GymEnvItfWrapper", "AgtItfWrapper"]
+
+
+def _claim(interface: Interface, owner: object) -> Interface:
+    """``interface`` for ``owner``'s use: the object itself the first time it is wrapped, a deep
+    copy when another live wrapper already uses it. Interfaces hold per-episode state, so two
+    agents or two envs sharing one object would leak it into each other."""
+    holder = interface.__dict__.get("_wrapped_by")
+    if holder is not None and holder() is not None and holder() is not owner:
+        interface = copy.deepcopy(interface)  # the copy's state leaves out the holder
+    interface._wrapped_by = weakref.ref(owner)  # type: ignore[attr-defined]
+    return interface
 
 
 def _per_agent_interfaces(
@@ -103,7 +115,8 @@ class EnvItfWrapper(MultiAgentEnv):
             raise TypeError(f"EnvItfWrapper: expected an arena.MultiAgentEnv or gymnasium.Env, got {type(env).__name__}")
         self.env = env
         self.possible_agents = list(env.possible_agents)
-        self.interfaces = _per_agent_interfaces(env, interfaces)
+        self.interfaces = {agent: None if itf is None else _claim(itf, self)
+                           for agent, itf in _per_agent_interfaces(env, interfaces).items()}
         self.observation_spaces: dict[AgentID, spaces.Space] = {}
         self.action_spaces: dict[AgentID, spaces.Space] = {}
         self._observe: dict[AgentID, Any] = {}
@@ -364,7 +377,7 @@ class GymEnvItfWrapper(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs)
             )
         gymnasium.utils.RecordConstructorArgs.__init__(self, interface=interface)
         gymnasium.Wrapper.__init__(self, env)
-        self.interface = interface
+        self.interface = interface = _claim(interface, self)
         interface.setup(env.observation_space, env.action_space)
         self.observation_space = interface.observation_space
         self.action_space = interface.action_space
@@ -412,7 +425,7 @@ class AgtItfWrapper(Agent):
             if not isinstance(member, Agent):
                 raise TypeError(f"AgtItfWrapper: expected arena.Agent instances, got {type(member).__name__}")
         self.agent = agent
-        self.interface = interface
+        self.interface = _claim(interface, self)
         self._starting = True
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:

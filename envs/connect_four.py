@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.env import MultiAgentEnv
+from arena.env import MultiAgentEnv, action_int
 from arena.errors import ArenaError
 
 __all__ = ["ConnectFour", "ConnectFourBatch", "ROWS", "COLUMNS", "has_four"]
@@ -106,11 +106,7 @@ class ConnectFour(MultiAgentEnv):
         valid_call = self._acting is not None and (type(actions) is dict or isinstance(actions, Mapping))
         column = actions.get(mover) if valid_call and len(actions) == 1 else None
         if type(column) is not int:
-            if isinstance(column, (np.integer, np.ndarray)) and np.ndim(column) == 0 \
-                    and np.asarray(column).dtype.kind in "iu":
-                column = int(column)
-            else:
-                column = None
+            column = action_int(column)  # numpy integers, IntEnum members; None for anything else
         if column is None or not 0 <= column < COLUMNS or self._heights[column] == ROWS:
             self.check_actions(actions, self._acting, {mover: self._mask})
             raise ArenaError(f"{self}: could not apply {actions!r}")  # check_actions always raises here

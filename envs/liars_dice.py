@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.env import MultiAgentEnv
+from arena.env import MultiAgentEnv, action_int
 from arena.errors import ArenaError
 
 __all__ = ["LiarsDice", "CHALLENGE", "FACES"]
@@ -214,11 +214,7 @@ class LiarsDice(MultiAgentEnv):
         valid_call = self._acting is not None and (type(actions) is dict or isinstance(actions, Mapping))
         action = actions.get(agent) if valid_call and len(actions) == 1 else None
         if type(action) is not int:
-            if isinstance(action, (np.integer, np.ndarray)) and np.ndim(action) == 0 \
-                    and np.asarray(action).dtype.kind in "iu":
-                action = int(action)
-            else:
-                action = None
+            action = action_int(action)  # numpy integers, IntEnum members; None for anything else
         if action is None or not 0 <= action < len(self._mask) or not self._mask[action]:
             self.check_actions(actions, self._acting, {agent: self._mask})
             raise ArenaError(f"{self}: could not apply {actions!r}")  # check_actions always raises here

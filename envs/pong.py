@@ -123,8 +123,9 @@ class Pong2p(MultiAgentEnv):
             raise ValueError(f"{where}: frame_scale must divide {FIELD}, got {frame_scale!r}")
         for name, value in (("ball_speed", ball_speed), ("ball_spin", ball_spin), ("paddle_speed", paddle_speed),
                             ("paddle_accel", paddle_accel)):
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not value > 0:
-                raise ValueError(f"{where}: {name} must be a positive number, got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                    or not 0 < value < np.inf:
+                raise ValueError(f"{where}: {name} must be a positive finite number, got {value!r}")
         for name, value, limit in (("ball_speed", ball_speed, 64), ("ball_spin", ball_spin, 64),
                                    ("paddle_speed", paddle_speed, 64)):
             if value >= limit:

@@ -45,7 +45,7 @@ class RockPaperScissors(MultiAgentEnv):
     env_name = "rock_paper_scissors"
 
     def __init__(self, rounds: int = 3, render_mode: str | None = None) -> None:
-        if not isinstance(rounds, (int, np.integer)) or rounds < 1:
+        if not isinstance(rounds, (int, np.integer)) or isinstance(rounds, bool) or rounds < 1:
             raise ValueError(f"RockPaperScissors: rounds must be a positive integer, got {rounds!r}")
         if render_mode not in (None, "ansi"):
             raise ValueError(f"RockPaperScissors: render_mode must be None or 'ansi', got {render_mode!r}")

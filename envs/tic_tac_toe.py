@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.env import MultiAgentEnv
+from arena.env import MultiAgentEnv, action_int
 from arena.errors import ArenaError
 
 __all__ = ["TicTacToe", "TicTacToeBatch"]
@@ -57,6 +57,9 @@ class TicTacToe(MultiAgentEnv):
             raise ValueError(f"TicTacToe: illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
         if render_mode not in (None, "ansi"):
             raise ValueError(f"TicTacToe: render_mode must be None or 'ansi', got {render_mode!r}")
+        if isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(illegal_penalty):
+            raise ValueError(f"TicTacToe: illegal_penalty must be a finite number, got {illegal_penalty!r}")
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
         self.render_mode = render_mode
@@ -90,10 +93,7 @@ class TicTacToe(MultiAgentEnv):
         valid_call = self._acting is not None and (type(actions) is dict or isinstance(actions, Mapping))
         action = actions.get(mover) if valid_call and len(actions) == 1 else None
         if type(action) is not int:
-            if isinstance(action, (np.integer, np.ndarray)) and np.ndim(action) == 0 and np.asarray(action).dtype.kind in "iu":
-                action = int(action)
-            else:
-                action = None
+            action = action_int(action)  # numpy integers, IntEnum members; None for anything else
         if action is None or not 0 <= action < 9 or (self._cells[action] and self.illegal_action == "raise"):
             self.check_actions(actions, self._acting, {mover: self._mask})
             raise ArenaError(f"{self}: could not apply {actions!r}")  # check_actions always raises here
@@ -133,6 +133,14 @@ class TicTacToe(MultiAgentEnv):
     def acting_agents(self) -> tuple[str, ...]:
         """The agents that must act next (the player to move; empty when no game runs)."""
         return self._acting or ()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # `_flat` is a view of `_board`: a copy would make it an array of its own and lose the link
+        return {key: value for key, value in self.__dict__.items() if key != "_flat"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._flat = self._board.reshape(9)
 
     def clone(self) -> TicTacToe:
         """An independent copy of this env, game in progress included (for planners)."""

@@ -65,6 +65,16 @@ class Flatten(Interface):
     def observation(self, observation: Any) -> np.ndarray:
         return self._flatten(observation)
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state.pop("_flatten", None)  # a closure: made again from the spaces on the copy
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if self.__dict__.get("_observation_space") is not None:  # set up: compile again
+            _, self._flatten = compile_flattener(self.inner_observation_space, self.dtype, self)
+
 
 class OneHot(Interface):
     """One-hot encode a Discrete or MultiDiscrete observation.

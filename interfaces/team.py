@@ -94,6 +94,17 @@ class ConcatenateTeam(Interface):
             raise SpaceMismatchError(f"{self}: members' actions must be all Discrete/MultiDiscrete or all Box, "
                                      f"got {act}")
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state.pop("_flatteners", None)  # closures: made again from the spaces on the copy
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if self.__dict__.get("_observation_space") is not None:  # set up: compile again
+            self._flatteners = [compile_flattener(member, self.dtype, self)[1]
+                                for member in self.inner_observation_space]
+
     def _setup_discrete(self, members: list[spaces.Space]) -> None:
         self._discrete = True
         nvec, start, sizes = [], [], []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from arena.plugins import summary_of
-from arena.registry import agent_names, env_names, resolve
+from arena.registry import agent_names, env_names, name_clashes, resolve
 
 __all__ = ["register", "summary_line"]
 
@@ -37,5 +37,7 @@ def _print(kind: str, names: list[str]) -> int:
         print(f"{name:<{width}}  {summary_line(kind, name)}")
     if not names:
         print(f"(no {kind}s registered)")
+    for clash in name_clashes(kind):
+        print(f"name clash: {clash}")
     print(f"or give 'package.module:callable' for any {kind} factory")
     return 0

@@ -117,8 +117,9 @@ def check_rewards(rewards: Any, where: str) -> dict[str, float]:
     table = {}
     for key in DEFAULT_REWARDS:
         value = rewards[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-            raise ValueError(f"{where}: reward_dict[{key!r}] must be a number, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(value):
+            raise ValueError(f"{where}: reward_dict[{key!r}] must be a finite number, got {value!r}")
         table[key] = float(value)
     return table
 

@@ -17,6 +17,10 @@ from envs.snake.core import BODY, EMPTY, FRUIT, HEAD, TAIL, WALL
 __all__ = ["Snake"]
 
 
+# The largest board (height x width) a Snake env accepts: 512 x 512.
+MAX_CELLS = 512 * 512
+
+
 def _positive_int(value: Any, name: str, where: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"{where}: {name} must be an integer of at least {minimum}, got {value!r}")
@@ -123,6 +127,17 @@ class Snake(MultiAgentEnv):
             num_fruits = max(1, int(round(0.8 * self.num_snakes)))
         self.num_fruits = _positive_int(num_fruits, "num_fruits", where, minimum=0)
         self.max_steps = _positive_int(max_steps, "max_steps", where)
+        # Bounded work: a board of at most MAX_CELLS cells, and room for every snake (its body and
+        # the free cell ahead of its head) plus every fruit; otherwise reset would search in vain.
+        if self.height * self.width > MAX_CELLS:
+            raise ValueError(f"{where}: the board must have at most {MAX_CELLS} cells, got "
+                             f"{self.height} x {self.width} = {self.height * self.width}")
+        free = int((~self.walls).sum())
+        needed = self.num_snakes * (self.snake_length + 1) + self.num_fruits
+        if needed > free:
+            raise ValueError(f"{where}: {self.num_snakes} snakes of length {self.snake_length} (each with a free "
+                             f"cell ahead) and {self.num_fruits} fruits need {needed} free cells; the "
+                             f"{self.height} x {self.width} map has {free}")
         self.on_value = _positive_int(on_value, "on_value", where)
         if self.on_value > 255:
             raise ValueError(f"{where}: on_value must be at most 255, got {on_value!r}")
@@ -144,16 +159,11 @@ class Snake(MultiAgentEnv):
         self._padded_walls = np.pad(self.walls, pad, constant_values=True)
         hp, wp = self._padded_walls.shape
         self._cells = bytearray(hp * wp)
-        self._flat = np.frombuffer(self._cells, dtype=np.uint8)
-        self._grid = self._flat.reshape(hp, wp)
-        self._map = self._grid[pad:pad + self.height, pad:pad + self.width]
+        self._link_views()
         self._free_cells = np.flatnonzero(~self._padded_walls.reshape(-1))
         self._walls_flat = np.where(self._padded_walls.reshape(-1), WALL, EMPTY).astype(np.uint8)
         self._offsets = (-wp, 1, wp, -1)
         self._wp = wp
-        if vision_range is not None:
-            side = 2 * vision_range + 1
-            self._windows = np.lib.stride_tricks.sliding_window_view(self._grid, (side, side))
         self._lut = core.observation_luts(self.num_snakes, self.on_value)
         self._flat_lut = self._lut.reshape(-1)
         self._lut_rows = (np.arange(self.num_snakes) * self._lut.shape[1])[:, None, None]  # each observer's row
@@ -368,6 +378,27 @@ class Snake(MultiAgentEnv):
             observations = {}
         infos = {agent: {} for agent in acting}
         return observations, rewards, terminations, truncations, infos
+
+    # Views of `_cells`: a copy (deepcopy, pickle) would turn each into an array of its own and
+    # lose the link, so they are left out of the state and made again on the copy.
+    _VIEWS = ("_flat", "_grid", "_map", "_windows")
+
+    def _link_views(self) -> None:
+        hp, wp = self._padded_walls.shape
+        pad = self._pad
+        self._flat = np.frombuffer(self._cells, dtype=np.uint8)
+        self._grid = self._flat.reshape(hp, wp)
+        self._map = self._grid[pad:pad + self.height, pad:pad + self.width]
+        if self.vision_range is not None:
+            side = 2 * self.vision_range + 1
+            self._windows = np.lib.stride_tricks.sliding_window_view(self._grid, (side, side))
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {key: value for key, value in self.__dict__.items() if key not in self._VIEWS}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._link_views()
 
     # -------------------------------------------------------------- observing
     def _frame(self) -> np.ndarray:

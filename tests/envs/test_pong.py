@@ -64,7 +64,7 @@ def test_scale_spaces_and_actions() -> None:
 @pytest.mark.parametrize(("options", "message"), [
     ({"rounds": 0}, "rounds must be a positive integer, got 0"),
     ({"frame_scale": 3}, "frame_scale must divide 160, got 3"),
-    ({"ball_speed": -1}, "ball_speed must be a positive number, got -1"),
+    ({"ball_speed": -1}, "ball_speed must be a positive finite number, got -1"),
     ({"paddle_speed": 80}, "paddle_speed must be below 64 pixels a step, got 80"),
     ({"observation": "pixels"}, "observation must be 'vector' or 'frame', got 'pixels'"),
     ({"render_mode": "human"}, "render_mode must be None or 'rgb_array', got 'human'"),

@@ -57,7 +57,7 @@ def test_spaces_and_action_names() -> None:
 
 @pytest.mark.parametrize(("options", "message"), [
     ({"reward_dict": {"fruit": 1.0}}, "reward_dict must have exactly the keys ['fruit', 'kill', 'lose', 'time', 'win'], got ['fruit']"),
-    ({"reward_dict": {**REWARDS, "win": "lots"}}, "reward_dict['win'] must be a number, got 'lots'"),
+    ({"reward_dict": {**REWARDS, "win": "lots"}}, "reward_dict['win'] must be a finite number, got 'lots'"),
     ({"num_snakes": 0}, "num_snakes must be an integer of at least 1, got 0"),
     ({"num_snakes": 85}, "num_snakes must be at most 84, got 85"),
     ({"snake_length": 1}, "snake_length must be an integer of at least 2, got 1"),
@@ -74,9 +74,8 @@ def test_bad_options_are_refused_with_a_clear_message(options, message) -> None:
 
 
 def test_a_map_too_small_for_the_snakes_is_refused() -> None:
-    env = Snake(height=4, width=4, num_snakes=3, snake_length=3)
-    with pytest.raises(ValueError, match="no room to place 3 snakes of length 3"):
-        env.reset(seed=0)
+    with pytest.raises(ValueError, match="3 snakes of length 3 .* need 14 free cells; the 4 x 4 map has 4"):
+        Snake(height=4, width=4, num_snakes=3, snake_length=3)
 
 
 def test_step_errors_name_the_env_and_change_nothing() -> None:

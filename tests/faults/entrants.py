@@ -7,6 +7,8 @@ import os
 import time
 from typing import Any
 
+import numpy as np
+
 from arena import Agent, RandomAgent
 
 
@@ -81,3 +83,29 @@ class StuckInCAgent(_OnSecondMove):
         libc = ctypes.CDLL(None)
         while True:
             libc.pause()
+
+
+class _Cell(int):
+    """An ``int`` subclass, as some libraries return."""
+
+
+class OddIntegersAgent(RandomAgent):
+    """A random agent whose actions come as numpy scalars, ``IntEnum`` members and ``int`` subclasses in turn."""
+
+    def reset(self, *, seed: int | None = None) -> None:
+        super().reset(seed=seed)
+        self.turn = 0
+
+    def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
+        import enum
+
+        action = int(super().act(observation, action_mask, reward))
+        self.turn += 1
+        kind = self.turn % 4
+        if kind == 0:
+            return np.int64(action)
+        if kind == 1:
+            return enum.IntEnum("Cell", {f"c{i}": i for i in range(action + 1)})(action)
+        if kind == 2:
+            return _Cell(action)
+        return np.array(action, dtype=np.int16)
