@@ -21,16 +21,14 @@ SCRIPT = """
 import json, sys
 import torch
 from arena.cli import main
-from arena.tournament import AgentSpec, run_tournament
+from arena.tournament import run_tournament
 
 out = sys.argv[1]
 torch.set_num_threads(2)
 torch.ones(256, 256) @ torch.ones(256, 256)  # the parent's OpenMP pool is up
 assert main(["train", "tic_tac_toe", "--algo", "maskable-ppo", "--timesteps", "128", "--n-envs", "1",
              "--eval-every", "128", "--eval-games", "2", "--no-progress", "--out", out]) == 0
-spec = json.load(open(out + "/agent.json"))
-result = run_tournament("tic_tac_toe", {"learner": AgentSpec("learner", spec["factory"], spec["kwargs"]),
-                                        "random": "random"}, games=4, seed=0, workers=2)
+result = run_tournament("tic_tac_toe", [out, "random"], games=4, seed=0, workers=2)  # the trained folder
 print(json.dumps({"games": len(result.games), "forfeits": len(result.forfeits), "errors": len(result.errors)}))
 """
 
