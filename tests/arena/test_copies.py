@@ -17,6 +17,10 @@ from arena import EnvItfWrapper
 from arena.plugins import interface_registry
 from arena.registry import env_names, make_env
 
+# Envs that drive an engine process (VizDoom) cannot be copied mid-game; they are left to their own tests.
+ENGINE_ENVS = {"vizdoom_deathmatch"}
+PURE_ENVS = [name for name in env_names() if name not in ENGINE_ENVS]
+
 DUPLICATE = {"deepcopy": copy.deepcopy, "pickle": lambda env: pickle.loads(pickle.dumps(env))}
 
 
@@ -37,7 +41,7 @@ def play(env, observations, infos, rng, steps):
 
 
 @pytest.mark.parametrize("how", sorted(DUPLICATE))
-@pytest.mark.parametrize("name", env_names())
+@pytest.mark.parametrize("name", PURE_ENVS)
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), before=st.integers(0, 8))
 def test_a_copy_of_a_bundled_env_mid_game_plays_exactly_like_the_original(name, how, seed, before):
