@@ -17,7 +17,7 @@ from gymnasium import spaces
 
 from arena.errors import SpaceMismatchError
 
-__all__ = ["compile_flattener", "mask_length", "mask_segments", "mask_allows", "flat_mask", "all_legal"]
+__all__ = ["compile_flattener", "mask_length", "mask_segments", "mask_allows", "flat_mask"]
 
 Writer = Callable[[Any, np.ndarray], None]
 
@@ -140,14 +140,6 @@ def mask_length(space: spaces.Space) -> int | None:
     """How many entries a mask over ``space`` has (``None``: it carries no mask)."""
     segments = mask_segments(space)
     return None if segments is None else sum(segments)
-
-
-def all_legal(space: spaces.Space) -> np.ndarray:
-    """The mask allowing every action of a Discrete or MultiDiscrete space."""
-    length = mask_length(space)
-    if length is None:
-        raise TypeError(f"{space} carries no action mask")
-    return np.ones(length, dtype=np.int8)
 
 
 def mask_allows(space: spaces.Space, mask: Any, action: Any) -> bool:

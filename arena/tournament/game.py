@@ -202,9 +202,6 @@ class GameRunner:
             self._env = self.config.env.build()
         return tuple(self._env.possible_agents)
 
-    def play_many(self, tasks: list[GameTask]) -> list[GameResult]:
-        return [self.play(task) for task in tasks]
-
     def _versions_of(self, names: tuple[str, ...]) -> dict[str, str]:
         return {name: self._versions[name] for name in names if name in self._versions}
 
