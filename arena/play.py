@@ -14,7 +14,7 @@ from arena.errors import AgentError, ArenaError, UnknownAgentError
 from arena.seeding import derive_seed
 from arena.team import PolicyMapping, Team, map_policies
 
-__all__ = ["Episode", "play", "ranks_from_returns", "derive_seed"]
+__all__ = ["Episode", "play", "ranks_from_returns"]
 
 Agents = Mapping[Any, Agent] | Sequence[Agent]
 

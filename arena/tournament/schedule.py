@@ -17,7 +17,7 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.play import derive_seed
+from arena.seeding import derive_seed
 
 __all__ = ["GameTask", "Lineup", "MODES", "lineups_for", "seatings_for", "make_schedule", "lineup_key", "set_seed",
            "lineup_tasks", "games_per_lineup"]

@@ -14,7 +14,7 @@ from arena.agents.base import Agent
 from arena.env import AgentID, MultiAgentEnv, discrete_index
 from arena.errors import AgentError, ArenaError, ResetNeeded, UnknownAgentError
 from arena.interface import Interface
-from arena.play import derive_seed
+from arena.seeding import derive_seed
 from arena.registry import make_env
 from arena.training.pool import OpponentPool
 from arena.training.seating import (

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from arena.errors import InvalidActionError, ResetNeeded
-from arena.play import derive_seed
+from arena.seeding import derive_seed
 from envs.snake import core
 from envs.snake.core import BODY, EMPTY, FRUIT, HEAD, TAIL, WALL
 from envs.snake.env import Snake
@@ -23,7 +23,7 @@ class SnakeBatch:
     reset in the same step (its next episode), so every call returns observations for
     the agents that act next.
 
-    * ``reset(seed=s)`` gives game ``g`` the seed ``arena.play.derive_seed(s, g)`` (or
+    * ``reset(seed=s)`` gives game ``g`` the seed ``arena.seeding.derive_seed(s, g)`` (or
       ``s[g]`` when ``s`` is a sequence); after each end the game plays the next episode
       of its seed. Game ``g`` therefore plays exactly what a :class:`Snake` with the same
       options plays after ``reset(seed=derive_seed(s, g))`` followed by plain

@@ -6,7 +6,8 @@ import pytest
 
 import envs
 from arena import Agent, AgentError, Episode, RandomAgent, UnknownAgentError, play
-from arena.play import derive_seed, ranks_from_returns
+from arena.play import ranks_from_returns
+from arena.seeding import derive_seed
 from tests.arena.scripted_envs import DoubleMoveEnv
 
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.errors import InvalidActionError, ResetNeeded
-from arena.play import derive_seed
+from arena.seeding import derive_seed
 from envs.snake import Snake, SnakeBatch, SnakeVectorEnv
 
 CONFIGS = [

@@ -16,7 +16,7 @@ from tests.quick import quick_make
 from arena import Agent, IllegalActionError, RandomAgent, play
 from arena.adapters.gymnasium import from_gymnasium, to_gymnasium
 from arena.errors import ArenaError, ResetNeeded, UnknownAgentError
-from arena.play import derive_seed
+from arena.seeding import derive_seed
 from arena.testing import check_env
 from tests.arena.scripted_envs import DoubleMoveEnv
 

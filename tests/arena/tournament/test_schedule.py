@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.play import derive_seed
+from arena.seeding import derive_seed
 from arena.tournament.schedule import games_per_lineup, lineups_for, make_schedule, seatings_for
 
 
