@@ -33,8 +33,12 @@ def play(env, observations, infos, rng, steps):
         actions = {}
         for agent in observations:
             mask = infos.get(agent, {}).get("action_mask")
-            legal = np.flatnonzero(mask) if mask is not None else np.arange(env.action_space(agent).n)
-            actions[agent] = int(rng.choice(legal))
+            space = env.action_space(agent)
+            if mask is not None:
+                actions[agent] = int(rng.choice(np.flatnonzero(mask)))
+            else:  # any space (Box for soccer, MultiDiscrete for radio Pommerman): a sample seeded from rng
+                space.seed(int(rng.integers(2**31)))
+                actions[agent] = space.sample()
         observations, rewards, terminations, truncations, infos = env.step(actions)
         trace.append((observations, rewards, terminations, truncations, infos))
     return observations, infos, trace
