@@ -53,13 +53,6 @@ def _random_mask(space: spaces.Space, rng: random.Random) -> Any:
     return np.concatenate(blocks)
 
 
-def _all_legal(space: spaces.Space) -> Any:
-    """The raw mask over ``space`` that allows every action."""
-    if isinstance(space, spaces.Tuple):
-        return tuple(_all_legal(s) if _maskable(s) else None for s in space.spaces)
-    return np.ones(int(sum(_segments(space)[0])), dtype=np.int8)
-
-
 def _mask_strategy(space: spaces.Space) -> Any:
     """The hypothesis strategy of raw masks over ``space``."""
     from hypothesis import strategies as st
@@ -310,7 +303,7 @@ def check_interface(interface: Interface, observation_space: spaces.Space, actio
       :class:`~arena.errors.MaskTranslationError` for every mask (it transforms actions but
       ignores masks) is reported, unless it declares ``translates_masks = False`` or the
       check is run with ``require_masks=False``; with ``partial_mask_translation = True`` it
-      may raise it for the masks it documents it cannot express.
+      may raise it for the masks it documents it cannot express (even all of a space's masks).
 
     Spaces an interface cannot handle must be rejected at ``setup`` with
     :class:`~arena.errors.SpaceMismatchError`; that error propagates from here.
@@ -375,10 +368,8 @@ def check_interface(interface: Interface, observation_space: spaces.Space, actio
              lambda rng: (sample(observation_space, rng), _random_mask(action_space, rng)),
              lambda pair: supported.append(checker.check_mask(*pair, mask_rng)))
         partial = getattr(interface, "partial_mask_translation", False)
-        if partial and supported and not any(supported):  # random masks may all be inexpressible
-            supported.append(checker.check_mask(sample(observation_space, mask_rng), _all_legal(action_space),
-                                                mask_rng))
-        if supported and not any(supported) and require_masks and getattr(interface, "translates_masks", True):
+        if (supported and not any(supported) and require_masks and not partial
+                and getattr(interface, "translates_masks", True)):
             checker.fail("raises MaskTranslationError for every action mask of a maskable raw action space, so "
                          "masked envs cannot use it; override action_mask() to translate masks (or declare "
                          "translates_masks = False on the class, or check with require_masks=False, if it is "
