@@ -130,7 +130,7 @@ def test_resume_after_kill_9_in_the_middle(tmp_path, workers):
 def test_ctrl_c_stops_the_cli_with_the_finished_games_saved(tmp_path):
     db = tmp_path / "interrupted.sqlite"
     command = [sys.executable, "-m", "arena", "tournament", "tic_tac_toe", "--agents",
-               'random,sleepy=tests.arena.tournament.helpers:SleepyAgent{"delay": 0.03}', "--games", "120",
+               'random,sleepy=tests.arena.tournament.helpers:SleepyAgent{"delay": 0.03}', "--games", "400",
                "--workers", "2", "--db", str(db), "--seed", "8", "--no-progress"]
     process = subprocess.Popen(command, cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
@@ -146,7 +146,7 @@ def test_ctrl_c_stops_the_cli_with_the_finished_games_saved(tmp_path):
     assert process.returncode == 130, err.decode()
     assert "arena tournament: interrupted" in err.decode()
     saved = len(stored_games(db))
-    assert 10 <= saved < 120
+    assert 10 <= saved < 400
     resumed = run_tournament("tic_tac_toe", ["random", 'sleepy=tests.arena.tournament.helpers:SleepyAgent{"delay": 0.03}'],
-                             games=120, seed=8, db=db)
-    assert resumed.played == 120 - saved and len(stored_games(db)) == 120
+                             games=400, seed=8, db=db, workers=2)
+    assert resumed.played == 400 - saved and len(stored_games(db)) == 400
