@@ -27,7 +27,7 @@ from arena.errors import (
     WrongAgentsError,
 )
 from arena.interface import Combine, Interface
-from arena.play import Episode, play
+from arena.play_loop import Episode, play
 from arena.plugins import interface_registry
 from arena.registry import agent_names, env_names, make_agent, make_env
 from arena.team import GroupTeams, Team

@@ -22,7 +22,7 @@ from typing import Any
 
 from arena.agents.human import HumanAgent, is_real_time
 from arena.errors import AgentError, ArenaError, Forfeit
-from arena.play import play
+from arena.play_loop import play
 from arena.registry import make_env
 from arena.tournament.spec import AgentSpec, EnvSpec
 

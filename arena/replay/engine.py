@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from arena.agents.base import Agent
-from arena.play import ranks_from_returns
+from arena.play_loop import ranks_from_returns
 from arena.registry import make_env, resolve
 from arena.replay.source import ReplayError, StoredGame
 from arena.seeding import derive_seed

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from arena.play import Episode
+from arena.play_loop import Episode
 from arena.tournament.actions import encode_actions
 from arena.tournament.game import GameResult
 from arena.tournament.schedule import lineup_key

@@ -22,7 +22,7 @@ from arena.agents.human import is_real_time
 from gymnasium import spaces
 
 from arena.errors import AgentError, Forfeit, SpaceMismatchError
-from arena.play import play
+from arena.play_loop import play
 from arena.registry import make_env
 from arena.replay.html import page_shell, view_mode
 from arena.serve.human import BrowserHuman, Channel, idle_action, key_bindings

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.errors import AgentError, Forfeit
-from arena.play import play
+from arena.play_loop import play
 from arena.team import Team
 from arena.tournament.actions import encode_actions
 from arena.tournament.guard import GuardedAgent, MoveTimer, SeatWatch

@@ -10,7 +10,7 @@ import numpy as np
 
 from arena.agents.base import Agent
 from arena.env import AgentID, MultiAgentEnv
-from arena.play import play
+from arena.play_loop import play
 from arena.seeding import derive_seed
 from arena.training.pool import OpponentPool
 from arena.training.seating import team_members

@@ -6,7 +6,7 @@ import pytest
 
 import envs
 from arena import Agent, AgentError, Episode, RandomAgent, UnknownAgentError, play
-from arena.play import ranks_from_returns
+from arena.play_loop import ranks_from_returns
 from arena.seeding import derive_seed
 from tests.arena.scripted_envs import DoubleMoveEnv
 
@@ -95,3 +95,15 @@ def test_ranks_and_outcomes():
 def test_derived_seeds_are_stable_and_distinct():
     assert derive_seed(1, 0) == derive_seed(1, 0)
     assert len({derive_seed(s, i) for s in range(20) for i in range(5)}) == 100
+
+
+def test_arena_play_has_one_meaning():
+    """``arena.play`` is the function only; the loop's module has its own name."""
+    import importlib
+
+    import arena
+    import arena.play_loop
+
+    assert callable(arena.play) and arena.play is arena.play_loop.play
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("arena.play")

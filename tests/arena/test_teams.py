@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import envs
 from arena import Agent, AgtItfWrapper, EnvItfWrapper, Episode, Interface, MultiAgentEnv, RandomAgent, Team, play
 from arena.errors import ContractViolation, UnknownAgentError
-from arena.play import ranks_from_returns
+from arena.play_loop import ranks_from_returns
 from arena.testing import check_env
 from envs.rock_paper_scissors import BeatMostCommonAgent, TeamRockPaperScissors
 from interfaces import Flatten, OneHot, team_interface

@@ -1,4 +1,8 @@
-"""The play loop: the environment leads, agents answer when asked."""
+"""The play loop: the environment leads, agents answer when asked.
+
+The loop is :func:`arena.play`; this module is named ``play_loop`` so that ``arena.play`` has one
+meaning only (the function), and holds :class:`Episode` and :func:`ranks_from_returns` beside it.
+"""
 
 from __future__ import annotations
 
