@@ -16,6 +16,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 
 from arena.errors import (
+    ArenaError,
     IllegalActionError,
     InvalidActionError,
     ResetNeeded,
@@ -257,6 +258,41 @@ class MultiAgentEnv:
                         f"{self}: action {action!r} for {agent!r} is illegal now; "
                         f"legal actions: {np.flatnonzero(mask).tolist()}"
                     )
+
+    def turn_action(
+        self,
+        actions: Mapping[AgentID, Any],
+        acting: tuple[AgentID] | None,
+        mask: np.ndarray,
+        *,
+        enforce_mask: bool = True,
+    ) -> int:
+        """The one mover's discrete action of a turn-based ``step``, as a plain ``int``.
+
+        The fast path of turn-based envs: a dict holding exactly the mover's action, an integer
+        of any kind (see :func:`action_int`) in ``range(len(mask))``, legal under ``mask``.
+        Anything else goes to :meth:`check_actions`, whose error says what was wrong.
+
+        Args:
+            actions: what ``step`` received.
+            acting: the one-agent tuple of the agent asked to act, or ``None`` when no episode
+                is running.
+            mask: the mover's current action mask (nonzero = legal).
+            enforce_mask: ``False`` accepts any in-range action (envs that penalise illegal
+                moves instead of refusing them).
+
+        Raises:
+            ResetNeeded, WrongAgentsError, InvalidActionError, IllegalActionError: as
+            :meth:`check_actions` does.
+        """
+        if acting is not None and (type(actions) is dict or isinstance(actions, Mapping)) and len(actions) == 1:
+            action = actions.get(acting[0])
+            if type(action) is not int:
+                action = action_int(action)  # numpy integers, IntEnum members; None for anything else
+            if action is not None and 0 <= action < len(mask) and (mask[action] or not enforce_mask):
+                return action
+        self.check_actions(actions, acting, {acting[0]: mask} if acting and enforce_mask else None)
+        raise ArenaError(f"{self}: could not apply {actions!r}")  # check_actions always raises here
 
 
 _INTEGER_TYPES = (int, np.integer)

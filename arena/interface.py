@@ -25,15 +25,24 @@ def _overrides(obj: object, name: str) -> bool:
     return getattr(type(obj), name) is not getattr(Interface, name)
 
 
-def _checked_action(level: Interface) -> Callable[[Any], Any]:
-    """``level.action`` behind a check that the action lies in the level's Discrete or
-    MultiDiscrete action space: a hook that maps by table lookup would otherwise turn ``-1``
-    or ``n`` into some legal raw action (numpy indexing wraps around)."""
-    space, hook = level.action_space, level.action
+def _checked_action(level: Interface, inner: Sequence[Callable[[Any], Any]] = ()) -> Callable[[Any], Any]:
+    """``level.action`` then the ``inner`` levels' hooks, behind a check that the action lies in
+    the level's Discrete or MultiDiscrete action space: a hook that maps by table lookup would
+    otherwise turn ``-1`` or ``n`` into some legal raw action (numpy indexing wraps around)."""
+    space = level.action_space
+    hook = _chain([level.action, *inner])
     if type(space) is spaces.Discrete:
         start, n = int(space.start), int(space.n)
+        hooks = (level.action, *inner)
+        first = hooks[0]
+        second = hooks[1] if len(hooks) > 1 else None
+        rest = _chain(hooks[2:])
 
         def checked(action: Any) -> Any:
+            if type(action) is int and 0 <= action - start < n:  # the common case, one frame per level
+                if second is None:
+                    return first(action)
+                return second(first(action)) if rest is None else rest(second(first(action)))
             if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
                 value = action.item()
             else:
@@ -288,7 +297,10 @@ class Interface:
         if levels[0]._raw_observation_space is None:
             raise ArenaError(f"{self}: setup(observation_space, action_space) has not been called")
         observation = _chain([lv.observation for lv in levels if _overrides(lv, "observation")])
-        action = _chain([_checked_action(lv) for lv in reversed(levels) if _overrides(lv, "action")])
+        # The model's action is checked once, by the outermost level that maps actions: what it
+        # passes inwards lies in the inner space by the interface contract (check_interface tests it).
+        action_levels = [lv for lv in reversed(levels) if _overrides(lv, "action")]
+        action = _checked_action(action_levels[0], [lv.action for lv in action_levels[1:]]) if action_levels else None
         reward = _chain([lv.reward for lv in levels if _overrides(lv, "reward")])
         masks: list[Callable[[Any], Any]] = []
         for lv in levels:
@@ -319,7 +331,9 @@ class Interface:
                 return observation
         else:
             start = observation
-        self._compiled = (observation, action, reward, _chain(masks), start, end if ends else None)
+        # Without a done() override the final reward is an ordinary reward: drivers use the reward chain.
+        finishes = any(wants_flags for _, wants_flags in ends)
+        self._compiled = (observation, action, reward, _chain(masks), start, end if finishes else None)
         return self._compiled
 
     def _untranslatable_mask(self, mask: Any) -> Any:
@@ -392,14 +406,17 @@ class Interface:
         Levels that override :meth:`done` receive the flags; the others transform the
         final reward with :meth:`reward`, like any reward.
         """
-        function = (self._compiled or self._compile())[5]
-        return reward if function is None else function(reward, terminated, truncated)
+        compiled = self._compiled or self._compile()
+        if compiled[5] is not None:
+            return compiled[5](reward, terminated, truncated)
+        return reward if compiled[2] is None else compiled[2](reward)
 
     def compiled(self) -> tuple[Any, ...]:
         """``(observation, action, reward, action_mask, reset, done)`` stack functions.
 
         Each is ``None`` when every level leaves that channel unchanged; wrappers use
-        this to skip work on the per-step path.
+        this to skip work on the per-step path. ``done`` is ``None`` when no level overrides
+        :meth:`done`: the final reward then goes through the ``reward`` function like any other.
         """
         return self._compiled or self._compile()
 

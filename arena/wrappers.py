@@ -221,7 +221,10 @@ class EnvItfWrapper(MultiAgentEnv):
             raise  # any other error of the env is the env's own, unwrapped
         try:  # the outputs through the interfaces, inlined: this runs every step
             if self._mask:  # masks before observations: an interface may put the mask in the observation
-                infos = self._infos(infos)
+                for info in infos.values():
+                    if "action_mask" in info:
+                        infos = self._infos(infos)
+                        break
             reward, observe = self._reward, self._observe
             if self._done and (True in terminations.values() or True in truncations.values()):
                 rewards = self._final_rewards(rewards, terminations, truncations)

@@ -19,7 +19,8 @@ A second, realistic comparison (``--realistic``, on by default) uses a Dict obse
   moves ``info["action_mask"]`` into a Dict observation (what an SB3 user writes) on the
   1-agent env.
 
-Overhead per agent-step = (wrapped time - raw time) / agent-steps. Run:
+Overhead per agent-step = (wrapped time - raw time) / agent-steps, in this process's CPU time
+(``time.process_time``), best of the interleaved repeats. Run:
 
     python bench/interface_overhead.py [--steps 200000] [--repeats 5]
 """
@@ -40,6 +41,8 @@ from interfaces import ActionMaskInObservation, Flatten, NormalizeObservation
 OBS = spaces.Box(-1.0, 1.0, (8,), np.float32)
 ACT = spaces.Discrete(4)
 EPISODE = 1000
+# CPU time of this process: on a shared box, time spent descheduled is not the code's cost.
+CLOCK = time.process_time
 
 
 class ArenaPair(MultiAgentEnv):
@@ -217,34 +220,26 @@ def trivial_stack() -> Interface:
 def time_arena(env: MultiAgentEnv, steps: int) -> float:
     actions = {"a": 1, "b": 2}
     observations, _ = env.reset(seed=0)
-    start = time.perf_counter()
+    start = CLOCK()
     for _ in range(steps):
         observations, _, _, _, _ = env.step(actions)
         if not observations:
             env.reset()
-    return time.perf_counter() - start
+    return CLOCK() - start
 
 
 def time_gym(env: gymnasium.Env, steps: int) -> float:
     env.reset(seed=0)
-    start = time.perf_counter()
+    start = CLOCK()
     for _ in range(steps):
         _, _, terminated, truncated, _ = env.step(1)
         if terminated or truncated:
             env.reset()
-    return time.perf_counter() - start
+    return CLOCK() - start
 
 
-def paired(repeats: int, raw: Callable[[], float], wrapped: Callable[[], float]) -> tuple[float, float]:
-    """Best-of timings, raw and wrapped runs interleaved so that machine noise hits both alike."""
-    raw_times, wrapped_times = [], []
-    for _ in range(repeats):
-        raw_times.append(raw())
-        wrapped_times.append(wrapped())
-    return min(raw_times), min(wrapped_times)
-
-
-def supersuit_pair(steps: int, repeats: int) -> tuple[float, float] | None:
+def supersuit_times(steps: int, rounds: int) -> tuple[float, float] | None:
+    """Seconds per step of SuperSuit's raw and wrapped pair env (see :func:`round_robin`)."""
     try:
         import supersuit
         from pettingzoo import ParallelEnv
@@ -281,15 +276,15 @@ def supersuit_pair(steps: int, repeats: int) -> tuple[float, float] | None:
             return ({"a": self._obs, "b": self._obs}, {"a": 1.0, "b": 1.0}, flags,
                     {"a": False, "b": False}, {"a": {}, "b": {}})
 
-    def run(env) -> float:
+    def run(env, steps: int) -> float:
         actions = {"a": 1, "b": 2}
         env.reset(seed=0)
-        start = time.perf_counter()
+        start = CLOCK()
         for _ in range(steps):
             _, _, terminations, _, _ = env.step(actions)
             if terminations["a"]:
                 env.reset()
-        return time.perf_counter() - start
+        return CLOCK() - start
 
     def wrapped():
         env = supersuit.observation_lambda_v0(ParallelPair(), lambda obs, space: obs)
@@ -297,80 +292,95 @@ def supersuit_pair(steps: int, repeats: int) -> tuple[float, float] | None:
         return supersuit.reward_lambda_v0(env, lambda reward: reward)
 
     raw_env, wrapped_env = ParallelPair(), wrapped()
-    return paired(repeats, lambda: run(raw_env), lambda: run(wrapped_env))
+    t = round_robin({"raw": lambda n: run(raw_env, n), "wrapped": lambda n: run(wrapped_env, n)}, steps, rounds)
+    return t["raw"], t["wrapped"]
+
+
+def round_robin(runners: dict[str, Callable[[int], float]], steps: int, rounds: int) -> dict[str, float]:
+    """Seconds per step of each runner: median over ``rounds`` chunks of ``steps // rounds`` steps.
+
+    The runners take turns chunk by chunk, so a slow spell of the machine (another process on
+    the sibling core) lands on every side alike instead of on whichever ran then.
+    """
+    chunk = max(1, steps // rounds)
+    per_step: dict[str, list[float]] = {name: [] for name in runners}
+    for _ in range(rounds):
+        for name, run in runners.items():
+            per_step[name].append(run(chunk) / chunk)
+    return {name: float(np.median(times)) for name, times in per_step.items()}
+
+
+def row(label: str, raw: float, wrapped: float, agents: int) -> float:
+    overhead = (wrapped - raw) / agents * 1e6
+    print(f"{label:<58} {raw * 1e6:>12.3f} {wrapped * 1e6:>16.3f} {overhead:>23.3f}")
+    return overhead
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--steps", type=int, default=200_000)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=200_000, help="steps per stack, over all rounds")
+    parser.add_argument("--rounds", type=int, default=50, help="chunks the stacks take turns on")
     parser.add_argument("--no-realistic", dest="realistic", action="store_false",
                         help="skip the realistic stack (flatten + normalise + mask in observation)")
+    parser.add_argument("--no-supersuit", dest="supersuit", action="store_false",
+                        help="skip SuperSuit (its wrappers are ~100x slower, so it runs steps / 20)")
     args = parser.parse_args()
-    steps, repeats = args.steps, args.repeats
+    steps, rounds = args.steps, args.rounds
 
-    raw = ArenaPair()
-    wrapped = EnvItfWrapper(ArenaPair(), trivial_stack())
-    arena_raw, arena_wrapped = paired(repeats, lambda: time_arena(raw, steps), lambda: time_arena(wrapped, steps))
-    arena_overhead = (arena_wrapped - arena_raw) / (2 * steps) * 1e6
-
-    gym_raw_env = GymSingle()
-    gym_wrapped_env = gymnasium.wrappers.TransformReward(
+    raw, trivial = ArenaPair(), EnvItfWrapper(ArenaPair(), trivial_stack())
+    both = EnvItfWrapper(ArenaPair(), KeepBoth(KeepBoth(KeepBoth())))
+    gym_raw = GymSingle()
+    gym_trivial = gymnasium.wrappers.TransformReward(
         gymnasium.wrappers.TransformAction(
             gymnasium.wrappers.TransformObservation(GymSingle(), lambda o: o, OBS), lambda a: a, ACT),
         lambda r: r)
-    gym_raw, gym_wrapped = paired(repeats, lambda: time_gym(gym_raw_env, steps), lambda: time_gym(gym_wrapped_env, steps))
-    gym_overhead = (gym_wrapped - gym_raw) / steps * 1e6
+    gym_both = GymKeepBoth(GymKeepBoth(GymKeepBoth(GymSingle())))
+    t = round_robin({
+        "arena raw": lambda n: time_arena(raw, n),
+        "arena trivial": lambda n: time_arena(trivial, n),
+        "arena both": lambda n: time_arena(both, n),
+        "gym raw": lambda n: time_gym(gym_raw, n),
+        "gym trivial": lambda n: time_gym(gym_trivial, n),
+        "gym both": lambda n: time_gym(gym_both, n),
+    }, steps, rounds)
 
     print(f"{'stack':<58} {'raw us/step':>12} {'wrapped us/step':>16} {'overhead us/agent-step':>23}")
-    print(f"{'arena EnvItfWrapper, 3 trivial interfaces x 2 agents':<58} {arena_raw / steps * 1e6:>12.3f} "
-          f"{arena_wrapped / steps * 1e6:>16.3f} {arena_overhead:>23.3f}")
-    print(f"{'gymnasium, 3 identity Transform* wrappers, 1 agent':<58} {gym_raw / steps * 1e6:>12.3f} "
-          f"{gym_wrapped / steps * 1e6:>16.3f} {gym_overhead:>23.3f}")
-    superset = supersuit_pair(steps, repeats)
+    arena_overhead = row("arena EnvItfWrapper, 3 trivial interfaces x 2 agents", t["arena raw"], t["arena trivial"], 2)
+    gym_overhead = row("gymnasium, 3 identity Transform* wrappers, 1 agent", t["gym raw"], t["gym trivial"], 1)
+    both_overhead = row("arena EnvItfWrapper, 3 obs+action interfaces x 2 agents", t["arena raw"], t["arena both"], 2)
+    gym_both_overhead = row("gymnasium, 3 obs+action wrappers, 1 agent", t["gym raw"], t["gym both"], 1)
+    superset = supersuit_times(max(1, steps // 20), rounds) if args.supersuit else None
     if superset is not None:
-        ss_raw, ss_wrapped = superset
-        ss_overhead = (ss_wrapped - ss_raw) / (2 * steps) * 1e6
-        print(f"{'supersuit, 3 lambda wrappers x 2 agents (ParallelEnv)':<58} {ss_raw / steps * 1e6:>12.3f} "
-              f"{ss_wrapped / steps * 1e6:>16.3f} {ss_overhead:>23.3f}")
-    both = EnvItfWrapper(ArenaPair(), KeepBoth(KeepBoth(KeepBoth())))
-    both_raw, both_wrapped = paired(repeats, lambda: time_arena(raw, steps), lambda: time_arena(both, steps))
-    both_overhead = (both_wrapped - both_raw) / (2 * steps) * 1e6
-    gym_both_env = GymKeepBoth(GymKeepBoth(GymKeepBoth(GymSingle())))
-    gym_both_raw, gym_both_wrapped = paired(repeats, lambda: time_gym(gym_raw_env, steps),
-                                            lambda: time_gym(gym_both_env, steps))
-    gym_both_overhead = (gym_both_wrapped - gym_both_raw) / steps * 1e6
-    print(f"{'arena EnvItfWrapper, 3 obs+action interfaces x 2 agents':<58} {both_raw / steps * 1e6:>12.3f} "
-          f"{both_wrapped / steps * 1e6:>16.3f} {both_overhead:>23.3f}")
-    print(f"{'gymnasium, 3 obs+action wrappers, 1 agent':<58} {gym_both_raw / steps * 1e6:>12.3f} "
-          f"{gym_both_wrapped / steps * 1e6:>16.3f} {gym_both_overhead:>23.3f}")
+        ss_overhead = row("supersuit, 3 lambda wrappers x 2 agents (ParallelEnv)", *superset, 2)
     print()
     print(f"arena overhead / gymnasium overhead: {arena_overhead / gym_overhead:.2f}x (target <= 2x)")
     print(f"obs+action levels: arena overhead / gymnasium overhead: {both_overhead / gym_both_overhead:.2f}x "
           "(target <= 2x)")
     if superset is not None:
         print(f"supersuit overhead / arena overhead: {ss_overhead / arena_overhead:.1f}x (target >= 50x)")
-    else:
+    elif args.supersuit:
         print("supersuit: not installed (pip install pettingzoo supersuit) - comparison skipped")
     if args.realistic:
-        realistic(steps, repeats)
+        realistic(steps, rounds)
 
 
-def realistic(steps: int, repeats: int) -> None:
+def realistic(steps: int, rounds: int) -> None:
     """Flatten + running normalisation + mask in observation, arena beside Gymnasium."""
     raw, wrapped = ArenaMaskedPair(), EnvItfWrapper(ArenaMaskedPair(), realistic_stack())
-    arena_raw, arena_wrapped = paired(repeats, lambda: time_arena(raw, steps), lambda: time_arena(wrapped, steps))
-    arena_overhead = (arena_wrapped - arena_raw) / (2 * steps) * 1e6
-    gym_raw_env, gym_wrapped_env = GymMaskedSingle(), realistic_gym_stack()
-    gym_raw, gym_wrapped = paired(repeats, lambda: time_gym(gym_raw_env, steps), lambda: time_gym(gym_wrapped_env, steps))
-    gym_overhead = (gym_wrapped - gym_raw) / steps * 1e6
+    gym_raw, gym_wrapped = GymMaskedSingle(), realistic_gym_stack()
+    t = round_robin({
+        "arena raw": lambda n: time_arena(raw, n),
+        "arena wrapped": lambda n: time_arena(wrapped, n),
+        "gym raw": lambda n: time_gym(gym_raw, n),
+        "gym wrapped": lambda n: time_gym(gym_wrapped, n),
+    }, steps, rounds)
     print()
     print(f"{'realistic stack: flatten + normalise + mask in observation':<58} {'raw us/step':>12} "
           f"{'wrapped us/step':>16} {'overhead us/agent-step':>23}")
-    print(f"{'arena ActionMaskInObservation(NormalizeObservation(Flatten())) x 2':<58} "
-          f"{arena_raw / steps * 1e6:>12.3f} {arena_wrapped / steps * 1e6:>16.3f} {arena_overhead:>23.3f}")
-    print(f"{'gymnasium Flatten-, NormalizeObservation, mask wrapper, 1 agent':<58} {gym_raw / steps * 1e6:>12.3f} "
-          f"{gym_wrapped / steps * 1e6:>16.3f} {gym_overhead:>23.3f}")
+    arena_overhead = row("arena ActionMaskInObservation(NormalizeObservation(Flatten())) x 2",
+                         t["arena raw"], t["arena wrapped"], 2)
+    gym_overhead = row("gymnasium Flatten-, NormalizeObservation, mask wrapper, 1 agent",
+                       t["gym raw"], t["gym wrapped"], 1)
     print()
     print(f"realistic: arena overhead / gymnasium overhead: {arena_overhead / gym_overhead:.2f}x")
 

@@ -9,8 +9,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.env import MultiAgentEnv, action_int
-from arena.errors import ArenaError
+from arena.env import MultiAgentEnv
 
 __all__ = ["ConnectFour", "ConnectFourBatch", "ROWS", "COLUMNS", "has_four"]
 
@@ -103,13 +102,7 @@ class ConnectFour(MultiAgentEnv):
     def step(self, actions: Mapping[str, Any]):
         """Drop the mover's disc; see :meth:`MultiAgentEnv.step` for the edge cases."""
         mover = self.possible_agents[self._to_move]
-        valid_call = self._acting is not None and (type(actions) is dict or isinstance(actions, Mapping))
-        column = actions.get(mover) if valid_call and len(actions) == 1 else None
-        if type(column) is not int:
-            column = action_int(column)  # numpy integers, IntEnum members; None for anything else
-        if column is None or not 0 <= column < COLUMNS or self._heights[column] == ROWS:
-            self.check_actions(actions, self._acting, {mover: self._mask})
-            raise ArenaError(f"{self}: could not apply {actions!r}")  # check_actions always raises here
+        column = self.turn_action(actions, self._acting, self._mask)
         height = self._heights[column]
         self._heights[column] = height + 1
         if height + 1 == ROWS:

@@ -8,8 +8,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.env import MultiAgentEnv, action_int
-from arena.errors import ArenaError
+from arena.env import MultiAgentEnv
 
 __all__ = ["LiarsDice", "CHALLENGE", "FACES"]
 
@@ -211,13 +210,7 @@ class LiarsDice(MultiAgentEnv):
         """Bid or challenge; see :meth:`MultiAgentEnv.step` for the edge cases."""
         mover = self._to_move
         agent = self.possible_agents[mover]
-        valid_call = self._acting is not None and (type(actions) is dict or isinstance(actions, Mapping))
-        action = actions.get(agent) if valid_call and len(actions) == 1 else None
-        if type(action) is not int:
-            action = action_int(action)  # numpy integers, IntEnum members; None for anything else
-        if action is None or not 0 <= action < len(self._mask) or not self._mask[action]:
-            self.check_actions(actions, self._acting, {agent: self._mask})
-            raise ArenaError(f"{self}: could not apply {actions!r}")  # check_actions always raises here
+        action = self.turn_action(actions, self._acting, self._mask)
         live = [self.possible_agents[p] for p in self._alive]
         rewards = dict.fromkeys(live, 0.0)
         terminations = dict.fromkeys(live, False)

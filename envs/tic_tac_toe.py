@@ -9,8 +9,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.env import MultiAgentEnv, action_int
-from arena.errors import ArenaError
+from arena.env import MultiAgentEnv
 
 __all__ = ["TicTacToe", "TicTacToeBatch"]
 
@@ -90,13 +89,7 @@ class TicTacToe(MultiAgentEnv):
     def step(self, actions: Mapping[str, Any]):
         """Place the mover's mark; see :meth:`MultiAgentEnv.step` for the edge cases."""
         mover = self.possible_agents[self._to_move]
-        valid_call = self._acting is not None and (type(actions) is dict or isinstance(actions, Mapping))
-        action = actions.get(mover) if valid_call and len(actions) == 1 else None
-        if type(action) is not int:
-            action = action_int(action)  # numpy integers, IntEnum members; None for anything else
-        if action is None or not 0 <= action < 9 or (self._cells[action] and self.illegal_action == "raise"):
-            self.check_actions(actions, self._acting, {mover: self._mask})
-            raise ArenaError(f"{self}: could not apply {actions!r}")  # check_actions always raises here
+        action = self.turn_action(actions, self._acting, self._mask, enforce_mask=self.illegal_action == "raise")
         other = self.possible_agents[1 - self._to_move]
         if self._cells[action]:  # penalty variant: the move is ignored, the turn passes
             rewards = {mover: self.illegal_penalty, other: 0.0}
