@@ -20,9 +20,9 @@ A second, realistic comparison (``--realistic``, on by default) uses a Dict obse
   1-agent env.
 
 Overhead per agent-step = (wrapped time - raw time) / agent-steps, in this process's CPU time
-(``time.process_time``), best of the interleaved repeats. Run:
+(``time.process_time``), the median of chunks that all stacks take turns on. Run:
 
-    python bench/interface_overhead.py [--steps 200000] [--repeats 5]
+    python bench/interface_overhead.py [--steps 200000] [--rounds 50] [--no-supersuit] [--no-realistic]
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ from stable_baselines3.common.vec_env import SubprocVecEnv, VecEnvWrapper, VecMo
 
 import envs
 from arena import RandomAgent
-from arena.agents.connect_four import ConnectFourHeuristicAgent
+from envs.connect_four_agents import ConnectFourHeuristicAgent
 from arena.training import OpponentPool, SB3Agent, SingleAgentEnv
 from arena.training.batched import BatchVecEnv
 from arena.training.callbacks import SelfPlayCallback

@@ -17,6 +17,7 @@ from gymnasium import spaces
 
 from arena.errors import IllegalActionError, InvalidActionError, ResetNeeded
 from arena.seeding import derive_seed
+from envs.connect_four_bits import COLUMNS, ROWS, STRIDE, has_four_batch
 
 __all__ = ["BoardBatch", "TicTacToeBatch", "ConnectFourBatch"]
 
@@ -292,10 +293,7 @@ class TicTacToeBatch(BoardBatch):
         return _TTT_WINS[bits.astype(np.intp)]  # numpy indexes with uint64 arrays on a slow path
 
 
-_C4_ROWS, _C4_COLUMNS = 6, 7
-_C4_STRIDE = _C4_ROWS + 1  # as envs.connect_four: 7 bits per column, the top one a sentinel
-_C4_SHIFTS = tuple(np.uint64(s) for s in (1, _C4_STRIDE, _C4_STRIDE - 1, _C4_STRIDE + 1))
-_C4_SHIFTS2 = tuple(np.uint64(2 * int(s)) for s in _C4_SHIFTS)
+_C4_ROWS, _C4_COLUMNS, _C4_STRIDE = ROWS, COLUMNS, STRIDE
 
 
 class ConnectFourBatch(BoardBatch):
@@ -304,7 +302,7 @@ class ConnectFourBatch(BoardBatch):
     Observations ``(k, 6, 7)`` int8 with row 0 at the top, actions 0..6 (the column),
     as the single env; see :class:`BoardBatch` for the API. Each player's discs are a
     bitboard in a uint64 array (column ``c``, height ``h`` is bit ``7 * c + h``, as
-    :func:`envs.connect_four.has_four` reads it), so four in a row is four shifts and
+    :mod:`envs.connect_four_bits` has it), so four in a row is four shifts and
     ands over all games at once.
 
     Example:
@@ -346,11 +344,7 @@ class ConnectFourBatch(BoardBatch):
         return bits, legal & ~(full << actions)
 
     def _wins(self, bits):
-        won = np.zeros(bits.shape, dtype=bool)
-        for shift, double in zip(_C4_SHIFTS, _C4_SHIFTS2):
-            pairs = bits & (bits >> shift)
-            won |= (pairs & (pairs >> double)) != 0
-        return won
+        return has_four_batch(bits)
 
     @property
     def heights(self) -> np.ndarray:

@@ -10,26 +10,11 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.env import MultiAgentEnv
+from envs.connect_four_bits import COLUMNS, ROWS, STRIDE, has_four
 
 __all__ = ["ConnectFour", "ConnectFourBatch", "ROWS", "COLUMNS", "has_four"]
 
-ROWS, COLUMNS = 6, 7
-_STRIDE = ROWS + 1  # bitboard: 7 bits per column, the top bit stays empty as a sentinel
 _SYMBOLS = ".XO"
-
-
-def has_four(bits: int) -> bool:
-    """Whether a bitboard holds four in a row (column ``c``, height ``h`` is bit ``7 * c + h``).
-
-    Example:
-        >>> has_four(0b1111)  # four discs stacked in column 0
-        True
-    """
-    for shift in (1, _STRIDE, _STRIDE - 1, _STRIDE + 1):  # vertical, horizontal, two diagonals
-        pairs = bits & (bits >> shift)
-        if pairs & (pairs >> (2 * shift)):
-            return True
-    return False
 
 
 class ConnectFour(MultiAgentEnv):
@@ -108,7 +93,7 @@ class ConnectFour(MultiAgentEnv):
         if height + 1 == ROWS:
             self._mask[column] = 0
         self._board[ROWS - 1 - height, column] = self._to_move + 1
-        bits = self._bits[self._to_move] | (1 << (column * _STRIDE + height))
+        bits = self._bits[self._to_move] | (1 << (column * STRIDE + height))
         self._bits[self._to_move] = bits
         self._moves += 1
         other = self.possible_agents[1 - self._to_move]

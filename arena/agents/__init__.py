@@ -1,9 +1,8 @@
 """Reference agents, and the :class:`Agent` contract they follow."""
 
 from arena.agents.base import Agent, RandomAgent
-from arena.agents.connect_four import ConnectFourHeuristicAgent
 from arena.agents.human import HumanAgent
 from arena.agents.mcts import MCTSAgent
 from arena.agents.pong import PongAIAgent
 
-__all__ = ["Agent", "ConnectFourHeuristicAgent", "HumanAgent", "MCTSAgent", "PongAIAgent", "RandomAgent"]
+__all__ = ["Agent", "HumanAgent", "MCTSAgent", "PongAIAgent", "RandomAgent"]

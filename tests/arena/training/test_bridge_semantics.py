@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from arena import Agent, AgtItfWrapper, Interface, RandomAgent
-from arena.agents.connect_four import ConnectFourHeuristicAgent
+from envs.connect_four_agents import ConnectFourHeuristicAgent
 from arena.training import OpponentPool, SB3Agent, SingleAgentEnv
 from arena.training.batched import BatchVecEnv
 from interfaces.board import EgoBoard

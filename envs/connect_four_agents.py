@@ -1,4 +1,5 @@
-"""A rule-of-thumb connect four player: win if you can, block if you must, else random."""
+"""Connect four's scripted player (registered as ``connect_four_heuristic``): win if you can,
+block if you must, else random."""
 
 from __future__ import annotations
 
@@ -10,32 +11,9 @@ from gymnasium import spaces
 
 from arena.agents.base import Agent
 from arena.errors import SpaceMismatchError
+from envs.connect_four_bits import COLUMNS, ROWS, STRIDE, bitboards, has_four, has_four_batch
 
 __all__ = ["ConnectFourHeuristicAgent"]
-
-_ROWS, _COLUMNS = 6, 7
-_STRIDE = _ROWS + 1  # bitboard: 7 bits per column, the top bit stays empty
-
-
-# bit 7 * column + height of each cell of the (row 0 at the top) board
-_CELL_BITS = np.array([[1 << (c * _STRIDE + _ROWS - 1 - r) for c in range(_COLUMNS)] for r in range(_ROWS)],
-                      dtype=np.uint64)
-
-
-def _has_four_batch(bits: np.ndarray) -> np.ndarray:
-    found = np.zeros(bits.shape, dtype=bool)
-    for shift in (1, _STRIDE, _STRIDE - 1, _STRIDE + 1):
-        pairs = bits & (bits >> np.uint64(shift))
-        found |= (pairs & (pairs >> np.uint64(2 * shift))) != 0
-    return found
-
-
-def _has_four(bits: int) -> bool:
-    for shift in (1, _STRIDE, _STRIDE - 1, _STRIDE + 1):
-        pairs = bits & (bits >> shift)
-        if pairs & (pairs >> (2 * shift)):
-            return True
-    return False
 
 
 class ConnectFourHeuristicAgent(Agent):
@@ -70,8 +48,8 @@ class ConnectFourHeuristicAgent(Agent):
         self._np_rng: np.random.Generator | None = None
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
-        if not (isinstance(observation_space, spaces.Box) and observation_space.shape == (_ROWS, _COLUMNS)) \
-                or type(action_space) is not spaces.Discrete or action_space.n != _COLUMNS \
+        if not (isinstance(observation_space, spaces.Box) and observation_space.shape == (ROWS, COLUMNS)) \
+                or type(action_space) is not spaces.Discrete or action_space.n != COLUMNS \
                 or int(action_space.start) != 0:
             raise SpaceMismatchError(
                 "ConnectFourHeuristicAgent: expected connect four's spaces, a (6, 7) Box observation "
@@ -87,24 +65,24 @@ class ConnectFourHeuristicAgent(Agent):
         board = np.asarray(observation)
         mine_mark = 1 if np.count_nonzero(board == 1) == np.count_nonzero(board == 2) else 2
         mine = theirs = 0
-        heights = [0] * _COLUMNS
+        heights = [0] * COLUMNS
         for column, cells in enumerate(board.T.tolist()):
             for height, cell in enumerate(reversed(cells)):
                 if not cell:
                     break
-                bit = 1 << (column * _STRIDE + height)
+                bit = 1 << (column * STRIDE + height)
                 if cell == mine_mark:
                     mine |= bit
                 else:
                     theirs |= bit
                 heights[column] = height + 1
         if action_mask is None:
-            legal = [c for c in range(_COLUMNS) if heights[c] < _ROWS]
+            legal = [c for c in range(COLUMNS) if heights[c] < ROWS]
         else:
             legal = np.flatnonzero(action_mask).tolist()
         for bits in (mine, theirs):  # first a move that wins, then one that blocks
             for column in legal:
-                if _has_four(bits | (1 << (column * _STRIDE + heights[column]))):
+                if has_four(bits | (1 << (column * STRIDE + heights[column]))):
                     return column
         return legal[self._rng.randrange(len(legal))]
 
@@ -120,14 +98,13 @@ class ConnectFourHeuristicAgent(Agent):
         counts = filled.reshape(games, -1).sum(axis=1)
         mine_mark = np.where(counts % 2 == 0, 1, 2)[:, None, None]
         heights = filled.sum(axis=1)  # (games, columns): discs settle at the bottom
-        mine = ((boards == mine_mark) * _CELL_BITS).sum(axis=(1, 2), dtype=np.uint64)
-        theirs = ((filled & (boards != mine_mark)) * _CELL_BITS).sum(axis=(1, 2), dtype=np.uint64)
-        legal = heights < _ROWS if action_masks is None else np.asarray(action_masks, dtype=bool)
+        mine, theirs = bitboards(boards, mine_mark)
+        legal = heights < ROWS if action_masks is None else np.asarray(action_masks, dtype=bool)
         choice = np.full(games, -1, dtype=np.int64)
         for bits in (mine, theirs):  # first a move that wins, then one that blocks
-            for column in range(_COLUMNS):
-                drop = np.uint64(1) << (column * _STRIDE + np.minimum(heights[:, column], _ROWS - 1)).astype(np.uint64)
-                hits = (choice < 0) & legal[:, column] & _has_four_batch(bits | drop)
+            for column in range(COLUMNS):
+                drop = np.uint64(1) << (column * STRIDE + np.minimum(heights[:, column], ROWS - 1)).astype(np.uint64)
+                hits = (choice < 0) & legal[:, column] & has_four_batch(bits | drop)
                 choice[hits] = column
         rest = choice < 0
         if rest.any():

@@ -8,7 +8,7 @@ from gymnasium import spaces
 
 import envs
 from arena import RandomAgent, SpaceMismatchError, make_agent, play
-from arena.agents import ConnectFourHeuristicAgent
+from envs.connect_four_agents import ConnectFourHeuristicAgent
 from arena.testing import check_agent
 
 
