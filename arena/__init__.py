@@ -10,7 +10,7 @@ The core needs only gymnasium and numpy:
 """
 
 from arena.agents.base import Agent, RandomAgent
-from arena.env import MultiAgentEnv
+from arena.env import MultiAgentEnv, MultiAgentWrapper
 from arena.errors import (
     AgentError,
     ArenaError,
@@ -52,6 +52,7 @@ __all__ = [
     "InvalidActionError",
     "MaskTranslationError",
     "MultiAgentEnv",
+    "MultiAgentWrapper",
     "PluginError",
     "RandomAgent",
     "ResetNeeded",

@@ -24,7 +24,7 @@ from arena.errors import (
     WrongAgentsError,
 )
 
-__all__ = ["MultiAgentEnv", "AgentID"]
+__all__ = ["MultiAgentEnv", "MultiAgentWrapper", "AgentID"]
 
 AgentID = str
 
@@ -293,6 +293,57 @@ class MultiAgentEnv:
                 return action
         self.check_actions(actions, acting, {acting[0]: mask} if acting and enforce_mask else None)
         raise ArenaError(f"{self}: could not apply {actions!r}")  # check_actions always raises here
+
+
+class MultiAgentWrapper(MultiAgentEnv):
+    """Base of arena envs that wrap another arena env, like ``gymnasium.Wrapper``.
+
+    It keeps the wrapped env as ``env`` and forwards what a wrapper does not change:
+    :meth:`render`, :meth:`close`, :attr:`unwrapped`, :attr:`np_random`, ``metadata`` and
+    ``render_mode``; ``str()`` shows the stack. Subclasses set their agents and spaces and
+    implement ``reset`` and ``step``.
+
+    Args:
+        env: the wrapped env.
+
+    Raises:
+        TypeError: ``env`` is not an arena env.
+
+    Example:
+        >>> import envs
+        >>> class Quiet(MultiAgentWrapper):  # forwards everything it does not change
+        ...     def reset(self, *, seed=None, options=None):
+        ...         return self.env.reset(seed=seed, options=options)
+        >>> wrapped = Quiet(envs.make("tic_tac_toe"))
+        >>> str(wrapped), wrapped.unwrapped is wrapped.env
+        ('<Quiet<TicTacToe>>', True)
+    """
+
+    def __init__(self, env: MultiAgentEnv) -> None:
+        if not isinstance(env, MultiAgentEnv):
+            raise TypeError(f"{type(self).__name__}: expected an arena.MultiAgentEnv, got {type(env).__name__}")
+        self.env = env
+        self.metadata = env.metadata
+        self.render_mode = env.render_mode
+
+    def render(self) -> Any:
+        """The wrapped env's rendering."""
+        return self.env.render()
+
+    def close(self) -> None:
+        """Close the wrapped env."""
+        self.env.close()
+
+    @property
+    def unwrapped(self) -> MultiAgentEnv:
+        return self.env.unwrapped
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        return self.env.np_random
+
+    def __str__(self) -> str:
+        return f"<{type(self).__name__}{self.env}>"
 
 
 _INTEGER_TYPES = (int, np.integer)

@@ -22,7 +22,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.agents.base import Agent
-from arena.env import AgentID, MultiAgentEnv
+from arena.env import AgentID, MultiAgentEnv, MultiAgentWrapper
 from arena.errors import UnknownAgentError
 
 __all__ = ["Team", "GroupTeams", "PolicyMapping", "map_policies", "team_of"]
@@ -192,7 +192,7 @@ def _filler(space: spaces.Space) -> Any:
     return sampler.sample()
 
 
-class GroupTeams(MultiAgentEnv):
+class GroupTeams(MultiAgentWrapper):
     """An env with sides seen as one agent per side, so one policy can control a whole team.
 
     Agent ids become the team names; a side's spaces are the ``Tuple`` of its members'
@@ -226,15 +226,13 @@ class GroupTeams(MultiAgentEnv):
         if not isinstance(env, MultiAgentEnv) or not env.teams:
             raise ValueError(f"GroupTeams: needs an arena env with sides (teams), got {env!r} with teams = "
                              f"{getattr(env, 'teams', None)!r}")
-        self.env = env
+        super().__init__(env)
         self.members = {team: tuple(ids) for team, ids in env.teams.items()}
         self.possible_agents = list(self.members)
         self.teams = {team: (team,) for team in self.members}
         self.observation_spaces = {team: spaces.Tuple([env.observation_space(a) for a in ids])
                                    for team, ids in self.members.items()}
         self.action_spaces = {team: spaces.Tuple([env.action_space(a) for a in ids]) for team, ids in self.members.items()}
-        self.metadata = env.metadata
-        self.render_mode = env.render_mode
         self._last: dict[AgentID, Any] = {}
         self._acting: tuple[str, ...] | None = None
         self._raw_acting: set[AgentID] = set()
@@ -293,20 +291,3 @@ class GroupTeams(MultiAgentEnv):
             team_infos[team] = info
         self._acting = tuple(grouped) if grouped else None
         return grouped, team_infos
-
-    def render(self) -> Any:
-        return self.env.render()
-
-    def close(self) -> None:
-        self.env.close()
-
-    @property
-    def unwrapped(self) -> MultiAgentEnv:
-        return self.env.unwrapped
-
-    @property
-    def np_random(self) -> np.random.Generator:
-        return self.env.np_random
-
-    def __str__(self) -> str:
-        return f"<GroupTeams{self.env}>"

@@ -12,7 +12,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.agents.base import Agent
-from arena.env import AgentID, MultiAgentEnv
+from arena.env import AgentID, MultiAgentEnv, MultiAgentWrapper
 from arena.errors import ArenaError, InterfaceError, InvalidActionError, SpaceMismatchError, UnknownAgentError
 from arena.interface import Interface
 
@@ -76,7 +76,7 @@ def _was_truncated(info: Mapping[str, Any]) -> bool:
     return any(isinstance(member, Mapping) and bool(member.get("truncated")) for member in info.values())
 
 
-class EnvItfWrapper(MultiAgentEnv):
+class EnvItfWrapper(MultiAgentWrapper):
     """A multi-agent env seen through per-agent interfaces.
 
     Observations, rewards and action masks leave through each agent's interface; actions
@@ -113,7 +113,7 @@ class EnvItfWrapper(MultiAgentEnv):
     ) -> None:
         if not isinstance(env, MultiAgentEnv):
             raise TypeError(f"EnvItfWrapper: expected an arena.MultiAgentEnv or gymnasium.Env, got {type(env).__name__}")
-        self.env = env
+        super().__init__(env)
         self.possible_agents = list(env.possible_agents)
         self.interfaces = {agent: None if itf is None else _claim(itf, self)
                            for agent, itf in _per_agent_interfaces(env, interfaces).items()}
@@ -145,8 +145,6 @@ class EnvItfWrapper(MultiAgentEnv):
         self._reward_everyone = set(self._reward) == everyone
         self._observe_everyone = set(self._observe) == everyone
         self._current: dict[AgentID, Any] = {}
-        self.metadata = env.metadata
-        self.render_mode = env.render_mode
         self.teams = env.teams  # interfaces change what agents see, never who plays with whom
         self.team_outcome = env.team_outcome
 
@@ -307,13 +305,6 @@ class EnvItfWrapper(MultiAgentEnv):
                 translated[agent] = {**info, "action_mask": function(info["action_mask"])}
         return infos if translated is None else translated
 
-    def render(self) -> Any:
-        """The wrapped env's rendering (interfaces change what agents see, not the table)."""
-        return self.env.render()
-
-    def close(self) -> None:
-        self.env.close()
-
     @property
     def action_names(self) -> Any:
         """The wrapped env's ``action_names(agent)``, for agents whose interface keeps the raw actions.
@@ -346,17 +337,6 @@ class EnvItfWrapper(MultiAgentEnv):
         if text is None:
             raise AttributeError(f"{self.env} has no observation_text")
         return text
-
-    @property
-    def unwrapped(self) -> MultiAgentEnv:
-        return self.env.unwrapped
-
-    @property
-    def np_random(self) -> np.random.Generator:
-        return self.env.np_random
-
-    def __str__(self) -> str:
-        return f"<{type(self).__name__}{self.env}>"
 
 
 class GymEnvItfWrapper(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs):

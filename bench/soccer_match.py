@@ -20,17 +20,16 @@ from typing import Any
 os.environ.setdefault("MUJOCO_GL", "disable")
 
 import envs  # noqa: E402
-from arena import play  # noqa: E402
+from arena import GroupTeams, play  # noqa: E402
 from arena.registry import make_agent  # noqa: E402
 from arena.tournament.stats import wilson_interval  # noqa: E402
-from arena.training.team_seats import TeamSeats  # noqa: E402
 from arena.training.trained import is_agent_folder, load_trained_agent  # noqa: E402
 
 
 def side_agents(spec: str, ids: tuple[str, ...], env: Any) -> dict[Any, Any]:
     """The agents for one side: a team agent from a trained folder, else one agent per seat."""
     if is_agent_folder(spec):
-        return {ids: load_trained_agent(spec, env=TeamSeats(env))}
+        return {ids: load_trained_agent(spec, env=GroupTeams(env))}
     return {agent_id: make_agent(spec) for agent_id in ids}
 
 
