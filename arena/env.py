@@ -24,7 +24,7 @@ from arena.errors import (
     WrongAgentsError,
 )
 
-__all__ = ["MultiAgentEnv", "MultiAgentWrapper", "AgentID"]
+__all__ = ["MultiAgentEnv", "MultiAgentWrapper", "HoldsEnv", "AgentID"]
 
 AgentID = str
 
@@ -295,11 +295,28 @@ class MultiAgentEnv:
         raise ArenaError(f"{self}: could not apply {actions!r}")  # check_actions always raises here
 
 
-class MultiAgentWrapper(MultiAgentEnv):
+class HoldsEnv:
+    """Mixin for objects that hold the env they wrap or adapt as ``env`` (wrappers, the
+    single-agent bridge, the PettingZoo, RLlib and Gymnasium adapters): rendering and
+    closing are that env's. List it first among the bases so it wins over the other
+    protocol's own ``render``/``close``."""
+
+    env: Any
+
+    def render(self) -> Any:
+        """The held env's rendering (as its render mode does)."""
+        return self.env.render()
+
+    def close(self) -> None:
+        """Close the held env."""
+        self.env.close()
+
+
+class MultiAgentWrapper(HoldsEnv, MultiAgentEnv):
     """Base of arena envs that wrap another arena env, like ``gymnasium.Wrapper``.
 
     It keeps the wrapped env as ``env`` and forwards what a wrapper does not change:
-    :meth:`render`, :meth:`close`, :attr:`unwrapped`, :attr:`np_random`, ``metadata`` and
+    ``render``, ``close`` (from :class:`HoldsEnv`), :attr:`unwrapped`, :attr:`np_random`, ``metadata`` and
     ``render_mode``; ``str()`` shows the stack. Subclasses set their agents and spaces and
     implement ``reset`` and ``step``.
 
@@ -325,14 +342,6 @@ class MultiAgentWrapper(MultiAgentEnv):
         self.env = env
         self.metadata = env.metadata
         self.render_mode = env.render_mode
-
-    def render(self) -> Any:
-        """The wrapped env's rendering."""
-        return self.env.render()
-
-    def close(self) -> None:
-        """Close the wrapped env."""
-        self.env.close()
 
     @property
     def unwrapped(self) -> MultiAgentEnv:

@@ -27,14 +27,14 @@ from gymnasium import spaces
 
 from arena.adapters._common import int8_mask
 from arena.agents.base import Agent
-from arena.env import AgentID, MultiAgentEnv
+from arena.env import AgentID, HoldsEnv, MultiAgentEnv
 from arena.errors import UnknownAgentError
 from arena.training.single_agent import SingleAgentEnv
 
 __all__ = ["from_gymnasium", "to_gymnasium", "GymnasiumToArena"]
 
 
-class GymnasiumToArena(MultiAgentEnv):
+class GymnasiumToArena(HoldsEnv, MultiAgentEnv):
     """A single-agent ``gymnasium.Env`` as a one-agent arena env (built by :func:`from_gymnasium`).
 
     The agent acts at every step; its reward, termination and truncation are the
@@ -87,12 +87,6 @@ class GymnasiumToArena(MultiAgentEnv):
         else:
             self._masks = {}
         return out
-
-    def render(self) -> Any:
-        return self.env.render()
-
-    def close(self) -> None:
-        self.env.close()
 
     def __str__(self) -> str:
         return f"<GymnasiumToArena<{self.env_name}>>"

@@ -34,8 +34,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.adapters._common import as_space_dtype, blank_observation, int8_mask, require
-from arena.env import AgentID, MultiAgentEnv
+from arena.adapters._common import as_space_dtype, blank_observation, require
+from arena.env import AgentID, HoldsEnv, MultiAgentEnv
 from arena.errors import InvalidActionError, NotParallelizableError, ResetNeeded, UnknownAgentError
 
 require("pettingzoo", "pettingzoo", __name__)
@@ -113,7 +113,7 @@ class _SpaceLookup:
         self._last_observation: dict[AgentID, Any] = {}
 
 
-class ArenaToAEC(_SpaceLookup, AECEnv):
+class ArenaToAEC(HoldsEnv, _SpaceLookup, AECEnv):
     """An arena env seen as a PettingZoo ``AECEnv`` (built by :func:`to_aec`).
 
     Observations: ``observe(agent)`` is the observation the arena env last gave
@@ -210,12 +210,6 @@ class ArenaToAEC(_SpaceLookup, AECEnv):
         self._accumulate_rewards()
         self._start_round(observations, infos)
 
-    def render(self) -> Any:
-        return self.env.render()
-
-    def close(self) -> None:
-        self.env.close()
-
     def state(self) -> Any:
         raise NotImplementedError(f"{self}: arena envs have no global state() view")
 
@@ -223,7 +217,7 @@ class ArenaToAEC(_SpaceLookup, AECEnv):
         return str(self.metadata["name"])
 
 
-class ArenaToParallel(_SpaceLookup, ParallelEnv):
+class ArenaToParallel(HoldsEnv, _SpaceLookup, ParallelEnv):
     """An arena env where every live agent acts at every step, as a PettingZoo ``ParallelEnv``.
 
     Built by :func:`to_parallel`. After each step the observations, rewards, flags and
@@ -285,12 +279,6 @@ class ArenaToParallel(_SpaceLookup, ParallelEnv):
     @staticmethod
     def _infos(infos: dict[AgentID, dict[str, Any]], agents: list[AgentID]) -> dict[AgentID, dict[str, Any]]:
         return {agent: infos.get(agent) or {} for agent in agents}
-
-    def render(self) -> Any:
-        return self.env.render()
-
-    def close(self) -> None:
-        self.env.close()
 
     def __str__(self) -> str:
         return str(self.metadata["name"])

@@ -41,7 +41,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.adapters._common import require
-from arena.env import AgentID, MultiAgentEnv
+from arena.env import AgentID, HoldsEnv, MultiAgentEnv
 from arena.registry import make_env
 
 require("ray.rllib", "rllib", __name__)
@@ -51,7 +51,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv as RLlibMultiAgentEnv  #
 __all__ = ["to_rllib", "ArenaToRLlib", "multi_agent_config"]
 
 
-class ArenaToRLlib(RLlibMultiAgentEnv):
+class ArenaToRLlib(HoldsEnv, RLlibMultiAgentEnv):
     """An arena env as a ``ray.rllib.env.multi_agent_env.MultiAgentEnv`` (built by :func:`to_rllib`).
 
     See the module docstring for how arena's protocol maps onto RLlib's.
@@ -122,12 +122,6 @@ class ArenaToRLlib(RLlibMultiAgentEnv):
             out[agent] = observation
         self._last_observation.update(out)
         return out
-
-    def render(self) -> Any:
-        return self.env.render()
-
-    def close(self) -> None:
-        self.env.close()
 
     def __str__(self) -> str:
         return f"<ArenaToRLlib{self.env}>"

@@ -11,7 +11,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.agents.base import Agent
-from arena.env import AgentID, MultiAgentEnv, discrete_index
+from arena.env import AgentID, HoldsEnv, MultiAgentEnv, discrete_index
 from arena.errors import AgentError, ArenaError, ResetNeeded, UnknownAgentError
 from arena.interface import Interface
 from arena.seeding import derive_seed
@@ -33,7 +33,7 @@ __all__ = ["SingleAgentEnv"]
 _ILLEGAL_ACTION_MODES = ("raise", "forfeit")
 
 
-class SingleAgentEnv(gymnasium.Env):
+class SingleAgentEnv(HoldsEnv, gymnasium.Env):
     """A learner's seat in a multi-agent env, with the other seats played by opponents.
 
     This is the bridge to single-agent libraries such as Stable-Baselines3: the learner
@@ -403,14 +403,6 @@ class SingleAgentEnv(gymnasium.Env):
         if isinstance(space, spaces.MultiDiscrete):
             return np.ones(int(np.sum(space.nvec)), dtype=bool)
         raise ArenaError(f"SingleAgentEnv({self.env}): no action mask for a {space} action space")
-
-    def render(self) -> Any:
-        """Render the multi-agent env (the whole table, as its render mode does)."""
-        return self.env.render()
-
-    def close(self) -> None:
-        """Close the multi-agent env."""
-        self.env.close()
 
     def __str__(self) -> str:
         return f"<SingleAgentEnv{self.env} seats={self.seats}>"
