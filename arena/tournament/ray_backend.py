@@ -19,7 +19,7 @@ from typing import Any
 
 from arena.tournament.game import GameConfig, GameRunner
 from arena.errors import MissingDependencyError
-from arena.tournament.runner import OnResults, TournamentError, chunked, default_chunk_size
+from arena.tournament.runner import ChunkQueue, OnResults, Pending, TournamentError, default_chunk_size
 from arena.tournament.schedule import GameTask
 from arena.tournament.store import result_row
 
@@ -62,7 +62,7 @@ class GameActor:
         return self.runner.timer.available
 
 
-def run_ray(config: GameConfig, tasks: Sequence[GameTask], on_results: OnResults, *,
+def run_ray(config: GameConfig, tasks: Sequence[GameTask] | Pending, on_results: OnResults, *,
             workers: int | None = None, address: str | None = None, chunk_size: int | None = None,
             on_start: Callable[[], None] | None = None) -> None:
     """Play ``tasks`` on Ray actors, one CPU each.
@@ -96,10 +96,9 @@ def run_ray(config: GameConfig, tasks: Sequence[GameTask], on_results: OnResults
     try:
         count = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         size = chunk_size or default_chunk_size(len(tasks), count, most=4096)
-        chunks = chunked(tasks, size)
-        chunks.reverse()
+        chunks = ChunkQueue(tasks, size)
         remote_actor = ray.remote(num_cpus=1)(GameActor)
-        actors = [remote_actor.remote(config) for _ in range(min(count, len(chunks)))]
+        actors = [remote_actor.remote(config) for _ in range(min(count, -(-len(tasks) // size)))]
         ray.get([actor.timer_available.remote() for actor in actors])  # wait until every actor runs
         if on_start is not None:
             on_start()
@@ -107,7 +106,7 @@ def run_ray(config: GameConfig, tasks: Sequence[GameTask], on_results: OnResults
         for actor in actors:
             for _ in range(2):
                 if chunks:
-                    owner[actor.play_stream.remote(chunks.pop(), RAY_FLUSH_SECONDS)] = actor
+                    owner[actor.play_stream.remote(chunks.popleft(), RAY_FLUSH_SECONDS)] = actor
         while owner:
             ready, _ = ray.wait(list(owner), num_returns=1)
             for stream in ready:
@@ -121,7 +120,7 @@ def run_ray(config: GameConfig, tasks: Sequence[GameTask], on_results: OnResults
                 except StopIteration:
                     actor = owner.pop(stream)
                     if chunks:
-                        owner[actor.play_stream.remote(chunks.pop(), RAY_FLUSH_SECONDS)] = actor
+                        owner[actor.play_stream.remote(chunks.popleft(), RAY_FLUSH_SECONDS)] = actor
                     continue
                 on_results(rows)
         for actor in actors:

@@ -30,13 +30,14 @@ stored and does not play that game again.
 from __future__ import annotations
 
 import collections
+import itertools
 import multiprocessing
 import os
 import signal
 import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 from multiprocessing.connection import Connection, wait
 
@@ -63,14 +64,75 @@ class TournamentError(ArenaError, RuntimeError):
     """A tournament could not go on (a worker died, the env failed to build)."""
 
 
-def chunked(tasks: Sequence[GameTask], size: int) -> list[list[GameTask]]:
-    """Split ``tasks`` into consecutive chunks of at most ``size``.
+def chunked(tasks: Iterable[GameTask], size: int) -> Iterator[list[GameTask]]:
+    """Consecutive chunks of at most ``size`` tasks, made as they are taken.
 
     Example:
-        >>> [len(c) for c in chunked(list(range(5)), 2)]
+        >>> [len(c) for c in chunked(range(5), 2)]
         [2, 2, 1]
     """
-    return [list(tasks[i:i + size]) for i in range(0, len(tasks), size)]
+    source = iter(tasks)
+    while chunk := list(itertools.islice(source, size)):
+        yield chunk
+
+
+class ChunkQueue:
+    """The chunks still to play: given-back chunks first (a lost worker's unplayed games), then
+    new ones cut from ``tasks`` only when taken, so the pending games are never all in memory.
+
+    Example:
+        >>> queue = ChunkQueue(range(5), 2)
+        >>> queue.popleft(), bool(queue)
+        ([0, 1], True)
+        >>> queue.appendleft([1]); queue.popleft(), queue.popleft(), queue.popleft(), bool(queue)
+        ([1], [2, 3], [4], False)
+    """
+
+    def __init__(self, tasks: Iterable[Any], size: int) -> None:
+        self._source = chunked(tasks, size)
+        self._back: collections.deque[list[Any]] = collections.deque()
+        self._next = next(self._source, None)
+
+    def __bool__(self) -> bool:
+        return bool(self._back) or self._next is not None
+
+    def popleft(self) -> list[Any]:
+        if self._back:
+            return self._back.popleft()
+        chunk = self._next
+        if chunk is None:
+            raise IndexError("no chunk left")
+        self._next = next(self._source, None)
+        return chunk
+
+    def appendleft(self, chunk: list[Any]) -> None:
+        self._back.appendleft(chunk)
+
+
+class Pending:
+    """The games of ``tasks`` not stored yet, picked out as they are iterated (no list of them).
+
+    Args:
+        tasks: the games asked for, in order (a :class:`~arena.tournament.schedule.Schedule`).
+        stored: whether a game is already in the results file (asked when it is reached, so
+            a game committed meanwhile is skipped too).
+        count: how many of ``tasks`` are not stored (``len`` of this object).
+
+    Example:
+        >>> pending = Pending(range(6), lambda task: task % 3 == 0, count=4)
+        >>> len(pending), list(pending)
+        (4, [1, 2, 4, 5])
+    """
+
+    def __init__(self, tasks: Iterable[Any], stored: Callable[[Any], bool], count: int) -> None:
+        self._tasks, self._stored, self._count = tasks, stored, count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[Any]:
+        stored = self._stored
+        return (task for task in self._tasks if not stored(task))
 
 
 def default_chunk_size(pending: int, workers: int, most: int) -> int:
@@ -91,7 +153,7 @@ def grace_seconds(move_time_limit: float) -> float:
     return min(max(0.5, 0.25 * move_time_limit), 5.0)
 
 
-def run_serial(config: GameConfig, tasks: Sequence[GameTask], on_results: OnResults,
+def run_serial(config: GameConfig, tasks: Sequence[GameTask] | Pending, on_results: OnResults,
                on_start: Callable[[], None] | None = None, start_method: str | None = None) -> None:
     """Play ``tasks`` one by one in this process (in one watched worker process with a move time limit)."""
     if config.move_time_limit is not None:
@@ -240,7 +302,7 @@ class _Worker:
         self.conn.close()
 
 
-def run_processes(config: GameConfig, tasks: Sequence[GameTask], on_results: OnResults, *, workers: int,
+def run_processes(config: GameConfig, tasks: Sequence[GameTask] | Pending, on_results: OnResults, *, workers: int,
                   chunk_size: int | None = None, start_method: str | None = None,
                   on_start: Callable[[], None] | None = None) -> None:
     """Play ``tasks`` on ``workers`` local processes, replacing any that an entrant ends.
@@ -259,11 +321,11 @@ def run_processes(config: GameConfig, tasks: Sequence[GameTask], on_results: OnR
             on_start()
         return
     size = chunk_size or default_chunk_size(len(tasks), workers, most=256)
-    chunks = collections.deque(chunked(tasks, size))
+    chunks = ChunkQueue(tasks, size)
     context = start_context(start_method)
     limit = config.move_time_limit
     grace = grace_seconds(limit) if limit is not None else 0.0
-    pool = [_Worker(context, config) for _ in range(min(workers, len(chunks)))]
+    pool = [_Worker(context, config) for _ in range(min(workers, -(-len(tasks) // size)))]
     seat_ids: tuple[str, ...] | None = None
     failed_starts = 0
     if on_start is not None:
@@ -366,7 +428,7 @@ def _exit_text(exitcode: int | None) -> str:
     return f"exit code {exitcode}"
 
 
-def run_backend(backend: str, config: GameConfig, pending: Sequence[GameTask], commit: OnResults,
+def run_backend(backend: str, config: GameConfig, pending: Sequence[GameTask] | Pending, commit: OnResults,
                 started: Callable[[], None], workers: int | None, address: str | None, chunk_size: int | None,
                 start_method: str | None = None) -> None:
     """Play ``pending`` on ``backend`` (``"serial"``, ``"processes"`` or ``"ray"``), committing as games end."""

@@ -11,16 +11,18 @@ leaves the existing lineups' games untouched.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any, overload
 
 from arena.seeding import derive_seed
 
-__all__ = ["GameTask", "Lineup", "MODES", "lineups_for", "seatings_for", "make_schedule", "lineup_key", "set_seed",
-           "lineup_tasks", "games_per_lineup"]
+__all__ = ["GameTask", "Lineup", "MODES", "Schedule", "lineups_for", "seatings_for", "make_schedule", "lineup_key",
+           "set_seed", "lineup_tasks", "games_per_lineup"]
 
 MODES = ("round-robin", "head-to-head", "gauntlet")
 
@@ -155,9 +157,98 @@ def lineup_tasks(lineup: Lineup, seed: int, start: int, stop: int, duplicate: bo
                      lineup.seatings[index % len(lineup.seatings)]) for index in range(start, stop)]
 
 
+class Schedule(Sequence[GameTask]):
+    """Every game of a tournament, interleaved by game index, each made when asked for.
+
+    Game ``index`` of every lineup comes before game ``index + 1`` of any (so a partial run
+    stays balanced). Nothing is stored per game: iterating, ``len`` and indexing compute the
+    tasks from the lineups and their game counts, so memory does not grow with ``games``.
+
+    Args:
+        lineups: the lineups, in schedule order.
+        counts: games per lineup.
+        seed: the tournament seed.
+        duplicate: games come in duplicate sets (see :func:`set_seed`).
+
+    Example:
+        >>> lineups = [Lineup(("a", "b"), (("a", "b"), ("b", "a"))), Lineup(("a", "c"), (("a", "c"),))]
+        >>> schedule = Schedule(lineups, [2, 3], seed=0)
+        >>> len(schedule), [(t.lineup, t.index) for t in schedule]
+        (5, [('a|b', 0), ('a|c', 0), ('a|b', 1), ('a|c', 1), ('a|c', 2)])
+        >>> schedule[4] == list(schedule)[4]
+        True
+    """
+
+    def __init__(self, lineups: Sequence[Lineup], counts: Sequence[int], seed: int, duplicate: bool = True) -> None:
+        self.lineups, self.counts = list(lineups), [int(count) for count in counts]
+        self.seed, self.duplicate = seed, duplicate
+        self._length = sum(self.counts)
+        self._by_count = sorted(self.counts)
+
+    def task(self, lineup: Lineup, index: int) -> GameTask:
+        """Game ``index`` of ``lineup``."""
+        return GameTask(lineup.key, index, set_seed(self.seed, lineup, index, self.duplicate),
+                        lineup.seatings[index % len(lineup.seatings)])
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __iter__(self) -> Iterator[GameTask]:
+        for index in range(max(self.counts, default=0)):
+            for lineup, count in zip(self.lineups, self.counts):
+                if index < count:
+                    yield self.task(lineup, index)
+
+    def _before(self, index: int) -> int:
+        """How many tasks come before game ``index`` of the first lineup."""
+        below = bisect.bisect_left(self._by_count, index)  # lineups with fewer than ``index`` games
+        return sum(self._by_count[:below]) + index * (len(self._by_count) - below)
+
+    @overload
+    def __getitem__(self, position: int) -> GameTask: ...
+
+    @overload
+    def __getitem__(self, position: slice) -> list[GameTask]: ...
+
+    def __getitem__(self, position: Any) -> Any:
+        if isinstance(position, slice):
+            return [self[i] for i in range(*position.indices(self._length))]
+        if position < 0:
+            position += self._length
+        if not 0 <= position < self._length:
+            raise IndexError(f"schedule index {position} out of range (the schedule has {self._length} games)")
+        low, high = 0, max(self.counts)  # the game index whose block holds ``position``
+        while low < high:
+            middle = (low + high + 1) // 2
+            if self._before(middle) <= position:
+                low = middle
+            else:
+                high = middle - 1
+        offset = position - self._before(low)
+        for lineup, count in zip(self.lineups, self.counts):
+            if low < count:
+                if offset == 0:
+                    return self.task(lineup, low)
+                offset -= 1
+        raise AssertionError("unreachable: the block of a valid position holds it")
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Schedule):
+            return (self.lineups, self.counts, self.seed, self.duplicate) == (
+                other.lineups, other.counts, other.seed, other.duplicate)
+        if isinstance(other, Sequence):
+            return len(other) == self._length and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Schedule({len(self.lineups)} lineups, {self._length} games, seed={self.seed})"
+
+
 def make_schedule(names: Sequence[str], seats: int, *, mode: str = "round-robin", games: int = 10,
-                  seed: int = 0, seatings: str = "auto", duplicate: bool = True) -> tuple[list[Lineup], list[GameTask]]:
-    """Every game of a tournament, interleaved by game index so that a partial run stays balanced.
+                  seed: int = 0, seatings: str = "auto", duplicate: bool = True) -> tuple[list[Lineup], Schedule]:
+    """Every game of a tournament (a :class:`Schedule`: made as iterated, not stored).
 
     Args:
         names: the entrants (for a gauntlet, the challenger first).
@@ -180,10 +271,4 @@ def make_schedule(names: Sequence[str], seats: int, *, mode: str = "round-robin"
     for names_in_game in lineups_for(names, seats, mode):
         lineups.append(Lineup(tuple(names_in_game), seatings_for(names_in_game, seatings)))
     per_lineup = [games_per_lineup(games, len(lineup.seatings)) for lineup in lineups]
-    by_lineup = [lineup_tasks(lineup, seed, 0, count, duplicate) for lineup, count in zip(lineups, per_lineup)]
-    tasks = []
-    for index in range(max(per_lineup, default=0)):
-        for own, count in zip(by_lineup, per_lineup):
-            if index < count:
-                tasks.append(own[index])
-    return lineups, tasks
+    return lineups, Schedule(lineups, per_lineup, seed, duplicate)

@@ -31,7 +31,8 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,7 @@ from arena.errors import ArenaError
 from arena.tournament.game import GameResult
 from arena.tournament.spec import AgentSpec
 
-__all__ = ["ResultStore", "TournamentMismatchError", "ResultsFileError", "result_row", "write_csv", "write_json",
+__all__ = ["ResultStore", "StoredGames", "TournamentMismatchError", "ResultsFileError", "result_row", "write_csv", "write_json",
            "game_dict", "check_output", "SCHEMA_VERSION", "APPLICATION_ID"]
 
 # "AREN" in ASCII: marks an SQLite file as an arena results file (PRAGMA application_id).
@@ -217,8 +218,17 @@ class ResultStore:
             return added
 
     def done(self) -> set[tuple[str, int]]:
-        """The ``(lineup, game_index)`` keys already stored."""
+        """The ``(lineup, game_index)`` keys already stored (all in memory: for small files)."""
         return set(self._db.execute("SELECT lineup, game_index FROM games"))
+
+    def is_stored(self, lineup: str, game_index: int) -> bool:
+        """Whether game ``game_index`` of ``lineup`` is stored (one indexed lookup)."""
+        return self._db.execute("SELECT 1 FROM games WHERE lineup = ? AND game_index = ?",
+                                (lineup, game_index)).fetchone() is not None
+
+    def count_within(self, counts: Mapping[str, int]) -> int:
+        """How many stored games have ``game_index < counts[lineup]`` (the games of a schedule)."""
+        return self._db.execute(f"SELECT COUNT(*) FROM games {_WITHIN}", (json.dumps(dict(counts)),)).fetchone()[0]
 
     def actions(self, lineup: str, game_index: int) -> bytes | None:
         """The packed actions of a stored game (see :mod:`arena.tournament.actions`), or ``None``."""
@@ -367,6 +377,66 @@ def result_row(result: GameResult, finished_at: str | None = None) -> tuple[Any,
             None if result.returns is None else json.dumps(result.returns), result.length, result.outcome,
             result.forfeit, result.error, json.dumps(result.versions), int(result.truncated),
             round(result.seconds, 6), finished_at, result.actions)
+
+
+_WITHIN = "JOIN json_each(?) AS wanted ON wanted.key = games.lineup WHERE games.game_index < wanted.value"
+
+
+class StoredGames(Sequence[GameResult]):
+    """Games of a results file, read from the file each time they are iterated.
+
+    A tournament's result holds this instead of a list, so its memory does not grow with the
+    number of games: each pass (ratings, tables, exports) streams the rows in rating order
+    (game index, then lineup). It opens its own connection per pass, so it works after the
+    tournament closed its store.
+
+    Args:
+        path: the results file.
+        counts: only games with ``game_index < counts[lineup]`` (a schedule's games);
+            ``None``: every game.
+        keep: an object to keep alive as long as this one (a temporary folder holding ``path``).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> path = str(pathlib.Path(folder.name) / "results.sqlite")
+        >>> ResultStore(path).close()
+        >>> games = StoredGames(path, {"a|b": 4}, keep=folder)
+        >>> len(games), list(games)
+        (0, [])
+    """
+
+    def __init__(self, path: str, counts: Mapping[str, int] | None = None, keep: Any = None) -> None:
+        self.path, self._keep = path, keep
+        self._within = None if counts is None else json.dumps(dict(counts))
+
+    def _rows(self, tail: str = "", extra: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+        columns = ", ".join(f"games.{column}" for column in _COLUMNS)
+        where, params = ("", ()) if self._within is None else (_WITHIN, (self._within,))
+        with closing(sqlite3.connect(self.path, timeout=_BUSY_SECONDS)) as db:
+            yield from db.execute(f"SELECT {columns} FROM games {where} ORDER BY games.game_index, games.lineup {tail}",
+                                  params + extra)
+
+    def __len__(self) -> int:
+        where, params = ("", ()) if self._within is None else (_WITHIN, (self._within,))
+        with closing(sqlite3.connect(self.path, timeout=_BUSY_SECONDS)) as db:
+            return db.execute(f"SELECT COUNT(*) FROM games {where}", params).fetchone()[0]
+
+    def __iter__(self) -> Iterator[GameResult]:
+        return (_result(row) for row in self._rows())
+
+    def __getitem__(self, position: Any) -> Any:
+        if isinstance(position, slice):
+            return [self[i] for i in range(*position.indices(len(self)))]
+        if position < 0:
+            position += len(self)
+        rows = list(self._rows("LIMIT 1 OFFSET ?", (position,))) if position >= 0 else []
+        if not rows:
+            raise IndexError(f"stored game {position} out of range")
+        return _result(rows[0])
+
+    def __repr__(self) -> str:
+        return f"StoredGames({self.path!r})"
 
 
 def _result(row: tuple[Any, ...]) -> GameResult:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -14,11 +15,11 @@ from arena.errors import ArenaError
 from arena.tournament.game import GameConfig, GameResult
 from arena.tournament.ratings import Rating, member_keys, rate_games, rate_members
 from arena.tournament.evaluate import elo_of, games_until, make_sprt, score_table, separated_pairs, sprt_state
-from arena.tournament.runner import BACKENDS, TournamentError, run_backend, start_context
+from arena.tournament.runner import BACKENDS, Pending, TournamentError, run_backend, start_context
 from arena.tournament.schedule import GameTask, Lineup, lineup_tasks, make_schedule
 from arena.tournament.spec import AgentSpec, EnvSpec, agent_version, entrant_specs
 from arena.tournament.stats import PairingStats, pairing_stats
-from arena.tournament.store import ResultStore, write_csv, write_json
+from arena.tournament.store import ResultStore, StoredGames, write_csv, write_json
 
 __all__ = ["run_tournament", "TournamentResult"]
 
@@ -37,7 +38,8 @@ class TournamentResult:
         entrants: the entrants that played, in the order given.
         excluded: entrant -> why it could not be built (it played no game).
         lineups: the lineups of the schedule.
-        games: every scheduled game stored so far, in rating order.
+        games: every scheduled game stored so far, in rating order (read from the results file
+            on each pass, not held in memory).
         scheduled: how many games the schedule has.
         played: how many of them this run played (the rest were resumed from the file).
         seconds: the wall-clock time this run spent playing, backend start included.
@@ -60,7 +62,7 @@ class TournamentResult:
     entrants: list[str]
     excluded: dict[str, str]
     lineups: list[Lineup] = field(repr=False)
-    games: list[GameResult] = field(repr=False)
+    games: Sequence[GameResult] = field(repr=False)
     scheduled: int
     played: int
     seconds: float
@@ -312,12 +314,14 @@ def run_tournament(
              "max_steps": max_steps, "move_time_limit": move_time_limit}
     if not duplicate:  # files written before duplicate sets existed had a seed per game
         rules["duplicate"] = False
-    store = ResultStore(":memory:" if db is None else db)
+    # Without --db the games still go to a file (a temporary one): the result reads them from
+    # there, so memory does not grow with the number of games.
+    scratch = tempfile.TemporaryDirectory(prefix="arena-tournament-") if db is None else None
+    store = ResultStore(str(Path(scratch.name) / "results.sqlite") if scratch is not None else db)
+    shown_path = ":memory:" if db is None else store.path
     adaptive = test is not None or until_separated
-    counts = {lineup.key: 0 for lineup in lineups}
-    for task in tasks:
-        counts[task.lineup] = max(counts[task.lineup], task.index + 1)
-    scheduled: list[GameTask] = list(tasks)
+    counts = {lineup.key: count for lineup, count in zip(tasks.lineups, tasks.counts)}
+    scheduled = len(tasks)  # games in the schedule, adaptive additions included
     total = budget if adaptive else len(tasks)
     played = 0
     startup = seconds = 0.0
@@ -325,8 +329,7 @@ def run_tournament(
         store.bind(rules, specs)
         for spec in specs:
             store.mark_excluded(spec.name, excluded.get(spec.name))
-        done = store.done()
-        stored_count = sum(1 for task in tasks if (task.lineup, task.index) in done)
+        stored_count = store.count_within(counts)
         config = GameConfig(env_spec, tuple(s for s in specs if s.name in entrants), move_time_limit, max_steps)
 
         last_shown = [time.perf_counter()]
@@ -334,13 +337,16 @@ def run_tournament(
 
         def play_round(round_tasks: list[GameTask]) -> None:
             nonlocal stored_count, startup, seconds, played
-            pending = [task for task in round_tasks if (task.lineup, task.index) not in done]
+            if round_tasks is tasks:  # the whole schedule: its unstored games, picked out as played
+                pending: Any = Pending(tasks, lambda task: store.is_stored(task.lineup, task.index),
+                                       len(tasks) - stored_count)
+            else:
+                pending = [task for task in round_tasks if not store.is_stored(task.lineup, task.index)]
             first = played == 0 and startup == 0.0
 
             def commit(rows: list[tuple[Any, ...]]) -> None:
                 nonlocal stored_count
                 stored_count += store.add_rows(rows)
-                done.update((row[0], row[1]) for row in rows)
                 if progress is not None:
                     progress(stored_count, max(total, stored_count))
                 if monitor is not None and time.perf_counter() - last_shown[0] > 1.0:
@@ -360,10 +366,9 @@ def run_tournament(
             played += len(pending)
 
         def current() -> TournamentResult:
-            keys = {(task.lineup, task.index) for task in scheduled}
-            stored = [game for game in store.results() if (game.lineup, game.index) in keys]
-            result = TournamentResult(env_spec, entrants, excluded, lineups, stored, len(scheduled), played, seconds,
-                                      startup, store.path, rules, {spec.name: spec for spec in specs}, duplicate,
+            stored = StoredGames(store.path, counts, keep=scratch)
+            result = TournamentResult(env_spec, entrants, excluded, lineups, stored, scheduled, played, seconds,
+                                      startup, shown_path, rules, {spec.name: spec for spec in specs}, duplicate,
                                       test, None, None, anchor, teams)
             if test is not None:  # (mid-round, a set may still be incomplete: nothing is saved here)
                 result.sprt_state, _ = sprt_state(stored, *entrants, test, sprt_so_far[0])
@@ -377,27 +382,27 @@ def run_tournament(
             per_round = len(lineup.seatings) * max(1, workers or 1)
             while True:
                 result.sprt_state, stop = sprt_state(result.games, *entrants, test, sprt_so_far[0])
-                if stop is not None or len(scheduled) >= budget:
+                if stop is not None or scheduled >= budget:
                     break
                 sprt_so_far[0] = (result.sprt_state.units, result.sprt_state)
                 if monitor is not None:
                     monitor(result)
                 extra = lineup_tasks(lineup, seed, counts[lineup.key],
-                                     counts[lineup.key] + min(per_round, budget - len(scheduled)), duplicate)
+                                     counts[lineup.key] + min(per_round, budget - scheduled), duplicate)
                 counts[lineup.key] += len(extra)
-                scheduled.extend(extra)
+                scheduled += len(extra)
                 play_round(extra)
                 result = current()
             if stop is not None:  # the verdict is the first crossing: later games do not count
                 kept = games_until(result.games, stop, test)
                 result = TournamentResult(env_spec, entrants, excluded, lineups, kept, len(kept), played, seconds,
-                                          startup, store.path, rules, result.specs, duplicate, test,
+                                          startup, shown_path, rules, result.specs, duplicate, test,
                                           result.sprt_state, None, anchor, teams)
         elif until_separated:
             while True:
                 result.separation = separated_pairs(result.elo().order(), result.pairings)
                 open_pairs = [(x, y) for x, y, apart in result.separation if not apart]
-                if not open_pairs or len(scheduled) >= budget:
+                if not open_pairs or scheduled >= budget:
                     break
                 if monitor is not None:
                     monitor(result)
@@ -405,13 +410,13 @@ def run_tournament(
                 for lineup in lineups:
                     k = len(lineup.seatings)
                     wanted = any(x in lineup.names and y in lineup.names for x, y in open_pairs)
-                    if wanted and len(scheduled) + len(extra) + k <= budget:
+                    if wanted and scheduled + len(extra) + k <= budget:
                         extra += lineup_tasks(by_key[lineup.key], seed, counts[lineup.key], counts[lineup.key] + k,
                                               duplicate)
                         counts[lineup.key] += k
                 if not extra:
                     break
-                scheduled.extend(extra)
+                scheduled += len(extra)
                 play_round(extra)
                 result = current()
         if monitor is not None:

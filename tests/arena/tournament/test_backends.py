@@ -60,4 +60,4 @@ def test_bad_backend_options_are_named():
 
 
 def test_chunked_keeps_the_order():
-    assert chunked(list(range(7)), 3) == [[0, 1, 2], [3, 4, 5], [6]]
+    assert list(chunked(list(range(7)), 3)) == [[0, 1, 2], [3, 4, 5], [6]]

@@ -118,3 +118,22 @@ def test_bad_schedules_say_what_was_expected(call, message):
     with pytest.raises(ValueError) as info:
         call()
     assert message in str(info.value)
+
+
+@settings(max_examples=60, deadline=None)
+@given(counts=st.lists(st.integers(0, 9), min_size=1, max_size=5), seed=st.integers(0, 2**32), duplicate=st.booleans())
+def test_the_schedule_made_on_demand_is_the_interleaved_list(counts, seed, duplicate):
+    """Schedule computes each game when asked (memory flat in --games); it must be exactly the
+    list the tournament used to build: game index major, lineups in order, each lineup's own
+    tasks, and indexing must agree with iteration."""
+    from arena.tournament.schedule import Lineup, Schedule, lineup_tasks
+
+    lineups = [Lineup((f"a{i}", f"b{i}"), ((f"a{i}", f"b{i}"), (f"b{i}", f"a{i}"))) for i in range(len(counts))]
+    schedule = Schedule(lineups, counts, seed, duplicate)
+    own = [lineup_tasks(lineup, seed, 0, count, duplicate) for lineup, count in zip(lineups, counts)]
+    expected = [own[j][index] for index in range(max(counts)) for j in range(len(lineups)) if index < counts[j]]
+    assert list(schedule) == expected and len(schedule) == len(expected)
+    assert [schedule[i] for i in range(len(schedule))] == expected
+    assert schedule[-1:] == expected[-1:] and schedule == expected
+    with pytest.raises(IndexError, match=r"out of range \(the schedule has"):
+        schedule[len(expected)]
