@@ -275,9 +275,11 @@ def main() -> None:
     parser.add_argument("--n-steps", type=int, default=256, help="single path: steps per env per rollout")
     parser.add_argument("--batch-size", type=int, default=512, help="single path: minibatch size")
     parser.add_argument("--n-epochs", type=int, default=4, help="single path: epochs per rollout")
-    parser.add_argument("--batch-envs", type=int, default=128, help="batched path: games in the batch")
+    parser.add_argument("--batch-envs", type=int, default=64,
+                        help="batched path: games in the batch (64 x 32 steps = the single path's 2,048 samples per update)")
     parser.add_argument("--batch-n-steps", type=int, default=32, help="batched path: steps per game per rollout")
-    parser.add_argument("--batch-batch-size", type=int, default=1024, help="batched path: minibatch size")
+    parser.add_argument("--batch-batch-size", type=int, default=512,
+                        help="batched path: minibatch size (the single path's, so gradient steps per sample match)")
     parser.add_argument("--batch-n-epochs", type=int, default=4, help="batched path: epochs per rollout")
     parser.add_argument("--learning-rate", type=float, default=3e-4)
     parser.add_argument("--ent-coef", type=float, default=0.01)
