@@ -59,8 +59,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="games per pairing, rounded up so every agent plays every seat equally often (default 20)")
     parser.add_argument("--workers", type=int, default=None,
                         help="worker processes (default 1), or Ray actors with --backend ray (default: the cluster's CPUs)")
-    parser.add_argument("--backend", choices=("serial", "processes", "ray"), default=None,
-                        help="where games run (default: serial for one worker, processes otherwise)")
+    parser.add_argument("--backend", choices=("serial", "inline", "processes", "ray"), default=None,
+                        help="where games run: serial (one watched worker process), inline (in this process, for debugging), processes or ray (default: serial for one worker, processes otherwise)")
     parser.add_argument("--start-method", choices=("forkserver", "spawn", "fork"), default=None,
                         help="how worker processes start (default forkserver; fork is faster but can hang when "
                              "an entrant's library, such as torch, runs threads); results do not depend on it")

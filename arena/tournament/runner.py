@@ -6,8 +6,11 @@ Every backend takes the same :class:`GameConfig` and :class:`GameTask` list and 
 batch in one transaction. Since a game's result depends only on its task (seats, seed), all
 backends give the same results.
 
-* ``serial``: in the calling process, one game per commit. With a move time limit the games
-  run in one worker process instead (below), so that a move can be ended from outside.
+* ``serial``: one game at a time in one watched worker process (below), so that an entrant
+  that ends its process, or a move past the time limit, costs a forfeit and not the run.
+* ``inline``: in the calling process, one game per commit, for debugging (a breakpoint in an
+  agent works); nothing protects the run from an entrant that ends the process, and there is
+  no move time limit.
 * ``processes``: ``workers`` local processes; each receives chunks of tasks and sends its
   finished games back at once when a game took longer than ``FLUSH_SECONDS``, and otherwise
   at least every ``FLUSH_SECONDS`` (fast games travel and commit in small groups, so the parent
@@ -50,7 +53,7 @@ from arena.tournament.store import result_row
 __all__ = ["BACKENDS", "START_METHODS", "TournamentError", "run_serial", "run_processes", "chunked",
            "FLUSH_SECONDS", "grace_seconds"]
 
-BACKENDS = ("serial", "processes", "ray")
+BACKENDS = ("serial", "inline", "processes", "ray")
 START_METHODS = ("forkserver", "spawn", "fork")
 
 # A worker holds finished fast games at most this long (plus one game) before sending them.
@@ -155,10 +158,15 @@ def grace_seconds(move_time_limit: float) -> float:
 
 def run_serial(config: GameConfig, tasks: Sequence[GameTask] | Pending, on_results: OnResults,
                on_start: Callable[[], None] | None = None, start_method: str | None = None) -> None:
-    """Play ``tasks`` one by one in this process (in one watched worker process with a move time limit)."""
-    if config.move_time_limit is not None:
-        run_processes(config, tasks, on_results, workers=1, on_start=on_start, start_method=start_method)
-        return
+    """Play ``tasks`` one by one in one watched worker process: an entrant that ends that process
+    (``os._exit``, a segfault) forfeits and the worker is replaced, as with more workers."""
+    run_processes(config, tasks, on_results, workers=1, on_start=on_start, start_method=start_method)
+
+
+def run_inline(config: GameConfig, tasks: Sequence[GameTask] | Pending, on_results: OnResults,
+               on_start: Callable[[], None] | None = None) -> None:
+    """Play ``tasks`` one by one in this process: for debugging (breakpoints in agents work), with
+    no protection against an entrant that ends the process and no move time limit."""
     runner = GameRunner(config).start()
     restore = _watch_ctrl_c()
     if on_start is not None:
@@ -431,9 +439,11 @@ def _exit_text(exitcode: int | None) -> str:
 def run_backend(backend: str, config: GameConfig, pending: Sequence[GameTask] | Pending, commit: OnResults,
                 started: Callable[[], None], workers: int | None, address: str | None, chunk_size: int | None,
                 start_method: str | None = None) -> None:
-    """Play ``pending`` on ``backend`` (``"serial"``, ``"processes"`` or ``"ray"``), committing as games end."""
+    """Play ``pending`` on ``backend`` (``"serial"``, ``"inline"``, ``"processes"`` or ``"ray"``), committing as games end."""
     if backend == "serial":
         run_serial(config, pending, commit, on_start=started, start_method=start_method)
+    elif backend == "inline":
+        run_inline(config, pending, commit, on_start=started)
     elif backend == "processes":
         run_processes(config, pending, commit, workers=workers or 2, chunk_size=chunk_size, on_start=started,
                       start_method=start_method)

@@ -216,7 +216,8 @@ def run_tournament(
             given), or Ray actors with ``backend="ray"`` (default: one per CPU of the cluster).
             Workers start from a fork server (see ``start_method``), which imports the main
             module again: in a script, call ``run_tournament`` under ``if __name__ == "__main__":``.
-        backend: ``"serial"``, ``"processes"`` or ``"ray"`` (default: serial for one worker,
+        backend: ``"serial"`` (one watched worker process), ``"inline"`` (in this process, for
+            debugging), ``"processes"`` or ``"ray"`` (default: serial for one worker,
             processes otherwise).
         address: the Ray cluster to join (``backend="ray"``; default: start a local one).
         move_time_limit: seconds allowed per move (``None``: no limit).
@@ -269,9 +270,12 @@ def run_tournament(
         raise ValueError(f"tournament: backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
         raise ValueError(f"tournament: workers must be a positive integer, got {workers!r}")
-    if backend == "serial" and workers not in (None, 1):
-        raise ValueError(f"tournament: the serial backend plays in this process; workers={workers} needs "
+    if backend in ("serial", "inline") and workers not in (None, 1):
+        raise ValueError(f"tournament: the {backend} backend plays one game at a time; workers={workers} needs "
                          "backend='processes' or 'ray'")
+    if backend == "inline" and move_time_limit is not None:
+        raise ValueError("tournament: the inline backend plays in this process and cannot hold a move time limit; "
+                         "use backend='serial'")
     if move_time_limit is not None and (isinstance(move_time_limit, bool) or not isinstance(move_time_limit, (int, float))
                                         or not 0 < move_time_limit < math.inf):
         raise ValueError(f"tournament: move_time_limit must be a positive finite number of seconds, got {move_time_limit!r}")

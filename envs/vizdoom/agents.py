@@ -18,15 +18,17 @@ _FIELD_OF_VIEW = 90.0  # Doom's horizontal field of view, degrees
 
 
 class VizdoomAimAgent(Agent):
-    """Turn towards the nearest enemy in view and shoot; roam when nobody is in view.
+    """Turn towards the nearest enemy in view and shoot; seek the nearest one when nobody is in view.
 
     It reads the ``"enemies"`` table of ``vizdoom_deathmatch``'s observation (built from the
     engine's labels buffer: nearest visible player first, centre x as a screen fraction).
     When an enemy is in view it turns towards it (binary turn buttons, or the exact angle
     with ``delta_turn`` actions) and fires once the enemy's centre is within ``tolerance``
     of the crosshair (or of half the enemy's width, whichever is wider), walking towards it
-    until it is close, then strafing from side to side. With nobody in view it walks forward and sweeps right, strafing to get off
-    walls, on a fixed cycle (no randomness: it is reproducible).
+    until it is close, then strafing from side to side. With nobody in view it heads for the
+    nearest player on the ``"radar"`` (turning towards its bearing while walking, strafing now
+    and then to get off walls), or, without a radar, walks forward and sweeps right on a fixed
+    cycle (no randomness: it is reproducible).
 
     Args:
         tolerance: the horizontal distance from the screen centre (a screen fraction) within
@@ -52,14 +54,17 @@ class VizdoomAimAgent(Agent):
         1
     """
 
-    def __init__(self, tolerance: float = 0.08, sweep: int = 3, close: float = 0.3) -> None:
+    def __init__(self, tolerance: float = 0.08, sweep: int = 3, close: float = 0.3, heading: float = 0.06) -> None:
         if not 0 < tolerance < 0.5:
             raise ValueError(f"VizdoomAimAgent: tolerance must lie in (0, 0.5), got {tolerance!r}")
         if isinstance(sweep, bool) or not isinstance(sweep, int) or not 0 <= sweep <= 8:
             raise ValueError(f"VizdoomAimAgent: sweep must be an integer in 0..8, got {sweep!r}")
         if not 0 < close <= 1:
             raise ValueError(f"VizdoomAimAgent: close must lie in (0, 1], got {close!r}")
-        self.tolerance, self.sweep, self.close = float(tolerance), sweep, float(close)
+        if not 0 < heading < 1:
+            raise ValueError(f"VizdoomAimAgent: heading must lie in (0, 1), got {heading!r}")
+        self.tolerance, self.sweep, self.close, self.heading = float(tolerance), sweep, float(close), float(heading)
+        self._radar = False
         self._delta = False
         self._clock = 0
 
@@ -74,6 +79,7 @@ class VizdoomAimAgent(Agent):
                 f"{observation_space} and {action_space}")
         super().setup(observation_space, action_space)
         self._delta = isinstance(action_space, spaces.Dict)
+        self._radar = "radar" in observation_space.spaces
 
     def reset(self, *, seed: int | None = None) -> None:
         self._clock = 0
@@ -95,6 +101,16 @@ class VizdoomAimAgent(Agent):
                 buttons[_FORWARD] = 1
             else:  # close: circle-strafe instead of walking into its fire
                 buttons[_LEFT if (self._clock // 6) % 2 else _RIGHT] = 1
+        elif self._radar and len(radar := np.asarray(observation["radar"])) and radar[:, 0].max() > 0:
+            row = radar[np.argmin(np.where(radar[:, 0] > 0, radar[:, 2], np.inf))]
+            bearing = float(row[1])  # half-turns, positive to the left
+            buttons[_FORWARD] = 1
+            if self._delta:
+                turn = float(np.clip(bearing * 180.0 / 2, -_FIELD_OF_VIEW / 4, _FIELD_OF_VIEW / 4))
+            elif abs(bearing) > self.heading:
+                buttons[_TURN_LEFT if bearing > 0 else _TURN_RIGHT] = 1
+            if self._clock % 16 >= 13:  # now and then off the wall it may be walking into
+                buttons[_LEFT if (self._clock // 16) % 2 else _RIGHT] = 1
         else:
             phase = self._clock % 8
             buttons[_FORWARD] = 1

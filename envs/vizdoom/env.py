@@ -50,6 +50,11 @@ class VizdoomDeathmatch(MultiAgentEnv):
       from the engine's labels: one row per other player in view, nearest (tallest on
       screen) first, ``[visible, centre x, centre y, width, height]`` as screen fractions;
       rows of players out of view are zero.
+    * ``"radar"`` (when ``radar=True``): ``Box(-1, 1, (players - 1, 3), float32)``, one row per
+      other player in seat order: ``[1, bearing, distance]`` with the bearing from where the
+      player faces in half-turns (``+0.5``: 90 degrees to its left, ``-0.5``: to its right) and
+      the distance in map units / 4096 (clipped to 1), read from every engine's position and
+      angle, seen or not (privileged information, for scripted agents; bots are not listed).
 
     **Action** per player: ``MultiBinary(7)``, the buttons :data:`BUTTONS` (attack, forward,
     backward, strafe left, strafe right, turn left, turn right), held for the whole step.
@@ -78,6 +83,7 @@ class VizdoomDeathmatch(MultiAgentEnv):
         screen_format: ``"rgb"`` or ``"grey"``.
         game_variables: names of ``vizdoom.GameVariable`` members to observe.
         enemies: observe the enemies table (the scripted ``vizdoom_aim`` agent needs it).
+        radar: observe where the other players are (``vizdoom_aim`` seeks them with it).
         delta_turn: add the delta turn to the action (a ``Box``).
         frag_reward, death_reward: the reward per frag and per death.
         connect_timeout: seconds for the engines to start and connect before
@@ -98,7 +104,7 @@ class VizdoomDeathmatch(MultiAgentEnv):
     def __init__(self, players: int = 2, bots: int = 0, scenario: str = "deathmatch", time_limit: float | None = None,
                  frame_skip: int = 4, resolution: str = "160x120", screen_format: str = "rgb",
                  game_variables: Sequence[str] = ("HEALTH", "ARMOR", "FRAGCOUNT", "SELECTED_WEAPON_AMMO"),
-                 enemies: bool = True, delta_turn: bool = False, frag_reward: float = 1.0,
+                 enemies: bool = True, radar: bool = True, delta_turn: bool = False, frag_reward: float = 1.0,
                  death_reward: float = 0.0, connect_timeout: float = 30.0, render_mode: str | None = None) -> None:
         where = "VizdoomDeathmatch"
         self.players = _positive_int(where, "players", players, 2, 4)
@@ -126,7 +132,7 @@ class VizdoomDeathmatch(MultiAgentEnv):
             raise TypeError(f"{where}: game_variables must be a sequence of GameVariable names, "
                             f"got {game_variables!r}")
         self.game_variables = tuple(name.upper() for name in game_variables)
-        self.enemies, self.delta_turn = bool(enemies), bool(delta_turn)
+        self.enemies, self.radar, self.delta_turn = bool(enemies), bool(radar), bool(delta_turn)
         for name, value in (("frag_reward", frag_reward), ("death_reward", death_reward),
                             ("connect_timeout", connect_timeout)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -148,6 +154,8 @@ class VizdoomDeathmatch(MultiAgentEnv):
         }
         if self.enemies:
             entries["enemies"] = spaces.Box(0.0, 1.0, (self.players + self.bots - 1, 5), np.float32)
+        if self.radar:
+            entries["radar"] = spaces.Box(-1.0, 1.0, (self.players - 1, 3), np.float32)
         self.observation_spaces = {agent: spaces.Dict(entries) for agent in self.possible_agents}
         buttons = spaces.MultiBinary(len(BUTTONS))
         action = (spaces.Dict({"buttons": buttons, "turn": spaces.Box(-_MAX_TURN, _MAX_TURN, (1,), np.float32)})
@@ -204,6 +212,7 @@ class VizdoomDeathmatch(MultiAgentEnv):
         configure = self._configure(vizdoom, seed, free_port())
         self._engines = EngineGroup(configure, self.players, connect_timeout=self.connect_timeout, where=str(self))
         self._variables = [vizdoom.GameVariable.FRAGCOUNT, vizdoom.GameVariable.DEATHCOUNT]
+        self._where = [vizdoom.GameVariable.POSITION_X, vizdoom.GameVariable.POSITION_Y, vizdoom.GameVariable.ANGLE]
 
     def _add_bots(self) -> None:
         if self.bots:
@@ -296,7 +305,22 @@ class VizdoomDeathmatch(MultiAgentEnv):
             self._last[agent] = observation
             observations[agent] = observation
         self._scores = scores
+        if self.radar and observations:
+            self._add_radar(games, observations)
         return observations, infos
+
+    def _add_radar(self, games: Any, observations: dict[AgentID, Any]) -> None:
+        where = [[game.get_game_variable(v) for v in self._where] for game in games]
+        for i, agent in enumerate(self.possible_agents):
+            if agent not in observations:
+                continue
+            x, y, facing = where[i]
+            rows = []
+            for j, (other_x, other_y, _) in enumerate(where):
+                if j != i:
+                    bearing = (math.degrees(math.atan2(other_y - y, other_x - x)) - facing + 180.0) % 360.0 - 180.0
+                    rows.append((1.0, bearing / 180.0, min(math.hypot(other_x - x, other_y - y) / 4096.0, 1.0)))
+            observations[agent] = {**observations[agent], "radar": np.array(rows, np.float32)}
 
     def _convert(self, state: Any) -> dict[str, np.ndarray]:
         screen = state.screen_buffer

@@ -109,3 +109,15 @@ class OddIntegersAgent(RandomAgent):
         if kind == 2:
             return _Cell(action)
         return np.array(action, dtype=np.int16)
+
+
+class NotForkedAgent(RandomAgent):
+    """A random agent that refuses to play in a worker forked from the tournament's process
+    (which may run threads, e.g. torch's OpenMP pool): its move raises, a forfeit."""
+
+    def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
+        import multiprocessing
+
+        if type(multiprocessing.current_process()).__name__ == "ForkProcess":
+            raise RuntimeError("this worker was forked from a threaded parent")
+        return super().act(observation, action_mask, reward)

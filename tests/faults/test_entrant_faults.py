@@ -18,11 +18,12 @@ def forfeits(db):
         return [(lineup, forfeit, error, outcome, json.loads(ranks)) for lineup, forfeit, error, outcome, ranks in rows]
 
 
-def test_entrants_that_kill_their_worker_forfeit_and_the_tournament_finishes(tmp_path):
+@pytest.mark.parametrize("workers", [["--workers", "2"], []])  # [] is the serial default, no time limit
+def test_entrants_that_kill_their_worker_forfeit_and_the_tournament_finishes(tmp_path, workers):
     db = tmp_path / "t.sqlite"
     # Each game seats the two in turn; the first to reach its second move ends its worker.
     args = ["tournament", "tic_tac_toe", "--agents", f"exit={ENTRANTS}:ExitingAgent,segv={ENTRANTS}:SegfaultingAgent",
-            "--games", "2", "--workers", "2", "--db", str(db), "--no-progress"]
+            "--games", "2", *workers, "--db", str(db), "--no-progress"]
     first = run_cli(*args)
     assert first.returncode == 0, first.stderr
     assert "2 of 2 games stored (2 played now" in first.stdout

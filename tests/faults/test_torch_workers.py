@@ -1,6 +1,8 @@
 """The path users take right after training: a process that has run torch (its OpenMP threads
 are alive) starts a tournament with two workers. Forked workers of such a process can hang;
-workers start from a fork server by default, and the run must finish (subprocess under a timeout)."""
+workers start from a fork server by default, and the run must finish (subprocess under a timeout).
+The hang does not reproduce on every machine, so a probe entrant also forfeits when its worker
+was forked: switching the default back to fork fails this test everywhere."""
 
 from __future__ import annotations
 
@@ -28,7 +30,8 @@ torch.set_num_threads(2)
 torch.ones(256, 256) @ torch.ones(256, 256)  # the parent's OpenMP pool is up
 assert main(["train", "tic_tac_toe", "--algo", "maskable-ppo", "--timesteps", "128", "--n-envs", "1",
              "--eval-every", "128", "--eval-games", "2", "--no-progress", "--out", out]) == 0
-result = run_tournament("tic_tac_toe", [out, "random"], games=4, seed=0, workers=2)  # the trained folder
+# the trained folder, and a probe that forfeits if its worker was forked from this threaded process
+result = run_tournament("tic_tac_toe", [out, "probe=tests.faults.entrants:NotForkedAgent"], games=4, seed=0, workers=2)
 print(json.dumps({"games": len(result.games), "forfeits": len(result.forfeits), "errors": len(result.errors)}))
 """
 

@@ -49,11 +49,11 @@ def test_ray_gives_the_same_results_as_local_workers():
 
 
 def test_bad_backend_options_are_named():
-    with pytest.raises(ValueError, match="backend must be one of serial, processes, ray, got 'threads'"):
+    with pytest.raises(ValueError, match="backend must be one of serial, inline, processes, ray, got 'threads'"):
         run_tournament("tic_tac_toe", ["random", "b=random"], backend="threads")
     with pytest.raises(ValueError, match="workers must be a positive integer, got 0"):
         run_tournament("tic_tac_toe", ["random", "b=random"], workers=0)
-    with pytest.raises(ValueError, match="the serial backend plays in this process; workers=2 needs backend='processes' or 'ray'"):
+    with pytest.raises(ValueError, match="the serial backend plays one game at a time; workers=2 needs backend='processes' or 'ray'"):
         run_tournament("tic_tac_toe", ["random", "b=random"], backend="serial", workers=2)
     with pytest.raises(ValueError, match="move_time_limit must be a positive finite number of seconds, got -1"):
         run_tournament("tic_tac_toe", ["random", "b=random"], move_time_limit=-1)
