@@ -7,7 +7,11 @@ microseconds (they fill hundreds of words of state), SplitMix64 takes one additi
 
 from __future__ import annotations
 
-__all__ = ["derive_seed", "SplitMix64"]
+import numbers
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = ["derive_seed", "game_seeds", "SplitMix64"]
 
 _MASK = 0xFFFFFFFFFFFFFFFF
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -29,6 +33,38 @@ def derive_seed(seed: int, index: int) -> int:
         True
     """
     return _mix((seed * _GOLDEN + (index + 1) * 0xBF58476D1CE4E5B9) & _MASK) & 0x7FFFFFFF
+
+
+def game_seeds(seed: Any, games: int, owner: object) -> list[int]:
+    """One seed per game of a batch: ``derive_seed(seed, g)`` for an int, else one given per game.
+
+    The rule of every batch of games' ``reset(seed=...)`` (``envs.board_batch``,
+    ``envs.snake.SnakeBatch``).
+
+    Args:
+        seed: a non-negative int, or a sequence of ``games`` non-negative ints.
+        games: how many games the batch plays.
+        owner: the batch, named in the error.
+
+    Raises:
+        ValueError: a negative int, a bool, or a sequence of the wrong length or with a
+            negative, bool or non-int member.
+
+    Example:
+        >>> game_seeds(7, 2, "batch") == [derive_seed(7, 0), derive_seed(7, 1)]
+        True
+        >>> game_seeds([3, 4], 2, "batch")
+        [3, 4]
+    """
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        if seed < 0:
+            raise ValueError(f"{owner}: seed must be a non-negative integer, got {seed!r}")
+        return [derive_seed(int(seed), g) for g in range(games)]
+    seeds = list(seed) if isinstance(seed, Iterable) and not isinstance(seed, (str, bytes)) else None
+    if (seeds is None or len(seeds) != games
+            or any(isinstance(s, bool) or not isinstance(s, numbers.Integral) or s < 0 for s in seeds)):
+        raise ValueError(f"{owner}: seed must be an int or {games} non-negative ints, got {seed!r}")
+    return [int(s) for s in seeds]
 
 
 class SplitMix64:

@@ -16,7 +16,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.errors import IllegalActionError, InvalidActionError, ResetNeeded
-from arena.seeding import derive_seed
+from arena.seeding import game_seeds
 from envs.connect_four_bits import COLUMNS, ROWS, STRIDE, has_four_batch
 
 __all__ = ["BoardBatch", "TicTacToeBatch", "ConnectFourBatch"]
@@ -126,16 +126,7 @@ class BoardBatch:
             if not self._started:
                 self._seeds[:] = self._rng.integers(0, 2**63, size=games, dtype=np.uint64)
         else:
-            if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-                if seed < 0:
-                    raise ValueError(f"{self}: seed must be a non-negative integer, got {seed!r}")
-                seeds = [derive_seed(int(seed), g) for g in range(games)]
-            else:
-                seeds = list(seed)
-                if len(seeds) != games or any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0
-                                             for s in seeds):
-                    raise ValueError(f"{self}: seed must be an int or {games} non-negative ints, got {seed!r}")
-            self._seeds[:] = np.array([int(s) for s in seeds], dtype=np.uint64)
+            self._seeds[:] = np.array(game_seeds(seed, games, self), dtype=np.uint64)
         self._episodes[:] = 0 if seed is not None or not self._started else self._episodes + 1
         self._started = True
         self._clear(self._rows)

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from arena.errors import InvalidActionError, ResetNeeded
-from arena.seeding import derive_seed
+from arena.seeding import game_seeds
 from envs.snake import core
 from envs.snake.core import BODY, EMPTY, FRUIT, HEAD, TAIL, WALL
 from envs.snake.env import Snake
@@ -153,16 +153,7 @@ class SnakeBatch:
             else:
                 self._episodes += 1
         else:
-            if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-                if seed < 0:
-                    raise ValueError(f"{self}: seed must be a non-negative integer, got {seed!r}")
-                seeds = [derive_seed(int(seed), g) for g in range(games)]
-            else:
-                seeds = list(seed)
-                if len(seeds) != games or any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0
-                                             for s in seeds):
-                    raise ValueError(f"{self}: seed must be an int or {games} non-negative ints, got {seed!r}")
-            self._seeds[:] = np.array([int(s) for s in seeds], dtype=np.uint64)
+            self._seeds[:] = np.array(game_seeds(seed, games, self), dtype=np.uint64)
             self._episodes[:] = 0
             self._next_for[:] = -1  # drawn for the old seeds
         self._started = True

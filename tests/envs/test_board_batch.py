@@ -159,6 +159,9 @@ def test_errors_name_the_batch_the_game_and_what_came(batch_cls):
         batch.reset(seed=-1)
     with pytest.raises(ValueError, match="seed must be an int or 3 non-negative ints"):
         batch.reset(seed=[1, 2])
+    with pytest.raises(ValueError, match=rf"{batch_cls.__name__} 3 games>: seed must be an int or 3 non-negative ints, "
+                                         r"got 2\.5"):
+        batch.reset(seed=2.5)  # neither an int nor a sequence: the batch's own words, not a TypeError
 
 
 def test_make_batch_and_spaces_follow_the_single_env():

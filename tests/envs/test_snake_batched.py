@@ -137,6 +137,8 @@ def test_bad_input_is_refused_with_a_clear_message() -> None:
         SnakeBatch(2, render_mode="ansi")
     with pytest.raises(ValueError, match=r"seed must be an int or 2 non-negative ints, got \[1\]"):
         batch.reset(seed=[1])
+    with pytest.raises(ValueError, match=r"seed must be an int or 2 non-negative ints, got 'ab'"):
+        batch.reset(seed="ab")  # a string is not a sequence of seeds
     with pytest.raises(ValueError, match="Snake: num_snakes must be an integer of at least 1"):
         SnakeBatch(2, num_snakes=0)
 
