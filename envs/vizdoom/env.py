@@ -47,8 +47,8 @@ class VizdoomDeathmatch(MultiAgentEnv):
     * ``"variables"``: ``Box(-inf, inf, (len(game_variables),), float32)``, the chosen game
       variables (``HEALTH``, ``FRAGCOUNT``, ``SELECTED_WEAPON_AMMO`` ...) in that order.
     * ``"enemies"`` (when ``enemies=True``): ``Box(0, 1, (players + bots - 1, 5), float32)``
-      from the engine's labels: one row per other player in view, nearest (tallest on
-      screen) first, ``[visible, centre x, centre y, width, height]`` as screen fractions;
+      from the engine's labels: one row per other player in view (never the observer's own
+      body, which the labels of a network game list too), nearest (tallest on screen) first, ``[visible, centre x, centre y, width, height]`` as screen fractions;
       rows of players out of view are zero.
     * ``"radar"`` (when ``radar=True``): ``Box(-1, 1, (players - 1, 3), float32)``, one row per
       other player in seat order: ``[1, bearing, distance]`` with the bearing from where the
@@ -298,7 +298,7 @@ class VizdoomDeathmatch(MultiAgentEnv):
             if finished:
                 continue
             state = game.get_state()
-            observation = self._last.get(agent) if state is None else self._convert(state)
+            observation = self._last.get(agent) if state is None else self._convert(state, game)
             if observation is None:
                 observation = self.observation_spaces[agent].sample()  # never happens in practice
                 observation = {key: np.zeros_like(value) for key, value in observation.items()}
@@ -322,7 +322,7 @@ class VizdoomDeathmatch(MultiAgentEnv):
                     rows.append((1.0, bearing / 180.0, min(math.hypot(other_x - x, other_y - y) / 4096.0, 1.0)))
             observations[agent] = {**observations[agent], "radar": np.array(rows, np.float32)}
 
-    def _convert(self, state: Any) -> dict[str, np.ndarray]:
+    def _convert(self, state: Any, game: Any) -> dict[str, np.ndarray]:
         screen = state.screen_buffer
         if screen.ndim == 2:
             screen = screen[:, :, None]
@@ -330,7 +330,11 @@ class VizdoomDeathmatch(MultiAgentEnv):
         observation = {"screen": np.ascontiguousarray(screen, np.uint8), "variables": variables}
         if self.enemies:
             table = np.zeros((self.players + self.bots - 1, 5), np.float32)
-            seen = [label for label in state.labels or () if label.object_name == "DoomPlayer"]
+            # In a network game the labels buffer also lists the observer's own (unseen) body, at the
+            # bottom of its screen: drop the DoomPlayer standing where this player stands.
+            x, y = (game.get_game_variable(v) for v in self._where[:2])
+            seen = [label for label in state.labels or () if label.object_name == "DoomPlayer" and not (
+                abs(label.object_position_x - x) < 1.0 and abs(label.object_position_y - y) < 1.0)]
             seen.sort(key=lambda label: -label.height)
             for row, label in zip(table, seen):
                 row[:] = (1.0, (label.x + label.width / 2) / self.width, (label.y + label.height / 2) / self.height,
