@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,6 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.env import MultiAgentEnv
+from envs._clone import clone_game
 from envs.connect_four_bits import COLUMNS, ROWS, STRIDE, has_four
 
 __all__ = ["ConnectFour", "ConnectFourBatch", "ROWS", "COLUMNS", "has_four"]
@@ -121,15 +121,7 @@ class ConnectFour(MultiAgentEnv):
 
     def clone(self) -> ConnectFour:
         """An independent copy of this env, game in progress included (for planners)."""
-        twin = object.__new__(ConnectFour)
-        twin.__dict__.update(self.__dict__)
-        twin._board = self._board.copy()
-        twin._heights = list(self._heights)
-        twin._bits = list(self._bits)
-        twin._mask = self._mask.copy()
-        twin.agents = list(self.agents)
-        twin._np_random = copy.deepcopy(self._np_random)
-        return twin
+        return clone_game(self, "_board", "_heights", "_bits", "_mask")
 
     # -------------------------------------------------------------- rendering
     def render(self) -> str | None:

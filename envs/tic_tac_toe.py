@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,6 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.env import MultiAgentEnv
+from envs._clone import clone_game
 
 __all__ = ["TicTacToe", "TicTacToeBatch"]
 
@@ -137,13 +137,8 @@ class TicTacToe(MultiAgentEnv):
 
     def clone(self) -> TicTacToe:
         """An independent copy of this env, game in progress included (for planners)."""
-        twin = copy.copy(self)
-        twin._cells = list(self._cells)
-        twin._board = self._board.copy()
-        twin._flat = twin._board.reshape(9)
-        twin._mask = self._mask.copy()
-        twin.agents = list(self.agents)
-        twin._np_random = copy.deepcopy(self._np_random)
+        twin = clone_game(self, "_cells", "_board", "_mask")
+        twin._flat = twin._board.reshape(9)  # a view of the twin's own board
         return twin
 
     def render(self) -> str | None:

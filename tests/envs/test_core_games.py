@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 
+import numpy as np
 import pytest
 
 import envs
@@ -86,3 +87,23 @@ def test_every_bundled_env_is_declared_as_an_entry_point():
     declared = {ep.name: ep.value for ep in importlib.metadata.entry_points(group="arena.envs")}
     for name, target in envs.REGISTRY.items():
         assert declared.get(name) == target, f"setup.cfg [arena.envs] must declare {name} = {target}"
+
+
+@pytest.mark.parametrize("name", ["tic_tac_toe", "connect_four"])
+def test_a_clone_plays_on_alone_and_leaves_the_original_as_it_was(name):
+    env = envs.make(name, render_mode="ansi")
+    observations, infos = env.reset(seed=4)
+    for _ in range(3):
+        agent = next(iter(observations))
+        observations, _, _, _, infos = env.step({agent: int(infos[agent]["action_mask"].argmax())})
+    before = env.render()
+    twin = env.clone()
+    assert twin.render() == before and twin.agents == env.agents and twin.agents is not env.agents
+    twin_obs, twin_infos = observations, infos
+    while twin_obs:  # the twin plays to the end, always the last legal move
+        agent = next(iter(twin_obs))
+        twin_obs, *_, twin_infos = twin.step({agent: int(np.flatnonzero(twin_infos[agent]["action_mask"])[-1])})
+    assert twin.agents == [] and env.render() == before  # nothing the twin did reached the original
+    agent = next(iter(observations))
+    observations, *_ = env.step({agent: int(infos[agent]["action_mask"].argmax())})
+    assert env.render() != before and env.render() != twin.render()
