@@ -1,10 +1,6 @@
-"""Space helpers shared by the interface modules: fast flattening and action-mask layouts.
+"""Space helpers shared by the interface modules: fast flattening.
 
-Masks follow the arena env contract for ``Discrete`` actions (an int8 array with one
-entry per action) and sb3-contrib's ``MaskablePPO`` convention for ``MultiDiscrete``
-actions (the per-component masks concatenated, ``sum(nvec)`` entries); as input, the
-per-component tuple that gymnasium's ``MultiDiscrete.sample(mask=...)`` takes is
-accepted too.
+Action-mask layouts are :mod:`arena.masks` (the interface checker uses the same rules).
 """
 
 from __future__ import annotations
@@ -17,7 +13,7 @@ from gymnasium import spaces
 
 from arena.errors import SpaceMismatchError
 
-__all__ = ["compile_flattener", "mask_length", "mask_segments", "mask_allows", "flat_mask"]
+__all__ = ["compile_flattener"]
 
 Writer = Callable[[Any, np.ndarray], None]
 
@@ -125,39 +121,3 @@ def compile_flattener(space: spaces.Space, dtype: Any, owner: object) -> tuple[s
         return out
 
     return box, flatten
-
-
-def mask_segments(space: spaces.Space) -> list[int] | None:
-    """The sizes of the mask blocks of an action space (``None``: it carries no mask)."""
-    if isinstance(space, spaces.Discrete):
-        return [int(space.n)]
-    if isinstance(space, spaces.MultiDiscrete) and space.nvec.size:
-        return [int(n) for n in space.nvec.reshape(-1)]
-    return None
-
-
-def mask_length(space: spaces.Space) -> int | None:
-    """How many entries a mask over ``space`` has (``None``: it carries no mask)."""
-    segments = mask_segments(space)
-    return None if segments is None else sum(segments)
-
-
-def mask_allows(space: spaces.Space, mask: Any, action: Any) -> bool:
-    """Whether ``mask`` over ``space`` allows ``action`` (Tuple spaces: every member's mask; ``None``: no mask)."""
-    if mask is None:
-        return True
-    if isinstance(space, spaces.Tuple):
-        return all(a is None or mask_allows(s, m, a) for s, m, a in zip(space.spaces, mask, action))
-    segments = mask_segments(space)
-    if segments is None:
-        return True
-    offsets = np.concatenate(([0], np.cumsum(segments)[:-1]))
-    index = offsets + np.asarray(action, dtype=np.int64).reshape(-1) - np.asarray(space.start).reshape(-1)
-    return bool(flat_mask(mask)[index].all())
-
-
-def flat_mask(mask: Any) -> np.ndarray:
-    """A mask as one int8 array; gymnasium's per-component tuple form is concatenated."""
-    if isinstance(mask, (tuple, list)):
-        return np.concatenate([np.asarray(part, dtype=np.int8).reshape(-1) for part in mask])
-    return np.asarray(mask, dtype=np.int8)

@@ -15,7 +15,7 @@ from gymnasium import spaces
 
 from arena.errors import InvalidActionError, MaskTranslationError, SpaceMismatchError
 from arena.interface import Interface
-from interfaces._spaces import flat_mask, mask_allows
+from arena.masks import flat_mask, mask_allows
 
 __all__ = ["DiscretizeBox", "MultiDiscreteToDiscrete", "DiscreteToMultiDiscrete", "RepeatAction"]
 

@@ -13,7 +13,8 @@ from gymnasium import spaces
 
 from arena.errors import SpaceMismatchError
 from arena.interface import Interface
-from interfaces._spaces import compile_flattener, flat_mask, mask_length
+from arena.masks import flat_mask, mask_length
+from interfaces._spaces import compile_flattener
 
 __all__ = ["Flatten", "OneHot", "ClipObservation", "CastObservation", "ActionMaskInObservation"]
 

@@ -16,7 +16,8 @@ from gymnasium import spaces
 
 from arena.errors import SpaceMismatchError
 from arena.interface import Combine, Interface
-from interfaces._spaces import compile_flattener, mask_segments
+from arena.masks import mask_segments
+from interfaces._spaces import compile_flattener
 
 __all__ = ["ConcatenateTeam", "team_interface"]
 

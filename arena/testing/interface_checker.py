@@ -18,6 +18,7 @@ from gymnasium import spaces
 
 from arena.errors import ContractViolation, MaskTranslationError
 from arena.interface import Interface
+from arena.masks import mask_allows, mask_segments
 from arena.testing.env_checker import values_equal
 
 __all__ = ["check_interface"]
@@ -29,15 +30,13 @@ def _maskable(space: spaces.Space) -> bool:
     """Whether actions of ``space`` (or of an element of a Tuple) carry masks."""
     if isinstance(space, spaces.Tuple):
         return any(_maskable(s) for s in space.spaces)
-    return isinstance(space, spaces.Discrete) or (isinstance(space, spaces.MultiDiscrete) and space.nvec.size > 0)
+    return mask_segments(space) is not None
 
 
 def _segments(space: spaces.Space) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sizes, mask offsets and starts of the components of a Discrete/MultiDiscrete space."""
-    if isinstance(space, spaces.Discrete):
-        sizes, starts = np.array([int(space.n)]), np.array([int(space.start)])
-    else:
-        sizes, starts = space.nvec.reshape(-1).astype(np.int64), space.start.reshape(-1).astype(np.int64)
+    sizes = np.array(mask_segments(space), dtype=np.int64)
+    starts = np.asarray(space.start, dtype=np.int64).reshape(-1)
     return sizes, np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64), starts
 
 
@@ -62,18 +61,6 @@ def _mask_strategy(space: spaces.Space) -> Any:
     if isinstance(space, spaces.Tuple):
         return st.tuples(*(_mask_strategy(s) if _maskable(s) else st.none() for s in space.spaces))
     return st.tuples(*(masks(int(n)) for n in _segments(space)[0])).map(np.concatenate)
-
-
-def _allows(space: spaces.Space, mask: Any, action: Any) -> bool:
-    """Whether ``mask`` over ``space`` allows ``action``."""
-    if mask is None:
-        return True
-    if isinstance(space, spaces.Tuple):
-        return all(a is None or _allows(s, m, a) for s, m, a in zip(space.spaces, mask, action))
-    if not _maskable(space):
-        return True
-    _, offsets, starts = _segments(space)
-    return bool(np.asarray(mask)[offsets + np.asarray(action, dtype=np.int64).reshape(-1) - starts].all())
 
 
 def _has_legal(space: spaces.Space, mask: Any) -> bool:
@@ -240,7 +227,7 @@ class _InterfaceChecker:
             probe = copy.deepcopy(self.itf)
             probe.transform_reset(first_observation)
             raw = probe.transform_action(action)
-            if not _allows(self.raw_act, raw_mask, raw):
+            if not mask_allows(self.raw_act, raw_mask, raw):
                 self.fail(f"model action {action!r} is legal in the translated mask {mask} but maps "
                           f"to raw action {raw!r}, which raw mask {raw_mask} forbids")
         return True
