@@ -450,4 +450,5 @@ def run_backend(backend: str, config: GameConfig, pending: Sequence[GameTask] | 
     else:
         from arena.tournament.ray_backend import run_ray
 
-        run_ray(config, pending, commit, workers=workers, address=address, chunk_size=chunk_size, on_start=started)
+        run_ray(config, pending, commit, workers=workers, address=address, chunk_size=chunk_size, on_start=started,
+                start_method=start_method)

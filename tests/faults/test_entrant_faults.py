@@ -66,3 +66,20 @@ def test_the_move_time_limit_holds_against_agents_that_ignore_it(tmp_path, worke
     for _, _, error, _, _ in games:
         assert error.startswith("exceeded the move time limit of 0.3 s (did not answer the interrupt; "
                                 "its worker process was killed after "), error
+
+
+def test_on_ray_an_entrant_that_kills_its_actor_forfeits_and_the_tournament_finishes(tmp_path):
+    pytest.importorskip("ray")
+    db = tmp_path / "t.sqlite"
+    # Every game's exiting entrant ends its Ray actor on its second move; replacement actors play on.
+    args = ["tournament", "tic_tac_toe", "--agents", f"random,exit={ENTRANTS}:ExitingAgent",
+            "--games", "4", "--backend", "ray", "--workers", "2", "--db", str(db), "--no-progress"]
+    first = run_cli(*args, timeout=300)
+    assert first.returncode == 0, first.stderr
+    assert "4 of 4 games stored (4 played now" in first.stdout, first.stdout
+    games = forfeits(db)
+    assert [forfeit for _, forfeit, _, _, _ in games] == ["exit"] * 4
+    assert {error for _, _, error, _, _ in games} == {"ended its worker process during act() (exit code 3)"}
+    again = run_cli(*args, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert "4 of 4 games stored (0 played now" in again.stdout
