@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import pathlib
 import re
+import shlex
 import subprocess
 import sys
+
+import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
@@ -38,3 +42,37 @@ def test_quickstart_runs():
     assert lines[1] == "Box(-1.0, 1.0, (9,), float32)"
     assert lines[2] == "RotateBoard(EgoBoard(planes=True), quarter_turns=1)"
     assert re.match(r"(player_[01] wins|draw) \{'player_0': ", lines[3])
+
+
+def _training_commands() -> list[list[str]]:
+    """The `arena` command lines of the README's training block, continuation lines joined."""
+    section = README.split("## Training", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```\n(.*?)\n```", section, flags=re.S).group(1)
+    lines = block.replace("\\\n", " ").splitlines()
+    return [shlex.split(line) for line in lines if line.startswith("arena ")]
+
+
+def test_readme_training_block_trains_plays_the_folder_and_continues(tmp_path, monkeypatch, capsys):
+    """The block as written, only smaller: train -> tournament with the folder as entrant -> continue."""
+    pytest.importorskip("sb3_contrib")
+    from arena.cli import main
+
+    commands = _training_commands()
+    assert [c[:2] for c in commands] == [["arena", "train"], ["arena", "tournament"], ["arena", "train"]]
+    assert "--out" in commands[0] and "--load" in commands[2]
+    folder = commands[0][commands[0].index("--out") + 1]
+    assert commands[2][commands[2].index("--load") + 1] == folder
+    assert folder in commands[1][commands[1].index("--agents") + 1].split(",")
+    small = {"--timesteps": "128", "--games": "4"}
+    monkeypatch.chdir(tmp_path)
+    for command in commands:
+        argv = [small.get(previous, word) for previous, word in zip([None, *command], command)][1:]
+        if argv[0] == "train":
+            argv += ["--eval-games", "2", "--n-envs", "2", "--no-progress"]
+        assert main(argv) == 0, capsys.readouterr().err
+        if argv[0] == "tournament":  # the folder is an entrant (a row of the standings), no game forfeited
+            rows = [line for line in capsys.readouterr().out.splitlines() if re.match(rf"│ \d+ │ {folder}\s+│", line)]
+            assert [row for row in rows if re.search(r"│\s+\d+ │\s+0 │$", row)], rows  # games, forfeits 0
+    printed = capsys.readouterr().out
+    assert "for 256 timesteps" in printed  # the count went on from the first run
+    assert json.loads((tmp_path / folder / "agent.json").read_text())["timesteps"] == 256
