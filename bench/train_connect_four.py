@@ -57,7 +57,7 @@ from envs.connect_four_agents import ConnectFourHeuristicAgent
 from arena.training import OpponentPool, SB3Agent, SingleAgentEnv
 from arena.training.batched import BatchVecEnv
 from arena.training.callbacks import SelfPlayCallback
-from arena.training.evaluation import match
+from arena.training.evaluation import match, match_batch
 from arena.training.report import plot_learning_curve
 
 
@@ -146,7 +146,9 @@ def train(path: str, args: argparse.Namespace, out: Path) -> dict:
     """One training run on ``path`` ("single" or "batched"); returns its summary."""
     out.mkdir(parents=True, exist_ok=True)
     planes = args.policy == "cnn"
-    fixed = [fixed_opponent(name.strip(), seed=100 + i) for i, name in enumerate(args.train_against.split(","))]
+    batched = path == "batched"
+    against = args.batch_train_against if batched and args.batch_train_against else args.train_against
+    fixed = [fixed_opponent(name.strip(), seed=100 + i) for i, name in enumerate(against.split(","))]
     pool = OpponentPool(fixed, strategy=args.strategy, max_size=len(fixed) + args.snapshots)
     clock = Clock()
     # Snapshot inference happens inside the env step: count it apart (and subtract it below).
@@ -170,10 +172,13 @@ def train(path: str, args: argparse.Namespace, out: Path) -> dict:
     if planes:
         policy_kwargs = {"features_extractor_class": BoardCNN, "net_arch": [128]}
     else:
-        policy_kwargs = {"net_arch": [256, 256]}
-    model = MaskablePPO("MlpPolicy", vec_env, seed=args.seed, device="cpu", learning_rate=args.learning_rate,
-                        n_steps=n_steps, batch_size=batch_size, n_epochs=n_epochs, gamma=0.99,
-                        ent_coef=args.ent_coef, policy_kwargs=policy_kwargs)
+        net = args.batch_net if batched and args.batch_net else args.net
+        policy_kwargs = {"net_arch": [int(width) for width in net.split(",")]}
+    learning_rate = args.batch_learning_rate if batched and args.batch_learning_rate else args.learning_rate
+    ent_coef = args.batch_ent_coef if batched and args.batch_ent_coef is not None else args.ent_coef
+    model = MaskablePPO("MlpPolicy", vec_env, seed=args.seed, device="cpu", learning_rate=learning_rate,
+                        n_steps=n_steps, batch_size=batch_size, n_epochs=n_epochs, gamma=args.gamma,
+                        ent_coef=ent_coef, policy_kwargs=policy_kwargs)
     model.train = clock.wrap("learner_update", model.train)
     reached: dict[str, dict] = {}
     started = time.perf_counter()
@@ -195,8 +200,10 @@ def train(path: str, args: argparse.Namespace, out: Path) -> dict:
         """The learner against fresh references on seeds the curve never used."""
         result = {"timesteps": int(model.num_timesteps)}
         for name, reference in (("random", RandomAgent(seed=11)), ("heuristic", ConnectFourHeuristicAgent(seed=12))):
-            score = match(envs.make("connect_four"), callback.learner, reference, args.check_games,
-                          seed=args.seed + 10_000)
+            # Each path evaluates its own way: one by one as before, or in one batch (the same games).
+            play_games = match_batch if batched else match
+            score = play_games(envs.make("connect_four"), callback.learner, reference, args.check_games,
+                               seed=args.seed + 10_000)
             result[name] = {"win_rate": score.win_rate, "draw_rate": score.draws / score.games}
         result["games"] = args.check_games
         result["wall_s"] = round(time.perf_counter() - started, 2)
@@ -220,7 +227,7 @@ def train(path: str, args: argparse.Namespace, out: Path) -> dict:
         {"random": RandomAgent(seed=1), "heuristic": ConnectFourHeuristicAgent(seed=2)},
         eval_every=args.eval_every, eval_games=args.eval_games, promote_at=args.promote_at,
         interface=learner_interface(planes), seed=args.seed, csv_path=out / "evaluations.csv",
-        on_evaluation=note, stop_when=done)
+        on_evaluation=note, stop_when=done, batched=batched)
     callback.evaluate = clock.wrap("evaluation", callback.evaluate)
     try:
         model.learn(args.max_timesteps, callback=callback)
@@ -248,6 +255,8 @@ def train(path: str, args: argparse.Namespace, out: Path) -> dict:
                "interface": str(learner_interface(planes)), "pool": pool.names,
                "n_envs": args.n_envs if path == "single" else args.batch_envs,
                "n_steps": n_steps, "batch_size": batch_size, "n_epochs": n_epochs,
+               "learning_rate": learning_rate, "ent_coef": ent_coef, "gamma": args.gamma,
+               "net_arch": policy_kwargs.get("net_arch"), "train_against": against,
                "threads": args.threads, "steps_per_s": round(model.num_timesteps / wall, 1)}
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary, indent=2), flush=True)
@@ -281,8 +290,17 @@ def main() -> None:
     parser.add_argument("--batch-batch-size", type=int, default=512,
                         help="batched path: minibatch size (the single path's, so gradient steps per sample match)")
     parser.add_argument("--batch-n-epochs", type=int, default=4, help="batched path: epochs per rollout")
-    parser.add_argument("--learning-rate", type=float, default=3e-4)
-    parser.add_argument("--ent-coef", type=float, default=0.01)
+    parser.add_argument("--learning-rate", type=float, default=3e-4, help="single path: learning rate")
+    parser.add_argument("--ent-coef", type=float, default=0.01, help="single path: entropy coefficient")
+    parser.add_argument("--net", default="256,256", help="single path, mlp: hidden layer widths")
+    parser.add_argument("--batch-learning-rate", type=float, default=None,
+                        help="batched path: learning rate (default: --learning-rate)")
+    parser.add_argument("--batch-ent-coef", type=float, default=None,
+                        help="batched path: entropy coefficient (default: --ent-coef)")
+    parser.add_argument("--batch-net", default=None, help="batched path, mlp: hidden layer widths (default: --net)")
+    parser.add_argument("--batch-train-against", default=None,
+                        help="batched path: the pool's fixed members (default: --train-against)")
+    parser.add_argument("--gamma", type=float, default=0.99)
     parser.add_argument("--target-random", type=float, default=0.9)
     parser.add_argument("--target-heuristic", type=float, default=0.6)
     parser.add_argument("--n-envs", type=int, default=8, help="single path: SingleAgentEnv copies")

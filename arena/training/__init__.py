@@ -8,7 +8,8 @@
   arena agent (masks respected, behind its training interface);
 * :func:`load_trained_agent` — the folder ``arena train`` writes, as one agent (model,
   interface stack and its statistics, env);
-* :func:`match`, :class:`Score` — quick seeded evaluation games;
+* :func:`match`, :func:`match_batch`, :class:`Score` — quick seeded evaluation games (one by one,
+  or all at once in a game's numpy batch);
 * :mod:`arena.training.callbacks` — ``SelfPlayCallback`` (evaluate, promote, log) and
   ``RichProgressCallback``; that module imports Stable-Baselines3 (the ``train`` extra).
 
@@ -20,7 +21,7 @@ Example:
     ((3, 3), True)
 """
 
-from arena.training.evaluation import Score, match
+from arena.training.evaluation import Score, match, match_batch
 from arena.training.policy_agent import ALGORITHMS, SB3Agent, algorithm_class, freeze, load_sb3_agent
 from arena.training.pool import STRATEGIES, OpponentPool
 from arena.training.single_agent import SingleAgentEnv
@@ -39,6 +40,7 @@ __all__ = [
     "load_sb3_agent",
     "load_trained_agent",
     "match",
+    "match_batch",
     "side_agent",
     "team_stack",
 ]

@@ -14,11 +14,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from gymnasium import spaces
+
 from arena.agents.base import Agent
 from arena.env import MultiAgentEnv
 from arena.interface import Interface
 from arena.registry import make_agent, make_env
-from arena.training.evaluation import match
+from arena.training.evaluation import can_match_batch, match, match_batch
 from arena.training.policy_agent import SB3Agent, freeze, require_sb3
 from arena.training.pool import OpponentPool
 from arena.training.report import write_csv
@@ -74,6 +76,13 @@ class SelfPlayCallback(BaseCallback):
         csv_path: a CSV file rewritten with all records after each evaluation.
         stop_when: called with each record; returning True stops training.
         on_evaluation: called with each record (e.g. to update a progress display).
+        batched: play the evaluation games of each match at once in the env's batch
+            (:func:`~arena.training.evaluation.match_batch`: the same seeded games and
+            pool draws, one forward of the learner per move for all games); ``None``
+            (default) does so wherever the batch can serve (see
+            :func:`~arena.training.evaluation.can_match_batch`; and the learner's
+            observations are arrays, not dicts), ``False`` plays them one by one with
+            :func:`arena.play`.
 
     Example:
         >>> import envs
@@ -106,6 +115,7 @@ class SelfPlayCallback(BaseCallback):
         csv_path: str | Path | None = None,
         stop_when: Callable[[dict[str, Any]], bool] | None = None,
         on_evaluation: Callable[[dict[str, Any]], None] | None = None,
+        batched: bool | None = None,
         verbose: int = 0,
     ) -> None:
         super().__init__(verbose)
@@ -136,6 +146,7 @@ class SelfPlayCallback(BaseCallback):
         self.csv_path = None if csv_path is None else Path(csv_path)
         self.stop_when = stop_when
         self.on_evaluation = on_evaluation
+        self.batched = batched
         self.records: list[dict[str, Any]] = []
         self.promotions: list[int] = []
         self._last_eval = -1
@@ -151,6 +162,9 @@ class SelfPlayCallback(BaseCallback):
             raise TypeError(f"SelfPlayCallback: interface must be an arena.Interface or None, got "
                             f"{type(self._interface).__name__}")
         self.learner = self._behind_interface(SB3Agent(self.model.policy, deterministic=True, name="learner"))
+        # Batched moves stack the learner's observations into one array: not for Dict or Tuple ones.
+        self._stackable = isinstance(self.model.observation_space, (spaces.Box, spaces.Discrete, spaces.MultiBinary,
+                                                                    spaces.MultiDiscrete))
 
     def _on_training_start(self) -> None:
         self._started = time.perf_counter()
@@ -173,20 +187,26 @@ class SelfPlayCallback(BaseCallback):
             return agent
         return AgtItfWrapper(agent, copy.deepcopy(self._interface))
 
+    def _match(self, opponent: Agent | OpponentPool, seed: int):
+        """The learner's ``eval_games`` against ``opponent``: in one batch where it can, else one by one."""
+        if self.batched or (self.batched is None and self._stackable
+                            and can_match_batch(self.env, self.learner, opponent, self.teammate)):
+            return match_batch(self.env, self.learner, opponent, self.eval_games, seed=seed)
+        return match(self.env, self.learner, opponent, self.eval_games, seed=seed, teammate=self.teammate)
+
     def evaluate(self, promote: bool = True) -> dict[str, Any]:
         """Evaluate now, promote when the gate opens, record and log; returns the record."""
         record: dict[str, Any] = {"timesteps": int(self.num_timesteps),
                                   "wall_s": round(time.perf_counter() - self._started, 2),
                                   "cpu_s": round(time.process_time() - self._cpu_started, 2)}
         for name, reference in self.references.items():
-            score = match(self.env, self.learner, reference, self.eval_games, seed=self.seed, teammate=self.teammate)
+            score = self._match(reference, self.seed)
             record[f"{name}_win_rate"] = score.win_rate
             record[f"{name}_draw_rate"] = score.draws / score.games
             record[f"{name}_score"] = score.score
         promoted = False
         if self.pool is not None:
-            score = match(self.env, self.learner, self.pool, self.eval_games, seed=self.seed + 1 + len(self.records),
-                          teammate=self.teammate)
+            score = self._match(self.pool, self.seed + 1 + len(self.records))
             self.window.extend(score.outcomes)
             gate = sum(self.window) / len(self.window)
             record["pool_score"] = score.score

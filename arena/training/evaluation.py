@@ -1,4 +1,10 @@
-"""Quick seeded matches of one agent against opponents, for learning curves and promotion."""
+"""Quick seeded matches of one agent against opponents, for learning curves and promotion.
+
+:func:`match` plays the games one by one with :func:`arena.play` (any env, any agent);
+:func:`match_batch` plays them all at once in the env's numpy batch (two-player
+turn-based games that offer ``make_batch``, agents that act for many games at once),
+one ``act_batch`` call per agent per move: the same games, many times faster.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +21,7 @@ from arena.seeding import derive_seed
 from arena.training.pool import OpponentPool
 from arena.training.seating import team_members
 
-__all__ = ["Score", "match"]
+__all__ = ["Score", "match", "match_batch", "can_match_batch"]
 
 
 @dataclass
@@ -105,3 +111,94 @@ def match(env: MultiAgentEnv, agent: Agent, opponent: Agent | OpponentPool, game
         else:
             outcomes.append(1.0)
     return Score(outcomes)
+
+
+def can_match_batch(env: MultiAgentEnv, agent: Agent, opponent: Agent | OpponentPool,
+                    teammate: Agent | None = None) -> bool:
+    """Whether :func:`match_batch` can play these games: a two-player turn-based env with a
+    batch (``make_batch`` giving ``to_play``), no sides or teammate, batchable agents.
+
+    Pool members are looked at as they are now; a snapshot added later must be batchable
+    too (the self-play snapshots are).
+
+    Example:
+        >>> import envs
+        >>> from arena import RandomAgent
+        >>> can_match_batch(envs.make("connect_four"), RandomAgent(), RandomAgent())
+        True
+    """
+    factory = getattr(env, "make_batch", None)
+    if teammate is not None or env.teams or len(env.possible_agents) != 2 or not callable(factory):
+        return False
+    opponents = list(opponent) if isinstance(opponent, OpponentPool) else [opponent]
+    if not agent.batchable or not all(member.batchable for member in opponents):
+        return False
+    return hasattr(factory(1), "to_play")
+
+
+def match_batch(env: MultiAgentEnv, agent: Agent, opponent: Agent | OpponentPool, games: int, *, seed: int = 0,
+                seats: Sequence[AgentID] | None = None) -> Score:
+    """:func:`match` with every game in one numpy batch (``env.make_batch(games)``).
+
+    The games are :func:`match`'s: game ``i`` is seeded with ``derive_seed(seed, i)``,
+    the agent takes ``seats[i % len(seats)]``, and a pool opponent is drawn for game ``i``
+    from the same generator in the same order. Each move, the agent acts in every game
+    where it is to move with one :meth:`~arena.Agent.act_batch` call, and each distinct
+    opponent likewise in its games; each game is played once (the batch's auto-reset
+    is ignored). Deterministic agents therefore play exactly :func:`match`'s games;
+    agents that draw random numbers draw them in another order, so their games differ
+    one by one but not in distribution. Rewards and ``done`` are not delivered to the
+    agents (the batched path's rule); a game's result comes from the players' returns.
+
+    Raises:
+        ValueError: ``games`` below 1, or games this function cannot batch (see
+            :func:`can_match_batch`).
+
+    Example:
+        >>> import envs
+        >>> from arena import RandomAgent
+        >>> match_batch(envs.make("connect_four"), RandomAgent(seed=1), RandomAgent(seed=2), 10).games
+        10
+    """
+    if games < 1:
+        raise ValueError(f"match_batch: games must be at least 1, got {games!r}")
+    if not can_match_batch(env, agent, opponent):
+        raise ValueError(f"match_batch: cannot batch {agent} against {opponent} on {env} (needs a two-player "
+                         "turn-based env with make_batch and agents that act in batches); use match()")
+    possible = list(env.possible_agents)
+    seats = possible if seats is None else list(seats)
+    rng = np.random.default_rng(seed)
+    seat = np.array([possible.index(seats[game % len(seats)]) for game in range(games)], dtype=np.int64)
+    players: list[Agent] = [agent]  # code 0 is the agent, then each distinct opponent
+    codes: dict[int, int] = {id(agent): 0}
+    opponent_code = np.empty(games, dtype=np.int64)
+    for game in range(games):
+        drawn = opponent.sample(rng) if isinstance(opponent, OpponentPool) else opponent
+        opponent_code[game] = codes.setdefault(id(drawn), len(players))
+        if opponent_code[game] == len(players):
+            players.append(drawn)
+    for index, player in enumerate(players):
+        obs_space, act_space = env.observation_space(possible[0]), env.action_space(possible[0])
+        if player.observation_space is not obs_space or player.action_space is not act_space:
+            player.setup(obs_space, act_space)
+        player.reset(seed=derive_seed(derive_seed(seed, games), index))
+    batch = env.make_batch(games)
+    board, infos = batch.reset(seed=seed)
+    masks, to_play = infos["action_mask"], infos["to_play"].astype(np.int64)
+    returns = np.zeros((games, 2))
+    playing = np.ones(games, dtype=bool)
+    while playing.any():
+        movers = np.flatnonzero(playing)
+        who = np.where(to_play[movers] == seat[movers], 0, opponent_code[movers])
+        actions = np.empty(len(movers), dtype=np.int64)
+        for code in np.unique(who).tolist():
+            which = who == code
+            actions[which] = players[code].act_batch(board[movers[which]], masks[movers[which]])
+        observations, rewards, _, _, infos = batch.step(actions, games=movers)
+        returns[movers] += rewards
+        board[movers], masks[movers] = observations, infos["action_mask"]
+        to_play[movers] = infos["to_play"]
+        playing[movers[infos["episode_over"]]] = False  # the batch restarted them: not played again
+    mine = returns[np.arange(games), seat]
+    theirs = returns[np.arange(games), 1 - seat]
+    return Score(np.where(mine > theirs, 1.0, np.where(mine == theirs, 0.5, 0.0)).tolist())
