@@ -71,3 +71,28 @@ def test_entrants_name_interfaces_in_the_same_syntax():
     assert episode.length > 0
     helper = behind_interface("random", "rotate_board(ego_board)", interface_kwargs={"mirror": True})
     assert str(helper.interface) == "RotateBoard(EgoBoard(), quarter_turns=1, mirror=True)"
+
+
+def test_arena_interfaces_lists_the_options_of_each_interface(capsys):
+    from arena.cli import main
+
+    assert main(["interfaces", "--plain"]) == 0
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.strip()}
+    assert "OPTIONS" in rows["NAME"]
+    assert "frames=4" in rows["frame_stack"] and "nvec (required)" in rows["discrete_to_multi_discrete"]
+    assert "player=null, planes=false" in rows["ego_board"]  # option values in the syntax they are given in
+    build_interface("ego_board(player=null, planes=false)")
+
+
+def test_arena_play_takes_an_entrant_behind_an_interface_in_both_forms(capsys):
+    from arena.cli import main
+
+    text = 'random{"interface": "flatten(ego_board(planes=true))", "seed": 1}'
+    as_json = json.dumps({"interface": parse_interface_spec("flatten(ego_board(planes=true))").to_json(), "seed": 1})
+    outcomes = []
+    for entrant in (text, f"random{as_json}"):
+        assert main(["play", "tic_tac_toe", "--agents", f"{entrant},random", "--seed", "4"]) == 0
+        outcomes.append(capsys.readouterr().out.splitlines()[-1])
+    assert outcomes[0] == outcomes[1] and outcomes[0].startswith("result: ")
+    assert main(["play", "tic_tac_toe", "--agents", 'random{"interface": "flatten(ego_bord)"},random']) == 2
+    assert "unknown interface 'ego_bord'; known interfaces: " in capsys.readouterr().err
