@@ -54,13 +54,23 @@ def test_train_promote_save_load_and_play_a_tournament(tmp_path, capsys) -> None
     # --out onto an existing folder refuses; --load continues (timesteps, optimizer state kept).
     assert main(["train", "tic_tac_toe", "--timesteps", "64", "--out", str(out), "--no-progress"]) == 2
     assert f"--out {out} exists and is not empty; pass --force" in capsys.readouterr().err
+    adam_steps = _adam_steps(out)
     code = main(["train", "tic_tac_toe", "--load", str(out), "--timesteps", "256", "--eval-games", "2",
                  "--n-envs", "2", "--no-progress"])
     assert code == 0
     assert "for 768 timesteps" in capsys.readouterr().out
+    assert _adam_steps(out) > adam_steps  # Adam went on counting: half the timesteps alone would give fewer steps
     assert json.loads((out / "agent.json").read_text())["timesteps"] == 768
     assert main(["train", "tic_tac_toe", "--load", str(out), "--algo", "ppo", "--no-progress"]) == 2
     assert "the run was trained with --algo 'maskable-ppo' (got 'ppo')" in capsys.readouterr().err
+
+
+def _adam_steps(folder) -> float:
+    """The step count in the saved optimizer state of the folder's model."""
+    from sb3_contrib import MaskablePPO
+
+    state = MaskablePPO.load(str(folder / "model.zip"), device="cpu").policy.optimizer.state_dict()["state"]
+    return float(next(iter(state.values()))["step"])
 
 
 def test_a_model_without_its_interface_fails_at_load_not_in_games(tmp_path) -> None:
