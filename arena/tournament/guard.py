@@ -26,7 +26,8 @@ import signal
 import threading
 import time
 import traceback
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 from gymnasium import spaces
 
@@ -172,32 +173,10 @@ class GuardedAgent(Agent):
         self._discrete = (int(action_space.start), int(action_space.n)) if is_discrete else None
         if self.agent.observation_space is observation_space and self.agent.action_space is action_space:
             return
-        if self.watch is not None:
-            self.watch.begin(1)
-        try:
-            self.agent.setup(observation_space, action_space)
-        except BaseException as err:
-            fault = self._fault("setup()", err)
-            if fault is err:
-                raise
-            raise fault from err
-        finally:
-            if self.watch is not None:
-                self.watch.end()
+        self._watched(1, "setup()", self.agent.setup, observation_space, action_space)
 
     def reset(self, *, seed: int | None = None) -> None:
-        if self.watch is not None:
-            self.watch.begin(2)
-        try:
-            self.agent.reset(seed=seed)
-        except BaseException as err:
-            fault = self._fault("reset()", err)
-            if fault is err:
-                raise
-            raise fault from err
-        finally:
-            if self.watch is not None:
-                self.watch.end()
+        self._watched(2, "reset()", self.agent.reset, seed=seed)
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
         limit = self.move_time_limit
@@ -205,10 +184,7 @@ class GuardedAgent(Agent):
             try:
                 action = self.agent.act(observation, action_mask, reward)
             except BaseException as err:
-                fault = self._fault("act()", err)
-                if fault is err:
-                    raise
-                raise fault from err
+                self._raise_fault("act()", err)
             self._check(action, action_mask)
             return action
         watch, timer = self.watch, self.timer if limit is not None else None
@@ -228,16 +204,33 @@ class GuardedAgent(Agent):
         except MoveTimeout:
             raise Forfeit(self.entrant, f"exceeded the move time limit of {limit:g} s (interrupted)") from None
         except BaseException as err:
-            fault = self._fault("act()", err)
-            if fault is err:
-                raise
-            raise fault from err
+            self._raise_fault("act()", err)
         if limit is not None:
             elapsed = time.perf_counter() - start
             if elapsed > limit:
                 raise Forfeit(self.entrant, f"exceeded the move time limit of {limit:g} s (took {elapsed:.3f} s)")
         self._check(action, action_mask)
         return action
+
+    def _watched(self, phase: int, call: str, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``function(*args, **kwargs)`` under the watch as ``PHASES[phase]``; what it raises
+        becomes the entrant's forfeit where it is the agent's fault."""
+        if self.watch is not None:
+            self.watch.begin(phase)
+        try:
+            return function(*args, **kwargs)
+        except BaseException as err:
+            self._raise_fault(call, err)
+        finally:
+            if self.watch is not None:
+                self.watch.end()
+
+    def _raise_fault(self, call: str, err: BaseException) -> NoReturn:
+        """Raise the forfeit for ``err`` raised by the agent's ``call``, or ``err`` itself."""
+        fault = self._fault(call, err)
+        if fault is err:
+            raise err
+        raise fault from err
 
     def _fault(self, call: str, err: BaseException) -> BaseException:
         """The forfeit for an exception the agent raised, or ``err`` itself when it is not the agent's."""
@@ -269,18 +262,7 @@ class GuardedAgent(Agent):
             raise Forfeit(self.entrant, f"illegal action {action!r}; legal actions were {legal}")
 
     def done(self, reward: float, info: dict[str, Any]) -> None:
-        if self.watch is not None:
-            self.watch.begin(4)
-        try:
-            self.agent.done(reward, info)
-        except BaseException as err:
-            fault = self._fault("done()", err)
-            if fault is err:
-                raise
-            raise fault from err
-        finally:
-            if self.watch is not None:
-                self.watch.end()
+        self._watched(4, "done()", self.agent.done, reward, info)
 
     def __str__(self) -> str:
         return f"GuardedAgent({self.agent}, {self.entrant!r})"
