@@ -86,12 +86,17 @@ def _listing(db: str, games: list) -> None:
 
 
 def _verify(db: str) -> int:
+    from arena.registry import resolve
     from arena.replay.engine import verify_game
     from arena.replay.source import load_games
 
     games = load_games(db)
     if not games:
         raise ArenaError(f"replay --verify: {db} has no stored games")
+    factory = games[0].env.factory
+    if getattr(resolve("env", factory), "metadata", {}).get("reproducible", True) is False:
+        raise ArenaError(f"replay --verify: {factory} declares that its episodes do not follow from seed and "
+                         f"actions (metadata['reproducible'] is False): the games of {db} can be watched, not verified")
     checked = unreplayable = forfeits = 0
     mismatches = []
     for game in games:
@@ -103,6 +108,9 @@ def _verify(db: str) -> int:
         forfeits += game.result.forfeit is not None
         if problem is not None:
             mismatches.append((game, problem))
+    if not checked:
+        raise ArenaError(f"replay --verify: none of the {len(games)} games of {db} has stored actions "
+                         "(env errors, or a file older than action storage): nothing to verify")
     for game, problem in mismatches:
         print(f"MISMATCH {game.title}: {problem}")
     notes = []

@@ -17,6 +17,7 @@ from arena.replay.terminal import step_through
 from arena.replay.video import write_video
 from arena.tournament import run_tournament
 from arena.tournament.actions import decode_actions, encode_actions
+from envs.tic_tac_toe import TicTacToe
 
 try:  # short episodes of the physics games for registry-wide tests, where the suite has them
     from tests.quick import QUICK_OPTIONS
@@ -238,3 +239,25 @@ def test_report_html_links_each_game_to_its_replay_page(ttt_db, tmp_path, capsys
     assert "const GAME = " in (tmp_path / links[0]).read_text()
     assert main(["report", str(ttt_db), "--replay-pages"]) == 2
     assert "--replay-pages links the games of the --html page: give --html FILE too" in capsys.readouterr().err
+
+
+class UnreproducibleTicTacToe(TicTacToe):
+    """Tic-tac-toe that declares, as networked game engines do, that seed and actions do not fix its episodes."""
+
+    metadata = {**TicTacToe.metadata, "reproducible": False}
+
+
+def test_verify_refuses_a_file_it_cannot_verify(ttt_db, tmp_path_factory, tmp_path, capsys):
+    copy = tmp_path / "no_actions.db"
+    with sqlite3.connect(ttt_db) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    with sqlite3.connect(copy) as db:
+        db.execute("DELETE FROM replays")
+    assert main(["replay", str(copy), "--verify"]) == 2
+    err = capsys.readouterr().err
+    assert f"replay --verify: none of the 4 games of {copy} has stored actions" in err and "nothing to verify" in err
+    db = tmp_path_factory.mktemp("unreproducible") / "u.db"
+    run_tournament(f"{__name__}:UnreproducibleTicTacToe", ["random", "b=random"], games=2, db=db, workers=1)
+    assert main(["replay", str(db), "--verify"]) == 2
+    err = capsys.readouterr().err
+    assert "declares that its episodes do not follow from seed and actions" in err and "can be watched, not verified" in err
