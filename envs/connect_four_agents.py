@@ -15,6 +15,9 @@ from envs.connect_four_bits import COLUMNS, ROWS, STRIDE, bitboards, has_four, h
 
 __all__ = ["ConnectFourHeuristicAgent"]
 
+_ONE = np.uint64(1)
+_COLUMN_BASE = np.arange(COLUMNS) * STRIDE  # the bit of each column's bottom cell
+
 
 class ConnectFourHeuristicAgent(Agent):
     """Plays a winning move if there is one, else blocks the opponent's winning move, else a random legal move.
@@ -100,12 +103,12 @@ class ConnectFourHeuristicAgent(Agent):
         heights = filled.sum(axis=1)  # (games, columns): discs settle at the bottom
         mine, theirs = bitboards(boards, mine_mark)
         legal = heights < ROWS if action_masks is None else np.asarray(action_masks, dtype=bool)
-        choice = np.full(games, -1, dtype=np.int64)
-        for bits in (mine, theirs):  # first a move that wins, then one that blocks
-            for column in range(COLUMNS):
-                drop = np.uint64(1) << (column * STRIDE + np.minimum(heights[:, column], ROWS - 1)).astype(np.uint64)
-                hits = (choice < 0) & legal[:, column] & has_four_batch(bits | drop)
-                choice[hits] = column
+        # Every column's landing bit, for both players in one pass: (2, games, columns).
+        drop = _ONE << (_COLUMN_BASE + np.minimum(heights, ROWS - 1)).astype(np.uint64)
+        fours = has_four_batch(np.stack((mine, theirs))[:, :, None] | drop) & legal
+        wins, blocks = fours.any(axis=2)
+        # The first winning column, else the first blocking one (argmax finds the first True).
+        choice = np.where(wins, fours[0].argmax(axis=1), np.where(blocks, fours[1].argmax(axis=1), -1))
         rest = choice < 0
         if rest.any():
             if self._np_rng is None:
