@@ -239,3 +239,10 @@ def test_the_chaser_beats_random_in_a_small_seat_swapped_match() -> None:
     stats = result.pairings["soccer_chaser", "random"]
     assert stats.games == 4 and stats.forfeits == 0 and result.errors == []
     assert stats.wins >= 1 and stats.losses == 0, stats
+
+
+def test_the_ant_walker_has_its_own_actuators_and_keeps_the_contract() -> None:
+    env = Soccer(team_size=1, walker="ant", time_limit=0.1)
+    assert env.action_space("home_0") == spaces.Box(-1.0, 1.0, (8,), np.float64)  # eight joint motors
+    assert env.observation_space("away_0")["prev_action"].shape == (8,)
+    check_env(env, episodes=1)
