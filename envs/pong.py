@@ -1,4 +1,4 @@
-"""Two-player Pong at the scale of Arena's Pong-2p: each player sees itself on the left."""
+"""Two-player Pong with Atari's proportions: each player sees itself on the left."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ class PongState:
 class Pong2p(MultiAgentEnv):
     """Two-player Pong: ``player_0`` holds the left paddle, ``player_1`` the right one.
 
-    **Scale** (Arena's Pong-2p, Atari's proportions): a 160x160 field below a 34-pixel
+    **Scale** (Atari's proportions): a 160x160 field below a 34-pixel
     score border; a 2x4 ball; 4x16 paddles, 16 pixels from the left and right edges
     (left paddle's face at x=20, right paddle's at x=140).
 

@@ -1,8 +1,7 @@
 """Soccer interfaces: feature vectors, continuous-action scaling, reward shaping, team views.
 
 * :class:`SoccerFeatures` — the soccer env's observation dict as one vector in a fixed,
-  documented order, optionally with relative features and the previous action appended
-  (Arena's "concatenate observation and action");
+  documented order, optionally with relative features and the previous action appended;
 * :class:`RescaleAction` — a model's ``[-1, 1]`` actions clipped and mapped onto the
   walker's bounds;
 * :class:`SoccerShaping` — dm_control's ball-chasing and ball-to-goal statistics added to
@@ -67,8 +66,7 @@ class SoccerFeatures(Interface):
     ball to the opponents' goal, all in the walker's frame (see :data:`RELATIVE_FEATURES`).
 
     **Previous action** (``append_action=True``, last): the raw action this interface
-    last passed down (zeros at the start of an episode), Arena's "concatenate
-    observation and action".
+    last passed down (zeros at the start of an episode).
 
     Args:
         inner: the interface underneath (``None``: the env's raw dict).

@@ -4,7 +4,7 @@ Needs the ``rllib`` extra (install torch first: ``pip install torch==2.13.0``, t
 ``pip install 'arena-marl[rllib]'``); importing this module without Ray raises
 :class:`~arena.errors.MissingDependencyError`.
 
-Arena's protocol already follows RLlib's central rule (the observations hold exactly the
+arena's protocol already follows RLlib's central rule (the observations hold exactly the
 agents that must act next), so the adapter adds only what RLlib asks on top:
 
 * ``"__all__"`` in ``terminateds`` and ``truncateds``: true once the arena episode is over

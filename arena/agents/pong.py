@@ -16,7 +16,7 @@ _NOOP, _UP, _DOWN = 0, 2, 3
 
 
 class PongAIAgent(Agent):
-    """Pong-2p's built-in AI, working from the vector observation alone.
+    """The scripted ``pong_2p`` player, working from the vector observation alone.
 
     It reads ``pong_2p``'s mirrored 8-number observation (ball x, y, vx, vy, own paddle
     y, vy, opponent paddle y, vy; it always plays from the left): while the ball comes

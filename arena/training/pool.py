@@ -24,8 +24,8 @@ class OpponentPool:
 
     * ``"latest"``: always the newest member (classic self-play against the current
       champion);
-    * ``"uniform"``: uniformly over the whole history, as the Arena toolkit does, so the
-      learner keeps beating its older selves and does not chase its own tail.
+    * ``"uniform"``: uniformly over the whole history, so the learner keeps beating its
+      older selves and does not chase its own tail.
 
     Args:
         agents: the starting members (at least one), oldest first.

@@ -18,7 +18,7 @@ _NEEDED = ("board", "bomb_blast_strength", "position", "enemies", "ammo", "blast
 
 
 class PommermanSimpleAgent(Agent):
-    """Arena's implementation of the reference's scripted ``SimpleAgent``.
+    """The reference's scripted ``SimpleAgent``, reimplemented on arena's Pommerman rules.
 
     It dodges bombs on its lines, bombs adjacent enemies and wood when it can still
     escape, walks to nearby enemies and power-ups, and otherwise wanders without going

@@ -1,4 +1,4 @@
-"""`arena envs`, `arena agents` and `arena interfaces` print plain text (no reST markup)."""
+"""`arena envs`, `arena agents` and `arena interfaces` print plain text (no reST markup) and speak of arena only."""
 
 from __future__ import annotations
 
@@ -13,3 +13,5 @@ def test_listings_print_no_restructuredtext_markup():
                              check=True, timeout=300).stdout
         assert out.strip()
         assert "``" not in out and not re.search(r":(class|func|meth|mod):", out), (command, out)
+        # no other toolkit's names: "Arena's step_mul", "Pong-2p", "the Arena toolkit" read as this library's own
+        assert not re.search(r"\bArena\b|Pong-2p", out), (command, out)
