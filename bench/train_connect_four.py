@@ -54,6 +54,7 @@ from stable_baselines3.common.vec_env import SubprocVecEnv, VecEnvWrapper, VecMo
 import envs
 from arena import RandomAgent
 from envs.connect_four_agents import ConnectFourHeuristicAgent
+from arena.cli.train import BATCHED_RECIPE
 from arena.training import OpponentPool, SB3Agent, SingleAgentEnv
 from arena.training.batched import BatchVecEnv
 from arena.training.callbacks import SelfPlayCallback
@@ -148,7 +149,12 @@ def train(path: str, args: argparse.Namespace, out: Path) -> dict:
     planes = args.policy == "cnn"
     batched = path == "batched"
     against = args.batch_train_against if batched and args.batch_train_against else args.train_against
-    fixed = [fixed_opponent(name.strip(), seed=100 + i) for i, name in enumerate(against.split(","))]
+    names = [name.strip() for name in against.split(",")]
+    if batched:  # a name given twice is one agent drawn twice as often: one act_batch call for its games
+        built = {name: fixed_opponent(name, seed=100 + i) for i, name in reversed(list(enumerate(names)))}
+        fixed = [built[name] for name in names]
+    else:
+        fixed = [fixed_opponent(name, seed=100 + i) for i, name in enumerate(names)]
     pool = OpponentPool(fixed, strategy=args.strategy, max_size=len(fixed) + args.snapshots)
     clock = Clock()
     # Snapshot inference happens inside the env step: count it apart (and subtract it below).
@@ -284,20 +290,23 @@ def main() -> None:
     parser.add_argument("--n-steps", type=int, default=256, help="single path: steps per env per rollout")
     parser.add_argument("--batch-size", type=int, default=512, help="single path: minibatch size")
     parser.add_argument("--n-epochs", type=int, default=4, help="single path: epochs per rollout")
-    parser.add_argument("--batch-envs", type=int, default=64,
+    # The batched path's defaults are arena train's (arena.cli.train.BATCHED_RECIPE).
+    recipe = BATCHED_RECIPE
+    parser.add_argument("--batch-envs", type=int, default=recipe["n_envs"],
                         help="batched path: games in the batch (64 x 32 steps = the single path's 2,048 samples per update)")
-    parser.add_argument("--batch-n-steps", type=int, default=32, help="batched path: steps per game per rollout")
-    parser.add_argument("--batch-batch-size", type=int, default=512,
-                        help="batched path: minibatch size (the single path's, so gradient steps per sample match)")
-    parser.add_argument("--batch-n-epochs", type=int, default=4, help="batched path: epochs per rollout")
+    parser.add_argument("--batch-n-steps", type=int, default=recipe["n_steps"],
+                        help="batched path: steps per game per rollout")
+    parser.add_argument("--batch-batch-size", type=int, default=recipe["batch_size"], help="batched path: minibatch size")
+    parser.add_argument("--batch-n-epochs", type=int, default=recipe["n_epochs"], help="batched path: epochs per rollout")
     parser.add_argument("--learning-rate", type=float, default=3e-4, help="single path: learning rate")
     parser.add_argument("--ent-coef", type=float, default=0.01, help="single path: entropy coefficient")
     parser.add_argument("--net", default="256,256", help="single path, mlp: hidden layer widths")
-    parser.add_argument("--batch-learning-rate", type=float, default=None,
-                        help="batched path: learning rate (default: --learning-rate)")
-    parser.add_argument("--batch-ent-coef", type=float, default=None,
-                        help="batched path: entropy coefficient (default: --ent-coef)")
-    parser.add_argument("--batch-net", default=None, help="batched path, mlp: hidden layer widths (default: --net)")
+    parser.add_argument("--batch-learning-rate", type=float, default=recipe["learning_rate"],
+                        help="batched path: learning rate")
+    parser.add_argument("--batch-ent-coef", type=float, default=recipe["ent_coef"],
+                        help="batched path: entropy coefficient")
+    parser.add_argument("--batch-net", default=",".join(map(str, recipe["net_arch"])),
+                        help="batched path, mlp: hidden layer widths")
     parser.add_argument("--batch-train-against", default=None,
                         help="batched path: the pool's fixed members (default: --train-against)")
     parser.add_argument("--gamma", type=float, default=0.99)

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["register", "run", "default_algo_options"]
+__all__ = ["register", "run", "default_algo_options", "choose_path", "BATCHED_RECIPE"]
 
 
 def _json_object(text: str | None, option: str) -> dict[str, Any]:
@@ -34,12 +34,29 @@ def _names(text: str | None) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()] if text else []
 
 
-def default_algo_options(algo: str, timesteps: int, n_envs: int) -> dict[str, Any]:
-    """Rollout sizes that give a run of ``timesteps`` several updates (PPO and A2C).
+# The batched path's MaskablePPO recipe (docs/performance.md, "Training connect four"): 64 games x 32
+# steps = 2,048 samples per update, 4 epochs of minibatches of 1,024, two hidden layers of 128 for the
+# policy and the value net. bench/train_connect_four.py's batched path defaults to the same.
+BATCHED_RECIPE: dict[str, Any] = {
+    "n_envs": 64, "n_steps": 32, "batch_size": 1024, "n_epochs": 4, "learning_rate": 3e-4, "ent_coef": 0.01,
+    "gamma": 0.99, "net_arch": [128, 128],
+}
 
-    SB3's PPO default (2048 steps per env per rollout) would spend a short run on one
-    rollout and learn nothing; ``--algo-options`` overrides these.
+
+def default_algo_options(algo: str, timesteps: int, n_envs: int, path: str = "single") -> dict[str, Any]:
+    """The algorithm options ``arena train`` uses unless ``--algo-options`` says otherwise.
+
+    On the batched path, MaskablePPO gets :data:`BATCHED_RECIPE` (the minibatch no larger
+    than a rollout). Elsewhere PPO and A2C get rollout sizes that give a run of
+    ``timesteps`` several updates: SB3's PPO default (2048 steps per env per rollout)
+    would spend a short run on one rollout and learn nothing.
     """
+    if algo == "maskable-ppo" and path == "batched":
+        recipe = BATCHED_RECIPE
+        return {"n_steps": recipe["n_steps"], "batch_size": min(recipe["batch_size"], recipe["n_steps"] * n_envs),
+                "n_epochs": recipe["n_epochs"], "learning_rate": recipe["learning_rate"],
+                "ent_coef": recipe["ent_coef"], "gamma": recipe["gamma"],
+                "policy_kwargs": {"net_arch": list(recipe["net_arch"])}}
     if algo in ("ppo", "maskable-ppo"):
         n_steps = max(32, min(2048, timesteps // (8 * n_envs)))
         return {"n_steps": n_steps, "batch_size": min(256, n_steps * n_envs)}
@@ -49,6 +66,8 @@ def default_algo_options(algo: str, timesteps: int, n_envs: int) -> dict[str, An
 def choose_path(requested: str, env: Any, algo: str, opponent: Any, interface: Any) -> str:
     """``"batched"`` or ``"single"``: which training path ``--path`` gives for this run.
 
+    ``opponent`` is one agent or a list of them (every one must act in batches).
+
     Raises:
         ValueError: ``--path batched`` where the batched path cannot run, saying why.
     """
@@ -57,8 +76,9 @@ def choose_path(requested: str, env: Any, algo: str, opponent: Any, interface: A
         reasons.append(f"{env} has no batch (make_batch)")
     if algo != "maskable-ppo":
         reasons.append(f"--algo {algo} trains without action masks, which the batch enforces")
-    if not opponent.batchable:
-        reasons.append(f"the opponent {opponent} cannot act for many games at once")
+    for agent in opponent if isinstance(opponent, (list, tuple)) else [opponent]:
+        if not agent.batchable:
+            reasons.append(f"the opponent {agent} cannot act for many games at once")
     if interface is not None and interface.stateful:
         reasons.append(f"the interface {interface} keeps per-episode state")
     if requested == "batched" and reasons:
@@ -100,7 +120,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "timestep count, interface, env options)")
     parser.add_argument("--force", action="store_true", help="write into an --out folder that is not empty")
     parser.add_argument("--opponent", default="random",
-                        help="the starting opponent: agent name or 'module:factory' (default random)")
+                        help="the starting opponent: agent name or 'module:factory' (default random); several, "
+                             "comma separated, make a pool drawn from uniformly every game (a name given twice "
+                             "is drawn twice as often; with --self-play the snapshots join them)")
     parser.add_argument("--self-play", choices=("latest", "uniform"), default=None,
                         help="keep a pool of snapshots of the learner as opponents, sampled latest-first or "
                              "uniformly over history (default: no self-play, train against --opponent)")
@@ -157,6 +179,7 @@ def run(args: argparse.Namespace) -> int:
     from arena.training import OpponentPool, SingleAgentEnv, algorithm_class, side_agent, team_stack
     from arena.training.trained import save_trained_agent
     from arena.training.report import plot_learning_curve
+    from arena.tournament.spec import _split_top
 
     if args.timesteps < 1:
         raise ValueError(f"--timesteps must be at least 1, got {args.timesteps}")
@@ -197,17 +220,23 @@ def run(args: argparse.Namespace) -> int:
         env = make_env(args.env, **env_options)
         return env if team_size is None else GroupTeams(env)
 
-    opponent = opponent_agent(args.opponent)
-    pool = (OpponentPool([opponent], strategy=args.self_play, max_size=args.pool_size)
-            if args.self_play else None)
+    opponent_names = [name.strip() for name in _split_top(args.opponent, ",") if name.strip()]
+    if not opponent_names:
+        raise ValueError("--opponent needs at least one agent name")
+    built = {name: opponent_agent(name) for name in dict.fromkeys(opponent_names)}
+    opponents = [built[name] for name in opponent_names]  # a name given twice: one agent, drawn twice as often
+    opponent = opponents[0]
+    pool = (OpponentPool(opponents, strategy=args.self_play or "uniform",
+                         max_size=args.pool_size if args.self_play else None)
+            if args.self_play or len(opponents) > 1 else None)
     masked = args.algo == "maskable-ppo"
-    path = choose_path(args.path, probe, args.algo, opponent, build_interface(interface_spec))
-    n_envs = args.n_envs or (64 if path == "batched" else 4)
-    algo_options = {**default_algo_options(args.algo, args.timesteps, n_envs),
+    path = choose_path(args.path, probe, args.algo, opponents, build_interface(interface_spec))
+    n_envs = args.n_envs or (BATCHED_RECIPE["n_envs"] if path == "batched" else 4)
+    algo_options = {**default_algo_options(args.algo, args.timesteps, n_envs, path),
                     **_json_object(args.algo_options, "--algo-options")}
 
     def make_single() -> SingleAgentEnv:
-        return SingleAgentEnv(make_eval_env(), pool if pool is not None else opponent_agent(args.opponent),
+        return SingleAgentEnv(make_eval_env(), pool if pool is not None else opponent_agent(opponent_names[0]),
                               _names(args.seats) or None, shuffle_seats=not args.no_shuffle,
                               teammates=args.teammate, interface=learner_interface(),
                               illegal_action="raise" if masked else "forfeit")
@@ -249,7 +278,7 @@ def run(args: argparse.Namespace) -> int:
     self_play = SelfPlayCallback(
         make_eval_env(), pool, {name: opponent_agent(name) for name in references}, teammate=args.teammate,
         eval_every=args.eval_every or max(1, args.timesteps // 20), eval_games=args.eval_games,
-        promote_at=args.promote_at if pool is not None else None, window=args.window,
+        promote_at=args.promote_at if args.self_play else None, window=args.window,
         seed=args.seed, csv_path=out / "evaluations.csv", on_evaluation=show)
     callbacks.append(self_play)
     model.learn(args.timesteps, callback=callbacks, reset_num_timesteps=loaded is None)
@@ -261,14 +290,15 @@ def run(args: argparse.Namespace) -> int:
                        trained_stack=trained_stack if team_size is None else None, seats=_names(args.seats) or None,
                        team_size=team_size)
     plot_learning_curve(self_play.records, out / "learning_curve.png", references=references[:1],
-                        title=f"{args.algo} on {args.env}" + (f", self-play ({args.self_play})" if pool else ""))
+                        title=f"{args.algo} on {args.env}" + (f", self-play ({args.self_play})" if args.self_play else ""))
     last = self_play.records[-1]
     print(f"trained {args.algo} on {args.env}{'' if team_size is None else ' (a whole side)'} for "
           f"{model.num_timesteps} timesteps in {last['wall_s']:.1f} s ({path} path, {n_envs} games)")
     for name in references:
         print(f"  vs {name}: win rate {last[f'{name}_win_rate']:.0%}, draws {last[f'{name}_draw_rate']:.0%}")
     if pool is not None:
-        print(f"  self-play pool: {len(pool)} members, {len(self_play.promotions)} promotions")
+        kind = "self-play pool" if args.self_play else "opponent pool"
+        print(f"  {kind}: {len(pool)} members, {len(self_play.promotions)} promotions")
     print(f"saved {model_path}, {out / 'evaluations.csv'}, {out / 'learning_curve.png'}, {out / 'agent.json'}")
     print(f"the folder is an agent: arena tournament {args.env} --agents {out},random")
     return 0

@@ -178,3 +178,30 @@ def test_load_continues_the_statistics_of_a_stateful_interface(tmp_path) -> None
     assert main(["train", "tic_tac_toe", "--load", str(out), *base]) == 0
     after = json.loads((out / "interface_state.json").read_text())["2"]["count"]
     assert after > before + 200  # the continued run added its observations to the trained statistics
+
+
+def test_batched_path_defaults_to_the_recipe_and_several_opponents_make_a_pool(tmp_path, capsys) -> None:
+    import torch
+
+    from arena.cli.train import BATCHED_RECIPE, default_algo_options
+    from arena.training import SB3Agent
+
+    options = default_algo_options("maskable-ppo", 100_000, 64, "batched")
+    assert options == {"n_steps": 32, "batch_size": 1024, "n_epochs": 4, "learning_rate": 3e-4, "ent_coef": 0.01,
+                       "gamma": 0.99, "policy_kwargs": {"net_arch": [128, 128]}}
+    assert BATCHED_RECIPE["n_envs"] * options["n_steps"] == 2048  # samples per update, as the single path's
+    assert default_algo_options("maskable-ppo", 100_000, 2, "batched")["batch_size"] == 64  # one rollout at most
+    assert "net_arch" not in str(default_algo_options("maskable-ppo", 100_000, 4, "single"))
+
+    out = tmp_path / "pool"
+    code = main(["train", "connect_four", "--timesteps", "128", "--n-envs", "2", "--eval-games", "4",
+                 "--opponent", "random,connect_four_heuristic,connect_four_heuristic", "--no-progress", "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    printed = capsys.readouterr().out
+    assert "(batched path, 2 games)" in printed and "opponent pool: 3 members, 0 promotions" in printed
+    assert "pool_score" in read_csv(out / "evaluations.csv")[0]  # evaluated against the pool, never promoted
+    agent = AgentSpec.parse(str(out)).build()
+    policy = agent.agent.policy if isinstance(agent, AgtItfWrapper) else agent.policy
+    assert isinstance(agent, (AgtItfWrapper, SB3Agent))
+    widths = [layer.out_features for layer in policy.mlp_extractor.policy_net if isinstance(layer, torch.nn.Linear)]
+    assert widths == [128, 128]
