@@ -20,7 +20,7 @@ from typing import Any
 
 from arena.agents.base import Agent
 from arena.interface_spec import InterfaceSpec, build_interface, parse_interface_spec
-from arena.registry import load_callable, make_env, resolve
+from arena.registry import make_env, resolve
 from arena.wrappers import AgtItfWrapper
 
 __all__ = ["AgentSpec", "EnvSpec", "TEAM_FACTORY", "parse_agents", "agent_version", "callable_spec", "behind_interface", "wants_env",

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import Any
 
 from arena.agents.base import Agent
 from arena.interface import Combine, Interface
