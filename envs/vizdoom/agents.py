@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,11 @@ __all__ = ["VizdoomAimAgent"]
 # Indices in the button vector (envs.vizdoom.BUTTONS).
 _ATTACK, _FORWARD, _BACKWARD, _LEFT, _RIGHT, _TURN_LEFT, _TURN_RIGHT = range(7)
 _FIELD_OF_VIEW = 90.0  # Doom's horizontal field of view, degrees
+# A fresh press of a turn button turns about 7 degrees in a 4-tic step (Doom turns slowly for
+# the first 6 tics held): 0.078 of the screen; an offset under half of that is left alone.
+_HALF_TURN_STEP = 0.039
+_MAP_SCALE = 4096.0  # the radar's distances are map units / 4096
+_BODY = 16.0  # a player's 32-unit body seen d units away spans 16 / d of a 90-degree screen
 
 
 class VizdoomAimAgent(Agent):
@@ -23,19 +29,28 @@ class VizdoomAimAgent(Agent):
     It reads the ``"enemies"`` table of ``vizdoom_deathmatch``'s observation (built from the
     engine's labels buffer: nearest visible player first, centre x as a screen fraction).
     When an enemy is in view it turns towards it (binary turn buttons, or the exact angle
-    with ``delta_turn`` actions) and fires once the enemy's centre is within ``tolerance``
-    of the crosshair (or of half the enemy's width, whichever is wider), walking towards it
-    until it is close, then strafing from side to side. With nobody in view it heads for the
-    nearest player on the ``"radar"`` (turning towards its bearing while walking, strafing now
-    and then to get off walls), or, without a radar, walks forward and sweeps right on a fixed
+    with ``delta_turn`` actions), walks towards it until it is close, then strafes from side
+    to side. It fires only when the enemy's centre is within ``tolerance`` of the crosshair
+    (or within 40% of the enemy's width of it, whichever is wider), and then only one short
+    press every ``cadence`` steps: Doom's hitscan weapons shoot straight only when the
+    trigger was released since the last shot (held fire spreads), and a shot that cannot hit
+    wastes one of the 50 starting bullets; nor does it fire in the first ``hold`` steps of a
+    match or after a frag, while players (re)spawn invulnerable. With nobody in view it heads for the nearest
+    player on the ``"radar"`` (turning towards its bearing while walking, strafing now and
+    then to get off walls), or, without a radar, walks forward and sweeps right on a fixed
     cycle (no randomness: it is reproducible).
 
     Args:
         tolerance: the horizontal distance from the screen centre (a screen fraction) within
-            which it fires.
+            which it fires at any enemy, however small on screen.
         sweep: steps of each roaming cycle spent turning (of 8).
         close: the on-screen height (a screen fraction) from which an enemy counts as close:
             it stops walking towards it and strafes from side to side while it aims.
+        heading: how far off the radar's bearing (half-turns) it turns while seeking.
+        cadence: steps from one press of the trigger to the next (at the default frame skip
+            of 4 tics, 5 steps let the pistol's 19-tic shot finish with the trigger released).
+        hold: steps without firing after the start and after each frag it scores: players
+            (re)spawn invulnerable for about 3 s (``sv_respawnprotect``), 26 steps of 4 tics.
 
     Raises:
         SpaceMismatchError: in :meth:`setup`, for observations without an ``"enemies"``
@@ -44,7 +59,7 @@ class VizdoomAimAgent(Agent):
     Example:
         >>> import numpy as np
         >>> from gymnasium import spaces
-        >>> agent = VizdoomAimAgent()
+        >>> agent = VizdoomAimAgent(hold=0)  # fire from the first step (no spawn protection to wait out)
         >>> table = spaces.Box(0.0, 1.0, (1, 5), np.float32)
         >>> agent.setup(spaces.Dict({"enemies": table}), spaces.MultiBinary(7))
         >>> enemy_left = {"enemies": np.array([[1, 0.2, 0.5, 0.05, 0.2]], np.float32)}
@@ -54,7 +69,8 @@ class VizdoomAimAgent(Agent):
         1
     """
 
-    def __init__(self, tolerance: float = 0.08, sweep: int = 3, close: float = 0.3, heading: float = 0.06) -> None:
+    def __init__(self, tolerance: float = 0.02, sweep: int = 3, close: float = 0.3, heading: float = 0.06,
+                 cadence: int = 5, hold: int = 28) -> None:
         if not 0 < tolerance < 0.5:
             raise ValueError(f"VizdoomAimAgent: tolerance must lie in (0, 0.5), got {tolerance!r}")
         if isinstance(sweep, bool) or not isinstance(sweep, int) or not 0 <= sweep <= 8:
@@ -63,10 +79,17 @@ class VizdoomAimAgent(Agent):
             raise ValueError(f"VizdoomAimAgent: close must lie in (0, 1], got {close!r}")
         if not 0 < heading < 1:
             raise ValueError(f"VizdoomAimAgent: heading must lie in (0, 1), got {heading!r}")
+        if isinstance(cadence, bool) or not isinstance(cadence, int) or cadence < 1:
+            raise ValueError(f"VizdoomAimAgent: cadence must be an integer >= 1, got {cadence!r}")
         self.tolerance, self.sweep, self.close, self.heading = float(tolerance), sweep, float(close), float(heading)
+        if isinstance(hold, bool) or not isinstance(hold, int) or hold < 0:
+            raise ValueError(f"VizdoomAimAgent: hold must be an integer >= 0, got {hold!r}")
+        self.cadence, self.hold = cadence, hold
+        self._quiet_until = hold  # the clock until which it holds fire
         self._radar = False
         self._delta = False
         self._clock = 0
+        self._fired = -cadence  # the clock when it last pressed the trigger
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         table = observation_space.spaces.get("enemies") if isinstance(observation_space, spaces.Dict) else None
@@ -83,25 +106,50 @@ class VizdoomAimAgent(Agent):
 
     def reset(self, *, seed: int | None = None) -> None:
         self._clock = 0
+        self._fired = -self.cadence
+        self._quiet_until = self.hold
+
+    @staticmethod
+    def _sharpen(radar: np.ndarray, offset: float, width: float) -> tuple[float, float]:
+        """The enemy's offset and width on screen from the radar row that matches its label.
+
+        A label's box follows the sprite (an arm or a gun sticks out), the radar gives the body's
+        exact bearing and distance; a row matches when it puts the player within the label's width.
+        """
+        best = None
+        for seen, bearing, distance in radar:
+            if seen > 0 and abs(bearing) < 0.25:  # within 45 degrees: on screen
+                guess = -0.5 * math.tan(bearing * math.pi)  # screen fraction right of the centre
+                if abs(guess - offset) <= max(width, 0.05) and (best is None or abs(guess - offset) < best[2]):
+                    best = (guess, _BODY / max(distance * _MAP_SCALE, 1.0), abs(guess - offset))
+        return (best[0], best[1]) if best is not None else (offset, width)
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
         buttons = np.zeros(7, np.int8)
         turn = 0.0
         enemies = np.asarray(observation["enemies"])
+        radar = np.asarray(observation.get("radar", np.zeros((0, 3))) if self._radar else np.zeros((0, 3)))
         self._clock += 1
+        if reward > 0:  # a frag: its victim respawns protected
+            self._quiet_until = self._clock + self.hold
         if enemies.size and enemies[0, 0] > 0:
-            offset = float(enemies[0, 1]) - 0.5
-            if abs(offset) <= max(self.tolerance, float(enemies[0, 3]) / 2):
+            offset, width = float(enemies[0, 1]) - 0.5, float(enemies[0, 3])
+            offset, width = self._sharpen(radar, offset, width)
+            aligned = abs(offset) <= max(self.tolerance, 0.4 * width)
+            if aligned and self._clock - self._fired >= self.cadence and self._clock > self._quiet_until:
                 buttons[_ATTACK] = 1
+                self._fired = self._clock
+            # The shot leaves a few tics after the press, in the next step: hold the aim until then.
+            steady = self._clock - self._fired <= 1
             if self._delta:
-                turn = offset * _FIELD_OF_VIEW / 4  # per tic; the env repeats it frame_skip times
-            elif abs(offset) > self.tolerance:  # a binary turn step is ~14 degrees: no finer turn
+                turn = 0.0 if steady else offset * _FIELD_OF_VIEW / 4  # per tic; the env repeats it frame_skip times
+            elif abs(offset) > _HALF_TURN_STEP and not aligned and not steady:  # no finer turn than a step
                 buttons[_TURN_LEFT if offset < 0 else _TURN_RIGHT] = 1
             if float(enemies[0, 4]) < self.close:
                 buttons[_FORWARD] = 1
-            else:  # close: circle-strafe instead of walking into its fire
+            elif not steady:  # close: circle-strafe instead of walking into its fire
                 buttons[_LEFT if (self._clock // 6) % 2 else _RIGHT] = 1
-        elif self._radar and len(radar := np.asarray(observation["radar"])) and radar[:, 0].max() > 0:
+        elif len(radar) and radar[:, 0].max() > 0:
             row = radar[np.argmin(np.where(radar[:, 0] > 0, radar[:, 2], np.inf))]
             bearing = float(row[1])  # half-turns, positive to the left
             buttons[_FORWARD] = 1

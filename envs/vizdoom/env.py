@@ -48,7 +48,8 @@ class VizdoomDeathmatch(MultiAgentEnv):
       variables (``HEALTH``, ``FRAGCOUNT``, ``SELECTED_WEAPON_AMMO`` ...) in that order.
     * ``"enemies"`` (when ``enemies=True``): ``Box(0, 1, (players + bots - 1, 5), float32)``
       from the engine's labels: one row per other player in view (never the observer's own
-      body, which the labels of a network game list too), nearest (tallest on screen) first, ``[visible, centre x, centre y, width, height]`` as screen fractions;
+      body, which the labels of a network game list too, nor a corpse left by a respawn, unless
+      bots play), nearest (tallest on screen) first, ``[visible, centre x, centre y, width, height]`` as screen fractions;
       rows of players out of view are zero.
     * ``"radar"`` (when ``radar=True``): ``Box(-1, 1, (players - 1, 3), float32)``, one row per
       other player in seat order: ``[1, bearing, distance]`` with the bearing from where the
@@ -289,6 +290,9 @@ class VizdoomDeathmatch(MultiAgentEnv):
     def _observe(self) -> tuple[dict[AgentID, Any], dict[AgentID, dict[str, Any]]]:
         games = self._engines.games
         finished = games[0].is_episode_finished()
+        # Every player's position and angle, from its own engine (the radar and the enemies table use them).
+        where = ([[game.get_game_variable(v) for v in self._where] for game in games]
+                 if not finished and (self.radar or self.enemies) else None)
         observations, infos, scores = {}, {}, []
         for i, (agent, game) in enumerate(zip(self.possible_agents, games)):
             frags, deaths = (int(game.get_game_variable(v)) for v in self._variables)
@@ -298,7 +302,7 @@ class VizdoomDeathmatch(MultiAgentEnv):
             if finished:
                 continue
             state = game.get_state()
-            observation = self._last.get(agent) if state is None else self._convert(state, game)
+            observation = self._last.get(agent) if state is None else self._convert(state, i, where)
             if observation is None:
                 observation = self.observation_spaces[agent].sample()  # never happens in practice
                 observation = {key: np.zeros_like(value) for key, value in observation.items()}
@@ -306,11 +310,10 @@ class VizdoomDeathmatch(MultiAgentEnv):
             observations[agent] = observation
         self._scores = scores
         if self.radar and observations:
-            self._add_radar(games, observations)
+            self._add_radar(where, observations)
         return observations, infos
 
-    def _add_radar(self, games: Any, observations: dict[AgentID, Any]) -> None:
-        where = [[game.get_game_variable(v) for v in self._where] for game in games]
+    def _add_radar(self, where: list[list[float]], observations: dict[AgentID, Any]) -> None:
         for i, agent in enumerate(self.possible_agents):
             if agent not in observations:
                 continue
@@ -322,7 +325,7 @@ class VizdoomDeathmatch(MultiAgentEnv):
                     rows.append((1.0, bearing / 180.0, min(math.hypot(other_x - x, other_y - y) / 4096.0, 1.0)))
             observations[agent] = {**observations[agent], "radar": np.array(rows, np.float32)}
 
-    def _convert(self, state: Any, game: Any) -> dict[str, np.ndarray]:
+    def _convert(self, state: Any, index: int, where: list[list[float]]) -> dict[str, np.ndarray]:
         screen = state.screen_buffer
         if screen.ndim == 2:
             screen = screen[:, :, None]
@@ -330,11 +333,8 @@ class VizdoomDeathmatch(MultiAgentEnv):
         observation = {"screen": np.ascontiguousarray(screen, np.uint8), "variables": variables}
         if self.enemies:
             table = np.zeros((self.players + self.bots - 1, 5), np.float32)
-            # In a network game the labels buffer also lists the observer's own (unseen) body, at the
-            # bottom of its screen: drop the DoomPlayer standing where this player stands.
-            x, y = (game.get_game_variable(v) for v in self._where[:2])
-            seen = [label for label in state.labels or () if label.object_name == "DoomPlayer" and not (
-                abs(label.object_position_x - x) < 1.0 and abs(label.object_position_y - y) < 1.0)]
+            seen = [label for label in state.labels or ()
+                    if label.object_name == "DoomPlayer" and self._is_enemy(label, index, where)]
             seen.sort(key=lambda label: -label.height)
             for row, label in zip(table, seen):
                 row[:] = (1.0, (label.x + label.width / 2) / self.width, (label.y + label.height / 2) / self.height,
@@ -342,6 +342,21 @@ class VizdoomDeathmatch(MultiAgentEnv):
             np.clip(table, 0.0, 1.0, out=table)
             observation["enemies"] = table
         return observation
+
+    def _is_enemy(self, label: Any, index: int, where: list[list[float]]) -> bool:
+        """Whether a ``DoomPlayer`` label seen by player ``index`` is another player, alive or just killed.
+
+        In a network game the labels buffer also lists the observer's own (unseen) body, at the
+        bottom of its screen, and the corpses players leave when they respawn are DoomPlayers too.
+        A label standing where one of the engines' players stands is that player; any other is a
+        corpse, unless bots play (their positions are not known here, so such labels are kept).
+        """
+        for j, (x, y, _) in enumerate(where):
+            # The observer's own position is exact; the others' come from their engines at the same tic.
+            near = 1.0 if j == index else 16.0
+            if abs(label.object_position_x - x) < near and abs(label.object_position_y - y) < near:
+                return j != index
+        return self.bots > 0
 
     def render(self) -> np.ndarray | None:
         """``player_0``'s last screen (``render_mode="rgb_array"``), else ``None``."""
