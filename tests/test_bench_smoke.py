@@ -1,0 +1,48 @@
+"""The benchmarks that docs/performance.md quotes still run (tiny sizes: this checks that they work, not speed)."""
+
+from __future__ import annotations
+
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def _bench(*args: str) -> str:
+    done = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_interface_overhead_bench_compares_obs_and_action_levels_with_gymnasium():
+    out = _bench("bench/interface_overhead.py", "--steps", "2000", "--rounds", "2", "--no-supersuit",
+                 "--no-realistic")
+    assert "arena EnvItfWrapper, 3 obs+action interfaces x 2 agents" in out
+    assert "gymnasium, 3 obs+action wrappers, 1 agent" in out
+    assert "obs+action levels: arena overhead / gymnasium overhead: " in out
+
+
+def test_the_obs_and_action_levels_of_the_bench_override_both_hooks_and_change_nothing():
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import interface_overhead as bench
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    from arena import EnvItfWrapper, Interface
+
+    assert bench.KeepBoth.observation is not Interface.observation and bench.KeepBoth.action is not Interface.action
+    raw, wrapped = bench.ArenaPair(), EnvItfWrapper(bench.ArenaPair(), bench.KeepBoth(bench.KeepBoth(bench.KeepBoth())))
+    first, second = raw.reset(seed=0), wrapped.reset(seed=0)
+    for _ in range(5):
+        actions = dict.fromkeys(first[0], 1)
+        assert str(first) == str(second)  # pass-through: the stack changes no value
+        first, second = raw.step(actions), wrapped.step(actions)
+
+
+def test_soccer_bench_times_dm_control_beside_arena():
+    pytest.importorskip("dm_control")
+    out = _bench("bench/soccer.py", "--steps", "5", "--rounds", "1", "--time-limit", "1")
+    assert "arena env.step / dm_control = " in out
