@@ -3,6 +3,5 @@
 from arena.agents.base import Agent, RandomAgent
 from arena.agents.human import HumanAgent
 from arena.agents.mcts import MCTSAgent
-from arena.agents.pong import PongAIAgent
 
-__all__ = ["Agent", "HumanAgent", "MCTSAgent", "PongAIAgent", "RandomAgent"]
+__all__ = ["Agent", "HumanAgent", "MCTSAgent", "RandomAgent"]

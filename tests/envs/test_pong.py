@@ -1,4 +1,4 @@
-"""Two-player Pong (envs/pong.py) and its built-in AI (arena/agents/pong.py)."""
+"""Two-player Pong (envs/pong.py) and its scripted player (envs/pong_agents.py)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 import arena
 import envs
 from arena import RandomAgent, play
-from arena.agents.pong import PongAIAgent
 from arena.errors import SpaceMismatchError
 from arena.testing import check_env
 from envs.pong import ACTION_NAMES, Pong2p
+from envs.pong_agents import PongAIAgent
 
 NOOP, FIRE, UP, DOWN, UP_FIRE, DOWN_FIRE = range(6)
 CENTRE_TOP = 72.0  # a centred paddle's top: (160 - 16) / 2
@@ -236,7 +236,7 @@ def test_built_in_ai_follows_an_incoming_ball_and_recentres_otherwise() -> None:
     assert agent.act(moving) == UP
 
 
-@pytest.mark.parametrize("module", ["envs.pong", "arena.agents.pong"])
+@pytest.mark.parametrize("module", ["envs.pong", "envs.pong_agents"])
 def test_docstring_examples_run(module) -> None:
     result = doctest.testmod(importlib.import_module(module))
     assert result.failed == 0 and result.attempted > 0
