@@ -155,7 +155,8 @@ def train(path: str, args: argparse.Namespace, out: Path) -> dict:
         fixed = [built[name] for name in names]
     else:
         fixed = [fixed_opponent(name, seed=100 + i) for i, name in enumerate(names)]
-    pool = OpponentPool(fixed, strategy=args.strategy, max_size=len(fixed) + args.snapshots)
+    snapshots = args.batch_snapshots if batched and args.batch_snapshots is not None else args.snapshots
+    pool = OpponentPool(fixed, strategy=args.strategy, max_size=len(fixed) + snapshots)
     clock = Clock()
     # Snapshot inference happens inside the env step: count it apart (and subtract it below).
     original = {name: getattr(SB3Agent, name) for name in ("act", "act_batch")}
@@ -262,7 +263,7 @@ def train(path: str, args: argparse.Namespace, out: Path) -> dict:
                "n_envs": args.n_envs if path == "single" else args.batch_envs,
                "n_steps": n_steps, "batch_size": batch_size, "n_epochs": n_epochs,
                "learning_rate": learning_rate, "ent_coef": ent_coef, "gamma": args.gamma,
-               "net_arch": policy_kwargs.get("net_arch"), "train_against": against,
+               "net_arch": policy_kwargs.get("net_arch"), "train_against": against, "snapshots": snapshots,
                "threads": args.threads, "steps_per_s": round(model.num_timesteps / wall, 1)}
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary, indent=2), flush=True)
@@ -307,6 +308,8 @@ def main() -> None:
                         help="batched path: entropy coefficient")
     parser.add_argument("--batch-net", default=",".join(map(str, recipe["net_arch"])),
                         help="batched path, mlp: hidden layer widths")
+    parser.add_argument("--batch-snapshots", type=int, default=None,
+                        help="batched path: the pool keeps this many newest snapshots (default: --snapshots)")
     parser.add_argument("--batch-train-against", default=None,
                         help="batched path: the pool's fixed members (default: --train-against)")
     parser.add_argument("--gamma", type=float, default=0.99)
