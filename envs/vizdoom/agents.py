@@ -143,11 +143,15 @@ class VizdoomAimAgent(Agent):
             steady = self._clock - self._fired <= 1
             if self._delta:
                 turn = 0.0 if steady else offset * _FIELD_OF_VIEW / 4  # per tic; the env repeats it frame_skip times
-            elif abs(offset) > _HALF_TURN_STEP and not aligned and not steady:  # no finer turn than a step
+            elif abs(offset) > _HALF_TURN_STEP and not aligned and not steady:
                 buttons[_TURN_LEFT if offset < 0 else _TURN_RIGHT] = 1
+            # Off by less than a turn step: side-step towards it, which moves the sight onto it.
+            nudge = not (self._delta or aligned or steady) and abs(offset) <= _HALF_TURN_STEP
+            if nudge:
+                buttons[_LEFT if offset < 0 else _RIGHT] = 1
             if float(enemies[0, 4]) < self.close:
                 buttons[_FORWARD] = 1
-            elif not steady:  # close: circle-strafe instead of walking into its fire
+            elif not (steady or nudge):  # close: circle-strafe instead of walking into its fire
                 buttons[_LEFT if (self._clock // 6) % 2 else _RIGHT] = 1
         elif len(radar) and radar[:, 0].max() > 0:
             row = radar[np.argmin(np.where(radar[:, 0] > 0, radar[:, 2], np.inf))]
