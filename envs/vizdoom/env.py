@@ -48,8 +48,8 @@ class VizdoomDeathmatch(MultiAgentEnv):
       variables (``HEALTH``, ``FRAGCOUNT``, ``SELECTED_WEAPON_AMMO`` ...) in that order.
     * ``"enemies"`` (when ``enemies=True``): ``Box(0, 1, (players + bots - 1, 5), float32)``
       from the engine's labels: one row per other player in view (never the observer's own
-      body, which the labels of a network game list too, nor a corpse left by a respawn, unless
-      bots play), nearest (tallest on screen) first, ``[visible, centre x, centre y, width, height]`` as screen fractions;
+      body, which the labels of a network game list too; without bots, only a ``DoomPlayer``
+      standing where a player stands counts), nearest (tallest on screen) first, ``[visible, centre x, centre y, width, height]`` as screen fractions;
       rows of players out of view are zero.
     * ``"radar"`` (when ``radar=True``): ``Box(-1, 1, (players - 1, 3), float32)``, one row per
       other player in seat order: ``[1, bearing, distance]`` with the bearing from where the
@@ -347,16 +347,18 @@ class VizdoomDeathmatch(MultiAgentEnv):
         """Whether a ``DoomPlayer`` label seen by player ``index`` is another player, alive or just killed.
 
         In a network game the labels buffer also lists the observer's own (unseen) body, at the
-        bottom of its screen, and the corpses players leave when they respawn are DoomPlayers too.
-        A label standing where one of the engines' players stands is that player; any other is a
-        corpse, unless bots play (their positions are not known here, so such labels are kept).
+        bottom of its screen. A label standing where one of the engines' players stands is that
+        player; any other is no player's (a body left behind), unless bots play (their positions
+        are not known here, so such labels are kept).
         """
-        for j, (x, y, _) in enumerate(where):
-            # The observer's own position is exact; the others' come from their engines at the same tic.
-            near = 1.0 if j == index else 16.0
-            if abs(label.object_position_x - x) < near and abs(label.object_position_y - y) < near:
-                return j != index
-        return self.bots > 0
+        def within(j: int, near: float) -> bool:
+            return abs(label.object_position_x - where[j][0]) < near and abs(label.object_position_y - where[j][1]) < near
+
+        # The observer's own position is exact (checked first: another player may stand or lie right
+        # beside it); the others' come from their own engines, at the same tic.
+        if within(index, 1.0):
+            return False
+        return any(within(j, 16.0) for j in range(len(where)) if j != index) or self.bots > 0
 
     def render(self) -> np.ndarray | None:
         """``player_0``'s last screen (``render_mode="rgb_array"``), else ``None``."""
