@@ -51,6 +51,8 @@ class VizdoomAimAgent(Agent):
             of 4 tics, 5 steps let the pistol's 19-tic shot finish with the trigger released).
         hold: steps without firing after the start and after each frag it scores: players
             (re)spawn invulnerable for about 3 s (``sv_respawnprotect``), 26 steps of 4 tics.
+        move: whether it walks and strafes; ``False`` keeps it where it spawned, turning and
+            firing only (on the ``duel`` map, whose floor between the two ledges kills).
 
     Raises:
         SpaceMismatchError: in :meth:`setup`, for observations without an ``"enemies"``
@@ -70,7 +72,7 @@ class VizdoomAimAgent(Agent):
     """
 
     def __init__(self, tolerance: float = 0.02, sweep: int = 3, close: float = 0.3, heading: float = 0.06,
-                 cadence: int = 5, hold: int = 28) -> None:
+                 cadence: int = 5, hold: int = 28, move: bool = True) -> None:
         if not 0 < tolerance < 0.5:
             raise ValueError(f"VizdoomAimAgent: tolerance must lie in (0, 0.5), got {tolerance!r}")
         if isinstance(sweep, bool) or not isinstance(sweep, int) or not 0 <= sweep <= 8:
@@ -84,7 +86,7 @@ class VizdoomAimAgent(Agent):
         self.tolerance, self.sweep, self.close, self.heading = float(tolerance), sweep, float(close), float(heading)
         if isinstance(hold, bool) or not isinstance(hold, int) or hold < 0:
             raise ValueError(f"VizdoomAimAgent: hold must be an integer >= 0, got {hold!r}")
-        self.cadence, self.hold = cadence, hold
+        self.cadence, self.hold, self.move = cadence, hold, bool(move)
         self._quiet_until = hold  # the clock until which it holds fire
         self._radar = False
         self._delta = False
@@ -131,7 +133,7 @@ class VizdoomAimAgent(Agent):
         radar = np.asarray(observation.get("radar", np.zeros((0, 3))) if self._radar else np.zeros((0, 3)))
         self._clock += 1
         if reward > 0:  # a frag: its victim respawns protected
-            self._quiet_until = self._clock + self.hold
+            self._quiet_until = self._clock + self.hold - 1  # this step and the next hold - 1
         if enemies.size and enemies[0, 0] > 0:
             offset, width = float(enemies[0, 1]) - 0.5, float(enemies[0, 3])
             offset, width = self._sharpen(radar, offset, width)
@@ -170,6 +172,8 @@ class VizdoomAimAgent(Agent):
                 buttons[_TURN_RIGHT] = 1
             if phase == 7:
                 buttons[_LEFT if (self._clock // 8) % 2 else _RIGHT] = 1
+        if not self.move:
+            buttons[_FORWARD:_RIGHT + 1] = 0
         if self._delta:
             return {"buttons": buttons, "turn": np.array([turn], np.float32)}
         return buttons

@@ -215,6 +215,26 @@ def test_aim_agent_needs_the_enemies_table() -> None:
     assert delta.action_space("player_0").contains(action) and action["turn"][0] > 0  # turn right, towards it
 
 
+def test_aim_agent_taps_the_trigger_waits_out_spawn_protection_and_can_stand_still() -> None:
+    env = VizdoomDeathmatch(radar=False)
+    in_sight = {"enemies": np.array([[1, 0.5, 0.5, 0.05, 0.1]], np.float32)}  # far, lined up
+    agent = VizdoomAimAgent(hold=2, cadence=3)
+    agent.setup(env.observation_space("player_0"), env.action_space("player_0"))
+    agent.reset()
+    fired = [int(agent.act(in_sight)[0]) for _ in range(8)]
+    assert fired == [0, 0, 1, 0, 0, 1, 0, 0]  # held for 2 steps, then one press every 3 steps
+    assert agent.act(in_sight, reward=1.0)[0] == 0 and agent.act(in_sight)[0] == 0  # a frag: hold again
+    assert agent.act(in_sight)[0] == 1
+    still = VizdoomAimAgent(move=False)
+    still.setup(env.observation_space("player_0"), env.action_space("player_0"))
+    for observation in (in_sight, {"enemies": np.zeros((1, 5), np.float32)}):
+        assert not still.act(observation)[1:5].any()  # no walking, no strafing
+    with pytest.raises(ValueError, match=r"^VizdoomAimAgent: cadence must be an integer >= 1, got 0$"):
+        VizdoomAimAgent(cadence=0)
+    with pytest.raises(ValueError, match=r"^VizdoomAimAgent: hold must be an integer >= 0, got -1$"):
+        VizdoomAimAgent(hold=-1)
+
+
 def test_aim_agent_out_frags_random_and_sees_only_the_other_player(tmp_path, monkeypatch) -> None:
     # Seat-swapped 15 s matches on real engines. The engines are not reproducible, so the margin is
     # on a sum over 12 games: 20 runs of these 12 games gave aim a lead of 4-12 frags (8 on average).
