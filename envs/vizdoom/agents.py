@@ -35,10 +35,12 @@ class VizdoomAimAgent(Agent):
     press every ``cadence`` steps: Doom's hitscan weapons shoot straight only when the
     trigger was released since the last shot (held fire spreads), and a shot that cannot hit
     wastes one of the 50 starting bullets; nor does it fire in the first ``hold`` steps of a
-    match or after a frag, while players (re)spawn invulnerable. With nobody in view it heads for the nearest
-    player on the ``"radar"`` (turning towards its bearing while walking, strafing now and
-    then to get off walls), or, without a radar, walks forward and sweeps right on a fixed
-    cycle (no randomness: it is reproducible).
+    match or after a frag, while players (re)spawn invulnerable. With a ``"radar"`` it takes
+    the enemy's bearing and distance from the radar row that matches the label (a label's box
+    follows the sprite, arms and gun included). With nobody in view it heads for the nearest
+    player on the radar (turning towards its bearing while walking, strafing now and then to
+    get off walls), or, without a radar, walks forward and sweeps right on a fixed cycle (no
+    randomness: it is reproducible).
 
     Args:
         tolerance: the horizontal distance from the screen centre (a screen fraction) within
@@ -83,9 +85,9 @@ class VizdoomAimAgent(Agent):
             raise ValueError(f"VizdoomAimAgent: heading must lie in (0, 1), got {heading!r}")
         if isinstance(cadence, bool) or not isinstance(cadence, int) or cadence < 1:
             raise ValueError(f"VizdoomAimAgent: cadence must be an integer >= 1, got {cadence!r}")
-        self.tolerance, self.sweep, self.close, self.heading = float(tolerance), sweep, float(close), float(heading)
         if isinstance(hold, bool) or not isinstance(hold, int) or hold < 0:
             raise ValueError(f"VizdoomAimAgent: hold must be an integer >= 0, got {hold!r}")
+        self.tolerance, self.sweep, self.close, self.heading = float(tolerance), sweep, float(close), float(heading)
         self.cadence, self.hold, self.move = cadence, hold, bool(move)
         self._quiet_until = hold  # the clock until which it holds fire
         self._radar = False

@@ -49,8 +49,9 @@ class VizdoomDeathmatch(MultiAgentEnv):
     * ``"enemies"`` (when ``enemies=True``): ``Box(0, 1, (players + bots - 1, 5), float32)``
       from the engine's labels: one row per other player in view (never the observer's own
       body, which the labels of a network game list too; without bots, only a ``DoomPlayer``
-      standing where a player stands counts), nearest (tallest on screen) first, ``[visible, centre x, centre y, width, height]`` as screen fractions;
-      rows of players out of view are zero.
+      standing where a player stands counts), nearest (tallest on screen) first,
+      ``[visible, centre x, centre y, width, height]`` as screen fractions; rows of players
+      out of view are zero.
     * ``"radar"`` (when ``radar=True``): ``Box(-1, 1, (players - 1, 3), float32)``, one row per
       other player in seat order: ``[1, bearing, distance]`` with the bearing from where the
       player faces in half-turns (``+0.5``: 90 degrees to its left, ``-0.5``: to its right) and
@@ -352,7 +353,8 @@ class VizdoomDeathmatch(MultiAgentEnv):
         are not known here, so such labels are kept).
         """
         def within(j: int, near: float) -> bool:
-            return abs(label.object_position_x - where[j][0]) < near and abs(label.object_position_y - where[j][1]) < near
+            x, y = where[j][0], where[j][1]
+            return abs(label.object_position_x - x) < near and abs(label.object_position_y - y) < near
 
         # The observer's own position is exact (checked first: another player may stand or lie right
         # beside it); the others' come from their own engines, at the same tic.
