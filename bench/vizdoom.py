@@ -37,7 +37,7 @@ FRAME_SKIP = 4
 
 
 def arena_round(seconds: float, seed: int) -> float:
-    env = envs.make("vizdoom_deathmatch", time_limit=seconds, frame_skip=FRAME_SKIP)
+    env = envs.make("vizdoom_deathmatch", scenario="deathmatch", time_limit=seconds, frame_skip=FRAME_SKIP)
     agents = {agent: RandomAgent(seed=i) for i, agent in enumerate(env.possible_agents)}
     env.reset(seed=seed)  # starts the engines; the timed episode below restarts the map on them
     started = time.perf_counter()

@@ -13,13 +13,17 @@ from gymnasium import spaces
 from arena.env import AgentID, MultiAgentEnv
 from envs.vizdoom.engines import EngineError, EngineGroup, free_port, import_vizdoom
 
-__all__ = ["VizdoomDeathmatch", "BUTTONS", "SCENARIOS", "TICRATE"]
+__all__ = ["VizdoomDeathmatch", "BUTTONS", "SCENARIOS", "SCENARIO_STARTS", "TICRATE"]
 
 TICRATE = 35  #: Doom's tics per second of game time
 #: The binary buttons every player has, in the order of the action vector.
 BUTTONS = ("ATTACK", "MOVE_FORWARD", "MOVE_BACKWARD", "MOVE_LEFT", "MOVE_RIGHT", "TURN_LEFT", "TURN_RIGHT")
-#: Bundled maps: name -> the WAD file in ViZDoom's scenarios folder.
-SCENARIOS = {"deathmatch": "multi_deathmatch.wad", "duel": "multi_duel.wad"}
+#: Bundled maps: name -> the WAD file in ViZDoom's scenarios folder (its MAP01).
+SCENARIOS = {"deathmatch": "multi_deathmatch.wad", "duel": "multi_duel.wad", "cig": "cig.wad"}
+#: How many players and bots a bundled map has room for: its deathmatch starts (more telefrag at spawn).
+SCENARIO_STARTS = {"deathmatch": 2, "duel": 2, "cig": 25}
+_RESTARTS = 16  # map restarts at most in a reset until no player starts telefragged (see _restart)
+_BOT_TICS = 8  # tics at most for added bots to enter the map
 _MAX_TURN = 45.0  # degrees per tic a delta turn may ask for
 
 
@@ -69,6 +73,22 @@ class VizdoomDeathmatch(MultiAgentEnv):
     ``infos[agent]["dead"]`` is true. ``infos[agent]`` also holds ``"frags"`` and ``"deaths"``.
     **End**: every player terminates at the time limit (the match's rule end).
 
+    **Maps** (``scenario``), ViZDoom's bundled multiplayer maps; every player starts alive with
+    the same health on each (ViZDoom may drop a player entering a map onto another one's start,
+    killing it: ``reset`` restarts the map until nobody was):
+
+    * ``"cig"`` (the default): MAP01 of ``cig.wad``, the deathmatch map of the ViZDoom
+      Competition at CIG 2016 (its limited-deathmatch track): 25 deathmatch starts, so 2-4
+      players and bots; everyone starts and respawns with 100 health and a rocket launcher with
+      10 rockets (the map's script); medikits, armour and rockets lie about.
+    * ``"deathmatch"``: ``multi_deathmatch.wad``, a small room for exactly 2 players and **not a
+      fair match**: its ACS script (map-wide variables shared by both players' ENTER scripts)
+      puts the players at random spots of their halves, sets both to 15 health, and ends the
+      map at ``player_1``'s first death, not at ``player_0``'s; ``player_0`` respawns with 100
+      health while ``player_1`` keeps its 15. Play it with seats swapped (a tournament does).
+    * ``"duel"``: ``multi_duel.wad``, for exactly 2 players: two ledges at the ends of a
+      corridor whose slime floor kills; rocket launchers with 50 rockets, 100 health.
+
     **Determinism**: the seed goes to the engines (``-rngseed``) and the bots, but networked
     engines apply a player's input at a tic that depends on timing, so the same seed and
     actions do not always give the same episode (``metadata["reproducible"]`` is false); the screens differ
@@ -77,7 +97,8 @@ class VizdoomDeathmatch(MultiAgentEnv):
     Args:
         players: 2-4 players (``player_0`` hosts).
         bots: built-in ViZDoom bots added to the match (0-8).
-        scenario: ``"deathmatch"`` or ``"duel"`` (bundled maps), or a path to a ``.wad``.
+        scenario: ``"cig"``, ``"deathmatch"`` or ``"duel"`` (bundled maps, see **Maps**), or a
+            path to a ``.wad`` (its MAP01).
         time_limit: seconds of game time per episode (35 tics a second); ``None`` takes
             the class attribute ``default_time_limit`` (60).
         frame_skip: tics per step (each one ``make_action`` per player).
@@ -103,7 +124,7 @@ class VizdoomDeathmatch(MultiAgentEnv):
     #: The ``time_limit`` when none is given (seconds); a test suite may shorten it.
     default_time_limit = 60.0
 
-    def __init__(self, players: int = 2, bots: int = 0, scenario: str = "deathmatch", time_limit: float | None = None,
+    def __init__(self, players: int = 2, bots: int = 0, scenario: str = "cig", time_limit: float | None = None,
                  frame_skip: int = 4, resolution: str = "160x120", screen_format: str = "rgb",
                  game_variables: Sequence[str] = ("HEALTH", "ARMOR", "FRAGCOUNT", "SELECTED_WEAPON_AMMO"),
                  enemies: bool = True, radar: bool = True, delta_turn: bool = False, frag_reward: float = 1.0,
@@ -121,6 +142,9 @@ class VizdoomDeathmatch(MultiAgentEnv):
         if scenario not in SCENARIOS and not (isinstance(scenario, str) and scenario.endswith(".wad")):
             raise ValueError(f"{where}: scenario must be one of {sorted(SCENARIOS)} or a path to a .wad file, "
                              f"got {scenario!r}")
+        if scenario in SCENARIO_STARTS and self.players + self.bots > SCENARIO_STARTS[scenario]:
+            raise ValueError(f"{where}: the {scenario!r} map has {SCENARIO_STARTS[scenario]} deathmatch starts, "
+                             f"too few for {self.players} players and {self.bots} bots")
         self.scenario = scenario
         size = resolution.lower().split("x") if isinstance(resolution, str) else ()
         if len(size) != 2 or not all(part.isdigit() for part in size):
@@ -214,14 +238,39 @@ class VizdoomDeathmatch(MultiAgentEnv):
         configure = self._configure(vizdoom, seed, free_port())
         self._engines = EngineGroup(configure, self.players, connect_timeout=self.connect_timeout, where=str(self))
         self._variables = [vizdoom.GameVariable.FRAGCOUNT, vizdoom.GameVariable.DEATHCOUNT]
+        self._count = vizdoom.GameVariable.PLAYER_COUNT
         self._where = [vizdoom.GameVariable.POSITION_X, vizdoom.GameVariable.POSITION_Y, vizdoom.GameVariable.ANGLE]
 
-    def _add_bots(self) -> None:
-        if self.bots:
-            host = self._engines.games[0]
-            host.send_game_command("removebots")
-            for _ in range(self.bots):
-                host.send_game_command("addbot")
+    def _restart(self) -> None:
+        """Restart the map on every engine (then add the bots) until no player starts dead.
+
+        ViZDoom places each player entering a map on a deathmatch start drawn at random without
+        looking whether another player already stands there, and the player arriving there kills the
+        one standing (a telefrag: the victim reads -999900 health, 100 - 1000000, and respawns
+        later, after the map's ENTER scripts ran, so not as the others start). That happens
+        on the map a network game first starts, on restarts, and when bots join (a map restart drops
+        them): with two players about half the time on the two-start maps (``deathmatch``,
+        ``duel``), less on ``cig``. So the map restarts (a few tens of milliseconds) until nobody has
+        been killed at the start.
+        """
+        games = self._engines.games
+        idle = [0.0] * (len(BUTTONS) + self.delta_turn)
+        for _ in range(_RESTARTS):
+            self._engines.map(lambda game: game.new_episode())
+            if self.bots:
+                host = games[0]
+                host.send_game_command("removebots")
+                for _ in range(self.bots):
+                    host.send_game_command("addbot")
+                for _ in range(_BOT_TICS):  # they enter at the next tics
+                    self._engines.act([idle] * self.players, 1)
+                    if host.get_game_variable(self._count) >= self.players + self.bots:
+                        break
+            if not any(game.is_player_dead() for game in games):
+                return
+        raise EngineError(f"{self}: a player was killed on its spawn spot (a telefrag) at each of "
+                          f"{_RESTARTS} map restarts; the map may have too few deathmatch starts for "
+                          f"{self.players} players and {self.bots} bots")
 
     @property
     def engine_pids(self) -> list[int]:
@@ -244,8 +293,7 @@ class VizdoomDeathmatch(MultiAgentEnv):
         else:  # the running engines restart the map together: much faster than new engines
             for game in self._engines.games:
                 game.set_seed(engine_seed)
-            self._engines.map(lambda game: game.new_episode())
-        self._add_bots()
+        self._restart()  # also on new engines: see _restart
         self.agents = list(self.possible_agents)
         self._scores = [(0, 0)] * self.players
         observations, infos = self._observe()

@@ -65,7 +65,7 @@ def _wait_dead(pids: list[int], seconds: float = 15.0) -> list[int]:
 
 def test_a_match_steps_counts_frags_reports_deaths_and_ends_at_the_time_limit(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)  # ViZDoom's _vizdoom/ folder must not land here
-    env = VizdoomDeathmatch(time_limit=6.0, game_variables=("HEALTH", "FRAGCOUNT"), **SMALL)
+    env = VizdoomDeathmatch(scenario="deathmatch", time_limit=6.0, game_variables=("HEALTH", "FRAGCOUNT"), **SMALL)
     with pytest.raises(ResetNeeded):
         env.step({})
     observations, infos = env.reset(seed=3)
@@ -80,22 +80,16 @@ def test_a_match_steps_counts_frags_reports_deaths_and_ends_at_the_time_limit(tm
         env.step({"player_0": np.zeros(7, np.int8)})
 
     idle = {agent: np.zeros(7, np.int8) for agent in env.possible_agents}
-    # A player may spawn telefragged at the first tic: dead, it keeps acting, and respawns on its own.
-    was_dead = set()
-    for _ in range(40):
-        was_dead |= {agent for agent, info in infos.items() if info["dead"]}
-        if not any(info["dead"] for info in infos.values()):
-            break
-        observations, rewards, terminations, truncations, infos = env.step(idle)
-        assert set(observations) == {"player_0", "player_1"}
     assert not any(info["dead"] for info in infos.values())
+    observations, rewards, terminations, truncations, infos = env.step(idle)  # the map's ENTER script runs
+    assert all(observation["variables"][0] == 15 for observation in observations.values())
     before = infos["player_1"]
     env._engines.games[1].send_game_command("kill")  # player_1 takes its own life: a suicide costs a frag
     observations, rewards, terminations, truncations, infos = env.step(idle)
     assert rewards == {"player_0": 0.0, "player_1": -1.0}
     assert infos["player_1"]["dead"] and infos["player_1"]["frags"] == before["frags"] - 1
     assert infos["player_1"]["deaths"] == before["deaths"] + 1
-    # ViZDoom ends the episode of every player on a console suicide; the env reports that end.
+    # The deathmatch map's script ends the map at player_1's first death; the env reports that end.
     assert observations == {} and all(terminations.values()) and env.agents == []
     with pytest.raises(ResetNeeded):
         env.step(idle)
@@ -111,6 +105,28 @@ def test_a_match_steps_counts_frags_reports_deaths_and_ends_at_the_time_limit(tm
     assert _wait_dead(pids, 5.0) == [] and env.engine_pids == []
     env.close()  # twice is fine
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize(("scenario", "players", "bots"), [
+    ("deathmatch", 2, 0), ("duel", 2, 0), ("cig", 2, 0), ("cig", 3, 2)])
+def test_every_player_starts_alive_with_the_same_health(tmp_path, monkeypatch, scenario, players, bots) -> None:
+    # ViZDoom puts a player entering a map on a random start, whether or not someone stands there; the
+    # one standing there dies (about -999900 health): on the two-start maps about every second start.
+    monkeypatch.chdir(tmp_path)
+    env = VizdoomDeathmatch(players=players, bots=bots, scenario=scenario, time_limit=5.0,
+                            game_variables=("HEALTH",), enemies=False, radar=False, **SMALL)
+    idle = {agent: np.zeros(7, np.int8) for agent in env.possible_agents}
+    start = {"deathmatch": 15.0, "duel": 100.0, "cig": 100.0}[scenario]  # the deathmatch map's script: 15
+    try:
+        for seed in range(4):  # new engines, then restarts of the running ones
+            observations, infos = env.reset(seed=seed)
+            for _ in range(3):  # the deathmatch map's ENTER script sets the health after a tic
+                assert not any(info["dead"] for info in infos.values()), (seed, infos)
+                observations, _, _, _, infos = env.step(idle)
+            health = {agent: float(observation["variables"][0]) for agent, observation in observations.items()}
+            assert health == dict.fromkeys(env.possible_agents, start), (seed, health)
+    finally:
+        env.close()
 
 
 def test_killing_the_parent_with_sigkill_leaves_no_engine(tmp_path) -> None:
@@ -183,7 +199,11 @@ def test_missing_vizdoom_names_the_extra(monkeypatch) -> None:
     ({"bots": -1}, "bots must be an integer in 0..8, got -1"),
     ({"frame_skip": 0}, "frame_skip must be an integer >= 1, got 0"),
     ({"time_limit": 0}, "time_limit must be a positive number of seconds, got 0"),
-    ({"scenario": "e1m1"}, "scenario must be one of ['deathmatch', 'duel'] or a path to a .wad file, got 'e1m1'"),
+    ({"scenario": "e1m1"},
+     "scenario must be one of ['cig', 'deathmatch', 'duel'] or a path to a .wad file, got 'e1m1'"),
+    ({"scenario": "duel", "bots": 1}, "the 'duel' map has 2 deathmatch starts, too few for 2 players and 1 bots"),
+    ({"players": 3, "scenario": "deathmatch"},
+     "the 'deathmatch' map has 2 deathmatch starts, too few for 3 players and 0 bots"),
     ({"resolution": "big"}, "resolution must be 'WIDTHxHEIGHT' such as '160x120', got 'big'"),
     ({"screen_format": "hsv"}, "screen_format must be 'rgb' or 'grey', got 'hsv'"),
     ({"game_variables": "HEALTH"}, "game_variables must be a sequence of GameVariable names, got 'HEALTH'"),
