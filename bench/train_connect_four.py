@@ -32,9 +32,15 @@ and their ratio, and where each path's time went: env (rules and scripted oppone
 opponent inference (frozen snapshots), learner inference (the rollout's forward passes
 and the rest of SB3's collection loop), learner update (``train()``), evaluation.
 
-Run (as recorded in docs/performance.md)::
+The batched path's defaults (``--batch-*``) are ``arena train``'s own on its batched path
+(``arena.cli.train.BATCHED_RECIPE``: 64 games x 32 steps, minibatch 1,024, 4 epochs, two
+layers of 128), and it plays its evaluation games in one batch
+(:func:`arena.training.evaluation.match_batch`); the single path keeps today's recipe and
+plays them one by one.
 
-    python bench/train_connect_four.py --minutes 35 --out bench-out/c4
+Run (the side-by-side run recorded in docs/performance.md)::
+
+    python bench/train_connect_four.py --path both --minutes 20 --threads 1 --out bench-out/final
 """
 
 from __future__ import annotations

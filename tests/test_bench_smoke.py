@@ -46,3 +46,14 @@ def test_soccer_bench_times_dm_control_beside_arena():
     pytest.importorskip("dm_control")
     out = _bench("bench/soccer.py", "--steps", "5", "--rounds", "1", "--time-limit", "1")
     assert "arena env.step / dm_control = " in out
+
+
+def test_connect_four_training_bench_runs_both_paths_and_prints_the_ratio(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    pytest.importorskip("matplotlib")
+    # Targets of 0 are met at the first evaluation: both paths stop at once and the ratio is printed.
+    out = _bench("bench/train_connect_four.py", "--path", "both", "--max-timesteps", "4096", "--eval-every", "2048",
+                 "--eval-games", "4", "--check-games", "4", "--target-random", "0", "--target-heuristic", "0",
+                 "--out", str(tmp_path))
+    assert "batched / single wall time to both targets: " in out
+    assert '"net_arch": [\n    128,\n    128\n  ]' in out  # the batched path runs arena train's recipe
