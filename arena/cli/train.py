@@ -177,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
     from arena.interface_spec import build_interface, parse_interface_spec
     from arena.team import GroupTeams
     from arena.training import OpponentPool, SingleAgentEnv, algorithm_class, side_agent, team_stack
-    from arena.training.trained import save_trained_agent
+    from arena.training.trained import save_trained_agent, trained_interface
     from arena.training.report import plot_learning_curve
     from arena.tournament.spec import _split_top
 
@@ -214,7 +214,11 @@ def run(args: argparse.Namespace) -> int:
         return make_agent(name) if team_size is None else side_agent(name, team_size)
 
     def learner_interface() -> Any:
-        return build_interface(interface_spec) if team_size is None else team_stack(interface_spec, team_size)
+        if team_size is not None:
+            return team_stack(interface_spec, team_size)
+        if loaded is not None:  # go on from the trained statistics, still updating them
+            return trained_interface(args.load, loaded, frozen=False)
+        return build_interface(interface_spec)
 
     def make_eval_env() -> Any:
         env = make_env(args.env, **env_options)
@@ -248,7 +252,7 @@ def run(args: argparse.Namespace) -> int:
 
         vec_env = VecMonitor(batch_vec_env(args.env, n_envs, pool if pool is not None else opponent,
                                          _names(args.seats) or None, shuffle_seats=not args.no_shuffle,
-                                         interface=build_interface(interface_spec), env_kwargs=env_options))
+                                         interface=learner_interface(), env_kwargs=env_options))
         vec_env.seed(args.seed)
     else:
         vec_env = make_vec_env(make_single, n_envs=n_envs, seed=args.seed)

@@ -128,8 +128,15 @@ def _statistics(stack: Interface | None) -> dict[str, dict[str, Any]]:
     return found
 
 
-def trained_interface(folder: str | Path, manifest: Mapping[str, Any] | None = None) -> Interface | None:
-    """The folder's interface stack, built from its spec, with the trained statistics loaded and frozen.
+def trained_interface(folder: str | Path, manifest: Mapping[str, Any] | None = None, *,
+                      frozen: bool = True) -> Interface | None:
+    """The folder's interface stack, built from its spec, with the trained statistics loaded.
+
+    Args:
+        folder: a folder written by ``arena train``.
+        manifest: its manifest, when already read.
+        frozen: freeze the statistics (to play, the default); ``False`` keeps them updating, to
+            continue training (``arena train --load``).
 
     Raises:
         ArenaError: the stored statistics do not fit the stack in the manifest.
@@ -149,7 +156,7 @@ def trained_interface(folder: str | Path, manifest: Mapping[str, Any] | None = N
                              f"which {stack} does not keep")
         level.load_statistics(statistics)  # applied at setup
         freeze = getattr(level, "freeze", None)
-        if callable(freeze):
+        if frozen and callable(freeze):
             freeze()  # evaluation sees the statistics the model was trained with
     return stack
 

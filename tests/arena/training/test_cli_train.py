@@ -166,9 +166,6 @@ def test_the_folder_plays_in_arena_play_and_force_writes_over_it(tmp_path, monke
     assert manifest["timesteps"] == 64 and manifest["interface"] == "ego_board"
 
 
-@pytest.mark.xfail(strict=True, reason="arena/cli/train.py builds the --load learner's stack from the spec alone, so "
-                                       "NormalizeObservation's statistics restart (fix: load them, unfrozen, from "
-                                       "arena.training.trained.trained_interface)")
 def test_load_continues_the_statistics_of_a_stateful_interface(tmp_path) -> None:
     out = tmp_path / "norm"
     base = ["--timesteps", "256", "--eval-games", "2", "--n-envs", "2", "--no-progress"]
