@@ -124,17 +124,20 @@ def check_rewards(rewards: Any, where: str) -> dict[str, float]:
     return table
 
 
-def parse_walls(walls: Any, height: int | None, width: int | None, where: str) -> np.ndarray:
+def parse_walls(walls: Any, height: int | None, width: int | None, where: str,
+                max_cells: int | None = None) -> np.ndarray:
     """The wall map as a bool array ``(height, width)``.
 
     ``walls`` is ``None`` (walls on the border, marlenv's map), a 2-D array of
     0/1 or bools, or a sequence of equal-length strings with ``#`` for a wall and
     ``.`` for a free cell. ``height``/``width``, when given, must agree with a map.
+    A board of more than ``max_cells`` cells is refused before any of it is made.
     """
     if walls is None:
         for name, value in (("height", height), ("width", width)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 3:
                 raise ValueError(f"{where}: {name} must be an integer of at least 3, got {value!r}")
+        check_cells(int(height), int(width), where, max_cells)
         grid = np.zeros((height, width), dtype=bool)
         grid[[0, -1], :] = True
         grid[:, [0, -1]] = True
@@ -153,7 +156,15 @@ def parse_walls(walls: Any, height: int | None, width: int | None, where: str) -
     for name, value, size in (("height", height, grid.shape[0]), ("width", width, grid.shape[1])):
         if value is not None and value != size:
             raise ValueError(f"{where}: {name}={value!r} disagrees with the wall map's {name} {size}")
+    check_cells(grid.shape[0], grid.shape[1], where, max_cells)
     return grid
+
+
+def check_cells(height: int, width: int, where: str, max_cells: int | None) -> None:
+    """Refuse a board of more than ``max_cells`` cells (``None``: any size)."""
+    if max_cells is not None and height * width > max_cells:
+        raise ValueError(f"{where}: the board must have at most {max_cells} cells, got "
+                         f"{height} x {width} = {height * width}")
 
 
 def observation_luts(num_snakes: int, on_value: int) -> np.ndarray:

@@ -112,7 +112,8 @@ class Snake(MultiAgentEnv):
     ) -> None:
         self._batch_options = {name: value for name, value in locals().items() if name not in ("self", "render_mode")}
         where = type(self).__name__
-        self.walls = core.parse_walls(walls, None if walls is not None else height, None if walls is not None else width, where)
+        self.walls = core.parse_walls(walls, None if walls is not None else height,
+                                      None if walls is not None else width, where, max_cells=MAX_CELLS)
         self.height, self.width = self.walls.shape
         self.num_snakes = _positive_int(num_snakes, "num_snakes", where)
         if self.num_snakes > core.MAX_SNAKES:
@@ -127,11 +128,9 @@ class Snake(MultiAgentEnv):
             num_fruits = max(1, int(round(0.8 * self.num_snakes)))
         self.num_fruits = _positive_int(num_fruits, "num_fruits", where, minimum=0)
         self.max_steps = _positive_int(max_steps, "max_steps", where)
-        # Bounded work: a board of at most MAX_CELLS cells, and room for every snake (its body and
-        # the free cell ahead of its head) plus every fruit; otherwise reset would search in vain.
-        if self.height * self.width > MAX_CELLS:
-            raise ValueError(f"{where}: the board must have at most {MAX_CELLS} cells, got "
-                             f"{self.height} x {self.width} = {self.height * self.width}")
+        # Bounded work: a board of at most MAX_CELLS cells (checked above, before the board is
+        # made), and room for every snake (its body and the free cell ahead of its head) plus
+        # every fruit; otherwise reset would search in vain.
         free = int((~self.walls).sum())
         needed = self.num_snakes * (self.snake_length + 1) + self.num_fruits
         if needed > free:

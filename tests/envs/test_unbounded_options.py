@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import tracemalloc
 
 import pytest
 
@@ -34,3 +35,14 @@ def test_a_snake_that_just_fits_still_resets():
     env = make_env("snake", height=6, width=6, num_snakes=2, snake_length=5, num_fruits=1)  # 13 of 16 free cells
     observations, _ = env.reset(seed=0)
     assert len(observations) == 2
+
+
+def test_a_huge_board_is_refused_before_any_of_it_is_made():
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match="the board must have at most 262144 cells"):
+            make_env("snake", height=100_000, width=100_000)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000  # the 10 GB board was never allocated
