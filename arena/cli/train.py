@@ -288,10 +288,10 @@ def run(args: argparse.Namespace) -> int:
     model.learn(args.timesteps, callback=callbacks, reset_num_timesteps=loaded is None)
 
     model_path = out / "model.zip"
-    trained_stack = vec_env.get_attr("interface", [0])[0]
+    trained_stacks = vec_env.get_attr("interface")  # one per env: their statistics are pooled
     save_trained_agent(out, model, algo=args.algo, env=args.env, env_options=env_options,
                        interface=None if interface_spec is None else str(parse_interface_spec(interface_spec)),
-                       trained_stack=trained_stack if team_size is None else None, seats=_names(args.seats) or None,
+                       trained_stack=trained_stacks if team_size is None else None, seats=_names(args.seats) or None,
                        team_size=team_size)
     plot_learning_curve(self_play.records, out / "learning_curve.png", references=references[:1],
                         title=f"{args.algo} on {args.env}" + (f", self-play ({args.self_play})" if args.self_play else ""))

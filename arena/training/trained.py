@@ -32,7 +32,7 @@ from arena.interface_spec import build_interface
 from arena.registry import make_env
 
 __all__ = ["MANIFEST", "FORMAT_VERSION", "is_agent_folder", "read_manifest", "save_trained_agent",
-           "load_trained_agent", "trained_interface"]
+           "load_trained_agent", "trained_interface", "pool_statistics"]
 
 MANIFEST = "agent.json"
 FORMAT_VERSION = 1
@@ -82,7 +82,7 @@ def _versions() -> dict[str, str]:
 
 
 def save_trained_agent(folder: str | Path, model: Any, *, algo: str, env: str, env_options: Mapping[str, Any],
-                       interface: str | None, trained_stack: Interface | None = None,
+                       interface: str | None, trained_stack: Interface | Sequence[Interface] | None = None,
                        seats: Sequence[str] | None = None, team_size: int | None = None) -> Path:
     """Write the model and its manifest into ``folder``; return the manifest's path.
 
@@ -92,7 +92,9 @@ def save_trained_agent(folder: str | Path, model: Any, *, algo: str, env: str, e
         algo: the algorithm name (:data:`arena.training.ALGORITHMS`).
         env: the env name or ``"module:callable"``; ``env_options`` its options.
         interface: the learner's stack in arena's interface syntax, or ``None``.
-        trained_stack: the stack as trained (its statistics are kept, frozen on load).
+        trained_stack: the stack as trained (its statistics are kept, frozen on load); or the
+            copies of it that several training envs kept, whose running statistics are pooled
+            (mean, variance and count combined as if one stack had seen every observation).
         seats: the seats the learner played.
         team_size: for a model of a whole side (``arena train --control team``): the side's
             seats; ``interface`` is then each member's stack (recorded as ``team_size``).
@@ -117,15 +119,46 @@ def save_trained_agent(folder: str | Path, model: Any, *, algo: str, env: str, e
     return path
 
 
-def _statistics(stack: Interface | None) -> dict[str, dict[str, Any]]:
-    """Level index (root 0) -> JSON statistics, for the levels that keep running statistics."""
-    if stack is None:
+def _statistics(stacks: Interface | Sequence[Interface] | None) -> dict[str, dict[str, Any]]:
+    """Level index (root 0) -> JSON statistics, for the levels that keep running statistics,
+    pooled over the copies of one stack that several training envs kept."""
+    if stacks is None:
+        return {}
+    copies = [stacks] if isinstance(stacks, Interface) else [stack for stack in stacks if stack is not None]
+    copies = list({id(stack): stack for stack in copies}.values())  # a batch hands out one stack per game
+    if not copies:
         return {}
     found = {}
-    for index, level in enumerate(stack.levels()):
+    for index, level in enumerate(copies[0].levels()):
         if callable(getattr(level, "statistics", None)) and callable(getattr(level, "load_statistics", None)):
-            found[str(index)] = {key: np.asarray(value).tolist() for key, value in level.statistics().items()}
+            pooled = pool_statistics([copy.levels()[index].statistics() for copy in copies])
+            found[str(index)] = {key: np.asarray(value).tolist() for key, value in pooled.items()}
     return found
+
+
+def pool_statistics(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Running statistics ``{"mean", "var", "count"}`` of several streams combined into those of
+    one stream that saw every observation (Chan et al.'s parallel update); statistics of any
+    other form cannot be combined, and the first is kept.
+
+    Example:
+        >>> import numpy as np
+        >>> a, b = np.array([1.0, 2.0, 3.0]), np.array([10.0, 20.0])
+        >>> part = lambda x: {"mean": x.mean(), "var": x.var(), "count": float(len(x))}
+        >>> pooled = pool_statistics([part(a), part(b)])
+        >>> both = np.concatenate([a, b])
+        >>> bool(np.isclose(pooled["mean"], both.mean()) and np.isclose(pooled["var"], both.var())), pooled["count"]
+        (True, 5.0)
+    """
+    if len(parts) == 1 or any(set(part) != {"mean", "var", "count"} for part in parts):
+        return dict(parts[0])
+    counts = np.array([float(part["count"]) for part in parts])
+    means = [np.asarray(part["mean"], dtype=np.float64) for part in parts]
+    total = counts.sum()
+    mean = sum(count * m for count, m in zip(counts, means)) / total
+    spread = sum(count * (np.asarray(part["var"], dtype=np.float64) + (m - mean) ** 2)
+                 for count, part, m in zip(counts, parts, means))
+    return {"mean": mean, "var": spread / total, "count": float(total)}
 
 
 def trained_interface(folder: str | Path, manifest: Mapping[str, Any] | None = None, *,

@@ -6,6 +6,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("sb3_contrib")
 
@@ -13,7 +15,7 @@ import envs  # noqa: E402
 from arena.errors import ArenaError  # noqa: E402
 from arena.interface_spec import build_interface  # noqa: E402
 from arena.training import SingleAgentEnv, load_trained_agent  # noqa: E402
-from arena.training.trained import read_manifest, save_trained_agent  # noqa: E402
+from arena.training.trained import pool_statistics, read_manifest, save_trained_agent  # noqa: E402
 
 
 def test_statistics_of_a_stateful_interface_travel_with_the_agent(tmp_path):
@@ -49,3 +51,38 @@ def test_manifest_errors_are_clear(tmp_path):
     with pytest.raises(ArenaError, match="has format_version 99; this arena reads up to 1"):
         read_manifest(tmp_path)
     assert envs.make("tic_tac_toe")  # the env used above still builds
+
+
+def test_the_statistics_of_several_training_envs_are_pooled(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    spec = "normalize_observation(ego_board(planes=true))"
+    bridges = []
+    for seed, steps in ((0, 30), (1, 50)):  # two envs, each with statistics of its own
+        env = SingleAgentEnv("tic_tac_toe", "random", interface=build_interface(spec))
+        env.reset(seed=seed)
+        for _ in range(steps):
+            _, _, terminated, truncated, _ = env.step(int(np.flatnonzero(env.action_masks())[-1]))
+            if terminated or truncated:
+                env.reset()
+        bridges.append(env)
+    model = MaskablePPO("MlpPolicy", bridges[0], n_steps=32, seed=0)
+    save_trained_agent(tmp_path, model, algo="maskable-ppo", env="tic_tac_toe", env_options={},
+                       interface=spec, trained_stack=[bridge.interface for bridge in bridges])
+    saved = load_trained_agent(tmp_path).interface.statistics()
+    parts = [bridge.interface.statistics() for bridge in bridges]
+    assert saved["count"] == pytest.approx(parts[0]["count"] + parts[1]["count"])
+    weights = np.array([part["count"] for part in parts]) / saved["count"]
+    assert np.allclose(saved["mean"], weights[0] * parts[0]["mean"] + weights[1] * parts[1]["mean"])
+    assert not np.allclose(saved["mean"], parts[0]["mean"])  # not the first env's alone
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.lists(st.floats(-100, 100), min_size=1, max_size=20), min_size=1, max_size=5))
+def test_pooled_statistics_are_those_of_all_observations_together(streams):
+    parts = [{"mean": np.mean(s), "var": np.var(s), "count": float(len(s))} for s in streams]
+    pooled = pool_statistics(parts)
+    together = np.concatenate([np.asarray(s) for s in streams])
+    assert pooled["count"] == len(together)
+    assert np.isclose(pooled["mean"], together.mean(), atol=1e-9)
+    assert np.isclose(pooled["var"], together.var(), rtol=1e-7, atol=1e-7)
