@@ -179,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
     from arena.training import OpponentPool, SingleAgentEnv, algorithm_class, side_agent, team_stack
     from arena.training.trained import save_trained_agent, trained_interface
     from arena.training.report import plot_learning_curve
-    from arena.tournament.spec import _split_top
+    from arena.tournament.spec import split_outside_braces
 
     if args.timesteps < 1:
         raise ValueError(f"--timesteps must be at least 1, got {args.timesteps}")
@@ -224,7 +224,7 @@ def run(args: argparse.Namespace) -> int:
         env = make_env(args.env, **env_options)
         return env if team_size is None else GroupTeams(env)
 
-    opponent_names = [name.strip() for name in _split_top(args.opponent, ",") if name.strip()]
+    opponent_names = [name.strip() for name in split_outside_braces(args.opponent, ",") if name.strip()]
     if not opponent_names:
         raise ValueError("--opponent needs at least one agent name")
     built = {name: opponent_agent(name) for name in dict.fromkeys(opponent_names)}

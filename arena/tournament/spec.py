@@ -23,8 +23,8 @@ from arena.interface_spec import InterfaceSpec, build_interface, parse_interface
 from arena.registry import make_env, resolve
 from arena.wrappers import AgtItfWrapper
 
-__all__ = ["AgentSpec", "EnvSpec", "TEAM_FACTORY", "parse_agents", "agent_version", "callable_spec", "behind_interface", "wants_env",
-           "entrant_specs"]
+__all__ = ["AgentSpec", "EnvSpec", "TEAM_FACTORY", "parse_agents", "split_outside_braces", "agent_version",
+           "callable_spec", "behind_interface", "wants_env", "entrant_specs"]
 
 _NAME = re.compile(r"^[A-Za-z0-9_.\-+#@/ ]+$")
 _FACTORY = re.compile(r"^[\w.\-]+(:[\w.]+)?$")
@@ -55,8 +55,13 @@ def _plain_json(kwargs: Mapping[str, Any], what: str) -> dict[str, Any]:
 TEAM_FACTORY = "team"  # the factory recorded for a team entrant (its members are in kwargs)
 
 
-def _split_top(text: str, separator: str) -> list[str]:
-    """Split ``text`` at ``separator`` outside ``{...}`` (JSON keyword arguments keep theirs)."""
+def split_outside_braces(text: str, separator: str) -> list[str]:
+    """Split ``text`` at ``separator`` outside ``{...}`` (JSON keyword arguments keep theirs).
+
+    Example:
+        >>> split_outside_braces('random,mcts{"simulations": 5, "c": 1}', ",")
+        ['random', 'mcts{"simulations": 5, "c": 1}']
+    """
     items, depth, current = [], 0, []
     for char in text:
         if char == "{":
@@ -192,7 +197,7 @@ class AgentSpec:
         if "=" in head:
             name, _, text = text.partition("=")
             name = name.strip()
-        parts = _split_top(text, "+")
+        parts = split_outside_braces(text, "+")
         if len(parts) > 1:
             if any(not part.strip() for part in parts):
                 raise ValueError(f"agent {whole!r}: a team entrant is MEMBER+MEMBER..., got an empty member")
@@ -347,7 +352,7 @@ def parse_agents(text: str) -> list[AgentSpec]:
         >>> [s.name for s in parse_agents('random,deep=random{"seed": 1, "x": 2}')]
         ['random', 'deep']
     """
-    items = _split_top(text, ",")
+    items = split_outside_braces(text, ",")
     specs = [AgentSpec.parse(item) for item in items if item.strip()]
     if not specs:
         raise ValueError(f"--agents: expected comma-separated agents, got {text!r}")

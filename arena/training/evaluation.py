@@ -177,8 +177,8 @@ def match_batch(env: MultiAgentEnv, agent: Agent, opponent: Agent | OpponentPool
         opponent_code[game] = codes.setdefault(id(drawn), len(players))
         if opponent_code[game] == len(players):
             players.append(drawn)
+    obs_space, act_space = env.observation_space(possible[0]), env.action_space(possible[0])
     for index, player in enumerate(players):
-        obs_space, act_space = env.observation_space(possible[0]), env.action_space(possible[0])
         if player.observation_space is not obs_space or player.action_space is not act_space:
             player.setup(obs_space, act_space)
         player.reset(seed=derive_seed(derive_seed(seed, games), index))

@@ -408,7 +408,7 @@ class VizdoomDeathmatch(MultiAgentEnv):
         # beside it); the others' come from their own engines, at the same tic.
         if within(index, 1.0):
             return False
-        return any(within(j, 16.0) for j in range(len(where)) if j != index) or self.bots > 0
+        return self.bots > 0 or any(within(j, 16.0) for j in range(len(where)) if j != index)
 
     def render(self) -> np.ndarray | None:
         """``player_0``'s last screen (``render_mode="rgb_array"``), else ``None``."""
