@@ -1,0 +1,135 @@
+"""The house rules of the code itself: short functions, imports that point down, no circles.
+
+These hold the renovation in place: a later change that grows a 300-line function or an
+import cycle fails here, with the place named.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("arena", "interfaces", "envs")
+#: The longest function a newcomer is asked to hold in mind.
+MAX_FUNCTION_LINES = 120
+#: ``arena`` is the framework; ``interfaces`` and ``envs`` build on it, never the other way round.
+LOWER_LAYERS = {"arena": ("interfaces", "envs")}
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _is_package(name: str) -> bool:
+    return MODULES[name].name == "__init__.py"
+
+
+def _resolve(module: str, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    base = module.split(".") if _is_package(module) else module.split(".")[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _imports(module: str) -> set[str]:
+    """Project modules that ``module`` imports anywhere (inside functions too: a deferred import is
+    still a dependency)."""
+    targets: set[str] = set()
+    for node in ast.walk(ast.parse(MODULES[module].read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(module, node)
+            targets.add(base)
+            targets.update(f"{base}.{alias.name}" for alias in node.names)
+    return {name for name in targets if name in MODULES and name != module}
+
+
+def _function_lengths() -> list[tuple[str, int]]:
+    found = []
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                found.append((f"{path.relative_to(ROOT)}:{node.lineno} {node.name}", node.end_lineno - first + 1))
+    return found
+
+
+def test_no_function_is_longer_than_a_newcomer_can_hold() -> None:
+    too_long = sorted((f"{where} ({lines} lines)" for where, lines in _function_lengths() if lines > MAX_FUNCTION_LINES))
+    assert not too_long, f"functions over {MAX_FUNCTION_LINES} lines: {too_long}"
+
+
+@pytest.mark.parametrize("lower, higher", [(low, high) for low, highs in LOWER_LAYERS.items() for high in highs])
+def test_no_import_runs_upward(lower: str, higher: str) -> None:
+    upward = sorted(
+        f"{module} imports {target}"
+        for module in MODULES
+        if module.split(".")[0] == lower
+        for target in _imports(module)
+        if target.split(".")[0] == higher
+    )
+    assert not upward, f"{lower} must not import {higher}: {upward}"
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in graph[node]:
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for node in graph:
+        if node not in index:
+            visit(node)
+    return components
+
+
+def test_no_import_circles_between_modules() -> None:
+    # A package's __init__ re-exporting its modules is not a circle of meaning: leave packages out.
+    graph = {
+        module: {t for t in _imports(module) if not _is_package(t)}
+        for module in MODULES
+        if not _is_package(module)
+    }
+    assert not _cycles(graph), f"modules that import each other: {_cycles(graph)}"
+
+
+def test_cycle_finder_finds_a_circle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
