@@ -9,8 +9,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from arena.interface_spec import options_text
 from arena.plugins import InterfaceEntry, interface_registry
+from arena.specs.interfaces import options_text
 
 __all__ = ["register", "run", "format_plain"]
 

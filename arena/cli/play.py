@@ -14,49 +14,22 @@ Exit codes: 0 when the game was played to its end, 3 when a person forfeited (ty
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import time
-from collections.abc import Sequence
 from typing import Any
 
 from arena.agents.human import HumanAgent, is_real_time
 from arena.errors import AgentError, ArenaError, Forfeit
 from arena.play_loop import play
 from arena.registry import make_env
-from arena.tournament.spec import AgentSpec, EnvSpec
+from arena.specs.agents import AgentSpec, EnvSpec
+from arena.specs.options import parse_env_options
+from arena.specs.split import split_words
 
 __all__ = ["register", "run", "EXIT_FORFEIT"]
 
 EXIT_FORFEIT = 3
 HUMAN = "human"
-
-
-def _parse_options(text: str | None) -> dict:
-    if not text:
-        return {}
-    options = json.loads(text)
-    if not isinstance(options, dict):
-        raise ValueError(f"--env-options must be a JSON object, got {text!r}")
-    return options
-
-
-def _split(values: Sequence[str] | str | None) -> list[str]:
-    """Comma lists (from one or several occurrences of an option) as one list of words.
-
-    Commas inside ``{...}`` (an agent's JSON keyword arguments) do not split.
-    """
-    if values is None:
-        return []
-    words, depth, current = [], 0, ""
-    for char in ",".join([values] if isinstance(values, str) else values) + ",":
-        depth += {"{": 1, "}": -1}.get(char, 0)
-        if char == "," and depth == 0:
-            words.append(current.strip())
-            current = ""
-        else:
-            current += char
-    return [word for word in words if word]
 
 
 def _build_agent(text: str, seat: str, env: Any) -> Any:
@@ -110,20 +83,20 @@ def _seat(token: str, seats: list[str], env_name: str) -> str:
 
 def _seat_specs(args: argparse.Namespace, seats: list[str], env_name: str) -> dict[str, str]:
     """The agent spec of every seat (``HUMAN`` for a person), from --agents, --human and --vs."""
-    humans = [_seat(token, seats, env_name) for token in _split(args.human)]
+    humans = [_seat(token, seats, env_name) for token in split_words(args.human)]
     if args.agents is not None and args.vs is not None:
         raise ValueError("give either --agents (one agent per seat) or --vs (the opponents of --human), not both")
     if args.vs is not None and not humans:
         raise ValueError("--vs names the opponents of a person: give the person's seat with --human SEAT")
     if args.agents is not None:
-        names = _split(args.agents)
+        names = split_words(args.agents)
         if len(names) != len(seats):
             raise ValueError(f"{env_name} has {len(seats)} seats {seats}, got {len(names)} agents: {names}")
         specs = dict(zip(seats, names))
         specs.update(dict.fromkeys(humans, HUMAN))
         return specs
     others = [seat for seat in seats if seat not in humans]
-    opponents = _split(args.vs) or ["random"]
+    opponents = split_words(args.vs) or ["random"]
     if len(opponents) == 1:
         opponents = opponents * len(others)
     elif len(opponents) != len(others):
@@ -151,9 +124,9 @@ def _make_env(args: argparse.Namespace, options: dict[str, Any], humans: bool) -
 
 
 def run(args: argparse.Namespace) -> int:
-    options = _parse_options(args.env_options)
+    options = parse_env_options(args.env_options)
     env_spec = EnvSpec(args.env, dict(options))  # as given: without the render mode added below
-    wants_humans = bool(args.human) or HUMAN in _split(args.agents)
+    wants_humans = bool(args.human) or HUMAN in split_words(args.agents)
     env = _make_env(args, options, wants_humans)
     seats = list(env.possible_agents)
     env_name = getattr(env, "name", args.env)

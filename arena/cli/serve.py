@@ -12,7 +12,6 @@ The server listens on 127.0.0.1 only, plays one game at a time, and stops with C
 from __future__ import annotations
 
 import argparse
-import json
 
 __all__ = ["register", "run"]
 
@@ -41,11 +40,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from arena.serve.server import GameServer
-    from arena.tournament.spec import EnvSpec
+    from arena.specs.agents import EnvSpec
+    from arena.specs.options import parse_env_options
 
-    options = json.loads(args.env_options) if args.env_options else {}
-    if not isinstance(options, dict):
-        raise ValueError(f"--env-options must be a JSON object, got {args.env_options!r}")
+    options = parse_env_options(args.env_options)
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port must be 0 (any free port) to 65535, got {args.port}")
     if args.move_time_limit is not None and not args.move_time_limit > 0:

@@ -16,14 +16,14 @@ Running the same command again resumes from the ``--db`` file: only missing game
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import time
 from typing import Any
 
 from arena.errors import MissingDependencyError
+from arena.specs.agents import parse_agents
+from arena.specs.options import parse_env_options
 from arena.tournament.schedule import MODES
-from arena.tournament.spec import parse_agents
 from arena.tournament.store import check_output
 from arena.tournament.tournament import TournamentResult, run_tournament
 
@@ -190,9 +190,7 @@ def run(args: argparse.Namespace) -> int:
 
     rich = _rich()
     console = rich.console.Console()
-    options = json.loads(args.env_options) if args.env_options else {}
-    if not isinstance(options, dict):
-        raise ValueError(f"--env-options must be a JSON object, got {args.env_options!r}")
+    options = parse_env_options(args.env_options)
     agents = parse_agents(args.agents)
     # Refuse unwritable outputs now, not after the last game.
     if args.export:

@@ -18,18 +18,6 @@ from typing import Any
 __all__ = ["register", "run", "default_algo_options", "choose_path", "BATCHED_RECIPE"]
 
 
-def _json_object(text: str | None, option: str) -> dict[str, Any]:
-    if not text:
-        return {}
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{option} must be a JSON object, got {text!r} ({err})") from None
-    if not isinstance(value, dict):
-        raise ValueError(f"{option} must be a JSON object, got {text!r}")
-    return value
-
-
 def _names(text: str | None) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()] if text else []
 
@@ -174,12 +162,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from arena.errors import ArenaError
     from arena.registry import make_agent, make_env
-    from arena.interface_spec import build_interface, parse_interface_spec
+    from arena.specs.interfaces import build_interface, parse_interface_spec
     from arena.team import GroupTeams
     from arena.training import OpponentPool, SingleAgentEnv, algorithm_class, side_agent, team_stack
     from arena.training.trained import save_trained_agent, trained_interface
     from arena.training.report import plot_learning_curve
-    from arena.tournament.spec import split_outside_braces
+    from arena.specs.options import parse_env_options, parse_json_object
+    from arena.specs.split import split_outside_braces
 
     if args.timesteps < 1:
         raise ValueError(f"--timesteps must be at least 1, got {args.timesteps}")
@@ -197,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
     if args.threads < 1:
         raise ValueError(f"--threads must be at least 1, got {args.threads}")
     torch.set_num_threads(args.threads)
-    env_options = _json_object(args.env_options, "--env-options")
+    env_options = parse_env_options(args.env_options)
     references = _names(args.reference)
     if not references:
         raise ValueError("--reference needs at least one agent name")
@@ -237,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
     path = choose_path(args.path, probe, args.algo, opponents, build_interface(interface_spec))
     n_envs = args.n_envs or (BATCHED_RECIPE["n_envs"] if path == "batched" else 4)
     algo_options = {**default_algo_options(args.algo, args.timesteps, n_envs, path),
-                    **_json_object(args.algo_options, "--algo-options")}
+                    **parse_json_object(args.algo_options, "--algo-options")}
 
     def make_single() -> SingleAgentEnv:
         return SingleAgentEnv(make_eval_env(), pool if pool is not None else opponent_agent(opponent_names[0]),
@@ -310,7 +299,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _loaded_run(args: argparse.Namespace, env_options: dict[str, Any]) -> dict[str, Any]:
     """The manifest of ``--load``, checked against the command line (same env, algo, interface)."""
-    from arena.interface_spec import parse_interface_spec
+    from arena.specs.interfaces import parse_interface_spec
     from arena.training.trained import read_manifest
 
     manifest = read_manifest(args.load)

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from arena.play_loop import Episode
+from arena.specs.agents import AgentSpec, EnvSpec
 from arena.tournament.actions import encode_actions
 from arena.tournament.game import GameResult
 from arena.tournament.schedule import lineup_key
-from arena.tournament.spec import AgentSpec, EnvSpec
 from arena.tournament.store import ResultStore, TournamentMismatchError
 
 __all__ = ["record_game", "check_record_file", "entrant_name"]

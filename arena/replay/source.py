@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.specs.agents import AgentSpec, EnvSpec
 from arena.tournament.actions import decode_actions
 from arena.tournament.game import GameResult
-from arena.tournament.spec import AgentSpec, EnvSpec
 from arena.tournament.store import _COLUMNS, _result
 
 __all__ = ["StoredGame", "ReplayError", "GameNotFoundError", "list_games", "load_game", "load_games"]

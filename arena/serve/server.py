@@ -18,16 +18,16 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
-from arena.agents.human import is_real_time
 from gymnasium import spaces
 
+from arena.agents.human import is_real_time
 from arena.errors import AgentError, Forfeit, SpaceMismatchError
 from arena.play_loop import play
 from arena.registry import make_env
 from arena.replay.html import page_shell, view_mode
 from arena.serve.human import BrowserHuman, Channel, idle_action, key_bindings
+from arena.specs.agents import AgentSpec, EnvSpec
 from arena.tournament.guard import GuardedAgent, MoveTimer
-from arena.tournament.spec import AgentSpec, EnvSpec
 
 __all__ = ["GameServer", "GameRecord"]
 

@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from arena.agents.base import Agent
-from arena.interface_spec import InterfaceSpec, build_interface, parse_interface_spec
 from arena.registry import make_env, resolve
+from arena.specs.interfaces import InterfaceSpec, build_interface, parse_interface_spec
+from arena.specs.split import split_outside_braces
 from arena.wrappers import AgtItfWrapper
 
-__all__ = ["AgentSpec", "EnvSpec", "TEAM_FACTORY", "parse_agents", "split_outside_braces", "agent_version",
+__all__ = ["AgentSpec", "EnvSpec", "TEAM_FACTORY", "parse_agents", "agent_version",
            "callable_spec", "behind_interface", "wants_env", "entrant_specs"]
 
 _NAME = re.compile(r"^[A-Za-z0-9_.\-+#@/ ]+$")
@@ -53,28 +54,6 @@ def _plain_json(kwargs: Mapping[str, Any], what: str) -> dict[str, Any]:
 
 
 TEAM_FACTORY = "team"  # the factory recorded for a team entrant (its members are in kwargs)
-
-
-def split_outside_braces(text: str, separator: str) -> list[str]:
-    """Split ``text`` at ``separator`` outside ``{...}`` (JSON keyword arguments keep theirs).
-
-    Example:
-        >>> split_outside_braces('random,mcts{"simulations": 5, "c": 1}', ",")
-        ['random', 'mcts{"simulations": 5, "c": 1}']
-    """
-    items, depth, current = [], 0, []
-    for char in text:
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-        if char == separator and depth == 0:
-            items.append("".join(current))
-            current = []
-        else:
-            current.append(char)
-    items.append("".join(current))
-    return items
 
 
 @dataclass(frozen=True)
@@ -381,14 +360,14 @@ def behind_interface(agent: str, interface: Any, *, agent_kwargs: Mapping[str, A
 
     Args:
         agent: a registered agent name or ``"package.module:callable"``; it sees the model spaces.
-        interface: an interface stack in arena's interface syntax (:mod:`arena.interface_spec`),
+        interface: an interface stack in arena's interface syntax (:mod:`arena.specs.interfaces`),
             e.g. ``"rotate_board(quarter_turns=0, mirror=true)"``, or its JSON object form.
         agent_kwargs: keyword arguments for the agent factory.
         interface_kwargs: options added to the outermost interface of the stack.
         env: the env played in, passed on to an agent factory that takes ``env``.
 
     Example:
-        >>> from arena.tournament.spec import behind_interface
+        >>> from arena.specs.agents import behind_interface
         >>> str(behind_interface("random", "rotate_board(ego_board, quarter_turns=1)"))
         'AgtItfWrapper(RandomAgent, RotateBoard(EgoBoard(), quarter_turns=1))'
     """

@@ -1,6 +1,6 @@
 """One text form for interface stacks, wherever an interface can be named.
 
-Train, play, tournament entrants, :func:`arena.tournament.spec.behind_interface` and
+Train, play, tournament entrants, :func:`arena.specs.agents.behind_interface` and
 Python helpers all read the same spelling: a registered interface name (``arena
 interfaces`` lists them) or ``package.module:Class``, with options in parentheses and
 the inner interface as the first positional argument, like the Python that builds it::

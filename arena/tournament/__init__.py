@@ -15,11 +15,11 @@ Modules: :mod:`~arena.tournament.schedule` (lineups, seatings, seeds),
 (openskill), :mod:`~arena.tournament.report` (the picture), :mod:`~arena.tournament.demo`.
 """
 
+from arena.specs.agents import AgentSpec, EnvSpec, parse_agents
 from arena.tournament.game import GameConfig, GameResult, GameRunner
 from arena.tournament.ratings import Rating, rate_games
 from arena.tournament.runner import TournamentError
 from arena.tournament.schedule import GameTask, Lineup, make_schedule, seatings_for
-from arena.tournament.spec import AgentSpec, EnvSpec, parse_agents
 from arena.tournament.stats import PairingStats, pairing_stats, wilson_interval
 from arena.tournament.store import ResultStore, TournamentMismatchError
 from arena.tournament.tournament import TournamentResult, run_tournament

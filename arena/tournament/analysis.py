@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.tournament.spec import AgentSpec, EnvSpec
+from arena.specs.agents import AgentSpec, EnvSpec
 from arena.tournament.store import ResultStore
 from arena.tournament.tournament import TournamentResult
 

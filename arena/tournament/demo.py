@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.tournament.spec import AgentSpec
+from arena.specs.agents import AgentSpec
 from arena.tournament.tournament import TournamentResult, run_tournament
 
 __all__ = ["DEMO_ENV", "DEMO_AGENTS", "run_demo"]
@@ -27,7 +27,7 @@ DEMO_AGENTS = (
     AgentSpec("random", "random"),
     AgentSpec("heuristic", "connect_four_heuristic"),
     AgentSpec("mcts", "mcts", {"simulations": 100}),
-    AgentSpec("mirrored", "arena.tournament.spec:behind_interface", {
+    AgentSpec("mirrored", "arena.specs.agents:behind_interface", {
         "agent": "connect_four_heuristic",
         "interface": "rotate_board",
         "interface_kwargs": {"quarter_turns": 0, "mirror": True},

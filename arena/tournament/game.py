@@ -14,11 +14,11 @@ from typing import Any
 
 from arena.errors import AgentError, Forfeit
 from arena.play_loop import play
+from arena.specs.agents import AgentSpec, EnvSpec, agent_version
 from arena.team import Team
 from arena.tournament.actions import encode_actions
 from arena.tournament.guard import GuardedAgent, MoveTimer, SeatWatch
 from arena.tournament.schedule import GameTask
-from arena.tournament.spec import AgentSpec, EnvSpec, agent_version
 
 __all__ = ["GameConfig", "GameResult", "GameRunner", "forfeit_result", "error_result"]
 

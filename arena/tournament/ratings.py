@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import MissingDependencyError
+from arena.specs.agents import AgentSpec
 from arena.tournament.game import GameResult
-from arena.tournament.spec import AgentSpec
 from arena.tournament.stats import Z_95
 
 __all__ = ["Rating", "rate_games", "rate_members", "member_keys"]

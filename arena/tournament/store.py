@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.specs.agents import AgentSpec
 from arena.tournament.game import GameResult
-from arena.tournament.spec import AgentSpec
 
 __all__ = ["ResultStore", "StoredGames", "TournamentMismatchError", "ResultsFileError", "result_row", "write_csv", "write_json",
            "game_dict", "check_output", "SCHEMA_VERSION", "APPLICATION_ID"]

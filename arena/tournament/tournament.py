@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.specs.agents import AgentSpec, EnvSpec, agent_version, entrant_specs
 from arena.tournament.game import GameConfig, GameResult
 from arena.tournament.ratings import Rating, member_keys, rate_games, rate_members
 from arena.tournament.evaluate import elo_of, games_until, make_sprt, score_table, separated_pairs, sprt_state
 from arena.tournament.runner import BACKENDS, Pending, TournamentError, run_backend, start_context
 from arena.tournament.schedule import GameTask, Lineup, lineup_tasks, make_schedule
-from arena.tournament.spec import AgentSpec, EnvSpec, agent_version, entrant_specs
 from arena.tournament.stats import PairingStats, pairing_stats
 from arena.tournament.store import ResultStore, StoredGames, write_csv, write_json
 

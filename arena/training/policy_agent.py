@@ -11,8 +11,8 @@ from gymnasium import spaces
 from arena.agents.base import Agent
 from arena.errors import ArenaError, SpaceMismatchError, UnknownNameError
 from arena.interface import Interface
-from arena.interface_spec import build_interface
 from arena.registry import load_callable
+from arena.specs.interfaces import build_interface
 from arena.wrappers import AgtItfWrapper
 
 __all__ = ["SB3Agent", "load_sb3_agent", "algorithm_class", "freeze", "ALGORITHMS"]
@@ -226,7 +226,7 @@ def load_sb3_agent(path: str | Path, algo: str = "maskable-ppo", interface: Inte
         path: the ``.zip`` written by ``model.save`` (or ``arena train``).
         algo: the algorithm that saved it: ``"maskable-ppo"``, ``"ppo"``, ``"a2c"``, ``"dqn"``.
         interface: the interface the model was trained behind (an instance, or
-            a spec in arena's interface syntax, see :mod:`arena.interface_spec`); the agent
+            a spec in arena's interface syntax, see :mod:`arena.specs.interfaces`); the agent
             is then an :class:`~arena.AgtItfWrapper` around the policy.
         deterministic: take the most likely legal action instead of sampling.
         device: the torch device to load onto.

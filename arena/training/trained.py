@@ -28,8 +28,8 @@ import numpy as np
 from arena.agents.base import Agent
 from arena.errors import ArenaError
 from arena.interface import Interface
-from arena.interface_spec import build_interface
 from arena.registry import make_env
+from arena.specs.interfaces import build_interface
 
 __all__ = ["MANIFEST", "FORMAT_VERSION", "is_agent_folder", "read_manifest", "save_trained_agent",
            "load_trained_agent", "trained_interface", "pool_statistics"]

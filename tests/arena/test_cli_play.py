@@ -225,7 +225,7 @@ def test_vs_takes_tournament_specs_planners_and_json_kwargs(monkeypatch, capsys)
     assert "--- player_1, turn 1 ---\n" in out and "player_1 forfeits: the input ended" in out
     assert 'player_0 (mcts{"simulations": 40, "seed": 1}): rank 1\n' in out
     # A model behind an interface, built from plain data: the heuristic on a mirrored board.
-    mirrored = ('arena.tournament.spec:behind_interface{"agent": "connect_four_heuristic", "interface": '
+    mirrored = ('arena.specs.agents:behind_interface{"agent": "connect_four_heuristic", "interface": '
                 '"interfaces.board:RotateBoard", "interface_kwargs": {"quarter_turns": 0, "mirror": true}}')
     code, out, _ = play_in_process(monkeypatch, capsys, "connect_four", "--human", "player_0", "--vs", mirrored,
                                    "--seed", "2", stdin="0\n1\n2\n3\n4\n5\n6\n" * 20)

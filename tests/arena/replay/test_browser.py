@@ -13,9 +13,9 @@ from arena.replay import load_game, load_games, verify_game
 from arena.replay.html import write_html
 from arena.serve import GameServer
 from arena.tournament import run_tournament
-from arena.tournament.spec import EnvSpec
+from arena.specs.agents import EnvSpec
 
-EGO = ('ego=arena.tournament.spec:behind_interface{"agent": "random", "interface": "ego_board", '
+EGO = ('ego=arena.specs.agents:behind_interface{"agent": "random", "interface": "ego_board", '
        '"interface_kwargs": {"planes": true}}')
 CANVAS_SUM = "Array.from(document.getElementById('board').getContext('2d')" \
              ".getImageData(0, 0, 480, 400).data).reduce((a, b, i) => (a + b * (i % 7 + 1)) % 1000000007, 0)"

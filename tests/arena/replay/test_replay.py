@@ -189,7 +189,7 @@ def test_a_forfeited_game_is_replayed_up_to_the_forfeit(tmp_path, capsys, monkey
 
 
 def test_eye_view_of_an_entrant_behind_interfaces(tmp_path_factory):
-    eye = ('ego=arena.tournament.spec:behind_interface{"agent": "random", "interface": "ego_board", '
+    eye = ('ego=arena.specs.agents:behind_interface{"agent": "random", "interface": "ego_board", '
            '"interface_kwargs": {"planes": true}}')
     db = _tournament(tmp_path_factory, "tic_tac_toe", games=2, entrants=["random", eye])
     game = load_game(db, 1)
@@ -207,7 +207,7 @@ def test_a_trained_agent_folder_is_replayed_with_its_eye_view(tmp_path):
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
-    from arena.interface_spec import build_interface
+    from arena.specs.interfaces import build_interface
     from arena.replay.html import game_data
     from arena.training import SingleAgentEnv
     from arena.training.trained import save_trained_agent

@@ -7,8 +7,8 @@ import pytest
 import envs
 from arena import AgtItfWrapper, RandomAgent
 from arena.agents.mcts import MCTSAgent
-from arena.tournament import AgentSpec, parse_agents, run_tournament
-from arena.tournament.spec import agent_version, behind_interface
+from arena.specs.agents import AgentSpec, agent_version, behind_interface, parse_agents
+from arena.tournament import run_tournament
 
 
 def test_parse_names_factories_and_json_kwargs():

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 import envs
 from arena import AgtItfWrapper, UnknownNameError, play
-from arena.interface_spec import InterfaceSpec, InterfaceSpecError, build_interface, parse_interface_spec
-from arena.tournament.spec import AgentSpec, behind_interface
+from arena.specs.interfaces import InterfaceSpec, InterfaceSpecError, build_interface, parse_interface_spec
+from arena.specs.agents import AgentSpec, behind_interface
 
 
 def test_text_and_json_forms_build_the_same_stack():

@@ -29,7 +29,7 @@ def test_one_and_two_workers_give_identical_results():
 
 
 def test_an_agent_behind_an_interface_is_a_first_class_entrant():
-    mirrored = ('mirrored=arena.tournament.spec:behind_interface{"agent": "connect_four_heuristic", '
+    mirrored = ('mirrored=arena.specs.agents:behind_interface{"agent": "connect_four_heuristic", '
                 '"interface": "rotate_board", "interface_kwargs": {"quarter_turns": 0, "mirror": true}}')
     result = run_tournament("connect_four", ["random", mirrored], games=4, seed=5, workers=2)
     assert not result.forfeits and result.complete

@@ -8,7 +8,7 @@ import pytest
 
 from arena.cli import main
 from arena.tournament import run_tournament
-from arena.tournament.spec import AgentSpec, parse_agents
+from arena.specs.agents import AgentSpec, parse_agents
 from arena.tournament.store import TournamentMismatchError
 from tests.arena.tournament.helpers import PREFIX
 
@@ -115,7 +115,7 @@ def test_a_faulty_member_forfeits_its_sides_game():
 def test_shared_members_are_one_policy_object():
     from arena.tournament.game import GameConfig, GameRunner
     from arena.tournament.schedule import GameTask
-    from arena.tournament.spec import EnvSpec
+    from arena.specs.agents import EnvSpec
 
     shared = AgentSpec("pair", members=["random"], shared=True)
     apart = AgentSpec("apart", members=["random", "random"])

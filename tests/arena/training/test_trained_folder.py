@@ -13,7 +13,7 @@ pytest.importorskip("sb3_contrib")
 
 import envs  # noqa: E402
 from arena.errors import ArenaError  # noqa: E402
-from arena.interface_spec import build_interface  # noqa: E402
+from arena.specs.interfaces import build_interface  # noqa: E402
 from arena.training import SingleAgentEnv, load_trained_agent  # noqa: E402
 from arena.training.trained import pool_statistics, read_manifest, save_trained_agent  # noqa: E402
 
