@@ -6,7 +6,8 @@ corners and the two cells after each agent along its row and column stay free), 
 whole board while more than 4 passages cannot be reached from agent 2's corner, and hides 20
 power-ups (each of the three kinds with equal chance) under distinct wooden cells. Drawing
 pairs one at a time without replacement is a uniform random prefix of the free pairs, which
-is what :func:`make_board` takes.
+is what :func:`draw_board` takes, compiled, from a SplitMix64 stream of its own per game
+(``reset(seed=s)`` starts it from ``s``; later resets continue it).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import numpy as np
 from envs.pommerman._jit import njit
 from envs.pommerman.core import AGENT_0, EXTRA_BOMB, PASSAGE, RIGID, SIZE, WOOD
 
-__all__ = ["START_POSITIONS", "FIXED_WOOD", "make_board", "make_items", "unreachable_passages"]
+__all__ = ["START_POSITIONS", "FIXED_WOOD", "draw_board", "make_board", "seed_stream", "uniform",
+           "unreachable_passages"]
 
 #: Agents 0-3 start in the corners: top left, bottom left, bottom right, top right.
 START_POSITIONS = ((1, 1), (SIZE - 2, 1), (SIZE - 2, SIZE - 2), (1, SIZE - 2))
@@ -84,26 +86,74 @@ def unreachable_passages(board, start_r, start_c):
     return missing
 
 
-def make_board(rng: np.random.Generator) -> np.ndarray:
-    """A fresh (11, 11) uint8 board with the agents in their corners, drawn with ``rng``."""
+@njit
+def uniform(rng):
+    """The next float in [0, 1) of the SplitMix64 stream ``rng`` (a uint64 array of one: its state)."""
+    z = rng[0] + np.uint64(0x9E3779B97F4A7C15)
+    rng[0] = z
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return (z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit
+def seed_stream(rng, seed):
+    """Start the stream ``rng`` from ``seed`` as :class:`arena.seeding.SplitMix64` does."""
+    z = np.uint64(seed)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    rng[0] = z ^ (z >> np.uint64(31))
+
+
+@njit
+def _shuffle_prefix(rng, values, k):
+    """Put a uniform random ordered ``k``-prefix of ``values`` first (partial Fisher-Yates)."""
+    n = len(values)
+    for i in range(k):
+        j = i + int(uniform(rng) * (n - i))
+        values[i], values[j] = values[j], values[i]
+
+
+@njit
+def draw_board(rng, board, items):
+    """Draw a fresh board and its hidden power-ups into ``board`` and ``items`` from the stream ``rng``."""
     start_r, start_c = START_POSITIONS[2]
+    order = np.arange(len(_PAIRS))
     while True:
-        board = _BASE.copy()
-        order = rng.permutation(len(_PAIRS))
-        rigid = _PAIRS[order[:NUM_RIGID_PAIRS]]
-        wood = _PAIRS[order[NUM_RIGID_PAIRS:NUM_RIGID_PAIRS + NUM_WOOD_PAIRS]]
-        board[rigid[:, 0], rigid[:, 1]] = RIGID
-        board[rigid[:, 1], rigid[:, 0]] = RIGID
-        board[wood[:, 0], wood[:, 1]] = WOOD
-        board[wood[:, 1], wood[:, 0]] = WOOD
+        board[:] = _BASE
+        _shuffle_prefix(rng, order, NUM_RIGID_PAIRS + NUM_WOOD_PAIRS)
+        for i in range(NUM_RIGID_PAIRS + NUM_WOOD_PAIRS):
+            r, c = _PAIRS[order[i], 0], _PAIRS[order[i], 1]
+            code = RIGID if i < NUM_RIGID_PAIRS else WOOD
+            board[r, c] = code
+            board[c, r] = code
         if unreachable_passages(board, start_r, start_c) <= MAX_UNREACHABLE:
-            return board
+            break
+    wood = np.empty(SIZE * SIZE, np.int64)
+    n_wood = 0
+    for cell in range(SIZE * SIZE):
+        if board[cell // SIZE, cell % SIZE] == WOOD:
+            wood[n_wood] = cell
+            n_wood += 1
+    items[:] = 0
+    chosen = min(NUM_ITEMS, n_wood)
+    _shuffle_prefix(rng, wood[:n_wood], chosen)
+    for i in range(chosen):
+        items[wood[i] // SIZE, wood[i] % SIZE] = EXTRA_BOMB + int(uniform(rng) * 3)
 
 
-def make_items(board: np.ndarray, rng: np.random.Generator, num_items: int = NUM_ITEMS) -> np.ndarray:
-    """The (11, 11) uint8 grid of hidden power-ups: ``num_items`` distinct wooden cells."""
-    items = np.zeros_like(board)
-    wood = np.flatnonzero(board.reshape(-1) == WOOD)
-    chosen = wood[rng.permutation(len(wood))[:num_items]]
-    items.reshape(-1)[chosen] = rng.integers(EXTRA_BOMB, EXTRA_BOMB + 3, size=len(chosen))
-    return items
+def make_board(rng: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A fresh ``(board, items)`` pair of (11, 11) uint8 grids drawn from the stream ``rng``.
+
+    Example:
+        >>> rng = np.zeros(1, np.uint64)
+        >>> seed_stream(rng, 0)
+        >>> board, items = make_board(rng)
+        >>> int((board == RIGID).sum()), int((items > 0).sum())
+        (36, 20)
+    """
+    board = np.empty((SIZE, SIZE), np.uint8)
+    items = np.empty((SIZE, SIZE), np.uint8)
+    draw_board(rng, board, items)
+    return board, items

@@ -1,18 +1,23 @@
-"""The Pommerman rules on flat numpy arrays: one step of the reference's forward model.
+"""The Pommerman rules on small flat arrays: one step of the reference's forward model.
 
-The state is a handful of small arrays (see :class:`~envs.pommerman.state.State`):
+The state of one game is a handful of compact arrays (see :class:`~envs.pommerman.state.State`;
+:class:`~envs.pommerman.batch.PommermanBatch` keeps the same arrays with a game axis in front):
 
 * ``board`` (11, 11) uint8 cell codes (:data:`PASSAGE` ... agent codes 10-13);
 * ``items`` (11, 11) uint8: the power-up hidden under each wooden cell (0 = none);
-* ``agents`` (4, 6) int64 rows ``alive, row, col, ammo, blast_strength, can_kick``;
-* ``bombs`` (BOMB_CAP, 6) int64 rows ``row, col, bomber, life, blast_strength, direction``
+* ``flames`` (11, 11) uint8: the flames on each cell as a bit set of their lives (bit k: a
+  flame with life k; a cell can hold an old flame and a new one);
+* ``agents`` (4, 6) int8 rows ``alive, row, col, ammo, blast_strength, can_kick``;
+* ``bombs`` (BOMB_CAP, 6) int8 rows ``row, col, bomber, life, blast_strength, direction``
   (direction 0 = still, 1-4 as the move actions) in laying order;
-* ``flames`` (FLAME_CAP, 3) int64 rows ``row, col, life`` in creation order;
-* ``counts`` int64 ``[bombs, flames]``: how many rows of ``bombs``/``flames`` are used.
+* ``counts`` int64 ``[bombs, cells with flames]``: the rows of ``bombs`` in use, and
+  whether any flame needs ageing.
 
 :func:`step` applies the reference's resolution order exactly (FORMAT.md, steps 1-12),
-including its order-dependent corners (two flames dying on one cell, contested cells
-that stay contested, a kick undone by a later conflict).
+including its order-dependent corners (two flames on one cell, contested cells that
+stay contested, a kick undone by a later conflict). Each phase is a compiled function
+of its own (numba inlines them); :func:`step_into` takes its working arrays from a
+:func:`new_scratch` tuple, so a batch steps without allocating.
 """
 
 from __future__ import annotations
@@ -23,15 +28,16 @@ from envs.pommerman._jit import njit
 
 __all__ = [
     "PASSAGE", "RIGID", "WOOD", "BOMB", "FLAMES", "FOG", "EXTRA_BOMB", "INCR_RANGE", "KICK",
-    "AGENT_DUMMY", "AGENT_0", "SIZE", "BOMB_CAP", "FLAME_CAP", "step",
+    "AGENT_DUMMY", "AGENT_0", "SIZE", "BOMB_CAP", "MAX_AMMO", "new_scratch", "step", "step_into",
+    "flame_life",
 ]
 
 PASSAGE, RIGID, WOOD, BOMB, FLAMES, FOG, EXTRA_BOMB, INCR_RANGE, KICK, AGENT_DUMMY, AGENT_0 = range(11)
 SIZE = 11
 BOMB_LIFE = 10  # a laid bomb shows 9 at the end of its first step
+FLAME_LIFE = 2  # a new flame shows life 2 (3 in observations) and burns 3 steps
 MAX_AMMO = 10
 BOMB_CAP = SIZE * SIZE  # at most one bomb per cell
-FLAME_CAP = 4 * SIZE * SIZE  # flames live 3 steps; at most one new flame per cell and step
 
 # agents columns
 ALIVE, ROW, COL, AMMO, BLAST, CAN_KICK = range(6)
@@ -41,6 +47,27 @@ BOMBER, LIFE, BLAST_STRENGTH, DIRECTION = 2, 3, 4, 5
 # row/col change of actions 0 (stop) 1 (up) 2 (down) 3 (left) 4 (right) 5 (bomb)
 DR = np.array([0, -1, 1, 0, 0, 0], dtype=np.int64)
 DC = np.array([0, 0, 0, -1, 1, 0], dtype=np.int64)
+
+# scratch tuple slots (see new_scratch)
+_WANT, _BWANT, _CROSS, _CROSS_AGENT, _AOCC, _BOCC, _KICKED_BY, _KICKED, _DELAYED, _EXPLODED, _ALIVE = range(11)
+
+
+def new_scratch() -> tuple:
+    """The working arrays of one :func:`step_into` call (reusable: every call overwrites them)."""
+    n = SIZE
+    return (
+        np.zeros((4, 2), np.int64),  # agents' targets
+        np.zeros((BOMB_CAP, 2), np.int64),  # bombs' targets
+        np.zeros(2 * n * n, np.int16),  # edge -> first mover across it (-1: none)
+        np.zeros(2 * n * n, np.bool_),  # whether that mover is an agent
+        np.zeros((n, n), np.int16),  # agents wanting each cell
+        np.zeros((n, n), np.int16),  # bombs wanting each cell
+        np.zeros(BOMB_CAP, np.int16),  # bomb -> agent that kicked it (-1: none)
+        np.zeros(4, np.int16),  # agent -> bomb it kicked (-1: none)
+        np.zeros((BOMB_CAP + 4, 4), np.int64),  # go-backs: kind, index, row, col (bombs first, agents from BOMB_CAP)
+        np.zeros((n, n), np.bool_),  # cells in a blast this step
+        np.zeros(4, np.bool_),  # alive at the start of the step
+    )
 
 
 @njit
@@ -62,47 +89,50 @@ def _crossing(r0, c0, r1, c1):
 
 
 @njit
-def step(board, items, agents, bombs, flames, counts, actions, max_blast):
-    """Advance the state one step in place with ``actions`` (int64, one per agent).
+def flame_life(bits):
+    """The life the reference shows for a cell's flames (the newest flame's, + 1; 0 without flames)."""
+    life = 0
+    while bits:
+        life += 1
+        bits >>= 1
+    return life
 
-    ``max_blast`` caps blast strength (10 in FFA, 4 in the team modes). Actions of dead
-    agents are ignored. Returns the number of bombs that exploded.
-    """
-    n = SIZE
-    nb = counts[0]
-    nf = counts[1]
-    dr = DR
-    dc = DC
 
-    # 1. old flames die (revealing hidden power-ups), the others tick, all are redrawn
-    kept = 0
-    for f in range(nf):
-        r = flames[f, 0]
-        c = flames[f, 1]
-        if flames[f, 2] == 0:
-            board[r, c] = items[r, c]  # 0 (passage) when nothing is hidden there
-            items[r, c] = 0
-        else:
-            flames[kept, 0] = r
-            flames[kept, 1] = c
-            flames[kept, 2] = flames[f, 2] - 1
-            kept += 1
-    nf = kept
-    for f in range(nf):
-        board[flames[f, 0], flames[f, 1]] = FLAMES
+@njit
+def age_flames(board, items, flames, counts):
+    """Phase 1: flames with life 0 die (revealing what was hidden), the others tick and are redrawn."""
+    if counts[1] == 0:
+        return
+    left = 0
+    for r in range(SIZE):
+        for c in range(SIZE):
+            bits = flames[r, c]
+            if bits == 0:
+                continue
+            if bits & 1:
+                board[r, c] = items[r, c]  # 0 (passage) when nothing is hidden there
+                items[r, c] = 0
+            bits >>= 1
+            flames[r, c] = bits
+            if bits:
+                board[r, c] = FLAMES
+                left += 1
+    counts[1] = left
 
-    # 2. living agents choose a target (only walls and the edge stop them here)
-    alive_start = np.zeros(4, dtype=np.bool_)
-    want_r = np.empty(4, dtype=np.int64)
-    want_c = np.empty(4, dtype=np.int64)
+
+@njit
+def choose_agent_targets(board, agents, bombs, nb, actions, s):
+    """Phase 2: living agents lay bombs or choose a target (only walls and the edge stop them). Returns nb."""
+    want = s[_WANT]
+    alive_start = s[_ALIVE]
     for a in range(4):
-        want_r[a] = agents[a, ROW]
-        want_c[a] = agents[a, COL]
-        if agents[a, ALIVE] == 0:
-            continue
-        alive_start[a] = True
         r = agents[a, ROW]
         c = agents[a, COL]
+        want[a, 0] = r
+        want[a, 1] = c
+        alive_start[a] = agents[a, ALIVE] != 0
+        if not alive_start[a]:
+            continue
         board[r, c] = PASSAGE
         act = actions[a]
         if act == 5:
@@ -121,72 +151,95 @@ def step(board, items, agents, bombs, flames, counts, actions, max_blast):
                 bombs[nb, DIRECTION] = 0
                 nb += 1
         elif 1 <= act <= 4:
-            tr = r + dr[act]
-            tc = c + dc[act]
-            if 0 <= tr < n and 0 <= tc < n and not _is_wall(board[tr, tc]):
-                want_r[a] = tr
-                want_c[a] = tc
+            tr = r + DR[act]
+            tc = c + DC[act]
+            if 0 <= tr < SIZE and 0 <= tc < SIZE and not _is_wall(board[tr, tc]):
+                want[a, 0] = tr
+                want[a, 1] = tc
+    return nb
 
-    # 3. moving bombs choose a target (walls, power-ups and the edge stop them)
-    bwant_r = np.empty(nb, dtype=np.int64)
-    bwant_c = np.empty(nb, dtype=np.int64)
+
+@njit
+def choose_bomb_targets(board, bombs, nb, s):
+    """Phase 3: moving bombs choose a target (walls, power-ups and the edge stop them)."""
+    bwant = s[_BWANT]
     for b in range(nb):
         r = bombs[b, 0]
         c = bombs[b, 1]
-        bwant_r[b] = r
-        bwant_c[b] = c
+        bwant[b, 0] = r
+        bwant[b, 1] = c
         board[r, c] = PASSAGE
         d = bombs[b, DIRECTION]
         if d != 0:
-            tr = r + dr[d]
-            tc = c + dc[d]
-            if 0 <= tr < n and 0 <= tc < n and not _is_powerup(board[tr, tc]) and not _is_wall(board[tr, tc]):
-                bwant_r[b] = tr
-                bwant_c[b] = tc
+            tr = r + DR[d]
+            tc = c + DC[d]
+            if 0 <= tr < SIZE and 0 <= tc < SIZE and not _is_powerup(board[tr, tc]) and not _is_wall(board[tr, tc]):
+                bwant[b, 0] = tr
+                bwant[b, 1] = tc
 
-    # 4. swaps across one edge
-    cross_owner = np.full(2 * n * n, -1, dtype=np.int64)
-    cross_agent = np.zeros(2 * n * n, dtype=np.bool_)
+
+@njit
+def resolve_swaps(agents, bombs, nb, s):
+    """Phase 4: two movers swapping across one edge both stay (a bomb never undoes an agent)."""
+    want, bwant, cross, cross_agent, alive_start = s[_WANT], s[_BWANT], s[_CROSS], s[_CROSS_AGENT], s[_ALIVE]
+    cross[:] = -1
     for a in range(4):
         if not alive_start[a]:
             continue
         r = agents[a, ROW]
         c = agents[a, COL]
-        if want_r[a] != r or want_c[a] != c:
-            key = _crossing(r, c, want_r[a], want_c[a])
-            if cross_owner[key] >= 0:
-                want_r[a] = r
-                want_c[a] = c
-                other = cross_owner[key]
-                want_r[other] = agents[other, ROW]
-                want_c[other] = agents[other, COL]
+        if want[a, 0] != r or want[a, 1] != c:
+            key = _crossing(r, c, want[a, 0], want[a, 1])
+            if cross[key] >= 0:
+                want[a, 0] = r
+                want[a, 1] = c
+                other = cross[key]
+                want[other, 0] = agents[other, ROW]
+                want[other, 1] = agents[other, COL]
             else:
-                cross_owner[key] = a
+                cross[key] = a
                 cross_agent[key] = True
     for b in range(nb):
         r = bombs[b, 0]
         c = bombs[b, 1]
-        if bwant_r[b] != r or bwant_c[b] != c:
-            key = _crossing(r, c, bwant_r[b], bwant_c[b])
-            if cross_owner[key] >= 0:
-                bwant_r[b] = r
-                bwant_c[b] = c
+        if bwant[b, 0] != r or bwant[b, 1] != c:
+            key = _crossing(r, c, bwant[b, 0], bwant[b, 1])
+            if cross[key] >= 0:
+                bwant[b, 0] = r
+                bwant[b, 1] = c
                 if not cross_agent[key]:
-                    other = cross_owner[key]
-                    bwant_r[other] = bombs[other, 0]
-                    bwant_c[other] = bombs[other, 1]
+                    other = cross[key]
+                    bwant[other, 0] = bombs[other, 0]
+                    bwant[other, 1] = bombs[other, 1]
             else:
-                cross_owner[key] = b
+                cross[key] = b
                 cross_agent[key] = False
 
-    # 5. same-cell conflicts; counts only ever grow
-    aocc = np.zeros((n, n), dtype=np.int64)
-    bocc = np.zeros((n, n), dtype=np.int64)
+
+@njit
+def count_targets(nb, s):
+    """How many agents and bombs want each cell (the counts of phases 5-7 only ever grow)."""
+    want, bwant, aocc, bocc, alive_start = s[_WANT], s[_BWANT], s[_AOCC], s[_BOCC], s[_ALIVE]
+    aocc[:] = 0
+    bocc[:] = 0
     for a in range(4):
         if alive_start[a]:
-            aocc[want_r[a], want_c[a]] += 1
+            aocc[want[a, 0], want[a, 1]] += 1
     for b in range(nb):
-        bocc[bwant_r[b], bwant_c[b]] += 1
+        bocc[bwant[b, 0], bwant[b, 1]] += 1
+
+
+@njit
+def settle_conflicts(agents, bombs, nb, s, late):
+    """Phases 5 and 7: movers wanting a contested cell stay, until nothing changes.
+
+    Early (phase 5) a cell is contested by two agents or two bombs, or an agent and a bomb
+    that both want it; late (phase 7, after kicks) an agent and a bomb may share a cell
+    only if neither moved, and a mover sent back undoes the kick it was part of.
+    """
+    want, bwant, aocc, bocc = s[_WANT], s[_BWANT], s[_AOCC], s[_BOCC]
+    kicked_by, kicked, alive_start = s[_KICKED_BY], s[_KICKED], s[_ALIVE]
+    other_limit = 0 if late else 1
     change = True
     while change:
         change = False
@@ -195,39 +248,69 @@ def step(board, items, agents, bombs, flames, counts, actions, max_blast):
                 continue
             r = agents[a, ROW]
             c = agents[a, COL]
-            tr = want_r[a]
-            tc = want_c[a]
-            if (tr != r or tc != c) and (aocc[tr, tc] > 1 or bocc[tr, tc] > 1):
-                want_r[a] = r
-                want_c[a] = c
+            tr = want[a, 0]
+            tc = want[a, 1]
+            if (tr != r or tc != c) and (aocc[tr, tc] > 1 or bocc[tr, tc] > other_limit):
+                b = kicked[a]
+                if b >= 0:
+                    bwant[b, 0] = bombs[b, 0]
+                    bwant[b, 1] = bombs[b, 1]
+                    bocc[bombs[b, 0], bombs[b, 1]] += 1
+                    kicked_by[b] = -1
+                    kicked[a] = -1
+                want[a, 0] = r
+                want[a, 1] = c
                 aocc[r, c] += 1
                 change = True
         for b in range(nb):
             r = bombs[b, 0]
             c = bombs[b, 1]
-            tr = bwant_r[b]
-            tc = bwant_c[b]
-            if (tr != r or tc != c) and (bocc[tr, tc] > 1 or aocc[tr, tc] > 1):
-                bwant_r[b] = r
-                bwant_c[b] = c
+            tr = bwant[b, 0]
+            tc = bwant[b, 1]
+            if tr == r and tc == c and kicked_by[b] < 0:
+                continue
+            if bocc[tr, tc] > 1 or aocc[tr, tc] > other_limit:
+                bwant[b, 0] = r
+                bwant[b, 1] = c
                 bocc[r, c] += 1
+                a = kicked_by[b]
+                if a >= 0:
+                    want[a, 0] = agents[a, ROW]
+                    want[a, 1] = agents[a, COL]
+                    aocc[agents[a, ROW], agents[a, COL]] += 1
+                    kicked[a] = -1
+                    kicked_by[b] = -1
                 change = True
 
-    # 6. agents meeting bombs: kicks and bounces (go-backs applied after the loop)
-    kicked_by = np.full(max(nb, 1), -1, dtype=np.int64)  # bomb -> agent that kicked it
-    kicked = np.full(4, -1, dtype=np.int64)  # agent -> bomb it kicked
-    delayed_b = np.empty((nb, 3), dtype=np.int64)
-    delayed_a = np.empty((nb, 3), dtype=np.int64)
-    ndb = 0
-    nda = 0
+
+@njit
+def _delay(delayed, n, kind, index, r, c):
+    delayed[n, 0] = kind
+    delayed[n, 1] = index
+    delayed[n, 2] = r
+    delayed[n, 3] = c
+    return n + 1
+
+
+@njit
+def resolve_kicks(board, agents, bombs, nb, actions, s):
+    """Phase 6: agents meeting bombs kick them (with the power-up) or bounce back.
+
+    The go-backs are applied after the loop (bombs first), as the reference does.
+    Returns whether anything went back (then phase 7 runs).
+    """
+    want, bwant, aocc, bocc = s[_WANT], s[_BWANT], s[_AOCC], s[_BOCC]
+    kicked_by, kicked, delayed, alive_start = s[_KICKED_BY], s[_KICKED], s[_DELAYED], s[_ALIVE]
+    n_bombs_back = 0
+    n_agents_back = 0
     for b in range(nb):
-        tr = bwant_r[b]
-        tc = bwant_c[b]
+        tr = bwant[b, 0]
+        tc = bwant[b, 1]
         if aocc[tr, tc] == 0:
             continue
         a = -1
         for k in range(4):
-            if alive_start[k] and want_r[k] == tr and want_c[k] == tc:
+            if alive_start[k] and want[k, 0] == tr and want[k, 1] == tc:
                 a = k
                 break
         if a < 0:
@@ -236,112 +319,51 @@ def step(board, items, agents, bombs, flames, counts, actions, max_blast):
         ac = agents[a, COL]
         if tr == ar and tc == ac:
             if tr != bombs[b, 0] or tc != bombs[b, 1]:
-                delayed_b[ndb, 0] = b
-                delayed_b[ndb, 1] = bombs[b, 0]
-                delayed_b[ndb, 2] = bombs[b, 1]
-                ndb += 1
-            continue
-        if agents[a, CAN_KICK] == 0:
-            delayed_b[ndb, 0] = b
-            delayed_b[ndb, 1] = bombs[b, 0]
-            delayed_b[ndb, 2] = bombs[b, 1]
-            ndb += 1
-            delayed_a[nda, 0] = a
-            delayed_a[nda, 1] = ar
-            delayed_a[nda, 2] = ac
-            nda += 1
+                n_bombs_back = _delay(delayed, n_bombs_back, 0, b, bombs[b, 0], bombs[b, 1])
             continue
         d = actions[a]
-        kr = tr + dr[d]
-        kc = tc + dc[d]
-        if (0 <= kr < n and 0 <= kc < n and aocc[kr, kc] == 0 and bocc[kr, kc] == 0
-                and not _is_powerup(board[kr, kc]) and not _is_wall(board[kr, kc])):
+        kr = tr + DR[d]
+        kc = tc + DC[d]
+        if (agents[a, CAN_KICK] != 0 and 0 <= kr < SIZE and 0 <= kc < SIZE and aocc[kr, kc] == 0
+                and bocc[kr, kc] == 0 and not _is_powerup(board[kr, kc]) and not _is_wall(board[kr, kc])):
             bocc[tr, tc] = 0
-            delayed_b[ndb, 0] = b
-            delayed_b[ndb, 1] = kr
-            delayed_b[ndb, 2] = kc
-            ndb += 1
+            n_bombs_back = _delay(delayed, n_bombs_back, 0, b, kr, kc)
             kicked_by[b] = a
             kicked[a] = b
             bombs[b, DIRECTION] = d
         else:
-            delayed_b[ndb, 0] = b
-            delayed_b[ndb, 1] = bombs[b, 0]
-            delayed_b[ndb, 2] = bombs[b, 1]
-            ndb += 1
-            delayed_a[nda, 0] = a
-            delayed_a[nda, 1] = ar
-            delayed_a[nda, 2] = ac
-            nda += 1
-    for i in range(ndb):
-        b = delayed_b[i, 0]
-        bwant_r[b] = delayed_b[i, 1]
-        bwant_c[b] = delayed_b[i, 2]
-        bocc[delayed_b[i, 1], delayed_b[i, 2]] += 1
-        change = True
-    for i in range(nda):
-        a = delayed_a[i, 0]
-        want_r[a] = delayed_a[i, 1]
-        want_c[a] = delayed_a[i, 2]
-        aocc[delayed_a[i, 1], delayed_a[i, 2]] += 1
-        change = True
+            n_bombs_back = _delay(delayed, n_bombs_back, 0, b, bombs[b, 0], bombs[b, 1])
+            n_agents_back = _delay(delayed[BOMB_CAP:], n_agents_back, 1, a, ar, ac)
+    for i in range(n_bombs_back):
+        b = delayed[i, 1]
+        bwant[b, 0] = delayed[i, 2]
+        bwant[b, 1] = delayed[i, 3]
+        bocc[delayed[i, 2], delayed[i, 3]] += 1
+    for i in range(BOMB_CAP, BOMB_CAP + n_agents_back):
+        a = delayed[i, 1]
+        want[a, 0] = delayed[i, 2]
+        want[a, 1] = delayed[i, 3]
+        aocc[delayed[i, 2], delayed[i, 3]] += 1
+    return n_bombs_back + n_agents_back > 0
 
-    # 7. late conflicts: agents and bombs may share a cell only if neither moved
-    while change:
-        change = False
-        for a in range(4):
-            if not alive_start[a]:
-                continue
-            r = agents[a, ROW]
-            c = agents[a, COL]
-            tr = want_r[a]
-            tc = want_c[a]
-            if (tr != r or tc != c) and (aocc[tr, tc] > 1 or bocc[tr, tc] != 0):
-                b = kicked[a]
-                if b >= 0:
-                    bwant_r[b] = bombs[b, 0]
-                    bwant_c[b] = bombs[b, 1]
-                    bocc[bombs[b, 0], bombs[b, 1]] += 1
-                    kicked_by[b] = -1
-                    kicked[a] = -1
-                want_r[a] = r
-                want_c[a] = c
-                aocc[r, c] += 1
-                change = True
-        for b in range(nb):
-            r = bombs[b, 0]
-            c = bombs[b, 1]
-            tr = bwant_r[b]
-            tc = bwant_c[b]
-            if tr == r and tc == c and kicked_by[b] < 0:
-                continue
-            if bocc[tr, tc] > 1 or aocc[tr, tc] != 0:
-                bwant_r[b] = r
-                bwant_c[b] = c
-                bocc[r, c] += 1
-                a = kicked_by[b]
-                if a >= 0:
-                    want_r[a] = agents[a, ROW]
-                    want_c[a] = agents[a, COL]
-                    aocc[agents[a, ROW], agents[a, COL]] += 1
-                    kicked[a] = -1
-                    kicked_by[b] = -1
-                change = True
 
-    # 8. apply: bombs move or stop; agents move and pick up power-ups
+@njit
+def apply_moves(board, agents, bombs, nb, actions, max_blast, s):
+    """Phase 8: bombs move or stop; agents move and pick up power-ups (capped at ``max_blast``)."""
+    want, bwant, kicked_by, alive_start = s[_WANT], s[_BWANT], s[_KICKED_BY], s[_ALIVE]
     for b in range(nb):
-        if bwant_r[b] == bombs[b, 0] and bwant_c[b] == bombs[b, 1] and kicked_by[b] < 0:
+        if bwant[b, 0] == bombs[b, 0] and bwant[b, 1] == bombs[b, 1] and kicked_by[b] < 0:
             bombs[b, DIRECTION] = 0
         else:
-            bombs[b, 0] = bwant_r[b]
-            bombs[b, 1] = bwant_c[b]
+            bombs[b, 0] = bwant[b, 0]
+            bombs[b, 1] = bwant[b, 1]
     for a in range(4):
         if not alive_start[a]:
             continue
-        if want_r[a] != agents[a, ROW] or want_c[a] != agents[a, COL]:
+        if want[a, 0] != agents[a, ROW] or want[a, 1] != agents[a, COL]:
             act = actions[a]
-            r = agents[a, ROW] + dr[act]
-            c = agents[a, COL] + dc[act]
+            r = agents[a, ROW] + DR[act]
+            c = agents[a, COL] + DC[act]
             agents[a, ROW] = r
             agents[a, COL] = c
             code = board[r, c]
@@ -352,8 +374,29 @@ def step(board, items, agents, bombs, flames, counts, actions, max_blast):
             elif code == KICK:
                 agents[a, CAN_KICK] = 1
 
-    # 9. bombs tick; a bomb on flames goes off
-    exploded = np.zeros((n, n), dtype=np.bool_)
+
+@njit
+def _blast(board, exploded, r0, c0, strength):
+    """Mark the cells a bomb at (r0, c0) burns: up, down (from its own cell), left, right."""
+    for d in range(1, 5):
+        start = 0 if d == 2 else 1
+        for i in range(start, strength):
+            r = r0 + DR[d] * i
+            c = c0 + DC[d] * i
+            if r < 0 or c < 0 or r >= SIZE or c >= SIZE:
+                break
+            code = board[r, c]
+            if code == RIGID:
+                break
+            exploded[r, c] = True
+            if code == WOOD:
+                break
+
+
+@njit
+def explode_bombs(board, agents, bombs, nb, s):
+    """Phases 9-10: bombs tick; a bomb at life 0 or on flames goes off, and chains. Returns (nb, exploded)."""
+    exploded = s[_EXPLODED]
     pending = False
     for b in range(nb):
         bombs[b, LIFE] -= 1
@@ -362,8 +405,9 @@ def step(board, items, agents, bombs, flames, counts, actions, max_blast):
         elif board[bombs[b, 0], bombs[b, 1]] == FLAMES:
             bombs[b, LIFE] = 0
             pending = True
-
-    # 10. explosions and chains
+    if not pending:
+        return nb, 0
+    exploded[:] = False
     n_exploded = 0
     while pending:
         pending = False
@@ -377,43 +421,41 @@ def step(board, items, agents, bombs, flames, counts, actions, max_blast):
             n_exploded += 1
             bomber = bombs[b, BOMBER]
             agents[bomber, AMMO] = min(agents[bomber, AMMO] + 1, MAX_AMMO)
-            r0 = bombs[b, 0]
-            c0 = bombs[b, 1]
-            strength = bombs[b, BLAST_STRENGTH]
-            for d in range(1, 5):  # up, down (from the bomb's own cell), left, right
-                start = 0 if d == 2 else 1
-                for i in range(start, strength):
-                    r = r0 + dr[d] * i
-                    c = c0 + dc[d] * i
-                    if r < 0 or c < 0 or r >= n or c >= n:
-                        break
-                    code = board[r, c]
-                    if code == RIGID:
-                        break
-                    exploded[r, c] = True
-                    if code == WOOD:
-                        break
+            _blast(board, exploded, bombs[b, 0], bombs[b, 1], bombs[b, BLAST_STRENGTH])
         nb = kept
         for b in range(nb):
             if exploded[bombs[b, 0], bombs[b, 1]]:
                 bombs[b, LIFE] = 0
                 pending = True
+    return nb, n_exploded
 
-    # 11. redraw bombs, add new flames in row-major order, redraw all flames
+
+@njit
+def draw_bombs_and_flames(board, flames, bombs, nb, counts, n_exploded, s):
+    """Phase 11: redraw bombs, light new flames (life 2) on the blasted cells, redraw all flames."""
     for b in range(nb):
         board[bombs[b, 0], bombs[b, 1]] = BOMB
     if n_exploded:
-        for r in range(n):
-            for c in range(n):
+        exploded = s[_EXPLODED]
+        for r in range(SIZE):
+            for c in range(SIZE):
                 if exploded[r, c]:
-                    flames[nf, 0] = r
-                    flames[nf, 1] = c
-                    flames[nf, 2] = 2
-                    nf += 1
-    for f in range(nf):
-        board[flames[f, 0], flames[f, 1]] = FLAMES
+                    flames[r, c] |= 1 << FLAME_LIFE
+    if n_exploded or counts[1]:
+        lit = 0
+        for r in range(SIZE):
+            for c in range(SIZE):
+                if flames[r, c]:
+                    board[r, c] = FLAMES
+                    lit += 1
+        counts[1] = lit
 
-    # 12. agents on flames die; the others are drawn
+
+@njit
+def kill_and_draw_agents(board, agents, s):
+    """Phase 12: agents on flames die; the others are drawn. Returns the living agents as bits."""
+    alive_start = s[_ALIVE]
+    alive = 0
     for a in range(4):
         if not alive_start[a]:
             continue
@@ -423,7 +465,35 @@ def step(board, items, agents, bombs, flames, counts, actions, max_blast):
             agents[a, ALIVE] = 0
         else:
             board[r, c] = AGENT_0 + a
+            alive |= 1 << a
+    return alive
 
+
+@njit
+def step_into(board, items, flames, agents, bombs, counts, actions, max_blast, s):
+    """Advance one game one step in place with ``actions`` (one per agent), working in scratch ``s``.
+
+    ``max_blast`` caps blast strength (10 in FFA, 4 in the team modes). Actions of dead
+    agents are ignored. Returns the living agents after the step as bits (bit i: agent i).
+    """
+    age_flames(board, items, flames, counts)
+    nb = choose_agent_targets(board, agents, bombs, counts[0], actions, s)
+    choose_bomb_targets(board, bombs, nb, s)
+    resolve_swaps(agents, bombs, nb, s)
+    count_targets(nb, s)
+    s[_KICKED_BY][:nb] = -1
+    s[_KICKED][:] = -1
+    settle_conflicts(agents, bombs, nb, s, False)
+    if resolve_kicks(board, agents, bombs, nb, actions, s):
+        settle_conflicts(agents, bombs, nb, s, True)
+    apply_moves(board, agents, bombs, nb, actions, max_blast, s)
+    nb, n_exploded = explode_bombs(board, agents, bombs, nb, s)
+    draw_bombs_and_flames(board, flames, bombs, nb, counts, n_exploded, s)
     counts[0] = nb
-    counts[1] = nf
-    return n_exploded
+    return kill_and_draw_agents(board, agents, s)
+
+
+def step(board, items, flames, agents, bombs, counts, actions, max_blast) -> int:
+    """:func:`step_into` with fresh scratch arrays (for one-off calls; loops keep a scratch)."""
+    return step_into(board, items, flames, agents, bombs, counts, np.asarray(actions, dtype=np.int64), max_blast,
+                     new_scratch())

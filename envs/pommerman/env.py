@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,7 +11,7 @@ from gymnasium import spaces
 
 from arena.env import MultiAgentEnv
 from envs.pommerman import core, render
-from envs.pommerman.board import START_POSITIONS, make_board, make_items
+from envs.pommerman.board import START_POSITIONS, draw_board, seed_stream
 from envs.pommerman.observe import GRIDS, advance, observation_space, observe_grids
 from envs.pommerman.state import State, decode_state, encode_state
 
@@ -121,17 +122,30 @@ class Pommerman(MultiAgentEnv):
         self._grids: np.ndarray | None = None
         self._state = State()
         self._acting: list[str] | None = None
+        self._scratch = core.new_scratch()
+        self._rng = np.zeros(1, dtype=np.uint64)  # the board stream: SplitMix64, seeded by reset(seed=...)
+        self._seeded = False
 
     def __str__(self) -> str:
         return f"<Pommerman {self.mode}>"
 
     # ----------------------------------------------------------------- episode
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        """Draw a new board (the reference's distribution) and return all four observations."""
+        """Draw a new board (the reference's distribution) and return all four observations.
+
+        The board comes from the env's own stream: ``reset(seed=s)`` restarts it from ``s``,
+        ``reset()`` draws the stream's next board (from fresh entropy the first time), so a
+        :class:`~envs.pommerman.batch.PommermanBatch` game seeded with ``s`` plays the same boards.
+        """
         super().reset(seed=seed)
+        if seed is not None:
+            seed_stream(self._rng, self._np_seed & 0x7FFFFFFFFFFFFFFF)
+            self._seeded = True
+        elif not self._seeded:
+            seed_stream(self._rng, int.from_bytes(os.urandom(8), "little") >> 1)
+            self._seeded = True
         state = self._state = State()
-        state.board[:] = make_board(self.np_random)
-        state.items[:] = make_items(state.board, self.np_random)
+        draw_board(self._rng, state.board, state.items)
         for i, (r, c) in enumerate(START_POSITIONS):
             state.agents[i] = (1, r, c, 1, 2, 0)
         return self._begin()
@@ -195,9 +209,9 @@ class Pommerman(MultiAgentEnv):
         state.intended_actions = moves
         before = self._alive
         self._grids = grids = np.empty((4 if self.partial else 1, 5, core.SIZE, core.SIZE), dtype=np.uint8)
-        self._alive = alive = advance(state.board, state.items, state.agents, state.bombs, state.flames,
+        self._alive = alive = advance(state.board, state.items, state.flames, state.agents, state.bombs,
                                       state.counts, np.array(moves, dtype=np.int64), self.max_blast, self.partial,
-                                      grids)
+                                      grids, self._scratch)
         state.step_count += 1
         if self.partial:
             return self._end_team(alive)
@@ -273,7 +287,7 @@ class Pommerman(MultiAgentEnv):
             grids = np.empty((4 if self.partial else 1, 5, core.SIZE, core.SIZE), dtype=np.uint8)
             observe_grids(state.board, state.agents, state.bombs, state.flames, state.counts, self.partial, grids)
         grids.flags.writeable = False
-        positions = state.agents[:, 1:3].copy()
+        positions = state.agents[:, 1:3].astype(np.int64)
         positions.flags.writeable = False
         rows = state.agents.tolist()
         alive = self._alive_arrays[self._alive]

@@ -6,7 +6,7 @@ import numpy as np
 from gymnasium import spaces
 
 from envs.pommerman._jit import njit
-from envs.pommerman.core import AGENT_0, FOG, SIZE, step
+from envs.pommerman.core import AGENT_0, FOG, SIZE, flame_life, step_into
 
 __all__ = ["GRIDS", "VIEW", "observation_space", "observe_grids", "advance"]
 
@@ -52,8 +52,8 @@ def observation_space(mode: str, max_steps: int) -> spaces.Dict:
 def observe_grids(board, agents, bombs, flames, counts, partial, out):
     """Fill ``out`` (k, 5, 11, 11) uint8 with each viewer's grids (k = 4 if ``partial`` else 1).
 
-    Later bombs and flames in list order overwrite earlier ones on a shared cell, as in
-    the reference (the newest flame, with the longest life, decides). With ``partial``,
+    Later bombs in list order overwrite earlier ones on a shared cell, as in the
+    reference; the newest flame on a cell, with the longest life, decides. With ``partial``,
     cells more than :data:`VIEW` rows or columns away from agent k's position are fog.
     """
     n = board.shape[0]
@@ -83,24 +83,19 @@ def observe_grids(board, agents, bombs, flames, counts, partial, out):
             out[v, 1, r, c] = bombs[b, 4]
             out[v, 2, r, c] = bombs[b, 3]
             out[v, 3, r, c] = bombs[b, 5]
-        for f in range(counts[1]):
-            r = flames[f, 0]
-            c = flames[f, 1]
-            if partial and (abs(r - pr) > VIEW or abs(c - pc) > VIEW):
-                continue
-            out[v, 4, r, c] = flames[f, 2] + 1
+        if counts[1]:
+            for r in range(n):
+                for c in range(n):
+                    if flames[r, c] and not (partial and (abs(r - pr) > VIEW or abs(c - pc) > VIEW)):
+                        out[v, 4, r, c] = flame_life(flames[r, c])
 
 
 @njit
-def advance(board, items, agents, bombs, flames, counts, actions, max_blast, partial, out):
-    """One :func:`~envs.pommerman.core.step`, then :func:`observe_grids` into ``out``, in one call.
+def advance(board, items, flames, agents, bombs, counts, actions, max_blast, partial, out, scratch):
+    """One :func:`~envs.pommerman.core.step_into`, then :func:`observe_grids` into ``out``, in one call.
 
     Returns the living agents after the step as a bit mask (bit i: agent i).
     """
-    step(board, items, agents, bombs, flames, counts, actions, max_blast)
+    alive = step_into(board, items, flames, agents, bombs, counts, actions, max_blast, scratch)
     observe_grids(board, agents, bombs, flames, counts, partial, out)
-    alive = 0
-    for a in range(4):
-        if agents[a, 0]:
-            alive |= 1 << a
     return alive

@@ -1,4 +1,4 @@
-"""The game state as arrays, and its JSON form (the reference's ``get_json_info``, decoded)."""
+"""The game state as compact arrays, and its JSON form (the reference's ``get_json_info``, decoded)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.pommerman.core import BOMB_CAP, FLAME_CAP, SIZE
+from envs.pommerman.core import BOMB_CAP, SIZE
 
 __all__ = ["State", "decode_state", "encode_state"]
 
@@ -21,9 +21,9 @@ class State:
 
     board: np.ndarray = field(default_factory=lambda: np.zeros((SIZE, SIZE), np.uint8))
     items: np.ndarray = field(default_factory=lambda: np.zeros((SIZE, SIZE), np.uint8))
-    agents: np.ndarray = field(default_factory=lambda: np.zeros((4, 6), np.int64))
-    bombs: np.ndarray = field(default_factory=lambda: np.zeros((BOMB_CAP, 6), np.int64))
-    flames: np.ndarray = field(default_factory=lambda: np.zeros((FLAME_CAP, 3), np.int64))
+    flames: np.ndarray = field(default_factory=lambda: np.zeros((SIZE, SIZE), np.uint8))
+    agents: np.ndarray = field(default_factory=lambda: np.zeros((4, 6), np.int8))
+    bombs: np.ndarray = field(default_factory=lambda: np.zeros((BOMB_CAP, 6), np.int8))
     counts: np.ndarray = field(default_factory=lambda: np.zeros(2, np.int64))
     radio: np.ndarray = field(default_factory=lambda: np.zeros((4, 2), np.int64))
     step_count: int = 0
@@ -37,6 +37,14 @@ def _cell(value: Any, what: str) -> tuple[int, int]:
     if not (0 <= r < SIZE and 0 <= c < SIZE):
         raise ValueError(f"Pommerman.load_state: {what} {value!r} is off the {SIZE}x{SIZE} board")
     return r, c
+
+
+def _small(value: Any, what: str, low: int = 0, high: int = 127) -> int:
+    """An int in ``low..high`` (the compact state keeps counts in one byte)."""
+    number = int(value)
+    if not low <= number <= high:
+        raise ValueError(f"Pommerman.load_state: {what} must lie in {low}..{high}, got {value!r}")
+    return number
 
 
 def _field(record: Mapping[str, Any], key: str, what: str) -> Any:
@@ -65,8 +73,9 @@ def decode_state(data: Mapping[str, Any], radio: bool) -> State:
     for i, agent in enumerate(agents):
         what = f"agent {i}"
         r, c = _cell(_field(agent, "position", what), f"{what} position")
-        state.agents[i] = (bool(_field(agent, "is_alive", what)), r, c, int(_field(agent, "ammo", what)),
-                           int(_field(agent, "blast_strength", what)), bool(_field(agent, "can_kick", what)))
+        state.agents[i] = (bool(_field(agent, "is_alive", what)), r, c, _small(_field(agent, "ammo", what), f"{what} ammo"),
+                           _small(_field(agent, "blast_strength", what), f"{what} blast_strength"),
+                           bool(_field(agent, "can_kick", what)))
     bombs = _field(data, "bombs", "the state")
     if len(bombs) > BOMB_CAP:
         raise ValueError(f"Pommerman.load_state: at most {BOMB_CAP} bombs, got {len(bombs)}")
@@ -77,15 +86,16 @@ def decode_state(data: Mapping[str, Any], radio: bool) -> State:
         if not 0 <= bomber < 4:
             raise ValueError(f"Pommerman.load_state: {what} bomber_id must be 0-3, got {bomber}")
         direction = _field(bomb, "moving_direction", what)
-        state.bombs[i] = (r, c, bomber, int(_field(bomb, "life", what)), int(_field(bomb, "blast_strength", what)),
-                          0 if direction is None else int(direction))
-    flames = _field(data, "flames", "the state")
-    if len(flames) > FLAME_CAP:
-        raise ValueError(f"Pommerman.load_state: at most {FLAME_CAP} flames, got {len(flames)}")
-    for i, flame in enumerate(flames):
+        state.bombs[i] = (r, c, bomber, _small(_field(bomb, "life", what), f"{what} life", 1, 10),
+                          _small(_field(bomb, "blast_strength", what), f"{what} blast_strength"),
+                          0 if direction is None else _small(direction, f"{what} moving_direction", 1, 4))
+    for i, flame in enumerate(_field(data, "flames", "the state")):
         r, c = _cell(_field(flame, "position", f"flame {i}"), f"flame {i} position")
-        state.flames[i] = (r, c, int(_field(flame, "life", f"flame {i}")))
-    state.counts[:] = (len(bombs), len(flames))
+        bit = 1 << _small(_field(flame, "life", f"flame {i}"), f"flame {i} life", 0, 7)
+        if state.flames[r, c] & bit:
+            raise ValueError(f"Pommerman.load_state: two flames with the same life on cell {[r, c]}")
+        state.flames[r, c] |= bit
+    state.counts[:] = (len(bombs), np.count_nonzero(state.flames))
     for entry in _field(data, "items", "the state"):
         r, c = _cell(entry[0], "item position")
         state.items[r, c] = int(entry[1])
@@ -98,9 +108,18 @@ def decode_state(data: Mapping[str, Any], radio: bool) -> State:
     return state
 
 
+def _flame_list(flames: np.ndarray) -> list[dict[str, Any]]:
+    """The flames in the reference's order: oldest (lowest life) first, cells row by row."""
+    out = []
+    for life in range(8):
+        for r, c in zip(*np.nonzero(flames & (1 << life))):
+            out.append({"position": [int(r), int(c)], "life": life})
+    return out
+
+
 def encode_state(state: State, radio: bool) -> dict[str, Any]:
     """The state dict of :class:`State` in the trajectory file's format (plain Python values)."""
-    nb, nf = int(state.counts[0]), int(state.counts[1])
+    nb = int(state.counts[0])
     data: dict[str, Any] = {
         "board_size": SIZE,
         "step_count": state.step_count,
@@ -115,7 +134,7 @@ def encode_state(state: State, radio: bool) -> dict[str, Any]:
              "moving_direction": b[5] or None}
             for b in state.bombs[:nb].tolist()
         ],
-        "flames": [{"position": [f[0], f[1]], "life": f[2]} for f in state.flames[:nf].tolist()],
+        "flames": _flame_list(state.flames),
         "items": [[[int(r), int(c)], int(state.items[r, c])] for r, c in zip(*np.nonzero(state.items))],
         "intended_actions": list(state.intended_actions),
     }
