@@ -6,7 +6,9 @@ Examples::
     arena serve pong_2p --vs pong_ai --port 8000      # arrow keys, at the game's tick
     arena serve connect_four --vs connect_four_heuristic --seat player_1 --record games.db
 
-The server listens on 127.0.0.1 only, plays one game at a time, and stops with Ctrl-C.
+The server listens on 127.0.0.1 only, answers only its own page (the printed address carries a
+secret token; ``Host`` and ``Origin`` must name the server), plays one game at a time, and stops
+with Ctrl-C. Every option, ``--vs`` included, is checked before it listens.
 """
 
 from __future__ import annotations
@@ -55,8 +57,8 @@ def run(args: argparse.Namespace) -> int:
     server = GameServer(EnvSpec(args.env, options), args.vs, seat=args.seat, port=args.port, seed=args.seed,
                         move_time_limit=args.move_time_limit, record=args.record, fps=args.fps)
     server.start()
-    print(f"arena serve: {server.name} at {server.url} (you play {server.seat} against {args.vs}); Ctrl-C stops",
-          flush=True)
+    print(f"arena serve: {server.name} at {server.url} (you play {server.seat} against {args.vs}); open this address "
+          "(its token lets only you in); Ctrl-C stops", flush=True)
     def report(record: dict) -> None:
         print(f"game over: {record['outcome']}" + (f" (recorded as game {record['game']})" if "game" in record else ""),
               flush=True)

@@ -8,7 +8,8 @@ the key held down at the end of the tick. A closed page ends the game as a forfe
 
 from __future__ import annotations
 
-import queue
+import collections
+import random
 import time
 from typing import Any
 
@@ -16,7 +17,8 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.agents.base import Agent
-from arena.agents.human import format_observation, has_hidden_information
+from arena.agents.human import format_observation
+from arena.env import has_hidden_information
 from arena.errors import Forfeit, SpaceMismatchError
 from arena.replay.pack import pack_view
 
@@ -27,6 +29,8 @@ _KEY_NAMES = {
     "ArrowUp": ("up",), "ArrowDown": ("down",), "ArrowLeft": ("left",), "ArrowRight": ("right",),
     " ": ("fire", "bomb", "shoot", "attack"),
 }
+_TICKETS = random.SystemRandom()
+_MAX_PENDING = 16  # page messages kept while the game is busy (the oldest go first)
 _IDLE_NAMES = ("noop", "no-op", "stop", "straight", "idle", "none", "stay")
 
 
@@ -64,25 +68,66 @@ def idle_action(names: list[str]) -> int:
 
 
 class Channel:
-    """The link between a game (any thread) and one open page.
+    """The game's end of the link to one open page, in the game's process.
 
-    ``send`` is given by the server (it writes to the page's websocket); the server puts the
-    page's messages into ``inbox``; ``closed`` is set when the page goes away.
+    The server (another process) relays the page's checked messages over ``connection`` as
+    ``("page", message)`` and tells the game the page went away with ``("closed",)``; what the
+    game sends goes back as ``("page", message)``. Keys held down (real-time games) only update
+    :attr:`held`; every other message is handed to :meth:`receive`.
+
+    Args:
+        connection: the game process's end of a ``multiprocessing`` pipe to the server.
     """
 
-    def __init__(self, send: Any) -> None:
-        self.send = send
-        self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection
         self.closed = False
         self.held: int | None = None  # the action of the key held down (real-time games)
+        self._pending: collections.deque[dict[str, Any]] = collections.deque(maxlen=_MAX_PENDING)
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.connection.send(("page", message))
+
+    def _take(self, timeout: float | None) -> bool:
+        """Read one relayed message (waiting at most ``timeout``); False when none came."""
+        if not self.connection.poll(timeout):
+            return False
+        try:
+            item = self.connection.recv()
+        except (EOFError, OSError):  # the server is gone: nobody is watching this page any more
+            item = ("closed",)
+        if item[0] == "closed":
+            self.close()
+        elif item[0] == "page":
+            message = item[1]
+            if message.get("type") == "key":
+                self.held = message.get("action")
+            else:
+                self._pending.append(message)
+        return True
+
+    def drain(self) -> None:
+        """Take every message already relayed (the held key and ``closed`` are then current)."""
+        while not self.closed and self._take(0):
+            pass
+
+    def receive(self) -> dict[str, Any]:
+        """The page's next message; ``{"type": "closed"}`` once the page went away."""
+        while not self._pending and not self.closed:
+            self._take(None)
+        return self._pending.popleft() if self._pending else {"type": "closed"}
 
     def close(self) -> None:
         self.closed = True
-        self.inbox.put({"type": "closed"})
 
 
 class BrowserHuman(Agent):
     """The seat of a person playing in the browser.
+
+    Each view that asks for a move carries a fresh random ``turn`` number; a move counts only
+    with the number of the view it answers, so a click on an old board, or a move sent before
+    the game began (it cannot know the number), is refused with an error message, never played
+    later.
 
     Args:
         channel: the page's channel.
@@ -101,14 +146,14 @@ class BrowserHuman(Agent):
         self.names: list[str] = []
         self._next_tick = 0.0
         self.returned = 0.0
+        self.turn = 0  # the number of the board that asks for a move now (0: none yet)
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         if not isinstance(action_space, spaces.Discrete):
             raise SpaceMismatchError(f"BrowserHuman at {self.seat}: a person picks from a Discrete action space, "
                                      f"got {action_space}")
         super().setup(observation_space, action_space)
-        method = getattr(self.env.unwrapped, "action_names", None)
-        names = list(method(self.seat)) if method is not None else []
+        names = list(self.env.unwrapped.action_names(self.seat) or [])
         self.names = names if len(names) == action_space.n else [str(i) for i in range(action_space.n)]
 
     def reset(self, *, seed: int | None = None) -> None:
@@ -116,44 +161,54 @@ class BrowserHuman(Agent):
         self.returned = 0.0
 
     def view(self, observation: Any = None, legal: list[int] | None = None, status: str = "") -> dict[str, Any]:
-        """The message that shows the game now to the person."""
+        """The message that shows the game now to the person (with the ``turn`` a move must answer)."""
         private = None
         if observation is not None and has_hidden_information(self.env):
-            describe = getattr(self.env.unwrapped, "observation_text", None)
-            private = describe(self.seat, observation) if describe is not None else format_observation(observation)
+            private = self.env.unwrapped.observation_text(self.seat, observation)
+            if private is None:
+                private = format_observation(observation)
         return {"type": "view", "view": pack_view(self.env.render()), "private": private, "legal": legal,
-                "returned": self.returned, "status": status}
+                "returned": self.returned, "status": status, "turn": self.turn if legal is not None else None}
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> int:
         self.returned += reward
+        self.channel.drain()
         if self.channel.closed:
             raise Forfeit(self.seat, "closed the page")
         legal = list(range(self.action_space.n)) if action_mask is None else \
             [int(i) for i in np.flatnonzero(np.asarray(action_mask))]
         if self.real_time:
             return self._tick(observation, legal)
+        self.turn = _TICKETS.randrange(1, 2**31)
         self.channel.send(self.view(observation, legal, "your move"))
         while True:
-            message = self.channel.inbox.get()
-            if message.get("type") == "closed":
+            message = self.channel.receive()
+            kind = message.get("type")
+            if kind == "closed":
                 raise Forfeit(self.seat, "closed the page")
-            if message.get("type") == "move":
-                action = message.get("action")
-                if isinstance(action, int) and action in legal:
-                    return action
+            if kind != "move":
+                continue
+            action, turn = message.get("action"), message.get("turn")
+            if turn != self.turn:
+                self.channel.send({"type": "error", "text": f"that move answers turn {turn!r}, but the board "
+                                                            f"shown now is turn {self.turn}: not played"})
+            elif type(action) is int and action in legal:
+                return action
+            else:
                 self.channel.send({"type": "error", "text": f"action {action!r} is not legal here; legal: {legal}"})
 
     def _tick(self, observation: Any, legal: list[int]) -> int:
         if self._next_tick == 0.0:  # the first tick waits until the person says they are ready
             self.channel.send(self.view(observation, None, "press a key to start"))
-            while (message := self.channel.inbox.get()).get("type") != "ready":
-                if message.get("type") == "closed":
+            while (kind := self.channel.receive().get("type")) != "ready":
+                if kind == "closed":
                     raise Forfeit(self.seat, "closed the page")
         self.channel.send(self.view(observation, None, "playing"))
         now = time.monotonic()
         if self._next_tick > now:
             time.sleep(self._next_tick - now)
         self._next_tick = max(self._next_tick, now) + self.period
+        self.channel.drain()
         if self.channel.closed:
             raise Forfeit(self.seat, "closed the page")
         held = self.channel.held

@@ -6,8 +6,10 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   const board = $("board"), status = $("status"), actions = $("actions"), again = $("again");
-  const ws = new WebSocket(`ws://${location.host}/ws`);
-  let hello = null, drawing = Promise.resolve(), held = [];
+  // The token of the printed address opens the socket too (the server refuses any other page).
+  const token = new URLSearchParams(location.search).get("token") || "";
+  const ws = new WebSocket(`ws://${location.host}/ws?token=${encodeURIComponent(token)}`);
+  let hello = null, drawing = Promise.resolve(), held = [], turn = null;
   let waiting = false;  // a real-time game waits for the first key before its clock starts
 
   function buttons(legal) {
@@ -19,7 +21,7 @@
       button.addEventListener("click", () => {
         actions.replaceChildren();
         status.textContent = "waiting for the other players…";
-        ws.send(JSON.stringify({ type: "move", action: index }));
+        ws.send(JSON.stringify({ type: "move", action: index, turn }));  // the board this move answers
       });
       actions.appendChild(button);
     }
@@ -36,9 +38,10 @@
   });
 
   function show(message) {
-    drawing = drawing.then(() => ArenaView.draw(board, message.view));
+    if (message.view) drawing = drawing.then(() => ArenaView.draw(board, message.view));
+    turn = message.turn ?? null;
     $("private").textContent = message.private || "";
-    $("score").textContent = `your reward so far: ${message.returned}`;
+    if (message.returned !== undefined) $("score").textContent = `your reward so far: ${message.returned}`;
     status.textContent = message.status;
     buttons(message.legal);
   }
@@ -70,7 +73,7 @@
       status.textContent = `Game over: ${message.outcome}` + (message.game ? ` (recorded as game ${message.game})` : "");
       document.body.dataset.over = "1";
       again.hidden = false;
-    } else if (message.type === "error") {
+    } else if (message.type === "error" || message.type === "wait") {
       status.textContent = message.text;
     }
   };

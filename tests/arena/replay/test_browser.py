@@ -185,7 +185,7 @@ def test_serve_cli_serves_the_page_on_a_free_port(tmp_path):
                                stdout=subprocess.PIPE, text=True)
     try:
         line = process.stdout.readline()
-        url = re.search(r"at (http://127\.0\.0\.1:\d+/)", line).group(1)
+        url = re.search(r"at (http://127\.0\.0\.1:\d+/\?token=[\w-]+)", line).group(1)
         page = urllib.request.urlopen(url, timeout=10).read().decode()
         assert "<canvas id=\"board\"" in page and "ArenaView" in page
     finally:

@@ -1,0 +1,131 @@
+"""What ``arena serve`` lets in: its own origin with its token, and well-formed small messages.
+
+A local web server is reachable by every page the user's browser opens: a hostile site can
+point a ``<form>``, a ``fetch`` or a WebSocket at ``127.0.0.1``, or rebind its own domain name
+to ``127.0.0.1`` (DNS rebinding). Like Jupyter's server, ``arena serve`` therefore answers only
+requests that
+
+* name the server itself in ``Host`` (``127.0.0.1:PORT`` or ``localhost:PORT``): a rebound
+  domain sends its own name there;
+* carry the server's secret ``token`` (printed at start, in the page's address), compared in
+  constant time: other pages, and other users of the machine, do not know it;
+* and, for the WebSocket, come from the server's own page (``Origin``): browsers set ``Origin``
+  on every WebSocket handshake and scripts cannot forge it.
+
+Everything else gets ``403 Forbidden``. Messages from the page are data: :func:`read_message`
+accepts only small JSON objects of the few known shapes and says what is wrong with any other.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+__all__ = ["Doors", "MessageError", "read_message", "MAX_MESSAGE_BYTES", "MAX_FRAME_BYTES"]
+
+# A page's message is a few dozen bytes; longer ones are refused (with a reply) unread.
+MAX_MESSAGE_BYTES = 1024
+# Frames past this close the connection (the websockets library's own limit): memory per page stays bounded.
+MAX_FRAME_BYTES = 64 * 1024
+
+_KINDS = ("move", "key", "ready", "start")
+
+
+class MessageError(ValueError):
+    """A page's message that the server does not accept; the text is sent back to the page."""
+
+
+def _int_or_none(value: Any) -> bool:
+    return value is None or type(value) is int  # not bool, not 1.5, not "4"
+
+
+def read_message(text: Any) -> dict[str, Any]:
+    """The page's message ``text`` as a checked dict, or :class:`MessageError` saying what is wrong.
+
+    Shapes: ``{"type": "move", "action": INT, "turn": INT}``, ``{"type": "key", "action": INT or null}``,
+    ``{"type": "ready"}``, ``{"type": "start"}``. Booleans are not integers here.
+
+    Example:
+        >>> read_message('{"type": "move", "action": 4, "turn": 2}')
+        {'type': 'move', 'action': 4, 'turn': 2}
+        >>> read_message('{"type": "move", "action": true, "turn": 2}')
+        Traceback (most recent call last):
+        ...
+        arena.serve.doors.MessageError: a move's action must be an integer, got true
+    """
+    if not isinstance(text, str):
+        raise MessageError("messages must be JSON text, got a binary frame")
+    if len(text) > MAX_MESSAGE_BYTES:
+        raise MessageError(f"messages must be at most {MAX_MESSAGE_BYTES} characters, got {len(text)}")
+    try:
+        message = json.loads(text)
+    except (ValueError, RecursionError) as err:
+        raise MessageError(f"messages must be JSON objects, got text that is not JSON ({type(err).__name__})") from None
+    if not isinstance(message, dict):
+        raise MessageError(f"messages must be JSON objects, got {type(message).__name__}")
+    kind = message.get("type")
+    if kind not in _KINDS:
+        raise MessageError(f"message type must be one of {', '.join(_KINDS)}, got {_show(kind)}")
+    action = message.get("action")
+    if kind == "move":
+        if type(action) is not int:
+            raise MessageError(f"a move's action must be an integer, got {_show(action)}")
+        if type(message.get("turn")) is not int:
+            raise MessageError(f"a move must carry the integer turn of the board it answers, got {_show(message.get('turn'))}")
+        return {"type": "move", "action": action, "turn": message["turn"]}
+    if kind == "key":
+        if not _int_or_none(action):
+            raise MessageError(f"a key's action must be an integer or null, got {_show(action)}")
+        return {"type": "key", "action": action}
+    return {"type": kind}
+
+
+def _show(value: Any) -> str:
+    """A short JSON rendering of a bad value for an error text."""
+    shown = json.dumps(value)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
+
+
+class Doors:
+    """The access rules of one server on ``127.0.0.1:port``: hosts, origins and the token.
+
+    Args:
+        port: the port the server listens on.
+        token: the secret the page's address carries (default: a fresh random one).
+
+    Example:
+        >>> doors = Doors(8000, token="abc")
+        >>> doors.url
+        'http://127.0.0.1:8000/?token=abc'
+        >>> doors.refusal("/ws?token=abc", {"Host": ["127.0.0.1:8000"], "Origin": ["http://localhost:8000"]})
+        >>> doors.refusal("/?token=abc", {"Host": ["evil.example:8000"]})
+        'Host evil.example:8000 is not this server'
+    """
+
+    def __init__(self, port: int, token: str | None = None) -> None:
+        self.port = port
+        self.token = token if token is not None else secrets.token_urlsafe(24)
+        names = ("127.0.0.1", "localhost")
+        self.hosts = {f"{name}:{port}" for name in names} | (set(names) if port == 80 else set())
+        self.origins = {f"http://{host}" for host in self.hosts}
+        self.url = f"http://127.0.0.1:{port}/?token={self.token}"
+
+    def refusal(self, target: str, headers: dict[str, list[str]]) -> str | None:
+        """Why a request for ``target`` (path and query) with ``headers`` (name -> values) is refused,
+        or ``None`` when it may pass."""
+        hosts = headers.get("Host", [])
+        if len(hosts) != 1 or hosts[0].lower() not in self.hosts:
+            return f"Host {', '.join(hosts) or '(none)'} is not this server"
+        parts = urlsplit(target)
+        tokens = parse_qs(parts.query).get("token", [])
+        given = tokens[0] if len(tokens) == 1 else ""
+        if not hmac.compare_digest(given.encode("utf-8", "replace"), self.token.encode("utf-8")):
+            return "a missing or wrong token (open the address arena serve printed)"
+        if parts.path == "/ws":
+            origins = headers.get("Origin", [])
+            if len(origins) != 1 or origins[0].lower() not in self.origins:
+                return f"Origin {', '.join(origins) or '(none)'} is not this server's page"
+        return None
