@@ -170,6 +170,29 @@ class MultiAgentEnv:
         """Render the current state according to ``render_mode`` (``None`` if unset)."""
         return None
 
+    def sample_hidden_state(self, agent: AgentID, observation: Any, rng: np.random.Generator) -> MultiAgentEnv:
+        """A copy of the game in progress as ``agent`` might believe it to be (a determinization).
+
+        The capability behind information-set search (``arena.agents.MCTSAgent`` on poker and
+        dice). An env with hidden information overrides it: the copy keeps what ``agent`` knows
+        (the public history, and its own private information read from ``observation``, the
+        observation the env last gave it) and draws everything else anew from ``rng`` (other
+        players' cards or dice, undealt cards, the seed of future chance events), uniformly
+        among the states consistent with that knowledge. It must never depend on the hidden
+        values themselves: two games that ``agent`` cannot tell apart give equal copies for
+        equal ``rng`` states. The copy steps like the env and never touches it.
+
+        Args:
+            agent: the agent whose view is kept (the one to act now).
+            observation: that agent's current raw observation.
+            rng: the sampler's only source of randomness.
+
+        Raises:
+            NotImplementedError: the env has no sampler (the default; ``MCTSAgent`` then needs
+                ``perfect_information = True``).
+        """
+        raise NotImplementedError(f"{self} cannot sample its hidden state (sample_hidden_state is not implemented)")
+
     def close(self) -> None:
         """Release resources; safe to call more than once."""
 

@@ -9,6 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.env import MultiAgentEnv
+from envs._clone import clone_game
 
 __all__ = ["LiarsDice", "CHALLENGE", "FACES"]
 
@@ -262,6 +263,55 @@ class LiarsDice(MultiAgentEnv):
         infos = {a: {} for a in terminations}
         infos[agent] = {"action_mask": self._mask.copy()}
         return {agent: self._observation(player)}, rewards, terminations, dict.fromkeys(terminations, False), infos
+
+    @property
+    def acting_agents(self) -> tuple[str, ...]:
+        """The agents that must act next (the player to move; empty when no game runs)."""
+        return self._acting or ()
+
+    def clone(self) -> LiarsDice:
+        """An independent copy of this env, game in progress included (for planners)."""
+        twin = clone_game(self, "_public", "_own", "_held", "_alive", "_mask")
+        twin._rolls = [list(row) for row in self._rolls]
+        return twin
+
+    def sample_hidden_state(self, agent: str, observation: Any, rng: np.random.Generator) -> LiarsDice:
+        """A copy of the game with every die ``agent`` cannot see rolled anew from ``rng``.
+
+        ``agent``'s own dice are read from ``observation``; every other player's dice (as many
+        as it holds, which is public) are rolled from ``rng``, and so is the seed of the later
+        rounds' rolls. The bids are the public history, kept as they are. See
+        :meth:`arena.MultiAgentEnv.sample_hidden_state`.
+
+        Raises:
+            UnknownAgentError: ``agent`` is not a player.
+            ValueError: ``observation`` is not ``agent``'s observation of this game.
+
+        Example:
+            >>> env = LiarsDice(players=2, dice=2)
+            >>> obs, _ = env.reset(options={"dice": [[6, 6], [1, 2]]})
+            >>> twin = env.sample_hidden_state("player_0", obs["player_0"], np.random.default_rng(0))
+            >>> twin._rolls[0], len(twin._rolls[1])
+            ([6, 6], 2)
+        """
+        if agent not in self.possible_agents:
+            raise self._unknown_agent(agent)
+        seat = self.possible_agents.index(agent)
+        observation = np.asarray(observation)
+        counts = observation[:FACES] if observation.shape == self._public.shape else None
+        if counts is None or observation[self._seat_at + seat] != 1 or int(counts.sum()) != self._held[seat]:
+            raise ValueError(f"{self}.sample_hidden_state: expected the current observation of {agent!r} "
+                             f"(its seat bit set, {self._held[seat]} dice), got {observation!r}")
+        twin = self.clone()
+        twin._rolls = [rng.integers(1, FACES + 1, size=held).tolist() for held in self._held]
+        twin._rolls[seat] = [face + 1 for face in range(FACES) for _ in range(int(counts[face]))]
+        twin._own[:] = 0
+        for player, row in enumerate(twin._rolls):
+            for face in row:
+                twin._own[player, face - 1] += 1
+        twin._chance_key = int(rng.integers(2**63))
+        twin._np_random, twin._np_seed = np.random.default_rng(int(rng.integers(2**63))), None
+        return twin
 
     # -------------------------------------------------------------- rendering
     def render(self) -> str | None:

@@ -15,6 +15,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.env import MultiAgentEnv
+from envs._clone import clone_game
 
 __all__ = ["LimitPoker", "FOLD", "CALL", "RAISE", "ACTION_NAMES"]
 
@@ -235,6 +236,61 @@ class LimitPoker(MultiAgentEnv):
         observation[player] = 1
         observation[self._private_start + self._cards[player]] = 1
         return observation
+
+    @property
+    def acting_agents(self) -> tuple[str, ...]:
+        """The agents that must act next (the player to move; empty when no hand runs)."""
+        return self._acting or ()
+
+    def clone(self) -> LimitPoker:
+        """An independent copy of this env, hand in progress included (for planners)."""
+        twin = clone_game(self, "_public", "_mask", "_cards", "_stakes")
+        twin._history = [list(actions) for actions in self._history]
+        return twin
+
+    def sample_hidden_state(self, agent: str, observation: Any, rng: np.random.Generator) -> LimitPoker:
+        """A copy of the hand with the cards ``agent`` cannot see dealt anew from ``rng``.
+
+        ``agent``'s own card and the public card (once shown) are read from ``observation``;
+        the other player's card and the public card still in the deck are drawn uniformly
+        from the cards left. The betting is the public history, kept as it is. See
+        :meth:`arena.MultiAgentEnv.sample_hidden_state`.
+
+        Raises:
+            UnknownAgentError: ``agent`` is not a player.
+            ValueError: ``observation`` is not ``agent``'s observation of this game.
+
+        Example:
+            >>> from envs.kuhn_poker import KuhnPoker
+            >>> env = KuhnPoker()
+            >>> obs, _ = env.reset(options={"cards": ["K", "J"]})
+            >>> twin = env.sample_hidden_state("player_0", obs["player_0"], np.random.default_rng(0))
+            >>> twin.ranks[twin._cards[0]], twin.ranks[twin._cards[1]] in ("J", "Q")
+            ('K', True)
+        """
+        if agent not in _AGENTS:
+            raise self._unknown_agent(agent)
+        seat, n = _AGENTS.index(agent), len(self.ranks)
+        observation = np.asarray(observation)
+        if observation.shape != (self.layout()["size"],) or observation[seat] != 1:
+            raise ValueError(f"{self}.sample_hidden_state: expected the observation of {agent!r}, a vector "
+                             f"of {self.layout()['size']} with its seat bit set, got {observation!r}")
+        own = int(observation[self._private_start:self._private_start + n].argmax())
+        shown = observation[self._public_start:self._public_start + n] if self.rounds > 1 else np.zeros(0)
+        deck = [rank for rank in range(n) for _ in range(self.suits)]
+        deck.remove(own)
+        public = _NO_CARD
+        if shown.any():
+            public = int(shown.argmax())
+            deck.remove(public)
+        drawn = [deck[int(index)] for index in rng.permutation(len(deck))]
+        twin = self.clone()
+        twin._cards = [_NO_CARD] * 3
+        twin._cards[seat], twin._cards[1 - seat] = own, drawn[0]
+        if self.rounds > 1:
+            twin._cards[2] = public if public != _NO_CARD else drawn[1]
+        twin._np_random, twin._np_seed = np.random.default_rng(int(rng.integers(2**63))), None
+        return twin
 
     def hand_strength(self, player: int) -> int:
         """A number that orders hands at showdown (higher wins): pairs above high cards."""

@@ -1,24 +1,32 @@
-"""Monte Carlo tree search (UCT) for perfect-information, turn-based environments.
+"""Monte Carlo tree search for turn-based environments, with or without hidden information.
 
 :class:`MCTSAgent` plans on copies of the env it plays in. An env can be planned on when it
-keeps this small protocol (the bundled ``tic_tac_toe`` and ``connect_four`` do):
+keeps this small protocol (every bundled turn-based game does):
 
-* ``perfect_information = True``, a class attribute that declares that every agent's
+* Either ``perfect_information = True``, a class attribute that declares that every agent's
   observation shows the whole state and that a state and the actions taken decide the
-  next state (no hidden cards, no chance). Envs that do not declare it, or declare it
-  False (poker, liar's dice, simultaneous rock-paper-scissors), are refused.
+  next state (``tic_tac_toe``, ``connect_four``): the agent runs plain UCT on copies of
+  the env (:meth:`arena.MultiAgentEnv.clone`, an independent copy of the env with the
+  episode in progress: :func:`copy.deepcopy` unless the env has a cheaper copy).
+* Or :meth:`arena.MultiAgentEnv.sample_hidden_state` (``kuhn_poker``, ``leduc_poker``,
+  ``liars_dice``): the agent runs information-set MCTS (Cowling, Powley and Whitehouse,
+  2012, as OpenSpiel's IS-MCTS does it): each playout starts from a fresh
+  *determinization*, a copy of the game whose hidden part (others' cards and dice, the
+  deck, future chance) the env redraws from what the searching agent's observation
+  shows, and the statistics are kept per information set, keyed by the mover and the
+  observation it gets. The agent never reads the env's hidden state: only its own
+  observation, the public ``acting_agents`` and the copies the sampler hands out.
 * ``acting_agents``, a property: the agents that must act next (the keys of the last
   observations), empty when no episode runs. It must name exactly one agent whenever
   the planner is asked to move (turn-based play).
-* ``clone()``, a method returning an independent copy of the env with the episode in
-  progress. Without it, the env is copied with :func:`copy.deepcopy`.
 * ``Discrete`` action spaces, with legal actions in ``infos[agent]["action_mask"]``
   (without a mask every action counts as legal).
+
+Envs with neither (simultaneous rock-paper-scissors, real-time games) are refused.
 """
 
 from __future__ import annotations
 
-import copy
 import math
 import random
 from typing import Any
@@ -30,7 +38,19 @@ from arena.agents.base import Agent
 from arena.env import MultiAgentEnv
 from arena.errors import ArenaError
 
-__all__ = ["MCTSAgent", "check_plannable"]
+__all__ = ["MCTSAgent", "check_plannable", "has_hidden_state_sampler"]
+
+
+def has_hidden_state_sampler(env: Any) -> bool:
+    """Whether ``env`` overrides :meth:`arena.MultiAgentEnv.sample_hidden_state`.
+
+    Example:
+        >>> import envs
+        >>> has_hidden_state_sampler(envs.make("leduc_poker")), has_hidden_state_sampler(envs.make("connect_four"))
+        (True, False)
+    """
+    method = getattr(type(env), "sample_hidden_state", None)
+    return method is not None and method is not MultiAgentEnv.sample_hidden_state
 
 
 def check_plannable(env: Any, who: str = "MCTSAgent") -> None:
@@ -42,21 +62,22 @@ def check_plannable(env: Any, who: str = "MCTSAgent") -> None:
     Example:
         >>> import envs
         >>> check_plannable(envs.make("connect_four"))
-        >>> check_plannable(envs.make("kuhn_poker"))
+        >>> check_plannable(envs.make("kuhn_poker"))  # hidden cards, but a sampler of them
+        >>> check_plannable(envs.make("rock_paper_scissors"))
         Traceback (most recent call last):
         ...
-        arena.errors.ArenaError: MCTSAgent cannot plan on <KuhnPoker>: it declares perfect_information = False ...
+        arena.errors.ArenaError: MCTSAgent cannot plan on <RockPaperScissors>: it does not declare perfect_information ...
     """
     if not isinstance(env, MultiAgentEnv):
         raise ArenaError(f"{who} needs the arena.MultiAgentEnv it plays in, got {type(env).__name__}")
-    declared = getattr(env, "perfect_information", None)
-    if declared is not True:
+    declared = env.perfect_information
+    if declared is not True and not has_hidden_state_sampler(env):
         state = "does not declare perfect_information" if declared is None \
             else f"declares perfect_information = {declared!r}"
         raise ArenaError(
-            f"{who} cannot plan on {env}: it {state} (hidden information, chance or simultaneous "
-            "moves); MCTS needs a turn-based, deterministic env that every agent sees whole, "
-            "see arena.agents.mcts")
+            f"{who} cannot plan on {env}: it {state} and has no sample_hidden_state (hidden information "
+            "without a sampler, or simultaneous moves); MCTS needs a turn-based env that every agent sees "
+            "whole, or one that can sample what an agent cannot see, see arena.agents.mcts")
     if not hasattr(env, "acting_agents"):
         raise ArenaError(f"{who} cannot plan on {env}: it has no 'acting_agents' property naming "
                          "the agents that must act next; see arena.agents.mcts")
@@ -82,22 +103,35 @@ class _Node:
         self.action = action
 
 
-class MCTSAgent(Agent):
-    """UCT search with random playouts, planning on copies of the env it plays in.
+class _InfoSet:
+    """Statistics of one information set: visits and summed returns per action (of its mover)."""
 
-    Each :meth:`act` copies the env (with :meth:`clone` if the env has one, else
-    :func:`copy.deepcopy`), runs ``simulations`` playouts from the current state, and
-    plays the most visited move. A playout walks down the tree by UCB1 (value in
-    rewards summed to the end of the episode, from the view of the agent to move),
-    adds one new state, then plays uniformly random legal moves to the end. Works for
-    any number of players. See the module docstring for what an env must support.
+    __slots__ = ("visits", "counts", "values")
+
+    def __init__(self) -> None:
+        self.visits = 0
+        self.counts: dict[int, int] = {}
+        self.values: dict[int, float] = {}
+
+
+class MCTSAgent(Agent):
+    """Monte Carlo tree search with random playouts, planning on copies of the env it plays in.
+
+    On a perfect-information env each :meth:`act` copies the env (with :meth:`clone` if the
+    env has a cheaper one than :func:`copy.deepcopy`), runs ``simulations`` playouts from the current
+    state, and plays the most visited move: a playout walks down the tree by UCB1 (value in
+    rewards summed to the end of the episode, from the view of the agent to move), adds one
+    new state, then plays uniformly random legal moves to the end. On an env that samples
+    its hidden state (poker, dice) each playout starts from a new determinization and walks
+    a tree of information sets instead (see the module docstring). Works for any number of
+    players. See the module docstring for what an env must support.
 
     Args:
         env: the env this agent plays in: the very object given to :func:`arena.play`,
             so that at each turn it holds the current state.
         simulations: playouts per move (the search budget).
         exploration: the UCB1 exploration constant (about the spread of the returns).
-        seed: seeds the agent's own generator (``reset(seed=...)`` re-seeds it).
+        seed: seeds the agent's own generators (``reset(seed=...)`` re-seeds them).
 
     Raises:
         ArenaError: ``env`` does not keep the planning protocol (checked when built),
@@ -110,6 +144,10 @@ class MCTSAgent(Agent):
         >>> episode = play(env, [MCTSAgent(env, simulations=50, seed=0), RandomAgent()], seed=1)
         >>> episode.length >= 5
         True
+        >>> poker = envs.make("leduc_poker")  # hidden cards: information-set search
+        >>> episode = play(poker, [MCTSAgent(poker, simulations=20, seed=0), RandomAgent()], seed=1)
+        >>> sorted(episode.returns)
+        ['player_0', 'player_1']
     """
 
     def __init__(self, env: MultiAgentEnv, simulations: int = 200, exploration: float = 1.4,
@@ -123,11 +161,15 @@ class MCTSAgent(Agent):
         self.simulations = int(simulations)
         self.exploration = float(exploration)
         self._rng = random.Random(seed)
-        self._copy = getattr(env, "clone", None) or (lambda: copy.deepcopy(env))
+        self._np_rng = np.random.default_rng(seed)  # the determinizations' draws
+        self._copy = env.clone
+        #: True when the agent searches information sets (the env samples its hidden state).
+        self.information_sets = getattr(env, "perfect_information", None) is not True
 
     def reset(self, *, seed: int | None = None) -> None:
         if seed is not None:
             self._rng.seed(seed)
+            self._np_rng = np.random.default_rng(seed)
 
     def __str__(self) -> str:
         return f"MCTSAgent(simulations={self.simulations})"
@@ -141,11 +183,81 @@ class MCTSAgent(Agent):
         legal = self._legal(space, action_mask)
         if len(legal) == 1:
             return legal[0]
+        if self.information_sets:
+            return self._search_information_sets(acting[0], observation, legal)
         root = _Node(acting[0], legal, -1, self._rng)
         for _ in range(self.simulations):
             self._simulate(root)
         return max(root.children, key=lambda child: child.visits).action
 
+    # ------------------------------------------------------- information sets
+    def _search_information_sets(self, agent: str, observation: Any, legal: list[int]) -> int:
+        """IS-MCTS from ``agent``'s view: one determinization per playout, statistics per information set."""
+        if not self.env.observation_space(agent).contains(observation):
+            raise ArenaError(f"MCTSAgent: on {self.env} (hidden information) it needs the raw observation of {agent!r} "
+                             "to sample the hidden state; play it without an interface in front")
+        tree: dict[tuple[str, bytes], _InfoSet] = {}
+        root_key = (agent, _key(observation))
+        for _ in range(self.simulations):
+            world = self.env.sample_hidden_state(agent, observation, self._np_rng)
+            self._playout(world, tree, agent, root_key, legal)
+        root = tree[root_key]
+        return max(legal, key=lambda action: (root.counts.get(action, 0), root.values.get(action, 0.0)))
+
+    def _playout(self, world: MultiAgentEnv, tree: dict[tuple[str, bytes], _InfoSet], mover: str,
+                 key: tuple[str, bytes], legal: list[int]) -> None:
+        """One playout on ``world``: down the known information sets by UCB1, one new one, random to the end."""
+        rng, c = self._rng, self.exploration
+        path: list[tuple[_InfoSet, int, str, dict[str, float]]] = []  # (set, action, mover, rewards of that step)
+        observations: dict[str, Any] = {}
+        infos: dict[str, Any] = {}
+        while True:
+            node = tree.get(key)
+            if node is None:
+                node = tree[key] = _InfoSet()
+                if path:  # a new information set below the root: its playout is random from here
+                    break
+            untried = [action for action in legal if action not in node.counts]
+            if untried:
+                action = untried[rng.randrange(len(untried))]
+            else:
+                scale = c * math.sqrt(math.log(node.visits))
+                action = max(legal, key=lambda a: node.values[a] / node.counts[a] + scale / math.sqrt(node.counts[a]))
+            observations, rewards, _, _, infos = world.step({mover: action})
+            path.append((node, action, mover, rewards))
+            if not observations:
+                break
+            mover, legal = self._turn(world, observations, infos)
+            key = (mover, _key(observations[mover]))
+        later = self._random_playout(world, observations, infos)
+        for node, action, who, rewards in reversed(path):  # back up: each mover's rewards from its edge on
+            for name, value in rewards.items():
+                later[name] = later.get(name, 0.0) + value
+            node.visits += 1
+            node.counts[action] = node.counts.get(action, 0) + 1
+            node.values[action] = node.values.get(action, 0.0) + later.get(who, 0.0)
+
+    def _random_playout(self, env: MultiAgentEnv, observations: dict, infos: dict) -> dict[str, float]:
+        """Uniformly random legal moves to the end; the rewards each agent got on the way."""
+        rng, totals = self._rng, {}
+        while observations:
+            if len(observations) != 1:
+                raise ArenaError(f"MCTSAgent: {self.env} is not turn-based: agents "
+                                 f"{sorted(observations)} act at once")
+            mover = next(iter(observations))
+            mask = infos[mover].get("action_mask")
+            space = env.action_space(mover)
+            if mask is None:
+                action = int(space.start) + rng.randrange(space.n)
+            else:
+                allowed = np.flatnonzero(mask)
+                action = int(space.start) + int(allowed[rng.randrange(len(allowed))])
+            observations, rewards, _, _, infos = env.step({mover: action})
+            for agent, value in rewards.items():
+                totals[agent] = totals.get(agent, 0.0) + value
+        return totals
+
+    # ------------------------------------------------------ perfect information
     @staticmethod
     def _legal(space: spaces.Discrete, mask: Any) -> list[int]:
         """The legal actions (``space.start`` included) that ``mask`` allows."""
@@ -205,3 +317,8 @@ class MCTSAgent(Agent):
         mover = next(iter(observations))
         space = env.action_space(mover)
         return mover, self._legal(space, infos[mover].get("action_mask"))
+
+
+def _key(observation: Any) -> bytes:
+    """An information set's key: the bytes of the observation its mover gets there."""
+    return np.ascontiguousarray(observation).tobytes()

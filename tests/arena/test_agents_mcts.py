@@ -75,16 +75,80 @@ def test_envs_without_clone_are_copied_with_deepcopy():
     assert env.board_text() == before and env.acting_agents == ("player_1",)
 
 
-@pytest.mark.parametrize("name, reason", [
-    ("kuhn_poker", "declares perfect_information = False"),
-    ("leduc_poker", "declares perfect_information = False"),
-    ("liars_dice", "declares perfect_information = False"),
-    ("rock_paper_scissors", "does not declare perfect_information"),
-])
-def test_hidden_information_and_simultaneous_envs_are_refused(name, reason):
-    with pytest.raises(ArenaError, match=rf"MCTSAgent cannot plan on <\w+>: it {reason} \(hidden information, "
-                                         r"chance or simultaneous moves\)"):
-        MCTSAgent(envs.make(name))
+def test_simultaneous_envs_without_a_sampler_are_refused():
+    with pytest.raises(ArenaError, match=r"MCTSAgent cannot plan on <RockPaperScissors>: it does not declare "
+                                         r"perfect_information and has no sample_hidden_state"):
+        MCTSAgent(envs.make("rock_paper_scissors"))
+
+
+# ------------------------------------------------------------- hidden information (IS-MCTS)
+def returns_against_random(name, simulations, games, **options):
+    """MCTS's summed return against RandomAgent, alternating seats, seeded."""
+    total = 0.0
+    for game in range(games):
+        env = envs.make(name, **options)
+        seat = game % 2
+        agents = [RandomAgent(seed=game), RandomAgent(seed=game)]
+        agents[seat] = MCTSAgent(env, simulations=simulations, seed=game)
+        total += play(env, agents, seed=100 + game).returns[f"player_{seat}"]
+    return total
+
+
+@pytest.mark.parametrize("name, options", [("kuhn_poker", {}), ("leduc_poker", {}), ("liars_dice", {"players": 2})])
+def test_mcts_searches_information_sets_where_the_env_samples_hidden_state(name, options):
+    env = envs.make(name, **options)
+    assert MCTSAgent(env).information_sets and not MCTSAgent(envs.make("tic_tac_toe")).information_sets
+    episode = play(env, [MCTSAgent(env, simulations=40, seed=0), RandomAgent(seed=1)], seed=2)
+    assert episode.length >= 2 and sorted(episode.returns) == ["player_0", "player_1"]  # a whole game
+
+
+def test_mcts_beats_random_at_liars_dice_and_leduc_poker():
+    assert returns_against_random("liars_dice", simulations=50, games=8, players=2) >= 6  # +1 a win, -1 a loss
+    assert returns_against_random("leduc_poker", simulations=50, games=8) > 0
+
+
+def _leduc_after(cards, bets):
+    env = envs.make("leduc_poker")
+    observations, infos = env.reset(options={"cards": cards})
+    for action in bets:
+        observations, _, _, _, infos = env.step({env.acting_agents[0]: action})
+    return env, observations, infos
+
+
+def test_mcts_never_sees_the_hidden_cards():
+    """Two deals that player_0 cannot tell apart give the same search, move for move."""
+    choices = []
+    for cards in (["K", "J", "Q"], ["K", "Q", "J"]):  # player_1's card and the public card differ
+        env, observations, infos = _leduc_after(cards, [2, 2])  # player_0 raises, player_1 re-raises
+        planner = MCTSAgent(env, simulations=60, seed=3)
+        choices.append(planner.act(observations["player_0"], infos["player_0"]["action_mask"]))
+        twins = [env.sample_hidden_state("player_0", observations["player_0"], np.random.default_rng(5))
+                 for _ in range(2)]
+        choices.append([(twin._cards, twin._history, twin.np_random.integers(1000)) for twin in twins])
+    assert choices[0] == choices[2] and choices[1] == choices[3]
+    assert all(twin[0][0] == 2 for twin in choices[1])  # player_0's own K is kept
+
+
+def test_the_sampler_keeps_what_the_agent_knows_and_redraws_the_rest():
+    env, observations, _ = _leduc_after(["K", "J", "Q"], [1, 1])  # both check: the public Q is shown
+    rng = np.random.default_rng(0)
+    deals = {tuple(env.sample_hidden_state("player_0", observations["player_0"], rng)._cards) for _ in range(40)}
+    assert deals == {(2, 0, 1), (2, 1, 1), (2, 2, 1)}  # own K and public Q kept; player_1 holds any card left
+    assert env._cards == [2, 0, 1]  # the live game is untouched
+    dice = envs.make("liars_dice", players=3, dice=2)
+    observations, _ = dice.reset(options={"dice": [[6, 6], [1, 1], [2, 3]]})
+    rolls = [dice.sample_hidden_state("player_0", observations["player_0"], rng)._rolls for _ in range(30)]
+    assert all(roll[0] == [6, 6] and len(roll[1]) == len(roll[2]) == 2 for roll in rolls)
+    assert len({tuple(map(tuple, roll)) for roll in rolls}) > 20
+    with pytest.raises(ValueError, match=r"expected the current observation of 'player_1'"):
+        dice.sample_hidden_state("player_1", observations["player_0"], rng)
+
+
+def test_an_interface_in_front_of_the_information_set_search_is_refused():
+    env, observations, infos = _leduc_after(["K", "J", "Q"], [2])
+    planner = MCTSAgent(env, simulations=5)
+    with pytest.raises(ArenaError, match=r"needs the raw observation of 'player_1'"):
+        planner.act(observations["player_1"].astype(np.float32) / 2, infos["player_1"]["action_mask"])
 
 
 class DeclaredRockPaperScissors(RockPaperScissors):
