@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.errors import AgentError, Forfeit
-from arena.play_loop import play
+from arena.play_loop import Episode, play
 from arena.specs.agents import AgentSpec, EnvSpec, agent_version
 from arena.team import Team
 from arena.tournament.actions import encode_actions
@@ -96,7 +96,7 @@ class GameRunner:
         self._index = {spec.name: i for i, spec in enumerate(config.agents)}
         self.timer = MoveTimer()
         self._env: Any = None
-        self._guards: dict[str, GuardedAgent] = {}
+        self._guards: dict[tuple[str, int], GuardedAgent] = {}
         self._sides: dict[tuple[str, int], list[GuardedAgent]] = {}
         self._versions: dict[str, str] = {}
 
@@ -110,8 +110,10 @@ class GameRunner:
         if self._env is not None:
             self._env.close()
 
-    def _guard(self, name: str) -> GuardedAgent:
-        guard = self._guards.get(name)
+    def _guard(self, name: str, copy: int = 0) -> GuardedAgent:
+        """The guarded agent of entrant ``name`` in its ``copy``-th seat of a game (each seat of a
+        filled lineup is its own agent, with its own state)."""
+        guard = self._guards.get((name, copy))
         if guard is None:
             watch = None if self.watch_state is None else SeatWatch(self.watch_state, self._index[name])
             try:
@@ -124,7 +126,7 @@ class GameRunner:
                 if watch is not None:
                     watch.end()
             guard = GuardedAgent(agent, name, self.config.move_time_limit, self.timer, watch)
-            self._guards[name] = guard
+            self._guards[name, copy] = guard
             self._versions[name] = agent_version(agent)
         return guard
 
@@ -158,12 +160,8 @@ class GameRunner:
         fault: Forfeit | None = None
         steps: list[dict[str, Any]] = []
         try:
-            if sides:
-                agents: dict[str, Any] = {team: self._side(name, len(ids))
-                                          for (team, ids), name in zip(sides.items(), task.seats)}
-            else:
-                agents = {seat: self._guard(name) for seat, name in seats.items()}
-            episode = play(env, agents, seed=task.seed, max_steps=self.config.max_steps, record=steps)
+            episode = play(env, self._agents(task, seats, sides), seed=task.seed, max_steps=self.config.max_steps,
+                           record=steps)
         except AgentError as err:
             fault = self._forfeit_of(err, seats)
         except Forfeit as err:  # setup() and reset() are not wrapped by play()
@@ -175,26 +173,32 @@ class GameRunner:
         seconds = time.perf_counter() - start
         versions = self._versions_of(task.seats)
         if fault is not None:
-            self._guards.pop(fault.entrant, None)  # a faulty agent may be left half-way; rebuild it
-            for key in [key for key in self._sides if key[0] == fault.entrant]:
-                del self._sides[key]
-            ranks = {name: (len(task.seats) if name == fault.entrant else 1) for name in task.seats}
-            return GameResult(task.lineup, task.index, task.seed, seats, ranks, None, 0,
-                              f"{fault.entrant} forfeits", forfeit=fault.entrant, error=fault.reason,
-                              versions=versions, seconds=seconds, actions=encode_actions(seat_ids, steps))
-        if sides:
-            entrant_of = dict(zip(sides, task.seats))
-            returns = {entrant_of[team]: float(value) for team, value in episode.team_returns.items()}
-            ranks = {entrant_of[team]: int(rank) for team, rank in episode.team_ranks.items()}
-            winners = [entrant_of[team] for team in episode.winning_teams]
-        else:
-            returns = {seats[seat]: float(value) for seat, value in episode.returns.items()}
-            ranks = {seats[seat]: int(rank) for seat, rank in episode.ranks.items()}
-            winners = [seats[seat] for seat in episode.winners]
+            self._forget(fault.entrant)  # a faulty agent may be left half-way; rebuild it
+            result = forfeit_result(task, tuple(seat_ids), fault.entrant, fault.reason, seconds)
+            result.seats, result.versions, result.actions = seats, versions, encode_actions(seat_ids, steps)
+            return result
+        returns, ranks, winners = _entrant_scores(episode, seats, task.seats)
         outcome = "draw" if not winners else f"{', '.join(winners)} {'wins' if len(winners) == 1 else 'win'}"
         return GameResult(task.lineup, task.index, task.seed, seats, ranks, returns, episode.length, outcome,
                           versions=versions, truncated=episode.truncated, seconds=seconds,
                           actions=encode_actions(seat_ids, steps))
+
+    def _agents(self, task: GameTask, seats: dict[str, str], sides: Any) -> dict[str, Any]:
+        """Seat (or side) -> the agent that plays it; an entrant in several seats has an agent for each."""
+        if sides:
+            return {team: self._side(name, len(ids)) for (team, ids), name in zip(sides.items(), task.seats)}
+        copies: dict[str, int] = {}
+        agents = {}
+        for seat, name in seats.items():
+            copies[name] = copies.get(name, -1) + 1
+            agents[seat] = self._guard(name, copies[name])
+        return agents
+
+    def _forget(self, entrant: str) -> None:
+        for key in [key for key in self._guards if key[0] == entrant]:
+            del self._guards[key]
+        for key in [key for key in self._sides if key[0] == entrant]:
+            del self._sides[key]
 
     def seat_ids(self) -> tuple[str, ...]:
         """The env's seats (``possible_agents``), building the env if it is not built yet."""
@@ -215,11 +219,32 @@ class GameRunner:
         return Forfeit(seats.get(seat, str(seat)), f"{type(original).__name__}: {original}")
 
 
+def _entrant_scores(episode: Episode, seats: dict[str, str],
+                    order: tuple[str, ...]) -> tuple[dict[str, float], dict[str, int], list[str]]:
+    """Entrant -> return and rank, and the winning entrants, of a finished episode.
+
+    An entrant in several seats (a side of a team game, or a filled lineup) is scored as a side:
+    its return is the mean of its seats' returns, and ranks follow those returns, as
+    :attr:`arena.Episode.team_returns` does (and as a replay's verification recomputes them).
+    """
+    if len(set(order)) == len(seats):  # one seat each: the episode's own ranks
+        returns = {seats[seat]: float(value) for seat, value in episode.returns.items()}
+        ranks = {seats[seat]: int(rank) for seat, rank in episode.ranks.items()}
+        return returns, ranks, [seats[seat] for seat in episode.winners]
+    groups: dict[str, tuple[str, ...]] = {}
+    for seat, name in seats.items():
+        groups[name] = (*groups.get(name, ()), seat)
+    scored = Episode(episode.returns, episode.length, teams=groups)
+    return ({name: float(value) for name, value in scored.team_returns.items()},
+            {name: int(rank) for name, rank in scored.team_ranks.items()}, scored.winning_teams)
+
+
 def forfeit_result(task: GameTask, seat_ids: tuple[str, ...], entrant: str, reason: str,
                    seconds: float = 0.0) -> GameResult:
     """The record of a game that ``entrant`` lost by forfeit (built where the game was not played:
-    the tournament's process, after the entrant ended its worker)."""
-    ranks = {name: (len(task.seats) if name == entrant else 1) for name in task.seats}
+    the tournament's process, after the entrant ended its worker). The forfeiter ranks last, the
+    others share first place."""
+    ranks = {name: (len(set(task.seats)) if name == entrant else 1) for name in task.seats}
     return GameResult(task.lineup, task.index, task.seed, dict(zip(seat_ids, task.seats)), ranks, None, 0,
                       f"{entrant} forfeits", forfeit=entrant, error=reason, seconds=seconds)
 

@@ -13,7 +13,7 @@ workers played them and in whatever order they finished.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,18 +77,8 @@ def rate_games(results: Iterable[GameResult], names: list[str]) -> dict[str, Rat
         >>> ratings["a"].mu > ratings["b"].mu > ratings["c"].mu
         True
     """
-    model = _plackett_luce()
-    current = {name: model.rating(name=name) for name in names}
-    counts = dict.fromkeys(names, 0)
-    for game in results:
-        players = [name for name in game.ranks if name in current]
-        if len(players) < 2:
-            continue
-        teams = model.rate([[current[name]] for name in players], ranks=[game.ranks[name] for name in players])
-        for name, (rating,) in zip(players, teams):
-            current[name] = rating
-            counts[name] += 1
-    return {name: Rating(name, float(current[name].mu), float(current[name].sigma), counts[name]) for name in names}
+    known = set(names)
+    return _rate(results, names, lambda game: [(name, [name]) for name in game.ranks if name in known])
 
 
 def member_keys(spec: AgentSpec) -> list[str]:
@@ -119,22 +109,35 @@ def rate_members(results: Iterable[GameResult], specs: Mapping[str, AgentSpec]) 
         >>> ratings["x"].mu > ratings["y"].mu and ratings["x"].mu > ratings["z"].mu
         True
     """
-    model = _plackett_luce()
     players = list(dict.fromkeys(key for spec in specs.values() for key in member_keys(spec)))
+
+    def sides(game: GameResult) -> list[tuple[str, list[str]]]:
+        found = []
+        for name in (name for name in game.ranks if name in specs):
+            spec = specs[name]
+            seats = sum(1 for entrant in game.seats.values() if entrant == name) or len(spec.members) or 1
+            found.append((name, [member.describe() for member in spec.side_members(seats)]))
+        return found
+
+    return _rate(results, players, sides)
+
+
+def _rate(results: Iterable[GameResult], players: list[str],
+          sides: Callable[[GameResult], list[tuple[str, list[str]]]]) -> dict[str, Rating]:
+    """Rate ``players`` game by game: ``sides(game)`` gives each ranked entrant and the players of
+    its side (one rating update of the sides as teams; a player in several seats of one game
+    takes the mean of its updates)."""
+    model = _plackett_luce()
     current = {key: model.rating(name=key) for key in players}
     counts = dict.fromkeys(players, 0)
     for game in results:
-        names = [name for name in game.ranks if name in specs]
-        if len(names) < 2:
+        found = sides(game)
+        if len(found) < 2:
             continue
-        sides = []
-        for name in names:
-            spec = specs[name]
-            seats = sum(1 for entrant in game.seats.values() if entrant == name) or len(spec.members) or 1
-            sides.append([member.describe() for member in spec.side_members(seats)])
-        rated = model.rate([[current[key] for key in side] for side in sides], ranks=[game.ranks[n] for n in names])
+        rated = model.rate([[current[key] for key in side] for _, side in found],
+                           ranks=[game.ranks[name] for name, _ in found])
         updates: dict[str, list[Any]] = {}
-        for side, team in zip(sides, rated):
+        for (_, side), team in zip(found, rated):
             for key, rating in zip(side, team):
                 updates.setdefault(key, []).append(rating)
         for key, new in updates.items():

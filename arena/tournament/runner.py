@@ -16,7 +16,8 @@ backends give the same results.
   at least every ``FLUSH_SECONDS`` (fast games travel and commit in small groups, so the parent
   does not wake up for every one of thousands of games a second). The parent commits whatever
   has arrived in one transaction (a group commit).
-* ``ray``: see :mod:`arena.tournament.ray_backend`.
+* ``ray``: see :mod:`arena.tournament.ray_backend`, which builds on this module (this module
+  never imports it: :func:`arena.tournament.session.play_games` picks the backend).
 
 Workers start with the ``forkserver`` method by default (``spawn`` where there is none): a
 forked child of a process that runs threads (torch's OpenMP pool, a progress bar) can hang on
@@ -41,8 +42,8 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
 from multiprocessing.connection import Connection, wait
+from typing import Any
 
 from arena.errors import ArenaError
 from arena.tournament.game import GameConfig, GameRunner, error_result, forfeit_result
@@ -434,21 +435,3 @@ def _exit_text(exitcode: int | None) -> str:
         except ValueError:
             return f"killed by signal {-exitcode}"
     return f"exit code {exitcode}"
-
-
-def run_backend(backend: str, config: GameConfig, pending: Sequence[GameTask] | Pending, commit: OnResults,
-                started: Callable[[], None], workers: int | None, address: str | None, chunk_size: int | None,
-                start_method: str | None = None) -> None:
-    """Play ``pending`` on ``backend`` (``"serial"``, ``"inline"``, ``"processes"`` or ``"ray"``), committing as games end."""
-    if backend == "serial":
-        run_serial(config, pending, commit, on_start=started, start_method=start_method)
-    elif backend == "inline":
-        run_inline(config, pending, commit, on_start=started)
-    elif backend == "processes":
-        run_processes(config, pending, commit, workers=workers or 2, chunk_size=chunk_size, on_start=started,
-                      start_method=start_method)
-    else:
-        from arena.tournament.ray_backend import run_ray
-
-        run_ray(config, pending, commit, workers=workers, address=address, chunk_size=chunk_size, on_start=started,
-                start_method=start_method)

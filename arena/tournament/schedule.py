@@ -7,6 +7,12 @@ come in *duplicate sets* of ``len(seatings)`` games that share one seed,
 duplicates off), where ``lineup_seed`` derives from the tournament seed and the lineup's names. Results therefore depend only on (tournament seed, lineup, i),
 never on the number of workers or the order games finish in, and adding an entrant later
 leaves the existing lineups' games untouched.
+
+*Filling seats.* A lineup with fewer entrants than the env has seats (``pommerman`` with
+``--agents X,random``) is filled: the entrants take turns around the table (``X random X random``),
+and the seatings rotate both the table and who takes the odd seats, so every entrant sits in
+every seat equally often (:func:`filled_seatings`). With ``fill=False`` (a team game: a seat is a
+side, and a side is one entrant's) such a lineup is refused.
 """
 
 from __future__ import annotations
@@ -21,8 +27,8 @@ from typing import Any, overload
 
 from arena.seeding import derive_seed
 
-__all__ = ["GameTask", "Lineup", "MODES", "Schedule", "lineups_for", "seatings_for", "make_schedule", "lineup_key",
-           "set_seed", "lineup_tasks", "games_per_lineup"]
+__all__ = ["GameTask", "Lineup", "MODES", "Schedule", "lineups_for", "seatings_for", "filled_seatings", "make_schedule",
+           "lineup_key", "set_seed", "lineup_tasks", "games_per_lineup"]
 
 MODES = ("round-robin", "head-to-head", "gauntlet")
 
@@ -42,7 +48,8 @@ def lineup_key(names: Sequence[str]) -> str:
 
 @dataclass(frozen=True)
 class Lineup:
-    """The entrants of one kind of game, and the seatings it rotates through."""
+    """The entrants of one kind of game, and the seatings it rotates through (an entrant may
+    fill several seats of a seating when the lineup has fewer entrants than seats)."""
 
     names: tuple[str, ...]
     seatings: tuple[tuple[str, ...], ...]
@@ -54,7 +61,8 @@ class Lineup:
 
 @dataclass(frozen=True)
 class GameTask:
-    """One game to play: ``seats[j]`` is the entrant in the env's ``possible_agents[j]``."""
+    """One game to play: ``seats[j]`` is the entrant in the env's ``possible_agents[j]`` (in a team
+    game, on its ``j``-th side); an entrant appears several times in a filled lineup."""
 
     lineup: str
     index: int
@@ -62,11 +70,11 @@ class GameTask:
     seats: tuple[str, ...]
 
 
-def seatings_for(names: Sequence[str], mode: str = "auto") -> tuple[tuple[str, ...], ...]:
+def seatings_for(names: Sequence[str], mode: str = "auto", seats: int | None = None) -> tuple[tuple[str, ...], ...]:
     """The seatings a lineup rotates through; each entrant sits in each seat equally often.
 
     Args:
-        names: the lineup, one entrant per seat.
+        names: the lineup, one entrant per seat (fewer: see :func:`filled_seatings`).
         mode: ``"all"`` (every permutation), ``"rotations"`` (the ``k`` cyclic shifts: a Latin
             square, ``k`` games for ``k`` seats) or ``"auto"`` (all permutations up to three
             seats, rotations beyond).
@@ -78,6 +86,8 @@ def seatings_for(names: Sequence[str], mode: str = "auto") -> tuple[tuple[str, .
         (('a', 'b', 'c', 'd'), ('b', 'c', 'd', 'a'), ('c', 'd', 'a', 'b'), ('d', 'a', 'b', 'c'))
     """
     names = tuple(names)
+    if seats is not None and seats > len(names):
+        return filled_seatings(names, seats, mode)
     if mode == "auto":
         mode = "all" if len(names) <= _ALL_PERMUTATIONS_UP_TO else "rotations"
     if mode == "all":
@@ -87,12 +97,43 @@ def seatings_for(names: Sequence[str], mode: str = "auto") -> tuple[tuple[str, .
     raise ValueError(f"tournament: seatings must be 'auto', 'all' or 'rotations', got {mode!r}")
 
 
-def lineups_for(names: Sequence[str], seats: int, mode: str) -> list[tuple[str, ...]]:
+def filled_seatings(names: Sequence[str], seats: int, mode: str = "auto") -> tuple[tuple[str, ...], ...]:
+    """The seatings of a lineup with fewer entrants than seats: the entrants take turns around the
+    table, and the seatings rotate the table (``"rotations"``) or permute it (``"all"``), starting
+    the turns from each entrant in turn so that the odd seats go round too. Every entrant sits in
+    every seat equally often, each time as its own agent.
+
+    Example:
+        >>> filled_seatings(["x", "r"], 4)
+        (('x', 'r', 'x', 'r'), ('r', 'x', 'r', 'x'))
+        >>> [''.join(s) for s in filled_seatings(["a", "b", "c"], 4)][:5]
+        ['abca', 'bcaa', 'caab', 'aabc', 'bcab']
+    """
+    names = tuple(names)
+    if mode == "auto":
+        mode = "all" if seats <= _ALL_PERMUTATIONS_UP_TO else "rotations"
+    if mode not in ("all", "rotations"):
+        raise ValueError(f"tournament: seatings must be 'auto', 'all' or 'rotations', got {mode!r}")
+    seatings: dict[tuple[str, ...], None] = {}
+    for first in range(len(names)):
+        turns = names[first:] + names[:first]
+        table = tuple(turns[seat % len(turns)] for seat in range(seats))
+        if mode == "all":
+            seatings.update(dict.fromkeys(itertools.permutations(table)))
+        else:
+            seatings.update(dict.fromkeys(table[i:] + table[:i] for i in range(seats)))
+    return tuple(seatings)
+
+
+def lineups_for(names: Sequence[str], seats: int, mode: str, fill: bool = True) -> list[tuple[str, ...]]:
     """The lineups of a tournament ``mode`` for ``names`` in an env with ``seats`` seats.
 
     * ``"head-to-head"``: exactly ``seats`` entrants, one lineup;
     * ``"round-robin"``: every combination of ``seats`` entrants;
     * ``"gauntlet"``: the first entrant against every combination of ``seats - 1`` of the others.
+
+    With ``fill``, a round-robin or gauntlet of at least 2 but fewer than ``seats`` entrants is one
+    lineup of them all; its seats are filled (see :func:`filled_seatings`).
 
     Example:
         >>> lineups_for(["a", "b", "c"], 2, "gauntlet")
@@ -103,17 +144,21 @@ def lineups_for(names: Sequence[str], seats: int, mode: str) -> list[tuple[str, 
         raise ValueError(f"tournament: mode must be one of {', '.join(MODES)}, got {mode!r}")
     if seats < 2:
         raise ValueError(f"tournament: the env must have at least 2 seats, got {seats}")
+    if fill and mode != "head-to-head" and 2 <= len(names) < seats:
+        return [tuple(names)]
     if mode == "head-to-head":
         if len(names) != seats:
             raise ValueError(f"tournament: head-to-head in a {seats}-seat env needs exactly {seats} entrants, got {len(names)}: {names}")
         return [tuple(names)]
     if mode == "gauntlet":
-        if len(names) < seats:
-            raise ValueError(f"tournament: a gauntlet in a {seats}-seat env needs the challenger and at least {seats - 1} opponents, got {names}")
+        if len(names) < (2 if fill else seats):
+            raise ValueError(f"tournament: a gauntlet in a {seats}-seat env needs the challenger and at least "
+                             f"{1 if fill else seats - 1} opponent{'' if fill or seats == 2 else 's'}, got {names}")
         challenger, field = names[0], names[1:]
         return [(challenger, *others) for others in itertools.combinations(field, seats - 1)]
     if len(names) < seats:
-        raise ValueError(f"tournament: a round-robin in a {seats}-seat env needs at least {seats} entrants, got {len(names)}: {names}")
+        least = 2 if fill else seats
+        raise ValueError(f"tournament: a round-robin in a {seats}-seat env needs at least {least} entrants, got {len(names)}: {names}")
     return list(itertools.combinations(names, seats))
 
 
@@ -247,7 +292,8 @@ class Schedule(Sequence[GameTask]):
 
 
 def make_schedule(names: Sequence[str], seats: int, *, mode: str = "round-robin", games: int = 10,
-                  seed: int = 0, seatings: str = "auto", duplicate: bool = True) -> tuple[list[Lineup], Schedule]:
+                  seed: int = 0, seatings: str = "auto", duplicate: bool = True,
+                  fill: bool = True) -> tuple[list[Lineup], Schedule]:
     """Every game of a tournament (a :class:`Schedule`: made as iterated, not stored).
 
     Args:
@@ -268,7 +314,7 @@ def make_schedule(names: Sequence[str], seats: int, *, mode: str = "round-robin"
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"tournament: seed must be a non-negative integer, got {seed!r}")
     lineups = []
-    for names_in_game in lineups_for(names, seats, mode):
-        lineups.append(Lineup(tuple(names_in_game), seatings_for(names_in_game, seatings)))
+    for names_in_game in lineups_for(names, seats, mode, fill):
+        lineups.append(Lineup(tuple(names_in_game), seatings_for(names_in_game, seatings, seats)))
     per_lineup = [games_per_lineup(games, len(lineup.seatings)) for lineup in lineups]
     return lineups, Schedule(lineups, per_lineup, seed, duplicate)

@@ -10,7 +10,8 @@ from arena.cli import main
 from arena.evaluation.sprt import SPRT
 from arena.tournament import run_tournament
 from arena.tournament.analysis import ReportError, analyse, load_results
-from arena.tournament.evaluate import games_until, sprt_units
+from arena.tournament.evaluation_inputs import sprt_units
+from arena.tournament.stopping import games_until
 from arena.tournament.game import GameResult
 from arena.tournament.html_report import render_html
 

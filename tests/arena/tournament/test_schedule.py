@@ -41,12 +41,12 @@ def test_seat_balance_and_unique_keys_for_any_schedule(entrants, seats, games, s
     names = [f"e{i}" for i in range(entrants)]
     if entrants < seats:
         with pytest.raises(ValueError, match="needs"):
-            make_schedule(names, seats, mode=mode, games=games, seed=seed)
-        return
+            make_schedule(names, seats, mode=mode, games=games, seed=seed, fill=False)
     lineups, tasks = make_schedule(names, seats, mode=mode, games=games, seed=seed, seatings=seatings)
     counts = seat_counts(tasks)
     for lineup in lineups:
-        assert len(lineup.names) == seats
+        assert len(lineup.names) == min(seats, entrants)  # fewer entrants than seats: one lineup, filled
+        assert all(len(seating) == seats and set(seating) == set(lineup.names) for seating in lineup.seatings)
         per_seat = {counts[lineup.key, name, seat] for name in lineup.names for seat in range(seats)}
         assert len(per_seat) == 1 and per_seat.pop() >= 1
     assert len({(task.lineup, task.index) for task in tasks}) == len(tasks)
@@ -54,6 +54,15 @@ def test_seat_balance_and_unique_keys_for_any_schedule(entrants, seats, games, s
         assert all(names[0] in lineup.names for lineup in lineups)
     # the same arguments give the same schedule
     assert make_schedule(names, seats, mode=mode, games=games, seed=seed, seatings=seatings)[1] == tasks
+
+
+def test_fewer_entrants_than_seats_take_turns_around_the_table():
+    lineups, tasks = make_schedule(["x", "random"], 4, games=4, seed=0)
+    assert [lineup.names for lineup in lineups] == [("x", "random")]
+    assert [task.seats for task in tasks] == [("x", "random", "x", "random"), ("random", "x", "random", "x")] * 2
+    assert tasks[0].seed == tasks[1].seed != tasks[2].seed  # a duplicate set: the two seatings of one seed
+    lineups, tasks = make_schedule(["a", "b", "c"], 4, games=1, seed=0)  # the odd seat goes round too
+    assert len(tasks) == 12 and Counter(name for task in tasks for name in task.seats) == {"a": 16, "b": 16, "c": 16}
 
 
 def test_game_seeds_derive_from_tournament_seed_lineup_and_index():
@@ -107,8 +116,10 @@ def test_modes():
     (lambda: lineups_for(["a", "b", "c"], 2, "head-to-head"),
      "head-to-head in a 2-seat env needs exactly 2 entrants, got 3: ['a', 'b', 'c']"),
     (lambda: lineups_for(["a"], 2, "round-robin"), "a round-robin in a 2-seat env needs at least 2 entrants, got 1: ['a']"),
-    (lambda: lineups_for(["a", "b"], 3, "gauntlet"),
+    (lambda: lineups_for(["a", "b"], 3, "gauntlet", fill=False),
      "a gauntlet in a 3-seat env needs the challenger and at least 2 opponents, got ['a', 'b']"),
+    (lambda: lineups_for(["a"], 4, "round-robin"), "a round-robin in a 4-seat env needs at least 2 entrants, got 1"),
+    (lambda: lineups_for(["a", "b"], 4, "head-to-head"), "head-to-head in a 4-seat env needs exactly 4 entrants"),
     (lambda: lineups_for(["a", "b"], 2, "swiss"), "mode must be one of round-robin, head-to-head, gauntlet, got 'swiss'"),
     (lambda: seatings_for(["a", "b"], "random"), "seatings must be 'auto', 'all' or 'rotations', got 'random'"),
     (lambda: games_per_lineup(0, 2), "games must be a positive integer, got 0"),

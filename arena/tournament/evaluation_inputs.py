@@ -1,4 +1,7 @@
-"""From stored games to the inputs of :mod:`arena.evaluation`: sets, SPRT units, rankings, matrices.
+"""The inputs of :mod:`arena.evaluation`, made from stored tournament games: sets, SPRT units, rankings, matrices.
+
+(:mod:`arena.evaluation` holds the mathematics and knows nothing of tournaments; this module
+turns a tournament's :class:`GameResult` records into what those functions take.)
 
 A *set* is the games of one lineup that share a seed: with duplicate games (the default) the
 ``k`` seatings of one chance seed; without, every game is its own set. Sets are the unit of
@@ -12,10 +15,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from arena.evaluation.elo import EloFit, fit_elo
-from arena.evaluation.sprt import SPRT, SPRTState
 from arena.tournament.game import GameResult
 
-__all__ = ["set_key", "sprt_units", "sprt_state", "elo_of", "score_table", "separated_pairs", "make_sprt", "games_until"]
+__all__ = ["set_key", "sprt_units", "elo_of", "score_table"]
 
 
 def set_key(game: GameResult) -> tuple[str, int]:
@@ -54,22 +56,6 @@ def sprt_units(games: Iterable[GameResult], a: str, b: str, *, pentanomial: bool
     return units
 
 
-def sprt_state(games: Iterable[GameResult], a: str, b: str, test: SPRT,
-               before: tuple[int, SPRTState] | None = None) -> tuple[SPRTState, int | None]:
-    """The test's state over ``games``, and after how many units it first stopped (``None``: not yet).
-
-    The verdict is the one at the first crossing, so later games cannot change it.
-
-    Args:
-        before: ``(units, state)`` of an earlier call on a prefix of the same games, to go on
-            from there rather than from the start.
-    """
-    units = sprt_units(games, a, b, pentanomial=test.pentanomial)
-    checked, counts = (0, None) if before is None else (before[0], before[1].counts)
-    stop, state = test.first_crossing(units[checked:], counts)
-    return state, None if stop is None else checked + stop
-
-
 def elo_of(games: Sequence[GameResult], names: Sequence[str], *, anchor: tuple[str, float] | None = None,
            bootstrap: int = 0, seed: int = 0, prior: float = 1.0) -> EloFit:
     """Elo ratings fitted to every ranked game (see :func:`arena.evaluation.fit_elo`), bootstrapped over sets."""
@@ -88,44 +74,3 @@ def score_table(pairings: dict[tuple[str, str], Any], names: Sequence[str]) -> l
             if i != j and stats is not None and stats.games:
                 table[i][j] = stats.score
     return table
-
-
-def separated_pairs(order: Sequence[str], pairings: dict[tuple[str, str], Any]) -> list[tuple[str, str, bool]]:
-    """Each adjacent pair of the standings ``order`` and whether it is separated: the 95% Wilson
-    interval of the first's score against the second leaves out 1/2."""
-    result = []
-    for a, b in zip(order, order[1:]):
-        stats = pairings.get((a, b))
-        apart = stats is not None and stats.games > 0 and not stats.interval[0] <= 0.5 <= stats.interval[1]
-        result.append((a, b, apart))
-    return result
-
-
-def make_sprt(sprt: Any, alpha: float, beta: float, duplicate: bool, until_separated: bool) -> SPRT | None:
-    """The test a tournament asked for (``None`` when ``sprt`` is ``None``); pentanomial with duplicates.
-
-    Raises:
-        ValueError: ``sprt`` is not ``(elo0, elo1)``, or is combined with ``until_separated``.
-    """
-    if sprt is None:
-        return None
-    if until_separated:
-        raise ValueError("tournament: choose one of sprt (a two-entrant match) and until_separated (a field)")
-    if not isinstance(sprt, (tuple, list)) or len(sprt) != 2:
-        raise ValueError(f"tournament: sprt must be (elo0, elo1), got {sprt!r}")
-    return SPRT(sprt[0], sprt[1], alpha, beta, pentanomial=duplicate)
-
-
-def games_until(games: Sequence[GameResult], stop: int, test: SPRT) -> list[GameResult]:
-    """The games up to the unit (set or game) where ``test`` stopped: later ones do not count."""
-    ranked = sorted((g for g in games if g.ranks), key=lambda g: (g.index, g.lineup))
-    if test.pentanomial:
-        sizes: dict[tuple[str, int], int] = {}
-        for game in ranked:
-            sizes[set_key(game)] = sizes.get(set_key(game), 0) + 1
-        complete = [key for key in dict.fromkeys(set_key(g) for g in ranked) if sizes[key] == 2]
-        counted = set(complete[:stop])
-        last = max(g.index for g in ranked if set_key(g) in counted)
-    else:
-        last = ranked[stop - 1].index
-    return [game for game in games if game.index <= last]

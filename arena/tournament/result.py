@@ -1,0 +1,152 @@
+"""What a tournament found: :class:`TournamentResult`, read from the results file."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from arena.specs.agents import AgentSpec, EnvSpec
+from arena.tournament.evaluation_inputs import elo_of, score_table
+from arena.tournament.game import GameResult
+from arena.tournament.ratings import Rating, member_keys, rate_games, rate_members
+from arena.tournament.schedule import Lineup
+from arena.tournament.stats import PairingStats, pairing_stats
+from arena.tournament.store import write_csv, write_json
+
+__all__ = ["TournamentResult"]
+
+
+@dataclass
+class TournamentResult:
+    """What a tournament found, from every stored game of its schedule (earlier runs included).
+
+    Attributes:
+        env: the env spec.
+        entrants: the entrants that played, in the order given.
+        excluded: entrant -> why it could not be built (it played no game).
+        lineups: the lineups of the schedule.
+        games: every scheduled game stored so far, in rating order (read from the results file
+            on each pass, not held in memory).
+        scheduled: how many games the schedule has.
+        played: how many of them this run played (the rest were resumed from the file).
+        seconds: the wall-clock time this run spent playing, backend start included.
+        startup: the part of ``seconds`` spent starting the backend (worker processes, Ray).
+        db: the results file (``":memory:"`` when none was given).
+        rules: what the results file checks on resume (env, seed, seatings, limits).
+        specs: entrant name -> :class:`AgentSpec`, excluded ones included.
+        duplicate: the games came in duplicate sets (shared chance seed, rotated seats).
+        sprt: the sequential test asked for (``None``: none).
+        sprt_state: where the test stood when the run stopped (its verdict is the one at the
+            first crossing of a bound).
+        separation: with ``until_separated``: each adjacent pair of the final standings and
+            whether its interval leaves out 1/2.
+        anchor: ``(entrant, rating)`` the batch Elo fit is anchored to (``None``: mean 0).
+        teams: the env's sides (``env.teams``) when it is a team game: each entrant played a
+            side, and :attr:`member_ratings` rates the members; ``None`` otherwise.
+    """
+
+    env: EnvSpec
+    entrants: list[str]
+    excluded: dict[str, str]
+    lineups: list[Lineup] = field(repr=False)
+    games: Sequence[GameResult] = field(repr=False)
+    scheduled: int
+    played: int
+    seconds: float
+    startup: float
+    db: str
+    rules: dict[str, Any] = field(default_factory=dict)
+    specs: dict[str, AgentSpec] = field(default_factory=dict, repr=False)
+    duplicate: bool = True
+    sprt: Any = None
+    sprt_state: Any = None
+    separation: list[tuple[str, str, bool]] | None = None
+    anchor: tuple[str, float] | None = None
+    teams: dict[str, tuple[str, ...]] | None = None
+
+    def elo(self, bootstrap: int = 0, seed: int = 0) -> Any:
+        """Elo ratings fitted to all games at once (:func:`arena.evaluation.fit_elo`), anchored as
+        asked, with ``bootstrap`` resamples of game sets for 95% intervals."""
+        return elo_of(self.games, self.entrants, anchor=self.anchor, bootstrap=bootstrap, seed=seed)
+
+    def score_table(self) -> list[list[float]]:
+        """``table[i][j]``: entrant ``i``'s score rate against ``j`` (NaN where they never met)."""
+        return score_table(self.pairings, self.entrants)
+
+    @cached_property
+    def pairings(self) -> dict[tuple[str, str], PairingStats]:
+        """``(a, b)`` -> how ``a`` fared against ``b`` (both orders present)."""
+        return pairing_stats(self.games, self.entrants)
+
+    @cached_property
+    def ratings(self) -> dict[str, Rating]:
+        """Entrant -> openskill rating (needs the ``tournament`` extra)."""
+        return rate_games(self.games, self.entrants)
+
+    @cached_property
+    def member_ratings(self) -> dict[str, Rating]:
+        """In a team game, member -> its openskill rating inside the teams it played in: each
+        member's contribution, one rating across every entrant it is part of. Empty otherwise."""
+        if not self.teams:
+            return {}
+        return rate_members(self.games, {name: self.specs[name] for name in self.entrants})
+
+    def members_of(self, name: str) -> list[str]:
+        """The members of entrant ``name`` (its own description for a plain entrant)."""
+        return member_keys(self.specs[name])
+
+    def leaderboard(self) -> list[Rating]:
+        """Ratings from best to worst by the conservative ``mu - 3 sigma``."""
+        return sorted(self.ratings.values(), key=lambda rating: (-rating.ordinal, rating.name))
+
+    @property
+    def forfeits(self) -> list[GameResult]:
+        return [game for game in self.games if game.forfeit is not None]
+
+    @property
+    def errors(self) -> list[GameResult]:
+        """Games the env itself failed (they count nowhere)."""
+        return [game for game in self.games if game.outcome == "error"]
+
+    @property
+    def complete(self) -> bool:
+        return len(self.games) == self.scheduled
+
+    @property
+    def games_per_second(self) -> float:
+        """Games played by this run per second of play (backend start excluded)."""
+        playing = self.seconds - self.startup
+        return self.played / playing if playing > 0 else 0.0
+
+    def summary(self) -> dict[str, Any]:
+        """Pairings, ratings and exclusions as plain data (the JSON export's summary)."""
+        return {
+            "env": {"factory": self.env.factory, "kwargs": self.env.kwargs},
+            "excluded": self.excluded,
+            "pairings": [stats.as_dict() for (a, b), stats in self.pairings.items()
+                         if self.entrants.index(a) < self.entrants.index(b)],
+            "ratings": [rating.as_dict() for rating in self.leaderboard()],
+            **({"teams": {team: list(ids) for team, ids in self.teams.items()},
+                "member_ratings": [rating.as_dict() for rating in sorted(
+                    self.member_ratings.values(), key=lambda r: (-r.ordinal, r.name))]} if self.teams else {}),
+        }
+
+    def export(self, path: str | Path) -> None:
+        """Write the games to ``path``: ``.csv`` one row per game, ``.json`` games plus summary.
+
+        Raises:
+            ValueError: another suffix.
+        """
+        suffix = Path(path).suffix.lower()
+        if suffix not in (".csv", ".json"):
+            raise ValueError(f"tournament export: the file must end in .csv or .json, got {str(path)!r}")
+        if suffix == ".csv":
+            write_csv(path, self.games)
+        else:
+            write_json(path, {"rules": self.rules, "entrants": [
+                {"name": name, "factory": spec.factory, "kwargs": spec.kwargs, "excluded": self.excluded.get(name),
+                 **({"members": [m.describe() for m in spec.members]} if spec.members else {})}
+                for name, spec in self.specs.items()], **self.summary(), "games": self.games})
