@@ -18,7 +18,7 @@ from arena.errors import MaskTranslationError, SpaceMismatchError
 from arena.interface import Interface
 
 __all__ = ["PommermanPlanes", "PommermanAttributes", "PommermanPosition", "PommermanLegalMoves",
-           "PommermanEgoCorner", "PommermanFeatures", "PLANES"]
+           "PommermanEgoCorner", "PommermanFeatures", "PommermanBatchPlanes", "PLANES"]
 
 SIZE = 11
 #: The planes of :class:`PommermanPlanes`: one-hot cell types (agents relative to the
@@ -49,6 +49,23 @@ def _require_pommerman(itf: Interface, moves_only: bool = False) -> spaces.Dict:
     return space
 
 
+def _max_steps(itf: Interface, max_steps: Any) -> int:
+    if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or not 1 <= max_steps <= 10**9:
+        raise ValueError(f"{type(itf).__name__}: max_steps must be an integer in 1..{10**9}, got {max_steps!r}")
+    return int(max_steps)
+
+
+def _flip_free_mask(itf: Interface, mask: Any, radio: bool) -> np.ndarray:
+    """A mask that no flip changes, passed on; any other raises (it arrives before the observation
+    that tells whose it is, so it cannot be turned)."""
+    raw = np.asarray(mask)
+    if radio or raw.shape != (6,) or raw[1] != raw[2] or raw[3] != raw[4]:
+        raise MaskTranslationError(
+            f"{itf}: translates only masks that allow up and down alike and left and right alike "
+            f"(the pommerman env's masks), got {raw.tolist() if raw.ndim == 1 else mask!r}")
+    return raw
+
+
 def _observer(observation: dict[str, Any]) -> int:
     """The observer's agent id, from its teammate (team modes) or the enemy codes (FFA)."""
     teammate = int(observation["teammate"])
@@ -58,7 +75,30 @@ def _observer(observation: dict[str, Any]) -> int:
     return next((i for i in range(4) if 10 + i not in enemies), 0)
 
 
-class PommermanPlanes(Interface):
+class _PommermanInterface(Interface):
+    """The opening every Pommerman interface shares: contract examples, the raw-space check, one space hook.
+
+    Subclasses name the modes of their contract examples, whether they need plain moves
+    (``Discrete(6)``), and compute their observation space in :meth:`_transformed_space`.
+    """
+
+    example_modes: tuple[str, ...] = ("ffa",)
+    moves_only = False
+
+    @classmethod
+    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
+        """Instances and raw spaces for ``arena interfaces --check``."""
+        return [(cls(), *_raw_spaces(mode)) for mode in cls.example_modes]
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        super().setup(observation_space, action_space)
+        self.observation_space = self._transformed_space(_require_pommerman(self, self.moves_only))
+
+    def _transformed_space(self, raw: spaces.Dict) -> spaces.Space:
+        raise NotImplementedError
+
+
+class PommermanPlanes(_PommermanInterface):
     """The board as one-hot planes per cell type (agents as self/teammate/enemy) plus bomb and flame planes.
 
     Output ``Box(0, 1, (16, 11, 11), float32)``, planes in the order of :data:`PLANES`:
@@ -78,15 +118,9 @@ class PommermanPlanes(Interface):
         ((16, 11, 11), 1.0)
     """
 
-    @classmethod
-    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
-        """Instances and raw spaces for ``arena interfaces --check``."""
-        return [(cls(), *_raw_spaces("ffa")), (cls(), *_raw_spaces("radio"))]
+    example_modes = ("ffa", "radio")
 
-    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
-        super().setup(observation_space, action_space)
-        _require_pommerman(self)
-        self.observation_space = spaces.Box(0.0, 1.0, (len(PLANES), SIZE, SIZE), np.float32)
+    def _transformed_space(self, raw: spaces.Dict) -> spaces.Space:
         # code -> plane, per observer: 0-8 themselves, agents 10-13 to self/teammate/enemy, 9 never drawn
         self._tables = []
         for me in range(4):
@@ -96,6 +130,7 @@ class PommermanPlanes(Interface):
                 table[10 + other] = 9 if other == me else 11
             self._tables.append(table)
         self._eye = np.eye(12, dtype=np.float32)
+        return spaces.Box(0.0, 1.0, (len(PLANES), SIZE, SIZE), np.float32)
 
     def observation(self, observation: dict[str, Any]) -> np.ndarray:
         me = _observer(observation)
@@ -112,7 +147,7 @@ class PommermanPlanes(Interface):
         return np.clip(planes, 0.0, 1.0, out=planes)
 
 
-class PommermanAttributes(Interface):
+class PommermanAttributes(_PommermanInterface):
     """The agent's attributes as a vector: ammo, blast strength, kick, alive teammate and enemies, time.
 
     Output ``Box(0, 1, (6,), float32)``: ammo / 10, blast strength / 10, can kick, teammate
@@ -132,21 +167,14 @@ class PommermanAttributes(Interface):
         [0.1, 0.2, 0.0, 1.0, 1.0, 0.0]
     """
 
-    @classmethod
-    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
-        """Instances and raw spaces for ``arena interfaces --check``."""
-        return [(cls(), *_raw_spaces("team"))]
+    example_modes = ("team",)
 
     def __init__(self, inner: Interface | None = None, *, max_steps: int = 800) -> None:
         super().__init__(inner)
-        if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
-            raise ValueError(f"{type(self).__name__}: max_steps must be a positive integer, got {max_steps!r}")
-        self.max_steps = int(max_steps)
+        self.max_steps = _max_steps(self, max_steps)
 
-    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
-        super().setup(observation_space, action_space)
-        _require_pommerman(self)
-        self.observation_space = spaces.Box(0.0, 1.0, (6,), np.float32)
+    def _transformed_space(self, raw: spaces.Dict) -> spaces.Space:
+        return spaces.Box(0.0, 1.0, (6,), np.float32)
 
     def observation(self, observation: dict[str, Any]) -> np.ndarray:
         alive = np.asarray(observation["alive"])
@@ -164,7 +192,7 @@ class PommermanAttributes(Interface):
         return ", ".join(filter(None, [super()._arguments(), f"max_steps={self.max_steps}" if self.max_steps != 800 else ""]))
 
 
-class PommermanPosition(Interface):
+class PommermanPosition(_PommermanInterface):
     """The agent's position as one plane: 1 on its cell (``Box(0, 1, (1, 11, 11), float32)``).
 
     Example:
@@ -177,15 +205,8 @@ class PommermanPosition(Interface):
         1.0
     """
 
-    @classmethod
-    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
-        """Instances and raw spaces for ``arena interfaces --check``."""
-        return [(cls(), *_raw_spaces("ffa"))]
-
-    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
-        super().setup(observation_space, action_space)
-        _require_pommerman(self)
-        self.observation_space = spaces.Box(0.0, 1.0, (1, SIZE, SIZE), np.float32)
+    def _transformed_space(self, raw: spaces.Dict) -> spaces.Space:
+        return spaces.Box(0.0, 1.0, (1, SIZE, SIZE), np.float32)
 
     def observation(self, observation: dict[str, Any]) -> np.ndarray:
         plane = np.zeros((1, SIZE, SIZE), np.float32)
@@ -210,7 +231,7 @@ def legal_moves(observation: dict[str, Any]) -> np.ndarray:
     return mask
 
 
-class PommermanLegalMoves(Interface):
+class PommermanLegalMoves(_PommermanInterface):
     """Add the board's legal-move mask to the observation and never send an illegal move.
 
     The env keeps all 6 actions legal (as the reference does). This interface computes
@@ -233,17 +254,12 @@ class PommermanLegalMoves(Interface):
         0
     """
 
-    @classmethod
-    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
-        """Instances and raw spaces for ``arena interfaces --check``."""
-        return [(cls(), *_raw_spaces("ffa"))]
+    moves_only = True
 
-    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
-        super().setup(observation_space, action_space)
-        space = _require_pommerman(self, moves_only=True)
-        self.observation_space = spaces.Dict({**space.spaces, "legal_moves": spaces.MultiBinary(6)})
+    def _transformed_space(self, raw: spaces.Dict) -> spaces.Space:
         self._legal = np.ones(6, dtype=np.int8)
         self._raw_mask: np.ndarray | None = None
+        return spaces.Dict({**raw.spaces, "legal_moves": spaces.MultiBinary(6)})
 
     def observation(self, observation: dict[str, Any]) -> dict[str, Any]:
         self._legal = legal_moves(observation)
@@ -271,7 +287,7 @@ _FLIPS = ((False, False), (True, False), (True, True), (False, True))
 _GRID_KEYS = ("board", "bomb_blast_strength", "bomb_life", "bomb_moving_direction", "flame_life")
 
 
-class PommermanEgoCorner(Interface):
+class PommermanEgoCorner(_PommermanInterface):
     """Flip the board so each agent sees itself in the top-left corner; map actions and masks back.
 
     Agent 1 (bottom left) sees the board upside down, agent 3 (top right) mirrored left to
@@ -293,14 +309,9 @@ class PommermanEgoCorner(Interface):
         2
     """
 
-    @classmethod
-    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
-        """Instances and raw spaces for ``arena interfaces --check``."""
-        return [(cls(), *_raw_spaces("ffa")), (cls(), *_raw_spaces("radio"))]
+    example_modes = ("ffa", "radio")
 
-    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
-        super().setup(observation_space, action_space)
-        _require_pommerman(self)
+    def _transformed_space(self, raw: spaces.Dict) -> spaces.Space:
         self._flips = (False, False)
         self._radio = not isinstance(self.inner_action_space, spaces.Discrete)
         self._perms = []
@@ -313,6 +324,7 @@ class PommermanEgoCorner(Interface):
                 perm[[3, 4]] = [4, 3]
             self._perms.append(perm)
             self._directions.append(np.concatenate([perm[:5], [0] * 251]).astype(np.uint8))
+        return raw
 
     def observation(self, observation: dict[str, Any]) -> dict[str, Any]:
         me = _observer(observation)
@@ -345,17 +357,10 @@ class PommermanEgoCorner(Interface):
         return int(perm[int(action)])
 
     def action_mask(self, mask: Any) -> Any:
-        # A mask arrives before the observation that tells whose it is, so only masks that no
-        # flip changes (up = down and left = right, like the env's all-ones masks) translate.
-        raw = np.asarray(mask)
-        if self._radio or raw.shape != (6,) or raw[1] != raw[2] or raw[3] != raw[4]:
-            raise MaskTranslationError(
-                f"{self}: translates only masks that allow up and down alike and left and right alike "
-                f"(the pommerman env's masks), got {raw.tolist() if raw.ndim == 1 else mask!r}")
-        return raw
+        return _flip_free_mask(self, mask, self._radio)
 
 
-class PommermanFeatures(Interface):
+class PommermanFeatures(_PommermanInterface):
     """One (planes, vector) observation for a CNN+MLP policy: ego corner, planes, position, attributes, legal moves.
 
     Output ``Dict(planes=Box(0, 1, (17, 11, 11)), vector=Box(0, 1, (12,)))``: the
@@ -379,29 +384,24 @@ class PommermanFeatures(Interface):
         ((17, 11, 11), (12,))
     """
 
-    @classmethod
-    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
-        """Instances and raw spaces for ``arena interfaces --check``."""
-        return [(cls(), *_raw_spaces("ffa")), (cls(), *_raw_spaces("team"))]
-
+    example_modes = ("ffa", "team")
+    moves_only = True
     partial_mask_translation = True  # the ego view's masks (see PommermanEgoCorner)
 
     def __init__(self, inner: Interface | None = None, *, max_steps: int = 800) -> None:
         super().__init__(inner)
-        self.max_steps = max_steps
+        self.max_steps = _max_steps(self, max_steps)
         self._ego = PommermanEgoCorner()
         self._legal = PommermanLegalMoves()
         self._planes = PommermanPlanes()
         self._position = PommermanPosition()
         self._attributes = PommermanAttributes(max_steps=max_steps)
 
-    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
-        super().setup(observation_space, action_space)
-        _require_pommerman(self, moves_only=True)
+    def _transformed_space(self, raw: spaces.Dict) -> spaces.Space:
         self._ego.setup(self.inner_observation_space, self.inner_action_space)
         for part in (self._legal, self._planes, self._position, self._attributes):
             part.setup(self._ego.observation_space, self._ego.action_space)
-        self.observation_space = spaces.Dict({
+        return spaces.Dict({
             "planes": spaces.Box(0.0, 1.0, (len(PLANES) + 1, SIZE, SIZE), np.float32),
             "vector": spaces.Box(0.0, 1.0, (12,), np.float32),
         })
@@ -423,3 +423,84 @@ class PommermanFeatures(Interface):
 
     def _arguments(self) -> str:
         return ", ".join(filter(None, [super()._arguments(), f"max_steps={self.max_steps}" if self.max_steps != 800 else ""]))
+
+
+class PommermanBatchPlanes(_PommermanInterface):
+    """One agent's view as the uint8 planes :class:`~envs.pommerman.batch.PommermanBatch` emits.
+
+    Output ``Box(0, ..., (22, 11, 11), uint8)`` (radio: 24 planes): the board one-hot
+    (agents as self, teammate, enemy), the bomb and flame grids as they are, and constant
+    planes for ammo, blast strength, kick, teammate alive, enemies alive, time and, in
+    radio mode, the teammate's two words (:mod:`envs.pommerman.planes` lists them). The
+    same compiled encoder fills the batch's views, so a policy trained on the batch plays
+    the single env through this interface and the reverse. With ``ego=True`` the board is
+    turned so the agent starts top left and the model's moves are turned back, as the
+    batch's ``ego`` option does (masks as :class:`PommermanEgoCorner`).
+
+    Args:
+        inner: the interface underneath.
+        ego: the ego view.
+        max_steps: the env's step limit (for the time plane).
+
+    Example:
+        >>> import envs
+        >>> env = envs.make("pommerman", mode="team")
+        >>> itf = PommermanBatchPlanes(ego=True)
+        >>> itf.setup(env.observation_space("agent_0"), env.action_space("agent_0"))
+        >>> obs, _ = env.reset(seed=0)
+        >>> planes = itf.transform_observation(obs["agent_2"])
+        >>> planes.shape, int(planes[9, 1, 1]), itf.transform_action(1)  # itself top left; up is down
+        ((22, 11, 11), 1, 2)
+    """
+
+    example_modes = ("ffa", "team", "radio")
+    partial_mask_translation = True
+
+    def __init__(self, inner: Interface | None = None, *, ego: bool = False, max_steps: int = 800) -> None:
+        super().__init__(inner)
+        if not isinstance(ego, bool):
+            raise TypeError(f"{type(self).__name__}: ego must be True or False, got {ego!r}")
+        self.ego = ego
+        self.max_steps = _max_steps(self, max_steps)
+
+    def _transformed_space(self, raw: spaces.Dict) -> spaces.Space:
+        from envs.pommerman.batch import plane_space  # envs may import arena, not the other way round
+        from envs.pommerman.planes import EGO_ACTIONS, encode_view
+
+        self._encode, self._ego_actions = encode_view, EGO_ACTIONS
+        self._radio = "message" in raw.spaces
+        self._me = 0
+        return plane_space("radio" if self._radio else "ffa")
+
+    def observation(self, observation: dict[str, Any]) -> np.ndarray:
+        self._me = me = _observer(observation)
+        teammate = int(observation["teammate"])
+        alive = np.asarray(observation["alive"])
+        enemies = sum(int(alive[e - 10]) for e in np.asarray(observation["enemies"]).tolist() if e >= 10)
+        scalars = [int(observation["ammo"]), int(observation["blast_strength"]), int(observation["can_kick"]),
+                   int(alive[teammate - 10]) if teammate >= 10 else 0, enemies,
+                   min(255, int(observation["step_count"]) * 255 // self.max_steps)]
+        if self._radio:
+            scalars += np.asarray(observation["message"]).tolist()
+        out = np.empty(self.observation_space.shape, np.uint8)
+        self._encode(np.asarray(observation["board"]), np.asarray(observation["bomb_life"]),
+                     np.asarray(observation["bomb_blast_strength"]), np.asarray(observation["bomb_moving_direction"]),
+                     np.asarray(observation["flame_life"]), me, teammate, -1, 0, self.ego,
+                     np.array(scalars, dtype=np.int64), out)
+        return out
+
+    def action(self, action: Any) -> Any:
+        if not self.ego:
+            return action
+        if self._radio:
+            action = np.array(action, dtype=np.int64).copy()
+            action[0] = self._ego_actions[self._me, int(action[0])]
+            return action
+        return int(self._ego_actions[self._me, int(action)])
+
+    def action_mask(self, mask: Any) -> Any:
+        return _flip_free_mask(self, mask, self._radio) if self.ego else mask
+
+    def _arguments(self) -> str:
+        return ", ".join(filter(None, [super()._arguments(), "ego=True" if self.ego else "",
+                                       f"max_steps={self.max_steps}" if self.max_steps != 800 else ""]))

@@ -11,13 +11,15 @@ from typing import Any, Callable
 
 try:  # pragma: no cover - which branch runs depends on the installation
     from numba import njit as _njit
+    from numba import prange
 
     HAVE_NUMBA = True
 except ImportError:  # pragma: no cover
     _njit = None
+    prange = range
     HAVE_NUMBA = False
 
-__all__ = ["njit", "HAVE_NUMBA"]
+__all__ = ["njit", "njit_parallel", "prange", "HAVE_NUMBA"]
 
 
 def njit(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -25,3 +27,10 @@ def njit(function: Callable[..., Any]) -> Callable[..., Any]:
     if _njit is None:
         return function
     return _njit(cache=True, nogil=True)(function)
+
+
+def njit_parallel(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Compile ``function`` with numba's ``parallel=True`` (its ``prange`` loops run on threads)."""
+    if _njit is None:
+        return function
+    return _njit(cache=True, nogil=True, parallel=True)(function)

@@ -329,6 +329,15 @@ class Pommerman(MultiAgentEnv):
             out.append(ref)
         return out
 
+    def make_batch(self, num_games: int, **options: Any) -> Any:
+        """A :class:`~envs.pommerman.batch.PommermanBatch` of ``num_games`` games with this env's mode and limit.
+
+        ``options`` are the batch's own (``ego``, ``copy``, ``threads``).
+        """
+        from envs.pommerman.batch import PommermanBatch  # the batch builds on this module
+
+        return PommermanBatch(num_games, self.mode, max_steps=self.max_steps, **options)
+
     def action_names(self, agent: str) -> list[str]:
         """``["stop", "up", "down", "left", "right", "bomb"]`` (in radio mode, the move's names)."""
         self.action_space(agent)

@@ -9,11 +9,12 @@ from gymnasium import spaces
 import envs
 from arena.errors import MaskTranslationError, SpaceMismatchError
 from arena.testing import check_interface
-from interfaces.pommerman import (PLANES, PommermanAttributes, PommermanEgoCorner, PommermanFeatures,
-                                  PommermanLegalMoves, PommermanPlanes, PommermanPosition, legal_moves)
+from interfaces.pommerman import (PLANES, PommermanAttributes, PommermanBatchPlanes, PommermanEgoCorner,
+                                  PommermanFeatures, PommermanLegalMoves, PommermanPlanes, PommermanPosition,
+                                  legal_moves)
 
 ALL = [PommermanPlanes, PommermanAttributes, PommermanPosition, PommermanLegalMoves, PommermanEgoCorner,
-       PommermanFeatures]
+       PommermanFeatures, PommermanBatchPlanes]
 
 
 @pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
@@ -84,7 +85,7 @@ def test_attributes_and_features_describe_the_agent():
     assert itf.observation_space.contains(features)
     assert features["planes"][-1, 1, 1] == 1  # the position plane, in the ego view
     assert features["vector"][:6].tolist() == pytest.approx([0.1, 0.2, 0.0, 1.0, 1.0, 0.0])
-    with pytest.raises(ValueError, match="PommermanAttributes: max_steps must be a positive integer, got 0"):
+    with pytest.raises(ValueError, match=r"PommermanAttributes: max_steps must be an integer in 1..1000000000, got 0"):
         PommermanAttributes(max_steps=0)
 
 
@@ -99,3 +100,24 @@ def test_arena_train_pommerman_ffa_runs_end_to_end(tmp_path, capsys):
     assert code == 0
     assert "trained ppo on pommerman for 256 timesteps" in capsys.readouterr().out
     assert (out / "model.zip").exists() and (out / "evaluations.csv").exists()
+
+
+def test_batch_planes_match_the_dense_planes_and_turn_ego_moves_back():
+    dense, compact, ego = PommermanPlanes(), PommermanBatchPlanes(), PommermanBatchPlanes(ego=True, max_steps=100)
+    env = _setup(dense, "radio")
+    for itf in (compact, ego):
+        itf.setup(env.observation_space("agent_0"), env.action_space("agent_0"))
+    obs, _ = env.reset(seed=5)
+    obs, *_ = env.step({a: np.array([5, 3, 4]) for a in obs})
+    for agent, o in obs.items():
+        planes = compact.transform_observation(o)
+        assert compact.observation_space.contains(planes) and planes.shape == (24, 11, 11)
+        assert (planes[:12] == dense.transform_observation(o)[:12]).all()  # the same one-hot board
+        assert (planes[12] == o["bomb_life"]).all() and planes[16, 0, 0] == o["ammo"] == 0
+        assert planes[22, 5, 5] == 3 and planes[23, 5, 5] == 4  # the teammate's words
+        turned = ego.transform_observation(o)
+        assert turned[9, 1, 1] == 1 and turned[21, 0, 0] == 2  # itself top left; time 255 * 1 // 100
+        me = int(agent[-1])
+        assert ego.transform_action(np.array([1, 7, 0])).tolist() == [2 if me in (1, 2) else 1, 7, 0]
+    with pytest.raises(TypeError, match="PommermanBatchPlanes: ego must be True or False, got 1"):
+        PommermanBatchPlanes(ego=1)

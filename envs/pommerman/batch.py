@@ -1,0 +1,252 @@
+"""Many Pommerman games stepped together in one compiled call."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from arena.errors import InvalidActionError, ResetNeeded
+from arena.seeding import game_seeds
+from envs.pommerman import batch_core
+from envs.pommerman.board import seed_stream
+from envs.pommerman.core import BOMB_CAP, SIZE
+from envs.pommerman.env import Pommerman
+from envs.pommerman.planes import PLANE_NAMES, RADIO_PLANE_NAMES, num_planes
+from envs.pommerman.state import State, decode_state, encode_state
+
+__all__ = ["PommermanBatch"]
+
+
+def plane_space(mode: str) -> spaces.Box:
+    """The ``Box`` of one view's planes in ``mode`` (see :mod:`envs.pommerman.planes`)."""
+    high = [1] * 12 + [10, 10, 4, 3, 10, 10, 1, 1, 3, 255] + ([7, 7] if mode == "radio" else [])
+    high_array = np.broadcast_to(np.array(high, dtype=np.uint8)[:, None, None], (len(high), SIZE, SIZE))
+    return spaces.Box(0, high_array.copy(), dtype=np.uint8)
+
+
+class PommermanBatch:
+    """``num_games`` games of :class:`~envs.pommerman.Pommerman`, stepped at once in one compiled call.
+
+    Every array has the games on axis 0 and the agents (``agent_0`` .. ``agent_3``) on
+    axis 1. One :meth:`step` runs the rules of every game, scores it as the single env
+    does, restarts the games that ended and writes every view's planes, inside one
+    compiled call, into arrays allocated once.
+
+    * ``reset(seed=s)`` starts game ``g``'s board stream from
+      ``arena.seeding.derive_seed(s, g)`` (or ``s[g]`` for a sequence): game ``g`` then
+      plays exactly what a :class:`Pommerman` with the same options plays after
+      ``reset(seed=derive_seed(s, g))`` followed by plain ``reset()`` calls, given the same
+      actions.
+    * ``step(actions)`` takes ``(num_games, 4)`` ints 0-5 (radio: ``(num_games, 4, 3)``,
+      the move and two words 0-7); entries of agents not in play are ignored (but must lie
+      in the space). With ``ego=True`` moves are read in each agent's ego frame. Returns
+      ``(observations, rewards, terminations, truncations, infos)``: observations
+      ``(num_games, 4, planes, 11, 11)`` uint8 (:mod:`envs.pommerman.planes`; zero for an
+      agent not in play), rewards float32 and flags bool ``(num_games, 4)`` as the single
+      env gives them (its step limit terminates: truncations stay False).
+    * ``infos``: ``"live"``, the ``(num_games, 4)`` mask of the agents that act next (after
+      restarts); ``"episode_over"``, the ``(num_games,)`` mask of the games that ended in
+      this step (and restarted); ``"final_observation"``, the ``(k, 4, planes, 11, 11)``
+      last views of those ``k`` games; ``"acted"``, who acted in this step.
+    * :meth:`load_state` / :meth:`state_json` put a game in a slot or read it back, in
+      the reference's state format (as :meth:`Pommerman.load_state`).
+
+    Args:
+        num_games: the number of games.
+        mode: ``"ffa"``, ``"team"`` or ``"radio"``.
+        ego: every agent sees the board turned so it starts top left; moves in that frame.
+        copy: return fresh observation arrays (default); ``False`` returns the batch's own
+            buffer, which the next call overwrites.
+        threads: step the games in this many chunks on numba's threads (``numba.prange``);
+            1 (default) runs in the calling thread.
+        max_steps: the step limit (800 in the reference).
+
+    Raises:
+        ValueError: a bad number of games, mode, ``max_steps`` or ``threads``.
+
+    Example:
+        >>> import numpy as np
+        >>> batch = PommermanBatch(8, mode="team", ego=True)
+        >>> obs, infos = batch.reset(seed=0)
+        >>> obs.shape, infos["live"].all()
+        ((8, 4, 22, 11, 11), True)
+        >>> obs, rewards, terms, truncs, infos = batch.step(np.zeros((8, 4), dtype=np.int64))
+        >>> rewards.shape, rewards.dtype, infos["episode_over"].shape
+        ((8, 4), dtype('float32'), (8,))
+    """
+
+    possible_agents = ("agent_0", "agent_1", "agent_2", "agent_3")
+
+    def __init__(self, num_games: int, mode: str = "ffa", *, ego: bool = False, copy: bool = True, threads: int = 1,
+                 max_steps: int = 800) -> None:
+        if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or not 1 <= num_games <= 2**20:
+            raise ValueError(f"PommermanBatch: num_games must be an integer in 1..{2**20}, got {num_games!r}")
+        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 256:
+            raise ValueError(f"PommermanBatch: threads must be an integer in 1..256, got {threads!r}")
+        self.template = Pommerman(mode=mode, max_steps=max_steps)  # checks the options
+        self.mode, self.max_steps, self.num_games = mode, self.template.max_steps, int(num_games)
+        self.ego, self.copy, self.threads = bool(ego), bool(copy), int(threads)
+        self.teams = self.template.teams
+        self.plane_names = RADIO_PLANE_NAMES if mode == "radio" else PLANE_NAMES
+        self.single_observation_space = plane_space(mode)
+        self.single_action_space = self.template.action_space("agent_0")
+        games, k = self.num_games, num_planes(mode)
+        self._boards = np.zeros((games, SIZE, SIZE), np.uint8)
+        self._items = np.zeros((games, SIZE, SIZE), np.uint8)
+        self._flames = np.zeros((games, SIZE, SIZE), np.uint8)
+        self._agents = np.zeros((games, 4, 6), np.int8)
+        self._bombs = np.zeros((games, BOMB_CAP, 6), np.int8)
+        self._counts = np.zeros((games, 2), np.int64)
+        self._steps = np.zeros(games, np.int64)
+        self._rngs = np.zeros((games, 1), np.uint64)
+        self._radio = np.zeros((games, 4, 2), np.uint8)
+        self._last = np.zeros((games, 4), np.int64)
+        self._no_words = np.zeros((0, 4, 2), np.int64)
+        self._obs = np.zeros((games, 4, k, SIZE, SIZE), np.uint8)
+        self._final = np.zeros((games, 4, k, SIZE, SIZE), np.uint8)
+        self._rewards = np.zeros((games, 4), np.float32)
+        self._terms = np.zeros((games, 4), np.bool_)
+        self._live = np.zeros((games, 4), np.bool_)
+        self._over = np.zeros(games, np.bool_)
+        self._work = batch_core.new_work(self.threads)
+        self._entropy = np.random.default_rng()
+        self._started = False
+
+    def __str__(self) -> str:
+        return f"<PommermanBatch {self.num_games} games of {self.template}{' ego' if self.ego else ''}>"
+
+    __repr__ = __str__
+
+    def _flags(self) -> tuple[bool, bool]:
+        return self.mode != "ffa", self.template.partial
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, *, seed: int | Any | None = None, options: dict[str, Any] | None = None):
+        """Start a new episode in every game; returns ``(observations, {"live": mask})``.
+
+        Args:
+            seed: an int (game ``g`` gets ``derive_seed(seed, g)``), a sequence of one seed
+                per game, or ``None`` (each game's stream goes on; fresh entropy the first time).
+        """
+        if seed is not None:
+            for g, game_seed in enumerate(game_seeds(seed, self.num_games, self)):
+                seed_stream(self._rngs[g], game_seed)
+        elif not self._started:
+            for g, game_seed in enumerate(self._entropy.integers(0, 2**63, self.num_games).tolist()):
+                seed_stream(self._rngs[g], game_seed)
+        self._started = True
+        games = np.arange(self.num_games)
+        batch_core.reset_games(games, self._boards, self._items, self._flames, self._agents, self._counts,
+                               self._steps, self._rngs, self._radio, self._live)
+        self._observe(games)
+        obs = self._obs.copy() if self.copy else self._obs
+        return obs, {"live": self._live.copy()}
+
+    def _observe(self, games: np.ndarray) -> None:
+        team, partial = self._flags()
+        batch_core.observe_games(games, self._boards, self._flames, self._agents, self._bombs, self._counts,
+                                 self._steps, self._radio, team, partial, self.ego, self.max_steps, self._live,
+                                 self._work, self._obs)
+
+    def restart(self, games: Any) -> np.ndarray:
+        """Abandon ``games`` and start each one's next episode now; returns their new observations.
+
+        Raises:
+            ResetNeeded: before the first :meth:`reset`.
+        """
+        if not self._started:
+            raise ResetNeeded(f"{self}: restart() called before reset()")
+        games = np.asarray(games, dtype=np.int64).reshape(-1)
+        batch_core.reset_games(games, self._boards, self._items, self._flames, self._agents, self._counts,
+                               self._steps, self._rngs, self._radio, self._live)
+        self._observe(games)
+        return self._obs[games].copy()
+
+    # --------------------------------------------------------------------- step
+    def _check_actions(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
+        actions = np.asarray(actions)
+        radio = self.mode == "radio"
+        shape = (self.num_games, 4, 3) if radio else (self.num_games, 4)
+        if actions.shape != shape or actions.dtype.kind not in "iu":
+            raise InvalidActionError(f"{self}: actions must be an integer array of shape {shape}, "
+                                     f"got {actions.dtype} array of shape {actions.shape}")
+        moves = actions[..., 0] if radio else actions
+        if moves.size and (moves.min() < 0 or moves.max() > 5):
+            raise InvalidActionError(f"{self}: moves must lie in 0..5, got values from {moves.min()} to {moves.max()}")
+        if not radio:
+            return moves.astype(np.int64, copy=False), self._no_words
+        words = actions[..., 1:]
+        if words.size and (words.min() < 0 or words.max() > 7):
+            raise InvalidActionError(f"{self}: radio words must lie in 0..7, got values from {words.min()} "
+                                     f"to {words.max()}")
+        return np.ascontiguousarray(moves, dtype=np.int64), np.ascontiguousarray(words, dtype=np.int64)
+
+    def step(self, actions: Any):
+        """Step every game; see the class docstring for what comes back.
+
+        Raises:
+            ResetNeeded: before the first :meth:`reset`.
+            InvalidActionError: ``actions`` of the wrong shape, type or range.
+        """
+        if not self._started:
+            raise ResetNeeded(f"{self}: step() called before reset()")
+        moves, words = self._check_actions(actions)
+        acted = self._live.copy()
+        team, partial = self._flags()
+        run = batch_core.batch_step if self.threads == 1 else batch_core.batch_step_parallel
+        ended = run(self._boards, self._items, self._flames, self._agents, self._bombs, self._counts, self._steps,
+                    self._rngs, self._radio, self._last, moves, words, team, partial, self.ego,
+                    self.template.max_blast, self.max_steps, self._obs, self._rewards, self._terms, self._live,
+                    self._over, self._final, self._work)
+        over = self._over.copy()
+        infos: dict[str, Any] = {"acted": acted, "live": self._live.copy(), "episode_over": over}
+        if ended:
+            infos["final_observation"] = self._final[over]
+        obs = self._obs.copy() if self.copy else self._obs
+        return (obs, self._rewards.copy(), self._terms.copy(), np.zeros((self.num_games, 4), np.bool_), infos)
+
+    # ------------------------------------------------------------------- states
+    def _game(self, game: Any) -> int:
+        if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or not 0 <= game < self.num_games:
+            raise ValueError(f"{self}: game must be an integer in 0..{self.num_games - 1}, got {game!r}")
+        return int(game)
+
+    def load_state(self, game: int, state: Mapping[str, Any]) -> np.ndarray:
+        """Continue game ``game`` from a state dict in the reference format; returns its views ``(4, planes, 11, 11)``.
+
+        The living agents act next. The batch must have been reset once (the other games
+        need a state too).
+
+        Raises:
+            ResetNeeded: before the first :meth:`reset`.
+            ValueError: a bad game index, or a missing or bad field (named).
+        """
+        g = self._game(game)
+        if not self._started:
+            raise ResetNeeded(f"{self}: load_state() called before reset()")
+        decoded = decode_state(state, self.mode == "radio")
+        self._boards[g], self._items[g], self._flames[g] = decoded.board, decoded.items, decoded.flames
+        self._agents[g], self._bombs[g], self._counts[g] = decoded.agents, decoded.bombs, decoded.counts
+        self._steps[g], self._radio[g] = decoded.step_count, decoded.radio
+        intended = [int(a[0]) if isinstance(a, (list, tuple)) else int(a) for a in decoded.intended_actions[:4]]
+        self._last[g] = (intended + [0, 0, 0, 0])[:4]
+        self._live[g] = decoded.agents[:, 0] != 0
+        self._observe(np.array([g]))
+        return self._obs[g].copy()
+
+    def state_json(self, game: int) -> dict[str, Any]:
+        """Game ``game``'s state as a dict in the reference trajectory format (see :meth:`load_state`)."""
+        g = self._game(game)
+        state = State(board=self._boards[g].copy(), items=self._items[g].copy(), flames=self._flames[g].copy(),
+                      agents=self._agents[g].copy(), bombs=self._bombs[g].copy(), counts=self._counts[g].copy(),
+                      radio=self._radio[g].astype(np.int64), step_count=int(self._steps[g]),
+                      intended_actions=self._last[g].tolist())
+        return encode_state(state, self.mode == "radio")
+
+    @property
+    def live(self) -> np.ndarray:
+        """The ``(num_games, 4)`` mask of the agents that act next (a copy)."""
+        return self._live.copy()

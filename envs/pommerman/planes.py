@@ -1,0 +1,101 @@
+"""One agent's view as uint8 planes: what :class:`~envs.pommerman.batch.PommermanBatch` emits.
+
+The same compiled encoder serves the batch (from its state) and the single env (through the
+interface ``interfaces.pommerman.PommermanBatchPlanes``, from an observation dict), so a
+policy trained on one reads exactly the same arrays on the other.
+
+Planes (:data:`PLANE_NAMES`), each (11, 11) uint8:
+
+* 0-11: the board one-hot: passage, rigid, wood, bomb, flames, fog, extra_bomb,
+  incr_range, kick, then agents as self, teammate (team modes) and enemy;
+* 12-15: bomb life (0-10), bomb blast strength, bomb moving direction (0-4, in the
+  view's own directions) and flame life (0-3), as the observation grids hold them;
+* 16-21: constant planes: ammo, blast strength, can kick, teammate alive (0 in FFA),
+  enemies alive (0-3), time (``255 * step_count // max_steps``);
+* radio mode adds 22-23: the two words the teammate sent last step.
+
+With ``ego`` every agent sees the board turned so that it starts in the top-left corner
+(agent 1: rows flipped, agent 3: columns flipped, agent 2: both), and its actions are read
+in that frame (:data:`EGO_ACTIONS`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.pommerman._jit import njit
+from envs.pommerman.core import AGENT_0, FOG, SIZE
+from envs.pommerman.observe import VIEW
+
+__all__ = ["PLANE_NAMES", "RADIO_PLANE_NAMES", "EGO_FLIPS", "EGO_ACTIONS", "num_planes", "encode_view"]
+
+PLANE_NAMES = ("passage", "rigid", "wood", "bomb", "flames", "fog", "extra_bomb", "incr_range", "kick",
+               "self", "teammate", "enemy", "bomb_life", "bomb_blast_strength", "bomb_moving_direction",
+               "flame_life", "ammo", "blast_strength", "can_kick", "teammate_alive", "enemies_alive", "time")
+RADIO_PLANE_NAMES = PLANE_NAMES + ("word_0", "word_1")
+SELF, TEAMMATE, ENEMY = 9, 10, 11
+#: (rows flipped, columns flipped) of each agent's ego view.
+EGO_FLIPS = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=np.int64)
+
+
+def _ego_actions() -> np.ndarray:
+    table = np.tile(np.arange(6, dtype=np.int64), (4, 1))
+    for agent, (rows, cols) in enumerate(EGO_FLIPS.tolist()):
+        if rows:
+            table[agent, [1, 2]] = [2, 1]
+        if cols:
+            table[agent, [3, 4]] = [4, 3]
+    return table
+
+
+#: ``EGO_ACTIONS[agent, action]``: the raw action of an ego-frame action (and back: it is its own inverse).
+EGO_ACTIONS = _ego_actions()
+
+
+def num_planes(mode: str) -> int:
+    """How many planes a view has in ``mode`` (22; radio 24)."""
+    return len(RADIO_PLANE_NAMES if mode == "radio" else PLANE_NAMES)
+
+
+@njit
+def encode_view(board, life, blast, direction, flame, me, teammate_code, fog_r, fog_c, ego, scalars, out):
+    """Write agent ``me``'s planes into ``out`` (k, 11, 11) uint8.
+
+    ``board`` and the four grids are the game's (or the observation's) (11, 11) grids;
+    cells more than :data:`~envs.pommerman.observe.VIEW` away from ``(fog_r, fog_c)`` are
+    fog (``fog_r < 0``: no fog). ``teammate_code`` is the teammate's board code (9 in
+    FFA). ``scalars`` fill the constant planes from 16 on.
+    """
+    flip_r = ego and EGO_FLIPS[me, 0] == 1
+    flip_c = ego and EGO_FLIPS[me, 1] == 1
+    out[:16] = 0
+    for r in range(SIZE):
+        rr = SIZE - 1 - r if flip_r else r
+        for c in range(SIZE):
+            cc = SIZE - 1 - c if flip_c else c
+            if fog_r >= 0 and (abs(r - fog_r) > VIEW or abs(c - fog_c) > VIEW):
+                out[FOG, rr, cc] = 1
+                continue
+            code = board[r, c]
+            if code < AGENT_0 - 1:
+                plane = code
+            elif code == AGENT_0 + me:
+                plane = SELF
+            elif code == teammate_code:
+                plane = TEAMMATE
+            elif code >= AGENT_0:
+                plane = ENEMY
+            else:
+                plane = 0  # the dummy agent code is never drawn
+            out[plane, rr, cc] = 1
+            if life[r, c]:
+                out[12, rr, cc] = life[r, c]
+                out[13, rr, cc] = blast[r, c]
+                d = direction[r, c]
+                if d and ego:
+                    d = EGO_ACTIONS[me, d]
+                out[14, rr, cc] = d
+            if flame[r, c]:
+                out[15, rr, cc] = flame[r, c]
+    for k in range(len(scalars)):
+        out[16 + k] = scalars[k]
