@@ -1,0 +1,241 @@
+"""PommermanBatch: reference steps through batch slots, the single env's games in any slot, boards, spaces, errors.
+
+The replay test samples every 7th recorded step; ``ARENA_POMMERMAN_FULL_REPLAY=1`` replays them all.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import envs
+from arena.errors import InvalidActionError, ResetNeeded
+from arena.seeding import derive_seed
+from envs.pommerman.batch import PommermanBatch
+from envs.pommerman.board import _PAIRS
+from envs.pommerman.core import RIGID
+from envs.pommerman.replay import compare_states
+from interfaces.pommerman import PommermanBatchPlanes
+from tests.envs.test_pommerman import _check_invariants
+
+AGENTS = ("agent_0", "agent_1", "agent_2", "agent_3")
+FULL_REPLAY = os.environ.get("ARENA_POMMERMAN_FULL_REPLAY", "") not in ("", "0")
+_BATCHES: dict = {}
+
+
+def _batch(mode: str, games: int = 3, **options) -> PommermanBatch:
+    key = (mode, games, tuple(sorted(options.items())))
+    if key not in _BATCHES:
+        _BATCHES[key] = PommermanBatch(games, mode, **options)
+    return _BATCHES[key]
+
+
+def _planes(mode: str, ego: bool, max_steps: int = 800) -> tuple[PommermanBatchPlanes, object]:
+    env = envs.make("pommerman", mode=mode, max_steps=max_steps)
+    itf = PommermanBatchPlanes(ego=ego, max_steps=max_steps)
+    itf.setup(env.observation_space("agent_0"), env.action_space("agent_0"))
+    return itf, env
+
+
+def _batch_actions(record_actions, mode: str, games: int, slot: int, rng) -> np.ndarray:
+    shape = (games, 4, 3) if mode == "radio" else (games, 4)
+    actions = rng.integers(0, 6, shape)
+    if mode == "radio":
+        actions[..., 1:] = rng.integers(0, 8, (games, 4, 2))
+    actions[slot] = np.array(record_actions)
+    return actions
+
+
+def test_recorded_reference_steps_replay_through_batch_slots(trajectories):
+    _, episodes = trajectories
+    rng = np.random.default_rng(0)
+    checked, failures, ends = Counter(), [], 0
+    single = {mode: _planes(mode, False) for mode in ("ffa", "team", "radio")}
+    index = 0
+    for episode in episodes:
+        mode = episode["mode"]
+        batch = _batch(mode)
+        if not batch._started:
+            batch.reset(seed=1)
+        itf, env = single[mode]
+        before = episode["initial_state"]
+        for t, record in enumerate(episode["steps"]):
+            index += 1
+            if FULL_REPLAY or index % 7 == 0:
+                slot = index % batch.num_games
+                batch.load_state(slot, before)
+                obs, rewards, terms, _, infos = batch.step(_batch_actions(record["actions"], mode, 3, slot, rng))
+                # as the single env: FFA rewards reach the agents in play (the reference repeats -1 to the dead)
+                scored = [i for i in range(4) if mode != "ffa" or before["agents"][i]["is_alive"]]
+                bad = [f"reward {i}" for i in scored if rewards[slot, i] != record["rewards"][i]]
+                if bool(infos["episode_over"][slot]) != record["done"]:
+                    bad.append("done")
+                views = obs[slot]
+                if record["done"]:
+                    ends += 1
+                    views = infos["final_observation"][np.flatnonzero(infos["episode_over"]).tolist().index(slot)]
+                else:
+                    bad += compare_states(batch.state_json(slot), record["state"])
+                # the views: the single env's observations at the recorded state, through the same planes
+                observations, _ = env.load_state(record["state"])
+                for i, agent in enumerate(AGENTS):
+                    expected = itf.transform_observation(observations[agent]) if agent in observations else 0
+                    if not np.array_equal(views[i], np.zeros_like(views[i]) + expected):
+                        bad.append(f"obs {i}")
+                checked[mode] += 1
+                if bad:
+                    failures.append((episode["id"], t, bad))
+            before = record["state"]
+    assert not failures, failures[:10]
+    assert min(checked.values()) > 0 and ends > 0, (checked, ends)
+
+
+def _expect_views(views, observations, itf) -> None:
+    """``views`` (4, planes, 11, 11) are the single env's ``observations`` through ``itf`` (zero where none)."""
+    for i, agent in enumerate(AGENTS):
+        expected = itf.transform_observation(observations[agent]) if agent in observations else 0
+        assert np.array_equal(views[i], np.zeros_like(views[i]) + expected), agent
+
+
+@pytest.mark.parametrize("mode", ["ffa", "team", "radio"])
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), ego=st.booleans(), warmup=st.integers(0, 40), data=st.data())
+def test_a_single_env_game_plays_the_same_in_a_batch_slot(mode, seed, ego, warmup, data):
+    games, slot = 3, data.draw(st.integers(0, 2))
+    itf, env = _planes(mode, ego, max_steps=60)
+    batch = _batch(mode, games, ego=ego, max_steps=60)
+    batch.reset(seed=seed)
+    observations, _ = env.reset(seed=derive_seed(seed, slot))
+    assert env.state_json()["board"] == batch.state_json(slot)["board"]  # the same first board from the seed
+    rng = np.random.default_rng(seed)
+    radio = mode == "radio"
+
+    def draw():
+        actions = rng.integers(0, 6, (games, 4, 3) if radio else (games, 4))
+        if radio:
+            actions[..., 1:] = rng.integers(0, 8, (games, 4, 2))
+        return actions
+
+    same_stream = True  # until the env draws a board the slot does not
+    for _ in range(warmup):  # a game in progress, then loaded into the slot
+        row = draw()[slot]
+        observations, *_ = env.step({a: row[AGENTS.index(a)] if radio else int(row[AGENTS.index(a)])
+                                     for a in observations})
+        if not observations:
+            observations, _ = env.reset()
+            same_stream = False
+    views = batch.load_state(slot, env.state_json())
+    episodes = 0
+    for _ in range(150):
+        _expect_views(views, observations, itf)
+        actions = draw()
+        moves = {}
+        for agent in observations:  # the single env gets the batch's (ego) actions through the same interface
+            itf.transform_observation(observations[agent])
+            i = AGENTS.index(agent)
+            moves[agent] = itf.transform_action(actions[slot, i] if radio else int(actions[slot, i]))
+        observations, rewards, terms, _, _ = env.step(moves)
+        obs, b_rewards, b_terms, b_truncs, b_infos = batch.step(actions)
+        for i, agent in enumerate(AGENTS):
+            assert b_rewards[slot, i] == rewards.get(agent, 0.0) and b_terms[slot, i] == terms.get(agent, False)
+        assert not b_truncs.any()
+        assert bool(b_infos["episode_over"][slot]) == (not observations)
+        if not observations:
+            episodes += 1
+            final = b_infos["final_observation"][np.flatnonzero(b_infos["episode_over"]).tolist().index(slot)]
+            last, _ = env.load_state(env.state_json())  # the views of the final state
+            _expect_views(final, last, itf)
+            observations, _ = env.reset()  # the slot's board stream goes on as the env's does
+            if not same_stream:
+                observations, _ = env.load_state(batch.state_json(slot))
+            assert env.state_json()["board"] == batch.state_json(slot)["board"]
+        else:
+            assert not compare_states(batch.state_json(slot), env.state_json())
+        assert b_infos["live"][slot].tolist() == [a in observations for a in AGENTS]
+        views = obs[slot]
+        if episodes == 2:
+            break
+
+
+def test_batch_boards_follow_the_reference_distribution():
+    batch = PommermanBatch(400, "ffa", copy=False)
+    batch.reset(seed=0)
+    rigid = np.zeros((11, 11))
+    kinds = Counter()
+    for g in range(batch.num_games):
+        board, items = batch._boards[g], batch._items[g]
+        _check_invariants(board, items)
+        rigid += board == RIGID
+        kinds.update(items[items > 0].tolist())
+    p = rigid[_PAIRS[:, 0], _PAIRS[:, 1]] / batch.num_games
+    assert abs(p.mean() - 18 / len(_PAIRS)) < 0.02
+    assert np.all(np.abs(p - 18 / len(_PAIRS)) < 5 * np.sqrt(0.25 / batch.num_games))
+    assert all(abs(kinds[k] / (20 * batch.num_games) - 1 / 3) < 0.03 for k in (6, 7, 8))
+    again = PommermanBatch(3, "ffa")
+    first = again.reset(seed=4)[0]
+    assert np.array_equal(first, again.reset(seed=4)[0]) and not np.array_equal(first, again.reset()[0])
+
+
+@pytest.mark.parametrize("mode", ["ffa", "team", "radio"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_views_lie_in_the_space_and_threads_change_nothing(mode, threads):
+    batch = PommermanBatch(6, mode, ego=True, threads=threads, max_steps=40)
+    serial = _batch(mode, 6, ego=True, max_steps=40)
+    space = batch.single_observation_space
+    assert space.shape == (24 if mode == "radio" else 22, 11, 11) and space.dtype == np.uint8
+    assert batch.single_action_space == envs.make("pommerman", mode=mode).action_space("agent_0")
+    obs, infos = batch.reset(seed=2)
+    assert np.array_equal(obs, serial.reset(seed=2)[0])
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(60):
+        actions = rng.integers(0, [6, 8, 8], (6, 4, 3)) if mode == "radio" else rng.integers(0, 6, (6, 4))
+        obs, rewards, terms, _, infos = batch.step(actions)
+        expected = serial.step(actions)
+        assert np.array_equal(obs, expected[0]) and np.array_equal(rewards, expected[1])
+        assert all(space.contains(view) for view in obs.reshape(-1, *space.shape))
+        assert (obs[~infos["live"]] == 0).all()
+        ended += int(infos["episode_over"].sum())
+        if infos["episode_over"].any():
+            assert all(space.contains(v) for v in infos["final_observation"].reshape(-1, *space.shape))
+    assert ended > 0
+
+
+def test_the_batch_trains_through_the_simultaneous_vec_env():
+    from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
+
+    venv = SimultaneousBatchVecEnv("pommerman", 4, "random", shuffle_seats=True, env_kwargs={"max_steps": 30})
+    venv.seed(0)
+    obs = venv.reset()
+    assert obs.shape == (4, 22, 11, 11) and obs.dtype == np.uint8
+    dones = 0
+    for _ in range(40):
+        obs, rewards, done, infos = venv.step(np.zeros(4, dtype=np.int64))
+        dones += int(done.sum())
+    assert dones > 0 and all("seat" in info for info in infos)
+
+
+def test_bad_calls_name_what_was_expected():
+    batch = PommermanBatch(2, "radio")
+    with pytest.raises(ResetNeeded, match="step\\(\\) called before reset\\(\\)"):
+        batch.step(np.zeros((2, 4, 3), dtype=np.int64))
+    batch.reset(seed=0)
+    with pytest.raises(InvalidActionError, match=r"actions must be an integer array of shape \(2, 4, 3\), got int64 "
+                                                 r"array of shape \(2, 4\)"):
+        batch.step(np.zeros((2, 4), dtype=np.int64))
+    with pytest.raises(InvalidActionError, match="radio words must lie in 0..7, got values from 0 to 8"):
+        batch.step(np.full((2, 4, 3), [0, 8, 0]))
+    with pytest.raises(ValueError, match=r"game must be an integer in 0..1, got 2"):
+        batch.state_json(2)
+    with pytest.raises(ValueError, match="num_games must be an integer in 1..1048576, got 0"):
+        PommermanBatch(0)
+    with pytest.raises(ValueError, match="Pommerman: mode must be one of"):
+        PommermanBatch(1, "duel")
+    state = batch.state_json(0)
+    state["agents"][0]["ammo"] = 500
+    with pytest.raises(ValueError, match=r"agent 0 ammo must lie in 0..127, got 500"):
+        batch.load_state(0, state)
