@@ -31,7 +31,7 @@ from arena.play_loop import Episode, play
 from arena.plugins import interface_registry
 from arena.registry import agent_names, env_names, make_agent, make_env
 from arena.team import GroupTeams, Team
-from arena.wrappers import AgtItfWrapper, EnvItfWrapper, GymEnvItfWrapper
+from arena.wrappers import AgtItfWrapper, EnvItfWrapper, GymEnvItfWrapper, MultiAgentEnvItfWrapper
 
 __version__ = "0.1.0"
 
@@ -52,6 +52,7 @@ __all__ = [
     "InvalidActionError",
     "MaskTranslationError",
     "MultiAgentEnv",
+    "MultiAgentEnvItfWrapper",
     "MultiAgentWrapper",
     "PluginError",
     "RandomAgent",

@@ -8,6 +8,7 @@ for exactly those agents.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
@@ -24,7 +25,8 @@ from arena.errors import (
     WrongAgentsError,
 )
 
-__all__ = ["MultiAgentEnv", "MultiAgentWrapper", "HoldsEnv", "AgentID"]
+__all__ = ["MultiAgentEnv", "MultiAgentWrapper", "HoldsEnv", "AgentID", "has_hidden_information", "is_real_time",
+           "REAL_TIME_FPS"]
 
 AgentID = str
 
@@ -59,6 +61,17 @@ class MultiAgentEnv:
       acting (absent from the observations) but stays in ``agents`` until its side's
       outcome is decided, then gets the side's final reward and terminates with the others.
 
+    Optional capabilities are declared here with their defaults, as Gymnasium declares
+    ``metadata`` and ``spec``, so callers ask the env instead of probing it; an env that
+    supports one overrides it:
+
+    * :attr:`metadata`: ``"render_modes"``, ``"render_fps"``, ``"name"``, ``"real_time"``
+      (a game on a clock, see :func:`is_real_time`) and ``"reproducible"`` (``False``: the
+      same seed and actions may give another episode, so replays are watched, not verified);
+    * :attr:`perfect_information`, :attr:`illegal_action`, :attr:`teams`, :attr:`team_outcome`;
+    * :meth:`action_names`, :meth:`observation_text`, :meth:`clone`, :meth:`make_batch`
+      (with :attr:`batchable`).
+
     Example:
         >>> import envs
         >>> env = envs.make("tic_tac_toe")
@@ -82,6 +95,17 @@ class MultiAgentEnv:
     #: (``arena.testing.check_env`` verifies it); ``"individual"``: members earn their own
     #: rewards and the side is judged by its members' mean return.
     team_outcome: str = "shared"
+    #: ``True``: every agent asked to act gets ``infos[agent]["action_mask"]`` and the mask matters
+    #: (turn-based board, card and dice games); the exports then put it where each peer library
+    #: looks by default (PettingZoo's classic observation dict). ``False``: no masks, or all-legal ones.
+    masked_actions: bool = False
+    #: ``True``: turn-based and deterministic, and every agent sees the whole state (planners such
+    #: as :class:`arena.agents.MCTSAgent` need it); ``False``: hidden information (cards, dice, fog),
+    #: so a person's private observation is shown only to them; ``None``: not declared.
+    perfect_information: bool | None = None
+    #: What ``step`` does with an action the current mask forbids: ``"raise"``
+    #: (:class:`IllegalActionError`) or ``"penalty"`` (the env documents a penalty and plays on).
+    illegal_action: str = "raise"
 
     possible_agents: list[AgentID]
     agents: list[AgentID]
@@ -195,6 +219,62 @@ class MultiAgentEnv:
 
     def close(self) -> None:
         """Release resources; safe to call more than once."""
+
+    def team_scores(self) -> dict[str, float] | None:
+        """The sides' scores that decide the outcome, for an env whose outcome is not its members' returns.
+
+        ``None`` (the default): a side is judged by its members' returns (:attr:`team_outcome`).
+        An env with :attr:`teams` may return side -> score instead (higher is better; MAgent2's
+        battles count the soldiers alive); :func:`arena.play` reads it when the episode ends and
+        ``Episode.team_ranks`` ranks the sides by it.
+        """
+        return None
+
+    # ---------------------------------------------------------- capabilities
+    def action_names(self, agent: AgentID) -> list[str] | None:
+        """Names of ``agent``'s discrete actions, one per action; ``None`` (the default) when the
+        env does not name them (they are listed by number).
+
+        Example:
+            >>> import envs
+            >>> envs.make("tic_tac_toe").action_names("player_0")[:2], MultiAgentEnv().action_names("player_0")
+            (['r0c0', 'r0c1'], None)
+        """
+        return None
+
+    def observation_text(self, agent: AgentID, observation: Any) -> str | None:
+        """``agent``'s ``observation`` as text a person can read (their cards, their dice); ``None``
+        (the default) when the env has no text of its own (callers print the observation as is)."""
+        return None
+
+    def clone(self) -> MultiAgentEnv:
+        """An independent copy of the env mid-game, which plays on exactly like the original.
+
+        Planners (MCTS) call it for every simulation. The default is ``copy.deepcopy``; envs
+        override it with a cheaper copy of their game state.
+        """
+        return copy.deepcopy(self)
+
+    def make_batch(self, num_games: int, **options: Any) -> Any:
+        """A batched version of this env: ``num_games`` games stepped in one call over arrays.
+
+        Only envs with :attr:`batchable` true have one (see ``docs/architecture.md``, batches).
+
+        Raises:
+            NotImplementedError: the env has no batched version (the default).
+        """
+        raise NotImplementedError(f"{self} has no batched version (no make_batch(num_games) method)")
+
+    @property
+    def batchable(self) -> bool:
+        """Whether :meth:`make_batch` gives a batched version (the env's class overrides it).
+
+        Example:
+            >>> import envs
+            >>> envs.make("connect_four").batchable, envs.make("kuhn_poker").batchable
+            (True, False)
+        """
+        return type(self).make_batch is not MultiAgentEnv.make_batch
 
     # ------------------------------------------------------------- utilities
     @property
@@ -339,8 +419,10 @@ class MultiAgentWrapper(HoldsEnv, MultiAgentEnv):
     """Base of arena envs that wrap another arena env, like ``gymnasium.Wrapper``.
 
     It keeps the wrapped env as ``env`` and forwards what a wrapper does not change:
-    ``render``, ``close`` (from :class:`HoldsEnv`), :attr:`unwrapped`, :attr:`np_random`, ``metadata`` and
-    ``render_mode``; ``str()`` shows the stack. Subclasses set their agents and spaces and
+    ``render``, ``close`` (from :class:`HoldsEnv`), :attr:`unwrapped`, :attr:`np_random`, ``metadata``,
+    ``render_mode``, ``perfect_information`` and ``illegal_action``; ``str()`` shows the stack.
+    The other capabilities keep their defaults unless the wrapper forwards them (a wrapper
+    that changes agents or actions cannot pass the env's names on unchecked). Subclasses set their agents and spaces and
     implement ``reset`` and ``step``.
 
     Args:
@@ -365,6 +447,8 @@ class MultiAgentWrapper(HoldsEnv, MultiAgentEnv):
         self.env = env
         self.metadata = env.metadata
         self.render_mode = env.render_mode
+        self.perfect_information = env.perfect_information
+        self.illegal_action = env.illegal_action
 
     @property
     def unwrapped(self) -> MultiAgentEnv:
@@ -374,8 +458,46 @@ class MultiAgentWrapper(HoldsEnv, MultiAgentEnv):
     def np_random(self) -> np.random.Generator:
         return self.env.np_random
 
+    def team_scores(self) -> dict[str, float] | None:
+        return self.env.team_scores()
+
     def __str__(self) -> str:
         return f"<{type(self).__name__}{self.env}>"
+
+
+#: Frames a second from which a game counts as real-time (see :func:`is_real_time`).
+REAL_TIME_FPS = 10
+
+
+def has_hidden_information(env: MultiAgentEnv) -> bool:
+    """Whether ``env`` declares hidden information (``perfect_information = False``).
+
+    Example:
+        >>> import envs
+        >>> has_hidden_information(envs.make("kuhn_poker")), has_hidden_information(envs.make("tic_tac_toe"))
+        (True, False)
+    """
+    return env.unwrapped.perfect_information is False
+
+
+def is_real_time(env: MultiAgentEnv) -> bool:
+    """Whether ``env`` is a real-time game, which a person cannot play by typing moves.
+
+    A real-time game (Pong, Snake) advances on a clock, a move per frame. The env says so
+    with ``metadata["real_time"]`` (true or false); without that key, an env animated at
+    ``REAL_TIME_FPS`` frames a second or more (Gymnasium's ``metadata["render_fps"]``)
+    counts as real-time, while turn-based games render at a frame or two a second, if at all.
+
+    Example:
+        >>> import envs
+        >>> is_real_time(envs.make("tic_tac_toe")), is_real_time(envs.make("snake"))
+        (False, True)
+    """
+    metadata = env.unwrapped.metadata or {}
+    if "real_time" in metadata:
+        return bool(metadata["real_time"])
+    fps = metadata.get("render_fps")
+    return isinstance(fps, (int, float)) and fps >= REAL_TIME_FPS
 
 
 _INTEGER_TYPES = (int, np.integer)

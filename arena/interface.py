@@ -9,84 +9,25 @@ for training or on an agent (:class:`arena.AgtItfWrapper`) for playing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
 
-from arena.errors import ArenaError, InvalidActionError, MaskTranslationError, SpaceMismatchError
+from arena.errors import ArenaError, MaskTranslationError, SpaceMismatchError
+from arena.stack import (
+    HOOKS,
+    PASS_THROUGH_HOOKS,
+    CompiledStack,
+    StackDrivers,
+    is_pass_through,
+)
 
 __all__ = ["Interface", "Combine"]
 
 
-def _overrides(obj: object, name: str) -> bool:
-    """Whether ``type(obj)`` replaces the ``Interface`` hook ``name``."""
-    return getattr(type(obj), name) is not getattr(Interface, name)
-
-
-def _checked_action(level: Interface, inner: Sequence[Callable[[Any], Any]] = ()) -> Callable[[Any], Any]:
-    """``level.action`` then the ``inner`` levels' hooks, behind a check that the action lies in
-    the level's Discrete or MultiDiscrete action space: a hook that maps by table lookup would
-    otherwise turn ``-1`` or ``n`` into some legal raw action (numpy indexing wraps around)."""
-    space = level.action_space
-    hook = _chain([level.action, *inner])
-    if type(space) is spaces.Discrete:
-        start, n = int(space.start), int(space.n)
-        hooks = (level.action, *inner)
-        first = hooks[0]
-        second = hooks[1] if len(hooks) > 1 else None
-        rest = _chain(hooks[2:])
-
-        def checked(action: Any) -> Any:
-            if type(action) is int and 0 <= action - start < n:  # the common case, one frame per level
-                if second is None:
-                    return first(action)
-                return second(first(action)) if rest is None else rest(second(first(action)))
-            if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-                value = action.item()
-            else:
-                value = action
-            if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) \
-                    and 0 <= value - start < n:
-                return hook(action)
-            raise InvalidActionError(f"{level}: action {action!r} is not in {space}")
-
-        return checked
-    if type(space) is spaces.MultiDiscrete:
-
-        def checked_multi(action: Any) -> Any:
-            values = np.asarray(action)
-            if values.shape == space.shape and values.dtype.kind in "iu" and space.contains(values.astype(space.dtype)):
-                return hook(action)
-            raise InvalidActionError(f"{level}: action {action!r} is not in {space}")
-
-        return checked_multi
-    return hook
-
-
-def _chain(functions: Sequence[Callable[[Any], Any]]) -> Callable[[Any], Any] | None:
-    """Compose ``functions`` (applied in order) into one call; ``None`` for identity."""
-    if not functions:
-        return None
-    if len(functions) == 1:
-        return functions[0]
-    if len(functions) == 2:
-        f, g = functions
-        return lambda x: g(f(x))
-    if len(functions) == 3:
-        f, g, h = functions
-        return lambda x: h(g(f(x)))
-
-    def apply_all(x: Any) -> Any:
-        for function in functions:
-            x = function(x)
-        return x
-
-    return apply_all
-
-
-class Interface:
+class Interface(StackDrivers):
     """One agent's view of an environment: a stackable pair of transformations.
 
     Subclasses override only the hooks they need (one job per subclass, like
@@ -104,13 +45,17 @@ class Interface:
       every driver calls it: :class:`arena.EnvItfWrapper`, :class:`arena.AgtItfWrapper`
       (through :func:`arena.play`) and :class:`arena.training.SingleAgentEnv`.
 
-    An interface that overrides :meth:`action` or changes the action space must also
-    override :meth:`action_mask`, or masks that come through raise
-    :class:`~arena.errors.MaskTranslationError` instead of passing on with the wrong
-    meaning.
+    :meth:`action` and :meth:`action_mask` are a pair: masks name actions, so a class that
+    defines :meth:`action` without defining :meth:`action_mask` beside it (in the same class)
+    gets, when the class is created, an ``action_mask`` that refuses every mask with
+    :class:`~arena.errors.MaskTranslationError` instead of passing one on with the wrong
+    meaning. A level that changes the action space in :meth:`setup` and keeps the base
+    ``action_mask`` refuses masks the same way.
 
-    Drivers (wrappers, agents) call the ``transform_*`` methods, which run the whole
-    stack; hooks that a level does not override are skipped.
+    Drivers (wrappers, agents) call the ``transform_*`` methods (from
+    :class:`arena.stack.StackDrivers`), which run the whole stack compiled into one function
+    per channel. A hook a level does not override, or overrides with one that returns its
+    argument unchanged, is skipped.
 
     Example:
         >>> import numpy as np
@@ -130,6 +75,22 @@ class Interface:
         'Double(Double())'
     """
 
+    #: The hooks this class overrides (set for every subclass when it is created).
+    overridden_hooks: ClassVar[frozenset[str]] = frozenset()
+    #: Those of :attr:`overridden_hooks` that return their argument unchanged (skipped where the
+    #: level keeps its space).
+    pass_through_hooks: ClassVar[frozenset[str]] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.action is not Interface.action and cls.action_mask is Interface.action_mask \
+                and not is_pass_through(cls.action):
+            # An action map without its mask map: masks through this class are refused, decided here.
+            cls.action_mask = Interface._untranslatable_mask  # type: ignore[method-assign]
+        cls.overridden_hooks = frozenset(hook for hook in HOOKS if getattr(cls, hook) is not getattr(Interface, hook))
+        cls.pass_through_hooks = frozenset(hook for hook in PASS_THROUGH_HOOKS
+                                           if hook in cls.overridden_hooks and is_pass_through(getattr(cls, hook)))
+
     def __init__(self, inner: Interface | None = None) -> None:
         """Build this interface on ``inner`` (``None``: directly on the raw spaces)."""
         if inner is not None and not isinstance(inner, Interface):
@@ -142,7 +103,7 @@ class Interface:
         self._action_space: spaces.Space | None = None
         self._raw_observation_space: spaces.Space | None = None
         self._raw_action_space: spaces.Space | None = None
-        self._compiled: tuple[Any, ...] | None = None
+        self._compiled: CompiledStack | None = None
 
     # ------------------------------------------------------------------ setup
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
@@ -281,144 +242,13 @@ class Interface:
         """
         return self.reward(reward)
 
-    # -------------------------------------------------------- stack drivers
-    def levels(self) -> list[Interface]:
-        """The stack from the root (raw side) to this interface."""
-        stack: list[Interface] = []
-        level: Interface | None = self
-        while level is not None:
-            stack.append(level)
-            level = level.inner
-        stack.reverse()
-        return stack
-
-    def _compile(self) -> tuple[Any, ...]:
-        levels = self.levels()
-        if levels[0]._raw_observation_space is None:
-            raise ArenaError(f"{self}: setup(observation_space, action_space) has not been called")
-        observation = _chain([lv.observation for lv in levels if _overrides(lv, "observation")])
-        # The model's action is checked once, by the outermost level that maps actions: what it
-        # passes inwards lies in the inner space by the interface contract (check_interface tests it).
-        action_levels = [lv for lv in reversed(levels) if _overrides(lv, "action")]
-        action = _checked_action(action_levels[0], [lv.action for lv in action_levels[1:]]) if action_levels else None
-        reward = _chain([lv.reward for lv in levels if _overrides(lv, "reward")])
-        masks: list[Callable[[Any], Any]] = []
-        for lv in levels:
-            if _overrides(lv, "action_mask"):
-                masks.append(lv.action_mask)
-            elif _overrides(lv, "action") or lv.action_space != lv.inner_action_space:
-                masks.append(lv._untranslatable_mask)
-        # Each level ends the episode with done() if it overrides it, else transforms the final reward.
-        ends = [(lv.done, True) if _overrides(lv, "done") else (lv.reward, False)
-                for lv in levels if _overrides(lv, "done") or _overrides(lv, "reward")]
-
-        def end(reward: float, terminated: bool, truncated: bool) -> float:
-            for finish, wants_flags in ends:
-                reward = finish(reward, terminated=terminated, truncated=truncated) if wants_flags else finish(reward)
-            return reward
-
-        resets = [lv for lv in levels if _overrides(lv, "reset")]
-        if resets:
-            starts = [(lv.reset if _overrides(lv, "reset") else None,
-                       lv.observation if _overrides(lv, "observation") else None) for lv in levels]
-
-            def start(observation: Any) -> Any:
-                for reset, observe in starts:
-                    if reset is not None:
-                        reset(observation)
-                    if observe is not None:
-                        observation = observe(observation)
-                return observation
-        else:
-            start = observation
-        # Without a done() override the final reward is an ordinary reward: drivers use the reward chain.
-        finishes = any(wants_flags for _, wants_flags in ends)
-        self._compiled = (observation, action, reward, _chain(masks), start, end if finishes else None)
-        return self._compiled
-
+    # ------------------------------------------------------------ mask refusal
     def _untranslatable_mask(self, mask: Any) -> Any:
         raise MaskTranslationError(
             f"{self}: changes the action space ({self.inner_action_space} -> "
             f"{self.action_space}) or overrides action() but does not translate action "
             "masks; override action_mask() or use it on an env without masks"
         )
-
-    def transform_reset(self, raw_observation: Any) -> Any:
-        """Reset every level (root first) and return the first model observation."""
-        start = (self._compiled or self._compile())[4]
-        return raw_observation if start is None else start(raw_observation)
-
-    def transform_observation(self, raw_observation: Any) -> Any:
-        """Run a raw observation through the stack (root first)."""
-        function = (self._compiled or self._compile())[0]
-        return raw_observation if function is None else function(raw_observation)
-
-    def transform_action(self, action: Any) -> Any:
-        """Run a model action back through the stack (outermost first) to a raw action."""
-        function = (self._compiled or self._compile())[1]
-        return action if function is None else function(action)
-
-    def transform_reward(self, reward: float) -> float:
-        """Run a reward through every level's :meth:`reward` hook (root first)."""
-        function = (self._compiled or self._compile())[2]
-        return reward if function is None else function(reward)
-
-    def transform_action_mask(self, raw_mask: Any) -> Any:
-        """Translate a raw action mask into a mask over :attr:`action_space`.
-
-        Raises:
-            MaskTranslationError: a level changes actions without translating masks.
-        """
-        function = (self._compiled or self._compile())[3]
-        return raw_mask if function is None else function(raw_mask)
-
-    def transform_observation_batch(self, raw_observations: Any) -> Any:
-        """Run raw observations stacked on axis 0 through the stack (every level's
-        :meth:`observation_batch`), for interfaces without per-episode state.
-
-        Example:
-            >>> import numpy as np
-            >>> from gymnasium import spaces
-            >>> class Double(Interface):
-            ...     def observation(self, observation):
-            ...         return 2 * observation
-            >>> itf = Double()
-            >>> itf.setup(spaces.Box(0, 1, (2,)), spaces.Discrete(2))
-            >>> itf.transform_observation_batch(np.ones((3, 2))).tolist()
-            [[2.0, 2.0], [2.0, 2.0], [2.0, 2.0]]
-        """
-        if self.levels()[0]._raw_observation_space is None:
-            raise ArenaError(f"{self}: setup(observation_space, action_space) has not been called")
-        observations = raw_observations
-        for level in self.levels():
-            if _overrides(level, "observation"):
-                observations = level.observation_batch(observations)
-        return observations
-
-    @property
-    def stateful(self) -> bool:
-        """Whether some level keeps per-episode state (overrides :meth:`reset` or :meth:`done`)."""
-        return any(_overrides(level, "reset") or _overrides(level, "done") for level in self.levels())
-
-    def transform_done(self, reward: float, *, terminated: bool, truncated: bool) -> float:
-        """End the episode at every level (root first) and return the final model reward.
-
-        Levels that override :meth:`done` receive the flags; the others transform the
-        final reward with :meth:`reward`, like any reward.
-        """
-        compiled = self._compiled or self._compile()
-        if compiled[5] is not None:
-            return compiled[5](reward, terminated, truncated)
-        return reward if compiled[2] is None else compiled[2](reward)
-
-    def compiled(self) -> tuple[Any, ...]:
-        """``(observation, action, reward, action_mask, reset, done)`` stack functions.
-
-        Each is ``None`` when every level leaves that channel unchanged; wrappers use
-        this to skip work on the per-step path. ``done`` is ``None`` when no level overrides
-        :meth:`done`: the final reward then goes through the ``reward`` function like any other.
-        """
-        return self._compiled or self._compile()
 
     # ------------------------------------------------------------------ display
     def _arguments(self) -> str:

@@ -13,10 +13,17 @@ from gymnasium import spaces
 
 from arena.agents.base import Agent
 from arena.env import AgentID, MultiAgentEnv, MultiAgentWrapper
-from arena.errors import ArenaError, InterfaceError, InvalidActionError, SpaceMismatchError, UnknownAgentError
+from arena.errors import (
+    ArenaError,
+    InterfaceError,
+    InvalidActionError,
+    SpaceMismatchError,
+    UnknownAgentError,
+)
 from arena.interface import Interface
+from arena.stack import failing_level
 
-__all__ = ["EnvItfWrapper", "GymEnvItfWrapper", "AgtItfWrapper"]
+__all__ = ["EnvItfWrapper", "MultiAgentEnvItfWrapper", "GymEnvItfWrapper", "AgtItfWrapper"]
 
 
 def _claim(interface: Interface, owner: object) -> Interface:
@@ -76,35 +83,59 @@ def _was_truncated(info: Mapping[str, Any]) -> bool:
     return any(isinstance(member, Mapping) and bool(member.get("truncated")) for member in info.values())
 
 
-class EnvItfWrapper(MultiAgentWrapper):
-    """A multi-agent env seen through per-agent interfaces.
+def EnvItfWrapper(
+    env: MultiAgentEnv | gymnasium.Env,
+    interfaces: Interface | Mapping[AgentID, Interface | None] | Sequence[Interface | None] | None = None,
+) -> MultiAgentEnvItfWrapper | GymEnvItfWrapper:
+    """An env seen through interfaces: the one entry point for arena and Gymnasium envs.
 
-    Observations, rewards and action masks leave through each agent's interface; actions
-    come back through it, so the wrapped env receives raw actions. An agent's action mask
-    is translated before its observation, so an interface can put the current mask into
-    the observation. Given a single-agent
-    ``gymnasium.Env`` and one interface, the constructor returns a
-    :class:`GymEnvItfWrapper` instead, so Gymnasium wrappers and arena interfaces stack
-    in either order.
+    A factory, so what it builds is plain from its type: :class:`MultiAgentEnvItfWrapper` for an
+    arena env (one interface per agent), :class:`GymEnvItfWrapper` for a single-agent
+    ``gymnasium.Env`` (one interface; a real ``gymnasium.Wrapper``). Call either class directly
+    when you know which you want.
 
     Args:
         env: the env to wrap (an arena env, or a ``gymnasium.Env``).
         interfaces: one interface for every agent (each agent gets its own copy), a dict
             keyed by agent id, or a sequence in ``possible_agents`` order; ``None``
-            entries leave that agent raw.
+            entries leave that agent raw. A ``gymnasium.Env`` takes exactly one interface.
+
+    Raises:
+        TypeError: ``env`` is neither kind of env, or the interfaces do not fit it.
+
+    Example:
+        >>> import envs, gymnasium
+        >>> from arena import EnvItfWrapper, Interface
+        >>> str(EnvItfWrapper(envs.make("tic_tac_toe"), {"player_0": Interface()}))
+        '<MultiAgentEnvItfWrapper<TicTacToe>>'
+        >>> type(EnvItfWrapper(gymnasium.make("CartPole-v1"), Interface())).__name__
+        'GymEnvItfWrapper'
+    """
+    if isinstance(env, gymnasium.Env):
+        return GymEnvItfWrapper(env, interfaces)  # type: ignore[arg-type]
+    return MultiAgentEnvItfWrapper(env, interfaces)
+
+
+class MultiAgentEnvItfWrapper(MultiAgentWrapper):
+    """A multi-agent env seen through per-agent interfaces (built by :func:`EnvItfWrapper`).
+
+    Observations, rewards and action masks leave through each agent's interface; actions
+    come back through it, so the wrapped env receives raw actions. An agent's action mask
+    is translated before its observation, so an interface can put the current mask into
+    the observation. A deep copy (or pickle) is independent of the original: its
+    interfaces are copies, and it compiles their stacks anew.
+
+    Args:
+        env: the arena env to wrap.
+        interfaces: as :func:`EnvItfWrapper` takes them.
 
     Example:
         >>> import envs
-        >>> from arena import EnvItfWrapper, Interface
-        >>> env = EnvItfWrapper(envs.make("tic_tac_toe"), {"player_0": Interface()})
+        >>> from arena import Interface
+        >>> env = MultiAgentEnvItfWrapper(envs.make("tic_tac_toe"), {"player_0": Interface()})
         >>> str(env)
-        '<EnvItfWrapper<TicTacToe>>'
+        '<MultiAgentEnvItfWrapper<TicTacToe>>'
     """
-
-    def __new__(cls, env: Any = None, interfaces: Any = None) -> Any:
-        if isinstance(env, gymnasium.Env):
-            return GymEnvItfWrapper(env, interfaces)
-        return super().__new__(cls)
 
     def __init__(
         self,
@@ -119,6 +150,21 @@ class EnvItfWrapper(MultiAgentWrapper):
                            for agent, itf in _per_agent_interfaces(env, interfaces).items()}
         self.observation_spaces: dict[AgentID, spaces.Space] = {}
         self.action_spaces: dict[AgentID, spaces.Space] = {}
+        for agent, itf in self.interfaces.items():
+            if itf is None:
+                self.observation_spaces[agent] = env.observation_space(agent)
+                self.action_spaces[agent] = env.action_space(agent)
+            else:
+                itf.setup(env.observation_space(agent), env.action_space(agent))
+                self.observation_spaces[agent] = itf.observation_space
+                self.action_spaces[agent] = itf.action_space
+        self._pending: set[AgentID] = set()  # agents whose first observation since reset is still to come
+        self._bind()
+        self.teams = env.teams  # interfaces change what agents see, never who plays with whom
+        self.team_outcome = env.team_outcome
+
+    def _bind(self) -> None:
+        """Tables of the interfaces' compiled functions, per channel, for the agents whose stack uses it."""
         self._observe: dict[AgentID, Any] = {}
         self._start: dict[AgentID, Any] = {}
         self._act: dict[AgentID, Any] = {}
@@ -127,26 +173,34 @@ class EnvItfWrapper(MultiAgentWrapper):
         self._done: dict[AgentID, Any] = {}
         for agent, itf in self.interfaces.items():
             if itf is None:
-                self.observation_spaces[agent] = env.observation_space(agent)
-                self.action_spaces[agent] = env.action_space(agent)
                 continue
-            itf.setup(env.observation_space(agent), env.action_space(agent))
-            self.observation_spaces[agent] = itf.observation_space
-            self.action_spaces[agent] = itf.action_space
-            observe, act, reward, mask, start, done = itf.compiled()
-            if start is observe:
-                start = None  # no level resets: the first observation is an ordinary one
-            for table, function in ((self._observe, observe), (self._act, act), (self._reward, reward),
-                                    (self._mask, mask), (self._start, start), (self._done, done)):
+            stack = itf.compiled()
+            for table, function in ((self._observe, stack.observation), (self._act, stack.action),
+                                    (self._reward, stack.reward), (self._mask, stack.action_mask),
+                                    (self._start, stack.reset), (self._done, stack.done)):
                 if function is not None:
                     table[agent] = function
         everyone = set(self.possible_agents)
         self._act_everyone = set(self._act) == everyone
         self._reward_everyone = set(self._reward) == everyone
         self._observe_everyone = set(self._observe) == everyone
-        self._current: dict[AgentID, Any] = {}
-        self.teams = env.teams  # interfaces change what agents see, never who plays with whom
-        self.team_outcome = env.team_outcome
+
+    _TABLES = ("_observe", "_start", "_act", "_reward", "_mask", "_done")
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The tables hold closures over this wrapper's interfaces: a copy rebuilds its own from
+        # its own (copied) interfaces, or stepping the copy would run the original's stacks.
+        state = self.__dict__.copy()
+        for name in self._TABLES:
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        for itf in self.interfaces.values():
+            if itf is not None:
+                itf._wrapped_by = weakref.ref(self)  # type: ignore[attr-defined]
+        self._bind()
 
     # ----------------------------------------------------------------- protocol
     @property
@@ -156,7 +210,7 @@ class EnvItfWrapper(MultiAgentWrapper):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """Reset the wrapped env and every interface (each on its agent's first observation)."""
         observations, infos = self.env.reset(seed=seed, options=options)
-        self._current = {agent: self._starter(agent) for agent in self._start}
+        self._pending = set(self._start)
         try:
             infos = self._infos(infos)  # masks before observations: an interface may put the mask in the observation
             return self._observations(observations), infos
@@ -164,18 +218,6 @@ class EnvItfWrapper(MultiAgentWrapper):
             raise
         except Exception as err:
             raise self._interface_error("transforming the env's reset", err) from err
-
-    def _starter(self, agent: AgentID) -> Any:
-        start, observe = self._start[agent], self._observe.get(agent)
-
-        def first(observation: Any) -> Any:
-            if observe is None:
-                del self._current[agent]
-            else:
-                self._current[agent] = observe
-            return start(observation)
-
-        return first
 
     def step(self, actions: Mapping[AgentID, Any]):
         """Translate model actions to raw actions and step the wrapped env.
@@ -188,30 +230,7 @@ class EnvItfWrapper(MultiAgentWrapper):
         """
         if type(actions) is not dict and not isinstance(actions, Mapping):
             return self.env.step(actions)  # the wrapped env reports the type error
-        act = self._act
-        try:
-            if not self._act_everyone:
-                raise KeyError
-            raw = {}
-            for a, x in actions.items():  # a loop, not a comprehension: no extra frame per step
-                raw[a] = act[a](x)
-        except KeyError as err:
-            if self._act_everyone and all(a in act for a in actions):  # raised inside an interface
-                self._raise_for_model_actions(actions)
-                raise self._interface_error("translating actions", err) from err
-            # unknown ids pass through untranslated: the wrapped env names them
-            try:
-                raw = {a: (f(x) if (f := act.get(a)) is not None else x) for a, x in actions.items()} if act else actions
-            except ArenaError:
-                raise
-            except Exception as inner:
-                self._raise_for_model_actions(actions)
-                raise self._interface_error("translating actions", inner) from inner
-        except ArenaError:
-            raise
-        except Exception as err:
-            self._raise_for_model_actions(actions)
-            raise self._interface_error("translating actions", err) from err
+        raw = self._raw_actions(actions) if self._act else actions
         try:
             observations, rewards, terminations, truncations, infos = self.env.step(raw)
         except InvalidActionError:
@@ -234,7 +253,7 @@ class EnvItfWrapper(MultiAgentWrapper):
                     rewards = transformed
                 else:
                     rewards = {a: (f(r) if (f := reward.get(a)) is not None else r) for a, r in rewards.items()}
-            if self._current:
+            if self._pending:
                 observations = self._observations(observations)
             elif observe:  # the common case, inlined: it runs every step
                 if self._observe_everyone:
@@ -249,6 +268,25 @@ class EnvItfWrapper(MultiAgentWrapper):
         except Exception as err:
             raise self._interface_error("transforming the env's step", err) from err
         return observations, rewards, terminations, truncations, infos
+
+    def _raw_actions(self, actions: Mapping[AgentID, Any]) -> Mapping[AgentID, Any]:
+        """The model actions through each agent's stack; unknown ids pass untranslated (the env names them)."""
+        act = self._act
+        try:
+            if self._act_everyone:
+                raw = {}
+                for a, x in actions.items():  # a loop, not a comprehension: no extra frame per step
+                    raw[a] = act[a](x)
+                return raw
+            return {a: (f(x) if (f := act.get(a)) is not None else x) for a, x in actions.items()}
+        except ArenaError:
+            raise
+        except Exception as err:
+            if isinstance(err, KeyError) and not all(a in act for a in actions):
+                translated = self._raw_actions({a: x for a, x in actions.items() if a in act})
+                return {a: (translated[a] if a in act else x) for a, x in actions.items()}
+            self._raise_for_model_actions(actions)
+            raise self._interface_error("translating actions", err) from err
 
     def _final_rewards(self, rewards: Mapping[AgentID, float], terminations: Mapping[AgentID, bool],
                        truncations: Mapping[AgentID, bool]) -> dict[AgentID, float]:
@@ -267,14 +305,8 @@ class EnvItfWrapper(MultiAgentWrapper):
         return out
 
     def _interface_error(self, doing: str, err: BaseException) -> InterfaceError:
-        """An error naming the interface level that raised ``err`` (found in its traceback)."""
-        culprit = None
-        tb = err.__traceback__
-        while tb is not None:  # the innermost Interface method on the stack is the one that failed
-            candidate = tb.tb_frame.f_locals.get("self")
-            if isinstance(candidate, Interface):
-                culprit = candidate
-            tb = tb.tb_next
+        """An error naming the interface level that raised ``err`` (the compiled stack records it)."""
+        culprit = failing_level(err)
         who = f"interface {culprit}" if culprit is not None else "an interface"
         return InterfaceError(f"{self}: {who} raised {type(err).__name__} while {doing}: {err}", culprit, err)
 
@@ -285,10 +317,16 @@ class EnvItfWrapper(MultiAgentWrapper):
                 raise InvalidActionError(f"{self}: action for {agent!r} must lie in {space}, got {action!r}")
 
     def _observations(self, observations: dict[AgentID, Any]) -> dict[AgentID, Any]:
-        observe, current = self._observe, self._current
-        if current:  # some agents have not seen their first observation since reset
-            return {a: (f(o) if (f := current.get(a) or observe.get(a)) is not None else o)
-                    for a, o in observations.items()}
+        observe, pending = self._observe, self._pending
+        if pending:  # some agents have not seen their first observation since reset
+            out = {}
+            for a, o in observations.items():
+                if a in pending:
+                    pending.discard(a)
+                    out[a] = self._start[a](o)
+                else:
+                    out[a] = o if (f := observe.get(a)) is None else f(o)
+            return out
         if observe:
             return {a: (f(o) if (f := observe.get(a)) is not None else o) for a, o in observations.items()}
         return observations
@@ -305,38 +343,25 @@ class EnvItfWrapper(MultiAgentWrapper):
                 translated[agent] = {**info, "action_mask": function(info["action_mask"])}
         return infos if translated is None else translated
 
-    @property
-    def action_names(self) -> Any:
-        """The wrapped env's ``action_names(agent)``, for agents whose interface keeps the raw actions.
-
-        Absent (``AttributeError``) when the env has none, like on the env itself.
+    # ------------------------------------------------------------ capabilities
+    def action_names(self, agent: AgentID) -> list[str] | None:
+        """The wrapped env's names for ``agent``'s actions, when its interface keeps the raw actions.
 
         Raises:
-            ArenaError: (when called) the agent's interface changes its action space, so the
-                raw names do not describe its actions.
+            ArenaError: the agent's interface changes its action space, so the raw names do
+                not describe its actions (an env without names gives ``None`` first).
         """
-        names = getattr(self.env, "action_names", None)
-        if names is None:
-            raise AttributeError(f"{self.env} has no action_names")
+        names = self.env.action_names(agent)
+        itf = self.interfaces.get(agent)
+        if names is not None and itf is not None and itf.action_space != itf.raw_action_space:
+            raise ArenaError(f"{self}: the interface {itf} of {agent!r} changes the action space "
+                             f"({itf.raw_action_space} -> {itf.action_space}); the env's action names "
+                             "name raw actions")
+        return names
 
-        def action_names(agent: AgentID) -> list[str]:
-            itf = self.interfaces.get(agent)
-            if itf is not None and itf.action_space != itf.raw_action_space:
-                raise ArenaError(f"{self}: the interface {itf} of {agent!r} changes the action space "
-                                 f"({itf.raw_action_space} -> {itf.action_space}); the env's action names "
-                                 "name raw actions")
-            return names(agent)
-
-        return action_names
-
-    @property
-    def observation_text(self) -> Any:
-        """The wrapped env's ``observation_text(agent, observation)`` over raw observations (absent when
-        the env has none)."""
-        text = getattr(self.env, "observation_text", None)
-        if text is None:
-            raise AttributeError(f"{self.env} has no observation_text")
-        return text
+    def observation_text(self, agent: AgentID, observation: Any) -> str | None:
+        """The wrapped env's text for ``agent``'s raw ``observation`` (``None`` when it has none)."""
+        return self.env.observation_text(agent, observation)
 
 
 class GymEnvItfWrapper(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs):
@@ -347,10 +372,10 @@ class GymEnvItfWrapper(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs)
 
     Example:
         >>> import gymnasium
-        >>> from arena import EnvItfWrapper, Interface
-        >>> env = EnvItfWrapper(gymnasium.make("CartPole-v1"), Interface())
-        >>> type(env).__name__
-        'GymEnvItfWrapper'
+        >>> from arena import Interface
+        >>> env = GymEnvItfWrapper(gymnasium.make("CartPole-v1"), Interface())
+        >>> env.observation_space == env.unwrapped.observation_space
+        True
     """
 
     def __init__(self, env: gymnasium.Env, interface: Interface) -> None:
@@ -484,10 +509,10 @@ class AgtItfWrapper(Agent):
             raise NotImplementedError(f"{self}: act_batch needs one batchable agent behind an interface "
                                       "without per-episode state (no reset hook)")
         itf = self.interface
-        if action_masks is not None and itf.compiled()[3] is not None:
+        if action_masks is not None and itf.compiled().action_mask is not None:
             action_masks = np.stack([itf.transform_action_mask(mask) for mask in action_masks])
         actions = self.agent.act_batch(itf.transform_observation_batch(observations), action_masks)
-        if itf.compiled()[1] is None:
+        if itf.compiled().action is None:
             return np.asarray(actions)
         return np.array([itf.transform_action(action) for action in actions])
 

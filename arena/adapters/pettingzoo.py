@@ -141,7 +141,7 @@ class ArenaToAEC(HoldsEnv, _SpaceLookup, AECEnv):
         self._to_act: list[AgentID] = []
         self._chosen: dict[AgentID, Any] = {}
         self._skip_agent_selection = None
-        self._check_masks = getattr(env, "illegal_action", "raise") != "penalty"
+        self._check_masks = env.illegal_action != "penalty"
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         observations, infos = self.env.reset(seed=seed, options=options)

@@ -29,46 +29,20 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.agents.base import Agent
+from arena.env import has_hidden_information
 from arena.errors import ArenaError, Forfeit, SpaceMismatchError
 
-__all__ = ["HumanAgent", "parse_choice", "format_observation", "has_hidden_information", "is_real_time",
-           "QUIT_WORDS", "REAL_TIME_FPS"]
+__all__ = ["HumanAgent", "parse_choice", "format_observation", "QUIT_WORDS"]
 
 QUIT_WORDS = ("q", "quit")
-REAL_TIME_FPS = 10
 _HELP_WORDS = ("?", "help")
 _CLEAR_SCREEN = "\033[H\033[2J\033[3J"  # home, clear the screen and the scroll-back
 
 
-def has_hidden_information(env: Any) -> bool:
-    """Whether ``env`` declares hidden information (``perfect_information = False``).
-
-    Example:
-        >>> import envs
-        >>> has_hidden_information(envs.make("kuhn_poker")), has_hidden_information(envs.make("tic_tac_toe"))
-        (True, False)
-    """
-    return getattr(env.unwrapped, "perfect_information", None) is False
-
-
-def is_real_time(env: Any) -> bool:
-    """Whether ``env`` is a real-time game, which a person cannot play by typing moves.
-
-    A real-time game (Pong, Snake) advances on a clock, a move per frame. The env says so
-    with ``metadata["real_time"]`` (true or false); without that key, an env animated at
-    ``REAL_TIME_FPS`` frames a second or more (Gymnasium's ``metadata["render_fps"]``)
-    counts as real-time, while turn-based games render at a frame or two a second, if at all.
-
-    Example:
-        >>> import envs
-        >>> is_real_time(envs.make("tic_tac_toe"))
-        False
-    """
-    metadata = getattr(env.unwrapped, "metadata", None) or {}
-    if "real_time" in metadata:
-        return bool(metadata["real_time"])
-    fps = metadata.get("render_fps")
-    return isinstance(fps, (int, float)) and fps >= REAL_TIME_FPS
+def _own_text(env: Any, agent_id: str, observation: Any) -> str:
+    """The env's text for the observation, or the observation as compact text when it has none."""
+    text = env.observation_text(agent_id, observation)
+    return format_observation(observation) if text is None else text
 
 
 def format_observation(observation: Any) -> str:
@@ -242,15 +216,12 @@ class HumanAgent(Agent):
         if not isinstance(action_space, spaces.Discrete):
             raise SpaceMismatchError(f"HumanAgent: {env} seat {agent_id!r} acts in {action_space}; "
                                      "a person at the terminal can only choose among Discrete actions")
-        names = getattr(env, "action_names", None)
-        text_render = getattr(env, "render_mode", None) == "ansi"
-        describe = getattr(env, "observation_text", None)
+        text_render = env.render_mode == "ansi"
         kwargs.setdefault("label", agent_id)
         kwargs.setdefault("renderer", env.render if text_render else None)
-        kwargs.setdefault("action_names", names(agent_id) if callable(names) else None)
+        kwargs.setdefault("action_names", env.action_names(agent_id))
         kwargs.setdefault("show_observation", has_hidden_information(env) or not text_render)
-        if callable(describe):
-            kwargs.setdefault("observation_text", lambda observation: describe(agent_id, observation))
+        kwargs.setdefault("observation_text", lambda observation: _own_text(env, agent_id, observation))
         return cls(**kwargs)
 
     # ------------------------------------------------------------------ agent

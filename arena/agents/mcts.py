@@ -164,7 +164,7 @@ class MCTSAgent(Agent):
         self._np_rng = np.random.default_rng(seed)  # the determinizations' draws
         self._copy = env.clone
         #: True when the agent searches information sets (the env samples its hidden state).
-        self.information_sets = getattr(env, "perfect_information", None) is not True
+        self.information_sets = env.perfect_information is not True
 
     def reset(self, *, seed: int | None = None) -> None:
         if seed is not None:

@@ -18,7 +18,8 @@ import random
 import time
 from typing import Any
 
-from arena.agents.human import HumanAgent, is_real_time
+from arena.agents.human import HumanAgent
+from arena.env import is_real_time
 from arena.errors import AgentError, ArenaError, Forfeit
 from arena.play_loop import play
 from arena.registry import make_env
@@ -133,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     specs = _seat_specs(args, seats, env_name)
     humans = [seat for seat, spec in specs.items() if spec == HUMAN]
     # Several people on one terminal hide their choices from each other unless the game is fully visible.
-    hot_seat = len(humans) > 1 and getattr(env.unwrapped, "perfect_information", None) is not True
+    hot_seat = len(humans) > 1 and env.unwrapped.perfect_information is not True
     agents = {seat: HumanAgent.at_seat(env, seat, hot_seat=hot_seat) if spec == HUMAN
               else _build_agent(spec, seat, env) for seat, spec in specs.items()}
     seed = args.seed

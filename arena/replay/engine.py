@@ -95,13 +95,8 @@ def build_env(game: StoredGame, render: str | None = None) -> Any:
 
 def action_names(env: Any, agent: str) -> list[str] | None:
     """The env's names for ``agent``'s actions (``env.action_names(agent)``), if it has them."""
-    method = getattr(env.unwrapped, "action_names", None)
-    if method is None:
-        return None
-    try:
-        return [str(name) for name in method(agent)]
-    except TypeError:  # a single-agent style action_names() without the agent
-        return None
+    names = env.unwrapped.action_names(agent)
+    return None if names is None else [str(name) for name in names]
 
 
 def same_action(a: Any, b: Any) -> bool:

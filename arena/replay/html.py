@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from arena.env import has_hidden_information
 from arena.replay.engine import Frame, action_names, build_env, render_modes, replay
 from arena.replay.pack import describe_action, pack_observation, pack_view
 from arena.replay.source import StoredGame
@@ -64,9 +65,7 @@ def page_shell(title: str, body: str, scripts: list[str], data: dict[str, Any] |
 
 def _private(env: Any) -> Any:
     """``observation_text(agent, obs)`` of an env with hidden information (cards, dice), else ``None``."""
-    from arena.agents.human import has_hidden_information
-
-    return getattr(env.unwrapped, "observation_text", None) if has_hidden_information(env) else None
+    return env.unwrapped.observation_text if has_hidden_information(env) else None
 
 
 def _frame_data(frame: Frame, names: dict[str, list[str] | None], private: Any = None) -> dict[str, Any]:
@@ -84,7 +83,8 @@ def _frame_data(frame: Frame, names: dict[str, list[str] | None], private: Any =
             "acting": frame.acting, "masks": masks,
             "actions": {a: describe_action(act, names.get(a)) for a, act in frame.actions.items()},
             "ended": frame.ended, "eye": eye,
-            "sees": {} if private is None else {a: str(private(a, o)) for a, o in frame.observations.items()}}
+            "sees": {} if private is None else {a: str(text) for a, o in frame.observations.items()
+                                                 if (text := private(a, o)) is not None}}
 
 
 def game_data(game: StoredGame) -> dict[str, Any]:
@@ -160,4 +160,3 @@ def write_replay_pages(dbs: list[str | Path], folder: str | Path) -> dict[tuple[
             stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{Path(db).stem}_game{game.id}")
             pages[(game.result.lineup, game.result.index, game.result.seed)] = write_html(game, folder / f"{stem}.html")
     return pages
-

@@ -174,7 +174,7 @@ class _Checker:
             self.expect_raise(InvalidActionError, lambda: env.step({**good, agent: outside}),
                               f"step() with action {outside} outside {space} for {agent!r}")
             mask = infos.get(agent, {}).get("action_mask")
-            if mask is not None and not mask.all() and getattr(env, "illegal_action", "raise") == "raise":
+            if mask is not None and not mask.all() and env.illegal_action == "raise":
                 illegal = int(space.start) + int(np.flatnonzero(mask == 0)[0])
                 self.expect_raise(IllegalActionError, lambda: env.step({**good, agent: illegal}),
                                   f"step() with masked action {illegal} for {agent!r}")
@@ -269,7 +269,7 @@ def check_env(env: MultiAgentEnv, *, seed: int = 0, episodes: int = 3, max_steps
     # An env whose episodes depend on more than its seed (networked game engines) declares
     # ``metadata["reproducible"] = False`` (adapters pass metadata on); its episodes are
     # checked, but not replayed for comparison.
-    reproducible = (getattr(env, "metadata", None) or {}).get("reproducible", True) is not False
+    reproducible = env.metadata.get("reproducible", True) is not False
     for episode in range(episodes):
         first = checker.rollout(seed + episode, probe_errors=episode == 0, max_steps=max_steps)
         if not reproducible:

@@ -32,11 +32,10 @@ def make_batch(env: MultiAgentEnv, num_games: int) -> Any:
     Raises:
         TypeError: the env does not offer a batch (no ``make_batch`` method).
     """
-    factory = getattr(env, "make_batch", None)
-    if not callable(factory):
+    if not env.batchable:
         raise TypeError(f"BatchVecEnv: {env} has no batched version (no make_batch(num_games) method); "
                         "train it through arena.training.SingleAgentEnv")
-    return factory(num_games)
+    return env.make_batch(num_games)
 
 
 def batch_vec_env(env: MultiAgentEnv | str | Callable[..., MultiAgentEnv], num_envs: int, *args: Any,
@@ -137,8 +136,8 @@ class BatchVecEnv(VecEnv):
         self.render_mode = None  # SB3 reads it in __init__; a batch does not render
         super().__init__(int(num_envs), observation_space, action_space)
         self._seat_index = np.array([self.env.possible_agents.index(seat) for seat in self.seats])
-        self._translate_masks = interface is not None and interface.compiled()[3] is not None
-        self._translate_actions = interface is not None and interface.compiled()[1] is not None
+        self._translate_masks = interface is not None and interface.compiled().action_mask is not None
+        self._translate_actions = interface is not None and interface.compiled().action is not None
         self.set_opponents(opponents)
         games = self.num_envs
         self._rows = np.arange(games)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import envs
-from arena import ArenaError, RandomAgent, make_agent, play
+from arena import ArenaError, MultiAgentEnv, RandomAgent, make_agent, play
 from arena.agents import MCTSAgent
 from arena.agents.mcts import check_plannable
 from envs.rock_paper_scissors import RockPaperScissors
@@ -61,7 +61,7 @@ def test_same_seed_same_game_and_the_registry_name():
 
 
 class DeepcopiedTicTacToe(TicTacToe):
-    clone = None  # plan on copy.deepcopy instead
+    clone = MultiAgentEnv.clone  # the default: plan on copy.deepcopy
 
 
 def test_envs_without_clone_are_copied_with_deepcopy():

@@ -24,7 +24,7 @@ from gymnasium import spaces
 import envs
 from tests.quick import quick_make
 from arena import Agent, AgtItfWrapper, MultiAgentEnv
-from arena.agents.human import is_real_time
+from arena.env import is_real_time
 from arena.cli import main
 from arena.cli.play import EXIT_FORFEIT
 

@@ -76,6 +76,23 @@ def test_a_deep_copy_of_an_interface_wrapper_shares_no_state_with_it():
     assert data_equivalence(play(reference, ref_observations, ref_infos, np.random.default_rng(5), 9)[2], original)
 
 
+def test_a_deep_copy_over_a_nested_stateful_stack_is_independent():
+    # Issue 27: the wrapper's cached stack functions called the original's levels, so stepping the
+    # copy moved the original's running statistics and frame history.
+    from interfaces.history import FrameStack, NormalizeObservation
+
+    env = EnvItfWrapper(make_env("tic_tac_toe"), FrameStack(NormalizeObservation(), frames=3))
+    observations, infos = env.reset(seed=0)
+    observations, infos, _ = play(env, observations, infos, np.random.default_rng(0), 2)
+    normalize = env.interfaces["player_0"].inner
+    before = normalize.statistics()
+    for twin in (copy.deepcopy(env), env.clone()):  # clone(): what planners copy envs with
+        twin_observations, twin_infos = copy.deepcopy((observations, infos))
+        play(twin, twin_observations, twin_infos, np.random.default_rng(3), 6)
+        assert twin.interfaces["player_0"].inner.statistics()["count"] > before["count"]
+        assert data_equivalence(normalize.statistics(), before)  # the original did not move
+
+
 def test_one_interface_object_in_two_wrappers_leaks_no_state():
     from interfaces.history import FrameStack
 

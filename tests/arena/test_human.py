@@ -16,7 +16,8 @@ import envs
 from tests.quick import quick_make
 from arena import Agent, MultiAgentEnv, play
 from arena.agents import HumanAgent
-from arena.agents.human import format_observation, has_hidden_information, is_real_time, parse_choice
+from arena.agents.human import format_observation, parse_choice
+from arena.env import has_hidden_information, is_real_time
 from arena.errors import AgentError, ArenaError, Forfeit, SpaceMismatchError
 
 RPS = ["rock", "paper", "scissors"]

@@ -69,4 +69,7 @@ def test_documented_extras_are_forwarded():
     kuhn.reset(seed=0)
     agent = next(iter(observations))
     assert poker.observation_text(agent, observations[agent]) == kuhn.observation_text(agent, observations[agent])
-    assert not hasattr(EnvItfWrapper(envs.make("snake")), "observation_text")  # absent where the env has none
+    snake = EnvItfWrapper(envs.make("snake"))
+    snake_observations, _ = snake.reset(seed=0)
+    agent = next(iter(snake_observations))
+    assert snake.observation_text(agent, snake_observations[agent]) is None  # None where the env has none

@@ -15,6 +15,7 @@ from arena import (
     Combine,
     EnvItfWrapper,
     GymEnvItfWrapper,
+    MultiAgentEnvItfWrapper,
     Interface,
     InvalidActionError,
     MaskTranslationError,
@@ -60,7 +61,9 @@ def test_env_wrapper_transforms_spaces_observations_masks_and_rewards():
         if terms["player_0"]:
             break
         env.step({"player_1": other})
-    assert str(env) == "<EnvItfWrapper<TicTacToe>>"
+    assert str(env) == "<MultiAgentEnvItfWrapper<TicTacToe>>"
+    assert type(env) is MultiAgentEnvItfWrapper  # the factory says which class it builds, no __new__ swap
+    assert "__new__" not in vars(MultiAgentEnvItfWrapper) and "__new__" not in vars(GymEnvItfWrapper)
 
 
 def test_env_wrapper_keeps_the_contract_on_bundled_envs():
