@@ -96,7 +96,7 @@ class Channel:
             item = self.connection.recv()
         except (EOFError, OSError):  # the server is gone: nobody is watching this page any more
             item = ("closed",)
-        if item[0] == "closed":
+        if item is None or item[0] == "closed":  # None: the server stops
             self.close()
         elif item[0] == "page":
             message = item[1]

@@ -327,7 +327,7 @@ class GameServer:
             if limit is not None and worker.alive() and worker.overdue(now, grace):
                 late = now - (worker.state[3] - limit)
                 seat, _ = worker.seat_in_call()
-                worker.stop()  # kill first, then charge: the record cannot change any more
+                worker.stop(kill=True)  # kill first, then charge: the record cannot change any more
                 return {"forfeit": seat, "reason": f"exceeded the move time limit of {limit:g} s (did not answer the "
                                                    f"interrupt; its game process was killed after {late:.1f} s)"}
             if not worker.alive():

@@ -184,11 +184,11 @@ class GameWorker:
     def alive(self) -> bool:
         return self.process.is_alive()
 
-    def stop(self) -> None:
-        """Ask the worker to stop, then end it by its PID if it does not."""
-        if self.process.is_alive():
+    def stop(self, *, kill: bool = False) -> None:
+        """Ask the worker to stop (``kill``: do not ask), then end it by its PID if it has not."""
+        if self.process.is_alive() and not kill:
             self.send(None)
-            self.process.join(timeout=1)
+            self.process.join(timeout=0.25)
         if self.process.is_alive():
             self.process.kill()
         self.process.join(timeout=5)

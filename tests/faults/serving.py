@@ -40,6 +40,15 @@ def served(env: str = "tic_tac_toe", vs: str = "random", **kwargs: Any) -> Itera
         assert not thread.is_alive(), "the game loop did not end"
 
 
+def wait_for_games(server: GameServer, count: int, timeout: float = WAIT) -> list[dict[str, Any]]:
+    """The server's first ``count`` finished games, once they are over (fails after ``timeout`` seconds)."""
+    deadline = time.monotonic() + timeout
+    while len(server.results) < count:
+        assert time.monotonic() < deadline, f"{len(server.results)} of {count} games ended within {timeout} s"
+        time.sleep(0.02)
+    return server.results[:count]
+
+
 def connect(url: str, *, origin: str | None = "same", token: str | None = "same", **headers: str) -> Any:
     """A websocket to the server of page address ``url`` (``origin="same"``: the page's own origin)."""
     from websockets.sync.client import connect as ws_connect

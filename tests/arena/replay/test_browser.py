@@ -15,7 +15,7 @@ from arena.serve import GameServer
 from arena.tournament import run_tournament
 from arena.specs.agents import EnvSpec
 
-EGO = ('ego=arena.specs.agents:behind_interface{"agent": "random", "interface": "ego_board", '
+EGO = ('ego=behind_interface{"agent": "random", "interface": "ego_board", '
        '"interface_kwargs": {"planes": true}}')
 CANVAS_SUM = "Array.from(document.getElementById('board').getContext('2d')" \
              ".getImageData(0, 0, 480, 400).data).reduce((a, b, i) => (a + b * (i % 7 + 1)) % 1000000007, 0)"
@@ -153,6 +153,26 @@ def test_closing_the_tab_ends_the_game_as_a_forfeit(browser, tmp_path):
     assert results[0]["outcome"] == "you forfeited (closed the page)"
     game = load_games(tmp_path / "connect_four.db")[0]
     assert game.result.forfeit == "human@player_0" and verify_game(game) is None
+
+
+def test_reloading_the_tab_mid_game_forfeits_it_and_the_page_gets_a_new_game(browser, tmp_path):
+    server, thread, results = _serve(tmp_path, "connect_four", games=2)
+    try:
+        context = browser.new_context()
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        page.goto(server.url)  # the printed address, token included
+        page.wait_for_selector("button.move")
+        page.reload()
+        page.wait_for_selector("button.move")  # a new game asks for a move
+        assert page.text_content("#status") == "your move" and "seed" in page.text_content("#title")
+        page.locator("button.move").first.click()
+        page.wait_for_selector("#status:has-text('waiting'), button.move >> nth=0")
+        context.close()
+    finally:
+        _finish(server, thread)
+    assert [r["outcome"] for r in results] == ["you forfeited (closed the page)"] * 2
+    assert [len(game.steps) for game in load_games(tmp_path / "connect_four.db")][0] == 0
 
 
 @pytest.mark.parametrize("bad, message", [
