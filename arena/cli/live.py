@@ -26,21 +26,29 @@ def sprt_line(state: Any, test: Any, names: list[str]) -> str:
 
 
 def standings_table(result: Any) -> Any:
-    """A rich table: place, entrant, batch Elo, games, and the interval to the next entrant."""
+    """A rich table: place, entrant, batch Elo, games, and the interval to the next entrant; in an
+    adaptive run (``result.separation`` set) also whether each judged pair is separated."""
+    import rich.box
     import rich.table
+    from rich.text import Text
 
     fit = result.elo()
     order = fit.order()
+    adaptive = result.separation is not None
     apart = {(a, b): ok for a, b, ok in (result.separation or [])}
-    table = rich.table.Table(title="standings so far (batch Elo; interval of the score against the next below)")
-    for column in ("#", "agent", "elo", "games", "vs next: score [95%]", "separated"):
-        table.add_column(column, justify="left" if column == "agent" else "right")
+    table = rich.table.Table(title="standings so far (batch Elo; interval of the score against the next below)",
+                             box=rich.box.SIMPLE_HEAD, padding=(0, 1), title_justify="left")
+    for column in ("#", "agent", "elo", "games", "vs next: score [95%]", *(("separated",) if adaptive else ())):
+        table.add_column(column, justify="left" if column == "agent" else "right", no_wrap=column == "agent")
     for place, name in enumerate(order, 1):
         below = order[place] if place < len(order) else None
         stats = result.pairings.get((name, below)) if below else None
         cell = "-" if stats is None or not stats.games else f"{stats.score:.0%} [{stats.interval[0]:.0%}-{stats.interval[1]:.0%}]"
-        sep = "" if below is None else ("yes" if apart.get((name, below)) else "no")
-        table.add_row(str(place), name, f"{fit.ratings[name]:+.0f}", str(fit.games.get(name, 0)), cell, sep)
+        # the pair this row is judged in: with the next below, or (a gauntlet) with the challenger
+        pair = (name, below) if (name, below) in apart else next((p for p in apart if p[1] == name), None)
+        sep = None if not adaptive else "" if pair is None else "yes" if apart[pair] else "no"
+        table.add_row(str(place), Text(name), f"{fit.ratings[name]:+.0f}", str(fit.games.get(name, 0)), cell,
+                      *(() if sep is None else (sep,)))
     return table
 
 

@@ -15,7 +15,13 @@ gradient), so it does not depend on the order of the games (unlike online rating
 ``prior`` virtual draws between every pair of entrants that met keep the estimates finite
 when an entrant won (or lost) every game; ``prior=0`` gives the plain maximum likelihood.
 Confidence intervals come from a bootstrap over game sets (the duplicate sets of a
-tournament, or single games): resample sets with replacement, refit, take percentiles.
+tournament, or single games): resample sets with replacement, refit, take percentiles. A
+bootstrap over few sets cannot vary (one set resampled is always that set: a zero-width
+``+246 .. +246`` at two games), so each interval is widened to hold the Laplace interval too:
+``rating +- 1.96 se``, with ``se`` from the curvature of the log-likelihood (prior included) at the
+fit, relative to the anchor or to the mean. That interval is wide when the games are few (about
++-400 Elo after two games) and shrinks like ``1/sqrt(games)``, so the reported interval is the
+wider of the two: honest at two games, the bootstrap's once there are many sets.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ import numpy as np
 
 from arena.evaluation.sprt import require_scipy
 
-__all__ = ["EloFit", "fit_elo", "ranking_log_likelihood"]
+__all__ = ["EloFit", "fit_elo", "laplace_errors", "ranking_log_likelihood"]
 
 _LN10_400 = math.log(10.0) / 400.0
 
@@ -112,12 +118,7 @@ def _fit(terms: Mapping[tuple[int, ...], float], n: int, fixed: int, start: np.n
     require_scipy()
     from scipy.optimize import minimize
 
-    by_length: dict[int, tuple[list[tuple[int, ...]], list[float]]] = {}
-    for order, weight in terms.items():
-        rows, weights = by_length.setdefault(len(order), ([], []))
-        rows.append(order)
-        weights.append(weight)
-    orders = {m: (np.array(rows, dtype=np.int64), np.array(weights)) for m, (rows, weights) in by_length.items()}
+    orders = _orders_of(terms)
     free = [i for i in range(n) if i != fixed]
     if not free:
         return np.zeros(n)
@@ -135,6 +136,43 @@ def _fit(terms: Mapping[tuple[int, ...], float], n: int, fixed: int, start: np.n
     theta = np.zeros(n)
     theta[free] = result.x
     return theta
+
+
+def _orders_of(terms: Mapping[tuple[int, ...], float]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    by_length: dict[int, tuple[list[tuple[int, ...]], list[float]]] = {}
+    for order, weight in terms.items():
+        rows, weights = by_length.setdefault(len(order), ([], []))
+        rows.append(order)
+        weights.append(weight)
+    return {m: (np.array(rows, dtype=np.int64), np.array(weights)) for m, (rows, weights) in by_length.items()}
+
+
+def laplace_errors(terms: Mapping[tuple[int, ...], float], theta: np.ndarray, fixed: int | None) -> np.ndarray:
+    """Standard errors of the Elo ratings at the fit ``theta`` (natural log-strengths) from the
+    curvature of the log-likelihood: relative to entrant ``fixed`` when given, else to the mean.
+
+    Example:
+        >>> terms = {(0, 1): 1.5, (1, 0): 1.5}  # one win each way and a virtual draw
+        >>> [round(float(e)) for e in laplace_errors(terms, np.zeros(2), fixed=1)]
+        [201, 0]
+    """
+    orders = _orders_of(terms)
+    n, step = len(theta), 1e-4
+    hessian = np.zeros((n, n))
+    for i in range(n):
+        delta = np.zeros(n)
+        delta[i] = step
+        hessian[i] = (ranking_log_likelihood(theta - delta, orders)[1]
+                      - ranking_log_likelihood(theta + delta, orders)[1]) / (2 * step)
+    pinned = 0 if fixed is None else fixed
+    free = [i for i in range(n) if i != pinned]
+    covariance = np.zeros((n, n))
+    if free:
+        covariance[np.ix_(free, free)] = np.linalg.pinv(hessian[np.ix_(free, free)])
+    if fixed is None:  # ratings are centred on their mean
+        centre = np.eye(n) - 1.0 / n
+        covariance = centre @ covariance @ centre.T
+    return np.sqrt(np.clip(np.diag(covariance), 0.0, None)) / _LN10_400
 
 
 def fit_elo(rankings: Sequence[Mapping[str, int]], names: Sequence[str] | None = None, *,
@@ -186,15 +224,18 @@ def fit_elo(rankings: Sequence[Mapping[str, int]], names: Sequence[str] | None =
     for a, b in met:  # a virtual draw: half a win each way
         prior_terms[a, b] = prior_terms[b, a] = prior / 2
 
-    def solve(sample: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
+    def terms_of(sample: np.ndarray) -> dict[tuple[int, ...], float]:
         # Identical orderings are one term with their summed weight: the fit costs per kind of result.
         terms = dict(prior_terms)
         for i in sample:
             share = weight[i] / len(games[i])
             for order in games[i]:
                 terms[order] = terms.get(order, 0.0) + share
+        return {order: w for order, w in terms.items() if w > 0}
+
+    def solve(sample: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
         # Ratings are relative: pin one (the anchor, or the first entrant, then centre) so the optimum is a point.
-        theta = _fit({order: w for order, w in terms.items() if w > 0}, len(names), 0 if fixed is None else fixed, start)
+        theta = _fit(terms_of(sample), len(names), 0 if fixed is None else fixed, start)
         elo = theta / _LN10_400
         return elo - elo.mean() if fixed is None else elo + anchor[1]
 
@@ -216,5 +257,7 @@ def fit_elo(rankings: Sequence[Mapping[str, int]], names: Sequence[str] | None =
             pick = rng.integers(len(sets), size=len(sets))
             samples.append(solve(np.array([i for j in pick for i in sets[j]], dtype=int), start))
         low, high = np.percentile(np.array(samples), [2.5, 97.5], axis=0)
+        errors = 1.959963984540054 * laplace_errors(terms_of(everything), start, fixed)  # see the module docstring
+        low, high = np.minimum(low, elo - errors), np.maximum(high, elo + errors)
         intervals = {name: (float(low[i]), float(high[i])) for i, name in enumerate(names)}
     return EloFit({name: float(elo[i]) for i, name in enumerate(names)}, intervals, played, anchor)

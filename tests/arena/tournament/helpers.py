@@ -110,3 +110,15 @@ class QuittingAgent(Agent):
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
         raise Forfeit("player_0", "typed q")
+
+
+class MarkupAgent(Agent):
+    """Fails with a message that rich would read as markup (a closing tag, a path in brackets)."""
+
+    def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
+        raise RuntimeError("no weights at [/data/x.zip] [/bold]")
+
+
+def markup_broken_agent(**kwargs: Any) -> Agent:
+    """A factory whose failure text holds markup."""
+    raise FileNotFoundError("[bold]missing[/bold] [/data/model.zip]")

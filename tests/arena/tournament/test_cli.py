@@ -67,3 +67,39 @@ def test_listing_commands(capsys):
     assert main(["agents"]) == 0
     out = capsys.readouterr().out
     assert "random" in out and "Uniformly random legal actions" in out and "mcts" in out
+
+
+def test_texts_from_agents_and_files_are_shown_as_they_are(tmp_path, capsys):
+    export = tmp_path / "g.json"
+    code = main(["tournament", "tic_tac_toe", "--agents",
+                 "random,b=random,bad=tests.arena.tournament.helpers:MarkupAgent,"
+                 "gone=tests.arena.tournament.helpers:markup_broken_agent",
+                 "--games", "2", "--no-progress", "--export", str(export)])
+    out = capsys.readouterr().out
+    assert code == 0 and export.is_file()  # rich did not stop the run before the export
+    assert "excluded gone: FileNotFoundError: [bold]missing[/bold] [/data/model.zip]" in out
+    assert "forfeit bad x4: act() raised RuntimeError: no weights at [/data/x.zip] [/bold]" in out
+
+
+def test_tables_fit_80_columns_without_cutting_names(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")  # a terminal of 80 columns
+    long = "connect_four_heuristic"
+    assert main(["tournament", "connect_four", "--agents", f"{long},random,another_long_random_name=random",
+                 "--games", "2", "--max-steps", "12", "--no-progress", "--bootstrap", "10"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line.rstrip()) for line in out.splitlines()) <= 80
+    assert "…" not in out
+    table_rows = [line for line in out.splitlines() if long in line]
+    assert len(table_rows) >= 3  # the ratings, score and Elo tables each show the whole name
+    assert "separated" not in out  # not an adaptive run
+
+
+def test_small_samples_print_intervals_that_are_not_a_point(capsys):
+    assert main(["tournament", "tic_tac_toe", "--agents", "mcts,random", "--games", "2", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    elo_rows = [line.split() for line in out.splitlines() if line.split()[:1] in (["1"], ["2"])
+                and ".." in line and len(line.split()) == 7]
+    assert len(elo_rows) == 2
+    for row in elo_rows:
+        low, high = int(row[3]), int(row[5])
+        assert high - low >= 100, row  # two games cannot place a rating within a point
