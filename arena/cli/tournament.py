@@ -52,8 +52,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--agents", required=True,
                         help="comma-separated entrants, each [NAME=]FACTORY[{JSON kwargs}]: a registered agent "
                              "(see `arena agents`) or 'package.module:factory', e.g. 'random,deep=mcts{\"simulations\": 400}'. "
-                             "In a team game an entrant plays a side: one agent in every seat, or a team "
-                             "NAME=MEMBER+MEMBER... in the side's seat order, e.g. 'duo=random+beat_most_common'")
+                             "A trained folder (written by `arena train`) is an agent too. In a team game an entrant "
+                             "plays a side: one agent in every seat (each seat its own), or a team NAME=MEMBER+MEMBER... "
+                             "in the side's seat order, e.g. 'duo=random+beat_most_common'. With fewer entrants than "
+                             "seats (pommerman --agents X,random), they take turns around the table, each seat its "
+                             "own agent, and an entrant is scored by the mean return of its seats")
     parser.add_argument("--mode", choices=MODES, default="round-robin",
                         help="round-robin (every lineup), head-to-head (one seat each), gauntlet (the first agent against the rest)")
     parser.add_argument("--games", type=int, default=20,

@@ -22,7 +22,7 @@ from arena.specs.agents import AgentSpec, EnvSpec, entrant_specs
 from arena.tournament.runner import BACKENDS, start_context
 from arena.tournament.schedule import MODES
 
-__all__ = ["TournamentRules", "Execution", "DEFAULT_BUDGET"]
+__all__ = ["DEFAULT_BUDGET", "Execution", "TournamentRules"]
 
 #: The game budget of an adaptive run (``sprt`` or ``until_separated``) when none is given.
 DEFAULT_BUDGET = 1000
@@ -119,11 +119,18 @@ class Execution:
     """Where and how the games run; results never depend on it.
 
     Attributes:
-        backend: ``"serial"``, ``"inline"``, ``"processes"`` or ``"ray"``.
-        workers: local worker processes or Ray actors (``None``: the backend's default).
-        address: the Ray cluster to join.
+        backend: ``"serial"`` (one watched worker process: an entrant that ends its process
+            forfeits, and a move can be ended from outside), ``"inline"`` (in this process, for
+            debugging; no move time limit), ``"processes"`` (``workers`` local processes) or
+            ``"ray"`` (actors on a Ray cluster). :meth:`make` picks serial for one worker and
+            processes otherwise.
+        workers: local worker processes (default 1; 2 for ``"processes"``), or Ray actors
+            (default: one per CPU of the cluster).
+        address: the Ray cluster to join (default: start a local one).
         chunk_size: games per task sent to a worker (``None``: balanced automatically).
-        start_method: how local workers start (``None``: forkserver, or spawn where there is none).
+        start_method: how local workers start: ``"forkserver"`` (default; ``"spawn"`` where there
+            is none), ``"spawn"`` or ``"fork"`` (fastest, but a forked child of a process that
+            runs threads, such as torch's, can hang).
 
     Raises:
         ValueError: an unknown backend or start method, workers that are not a positive
