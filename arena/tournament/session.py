@@ -159,9 +159,14 @@ class TournamentSession:
         self.played, self.seconds, self.startup = 0, 0.0, 0.0
         self.config = GameConfig(rules.env, tuple(s for s in rules.entrants if s.name in field.playing),
                                  rules.move_time_limit, rules.max_steps)
-        self._scratch = tempfile.TemporaryDirectory(prefix="arena-tournament-") if db is None else None
-        self.store = ResultStore(str(Path(self._scratch.name) / "results.sqlite") if self._scratch else db)
-        self.db = ":memory:" if db is None else self.store.path
+        self._scratch = None
+        if db is None:
+            self._scratch = tempfile.TemporaryDirectory(prefix="arena-tournament-")
+            db_path: str | Path = Path(self._scratch.name) / "results.sqlite"
+        else:
+            db_path = db
+        self.store = ResultStore(db_path)
+        self.db = ":memory:" if self._scratch is not None else self.store.path
         self._last_shown = time.perf_counter()
         try:
             self.store.bind(rules.stored(), list(rules.entrants))

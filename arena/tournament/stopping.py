@@ -121,7 +121,8 @@ class SPRTMatch:
 
     def observe(self, result: TournamentResult) -> None:
         result.sprt = self.test
-        result.sprt_state, self._stop = sprt_state(result.games, *result.entrants, self.test, self._before)
+        first, second = result.entrants
+        result.sprt_state, self._stop = sprt_state(result.games, first, second, self.test, self._before)
 
     def more(self, result: TournamentResult, session: Round) -> list[GameTask]:
         if self._stop is not None or session.scheduled >= self.budget:

@@ -184,3 +184,10 @@ def test_live_board_shows_the_sprt_line_and_the_standings():
     board.stop()
     assert field.separation is not None
     assert type(board.status).__name__ == "Table" and board.status.row_count == 3
+
+
+def test_a_gauntlet_until_separated_judges_the_challenger_against_each_opponent():
+    result = run_tournament("tic_tac_toe", ['mcts{"simulations": 30}', "random", "b=random"], mode="gauntlet",
+                            games=2, until_separated=True, budget=24, seed=2)
+    assert [(a, b) for a, b, _ in result.separation] == [("mcts", "random"), ("mcts", "b")]
+    assert len(result.games) > 4  # it played on where the challenger was not yet separated
