@@ -103,18 +103,32 @@ class CompiledStack(NamedTuple):
     done: Callable[[Any, bool, bool], Any] | None
 
 
-def _chain(steps: Sequence[tuple[Any, Hook]]) -> Hook | None:
+class _Guard(NamedTuple):
+    """The check on the model action at the head of an action chain: integers in ``[low, high)``
+    pass inline (the common case); anything else goes to ``slow``, which returns the action or
+    raises :class:`~arena.errors.InvalidActionError`."""
+
+    low: int
+    high: int
+    slow: Hook
+
+
+def _chain(steps: Sequence[tuple[Any, Hook]], guard: _Guard | None = None) -> Hook | None:
     """Compose the ``(level, hook)`` steps (applied in order) into one call; ``None`` for none.
 
-    Short stacks get one closure each (no loop); the level running is kept in a local, so an
-    exception is blamed on it at no cost on the normal path.
+    Short stacks get one closure each (no loop, the guard inline); the level running is kept in
+    a local, so an exception is blamed on it at no cost on the normal path.
     """
     if not steps:
         return None
+    checks = guard is not None
+    low, high, slow = guard if guard is not None else (0, 0, None)
     if len(steps) == 1:
         ((l0, f0),) = steps
 
         def one(x: Any) -> Any:
+            if checks and not (type(x) is int and low <= x < high):
+                x = slow(x)
             try:
                 return f0(x)
             except Exception as err:
@@ -126,6 +140,8 @@ def _chain(steps: Sequence[tuple[Any, Hook]]) -> Hook | None:
         (l0, f0), (l1, f1) = steps
 
         def two(x: Any) -> Any:
+            if checks and not (type(x) is int and low <= x < high):
+                x = slow(x)
             level = l0
             try:
                 x = f0(x)
@@ -140,6 +156,8 @@ def _chain(steps: Sequence[tuple[Any, Hook]]) -> Hook | None:
         (l0, f0), (l1, f1), (l2, f2) = steps
 
         def three(x: Any) -> Any:
+            if checks and not (type(x) is int and low <= x < high):
+                x = slow(x)
             level = l0
             try:
                 x = f0(x)
@@ -155,6 +173,8 @@ def _chain(steps: Sequence[tuple[Any, Hook]]) -> Hook | None:
     chain = tuple(steps)
 
     def many(x: Any) -> Any:
+        if checks and not (type(x) is int and low <= x < high):
+            x = slow(x)
         level = None
         try:
             for level, function in chain:
@@ -167,37 +187,33 @@ def _chain(steps: Sequence[tuple[Any, Hook]]) -> Hook | None:
     return many
 
 
-def _checked_action(steps: Sequence[tuple[Any, Hook]]) -> Hook:
-    """The action chain behind a check that the model action lies in the outermost level's
-    Discrete or MultiDiscrete space: a hook that maps by table lookup would otherwise turn
-    ``-1`` or ``n`` into some legal raw action (numpy indexing wraps around)."""
-    level = steps[0][0]
+def _action_guard(level: Any) -> _Guard | None:
+    """The check that a model action lies in ``level``'s Discrete or MultiDiscrete action space: a
+    hook that maps by table lookup would otherwise turn ``-1`` or ``n`` into some legal raw action
+    (numpy indexing wraps around). ``None`` for other spaces."""
     space = level.action_space
-    run = _chain(steps) or (lambda action: action)  # steps is never empty: the fallback is for the type checker
     if type(space) is spaces.Discrete:
         start, n = int(space.start), int(space.n)
 
-        def checked(action: Any) -> Any:
-            if type(action) is int and 0 <= action - start < n:  # the common case first
-                return run(action)
+        def check_discrete(action: Any) -> Any:
             value = action.item() if isinstance(action, np.ndarray) and action.shape == () \
                 and action.dtype.kind in "iu" else action
             if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) \
                     and 0 <= value - start < n:
-                return run(action)
+                return action
             raise InvalidActionError(f"{level}: action {action!r} is not in {space}")
 
-        return checked
+        return _Guard(start, start + n, check_discrete)
     if type(space) is spaces.MultiDiscrete:
 
-        def checked_multi(action: Any) -> Any:
+        def check_multi(action: Any) -> Any:
             values = np.asarray(action)
             if values.shape == space.shape and values.dtype.kind in "iu" and space.contains(values.astype(space.dtype)):
-                return run(action)
+                return action
             raise InvalidActionError(f"{level}: action {action!r} is not in {space}")
 
-        return checked_multi
-    return run
+        return _Guard(0, 0, check_multi)  # an empty range: every action takes the full check
+    return None
 
 
 def _overrides(level: Any, hook: str) -> bool:
@@ -273,12 +289,12 @@ def compile_stack(levels: Sequence[Interface]) -> CompiledStack:
             masks.append((lv, lv.action_mask))
         elif "action_mask" not in lv.overridden_hooks and lv.action_space != lv.inner_action_space:
             masks.append((lv, lv._untranslatable_mask))
-    # The model's action is checked once, by the outermost level that maps actions: what it
-    # passes inwards lies in the inner space by the interface contract (check_interface tests it).
     actions = [(lv, lv.action) for lv in reversed(levels) if _maps_actions(lv, "action")]
     return CompiledStack(
         observation=_chain([(lv, lv.observation) for lv in levels if _overrides(lv, "observation")]),
-        action=_checked_action(actions) if actions else None,
+        # Checked once, by the outermost level that maps actions: what it passes inwards lies in the
+        # inner space by the interface contract (check_interface tests it).
+        action=_chain(actions, _action_guard(actions[0][0])) if actions else None,
         reward=_chain([(lv, lv.reward) for lv in levels if _overrides(lv, "reward")]),
         action_mask=_chain(masks),
         reset=_start_function(levels),

@@ -230,7 +230,19 @@ class MultiAgentEnvItfWrapper(MultiAgentWrapper):
         """
         if type(actions) is not dict and not isinstance(actions, Mapping):
             return self.env.step(actions)  # the wrapped env reports the type error
-        raw = self._raw_actions(actions) if self._act else actions
+        act, raw = self._act, actions
+        if act:  # the model actions through each agent's stack, inlined: this runs every step
+            try:
+                if self._act_everyone:
+                    raw = {}
+                    for a, x in actions.items():  # a loop, not a comprehension: no extra frame per step
+                        raw[a] = act[a](x)
+                else:
+                    raw = {a: (f(x) if (f := act.get(a)) is not None else x) for a, x in actions.items()}
+            except ArenaError:
+                raise
+            except Exception as err:
+                raw = self._untranslated_actions(actions, err)
         try:
             observations, rewards, terminations, truncations, infos = self.env.step(raw)
         except InvalidActionError:
@@ -269,24 +281,20 @@ class MultiAgentEnvItfWrapper(MultiAgentWrapper):
             raise self._interface_error("transforming the env's step", err) from err
         return observations, rewards, terminations, truncations, infos
 
-    def _raw_actions(self, actions: Mapping[AgentID, Any]) -> Mapping[AgentID, Any]:
-        """The model actions through each agent's stack; unknown ids pass untranslated (the env names them)."""
+    def _untranslated_actions(self, actions: Mapping[AgentID, Any], err: Exception) -> dict[AgentID, Any]:
+        """After ``err`` translating ``actions``: ids no interface knows pass untranslated (the
+        env names them) when that was the cause; else the error, naming the model action or the
+        interface that failed."""
         act = self._act
         try:
-            if self._act_everyone:
-                raw = {}
-                for a, x in actions.items():  # a loop, not a comprehension: no extra frame per step
-                    raw[a] = act[a](x)
-                return raw
-            return {a: (f(x) if (f := act.get(a)) is not None else x) for a, x in actions.items()}
+            if isinstance(err, KeyError) and not all(a in act for a in actions):
+                return {a: (f(x) if (f := act.get(a)) is not None else x) for a, x in actions.items()}
         except ArenaError:
             raise
-        except Exception as err:
-            if isinstance(err, KeyError) and not all(a in act for a in actions):
-                translated = self._raw_actions({a: x for a, x in actions.items() if a in act})
-                return {a: (translated[a] if a in act else x) for a, x in actions.items()}
-            self._raise_for_model_actions(actions)
-            raise self._interface_error("translating actions", err) from err
+        except Exception as inner:
+            err = inner
+        self._raise_for_model_actions(actions)
+        raise self._interface_error("translating actions", err) from err
 
     def _final_rewards(self, rewards: Mapping[AgentID, float], terminations: Mapping[AgentID, bool],
                        truncations: Mapping[AgentID, bool]) -> dict[AgentID, float]:

@@ -126,6 +126,42 @@ class KeepBoth(Interface):
         return mask
 
 
+def same(value):
+    """Returns its argument, through a call: hooks that use it do work arena cannot skip."""
+    return value
+
+
+class CallBoth(Interface):
+    """A level whose observation and action hooks each make one call (not recognised as pass-through)."""
+
+    def observation(self, observation):
+        return same(observation)
+
+    def action(self, action):
+        return same(action)
+
+    def action_mask(self, mask):
+        return same(mask)
+
+
+class GymCallBoth(gymnasium.Wrapper):
+    """The Gymnasium peer of CallBoth."""
+
+    def observation(self, observation):
+        return same(observation)
+
+    def action(self, action):
+        return same(action)
+
+    def reset(self, **kwargs):
+        observation, info = self.env.reset(**kwargs)
+        return self.observation(observation), info
+
+    def step(self, action):
+        observation, reward, terminated, truncated, info = self.env.step(self.action(action))
+        return self.observation(observation), reward, terminated, truncated, info
+
+
 class GymKeepBoth(gymnasium.Wrapper):
     """The Gymnasium peer of KeepBoth: one wrapper transforming observations and actions."""
 
@@ -335,6 +371,8 @@ def main() -> None:
             gymnasium.wrappers.TransformObservation(GymSingle(), lambda o: o, OBS), lambda a: a, ACT),
         lambda r: r)
     gym_both = GymKeepBoth(GymKeepBoth(GymKeepBoth(GymSingle())))
+    calls = EnvItfWrapper(ArenaPair(), CallBoth(CallBoth(CallBoth())))
+    gym_calls = GymCallBoth(GymCallBoth(GymCallBoth(GymSingle())))
     t = round_robin({
         "arena raw": lambda n: time_arena(raw, n),
         "arena trivial": lambda n: time_arena(trivial, n),
@@ -342,6 +380,8 @@ def main() -> None:
         "gym raw": lambda n: time_gym(gym_raw, n),
         "gym trivial": lambda n: time_gym(gym_trivial, n),
         "gym both": lambda n: time_gym(gym_both, n),
+        "arena calls": lambda n: time_arena(calls, n),
+        "gym calls": lambda n: time_gym(gym_calls, n),
     }, steps, rounds)
 
     print(f"{'stack':<58} {'raw us/step':>12} {'wrapped us/step':>16} {'overhead us/agent-step':>23}")
@@ -349,6 +389,8 @@ def main() -> None:
     gym_overhead = row("gymnasium, 3 identity Transform* wrappers, 1 agent", t["gym raw"], t["gym trivial"], 1)
     both_overhead = row("arena EnvItfWrapper, 3 obs+action interfaces x 2 agents", t["arena raw"], t["arena both"], 2)
     gym_both_overhead = row("gymnasium, 3 obs+action wrappers, 1 agent", t["gym raw"], t["gym both"], 1)
+    calls_overhead = row("arena, 3 obs+action levels calling a function x 2 agents", t["arena raw"], t["arena calls"], 2)
+    gym_calls_overhead = row("gymnasium, 3 obs+action wrappers calling a function", t["gym raw"], t["gym calls"], 1)
     superset = supersuit_times(max(1, steps // 20), rounds) if args.supersuit else None
     if superset is not None:
         ss_overhead = row("supersuit, 3 lambda wrappers x 2 agents (ParallelEnv)", *superset, 2)
@@ -356,6 +398,8 @@ def main() -> None:
     print(f"arena overhead / gymnasium overhead: {arena_overhead / gym_overhead:.2f}x (target <= 2x)")
     print(f"obs+action levels: arena overhead / gymnasium overhead: {both_overhead / gym_both_overhead:.2f}x "
           "(target <= 2x)")
+    print(f"obs+action levels that call a function (no pass-through to skip): arena / gymnasium: "
+          f"{calls_overhead / gym_calls_overhead:.2f}x")
     if superset is not None:
         print(f"supersuit overhead / arena overhead: {ss_overhead / arena_overhead:.1f}x (target >= 50x)")
     elif args.supersuit:
