@@ -5,7 +5,8 @@
 * :mod:`interfaces.history` — :class:`FrameStack`, :class:`NormalizeObservation`;
 * :mod:`interfaces.action` — :class:`DiscretizeBox`, :class:`MultiDiscreteToDiscrete`,
   :class:`DiscreteToMultiDiscrete`, :class:`RepeatAction`;
-* :mod:`interfaces.reward` — :class:`ScaleReward`, :class:`ClipReward`, :class:`ShapeReward`;
+* :mod:`interfaces.reward` — :class:`ScaleReward`, :class:`ClipReward`, :class:`ShapeReward`,
+  :class:`PotentialShaping`;
 * :mod:`interfaces.team` — :class:`ConcatenateTeam` and
   :func:`team_interface`;
 * :mod:`interfaces.board` — :class:`EgoBoard`, :class:`RotateBoard`;
@@ -35,7 +36,7 @@ from interfaces.history import FrameStack, NormalizeObservation
 from interfaces.observation import ActionMaskInObservation, CastObservation, ClipObservation, Flatten, OneHot
 from interfaces.pommerman import (PommermanAttributes, PommermanEgoCorner, PommermanFeatures, PommermanLegalMoves,
                                   PommermanPlanes, PommermanPosition)
-from interfaces.reward import ClipReward, ScaleReward, ShapeReward
+from interfaces.reward import ClipReward, PotentialShaping, ScaleReward, ShapeReward
 from interfaces.soccer import RescaleAction, SoccerFeatures, SoccerShaping, soccer_team
 from interfaces.team import ConcatenateTeam, team_interface
 from interfaces.vizdoom import DoomActions, DoomScreen
@@ -62,6 +63,7 @@ __all__ = [
     "PommermanLegalMoves",
     "PommermanPlanes",
     "PommermanPosition",
+    "PotentialShaping",
     "RepeatAction",
     "RescaleAction",
     "RotateBoard",

@@ -1,4 +1,4 @@
-"""Interfaces that transform rewards: scale, clip, and shaping by a user function."""
+"""Interfaces that transform rewards: scale, clip, and shaping by a user function or a potential."""
 
 from __future__ import annotations
 
@@ -6,11 +6,12 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from gymnasium import spaces
 
 from arena.interface import Interface
 
-__all__ = ["ScaleReward", "ClipReward", "ShapeReward"]
+__all__ = ["ClipReward", "PotentialShaping", "ScaleReward", "ShapeReward"]
 
 
 def _real(owner: object, name: str, value: Any) -> float:
@@ -97,44 +98,48 @@ class ClipReward(Interface):
         return ", ".join(filter(None, [super()._arguments(), f"low={self.low:g}", f"high={self.high:g}"]))
 
 
+def _returned_real(owner: object, what: str, value: Any) -> float:
+    """``value`` returned by the user's ``what`` function, as a float, or a TypeError naming it."""
+    if isinstance(value, bool) or not hasattr(value, "__float__"):
+        raise TypeError(f"{owner}: {what} must return a real number, got {value!r}")
+    return float(value)
+
+
+def _example_potential(observation: Any) -> float:
+    """0.1 x the sum of the numbers in ``observation`` (dicts and tuples summed through, text 0):
+    a potential over any space, for the contract examples."""
+    if isinstance(observation, str):
+        return 0.0
+    if isinstance(observation, dict):
+        return sum(_example_potential(value) for value in observation.values())
+    if isinstance(observation, tuple):
+        return sum(_example_potential(value) for value in observation)
+    return 0.1 * float(np.sum(observation))
+
+
+def _function_name(function: Any) -> str:
+    return getattr(function, "__qualname__", type(function).__name__)
+
+
 class ShapeReward(Interface):
-    """Shape rewards by a per-decision function or by a potential over observations.
+    """Shape each decision's reward with a function of what the agent saw and did.
 
-    Give exactly one of:
-
-    * ``potential`` — potential-based shaping (Ng et al., 1999): ``potential(observation)``
-      at this level; every new observation ``o'`` after ``o`` adds ``gamma * potential(o')
-      - potential(o)`` to the next reward the agent receives, and the end of a terminated
-      episode subtracts the last potential (the terminal state's potential is 0). With
-      ``gamma=1`` a terminated episode's shaped return is its unshaped return minus the
-      potential of its first observation, wherever the interface sits and whenever rewards
-      arrive; a truncated episode keeps the last potential (it is not terminal).
-    * ``shaping`` — ``shaping(observation, action, reward)``: ``observation`` is the one on
-      which the agent chose ``action`` and ``reward`` the first reward it receives after it;
-      that reward is replaced by the function's value, so each decision is shaped exactly
-      once. On :class:`arena.EnvItfWrapper` over a turn-based game, rewards that reach the
-      agent during other agents' turns pass unchanged.
+    ``shaping(observation, action, reward)``: ``observation`` is the one on which the agent
+    chose ``action`` and ``reward`` the first reward it receives after it; that reward is
+    replaced by the function's value, so each decision is shaped exactly once. On
+    :class:`arena.EnvItfWrapper` over a turn-based game, rewards that reach the agent during
+    other agents' turns pass unchanged. For potential-based shaping see :class:`PotentialShaping`.
 
     Args:
         inner: the interface underneath.
-        potential: ``observation -> float``.
-        gamma: the discount of the potential difference (``potential`` only).
         shaping: ``(observation, action, reward) -> float``.
 
     Raises:
-        TypeError: not exactly one of ``potential`` and ``shaping`` is given, it is not
-            callable, or it returns something that is not a real number.
+        TypeError: ``shaping`` is missing or not callable, it returns something that is not a
+            real number, or ``potential`` is given (that is :class:`PotentialShaping`).
 
     Example:
         >>> from gymnasium import spaces
-        >>> itf = ShapeReward(potential=lambda obs: float(obs))
-        >>> itf.setup(spaces.Discrete(5), spaces.Discrete(2))
-        >>> _ = itf.transform_reset(1)
-        >>> _ = itf.transform_observation(3)   # potential 1 -> 3
-        >>> itf.transform_reward(0.0)
-        2.0
-        >>> itf.transform_done(1.0, terminated=True, truncated=False)  # minus the last potential
-        -2.0
         >>> per_decision = ShapeReward(shaping=lambda obs, act, r: r - 0.01 * act)
         >>> per_decision.setup(spaces.Discrete(3), spaces.Discrete(4))
         >>> _ = per_decision.transform_reset(0)
@@ -146,79 +151,132 @@ class ShapeReward(Interface):
     @classmethod
     def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
         """Instances and raw spaces for ``arena interfaces --check``."""
-        return [
-            (cls(shaping=lambda observation, action, reward: reward - 0.01), spaces.Discrete(2), spaces.Discrete(3)),
-            (cls(potential=lambda observation: 0.1 * float(observation)), spaces.Discrete(4), spaces.Discrete(2)),
-        ]
+        return [(cls(shaping=lambda observation, action, reward: reward - 0.01), spaces.Discrete(2), spaces.Discrete(3))]
 
-    def __init__(self, inner: Interface | None = None, *, potential: Callable[[Any], float] | None = None,
-                 gamma: float = 1.0, shaping: Callable[[Any, Any, float], float] | None = None) -> None:
+    def __init__(self, inner: Interface | None = None, *, shaping: Callable[[Any, Any, float], float] | None = None,
+                 potential: Any = None) -> None:
         super().__init__(inner)
         name = type(self).__name__
-        if (potential is None) == (shaping is None):
-            raise TypeError(f"{name}: give exactly one of potential=observation->float and "
-                            f"shaping=(observation, action, reward)->float")
-        function = potential if potential is not None else shaping
-        if not callable(function):
-            which = "potential must be callable as potential(observation)" if potential is not None \
-                else "shaping must be callable as shaping(observation, action, reward)"
-            raise TypeError(f"{name}: {which}, got {type(function).__name__}")
-        self.potential, self.shaping = potential, shaping
-        self.gamma = _real(name, "gamma", gamma)
+        if potential is not None:
+            raise TypeError(f"{name}: potential-based shaping is PotentialShaping(potential=observation->float, "
+                            "gamma=...); ShapeReward takes shaping=(observation, action, reward)->float")
+        if shaping is None:
+            raise TypeError(f"{name}: give shaping=(observation, action, reward)->float")
+        if not callable(shaping):
+            raise TypeError(f"{name}: shaping must be callable as shaping(observation, action, reward), "
+                            f"got {type(shaping).__name__}")
+        self.shaping = shaping
         self._seen: Any = None
         self._decision: tuple[Any, Any] | None = None
-        self._last: float | None = None  # potential of the last observation (potential mode)
-        self._bonus = 0.0  # potential difference not yet paid out
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
-        self._seen, self._decision, self._last, self._bonus = None, None, None, 0.0
+        self._seen, self._decision = None, None
 
     def reset(self, observation: Any) -> None:
-        self._decision, self._last, self._bonus = None, None, 0.0
+        self._decision = None
 
     def observation(self, observation: Any) -> Any:
-        if self.potential is None:
-            self._seen = observation
-            return observation
-        value = self._real(self.potential(observation), "potential")
-        if self._last is not None:
-            self._bonus += self.gamma * value - self._last
-        self._last = value
+        self._seen = observation
         return observation
 
     def action(self, action: Any) -> Any:
-        if self.shaping is not None:
-            self._decision = (self._seen, action)
+        self._decision = (self._seen, action)
         return action
 
     def action_mask(self, mask: Any) -> Any:
         return mask  # actions pass unchanged, so masks do too
 
     def reward(self, reward: float) -> float:
-        if self.potential is not None:
-            reward, self._bonus = reward + self._bonus, 0.0
-            return reward
         if self._decision is None:
             return reward
         (observation, action), self._decision = self._decision, None
-        return self._real(self.shaping(observation, action, reward), "shaping")
+        return _returned_real(self, "shaping", self.shaping(observation, action, reward))
 
     def done(self, reward: float, *, terminated: bool, truncated: bool) -> float:
         reward = self.reward(reward)
-        if self.potential is not None and terminated and self._last is not None:
-            reward -= self._last
-        self._decision, self._last, self._bonus = None, None, 0.0
+        self._decision = None
         return reward
 
-    def _real(self, value: Any, what: str) -> float:
-        if isinstance(value, bool) or not hasattr(value, "__float__"):
-            raise TypeError(f"{self}: {what} must return a real number, got {value!r}")
-        return float(value)
+    def _arguments(self) -> str:
+        return ", ".join(filter(None, [super()._arguments(), f"shaping={_function_name(self.shaping)}"]))
+
+
+class PotentialShaping(Interface):
+    """Potential-based reward shaping (Ng et al., 1999) over this level's observations.
+
+    Every new observation ``o'`` after ``o`` adds ``gamma * potential(o') - potential(o)`` to
+    the next reward the agent receives, and the end of a terminated episode subtracts the last
+    potential (the terminal state's potential is 0). With ``gamma=1`` a terminated episode's
+    shaped return is its unshaped return minus the potential of its first observation,
+    wherever the interface sits and whenever rewards arrive; a truncated episode keeps the last
+    potential (it is not terminal).
+
+    Args:
+        inner: the interface underneath.
+        potential: ``observation -> float``.
+        gamma: the discount of the potential difference.
+
+    Raises:
+        TypeError: ``potential`` is missing or not callable, or it returns something that is
+            not a real number.
+
+    Example:
+        >>> from gymnasium import spaces
+        >>> itf = PotentialShaping(potential=lambda obs: float(obs))
+        >>> itf.setup(spaces.Discrete(5), spaces.Discrete(2))
+        >>> _ = itf.transform_reset(1)
+        >>> _ = itf.transform_observation(3)   # potential 1 -> 3
+        >>> itf.transform_reward(0.0)
+        2.0
+        >>> itf.transform_done(1.0, terminated=True, truncated=False)  # minus the last potential
+        -2.0
+    """
+
+    @classmethod
+    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
+        """Instances and raw spaces for ``arena interfaces --check``."""
+        return [(cls(potential=_example_potential), spaces.Discrete(4), spaces.Discrete(2))]
+
+    def __init__(self, inner: Interface | None = None, *, potential: Callable[[Any], float] | None = None,
+                 gamma: float = 1.0) -> None:
+        super().__init__(inner)
+        name = type(self).__name__
+        if potential is None:
+            raise TypeError(f"{name}: give potential=observation->float")
+        if not callable(potential):
+            raise TypeError(f"{name}: potential must be callable as potential(observation), "
+                            f"got {type(potential).__name__}")
+        self.potential = potential
+        self.gamma = _real(name, "gamma", gamma)
+        self._last: float | None = None  # potential of the last observation
+        self._bonus = 0.0  # potential difference not yet paid out
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        super().setup(observation_space, action_space)
+        self._last, self._bonus = None, 0.0
+
+    def reset(self, observation: Any) -> None:
+        self._last, self._bonus = None, 0.0
+
+    def observation(self, observation: Any) -> Any:
+        value = _returned_real(self, "potential", self.potential(observation))
+        if self._last is not None:
+            self._bonus += self.gamma * value - self._last
+        self._last = value
+        return observation
+
+    def reward(self, reward: float) -> float:
+        reward, self._bonus = reward + self._bonus, 0.0
+        return reward
+
+    def done(self, reward: float, *, terminated: bool, truncated: bool) -> float:
+        reward = self.reward(reward)
+        if terminated and self._last is not None:
+            reward -= self._last
+        self._last, self._bonus = None, 0.0
+        return reward
 
     def _arguments(self) -> str:
-        function = self.potential if self.potential is not None else self.shaping
-        name = getattr(function, "__qualname__", type(function).__name__)
-        option = f"potential={name}" + (f", gamma={self.gamma:g}" if self.gamma != 1.0 else "") \
-            if self.potential is not None else f"shaping={name}"
+        option = f"potential={_function_name(self.potential)}" + (f", gamma={self.gamma:g}" if self.gamma != 1.0 else "")
         return ", ".join(filter(None, [super()._arguments(), option]))

@@ -1,4 +1,4 @@
-"""Reward interfaces: ScaleReward, ClipReward, ShapeReward."""
+"""Reward interfaces: ScaleReward, ClipReward, ShapeReward, PotentialShaping."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import envs
 from arena import AgtItfWrapper, EnvItfWrapper, RandomAgent, play
 from arena.testing import check_env, check_interface
 from arena.testing.strategies import spaces as any_space
-from interfaces import ClipReward, EgoBoard, Flatten, ScaleReward, ShapeReward
+from interfaces import ClipReward, EgoBoard, Flatten, PotentialShaping, ScaleReward, ShapeReward
 
 rewards = st.floats(-1e6, 1e6, allow_nan=False)
 
@@ -96,14 +96,21 @@ def test_reward_stack_on_tic_tac_toe_passes_check_env_and_shapes_each_decision_o
     assert episode.length >= 5
 
 
-def test_shape_reward_takes_exactly_one_of_potential_and_shaping():
-    with pytest.raises(TypeError, match="ShapeReward: give exactly one of potential"):
+def test_each_shaping_class_takes_its_own_function_and_points_to_the_other():
+    with pytest.raises(TypeError, match=r"ShapeReward: give shaping=\(observation, action, reward\)->float"):
         ShapeReward()
-    with pytest.raises(TypeError, match="ShapeReward: give exactly one of potential"):
+    with pytest.raises(TypeError, match=r"ShapeReward: potential-based shaping is PotentialShaping\(potential="):
         ShapeReward(potential=float, shaping=lambda o, a, r: r)
-    with pytest.raises(TypeError, match=r"ShapeReward: potential must be callable as potential\(observation\), got str"):
-        ShapeReward(potential="x")
-    bad = ShapeReward(potential=lambda observation: None)
+    with pytest.raises(TypeError, match=r"PotentialShaping: give potential=observation->float"):
+        PotentialShaping()
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'shaping'"):
+        PotentialShaping(potential=float, shaping=lambda o, a, r: r)
+    with pytest.raises(TypeError, match=r"PotentialShaping: potential must be callable as potential\(observation\), "
+                                        r"got str"):
+        PotentialShaping(potential="x")
+    assert {"shaping"} <= set(vars(ShapeReward(shaping=lambda o, a, r: r))) and not hasattr(ShapeReward, "gamma")
+    assert str(PotentialShaping(potential=float, gamma=0.5)) == "PotentialShaping(potential=float, gamma=0.5)"
+    bad = PotentialShaping(potential=lambda observation: None)
     bad.setup(spaces.Discrete(2), spaces.Discrete(2))
     with pytest.raises(TypeError, match=r"potential must return a real number, got None"):
         bad.transform_reset(0)
@@ -131,7 +138,7 @@ class _Recorder(RandomAgent):
 
 
 def _stack():
-    return ShapeReward(Flatten(EgoBoard()), potential=_board_potential)
+    return PotentialShaping(Flatten(EgoBoard()), potential=_board_potential)
 
 
 @settings(max_examples=20, deadline=None)
@@ -155,7 +162,7 @@ def test_potential_shaping_telescopes_on_the_env_side(name, seed):
 
 
 def test_potential_shaping_keeps_the_last_potential_when_truncated():
-    itf = ShapeReward(potential=float)
+    itf = PotentialShaping(potential=float)
     itf.setup(spaces.Discrete(9), spaces.Discrete(2))
     itf.transform_reset(2)
     itf.transform_observation(5)
