@@ -52,6 +52,7 @@ class ConnectFour(MultiAgentEnv):
     metadata = {"render_modes": ["ansi"], "name": "connect_four"}
     env_name = "connect_four"
     perfect_information = True
+    masked_actions = True  # legal moves in infos[agent]['action_mask']
 
     def __init__(self, render_mode: str | None = None) -> None:
         if render_mode not in (None, "ansi"):

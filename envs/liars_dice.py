@@ -63,6 +63,7 @@ class LiarsDice(MultiAgentEnv):
     metadata = {"render_modes": ["ansi"], "name": "liars_dice"}
     env_name = "liars_dice"
     perfect_information = False
+    masked_actions = True  # legal moves in infos[agent]['action_mask']
 
     def __init__(self, players: int = 3, dice: int = 2, render_mode: str | None = None) -> None:
         if not isinstance(players, (int, np.integer)) or isinstance(players, bool) or not 2 <= players <= 6:

@@ -57,6 +57,7 @@ class LimitPoker(MultiAgentEnv):
 
     metadata = {"render_modes": ["ansi"], "name": "limit_poker"}
     perfect_information = False
+    masked_actions = True  # legal moves in infos[agent]['action_mask']
 
     def __init__(self, ranks: Sequence[str], suits: int, ante: int, raise_sizes: Sequence[int],
                  max_raises: int, render_mode: str | None = None) -> None:

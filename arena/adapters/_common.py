@@ -12,7 +12,8 @@ from gymnasium import spaces
 
 from arena.errors import MissingDependencyError
 
-__all__ = ["require", "blank_observation", "as_space_dtype", "int8_mask", "PIP_TORCH"]
+__all__ = ["require", "blank_observation", "as_space_dtype", "int8_mask", "PIP_TORCH", "zero_start_space",
+           "shift_to_zero_start", "shift_from_zero_start"]
 
 PIP_TORCH = "pip install torch==2.13.0"
 
@@ -92,3 +93,58 @@ def as_space_dtype(space: spaces.Space, value: Any) -> Any:
 def int8_mask(mask: Any) -> np.ndarray:
     """An action mask as arena carries it: a 1-D int8 array of 0 and 1."""
     return (np.asarray(mask).reshape(-1) != 0).astype(np.int8)
+
+
+def zero_start_space(space: spaces.Space) -> spaces.Space:
+    """``space`` with every ``Discrete``/``MultiDiscrete`` inside it starting at 0 (``space`` itself
+    when none starts elsewhere), for libraries that one-hot encode values ignoring ``start`` (RLlib).
+
+    Example:
+        >>> zero_start_space(spaces.Dict({"mate": spaces.Discrete(5, start=9), "x": spaces.Discrete(2)}))
+        Dict('mate': Discrete(5), 'x': Discrete(2))
+    """
+    if isinstance(space, spaces.Discrete):
+        return spaces.Discrete(int(space.n)) if int(space.start) else space
+    if isinstance(space, spaces.MultiDiscrete):
+        return spaces.MultiDiscrete(space.nvec, dtype=space.dtype) if np.any(space.start) else space
+    if isinstance(space, spaces.Dict):
+        inner = {key: zero_start_space(sub) for key, sub in space.spaces.items()}
+        return space if all(inner[key] is sub for key, sub in space.spaces.items()) else spaces.Dict(inner)
+    if isinstance(space, spaces.Tuple):
+        inner = [zero_start_space(sub) for sub in space.spaces]
+        return space if all(new is sub for new, sub in zip(inner, space.spaces)) else spaces.Tuple(inner)
+    return space
+
+
+def _shift(space: spaces.Space, value: Any, sign: int) -> Any:
+    if isinstance(space, spaces.Discrete):
+        return value if not int(space.start) else space.dtype.type(int(value) + sign * int(space.start))
+    if isinstance(space, spaces.MultiDiscrete):
+        return value if not np.any(space.start) else (np.asarray(value) + sign * space.start).astype(space.dtype)
+    if isinstance(space, spaces.Dict) and isinstance(value, dict):
+        return {key: _shift(space.spaces[key], v, sign) if key in space.spaces else v for key, v in value.items()}
+    if isinstance(space, spaces.Tuple) and isinstance(value, tuple):
+        return tuple(_shift(sub, v, sign) for sub, v in zip(space.spaces, value))
+    return value
+
+
+def shift_to_zero_start(space: spaces.Space, value: Any) -> Any:
+    """A value of ``space`` as the matching value of :func:`zero_start_space` (``value`` when nothing starts off 0).
+
+    Example:
+        >>> shift_to_zero_start(spaces.Discrete(5, start=9), 10)
+        np.int64(1)
+    """
+    return value if zero_start_space(space) is space else _shift(space, value, -1)
+
+
+def shift_from_zero_start(space: spaces.Space | None, value: Any) -> Any:
+    """The inverse of :func:`shift_to_zero_start` (for actions coming back; ``space=None`` passes ``value``).
+
+    Example:
+        >>> shift_from_zero_start(spaces.Discrete(3, start=-1), 0)
+        np.int64(-1)
+    """
+    if space is None or zero_start_space(space) is space:
+        return value
+    return _shift(space, value, +1)

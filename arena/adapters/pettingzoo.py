@@ -54,10 +54,20 @@ def _check_env(env: Any, caller: str) -> MultiAgentEnv:
     return env
 
 
+def _mask_in_observation(env: MultiAgentEnv, asked: bool | None) -> bool:
+    """``asked``, or by default whether the env's masks matter (:attr:`arena.MultiAgentEnv.masked_actions`)."""
+    if asked is None:
+        return bool(getattr(env, "masked_actions", False))
+    if not isinstance(asked, bool):
+        raise TypeError(f"mask_in_observation must be True, False or None (the env decides), got {asked!r}")
+    return asked
+
+
 class _ArenaSpaces:
     """Spaces of an arena env as PettingZoo sees them, optionally with the mask in the observation."""
 
-    def __init__(self, env: MultiAgentEnv, mask_in_observation: bool) -> None:
+    def __init__(self, env: MultiAgentEnv, mask_in_observation: bool | None) -> None:
+        mask_in_observation = _mask_in_observation(env, mask_in_observation)
         self.mask_in_observation = mask_in_observation
         self.raw_observation_spaces = {a: env.observation_space(a) for a in env.possible_agents}
         self.action_spaces = {a: env.action_space(a) for a in env.possible_agents}
@@ -101,7 +111,7 @@ class _SpaceLookup:
             raise UnknownAgentError(
                 f"{self}: unknown agent {agent!r}; expected one of {self.possible_agents}") from None
 
-    def _adopt(self, env: MultiAgentEnv, mask_in_observation: bool) -> None:
+    def _adopt(self, env: MultiAgentEnv, mask_in_observation: bool | None) -> None:
         """Take the agents, spaces, metadata and render mode that both PettingZoo views share."""
         self._spaces = _ArenaSpaces(env, mask_in_observation)
         self.possible_agents = list(env.possible_agents)
@@ -127,7 +137,7 @@ class ArenaToAEC(HoldsEnv, _SpaceLookup, AECEnv):
     so that the env state is unchanged and the same agent may try again.
     """
 
-    def __init__(self, env: MultiAgentEnv, mask_in_observation: bool = False) -> None:
+    def __init__(self, env: MultiAgentEnv, mask_in_observation: bool | None = None) -> None:
         super().__init__()
         self.env = _check_env(env, "to_aec")
         self._adopt(env, mask_in_observation)
@@ -224,12 +234,18 @@ class ArenaToParallel(HoldsEnv, _SpaceLookup, ParallelEnv):
     infos hold every agent that was live before it (PettingZoo's rule); an agent that
     left gets the observation it last acted on as its final one.
 
+    An agent that stops acting while it stays in ``agents`` (a dead Pommerman teammate
+    waiting for its side's outcome, see ``docs/architecture.md``) still gets an observation
+    every step (the one it last acted on), and its action is taken and dropped; its
+    rewards and final termination come as the arena env gives them.
+
     Raises:
-        NotParallelizableError: from ``reset`` or ``step`` when the arena env asks only
-            some of its live agents to act; the message says to use :func:`to_aec`.
+        NotParallelizableError: from ``reset`` when the arena env asks only some of its
+            agents to act, or from ``step`` when an agent that had stopped acting is asked to
+            act again (turns, not a parallel game); the message says to use :func:`to_aec`.
     """
 
-    def __init__(self, env: MultiAgentEnv, mask_in_observation: bool = False) -> None:
+    def __init__(self, env: MultiAgentEnv, mask_in_observation: bool | None = None) -> None:
         self.env = _check_env(env, "to_parallel")
         if env.metadata.get("is_parallelizable") is False:
             raise NotParallelizableError(
@@ -238,14 +254,22 @@ class ArenaToParallel(HoldsEnv, _SpaceLookup, ParallelEnv):
         self._adopt(env, mask_in_observation)
 
     def _require_everyone(self, observations: Mapping[AgentID, Any], where: str) -> None:
-        if set(observations) != set(self.env.agents):
+        """Refuse turns: after reset every agent acts; later, one that stopped never acts again."""
+        acting = set(observations)
+        if where == "reset()":
+            wrong = acting != set(self.env.agents)
+        else:
+            wrong = bool(acting & self._stopped) or not acting <= set(self.env.agents)
+        if wrong:
             raise NotParallelizableError(
                 f"to_parallel: after {where}, {self.env} asks {sorted(observations)} to act while "
                 f"{sorted(self.env.agents)} are live; a ParallelEnv needs every live agent to act at "
                 "every step: use arena.adapters.pettingzoo.to_aec(env) instead")
+        self._stopped |= set(self.env.agents) - acting
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
         observations, infos = self.env.reset(seed=seed, options=options)
+        self._stopped: set[AgentID] = set()
         self._require_everyone(observations, "reset()")
         self.agents = list(self.env.agents)
         self._last_observation = {}
@@ -253,6 +277,8 @@ class ArenaToParallel(HoldsEnv, _SpaceLookup, ParallelEnv):
 
     def step(self, actions: dict[AgentID, Any]):
         before = list(self.agents)
+        if self._stopped and isinstance(actions, Mapping):  # out of play: its action is taken and dropped
+            actions = {agent: action for agent, action in actions.items() if agent not in self._stopped}
         observations, rewards, terminations, truncations, infos = self.env.step(actions)
         self.agents = list(self.env.agents)
         self._require_everyone(observations, "step()")
@@ -284,15 +310,18 @@ class ArenaToParallel(HoldsEnv, _SpaceLookup, ParallelEnv):
         return str(self.metadata["name"])
 
 
-def to_aec(env: MultiAgentEnv, *, mask_in_observation: bool = False) -> ArenaToAEC:
+def to_aec(env: MultiAgentEnv, *, mask_in_observation: bool | None = None) -> ArenaToAEC:
     """An arena env as a PettingZoo ``AECEnv``; works for every arena env.
 
     Args:
         env: the arena env (it is reset and stepped by the AEC env).
         mask_in_observation: also give each agent with a Discrete action space the
             observation dict ``{"observation": ..., "action_mask": ...}`` of PettingZoo's
-            classic games (the mask is all ones when the env has none). The mask is always
-            in ``infos[agent]["action_mask"]`` when the env provides one.
+            classic games (the mask is all ones when the env has none). ``None`` (the
+            default): where the env's masks matter (``env.masked_actions``: the board, card
+            and dice games), as PettingZoo's classic games do, so that PettingZoo's tools
+            (``performance_benchmark``) sample legal actions. The mask is always in
+            ``infos[agent]["action_mask"]`` when the env provides one.
 
     Example:
         >>> import envs
@@ -304,14 +333,15 @@ def to_aec(env: MultiAgentEnv, *, mask_in_observation: bool = False) -> ArenaToA
     return ArenaToAEC(env, mask_in_observation=mask_in_observation)
 
 
-def to_parallel(env: MultiAgentEnv, *, mask_in_observation: bool = False) -> ArenaToParallel:
+def to_parallel(env: MultiAgentEnv, *, mask_in_observation: bool | None = None) -> ArenaToParallel:
     """An arena env where every live agent acts at every step as a PettingZoo ``ParallelEnv``.
 
     How this is detected: an env may declare ``metadata["is_parallelizable"] = False``
-    (PettingZoo's key) to be refused at once; otherwise ``reset`` and every ``step``
-    check that the observations name exactly the live agents, and raise
-    :class:`~arena.errors.NotParallelizableError` (saying to use :func:`to_aec`) the
-    first time they do not. The check costs one set comparison per step.
+    (PettingZoo's key) to be refused at once; otherwise ``reset`` checks that the
+    observations name exactly the live agents, and every ``step`` that a live agent that
+    stopped acting (out of play, see :class:`ArenaToParallel`) is not asked to act again;
+    they raise :class:`~arena.errors.NotParallelizableError` (saying to use
+    :func:`to_aec`) the first time they do not. The check costs a few set operations per step.
 
     Args:
         env: the arena env.

@@ -18,9 +18,17 @@ agents that must act next), so the adapter adds only what RLlib asks on top:
   because RLlib's env checker requires every key of that step's dicts to be in it.
 * Action masks: with ``mask_in_observation=True`` each agent with a Discrete action space
   observes ``{"action_mask": Box(0, 1, (n,), float32), "observations": ...}``, the
-  layout of RLlib's action-masking RLModule example; otherwise masks stay in the infos
-  (use an env variant that tolerates illegal moves, such as tic-tac-toe's
-  ``illegal_action="penalty"``, with plain RLlib modules).
+  layout of RLlib's action-masking RLModule example; otherwise masks stay in the infos.
+* Illegal actions: RLlib's env pre-check (run by every env runner) and plain RLlib modules
+  sample actions without masks. By default (``on_illegal_action="forfeit"``) an action the
+  agent's mask forbids ends the episode as a forfeit: that agent gets ``forfeit_penalty``
+  (-1), the others 0, everyone is terminated and the offender's info says
+  ``{"forfeit": True}``; so a plain module learns to avoid illegal moves instead of
+  crashing. ``"raise"`` lets the env's :class:`~arena.errors.IllegalActionError` through.
+* Spaces start at 0: RLlib one-hot encodes ``Discrete`` and ``MultiDiscrete`` values
+  (``FlattenObservations``, its action distributions) ignoring ``start``, so such spaces
+  (Pommerman's ``teammate``, ``enemies``, ``game_type``) are given to RLlib as their
+  0-based twins, with values shifted on the way out and actions shifted back on the way in.
 
 Example:
     >>> env = to_rllib("rock_paper_scissors", rounds=2)
@@ -40,8 +48,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.adapters._common import require
-from arena.env import AgentID, HoldsEnv, MultiAgentEnv
+from arena.adapters._common import require, shift_from_zero_start, shift_to_zero_start, zero_start_space
+from arena.env import AgentID, HoldsEnv, MultiAgentEnv, discrete_index
 from arena.registry import make_env
 
 require("ray.rllib", "rllib", __name__)
@@ -57,7 +65,10 @@ class ArenaToRLlib(HoldsEnv, RLlibMultiAgentEnv):
     See the module docstring for how arena's protocol maps onto RLlib's.
     """
 
-    def __init__(self, env: MultiAgentEnv, mask_in_observation: bool = False) -> None:
+    def __init__(self, env: MultiAgentEnv, mask_in_observation: bool = False, on_illegal_action: str = "forfeit",
+                 forfeit_penalty: float = -1.0) -> None:
+        if on_illegal_action not in ("forfeit", "raise"):
+            raise ValueError(f"to_rllib: on_illegal_action must be 'forfeit' or 'raise', got {on_illegal_action!r}")
         if not isinstance(env, MultiAgentEnv):
             raise TypeError(f"to_rllib: expected an arena.MultiAgentEnv (or a name or factory of one), "
                             f"got {type(env).__name__}")
@@ -67,8 +78,17 @@ class ArenaToRLlib(HoldsEnv, RLlibMultiAgentEnv):
         super().__init__()
         self.agents = []
         self.mask_in_observation = mask_in_observation
-        self._raw_spaces = {a: env.observation_space(a) for a in self.possible_agents}
-        self.action_spaces = {a: env.action_space(a) for a in self.possible_agents}
+        self._forfeit = on_illegal_action == "forfeit" and getattr(env, "illegal_action", "raise") == "raise"
+        self.forfeit_penalty = float(forfeit_penalty)
+        self._env_observation_spaces = {a: env.observation_space(a) for a in self.possible_agents}
+        self._env_action_spaces = {a: env.action_space(a) for a in self.possible_agents}
+        self._raw_spaces = {a: zero_start_space(space) for a, space in self._env_observation_spaces.items()}
+        self.action_spaces = {a: zero_start_space(space) for a, space in self._env_action_spaces.items()}
+        # The spaces RLlib gets anew (0-based): only their values are shifted, on each step.
+        self._shifted_observations = {a: self._env_observation_spaces[a] for a in self.possible_agents
+                                      if self._raw_spaces[a] is not self._env_observation_spaces[a]}
+        self._shifted_actions = {a: self._env_action_spaces[a] for a in self.possible_agents
+                                 if self.action_spaces[a] is not self._env_action_spaces[a]}
         self.observation_spaces = {}
         self._mask_sizes: dict[AgentID, int] = {}
         for agent, space in self._raw_spaces.items():
@@ -81,18 +101,28 @@ class ArenaToRLlib(HoldsEnv, RLlibMultiAgentEnv):
         self.metadata = env.metadata
         self.render_mode = env.render_mode
         self._last_observation: dict[AgentID, Any] = {}
+        self._masks: dict[AgentID, Any] = {}
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """Reset the arena env; returns observations and infos of the agents that act first."""
         observations, infos = self.env.reset(seed=seed, options=options)
         self.agents = list(self.env.agents)
         self._last_observation = {}
+        self._masks = {a: (infos.get(a) or {}).get("action_mask") for a in observations}
         return self._observations(observations, infos), {a: infos.get(a) or {} for a in observations}
 
     def step(self, action_dict: Mapping[AgentID, Any]):
         """Step the arena env; adds ``"__all__"`` and the final observation of truncated agents."""
         live_before = list(self.env.agents)
-        observations, rewards, terminations, truncations, infos = self.env.step(dict(action_dict))
+        actions = dict(action_dict)
+        for agent, space in self._shifted_actions.items():
+            if agent in actions:
+                actions[agent] = shift_from_zero_start(space, actions[agent])
+        offender = self._forbidden(actions)
+        if offender is not None:
+            return self._forfeit_episode(offender, live_before)
+        observations, rewards, terminations, truncations, infos = self.env.step(actions)
+        self._masks = {a: (infos.get(a) or {}).get("action_mask") for a in observations}
         still_in = set(self.env.agents)
         ended = [a for a in live_before if a not in still_in]
         out_observations = self._observations(observations, infos)
@@ -111,9 +141,32 @@ class ArenaToRLlib(HoldsEnv, RLlibMultiAgentEnv):
         out_infos = {a: infos.get(a) or {} for a in out_observations}
         return out_observations, out_rewards, out_terminateds, out_truncateds, out_infos
 
+    def _forbidden(self, actions: Mapping[AgentID, Any]) -> AgentID | None:
+        """The first acting agent whose action its mask forbids (``None`` when all are legal or forfeits are off)."""
+        if not self._forfeit:
+            return None
+        for agent, action in actions.items():
+            mask, space = self._masks.get(agent), self._env_action_spaces.get(agent)
+            if mask is None or not isinstance(space, spaces.Discrete):
+                continue
+            index = discrete_index(space, action)  # an action outside the space is the env's error to raise
+            if index is not None and not mask[index]:
+                return agent
+        return None
+
+    def _forfeit_episode(self, offender: AgentID, live: list[AgentID]):
+        """End the episode: the offender gets the penalty, everyone live is terminated (the env is left as it was)."""
+        rewards = {agent: self.forfeit_penalty if agent == offender else 0.0 for agent in live}
+        terminateds = {**dict.fromkeys(live, True), "__all__": True}
+        truncateds = {**dict.fromkeys(live, False), "__all__": False}
+        self.agents, self._masks = list(live), {}
+        return {}, rewards, terminateds, truncateds, {offender: {"forfeit": True}}
+
     def _observations(self, observations: Mapping[AgentID, Any], infos: Mapping[AgentID, Any]) -> dict[AgentID, Any]:
         out = {}
         for agent, observation in observations.items():
+            if agent in self._shifted_observations:
+                observation = shift_to_zero_start(self._shifted_observations[agent], observation)
             size = self._mask_sizes.get(agent)
             if size is not None:
                 mask = (infos.get(agent) or {}).get("action_mask")
@@ -128,7 +181,8 @@ class ArenaToRLlib(HoldsEnv, RLlibMultiAgentEnv):
 
 
 def to_rllib(env_or_factory: MultiAgentEnv | str | Callable[..., MultiAgentEnv], *,
-             mask_in_observation: bool = False, **kwargs: Any) -> ArenaToRLlib:
+             mask_in_observation: bool = False, on_illegal_action: str = "forfeit", forfeit_penalty: float = -1.0,
+             **kwargs: Any) -> ArenaToRLlib:
     """An arena env as an RLlib ``MultiAgentEnv``.
 
     Args:
@@ -136,6 +190,9 @@ def to_rllib(env_or_factory: MultiAgentEnv | str | Callable[..., MultiAgentEnv],
             name (``"tic_tac_toe"``), a ``"module:callable"`` spec or a factory.
         mask_in_observation: put the action mask into a dict observation (see the module
             docstring).
+        on_illegal_action: ``"forfeit"`` (default: an action the mask forbids ends the episode,
+            the offender gets ``forfeit_penalty``) or ``"raise"`` (the env's error).
+        forfeit_penalty: the offender's reward for a forfeit.
         **kwargs: keyword options for the factory (e.g. RLlib's ``env_config``).
 
     Example (with ``ray.tune.registry.register_env``; a PPO config then maps agents to
@@ -151,7 +208,8 @@ def to_rllib(env_or_factory: MultiAgentEnv | str | Callable[..., MultiAgentEnv],
         env = env_or_factory
     else:
         env = make_env(env_or_factory, **kwargs)
-    return ArenaToRLlib(env, mask_in_observation=mask_in_observation)
+    return ArenaToRLlib(env, mask_in_observation=mask_in_observation, on_illegal_action=on_illegal_action,
+                        forfeit_penalty=forfeit_penalty)
 
 
 def multi_agent_config(env: MultiAgentEnv, policy_mapping: Mapping[AgentID, str] | Callable[[AgentID], str] | str

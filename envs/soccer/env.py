@@ -139,7 +139,9 @@ class Soccer(MultiAgentEnv):
                                       act_spec.shape, np.float64)
             boxes, bool_keys = {}, []
             for key, spec in obs_spec.items():
-                shape = tuple(spec.shape[1:])  # dm_control's observation buffer adds a leading 1
+                # dm_control's observation buffer adds a leading 1; a scalar stays a 1-vector (SB3's
+                # check_env and RLlib want arrays, and a 0-d Box breaks SB3's bounds check)
+                shape = tuple(spec.shape[1:]) or (1,)
                 if key == "prev_action":
                     boxes[key] = spaces.Box(action_space.low.reshape(shape), action_space.high.reshape(shape), shape,
                                             np.float64)
@@ -220,7 +222,8 @@ class Soccer(MultiAgentEnv):
         for agent, features, keys, bool_keys in zip(self.possible_agents, raw, self._keys, self._bool_keys):
             observation = {}
             for key in keys:
-                observation[key] = features[key][0]
+                value = features[key][0]
+                observation[key] = value if value.ndim else features[key].reshape(1)
             for key in bool_keys:
                 observation[key] = observation[key].astype(np.float64)
             observations[agent] = observation

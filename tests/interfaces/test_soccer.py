@@ -97,7 +97,7 @@ def test_shaping_adds_the_ball_statistics_once_per_decision(env) -> None:
     observations, *_ = env.step({a: np.full(3, 0.5) for a in env.agents})
     members = tuple(observations[a] for a in env.teams["home"])
     itf.transform_observation(members)
-    expected = np.mean([0.5 * float(m["stats_vel_to_ball"]) + 2.0 * float(m["stats_vel_ball_to_goal"]) for m in members])
+    expected = np.mean([0.5 * float(m["stats_vel_to_ball"][0]) + 2.0 * float(m["stats_vel_ball_to_goal"][0]) for m in members])
     assert itf.transform_reward(1.0) == pytest.approx(1.0 + expected)
     with pytest.raises(SpaceMismatchError, match=r"needs Dict observations \(or a Tuple of them\) with "
                                                  r"\['stats_vel_to_ball', 'stats_vel_ball_to_goal'\]"):
