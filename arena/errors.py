@@ -25,6 +25,19 @@ __all__ = [
     "MissingDependencyError",
     "NotParallelizableError",
     "Forfeit",
+    "InterfaceError",
+    "InterfaceSpecError",
+    "UnknownEnvError",
+    "EngineError",
+    "TournamentError",
+    "TournamentMismatchError",
+    "ResultsFileError",
+    "ReportError",
+    "ReplayError",
+    "ReplayFormatError",
+    "GameNotFoundError",
+    "MoveTimeout",
+    "MessageError",
 ]
 
 
@@ -131,3 +144,56 @@ class MissingDependencyError(ArenaError, ImportError):
 
 class NotParallelizableError(ArenaError, ValueError):
     """A parallel (all-agents-at-once) view of an env in which not every live agent acts."""
+
+
+class InterfaceSpecError(ArenaError, ValueError):
+    """An interface spec that does not parse, or names an unknown interface or option."""
+
+
+class UnknownEnvError(UnknownNameError):
+    """``envs.make`` was given a name that is not registered."""
+
+
+class EngineError(ArenaError, RuntimeError):
+    """A game engine (ViZDoom) did not start, connect or answer in time."""
+
+
+class TournamentError(ArenaError, RuntimeError):
+    """A tournament could not go on (a worker died, the env failed to build)."""
+
+
+class TournamentMismatchError(ArenaError, ValueError):
+    """The results file holds a tournament with other rules than the one asked to resume."""
+
+
+class ResultsFileError(ArenaError, ValueError):
+    """The ``--db`` file cannot hold arena results (not SQLite, another program's, read-only, newer)."""
+
+
+class ReportError(ArenaError, ValueError):
+    """Results files that cannot be reported on together (missing, or of different envs)."""
+
+
+class ReplayError(ArenaError, ValueError):
+    """A stored game cannot be read or replayed."""
+
+
+class ReplayFormatError(ArenaError, ValueError):
+    """Stored actions that cannot be read back (damaged, or written by an unknown format)."""
+
+
+class GameNotFoundError(ReplayError, LookupError):
+    """No stored game has the asked id."""
+
+
+class MoveTimeout(BaseException):
+    """Raised inside a move that ran past the time limit (the tournament's move guard).
+
+    A ``BaseException`` (like ``KeyboardInterrupt``), so that an agent's own
+    ``except Exception`` cannot swallow it; not an :class:`ArenaError`, as it is no one's bad
+    input: the guard turns it into a forfeit.
+    """
+
+
+class MessageError(ArenaError, ValueError):
+    """A page's message that ``arena serve`` does not accept; the text is sent back to the page."""

@@ -7,6 +7,6 @@ Example:
     ['player_0', 'player_1']
 """
 
-from envs.registry import REGISTRY, UnknownEnvError, make, names
+from envs.registry import REGISTRY, make, names
 
-__all__ = ["REGISTRY", "UnknownEnvError", "make", "names"]
+__all__ = ["REGISTRY", "make", "names"]

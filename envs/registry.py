@@ -12,9 +12,9 @@ import importlib
 from typing import Any
 
 from arena.env import MultiAgentEnv
-from arena.errors import UnknownNameError
+from arena.errors import UnknownEnvError
 
-__all__ = ["REGISTRY", "make", "names", "UnknownEnvError"]
+__all__ = ["REGISTRY", "make", "names"]
 
 REGISTRY: dict[str, str] = {
     "tic_tac_toe": "envs.tic_tac_toe:TicTacToe",
@@ -30,10 +30,6 @@ REGISTRY: dict[str, str] = {
     "vizdoom_deathmatch": "envs.vizdoom:VizdoomDeathmatch",
     "soccer": "envs.soccer:Soccer",
 }
-
-
-class UnknownEnvError(UnknownNameError):
-    """``make`` was given a name that is not registered."""
 
 
 def names() -> list[str]:

@@ -17,7 +17,7 @@ Example:
 from __future__ import annotations
 
 from arena.replay.engine import EyeView, Frame, replay, verify_game
-from arena.replay.source import GameNotFoundError, ReplayError, StoredGame, list_games, load_game, load_games
+from arena.replay.source import StoredGame, list_games, load_game, load_games
 
-__all__ = ["EyeView", "Frame", "replay", "verify_game", "GameNotFoundError", "ReplayError", "StoredGame",
+__all__ = ["EyeView", "Frame", "replay", "verify_game", "StoredGame",
            "list_games", "load_game", "load_games"]

@@ -23,7 +23,8 @@ import numpy as np
 from arena.agents.base import Agent
 from arena.play_loop import ranks_from_returns
 from arena.registry import make_env, resolve
-from arena.replay.source import ReplayError, StoredGame
+from arena.errors import ReplayError
+from arena.replay.source import StoredGame
 from arena.seeding import derive_seed
 from arena.wrappers import AgtItfWrapper
 

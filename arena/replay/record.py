@@ -18,7 +18,8 @@ from arena.specs.agents import AgentSpec, EnvSpec
 from arena.tournament.actions import encode_actions
 from arena.tournament.game import GameResult
 from arena.tournament.schedule import lineup_key
-from arena.tournament.store import ResultStore, TournamentMismatchError
+from arena.errors import TournamentMismatchError
+from arena.tournament.store import ResultStore
 
 __all__ = ["record_game", "check_record_file", "entrant_name"]
 

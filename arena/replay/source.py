@@ -12,21 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import GameNotFoundError, ReplayError
 from arena.specs.agents import AgentSpec, EnvSpec
 from arena.tournament.actions import decode_actions
 from arena.tournament.game import GameResult
 from arena.tournament.store import _COLUMNS, _result
 
-__all__ = ["StoredGame", "ReplayError", "GameNotFoundError", "list_games", "load_game", "load_games"]
-
-
-class ReplayError(ArenaError, ValueError):
-    """A stored game cannot be read or replayed."""
-
-
-class GameNotFoundError(ReplayError, LookupError):
-    """No stored game has the asked id."""
+__all__ = ["StoredGame", "list_games", "load_game", "load_games"]
 
 
 @dataclass

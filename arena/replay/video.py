@@ -7,7 +7,8 @@ from typing import Any
 
 from arena.replay.engine import build_env, render_modes, replay
 from arena.replay.html import view_mode
-from arena.replay.source import ReplayError, StoredGame
+from arena.errors import ReplayError
+from arena.replay.source import StoredGame
 
 __all__ = ["write_video"]
 

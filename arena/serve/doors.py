@@ -24,7 +24,9 @@ import secrets
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-__all__ = ["Doors", "MessageError", "read_message", "MAX_MESSAGE_BYTES", "MAX_FRAME_BYTES"]
+from arena.errors import MessageError
+
+__all__ = ["Doors", "read_message", "MAX_MESSAGE_BYTES", "MAX_FRAME_BYTES"]
 
 # A page's message is a few dozen bytes; longer ones are refused (with a reply) unread.
 MAX_MESSAGE_BYTES = 1024
@@ -32,10 +34,6 @@ MAX_MESSAGE_BYTES = 1024
 MAX_FRAME_BYTES = 64 * 1024
 
 _KINDS = ("move", "key", "ready", "start")
-
-
-class MessageError(ValueError):
-    """A page's message that the server does not accept; the text is sent back to the page."""
 
 
 def _int_or_none(value: Any) -> bool:
@@ -54,7 +52,7 @@ def read_message(text: Any) -> dict[str, Any]:
         >>> read_message('{"type": "move", "action": true, "turn": 2}')
         Traceback (most recent call last):
         ...
-        arena.serve.doors.MessageError: a move's action must be an integer, got true
+        arena.errors.MessageError: a move's action must be an integer, got true
     """
     if not isinstance(text, str):
         raise MessageError("messages must be JSON text, got a binary frame")

@@ -26,10 +26,10 @@ from typing import Any
 from gymnasium import spaces
 
 from arena.env import is_real_time
-from arena.errors import SpaceMismatchError
+from arena.errors import MessageError, SpaceMismatchError
 from arena.registry import make_env
 from arena.replay.html import page_shell, view_mode
-from arena.serve.doors import MAX_FRAME_BYTES, Doors, MessageError, read_message
+from arena.serve.doors import MAX_FRAME_BYTES, Doors, read_message
 from arena.serve.worker import GameWorker, ServeConfig
 from arena.specs.agents import AgentSpec, EnvSpec
 from arena.tournament.runner import grace_seconds, start_context

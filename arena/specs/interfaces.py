@@ -36,18 +36,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.errors import ArenaError, UnknownNameError
+from arena.errors import InterfaceSpecError, UnknownNameError
 from arena.interface import Interface
 
-__all__ = ["InterfaceSpec", "InterfaceSpecError", "parse_interface_spec", "build_interface", "interface_options",
+__all__ = ["InterfaceSpec", "parse_interface_spec", "build_interface", "interface_options",
            "options_text"]
 
 _NAME = re.compile(r"[A-Za-z_][\w.]*(?::[A-Za-z_][\w.]*)?")
 _KEYWORDS = {"true": True, "false": False, "null": None, "True": True, "False": False, "None": None}
-
-
-class InterfaceSpecError(ArenaError, ValueError):
-    """An interface spec that does not parse, or names an unknown interface or option."""
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,9 @@ Modules: :mod:`~arena.tournament.schedule` (lineups, seatings, seeds),
 from arena.specs.agents import AgentSpec, EnvSpec, parse_agents
 from arena.tournament.game import GameConfig, GameResult, GameRunner
 from arena.tournament.ratings import Rating, rate_games
-from arena.tournament.runner import TournamentError
 from arena.tournament.schedule import GameTask, Lineup, make_schedule, seatings_for
 from arena.tournament.stats import PairingStats, pairing_stats, wilson_interval
-from arena.tournament.store import ResultStore, TournamentMismatchError
+from arena.tournament.store import ResultStore
 from arena.tournament.tournament import TournamentResult, run_tournament
 
 __all__ = [
@@ -35,8 +34,6 @@ __all__ = [
     "PairingStats",
     "Rating",
     "ResultStore",
-    "TournamentError",
-    "TournamentMismatchError",
     "TournamentResult",
     "make_schedule",
     "pairing_stats",

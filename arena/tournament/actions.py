@@ -20,17 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from arena.errors import ArenaError
+from arena.errors import ReplayFormatError
 
-__all__ = ["encode_actions", "decode_actions", "ReplayFormatError"]
+__all__ = ["encode_actions", "decode_actions"]
 
 _LEVEL = 6
 # JSON text up to this long is stored as is (it starts with "{", a zlib stream never does).
 _PLAIN_BYTES = 256
-
-
-class ReplayFormatError(ArenaError, ValueError):
-    """Stored actions that cannot be read back (damaged, or written by an unknown format)."""
 
 
 def _pack(value: Any) -> Any:

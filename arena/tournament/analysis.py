@@ -14,16 +14,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import ReportError
 from arena.specs.agents import AgentSpec, EnvSpec
 from arena.tournament.store import ResultStore
 from arena.tournament.tournament import TournamentResult
 
-__all__ = ["load_results", "analyse", "ReportError"]
-
-
-class ReportError(ArenaError, ValueError):
-    """Results files that cannot be reported on together (missing, or of different envs)."""
+__all__ = ["load_results", "analyse"]
 
 
 def load_results(paths: Sequence[str | Path], anchor: tuple[str, float] | None = None) -> TournamentResult:

@@ -33,9 +33,9 @@ from gymnasium import spaces
 
 from arena.agents.base import Agent
 from arena.env import discrete_index
-from arena.errors import Forfeit, InvalidActionError
+from arena.errors import Forfeit, InvalidActionError, MoveTimeout
 
-__all__ = ["MoveTimeout", "GuardedAgent", "MoveTimer", "SeatWatch", "PHASES", "user_interrupted"]
+__all__ = ["GuardedAgent", "MoveTimer", "SeatWatch", "PHASES", "user_interrupted"]
 
 # What an entrant was asked to do, as a :class:`SeatWatch` records it (index = code).
 PHASES = ("", "setup", "reset", "act", "done", "build")
@@ -81,14 +81,6 @@ class SeatWatch:
         state[2] = 0
         state[1] = -1
         state[3] = 0.0
-
-
-class MoveTimeout(BaseException):
-    """Raised inside a move that ran past the time limit.
-
-    A ``BaseException`` (like ``KeyboardInterrupt``), so that an agent's own
-    ``except Exception`` cannot swallow it.
-    """
 
 
 class MoveTimer:

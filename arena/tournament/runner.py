@@ -45,13 +45,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import TournamentError
 from arena.tournament.game import GameConfig, GameRunner, error_result, forfeit_result
 from arena.tournament.guard import PHASES, user_interrupted
 from arena.tournament.schedule import GameTask
 from arena.tournament.store import result_row
 
-__all__ = ["BACKENDS", "START_METHODS", "TournamentError", "run_serial", "run_processes", "chunked",
+__all__ = ["BACKENDS", "START_METHODS", "run_serial", "run_processes", "chunked",
            "FLUSH_SECONDS", "grace_seconds"]
 
 BACKENDS = ("serial", "inline", "processes", "ray")
@@ -62,10 +62,6 @@ FLUSH_SECONDS = 0.005
 
 Row = tuple[Any, ...]
 OnResults = Callable[[list[Row]], None]
-
-
-class TournamentError(ArenaError, RuntimeError):
-    """A tournament could not go on (a worker died, the env failed to build)."""
 
 
 def chunked(tasks: Iterable[GameTask], size: int) -> Iterator[list[GameTask]]:

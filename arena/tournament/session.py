@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, TournamentError
 from arena.specs.agents import agent_version
 from arena.tournament.game import GameConfig
 from arena.tournament.result import TournamentResult
@@ -33,7 +33,6 @@ from arena.tournament.rules import Execution, TournamentRules
 from arena.tournament.runner import (
     OnResults,
     Pending,
-    TournamentError,
     run_inline,
     run_processes,
     run_serial,

@@ -36,11 +36,11 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import ResultsFileError, TournamentMismatchError
 from arena.specs.agents import AgentSpec
 from arena.tournament.game import GameResult
 
-__all__ = ["ResultStore", "StoredGames", "TournamentMismatchError", "ResultsFileError", "result_row", "write_csv", "write_json",
+__all__ = ["ResultStore", "StoredGames", "result_row", "write_csv", "write_json",
            "game_dict", "check_output", "SCHEMA_VERSION", "APPLICATION_ID"]
 
 # "AREN" in ASCII: marks an SQLite file as an arena results file (PRAGMA application_id).
@@ -89,14 +89,6 @@ CREATE TABLE IF NOT EXISTS replays (
 _COLUMNS = ("lineup", "game_index", "seed", "seats", "ranks", "returns", "length", "outcome",
             "forfeit", "error", "versions", "truncated", "seconds", "finished_at")
 _JSON_COLUMNS = ("seats", "ranks", "returns", "versions")
-
-
-class TournamentMismatchError(ArenaError, ValueError):
-    """The results file holds a tournament with other rules than the one asked to resume."""
-
-
-class ResultsFileError(ArenaError, ValueError):
-    """The ``--db`` file cannot hold arena results (not SQLite, another program's, read-only, newer)."""
 
 
 class ResultStore:

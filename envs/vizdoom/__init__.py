@@ -4,7 +4,7 @@ Needs the ``vizdoom`` extra (``pip install 'arena-marl[vizdoom]'``); without it,
 raises :class:`arena.errors.MissingDependencyError` naming the extra.
 """
 
-from envs.vizdoom.engines import EngineError, EngineGroup
+from envs.vizdoom.engines import EngineGroup
 from envs.vizdoom.env import BUTTONS, SCENARIOS, VizdoomDeathmatch
 
-__all__ = ["VizdoomDeathmatch", "EngineGroup", "EngineError", "BUTTONS", "SCENARIOS"]
+__all__ = ["VizdoomDeathmatch", "EngineGroup", "BUTTONS", "SCENARIOS"]

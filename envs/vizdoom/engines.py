@@ -33,9 +33,9 @@ import queue
 from concurrent.futures import Future, TimeoutError as FutureTimeout
 from typing import Any
 
-from arena.errors import ArenaError, MissingDependencyError
+from arena.errors import EngineError, MissingDependencyError
 
-__all__ = ["EngineGroup", "EngineError", "free_port", "import_vizdoom"]
+__all__ = ["EngineGroup", "free_port", "import_vizdoom"]
 
 _LAUNCHER = """\
 import ctypes, os, signal, sys
@@ -49,10 +49,6 @@ os.dup2(log, 2)
 os.chdir({folder!r})
 os.execv({engine!r}, [{engine!r}, *sys.argv[1:]])
 """
-
-
-class EngineError(ArenaError, RuntimeError):
-    """A ViZDoom engine did not start, connect or answer in time."""
 
 
 def import_vizdoom(where: str) -> Any:

@@ -11,7 +11,8 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.env import AgentID, MultiAgentEnv
-from envs.vizdoom.engines import EngineError, EngineGroup, free_port, import_vizdoom
+from arena.errors import EngineError
+from envs.vizdoom.engines import EngineGroup, free_port, import_vizdoom
 
 __all__ = ["VizdoomDeathmatch", "BUTTONS", "SCENARIOS", "SCENARIO_STARTS", "TICRATE"]
 

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 import envs
 from arena import EnvItfWrapper, RandomAgent, play
 from arena.errors import MissingDependencyError, ResetNeeded, SpaceMismatchError, WrongAgentsError
-from envs.vizdoom import EngineError, EngineGroup, VizdoomDeathmatch
+from arena.errors import EngineError
+from envs.vizdoom import EngineGroup, VizdoomDeathmatch
 from envs.vizdoom.engines import free_port
 from envs.vizdoom.agents import VizdoomAimAgent
 from interfaces.history import FrameStack

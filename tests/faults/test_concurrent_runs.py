@@ -34,7 +34,8 @@ def test_two_identical_tournaments_at_once_share_the_file(tmp_path):
 
 
 def _bind(path, seed, barrier, results):
-    from arena.tournament import AgentSpec, ResultStore, TournamentMismatchError
+    from arena.errors import TournamentMismatchError
+    from arena.tournament import AgentSpec, ResultStore
 
     store = ResultStore(path)
     barrier.wait()  # both processes register their rules at the same moment

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from arena.replay.engine import same_action
 from arena.replay.pack import pack_observation, pack_view
 from arena.testing import strategies as arena_st
-from arena.tournament.actions import ReplayFormatError, decode_actions, encode_actions
+from arena.errors import ReplayFormatError
+from arena.tournament.actions import decode_actions, encode_actions
 
 
 def _same_types(a, b) -> bool:

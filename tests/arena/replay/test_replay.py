@@ -12,7 +12,8 @@ import pytest
 import envs
 from arena.cli import main
 from arena.registry import make_env
-from arena.replay import GameNotFoundError, ReplayError, load_game, load_games, replay, verify_game
+from arena.errors import GameNotFoundError, ReplayError
+from arena.replay import load_game, load_games, replay, verify_game
 from arena.replay.terminal import step_through
 from arena.replay.video import write_video
 from arena.tournament import run_tournament

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 import envs
 from arena import AgtItfWrapper, UnknownNameError, play
-from arena.specs.interfaces import InterfaceSpec, InterfaceSpecError, build_interface, parse_interface_spec
+from arena.errors import InterfaceSpecError
+from arena.specs.interfaces import InterfaceSpec, build_interface, parse_interface_spec
 from arena.specs.agents import AgentSpec, behind_interface
 
 

@@ -9,7 +9,8 @@ import pytest
 from arena.cli import main
 from arena.evaluation.sprt import SPRT
 from arena.tournament import run_tournament
-from arena.tournament.analysis import ReportError, analyse, load_results
+from arena.errors import ReportError
+from arena.tournament.analysis import analyse, load_results
 from arena.tournament.evaluation_inputs import sprt_units
 from arena.tournament.stopping import games_until
 from arena.tournament.game import GameResult

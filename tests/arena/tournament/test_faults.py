@@ -8,7 +8,8 @@ import time
 import pytest
 
 from arena.errors import MissingDependencyError
-from arena.tournament import TournamentError, run_tournament
+from arena.errors import TournamentError
+from arena.tournament import run_tournament
 from tests.arena.tournament.helpers import PREFIX
 
 

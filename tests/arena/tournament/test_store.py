@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament import ResultStore, TournamentMismatchError, run_tournament
-from arena.tournament.store import ResultsFileError
+from arena.errors import ResultsFileError, TournamentMismatchError
+from arena.tournament import ResultStore, run_tournament
 from tests.arena.tournament.helpers import PREFIX
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -11,7 +11,8 @@ import pytest
 
 from arena.cli import main
 from arena.tournament import ResultStore, run_tournament
-from arena.tournament.store import APPLICATION_ID, SCHEMA_VERSION, ResultsFileError
+from arena.errors import ResultsFileError
+from arena.tournament.store import APPLICATION_ID, SCHEMA_VERSION
 
 pytest.importorskip("rich")
 

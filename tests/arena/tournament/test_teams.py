@@ -9,7 +9,7 @@ import pytest
 from arena.cli import main
 from arena.tournament import run_tournament
 from arena.specs.agents import AgentSpec, parse_agents
-from arena.tournament.store import TournamentMismatchError
+from arena.errors import TournamentMismatchError
 from tests.arena.tournament.helpers import PREFIX
 
 ENV = "team_rock_paper_scissors"
