@@ -143,11 +143,14 @@ def _safe_step(r, c, blasts, n):
 
 
 @njit
-def decide(board, blasts, r, c, enemies, ammo, blast, memory, rng):
-    """One action (0-5) for the agent at (r, c); ``memory`` int64[2 + 2 * RECENT] holds
-    ``[count, previous direction, recent rows and columns...]`` and is updated in place."""
+def _search(board, r, c, enemies, rng):
+    """Breadth-first distances and recorded first steps from (r, c), ties broken by coin flips.
+
+    ``dist`` is -1 for cells left out (beyond Manhattan distance 10, fog, rigid walls,
+    flames) and ``_INF`` for cells considered but not reached.
+    """
     n = board.shape[0]
-    dist = np.full((n, n), -1, dtype=np.int64)  # -1: not considered
+    dist = np.full((n, n), -1, dtype=np.int64)
     prev_r = np.full((n, n), -1, dtype=np.int64)
     prev_c = np.full((n, n), -1, dtype=np.int64)
     for i in range(max(0, r - DEPTH), min(n, r + DEPTH)):
@@ -184,10 +187,14 @@ def decide(board, blasts, r, c, enemies, ammo, blast, memory, rng):
             elif val == dist[nr, nc] and _uniform(rng) < 0.5:
                 prev_r[nr, nc] = pr
                 prev_c[nr, nc] = pc
+    return dist, prev_r, prev_c
 
-    # bombs threatening the agent's lines: the largest blast per direction, in first-seen order
-    threat = np.zeros(5, dtype=np.int64)
-    order = np.zeros(4, dtype=np.int64)
+
+@njit
+def _threats(blasts, dist, r, c, threat, order):
+    """Bombs threatening the agent's lines: the largest blast per direction in ``threat``, the
+    directions in first-seen order in ``order``; returns how many directions are threatened."""
+    n = blasts.shape[0]
     n_threat = 0
     for br in range(n):
         for bc in range(n):
@@ -215,43 +222,53 @@ def decide(board, blasts, r, c, enemies, ammo, blast, memory, rng):
                     order[n_threat] = k
                     n_threat += 1
                 threat[k] = max(threat[k], s)
-    if n_threat > 0:
-        if n_threat == 4:
-            trapped = board.copy()
-            trapped[r, c] = 3
-            for i in range(4):
-                k = order[i]
-                nr = r + _DR[k]
-                nc = c + _DC[k]
-                if not (0 <= nr < n and 0 <= nc < n) or not _passable(trapped[nr, nc], enemies):
-                    continue
-                if not _stuck(nr, nc, threat[k], trapped, enemies):
-                    return k
-            return 0
-        safe = np.zeros(5, dtype=np.int64)
-        n_safe = 0
-        off = np.zeros(5, dtype=np.bool_)
-        for k in (1, 2, 3, 4):
+    return n_threat
+
+
+@njit
+def _flee(board, r, c, enemies, threat, order, n_threat, rng):
+    """The move away from the threatening bombs' lines (see the module's rule 2)."""
+    n = board.shape[0]
+    if n_threat == 4:
+        trapped = board.copy()
+        trapped[r, c] = 3
+        for i in range(4):
+            k = order[i]
             nr = r + _DR[k]
             nc = c + _DC[k]
-            if not (0 <= nr < n and 0 <= nc < n):
-                off[k] = True
+            if not (0 <= nr < n and 0 <= nc < n) or not _passable(trapped[nr, nc], enemies):
                 continue
-            if threat[k] > 0:
-                continue
-            if _passable(board[nr, nc], enemies) or board[nr, nc] == 5:
-                safe[n_safe] = k
+            if not _stuck(nr, nc, threat[k], trapped, enemies):
+                return k
+        return 0
+    safe = np.zeros(5, dtype=np.int64)
+    n_safe = 0
+    off = np.zeros(5, dtype=np.bool_)
+    for k in (1, 2, 3, 4):
+        nr = r + _DR[k]
+        nc = c + _DC[k]
+        if not (0 <= nr < n and 0 <= nc < n):
+            off[k] = True
+            continue
+        if threat[k] > 0:
+            continue
+        if _passable(board[nr, nc], enemies) or board[nr, nc] == 5:
+            safe[n_safe] = k
+            n_safe += 1
+    if n_safe == 0:
+        for i in range(n_threat):
+            if not off[order[i]]:
+                safe[n_safe] = order[i]
                 n_safe += 1
-        if n_safe == 0:
-            for i in range(n_threat):
-                if not off[order[i]]:
-                    safe[n_safe] = order[i]
-                    n_safe += 1
-        if n_safe == 0:
-            return 0
-        return safe[int(_uniform(rng) * n_safe)]
+    if n_safe == 0:
+        return 0
+    return safe[int(_uniform(rng) * n_safe)]
 
-    # attack an adjacent enemy
+
+@njit
+def _seek(board, blasts, dist, prev_r, prev_c, r, c, enemies, ammo, blast, memory, rng):
+    """Rules 3-4: bomb an adjacent enemy, walk to an enemy, a power-up or wood; -1 when none applies."""
+    n = board.shape[0]
     if ammo >= 1:
         for e in enemies:
             adjacent = False
@@ -263,7 +280,6 @@ def decide(board, blasts, r, c, enemies, ammo, blast, memory, rng):
                 if _can_escape(dist, board, r, c, blast):
                     return 5
                 break
-
     tr, tc = _nearest(enemies, dist, board, 3)
     if tr >= 0:
         k = _first_step(r, c, tr, tc, prev_r, prev_c)
@@ -282,8 +298,13 @@ def decide(board, blasts, r, c, enemies, ammo, blast, memory, rng):
         k = _first_step(r, c, tr, tc, prev_r, prev_c)
         if _safe_step(r + _DR[k], c + _DC[k], blasts, n):
             return k
+    return -1
 
-    # wander
+
+@njit
+def _wander(board, blasts, r, c, enemies, memory, rng):
+    """Rule 5: a random safe, passable direction away from the last places it wandered from."""
+    n = board.shape[0]
     options = np.zeros(5, dtype=np.int64)
     n_opt = 0
     for k in (0, 3, 4, 1, 2):
@@ -323,3 +344,19 @@ def decide(board, blasts, r, c, enemies, ammo, blast, memory, rng):
     if n_opt == 0:
         return 0
     return options[int(_uniform(rng) * n_opt)]
+
+
+@njit
+def decide(board, blasts, r, c, enemies, ammo, blast, memory, rng):
+    """One action (0-5) for the agent at (r, c); ``memory`` int64[2 + 2 * RECENT] holds
+    ``[count, previous direction, recent rows and columns...]`` and is updated in place."""
+    dist, prev_r, prev_c = _search(board, r, c, enemies, rng)
+    threat = np.zeros(5, dtype=np.int64)
+    order = np.zeros(4, dtype=np.int64)
+    n_threat = _threats(blasts, dist, r, c, threat, order)
+    if n_threat > 0:
+        return _flee(board, r, c, enemies, threat, order, n_threat, rng)
+    move = _seek(board, blasts, dist, prev_r, prev_c, r, c, enemies, ammo, blast, memory, rng)
+    if move >= 0:
+        return move
+    return _wander(board, blasts, r, c, enemies, memory, rng)

@@ -58,8 +58,9 @@ class PommermanBatch:
         num_games: the number of games.
         mode: ``"ffa"``, ``"team"`` or ``"radio"``.
         ego: every agent sees the board turned so it starts top left; moves in that frame.
-        copy: return fresh observation arrays (default); ``False`` returns the batch's own
-            buffer, which the next call overwrites.
+        copy: return fresh arrays (default); ``False`` returns the batch's own buffers
+            (observations, rewards, flags, the ``live`` and ``episode_over`` masks), which
+            the next call overwrites.
         threads: step the games in this many chunks on numba's threads (``numba.prange``);
             1 (default) runs in the calling thread.
         max_steps: the step limit (800 in the reference).
@@ -111,6 +112,8 @@ class PommermanBatch:
         self._terms = np.zeros((games, 4), np.bool_)
         self._live = np.zeros((games, 4), np.bool_)
         self._over = np.zeros(games, np.bool_)
+        self._no_truncations = np.zeros((games, 4), np.bool_)  # the step limit terminates, as in the single env
+        self._no_truncations.flags.writeable = False
         self._work = batch_core.new_work(self.threads)
         self._entropy = np.random.default_rng()
         self._started = False
@@ -201,12 +204,14 @@ class PommermanBatch:
                     self._rngs, self._radio, self._last, moves, words, team, partial, self.ego,
                     self.template.max_blast, self.max_steps, self._obs, self._rewards, self._terms, self._live,
                     self._over, self._final, self._work)
-        over = self._over.copy()
-        infos: dict[str, Any] = {"acted": acted, "live": self._live.copy(), "episode_over": over}
+        fresh = self.copy
+        over = self._over.copy() if fresh else self._over
+        infos: dict[str, Any] = {"acted": acted, "live": self._live.copy() if fresh else self._live, "episode_over": over}
         if ended:
-            infos["final_observation"] = self._final[over]
-        obs = self._obs.copy() if self.copy else self._obs
-        return (obs, self._rewards.copy(), self._terms.copy(), np.zeros((self.num_games, 4), np.bool_), infos)
+            infos["final_observation"] = self._final[np.flatnonzero(over)]
+        if not fresh:
+            return self._obs, self._rewards, self._terms, self._no_truncations, infos
+        return self._obs.copy(), self._rewards.copy(), self._terms.copy(), self._no_truncations.copy(), infos
 
     # ------------------------------------------------------------------- states
     def _game(self, game: Any) -> int:

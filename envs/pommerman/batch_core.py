@@ -120,29 +120,56 @@ def _observe(board, flames, agents, bombs, nb, radio, steps, max_steps, team, pa
             if flames[r, c]:
                 grids[3, r, c] = flame_life(flames[r, c])
     alive = _alive_bits(agents)
+    first = -1  # without fog or turning, the views differ only in the agents' planes: copy the first one
     for me in range(4):
         if not live[me]:
             out[me] = 0
             continue
-        mate = (me + 2) % 4
-        enemies = 0
-        for e in range(4):
-            if e != me and (not team or e != mate) and alive >> e & 1:
-                enemies += 1
-        scalars[0] = agents[me, 3]
-        scalars[1] = agents[me, 4]
-        scalars[2] = agents[me, 5]
-        scalars[3] = 1 if team and alive >> mate & 1 else 0
-        scalars[4] = enemies
-        scalars[5] = min(255, steps * 255 // max_steps)
-        k = 6
-        if out.shape[1] > 22:
-            scalars[6] = radio[mate, 0]
-            scalars[7] = radio[mate, 1]
-            k = 8
-        fog_r = agents[me, 1] if partial else -1
-        encode_view(board, grids[0], grids[1], grids[2], grids[3], me, 10 + mate if team else 9, fog_r,
-                    agents[me, 2], ego, scalars[:k], out[me])
+        k = _view_scalars(agents, alive, me, team, radio, steps, max_steps, out.shape[1] > 22, scalars)
+        if first >= 0 and not partial and not ego:
+            _copy_planes(out[first], out[me], 16)
+            for a in range(4):
+                r = agents[a, 1]
+                c = agents[a, 2]
+                if alive >> a & 1 and board[r, c] == 10 + a:
+                    out[me, 9:12, r, c] = 0
+                    out[me, 9 if a == me else 10 if team and a == (me + 2) % 4 else 11, r, c] = 1
+            for j in range(k):
+                out[me, 16 + j] = scalars[j]
+            continue
+        first = me
+        encode_view(board, grids[0], grids[1], grids[2], grids[3], me, 10 + (me + 2) % 4 if team else 9,
+                    agents[me, 1] if partial else -1, agents[me, 2], ego, scalars[:k], out[me])
+
+
+@njit
+def _copy_planes(source, target, planes):
+    """``target[:planes] = source[:planes]`` as a plain loop (a slice copy within one array allocates)."""
+    src = source.reshape(source.shape[0] * SIZE * SIZE)
+    dst = target.reshape(target.shape[0] * SIZE * SIZE)
+    for i in range(planes * SIZE * SIZE):
+        dst[i] = src[i]
+
+
+@njit
+def _view_scalars(agents, alive, me, team, radio, steps, max_steps, words, scalars):
+    """Fill agent ``me``'s constant planes into ``scalars``; returns how many."""
+    mate = (me + 2) % 4
+    enemies = 0
+    for e in range(4):
+        if e != me and (not team or e != mate) and alive >> e & 1:
+            enemies += 1
+    scalars[0] = agents[me, 3]
+    scalars[1] = agents[me, 4]
+    scalars[2] = agents[me, 5]
+    scalars[3] = 1 if team and alive >> mate & 1 else 0
+    scalars[4] = enemies
+    scalars[5] = min(255, steps * 255 // max_steps)
+    if not words:
+        return 6
+    scalars[6] = radio[mate, 0]
+    scalars[7] = radio[mate, 1]
+    return 8
 
 
 @njit

@@ -57,45 +57,58 @@ def num_planes(mode: str) -> int:
     return len(RADIO_PLANE_NAMES if mode == "radio" else PLANE_NAMES)
 
 
+def _destinations() -> np.ndarray:
+    """``DEST[flips, cell]``: where cell ``r * 11 + c`` lands in a view with ``flips`` (bit 0 rows, bit 1 columns)."""
+    rows, cols = np.divmod(np.arange(SIZE * SIZE), SIZE)
+    out = np.empty((4, SIZE * SIZE), np.int64)
+    for flips in range(4):
+        r = SIZE - 1 - rows if flips & 1 else rows
+        c = SIZE - 1 - cols if flips & 2 else cols
+        out[flips] = r * SIZE + c
+    return out
+
+
+_DEST = _destinations()
+_FLIPS = EGO_FLIPS[:, 0] + 2 * EGO_FLIPS[:, 1]
+
+
 @njit
 def encode_view(board, life, blast, direction, flame, me, teammate_code, fog_r, fog_c, ego, scalars, out):
-    """Write agent ``me``'s planes into ``out`` (k, 11, 11) uint8.
+    """Write agent ``me``'s planes into ``out`` (k, 11, 11) uint8 (C-contiguous).
 
     ``board`` and the four grids are the game's (or the observation's) (11, 11) grids;
     cells more than :data:`~envs.pommerman.observe.VIEW` away from ``(fog_r, fog_c)`` are
     fog (``fog_r < 0``: no fog). ``teammate_code`` is the teammate's board code (9 in
     FFA). ``scalars`` fill the constant planes from 16 on.
     """
-    flip_r = ego and EGO_FLIPS[me, 0] == 1
-    flip_c = ego and EGO_FLIPS[me, 1] == 1
-    out[:16] = 0
+    dest = _DEST[_FLIPS[me] if ego else 0]
+    flat = out.reshape(out.shape[0], SIZE * SIZE)
+    flat[:16] = 0
+    fogged = fog_r >= 0
     for r in range(SIZE):
-        rr = SIZE - 1 - r if flip_r else r
+        row_fogged = fogged and abs(r - fog_r) > VIEW
         for c in range(SIZE):
-            cc = SIZE - 1 - c if flip_c else c
-            if fog_r >= 0 and (abs(r - fog_r) > VIEW or abs(c - fog_c) > VIEW):
-                out[FOG, rr, cc] = 1
+            d = dest[r * SIZE + c]
+            if row_fogged or (fogged and abs(c - fog_c) > VIEW):
+                flat[FOG, d] = 1
                 continue
             code = board[r, c]
-            if code < AGENT_0 - 1:
-                plane = code
-            elif code == AGENT_0 + me:
-                plane = SELF
-            elif code == teammate_code:
-                plane = TEAMMATE
-            elif code >= AGENT_0:
-                plane = ENEMY
-            else:
-                plane = 0  # the dummy agent code is never drawn
-            out[plane, rr, cc] = 1
+            if code >= AGENT_0 - 1:
+                if code == AGENT_0 + me:
+                    code = SELF
+                elif code == teammate_code:
+                    code = TEAMMATE
+                elif code >= AGENT_0:
+                    code = ENEMY
+                else:
+                    code = 0  # the dummy agent code is never drawn
+            flat[code, d] = 1
             if life[r, c]:
-                out[12, rr, cc] = life[r, c]
-                out[13, rr, cc] = blast[r, c]
-                d = direction[r, c]
-                if d and ego:
-                    d = EGO_ACTIONS[me, d]
-                out[14, rr, cc] = d
+                flat[12, d] = life[r, c]
+                flat[13, d] = blast[r, c]
+                move = direction[r, c]
+                flat[14, d] = EGO_ACTIONS[me, move] if ego and move else move
             if flame[r, c]:
-                out[15, rr, cc] = flame[r, c]
+                flat[15, d] = flame[r, c]
     for k in range(len(scalars)):
-        out[16 + k] = scalars[k]
+        flat[16 + k] = scalars[k]
