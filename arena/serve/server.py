@@ -13,7 +13,7 @@ The page's drawing code is the replay viewer's (:mod:`arena.replay.html`).
 
 from __future__ import annotations
 
-import queue
+import collections
 import random
 import sys
 import threading
@@ -124,7 +124,8 @@ class GameServer:
 
             check_record_file(record, env)
         self.results: list[GameRecord] = []
-        self._line: queue.Queue[_Page | None] = queue.Queue()  # pages waiting for a game, in order
+        self._line: collections.deque[_Page] = collections.deque()  # pages waiting for a game, in order
+        self._line_changed = threading.Condition()
         self._pages: set[_Page] = set()
         self._pages_lock = threading.Lock()
         self._stopping = threading.Event()
@@ -183,7 +184,8 @@ class GameServer:
     def stop(self) -> None:
         """Close the server and every page's connection, wait for its thread, end the game process."""
         self._stopping.set()
-        self._line.put(None)
+        with self._line_changed:
+            self._line_changed.notify_all()
         self._server.shutdown()
         self._thread.join(timeout=10)
         if self._worker is not None:
@@ -246,9 +248,14 @@ class GameServer:
             if page.queued or page.closed:
                 return
             page.queued = True
-        if self._playing is not None:
+        with self._line_changed:  # pages that left while in line go (the line stays as short as the open pages)
+            for gone in [waiting for waiting in self._line if waiting.closed]:
+                self._line.remove(gone)
+        if self._playing is not None:  # said before the page is in line, so never after its game began
             page.send({"type": "wait", "text": "another game is being played; yours starts when it ends"})
-        self._line.put(page)
+        with self._line_changed:
+            self._line.append(page)
+            self._line_changed.notify_all()
 
     # ------------------------------------------------------------------ games
     def run_games(self, games: int | None = None, on_game: Any = None) -> list[GameRecord]:
@@ -261,8 +268,8 @@ class GameServer:
         """
         played = 0
         while games is None or played < games:
-            page = self._line.get()
-            if page is None or self._stopping.is_set():
+            page = self._next_page()
+            if page is None:
                 break
             with page.lock:
                 page.queued = False
@@ -280,6 +287,13 @@ class GameServer:
             if on_game is not None:
                 on_game(record)
         return self.results
+
+    def _next_page(self) -> _Page | None:
+        """The first page in line (waiting for one), or ``None`` once the server stops."""
+        with self._line_changed:
+            while not self._line and not self._stopping.is_set():
+                self._line_changed.wait(timeout=1.0)
+            return None if self._stopping.is_set() else self._line.popleft()
 
     def _play_one(self, page: _Page) -> GameRecord:
         seed = self.seed if self.seed is not None and not self.results else random.SystemRandom().randrange(2**31)
@@ -350,7 +364,7 @@ class GameServer:
             winners = ["you" if seat == self.seat else seat for seat in episode.winners]
             record["outcome"] = "draw" if not winners else "you win" if winners == ["you"] else \
                 f"{', '.join(winners)} {'wins' if len(winners) == 1 else 'win'}"
-            record["returns"] = episode.returns
+            record["returns"] = {seat: float(value) for seat, value in episode.returns.items()}
         else:
             loser = "you" if summary["forfeit"] == self.seat else str(summary["forfeit"])
             record["outcome"] = f"{loser} forfeited ({summary['reason']})"

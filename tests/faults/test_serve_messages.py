@@ -5,13 +5,15 @@ A real WebSocket client on 127.0.0.1 sends what a broken or hostile page could.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import time
 
 import pytest
 from websockets.exceptions import ConnectionClosed
 
 from arena.replay import load_games
-from tests.faults.serving import connect, move, receive, served, wait_for_games, your_move
+from tests.faults.serving import WAIT, connect, move, receive, served, wait_for_games, your_move
 
 
 def test_wrong_typed_and_malformed_messages_get_an_error_and_the_game_goes_on(tmp_path):
@@ -81,3 +83,27 @@ def test_a_frame_past_the_limit_closes_only_that_page_and_the_server_serves_the_
             assert receive(ws, "hello")
             your_move(ws)
         assert wait_for_games(server, 1)[0]["outcome"] == "you forfeited (closed the page)"
+
+
+def test_open_pages_are_capped_and_the_line_keeps_only_open_ones():
+    from arena.serve.server import MAX_PAGES
+
+    with served() as server, contextlib.ExitStack() as stack:
+        pages = [stack.enter_context(connect(server.url)) for _ in range(MAX_PAGES)]
+        receive(pages[0], "hello")
+        for page in pages[1:]:
+            receive(page, "wait")  # each one registered and in line
+        with connect(server.url) as extra:
+            with pytest.raises(ConnectionClosed) as closed:
+                for _ in range(10):
+                    extra.recv(timeout=60)
+            assert closed.value.rcvd.code == 1013  # try again later
+        for page in pages[1:]:  # they leave while in line
+            page.close()
+        deadline = time.monotonic() + WAIT
+        while len(server._pages) > 1:  # the server has seen them go
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        with connect(server.url) as late:  # room again; the line forgot the closed pages
+            assert "another game" in receive(late, "wait")["text"]
+            assert len(server._line) <= 2
