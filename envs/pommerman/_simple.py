@@ -26,7 +26,7 @@ import numpy as np
 
 from envs.pommerman._jit import njit
 
-__all__ = ["decide"]
+__all__ = ["decide", "decide_batch"]
 
 _INF = 1 << 30
 DEPTH = 10
@@ -360,3 +360,44 @@ def decide(board, blasts, r, c, enemies, ammo, blast, memory, rng):
     if move >= 0:
         return move
     return _wander(board, blasts, r, c, enemies, memory, rng)
+
+
+@njit
+def decide_batch(boards, bombs, counts, agents, steps, team, partial, seats, memory, rngs, view, blasts, out):
+    """:func:`decide` for every chosen living agent of every game of a batch, each on its own view.
+
+    ``seats`` (games, 4) bool picks the agents; ``memory`` (games, 4, 2 + 2 * RECENT) and
+    ``rngs`` (games, 4, 1) are each agent's own, as a single agent keeps them; a game at
+    step 0 starts with empty memories. ``view``/``blasts`` are (11, 11) working grids.
+    Writes the raw moves into ``out`` (games, 4); 0 for agents not asked.
+    """
+    n = boards.shape[1]
+    enemies = np.empty(3, np.int64)
+    for g in range(boards.shape[0]):
+        if steps[g] == 0:
+            memory[g] = 0
+        for me in range(4):
+            out[g, me] = 0
+            if not seats[g, me] or agents[g, me, 0] == 0:
+                continue
+            r = agents[g, me, 1]
+            c = agents[g, me, 2]
+            blasts[:] = 0
+            for b in range(counts[g, 0]):
+                blasts[bombs[g, b, 0], bombs[g, b, 1]] = bombs[g, b, 4]
+            for i in range(n):
+                for j in range(n):
+                    if partial and (abs(i - r) > 4 or abs(j - c) > 4):
+                        view[i, j] = 5
+                        blasts[i, j] = 0
+                    else:
+                        view[i, j] = boards[g, i, j]
+            k = 0
+            for e in range(4):
+                if e != me and (not team or e != (me + 2) % 4):
+                    enemies[k] = 10 + e
+                    k += 1
+            if team:
+                enemies[2] = 9
+            out[g, me] = decide(view, blasts, r, c, enemies, agents[g, me, 3], agents[g, me, 4], memory[g, me],
+                                rngs[g, me])

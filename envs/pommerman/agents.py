@@ -9,10 +9,12 @@ from gymnasium import spaces
 
 from arena.agents.base import Agent
 from arena.errors import SpaceMismatchError
-from arena.seeding import SplitMix64
-from envs.pommerman._simple import RECENT, decide
+from arena.seeding import SplitMix64, derive_seed
+from envs.pommerman._simple import RECENT, decide, decide_batch
+from envs.pommerman.core import SIZE
+from envs.pommerman.planes import EGO_ACTIONS
 
-__all__ = ["PommermanSimpleAgent"]
+__all__ = ["PommermanSimpleAgent", "PommermanSimpleBatch"]
 
 _NEEDED = ("board", "bomb_blast_strength", "position", "enemies", "ammo", "blast_strength")
 
@@ -77,3 +79,71 @@ class PommermanSimpleAgent(Agent):
             # the env keeps every action legal; under a masking interface, stop or the first legal move
             move = 0 if action_mask[0] else int(np.flatnonzero(action_mask)[0])
         return int(move)
+
+
+class PommermanSimpleBatch:
+    """``pommerman_simple`` in chosen seats of every game of a :class:`~envs.pommerman.batch.PommermanBatch`.
+
+    One compiled call decides for every chosen living agent of every game, each on its own
+    view of its game (fogged in the team modes) with its own memory and coin flips: agent
+    ``a`` of game ``g`` decides exactly as a :class:`PommermanSimpleAgent` reset with seed
+    ``derive_seed(seed, 4 * g + a)`` would on the same observations (memories restart
+    when a game is at step 0). The moves come in the batch's frame (ego moves when the batch
+    has ``ego``), ready for :meth:`PommermanBatch.step`.
+
+    Args:
+        batch: the batch whose games it plays.
+        seed: seeds every agent's coin flips (``None``: fresh entropy).
+
+    Example:
+        >>> from envs.pommerman.batch import PommermanBatch
+        >>> batch = PommermanBatch(4, "team")
+        >>> _ = batch.reset(seed=0)
+        >>> simple = PommermanSimpleBatch(batch, seed=1)
+        >>> moves = simple.act()
+        >>> moves.shape, bool(((0 <= moves) & (moves <= 5)).all())
+        ((4, 4), True)
+    """
+
+    def __init__(self, batch: Any, seed: int | None = None) -> None:
+        self.batch = batch
+        games = batch.num_games
+        base = SplitMix64(seed).getrandbits32() if seed is None else int(seed)
+        self._rngs = np.zeros((games, 4, 1), np.uint64)
+        for index in range(games * 4):
+            self._rngs.reshape(-1)[index] = int(SplitMix64(derive_seed(base, index)).random() * 2**53)
+        self._memory = np.zeros((games, 4, 2 + 2 * RECENT), np.int64)
+        self._view = np.zeros((SIZE, SIZE), np.uint8)
+        self._blasts = np.zeros((SIZE, SIZE), np.uint8)
+        self._moves = np.zeros((games, 4), np.int64)
+        self._all = np.ones((games, 4), np.bool_)
+
+    def __str__(self) -> str:
+        return f"<PommermanSimpleBatch of {self.batch}>"
+
+    def act(self, seats: np.ndarray | None = None) -> np.ndarray:
+        """The moves of the agents in ``seats`` (a ``(games, 4)`` bool mask; default all), 0 elsewhere.
+
+        Radio batches get ``(games, 4, 3)`` actions with the words 0, 0.
+
+        Raises:
+            ValueError: ``seats`` of the wrong shape.
+        """
+        batch = self.batch
+        if seats is None:
+            seats = self._all
+        seats = np.asarray(seats, dtype=np.bool_)
+        if seats.shape != self._all.shape:
+            raise ValueError(f"{self}: seats must be a bool mask of shape {self._all.shape}, got shape {seats.shape}")
+        decide_batch(batch._boards, batch._bombs, batch._counts, batch._agents, batch._steps, batch.mode != "ffa",
+                     batch.template.partial, seats, self._memory, self._rngs, self._view, self._blasts, self._moves)
+        moves = EGO_ACTIONS[np.arange(4), self._moves] if batch.ego else self._moves.copy()
+        if batch.mode != "radio":
+            return moves
+        actions = np.zeros(moves.shape + (3,), np.int64)
+        actions[..., 0] = moves
+        return actions
+
+    def reset(self, games: Any) -> None:
+        """Forget what the agents of ``games`` remember (a game loaded mid-way, say)."""
+        self._memory[np.asarray(games, dtype=np.int64).reshape(-1)] = 0

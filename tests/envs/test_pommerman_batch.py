@@ -18,6 +18,7 @@ from arena.seeding import derive_seed
 from envs.pommerman.batch import PommermanBatch
 from envs.pommerman.board import _PAIRS
 from envs.pommerman.core import RIGID
+from envs.pommerman.planes import EGO_ACTIONS
 from envs.pommerman.replay import compare_states
 from interfaces.pommerman import PommermanBatchPlanes
 from tests.envs.test_pommerman import _check_invariants
@@ -239,3 +240,38 @@ def test_bad_calls_name_what_was_expected():
     state["agents"][0]["ammo"] = 500
     with pytest.raises(ValueError, match=r"agent 0 ammo must lie in 0..127, got 500"):
         batch.load_state(0, state)
+
+
+@pytest.mark.parametrize("mode", ["ffa", "team", "radio"])
+def test_batched_simple_agents_decide_as_the_single_agent(mode):
+    from envs.pommerman.agents import PommermanSimpleAgent, PommermanSimpleBatch
+
+    games, seed = 3, 11
+    batch = PommermanBatch(games, mode, ego=mode == "team", max_steps=120)
+    batch.reset(seed=5)
+    simple = PommermanSimpleBatch(batch, seed=seed)
+    slot = 1
+    env = envs.make("pommerman", mode=mode, max_steps=120)
+    observations, _ = env.load_state(batch.state_json(slot))
+    agents = {}
+    for i, name in enumerate(AGENTS):
+        agents[name] = PommermanSimpleAgent()
+        agents[name].setup(env.observation_space(name), env.action_space(name))
+        agents[name].reset(seed=derive_seed(seed, 4 * slot + i))
+    decisions = 0
+    while observations:
+        actions = simple.act()
+        raw = actions[..., 0] if mode == "radio" else actions
+        if batch.ego:  # the ego frame's moves, turned back (the table is its own inverse)
+            raw = EGO_ACTIONS[np.arange(4), raw]
+        moves = {name: agents[name].act(o) for name, o in observations.items()}
+        for name, move in moves.items():
+            expected = int(move[0]) if mode == "radio" else move
+            assert raw[slot, AGENTS.index(name)] == expected, (decisions, name)
+            decisions += 1
+        observations, *_ = env.step(moves)
+        _, _, _, _, infos = batch.step(actions)
+        assert bool(infos["episode_over"][slot]) == (not observations)
+    assert decisions > 20
+    with pytest.raises(ValueError, match=r"seats must be a bool mask of shape \(3, 4\), got shape \(4,\)"):
+        simple.act(np.ones(4, bool))
