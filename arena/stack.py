@@ -18,15 +18,12 @@ it (:func:`failing_level`), so a wrapper names the culprit without reading the t
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
 
 from arena.errors import ArenaError, InvalidActionError
-
-if TYPE_CHECKING:
-    from arena.interface import Interface
 
 __all__ = [
     "HOOKS",
@@ -275,8 +272,8 @@ def _done_function(levels: Sequence[Any]) -> Callable[[Any, bool, bool], Any] | 
     return end
 
 
-def compile_stack(levels: Sequence[Interface]) -> CompiledStack:
-    """The :class:`CompiledStack` of ``levels`` (root first), which must be set up.
+def compile_stack(levels: Sequence[Any]) -> CompiledStack:
+    """The :class:`CompiledStack` of ``levels`` (root first, :class:`arena.Interface` objects, set up).
 
     Masks go through each level's ``action_mask``; a level that changes the action space
     but keeps the base ``action_mask`` refuses masks (:class:`~arena.errors.MaskTranslationError`

@@ -1,4 +1,4 @@
-"""Team interfaces: one flat view of several members (ConcatObsAct, MakeTeam jobs).
+"""Team interfaces: one flat view of several members (:class:`ConcatenateTeam`, :func:`team_interface`).
 
 A team agent controls several env agents; its raw spaces are Tuples, one element per
 member (see :func:`arena.play`). :class:`arena.Combine` applies an interface per member;

@@ -10,7 +10,7 @@ from arena.errors import InvalidActionError, ResetNeeded
 from arena.seeding import game_seeds
 from envs.snake import core
 from envs.snake.core import BODY, EMPTY, FRUIT, HEAD, TAIL, WALL
-from envs.snake.env import Snake
+from envs.snake.rules import SnakeRules
 
 __all__ = ["SnakeBatch"]
 
@@ -64,13 +64,13 @@ class SnakeBatch:
             raise ValueError(f"SnakeBatch: num_games must be a positive integer, got {num_games!r}")
         if "render_mode" in options:
             raise TypeError("SnakeBatch: render_mode is not an option of a batch; render a Snake instead")
-        self.template = Snake(**options)  # validates the options and holds the spaces
+        self.template = SnakeRules(**options)  # validates the options and holds the spaces
         t = self.template
         self.num_games, self.num_snakes, self.copy = int(num_games), t.num_snakes, bool(copy)
         self.height, self.width, self.vision_range, self.frame_stack = t.height, t.width, t.vision_range, t.frame_stack
         self.reward_dict, self.max_steps, self.snake_length, self.num_fruits = t.reward_dict, t.max_steps, t.snake_length, t.num_fruits
-        self.single_observation_space = t.observation_space("snake_0")
-        self.single_action_space = t.action_space("snake_0")
+        self.single_observation_space = t.observation_spaces["snake_0"]
+        self.single_action_space = t.action_spaces["snake_0"]
         games, snakes = self.num_games, self.num_snakes
         self._pad, self._wp = t._pad, t._wp
         self._padded_walls = t._padded_walls

@@ -7,27 +7,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 
 from arena.env import MultiAgentEnv
 from arena.errors import ResetNeeded
 from envs.snake import core
-from envs.snake.core import BODY, EMPTY, FRUIT, HEAD, TAIL, WALL
+from envs.snake.batched import SnakeBatch
+from envs.snake.core import EMPTY, FRUIT, HEAD, TAIL, WALL
+from envs.snake.rules import SnakeRules
 
 __all__ = ["Snake"]
 
 
-# The largest board (height x width) a Snake env accepts: 512 x 512.
-MAX_CELLS = 512 * 512
-
-
-def _positive_int(value: Any, name: str, where: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{where}: {name} must be an integer of at least {minimum}, got {value!r}")
-    return int(value)
-
-
-class Snake(MultiAgentEnv):
+class Snake(SnakeRules, MultiAgentEnv):
     """Several snakes on one grid, moving at once; eat fruit, grow, do not crash.
 
     The rules are marlenv's ``Snake-v1`` (``observer="snake"``), with its bugs fixed:
@@ -110,64 +101,17 @@ class Snake(MultiAgentEnv):
         render_mode: str | None = None,
         cell_pixels: int = 8,
     ) -> None:
-        self._batch_options = {name: value for name, value in locals().items() if name not in ("self", "render_mode")}
-        where = type(self).__name__
-        self.walls = core.parse_walls(walls, None if walls is not None else height,
-                                      None if walls is not None else width, where, max_cells=MAX_CELLS)
-        self.height, self.width = self.walls.shape
-        self.num_snakes = _positive_int(num_snakes, "num_snakes", where)
-        if self.num_snakes > core.MAX_SNAKES:
-            raise ValueError(f"{where}: num_snakes must be at most {core.MAX_SNAKES}, got {num_snakes!r}")
-        self.snake_length = _positive_int(snake_length, "snake_length", where, minimum=2)
-        if vision_range is not None:
-            vision_range = _positive_int(vision_range, "vision_range", where)
-        self.vision_range = vision_range
-        self.frame_stack = _positive_int(frame_stack, "frame_stack", where)
-        self.reward_dict = core.check_rewards(reward_dict, where)
-        if num_fruits is None:
-            num_fruits = max(1, int(round(0.8 * self.num_snakes)))
-        self.num_fruits = _positive_int(num_fruits, "num_fruits", where, minimum=0)
-        self.max_steps = _positive_int(max_steps, "max_steps", where)
-        # Bounded work: a board of at most MAX_CELLS cells (checked above, before the board is
-        # made), and room for every snake (its body and the free cell ahead of its head) plus
-        # every fruit; otherwise reset would search in vain.
-        free = int((~self.walls).sum())
-        needed = self.num_snakes * (self.snake_length + 1) + self.num_fruits
-        if needed > free:
-            raise ValueError(f"{where}: {self.num_snakes} snakes of length {self.snake_length} (each with a free "
-                             f"cell ahead) and {self.num_fruits} fruits need {needed} free cells; the "
-                             f"{self.height} x {self.width} map has {free}")
-        self.on_value = _positive_int(on_value, "on_value", where)
-        if self.on_value > 255:
-            raise ValueError(f"{where}: on_value must be at most 255, got {on_value!r}")
+        self._batch_options = dict(height=height, width=width, num_snakes=num_snakes, snake_length=snake_length,
+                                   vision_range=vision_range, frame_stack=frame_stack, walls=walls,
+                                   reward_dict=reward_dict, num_fruits=num_fruits, max_steps=max_steps,
+                                   on_value=on_value, cell_pixels=cell_pixels)
+        super().__init__(**self._batch_options)
         if render_mode not in (None, "ansi", "rgb_array"):
-            raise ValueError(f"{where}: render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
+            raise ValueError(f"{type(self).__name__}: render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
         self.render_mode = render_mode
-        self.cell_pixels = _positive_int(cell_pixels, "cell_pixels", where)
-
-        self.possible_agents = [f"snake_{i}" for i in range(self.num_snakes)]
         self.agents = []
-        view = (self.height, self.width) if vision_range is None else (2 * vision_range + 1,) * 2
-        observation = spaces.Box(0, self.on_value, (*view, 8 * self.frame_stack), np.uint8)
-        action = spaces.Discrete(3)
-        self.observation_spaces = dict.fromkeys(self.possible_agents, observation)
-        self.action_spaces = dict.fromkeys(self.possible_agents, action)
-
-        # The padded grid: a wall ring of `pad` cells, so that heads never leave the array.
-        self._pad = pad = max(1, vision_range or 0)
-        self._padded_walls = np.pad(self.walls, pad, constant_values=True)
-        hp, wp = self._padded_walls.shape
-        self._cells = bytearray(hp * wp)
+        self._cells = bytearray(self._padded_walls.size)  # the game's grid, with numpy views on it
         self._link_views()
-        self._free_cells = np.flatnonzero(~self._padded_walls.reshape(-1))
-        self._walls_flat = np.where(self._padded_walls.reshape(-1), WALL, EMPTY).astype(np.uint8)
-        self._offsets = (-wp, 1, wp, -1)
-        self._wp = wp
-        self._lut = core.observation_luts(self.num_snakes, self.on_value)
-        self._flat_lut = self._lut.reshape(-1)
-        self._lut_rows = (np.arange(self.num_snakes) * self._lut.shape[1])[:, None, None]  # each observer's row
-        self._codes = [(core.snake_code(i, HEAD), core.snake_code(i, BODY), core.snake_code(i, TAIL))
-                       for i in range(self.num_snakes)]
 
         self._bodies: list[deque[int]] = []
         self._view_heads: list[int] = []  # where each snake's crop is centred (its last head)
@@ -183,12 +127,8 @@ class Snake(MultiAgentEnv):
 
     def make_batch(self, num_games: int, **options: Any) -> Any:
         """``num_games`` games with this env's options, stepped together (:class:`~envs.snake.SnakeBatch`)."""
-        from envs.snake.batched import SnakeBatch  # the batch module imports this one
-
         return SnakeBatch(num_games, **{**self._batch_options, **options})
 
-    def __str__(self) -> str:
-        return f"<Snake {self.height}x{self.width}, {self.num_snakes} snakes>"
 
     # ----------------------------------------------------------------- episode
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
