@@ -1,8 +1,10 @@
-"""The README's set-up commands and quickstart cannot rot."""
+"""The README's set-up commands, every Python block (run as a script file) and its outputs cannot rot."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import pathlib
 import re
 import shlex
@@ -32,16 +34,77 @@ def test_ci_runs_exactly_the_readme_test_command():
     assert "readme_command.py test" in script and "python3 -m venv" in script and "set -euo pipefail" in script
 
 
-def test_quickstart_runs():
-    quickstart = README.split("## Quickstart", 1)[1]
-    code = re.search(r"```python\n(.*?)\n```", quickstart, flags=re.S).group(1)
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
-    assert lines[0] == "Flatten(EgoBoard())"
-    assert lines[1] == "Box(-1.0, 1.0, (9,), float32)"
-    assert lines[2] == "RotateBoard(EgoBoard(planes=True), quarter_turns=1)"
-    assert re.match(r"(player_[01] wins|draw) \{'player_0': ", lines[3])
+def _python_blocks() -> list[tuple[str, str]]:
+    """``(section heading, code)`` for every ```python block of the README, in order."""
+    blocks, heading = [], "top"
+    for match in re.finditer(r"^(#{2,3} [^\n]*)$|^```python\n(.*?)\n```", README, flags=re.M | re.S):
+        if match.group(1):
+            heading = match.group(1).lstrip("# ").strip()
+        else:
+            blocks.append((heading, match.group(2)))
+    return blocks
+
+
+BLOCKS = _python_blocks()
+
+
+def _missing_modules(code: str) -> list[str]:
+    """The top-level modules the block imports that are not installed (a missing extra skips the block)."""
+    names = re.findall(r"^\s*(?:from|import) ([\w.]+)", code, flags=re.M)
+    return [name for name in names if importlib.util.find_spec(name.split(".")[0]) is None]
+
+
+def test_every_python_block_is_collected():
+    headings = [heading for heading, _ in BLOCKS]
+    assert headings[0] == "Quickstart" and "Tournaments" in headings and "RLlib (`pip install torch==2.13.0 && pip install \".[rllib]\"`)" in headings
+    assert len(BLOCKS) == README.count("```python")
+
+
+@pytest.mark.parametrize("index", range(len(BLOCKS)), ids=[f"{i}-{h.split(' ')[0]}" for i, (h, _) in enumerate(BLOCKS)])
+def test_readme_python_block_runs_as_a_script_file(index, tmp_path):
+    """Each block as a user runs it: saved to a file and run with python, in a fresh folder."""
+    heading, code = BLOCKS[index]
+    missing = _missing_modules(code)
+    if missing:
+        pytest.skip(f"needs {missing} (an extra)")
+    script = tmp_path / "block.py"
+    script.write_text(code + "\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, env=env,
+                            timeout=600)
+    assert result.returncode == 0, f"README block under '{heading}' failed:\n{result.stderr[-3000:]}"
+    if heading == "Quickstart":
+        lines = result.stdout.splitlines()
+        assert lines[0] == "Flatten(EgoBoard())"
+        assert lines[1] == "Box(-1.0, 1.0, (9,), float32)"
+        assert lines[2] == "RotateBoard(EgoBoard(planes=True), quarter_turns=1)"
+        assert re.match(r"(player_[01] wins|draw) \{'player_0': ", lines[3])
+    for written in tmp_path.iterdir():  # whatever the block writes is ignored by git where the README runs
+        if written != script:
+            assert _ignored(written.name), f"{written.name}, written by the block under '{heading}', is not in .gitignore"
+
+
+def _ignored(path: str) -> bool:
+    return subprocess.run(["git", "check-ignore", "-q", path], cwd=ROOT).returncode == 0
+
+
+def test_what_the_readme_commands_write_is_in_gitignore():
+    outputs = re.findall(r"--(?:db|out|report|html|png|json|video|record|export)[ =\n]+([^\s`'\"]+)", README)
+    outputs += re.findall(r"\bdb=\"([^\"]+)\"", README) + ["report_replays", "arena-demo/results.sqlite"]
+    outputs = sorted({path for path in outputs if path not in ("FILE", "-")})
+    assert {"c4.png", "pong.mp4", "game3.html", "ttt.sqlite", "games.csv"} <= set(outputs)
+    assert [path for path in outputs if not _ignored(path)] == []
+
+
+def test_replay_video_examples_make_the_file_they_read():
+    lines = [line.split("#")[0].split() for block in re.findall(r"```\n(.*?)\n```", README, flags=re.S)
+             for line in block.replace("\\\n", " ").splitlines() if line.startswith("arena ")]
+    for index, words in enumerate(lines):
+        if words[:2] == ["arena", "replay"] and "--video" in words:
+            source = words[2]
+            made = [w for earlier in lines[:index] for flag, w in zip(earlier, earlier[1:])
+                    if flag in ("--db", "--record")]
+            assert source in made, f"'arena replay {source} --video' reads a file no earlier command writes"
 
 
 def _training_commands() -> list[list[str]]:

@@ -183,3 +183,12 @@ def test_a_single_legal_move_is_played_without_search():
     assert infos["player_0"]["action_mask"].tolist() == [0] * 8 + [1]
     assert MCTSAgent(env, simulations=1).act(observations["player_0"], infos["player_0"]["action_mask"]) == 8
     assert np.array_equal(observations["player_0"], env._board)
+
+
+def test_the_readme_command_plays_mcts_at_leduc_poker(capsys, monkeypatch, tmp_path):
+    from arena.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["tournament", "leduc_poker", "--agents", 'random,mcts{"simulations": 20}', "--games", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "2 of 2 games stored" in out and "could not be built" not in out

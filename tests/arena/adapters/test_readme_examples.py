@@ -1,12 +1,10 @@
-"""Run the README's "Interoperability" examples, so they cannot rot."""
+"""The README's "Interoperability" section has an example for every library (tests/test_readme.py runs
+every README block as a script file)."""
 
 from __future__ import annotations
 
 import re
-import warnings
 from pathlib import Path
-
-import pytest
 
 README = Path(__file__).resolve().parents[3] / "README.md"
 # The libraries each subsection needs (CI installs every extra, so none is skipped there).
@@ -32,17 +30,3 @@ EXAMPLES = _examples()
 
 def test_every_library_has_an_example() -> None:
     assert sorted({title for title, _, _ in EXAMPLES}) == sorted(NEEDS)
-
-
-@pytest.mark.parametrize(("title", "index", "code"), EXAMPLES, ids=[f"{t}-{i}" for t, i, _ in EXAMPLES])
-def test_readme_example_runs(title: str, index: int, code: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    for module in NEEDS[title]:
-        pytest.importorskip(module)
-    monkeypatch.chdir(README.parent)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the libraries' own advice (e.g. Gymnasium's checker) is not under test
-        exec(compile(code, f"README.md[{title} {index}]", "exec"), {"__name__": f"readme_{title.lower()}"})
-    if title == "RLlib":
-        import ray
-
-        ray.shutdown()
