@@ -250,7 +250,7 @@ def multi_agent_config(env: MultiAgentEnv, policy_mapping: Mapping[AgentID, str]
     else:
         raise TypeError(f"multi_agent_config: policy_mapping must be a dict, a function of the agent id or "
                         f"'teams', got {policy_mapping!r}")
-    from arena.team import map_policies
+    from arena.sides import map_policies
 
     names = {name for name in mapping.values() if name is not None}
     map_policies(arena_env, dict.fromkeys(names), mapping)  # type: ignore[arg-type]  # for its checks

@@ -14,8 +14,8 @@ from typing import Any
 
 from arena.errors import AgentError, Forfeit
 from arena.play_loop import Episode, play
+from arena.sides import Team
 from arena.specs.agents import AgentSpec, EnvSpec, agent_version
-from arena.team import Team
 from arena.tournament.actions import encode_actions
 from arena.tournament.guard import GuardedAgent, MoveTimer, SeatWatch
 from arena.tournament.schedule import GameTask

@@ -226,7 +226,7 @@ def load_trained_agent(path: str | Path, *, env: Any = None, deterministic: bool
                            team_size=team_size)
     probe = env if env is not None else make_env(manifest["env"], **dict(manifest.get("env_options") or {}))
     if team_size is not None:  # a model of a whole side: one agent per side, Tuple spaces
-        from arena.team import GroupTeams
+        from arena.sides import GroupTeams
 
         probe = GroupTeams(probe)
     try:

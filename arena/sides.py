@@ -1,4 +1,4 @@
-"""Sides of several agents: :class:`Team`, and policy mappings (N env agents -> M policies).
+"""Sides of several agents: :class:`Team`, :class:`GroupTeams` and policy mappings (N env agents -> M policies).
 
 Two ways to play a side of a team game, both through :func:`arena.play`:
 
