@@ -33,9 +33,9 @@ opponent inference (frozen snapshots), learner inference (the rollout's forward 
 and the rest of SB3's collection loop), learner update (``train()``), evaluation.
 
 The batched path's defaults (``--batch-*``) are ``arena train``'s own on its batched path
-(``arena.cli.train.BATCHED_RECIPE``: 64 games x 32 steps, minibatch 1,024, 4 epochs, two
+(``arena.training.recipe.BATCHED_RECIPE``: 64 games x 32 steps, minibatch 1,024, 4 epochs, two
 layers of 128), and it plays its evaluation games in one batch
-(:func:`arena.training.evaluation.match_batch`); the single path keeps today's recipe and
+(:func:`arena.training.matches.match_batch`); the single path keeps today's recipe and
 plays them one by one.
 
 Run (the side-by-side run recorded in docs/performance.md)::
@@ -60,11 +60,11 @@ from stable_baselines3.common.vec_env import SubprocVecEnv, VecEnvWrapper, VecMo
 import envs
 from arena import RandomAgent
 from envs.connect_four_agents import ConnectFourHeuristicAgent
-from arena.cli.train import BATCHED_RECIPE
+from arena.training.recipe import BATCHED_RECIPE
 from arena.training import OpponentPool, SB3Agent, SingleAgentEnv
 from arena.training.batched import BatchVecEnv
 from arena.training.callbacks import SelfPlayCallback
-from arena.training.evaluation import match, match_batch
+from arena.training.matches import match, match_batch
 from arena.training.report import plot_learning_curve
 
 
@@ -297,7 +297,7 @@ def main() -> None:
     parser.add_argument("--n-steps", type=int, default=256, help="single path: steps per env per rollout")
     parser.add_argument("--batch-size", type=int, default=512, help="single path: minibatch size")
     parser.add_argument("--n-epochs", type=int, default=4, help="single path: epochs per rollout")
-    # The batched path's defaults are arena train's (arena.cli.train.BATCHED_RECIPE).
+    # The batched path's defaults are arena train's (arena.training.recipe.BATCHED_RECIPE).
     recipe = BATCHED_RECIPE
     parser.add_argument("--batch-envs", type=int, default=recipe["n_envs"],
                         help="batched path: games in the batch (64 x 32 steps = the single path's 2,048 samples per update)")

@@ -10,8 +10,13 @@
   interface stack and its statistics, env);
 * :func:`match`, :func:`match_batch`, :class:`Score` — quick seeded evaluation games (one by one,
   or all at once in a game's numpy batch);
-* :mod:`arena.training.callbacks` — ``SelfPlayCallback`` (evaluate, promote, log) and
-  ``RichProgressCallback``; that module imports Stable-Baselines3 (the ``train`` extra).
+* :class:`TrainingRecipe`, :func:`recipe_for` — how an env trains by default, declared beside
+  the env (entry points ``arena.recipes``); :class:`TrainingConfig` — one run's settings;
+* :func:`arena.training.run.train` — one run from a config to a trained-agent folder (what
+  ``arena train`` does);
+* :mod:`arena.training.callbacks` — ``SelfPlayCallback`` (evaluate, promote, log),
+  ``RichProgressCallback`` and ``ProgressLinesCallback``; that module and
+  :mod:`arena.training.run` import Stable-Baselines3 (the ``train`` extra).
 
 Example:
     >>> from arena.training import SingleAgentEnv
@@ -21,9 +26,11 @@ Example:
     ((3, 3), True)
 """
 
-from arena.training.evaluation import Score, match, match_batch
+from arena.training.config import TrainingConfig
+from arena.training.matches import Score, match, match_batch
 from arena.training.policy_agent import ALGORITHMS, SB3Agent, algorithm_class, freeze, load_sb3_agent
 from arena.training.pool import STRATEGIES, OpponentPool
+from arena.training.recipe import TrainingRecipe, recipe_for
 from arena.training.single_agent import SingleAgentEnv
 from arena.training.teams import side_agent, team_stack
 from arena.training.trained import load_trained_agent
@@ -35,12 +42,15 @@ __all__ = [
     "STRATEGIES",
     "Score",
     "SingleAgentEnv",
+    "TrainingConfig",
+    "TrainingRecipe",
     "algorithm_class",
     "freeze",
     "load_sb3_agent",
     "load_trained_agent",
     "match",
     "match_batch",
+    "recipe_for",
     "side_agent",
     "team_stack",
 ]

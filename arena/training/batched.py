@@ -23,7 +23,7 @@ from arena.training.seating import Opponent, learner_spaces, resolve_interfaces,
 require_sb3()
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv  # noqa: E402
 
-__all__ = ["BatchVecEnv", "batch_vec_env", "make_batch"]
+__all__ = ["BatchVecEnv", "make_batch"]
 
 
 def make_batch(env: MultiAgentEnv, num_games: int) -> Any:
@@ -36,22 +36,6 @@ def make_batch(env: MultiAgentEnv, num_games: int) -> Any:
         raise TypeError(f"BatchVecEnv: {env} has no batched version (no make_batch(num_games) method); "
                         "train it through arena.training.SingleAgentEnv")
     return env.make_batch(num_games)
-
-
-def batch_vec_env(env: MultiAgentEnv | str | Callable[..., MultiAgentEnv], num_envs: int, *args: Any,
-                  env_kwargs: Mapping[str, Any] | None = None, **kwargs: Any) -> BatchVecEnv:
-    """The batched trainer env for ``env``: :class:`BatchVecEnv` for turn-based batches
-    (board games), ``SimultaneousBatchVecEnv`` for batches where all move at once (snake).
-
-    Arguments as :class:`BatchVecEnv` takes them.
-    """
-    probe = make_env(env, **dict(env_kwargs or {}))
-    batch = make_batch(probe, 1)
-    if hasattr(batch, "to_play"):
-        return BatchVecEnv(probe, num_envs, *args, **kwargs)
-    from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
-
-    return SimultaneousBatchVecEnv(probe, num_envs, *args, **kwargs)
 
 
 class BatchVecEnv(VecEnv):

@@ -1,4 +1,4 @@
-"""Stable-Baselines3 callbacks: self-play (evaluate, promote, log) and a rich progress bar.
+"""Stable-Baselines3 callbacks: self-play (evaluate, promote, log), a rich progress bar, progress lines.
 
 This module imports Stable-Baselines3 when it is imported (its classes derive from
 SB3's ``BaseCallback``); a missing install raises an ImportError naming the ``train``
@@ -8,11 +8,13 @@ extra.
 from __future__ import annotations
 
 import copy
+import sys
+import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from gymnasium import spaces
 
@@ -20,7 +22,7 @@ from arena.agents.base import Agent
 from arena.env import MultiAgentEnv
 from arena.interface import Interface
 from arena.registry import make_agent, make_env
-from arena.training.evaluation import can_match_batch, match, match_batch
+from arena.training.matches import can_match_batch, match, match_batch
 from arena.training.policy_agent import SB3Agent, freeze, require_sb3
 from arena.training.pool import OpponentPool
 from arena.training.report import write_csv
@@ -29,7 +31,7 @@ from arena.wrappers import AgtItfWrapper
 require_sb3()
 from stable_baselines3.common.callbacks import BaseCallback  # noqa: E402
 
-__all__ = ["SelfPlayCallback", "RichProgressCallback"]
+__all__ = ["SelfPlayCallback", "RichProgressCallback", "ProgressLinesCallback"]
 
 _FROM_ENV = object()  # sentinel: read the learner's interface from the training env
 
@@ -77,12 +79,17 @@ class SelfPlayCallback(BaseCallback):
         stop_when: called with each record; returning True stops training.
         on_evaluation: called with each record (e.g. to update a progress display).
         batched: play the evaluation games of each match at once in the env's batch
-            (:func:`~arena.training.evaluation.match_batch`: the same seeded games and
+            (:func:`~arena.training.matches.match_batch`: the same seeded games and
             pool draws, one forward of the learner per move for all games); ``None``
             (default) does so wherever the batch can serve (see
-            :func:`~arena.training.evaluation.can_match_batch`; and the learner's
+            :func:`~arena.training.matches.can_match_batch`; and the learner's
             observations are arrays, not dicts), ``False`` plays them one by one with
             :func:`arena.play`.
+        history: the records of the run this one continues (``arena train --load``): they
+            start :attr:`records` (and so the CSV), time counts on from their last, and no
+            evaluation is repeated at the timestep they end at.
+        snapshots: ``(name, policy state dict)`` pairs of the continued run's self-play
+            snapshots (:meth:`snapshot_states`), added to ``pool`` when training starts.
 
     Example:
         >>> import envs
@@ -116,6 +123,8 @@ class SelfPlayCallback(BaseCallback):
         stop_when: Callable[[dict[str, Any]], bool] | None = None,
         on_evaluation: Callable[[dict[str, Any]], None] | None = None,
         batched: bool | None = None,
+        history: Sequence[Mapping[str, Any]] = (),
+        snapshots: Sequence[tuple[str, Mapping[str, Any]]] = (),
         verbose: int = 0,
     ) -> None:
         super().__init__(verbose)
@@ -147,7 +156,13 @@ class SelfPlayCallback(BaseCallback):
         self.stop_when = stop_when
         self.on_evaluation = on_evaluation
         self.batched = batched
-        self.records: list[dict[str, Any]] = []
+        self.records: list[dict[str, Any]] = [dict(record) for record in history]
+        # A continued run counts its time on from the records it continues.
+        self._wall_offset = float(self.records[-1].get("wall_s", 0.0)) if self.records else 0.0
+        self._cpu_offset = float(self.records[-1].get("cpu_s", 0.0)) if self.records else 0.0
+        self._snapshots = list(snapshots)
+        if self._snapshots and pool is None:
+            raise ValueError("SelfPlayCallback: snapshots need a pool to join")
         self.promotions: list[int] = []
         self._last_eval = -1
         self._started = 0.0
@@ -165,12 +180,24 @@ class SelfPlayCallback(BaseCallback):
         # Batched moves stack the learner's observations into one array: not for Dict or Tuple ones.
         self._stackable = isinstance(self.model.observation_space, (spaces.Box, spaces.Discrete, spaces.MultiBinary,
                                                                     spaces.MultiDiscrete))
+        if self._snapshots and self.pool is not None:
+            for name, state in self._snapshots:  # a continued run's pool: its snapshots, in their order
+                policy = freeze(self.model.policy)
+                policy.load_state_dict(state)
+                snapshot = SB3Agent(policy, deterministic=self.snapshot_deterministic,
+                                    seed=self.seed + len(self.pool), name=name)
+                self.pool.add(self._behind_interface(snapshot), name=name)
+            self._snapshots = []
+            self.training_env.env_method("set_opponents", self.pool)
 
     def _on_training_start(self) -> None:
         self._started = time.perf_counter()
         self._cpu_started = time.process_time()
         if self._last_eval < 0:
-            self.evaluate(promote=False)
+            if self.records and self.records[-1].get("timesteps") == self.num_timesteps:
+                self._last_eval = self.num_timesteps  # a continued run: evaluated at this count already
+            else:
+                self.evaluate(promote=False)
 
     def _on_step(self) -> bool:
         if self.num_timesteps - self._last_eval >= self.eval_every:
@@ -197,8 +224,8 @@ class SelfPlayCallback(BaseCallback):
     def evaluate(self, promote: bool = True) -> dict[str, Any]:
         """Evaluate now, promote when the gate opens, record and log; returns the record."""
         record: dict[str, Any] = {"timesteps": int(self.num_timesteps),
-                                  "wall_s": round(time.perf_counter() - self._started, 2),
-                                  "cpu_s": round(time.process_time() - self._cpu_started, 2)}
+                                  "wall_s": round(self._wall_offset + time.perf_counter() - self._started, 2),
+                                  "cpu_s": round(self._cpu_offset + time.process_time() - self._cpu_started, 2)}
         for name, reference in self.references.items():
             score = self._match(reference, self.seed)
             record[f"{name}_win_rate"] = score.win_rate
@@ -231,6 +258,16 @@ class SelfPlayCallback(BaseCallback):
         if self.stop_when is not None and self.stop_when(record):
             self._stop = True
         return record
+
+    def snapshot_states(self) -> list[tuple[str, dict[str, Any]]]:
+        """The pool's snapshots of the learner as ``(name, policy state dict)``, oldest first
+        (to store with a trained folder and hand back as ``snapshots`` when training goes on)."""
+        found = []
+        for name, member in zip(self.pool.names, self.pool.members) if self.pool is not None else ():
+            inner = member.agent if isinstance(member, AgtItfWrapper) else member
+            if name.startswith("snapshot@") and isinstance(inner, SB3Agent):
+                found.append((name, inner.policy.state_dict()))
+        return found
 
     def promote(self) -> Agent:
         """Snapshot the learner into the pool and hand the pool to every training env."""
@@ -292,3 +329,95 @@ class RichProgressCallback(BaseCallback):
     def _on_training_end(self) -> None:
         self.progress.update(self._task, completed=min(self.num_timesteps, self.total_timesteps))
         self.progress.stop()
+
+
+class ProgressLinesCallback(BaseCallback):
+    """Plain progress lines for logs: steps, rate, eta and the last evaluation, every ``every`` seconds.
+
+    For output that is not a terminal (a log file, a pipe, CI), where a progress bar shows
+    nothing until the end. A line is printed when training starts, after each evaluation
+    (:meth:`set_status`), at the end, and at least every ``every`` seconds in between: a
+    background thread keeps the cadence while SB3 updates the network or the evaluation
+    games run, so a log shows the run is alive. Each line is flushed at once.
+
+    Args:
+        total_timesteps: the timesteps this run trains.
+        description: the text that starts each line (``"train pommerman"``).
+        every: seconds between lines at most.
+        stream: where to print (default: stderr).
+
+    Example:
+        >>> import io
+        >>> lines = ProgressLinesCallback(1000, "train tic_tac_toe", stream=io.StringIO())
+        >>> lines.line(steps=250, elapsed=5.0)
+        'train tic_tac_toe: 250/1,000 steps (25%), 50 steps/s, eta 15s'
+    """
+
+    def __init__(self, total_timesteps: int, description: str = "training", every: float = 30.0,
+                 stream: TextIO | None = None) -> None:
+        super().__init__(0)
+        if not every > 0:
+            raise ValueError(f"ProgressLinesCallback: every must be a positive number of seconds, got {every!r}")
+        self.total_timesteps = int(total_timesteps)
+        self.description = description
+        self.every = float(every)
+        self.stream = stream
+        self.status = ""
+        self._first = 0
+        self._steps = 0
+        self._started = 0.0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def line(self, steps: int, elapsed: float) -> str:
+        """The progress line after ``steps`` of this run's timesteps in ``elapsed`` seconds."""
+        rate = steps / elapsed if elapsed > 0 else 0.0
+        eta = (self.total_timesteps - steps) / rate if rate > 0 else None
+        share = steps / self.total_timesteps if self.total_timesteps else 1.0
+        text = (f"{self.description}: {steps:,}/{self.total_timesteps:,} steps ({share:.0%}), {rate:,.0f} steps/s, "
+                f"eta {_duration(eta) if eta is not None else '?'}")
+        return f"{text}, {self.status}" if self.status else text
+
+    def set_status(self, text: str) -> None:
+        """Record the last evaluation and print a line with it now."""
+        with self._lock:
+            self.status = text
+        self._print()
+
+    def _print(self) -> None:
+        with self._lock:
+            text = self.line(self._steps, time.perf_counter() - self._started)
+        print(text, file=self.stream if self.stream is not None else sys.stderr, flush=True)
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.every):
+            self._print()
+
+    def _on_training_start(self) -> None:
+        self._first = int(self.num_timesteps)
+        self._started = time.perf_counter()
+        self._stop.clear()
+        self._print()
+        self._thread = threading.Thread(target=self._beat, name="arena-progress-lines", daemon=True)
+        self._thread.start()
+
+    def _on_step(self) -> bool:
+        self._steps = min(int(self.num_timesteps) - self._first, self.total_timesteps)
+        return True
+
+    def _on_training_end(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self._print()
+
+
+def _duration(seconds: float) -> str:
+    """``"15s"``, ``"4m05s"``, ``"2h03m"``."""
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"

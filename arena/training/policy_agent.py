@@ -118,7 +118,8 @@ class SB3Agent(Agent):
         Raises:
             SpaceMismatchError: naming the agent, what the policy was trained on and what came.
         """
-        if observation_space != self.policy.observation_space or action_space != self.policy.action_space:
+        seen = _as_sb3_sees(observation_space)
+        if seen != self.policy.observation_space or action_space != self.policy.action_space:
             raise SpaceMismatchError(
                 f"{self}: the policy was trained on observations {self.policy.observation_space} and actions "
                 f"{self.policy.action_space}, got {observation_space} and {action_space}; put the training "
@@ -190,6 +191,22 @@ class SB3Agent(Agent):
 
     def __str__(self) -> str:
         return self.name
+
+
+def _as_sb3_sees(space: spaces.Space) -> spaces.Space:
+    """``space`` as an SB3 policy trained on it records it: channels-last images transposed to
+    channels-first (SB3's ``VecTransposeImage``; ``obs_to_tensor`` transposes the observations)."""
+    from stable_baselines3.common.preprocessing import is_image_space, is_image_space_channels_first
+    from stable_baselines3.common.vec_env import VecTransposeImage
+
+    def view(part: spaces.Space) -> spaces.Space:
+        if is_image_space(part) and not is_image_space_channels_first(part):
+            return VecTransposeImage.transpose_space(part)
+        return part
+
+    if isinstance(space, spaces.Dict):
+        return spaces.Dict({key: view(part) for key, part in space.spaces.items()})
+    return view(space)
 
 
 def _actor_parts(policy: Any) -> tuple[Any, ...] | None:

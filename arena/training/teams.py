@@ -16,7 +16,7 @@ from arena.agents.base import Agent
 from arena.interface import Combine, Interface
 from arena.plugins import make_interface
 from arena.registry import make_agent
-from arena.training.policy_agent import build_interface
+from arena.specs.interfaces import build_interface
 from arena.wrappers import AgtItfWrapper
 
 __all__ = ["team_stack", "side_agent"]

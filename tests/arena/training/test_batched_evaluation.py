@@ -10,7 +10,7 @@ import pytest
 import envs
 from arena import Agent, RandomAgent
 from arena.training import OpponentPool, match, match_batch
-from arena.training.evaluation import can_match_batch
+from arena.training.matches import can_match_batch
 from envs.connect_four_agents import ConnectFourHeuristicAgent
 from tests.arena.training.training_envs import FixedAgent
 

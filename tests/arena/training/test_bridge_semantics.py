@@ -278,7 +278,7 @@ def make_snake(bridge: str, n: int, opponents, seed: int = 0, **kwargs):
     if bridge == "single":
         venv = DummyVecEnv([lambda: SingleAgentEnv("snake", opponents, env_kwargs=SNAKE, **kwargs) for _ in range(n)])
     else:
-        from arena.training.batched import batch_vec_env
+        from arena.training.vectorised import batch_vec_env
 
         venv = batch_vec_env("snake", n, opponents, env_kwargs=SNAKE, **kwargs)
     venv.seed(seed)
@@ -316,7 +316,7 @@ def test_snake_trains_on_the_batched_path_by_default():
     import envs
     from sb3_contrib import MaskablePPO
 
-    from arena.cli.train import choose_path
+    from arena.training.vectorised import choose_path
     from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
 
     assert choose_path("auto", envs.make("snake", **SNAKE), "maskable-ppo", RandomAgent(), None) == "batched"

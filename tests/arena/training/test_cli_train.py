@@ -96,6 +96,7 @@ def test_train_against_a_fixed_opponent_with_plain_ppo_on_dict_observations(tmp_
     out = tmp_path / "ppo"
     code = main(["train", "connect_four", "--algo", "ppo", "--timesteps", "256", "--eval-games", "2",
                  "--eval-every", "256", "--n-envs", "1", "--no-progress", "--reference", "random,connect_four_heuristic",
+                 "--self-play", "off", "--opponent", "random",  # the flags override connect four's self-play recipe
                  "--interface", "action_mask_in_observation", "--out", str(out)])
     assert code == 0
     records = read_csv(out / "evaluations.csv")
@@ -128,7 +129,7 @@ def test_unknown_env_names_the_known_ones(tmp_path, capsys) -> None:
 def test_path_choice_and_its_error_text(tmp_path, capsys) -> None:
     import envs
     from arena import RandomAgent
-    from arena.cli.train import choose_path
+    from arena.training.vectorised import choose_path
     from interfaces.history import FrameStack
 
     c4 = envs.make("connect_four")
@@ -180,7 +181,7 @@ def test_load_continues_the_statistics_of_a_stateful_interface(tmp_path) -> None
 def test_batched_path_defaults_to_the_recipe_and_several_opponents_make_a_pool(tmp_path, capsys) -> None:
     import torch
 
-    from arena.cli.train import BATCHED_RECIPE, default_algo_options
+    from arena.training.recipe import BATCHED_RECIPE, default_algo_options
     from arena.training import SB3Agent
 
     options = default_algo_options("maskable-ppo", 100_000, 64, "batched")
@@ -192,7 +193,8 @@ def test_batched_path_defaults_to_the_recipe_and_several_opponents_make_a_pool(t
 
     out = tmp_path / "pool"
     code = main(["train", "connect_four", "--timesteps", "128", "--n-envs", "2", "--eval-games", "4",
-                 "--opponent", "random,connect_four_heuristic,connect_four_heuristic", "--no-progress", "--out", str(out)])
+                 "--opponent", "random,connect_four_heuristic,connect_four_heuristic", "--self-play", "off",
+                 "--no-progress", "--out", str(out)])
     assert code == 0, capsys.readouterr().err
     printed = capsys.readouterr().out
     assert "(batched path, 2 games)" in printed and "opponent pool: 3 members, 0 promotions" in printed

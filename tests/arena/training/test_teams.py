@@ -71,7 +71,7 @@ def test_group_teams_is_an_env_with_one_agent_per_side():
 def test_train_a_seat_beside_a_teammate_then_enter_it_in_a_team_tournament(tmp_path, capsys):
     out = tmp_path / "mate"
     code = main(["train", ENV, "--algo", "ppo", "--timesteps", "128", "--n-envs", "1", "--eval-every", "128",
-                 "--eval-games", "4", "--teammate", "beat_most_common", "--opponent", "random",
+                 "--eval-games", "4", "--teammate", "beat_most_common", "--opponent", "random", "--reference", "random",
                  "--interface", "interfaces.observation:OneHot", "--no-progress", "--out", str(out)])
     assert code == 0 and "vs random: win rate" in capsys.readouterr().out
     result = run_tournament(ENV, [f"mixed={out}+beat_most_common", "bots=beat_most_common"], games=2, seed=0)

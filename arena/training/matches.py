@@ -1,4 +1,5 @@
-"""Quick seeded matches of one agent against opponents, for learning curves and promotion.
+"""Training-time evaluation matches: quick seeded games of the learner against opponents, for learning
+curves and promotion (the tournament's evaluation is :mod:`arena.tournament`; ratings are :mod:`arena.evaluation`).
 
 :func:`match` plays the games one by one with :func:`arena.play` (any env, any agent);
 :func:`match_batch` plays them all at once in the env's numpy batch (two-player
@@ -127,13 +128,12 @@ def can_match_batch(env: MultiAgentEnv, agent: Agent, opponent: Agent | Opponent
         >>> can_match_batch(envs.make("connect_four"), RandomAgent(), RandomAgent())
         True
     """
-    factory = getattr(env, "make_batch", None)
-    if teammate is not None or env.teams or len(env.possible_agents) != 2 or not callable(factory):
+    if teammate is not None or env.teams or len(env.possible_agents) != 2 or not env.batchable:
         return False
     opponents = list(opponent) if isinstance(opponent, OpponentPool) else [opponent]
     if not agent.batchable or not all(member.batchable for member in opponents):
         return False
-    return hasattr(factory(1), "to_play")
+    return hasattr(env.make_batch(1), "to_play")
 
 
 def match_batch(env: MultiAgentEnv, agent: Agent, opponent: Agent | OpponentPool, games: int, *, seed: int = 0,

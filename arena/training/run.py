@@ -1,0 +1,427 @@
+"""One training run, from a :class:`~arena.training.config.TrainingConfig` to a trained-agent folder.
+
+:func:`train` is what ``arena train`` does once its flags are parsed: it applies the config to
+the env's recipe (or a loaded run's), builds the learner's vectorised env (the batched path
+where the env's numpy batch can serve, one :class:`~arena.training.SingleAgentEnv` per game
+otherwise), chooses the SB3 policy from the learner's spaces, trains with the self-play and
+progress callbacks, and writes the folder :mod:`arena.training.trained` reads: ``model.zip``,
+``agent.json``, :data:`~arena.training.config.RECIPE_FILE`, the self-play pool's snapshots,
+``evaluations.csv`` and ``learning_curve.png``.
+
+This module imports Stable-Baselines3 and torch when it is imported (the ``train`` extra).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from gymnasium import spaces
+
+from arena.errors import ArenaError
+from arena.registry import make_agent, make_env
+from arena.specs.interfaces import build_interface, parse_interface_spec
+from arena.sides import GroupTeams
+from arena.training.config import RECIPE_FILE, TrainingConfig
+from arena.training.policy_agent import algorithm_class, require_sb3
+from arena.training.pool import OpponentPool
+from arena.training.recipe import BATCHED_RECIPE, TrainingRecipe, default_algo_options
+from arena.training.report import plot_learning_curve, read_csv
+from arena.training.single_agent import SingleAgentEnv
+from arena.training.teams import side_agent, team_stack
+from arena.training.trained import read_manifest, save_trained_agent, trained_interface
+
+require_sb3()
+import torch
+from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.preprocessing import is_image_space
+from stable_baselines3.common.vec_env import VecEnv, VecMonitor
+
+from arena.training.callbacks import (
+    ProgressLinesCallback,
+    RichProgressCallback,
+    SelfPlayCallback,
+)
+from arena.training.vectorised import batch_vec_env, choose_path
+
+__all__ = ["POOL_FILE", "RunPlan", "TrainedRun", "choose_policy", "plan", "train"]
+
+#: The file in a trained folder that lists its self-play snapshots (weights in ``pool/``).
+POOL_FILE = "pool.json"
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What a config resolves to before anything trains: the recipe, env options, folder, loaded run."""
+
+    config: TrainingConfig
+    recipe: TrainingRecipe
+    env_options: dict[str, Any]
+    folder: Path
+    team_size: int | None
+    loaded: dict[str, Any] | None
+    eval_every: int
+    eval_games: int
+
+
+@dataclass(frozen=True)
+class TrainedRun:
+    """The result of :func:`train`: the model, the folder it lives in, and how it was trained.
+
+    Attributes:
+        folder: the trained-agent folder (an agent: ``--agents FOLDER``).
+        model: the trained Stable-Baselines3 model.
+        plan: the resolved run (config, recipe, env options).
+        records: every evaluation record (a continued run's earlier ones first).
+        promotions: timesteps at which the learner joined the pool in this run.
+        pool_size: members of the opponent pool at the end (``None``: no pool).
+        path: ``"batched"`` or ``"single"``; ``n_envs``: games stepped together.
+    """
+
+    folder: Path
+    model: Any
+    plan: RunPlan
+    records: list[dict[str, Any]] = field(default_factory=list)
+    promotions: list[int] = field(default_factory=list)
+    pool_size: int | None = None
+    path: str = "single"
+    n_envs: int = 1
+
+    @property
+    def timesteps(self) -> int:
+        return int(self.model.num_timesteps)
+
+    def tournament_command(self) -> str:
+        """The ``arena tournament`` command that plays this agent against the first reference.
+
+        A single agent entrant fills every seat of its side (and in free-for-all games of more
+        than two players the seats are dealt among the entrants), so the folder and one
+        reference are the whole lineup; a model of a whole side (``control="team"``) enters as
+        that side; a one-seat learner trained beside a teammate enters as a team with it
+        (``trained=FOLDER+TEAMMATE``).
+        """
+        config, recipe = self.plan.config, self.plan.recipe
+        parts = ["arena", "tournament", config.env]
+        if self.plan.env_options:
+            parts += ["--env-options", json.dumps(self.plan.env_options, separators=(",", ":"))]
+        folder = str(self.folder)
+        if recipe.teammate is not None and self.plan.team_size is None:  # it plays beside the teammate it knows
+            folder = f"trained={folder}+{recipe.teammate}"
+        parts += ["--agents", f"{folder},{recipe.references[0]}"]
+        return " ".join(shlex.quote(part) for part in parts)
+
+    def summary(self) -> list[str]:
+        """The lines ``arena train`` prints at the end."""
+        config, recipe = self.plan.config, self.plan.recipe
+        last = self.records[-1]
+        side = "" if self.plan.team_size is None else " (a whole side)"
+        lines = [(f"trained {recipe.algo} on {config.env}{side} for {self.timesteps} timesteps in "
+                  f"{last['wall_s']:.1f} s ({self.path} path, {self.n_envs} games)")]
+        for name in recipe.references:
+            lines.append(f"  vs {name}: win rate {last[f'{name}_win_rate']:.0%}, "
+                         f"draws {last[f'{name}_draw_rate']:.0%}")
+        if self.pool_size is not None:
+            kind = "self-play pool" if recipe.self_play else "opponent pool"
+            lines.append(f"  {kind}: {self.pool_size} members, {len(self.promotions)} promotions")
+        folder = self.folder
+        lines.append(f"saved {folder / 'model.zip'}, {folder / 'evaluations.csv'}, {folder / 'learning_curve.png'}, "
+                     f"{folder / 'agent.json'}")
+        lines.append(f"the folder is an agent: {self.tournament_command()}")
+        return lines
+
+
+def plan(config: TrainingConfig) -> RunPlan:
+    """Resolve ``config``: the recipe with the config's fields, env options, folder, loaded run.
+
+    Raises:
+        ValueError: ``load`` disagrees with the config (another env, algorithm, interface or
+            env options), the folder is not empty (without ``force`` or ``load``), or team
+            options that the env cannot take.
+        ArenaError: a bad env name or interface spec (with the registry's message).
+    """
+    loaded = _loaded_manifest(config) if config.load is not None else None
+    base = config.base_recipe(None if loaded is None else dict(loaded.get("env_options") or {}))
+    if loaded is not None:  # the model's interface and algorithm are the loaded run's
+        base = replace(base, interface=loaded["interface"], algo=loaded["algo"])
+    recipe = config.recipe(base)
+    if loaded is not None:
+        env_options = dict(loaded.get("env_options") or {})
+    else:
+        env_options = dict(recipe.env_options if config.env_options is None else config.env_options)
+    probe = make_env(config.env, **env_options)  # fail early, with the registry's message, on a bad name
+    try:
+        build_interface(recipe.interface)  # fail early on a bad spec
+        team_size = _team_size(recipe, probe, config.env)
+    finally:
+        probe.close()
+    return RunPlan(config=config, recipe=recipe, env_options=env_options, folder=_out_folder(config),
+                   team_size=team_size, loaded=loaded,
+                   eval_every=config.eval_every or recipe.eval_every_for(config.timesteps),
+                   eval_games=config.eval_games or recipe.eval_games_for(config.timesteps))
+
+
+def train(config: TrainingConfig) -> TrainedRun:
+    """Train as ``config`` says and write the trained-agent folder; return the run.
+
+    Raises:
+        ValueError, ArenaError: as :func:`plan`, or a path the run cannot take
+            (:func:`~arena.training.vectorised.choose_path`), or spaces SB3 would misread
+            (:func:`choose_policy`).
+
+    Example::
+
+        run = train(TrainingConfig("connect_four", timesteps=100_000, out="runs/c4"))
+        print(run.records[-1]["random_win_rate"], run.tournament_command())
+    """
+    setup = plan(config)
+    recipe = setup.recipe
+    torch.set_num_threads(config.threads)
+    algo_class = algorithm_class(recipe.algo)
+    opponents, pool = _opponents(setup)
+    probe = make_env(config.env, **setup.env_options)
+    path = choose_path(recipe.path, probe, recipe.algo, opponents, build_interface(recipe.interface))
+    probe.close()
+    n_envs = recipe.n_envs or (BATCHED_RECIPE["n_envs"] if path == "batched" else 4)
+    vec_env = _vec_env(setup, path, n_envs, opponents, pool)
+    if setup.loaded is not None:
+        model = algo_class.load(str(Path(config.load) / setup.loaded["model"]), env=vec_env, device=config.device)
+    else:
+        options = {**default_algo_options(recipe.algo, config.timesteps, n_envs, path), **recipe.algo_options}
+        model = algo_class(choose_policy(vec_env.observation_space, vec_env.action_space, recipe.policy), vec_env,
+                           seed=config.seed, device=config.device, verbose=0, **options)
+    progress = _progress(config)
+    self_play = _self_play(setup, pool, progress)
+    model.learn(config.timesteps, callback=[*([progress] if progress else []), self_play],
+                reset_num_timesteps=setup.loaded is None)
+    _save(setup, model, vec_env, self_play)
+    return TrainedRun(folder=setup.folder, model=model, plan=setup, records=list(self_play.records),
+                      promotions=list(self_play.promotions), pool_size=None if pool is None else len(pool),
+                      path=path, n_envs=n_envs)
+
+
+def choose_policy(observation_space: spaces.Space, action_space: spaces.Space, requested: str | None = None) -> str:
+    """The SB3 policy for the learner's spaces: ``MultiInputPolicy`` for a Dict (a CNN per
+    image entry), ``CnnPolicy`` for an image, ``MlpPolicy`` otherwise, or ``requested``.
+
+    Raises:
+        ArenaError: a Discrete or MultiDiscrete space that does not start at 0: SB3 one-hot
+            encodes observations and numbers actions from 0 whatever ``start`` says, so the
+            model would read them wrongly (an interface such as ``flatten`` or ``one_hot``
+            encodes them by their start).
+
+    Example:
+        >>> choose_policy(spaces.Box(0, 1, (4,)), spaces.Discrete(2))
+        'MlpPolicy'
+        >>> choose_policy(spaces.Dict({"turn": spaces.Discrete(3, start=1)}), spaces.Discrete(2))
+        Traceback (most recent call last):
+        ...
+        arena.errors.ArenaError: the learner's observation 'turn' is Discrete(3, start=1): Stable-Baselines3 \
+reads Discrete and MultiDiscrete values as 0..n-1 whatever their start; give an interface that encodes it \
+(e.g. --interface flatten or one_hot)
+    """
+    for where, space in (("observation", observation_space), ("action", action_space)):
+        for key, part in _leaves(space):
+            start = getattr(part, "start", None)
+            if isinstance(part, (spaces.Discrete, spaces.MultiDiscrete)) and bool((start != 0).any()
+                                                                                   if hasattr(start, "any")
+                                                                                   else start != 0):
+                named = f" {key!r}" if key else ""
+                raise ArenaError(f"the learner's {where}{named} is {part}: Stable-Baselines3 reads Discrete and "
+                                 "MultiDiscrete values as 0..n-1 whatever their start; give an interface that "
+                                 "encodes it (e.g. --interface flatten or one_hot)")
+    if requested is not None:
+        return requested
+    if isinstance(observation_space, spaces.Dict):
+        return "MultiInputPolicy"  # SB3 puts a CNN on each image entry
+    return "CnnPolicy" if is_image_space(observation_space) else "MlpPolicy"
+
+
+def _leaves(space: spaces.Space, key: str = "") -> list[tuple[str, spaces.Space]]:
+    if isinstance(space, spaces.Dict):
+        return [leaf for name, sub in space.spaces.items() for leaf in _leaves(sub, f"{key}.{name}".lstrip("."))]
+    if isinstance(space, spaces.Tuple):
+        return [leaf for index, sub in enumerate(space.spaces) for leaf in _leaves(sub, f"{key}[{index}]")]
+    return [(key, space)]
+
+
+# ---------------------------------------------------------------------------------------------- the parts
+def _loaded_manifest(config: TrainingConfig) -> dict[str, Any]:
+    """The manifest of ``config.load``, checked against the config (same env, algo, interface, options)."""
+    manifest = read_manifest(config.load)  # type: ignore[arg-type]
+    problems = []
+    if manifest["env"] != config.env:
+        problems.append(f"env {manifest['env']!r} (got {config.env!r})")
+    if config.algo is not None and manifest["algo"] != config.algo:
+        problems.append(f"--algo {manifest['algo']!r} (got {config.algo!r})")
+    if config.env_options and dict(config.env_options) != manifest.get("env_options"):
+        problems.append(f"--env-options {json.dumps(manifest.get('env_options'))} "
+                        f"(got {json.dumps(dict(config.env_options))})")
+    if config.interface is not None and (manifest["interface"] is None or parse_interface_spec(config.interface)
+                                         != parse_interface_spec(manifest["interface"])):
+        problems.append(f"--interface {manifest['interface']!r} (got {config.interface!r})")
+    if problems:
+        raise ValueError(f"--load {config.load}: the run was trained with " + "; ".join(problems)
+                         + "; leave them out or give the same")
+    return manifest
+
+
+def _team_size(recipe: TrainingRecipe, env: Any, name: str) -> int | None:
+    """The side size a ``control="team"`` model controls (``None`` for one seat); checks the team options."""
+    if (recipe.teammate or recipe.control == "team") and not env.teams:
+        raise ValueError(f"--teammate and --control team need a team game; {name} has no sides (teams is None)")
+    if recipe.control != "team":
+        return None
+    if recipe.teammate:
+        raise ValueError("--teammate plays beside a one-seat learner; with --control team the model plays every "
+                         "seat of its side")
+    sizes = {len(ids) for ids in env.teams.values()}
+    if len(sizes) != 1:
+        raise ValueError(f"--control team needs sides of one size, {name} has sides of sizes {sorted(sizes)}")
+    return sizes.pop()
+
+
+def _out_folder(config: TrainingConfig) -> Path:
+    """The output folder; an existing non-empty one only with ``force``, or as the loaded folder itself."""
+    out = config.folder
+    continuing = config.load is not None and out.resolve() == Path(config.load).resolve()
+    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not (config.force or continuing):
+        raise ValueError(f"--out {out} exists and is not empty; pass --force to write into it, "
+                         f"or --load {out} to continue training that agent")
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def _opponent(setup: RunPlan, name: str) -> Any:
+    return make_agent(name) if setup.team_size is None else side_agent(name, setup.team_size)
+
+
+def _opponents(setup: RunPlan) -> tuple[list[Any], OpponentPool | None]:
+    """The starting opponents (a name given twice: one agent, drawn twice as often) and the pool, if any."""
+    recipe = setup.recipe
+    built = {name: _opponent(setup, name) for name in dict.fromkeys(recipe.opponents)}
+    opponents = [built[name] for name in recipe.opponents]
+    if not (recipe.self_play or len(opponents) > 1):
+        return opponents, None
+    return opponents, OpponentPool(opponents, strategy=recipe.self_play or "uniform",
+                                   max_size=recipe.pool_size if recipe.self_play else None)
+
+
+def _learner_interface(setup: RunPlan) -> Any:
+    if setup.team_size is not None:
+        return team_stack(setup.recipe.interface, setup.team_size)
+    if setup.loaded is not None:  # go on from the trained statistics, still updating them
+        return trained_interface(setup.config.load, setup.loaded, frozen=False)  # type: ignore[arg-type]
+    return build_interface(setup.recipe.interface)
+
+
+def _eval_env(setup: RunPlan) -> Any:
+    env = make_env(setup.config.env, **setup.env_options)
+    return env if setup.team_size is None else GroupTeams(env)
+
+
+def _vec_env(setup: RunPlan, path: str, n_envs: int, opponents: list[Any], pool: OpponentPool | None) -> VecEnv:
+    """The learner's ``n_envs`` games: one numpy batch (``path="batched"``) or one SingleAgentEnv each."""
+    config, recipe = setup.config, setup.recipe
+    seats = list(config.seats) if config.seats else None
+    if path == "batched":
+        vec_env = VecMonitor(batch_vec_env(config.env, n_envs, pool if pool is not None else opponents[0], seats,
+                                           shuffle_seats=config.shuffle_seats, interface=_learner_interface(setup),
+                                           env_kwargs=setup.env_options))
+        vec_env.seed(config.seed)
+        return vec_env
+
+    def make_single() -> SingleAgentEnv:
+        return SingleAgentEnv(_eval_env(setup), pool if pool is not None else _opponent(setup, recipe.opponents[0]),
+                              seats, shuffle_seats=config.shuffle_seats, teammates=recipe.teammate,
+                              interface=_learner_interface(setup),
+                              illegal_action="raise" if recipe.algo == "maskable-ppo" else "forfeit")
+
+    return make_vec_env(make_single, n_envs=n_envs, seed=config.seed)
+
+
+def _progress(config: TrainingConfig) -> Any:
+    """The progress callback: a rich bar on a terminal, plain lines in a log, or none."""
+    import sys
+
+    mode = config.progress
+    if mode == "auto":
+        mode = "bar" if sys.stderr.isatty() else "lines"
+    description = f"train {config.env}"
+    if mode == "bar":
+        return RichProgressCallback(config.timesteps, description=description)
+    if mode == "lines":
+        return ProgressLinesCallback(config.timesteps, description=description, every=config.progress_every)
+    return None
+
+
+def _self_play(setup: RunPlan, pool: OpponentPool | None, progress: Any) -> SelfPlayCallback:
+    """The evaluation (and promotion) callback, carrying on a loaded run's records and snapshots."""
+    config, recipe = setup.config, setup.recipe
+    first = recipe.references[0]
+
+    def show(record: dict[str, Any]) -> None:
+        if progress is not None:
+            pool_text = f", pool {record['pool_size']}" if "pool_size" in record else ""
+            progress.set_status(f"last evaluation at {record['timesteps']:,}: vs {first} "
+                                f"{record[f'{first}_win_rate']:.0%}{pool_text}")
+
+    history: list[dict[str, Any]] = []
+    snapshots: list[tuple[str, Any]] = []
+    if setup.loaded is not None:
+        loaded = Path(config.load)  # type: ignore[arg-type]
+        if (loaded / "evaluations.csv").is_file():
+            history = read_csv(loaded / "evaluations.csv")
+        if pool is not None and recipe.self_play:
+            snapshots = _stored_snapshots(loaded)
+    return SelfPlayCallback(
+        _eval_env(setup), pool, {name: _opponent(setup, name) for name in recipe.references},
+        teammate=recipe.teammate, eval_every=setup.eval_every, eval_games=setup.eval_games,
+        promote_at=recipe.promote_at if recipe.self_play else None, window=recipe.window, seed=config.seed,
+        csv_path=setup.folder / "evaluations.csv", on_evaluation=show, history=history, snapshots=snapshots)
+
+
+def _stored_snapshots(folder: Path) -> list[tuple[str, Any]]:
+    """The self-play snapshots a folder keeps: ``(name, state dict)``, weights only (never code)."""
+    listing = folder / POOL_FILE
+    if not listing.is_file():
+        return []
+    entries = json.loads(listing.read_text())
+    found = []
+    for entry in entries if isinstance(entries, list) else []:
+        name, file = entry.get("name"), entry.get("file")
+        if not (isinstance(name, str) and isinstance(file, str) and Path(file).name == file):
+            raise ArenaError(f"{listing}: expected entries {{'name': ..., 'file': a file in pool/}}, got {entry!r}")
+        found.append((name, torch.load(folder / "pool" / file, map_location="cpu", weights_only=True)))
+    return found
+
+
+def _save(setup: RunPlan, model: Any, vec_env: VecEnv, self_play: SelfPlayCallback) -> None:
+    """Write the folder: model and manifest, recipe, the pool's snapshots, the learning curve."""
+    config, recipe, folder = setup.config, setup.recipe, setup.folder
+    trained_stacks = vec_env.get_attr("interface")  # one per env: their statistics are pooled
+    save_trained_agent(folder, model, algo=recipe.algo, env=config.env, env_options=setup.env_options,
+                       interface=None if recipe.interface is None else str(parse_interface_spec(recipe.interface)),
+                       trained_stack=trained_stacks if setup.team_size is None else None,
+                       seats=list(config.seats) if config.seats else None, team_size=setup.team_size)
+    (folder / RECIPE_FILE).write_text(json.dumps(recipe.to_json(), indent=2) + "\n")
+    _save_snapshots(folder, self_play.snapshot_states())
+    plot_learning_curve(self_play.records, folder / "learning_curve.png", references=recipe.references[:1],
+                        title=f"{recipe.algo} on {config.env}"
+                              + (f", self-play ({recipe.self_play})" if recipe.self_play else ""))
+
+
+def _save_snapshots(folder: Path, states: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+    pool = folder / "pool"
+    for old in pool.glob("*.pt") if pool.is_dir() else ():
+        old.unlink()
+    entries = []
+    for index, (name, state) in enumerate(states):
+        pool.mkdir(exist_ok=True)
+        file = f"{index:03d}.pt"
+        torch.save(dict(state), pool / file)
+        entries.append({"name": name, "file": file})
+    (folder / POOL_FILE).write_text(json.dumps(entries, indent=2) + "\n")

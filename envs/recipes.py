@@ -1,0 +1,65 @@
+"""Training recipes of the single-module bundled games: what ``arena train ENV`` uses by default.
+
+Each function takes the env's options and returns an :class:`arena.training.TrainingRecipe`; the
+``arena.recipes`` entry points in ``setup.cfg`` name them under the env's registered name, and
+``arena train`` finds them there (:func:`arena.training.recipe.recipe_for`). Game families that
+are packages keep theirs beside them (``envs/pommerman/recipe.py`` ...). Flags of ``arena train``
+override any field.
+
+Example:
+    >>> connect_four().self_play, connect_four().references
+    ('uniform', ('random', 'connect_four_heuristic'))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.training.recipe import TrainingRecipe
+
+__all__ = [
+    "card_game",
+    "connect_four",
+    "pong_2p",
+    "rock_paper_scissors",
+    "team_rock_paper_scissors",
+    "tic_tac_toe",
+]
+
+
+def tic_tac_toe(**options: Any) -> TrainingRecipe:
+    """The learner sees the board from its own side (``ego_board``); MaskablePPO against ``random``."""
+    return TrainingRecipe(interface="ego_board")
+
+
+def connect_four(**options: Any) -> TrainingRecipe:
+    """The recipe of docs/performance.md's "Training connect four" run (the README's command).
+
+    Self-play (snapshots drawn uniformly, the 4 newest kept) in a pool of ``random`` and the
+    heuristic drawn twice as often; 32 evaluations of 100 games against ``random`` and the
+    heuristic over a 1.6M-step run, fewer games in shorter runs.
+    """
+    return TrainingRecipe(interface="ego_board", opponents=("random", "connect_four_heuristic", "connect_four_heuristic"),
+                          references=("random", "connect_four_heuristic"), self_play="uniform", pool_size=7,
+                          evaluations=32, eval_games=100, full_budget=1_600_000)
+
+
+def card_game(**options: Any) -> TrainingRecipe:
+    """Kuhn and Leduc poker and Liar's Dice: the raw observation vector, masked PPO against ``random``."""
+    return TrainingRecipe(eval_games=200)
+
+
+def rock_paper_scissors(**options: Any) -> TrainingRecipe:
+    """Against ``beat_most_common`` (which a learner can exploit; every policy scores 1/3 against ``random``)."""
+    return TrainingRecipe(opponents=("beat_most_common",), references=("beat_most_common", "random"))
+
+
+def team_rock_paper_scissors(**options: Any) -> TrainingRecipe:
+    """One seat beside a ``beat_most_common`` teammate against two of them (the README's team example)."""
+    return TrainingRecipe(algo="ppo", interface="one_hot", teammate="beat_most_common",
+                          opponents=("beat_most_common",), references=("beat_most_common",))
+
+
+def pong_2p(**options: Any) -> TrainingRecipe:
+    """Against the scripted ``pong_ai`` paddle, evaluated against it and ``random``."""
+    return TrainingRecipe(opponents=("pong_ai",), references=("pong_ai", "random"), eval_games=20, evaluations=10)

@@ -1,0 +1,171 @@
+"""`arena train ENV` on every bundled env with its own recipe; flags over the recipe; progress lines; --load."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import shlex
+import threading
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+pytest.importorskip("matplotlib")
+
+import envs
+from arena.cli import main
+from arena.errors import ArenaError, PluginError
+from arena.training import TrainingConfig, TrainingRecipe, recipe_for
+from arena.training.report import read_csv
+
+# The engine an env needs, when it needs one the base install lacks (its extra).
+_EXTRA_MODULE = {"vizdoom_deathmatch": "vizdoom", "soccer": "dm_control", "magent_battle": "magent2",
+                 "magent_combined_arms": "magent2"}
+# Shorter games where the default ones would take most of a test's time (the recipe stays the env's).
+_QUICK_OPTIONS = {"soccer": {"time_limit": 0.5}, "vizdoom_deathmatch": {"time_limit": 2.0},
+                  "pong_2p": {"max_steps": 60}, "pommerman": {"max_steps": 60}}
+
+
+@pytest.mark.parametrize("name,options", [(name, {}) for name in envs.names()] + [("pommerman", {"mode": "team"})])
+def test_the_bare_command_trains_every_bundled_env_with_its_recipe(name: str, options: dict, tmp_path,
+                                                                     capsys) -> None:
+    if name in _EXTRA_MODULE and importlib.util.find_spec(_EXTRA_MODULE[name]) is None:
+        pytest.skip(f"{name} needs {_EXTRA_MODULE[name]} (its extra)")
+    out = tmp_path / name
+    options = {**_QUICK_OPTIONS.get(name, {}), **options}
+    argv = ["train", name, "--timesteps", "32", "--eval-games", "2", "--n-envs", "1", "--out", str(out),
+            "--algo-options", '{"n_steps": 32, "batch_size": 32, "n_epochs": 1}']
+    if options:
+        argv += ["--env-options", json.dumps(options)]
+    assert main(argv) == 0, capsys.readouterr().err
+    printed = capsys.readouterr().out
+    recipe = recipe_for(name, options)
+    assert f"trained {recipe.algo} on {name}" in printed
+    manifest = json.loads((out / "agent.json").read_text())
+    stored = json.loads((out / "recipe.json").read_text())
+    assert stored["interface"] == recipe.interface and stored["opponents"] == list(recipe.opponents)
+    assert (manifest["interface"] is None) == (recipe.interface is None)
+    assert read_csv(out / "evaluations.csv")[0]["timesteps"] == 0
+
+    # The command it prints works as printed (N seats, team modes: a single entrant fills its side).
+    command = printed.split("the folder is an agent: ")[1].strip()
+    words = shlex.split(command)
+    assert words[:3] == ["arena", "tournament", name]
+    assert main([*words[1:], "--games", "2"]) == 0, capsys.readouterr().err
+
+
+def test_every_bundled_env_declares_a_recipe() -> None:
+    from importlib import metadata
+
+    declared = {entry.name for entry in metadata.entry_points(group="arena.recipes")}
+    assert set(envs.names()) - declared == set()
+    assert recipe_for("pommerman").interface == "pommerman_features"  # Discrete.start never reaches SB3
+    assert recipe_for("pommerman", {"mode": "team"}).teammate == "pommerman_simple"
+
+
+def test_raw_spaces_with_a_start_are_refused_with_the_fix(tmp_path, capsys) -> None:
+    # SB3 one-hot encodes MultiDiscrete([5 5 5], start=9) as if it were 0..4: a torch error in a game, before.
+    code = main(["train", "pommerman", "--interface", "none", "--timesteps", "32", "--n-envs", "1",
+                 "--no-progress", "--out", str(tmp_path / "raw")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert ("the learner's observation 'enemies' is MultiDiscrete([5 5 5], start=[9 9 9]): Stable-Baselines3 reads "
+            "Discrete and MultiDiscrete values as 0..n-1 whatever their start") in err
+    assert "--interface flatten or one_hot" in err
+
+
+def test_flags_override_the_recipe_field_by_field() -> None:
+    config = TrainingConfig("pommerman", timesteps=20_000, out="x", interface="flatten(pommerman_features)",
+                            references=("pommerman_simple",), algo="maskable-ppo", algo_options={"n_epochs": 2})
+    recipe = config.recipe()
+    assert recipe.interface == "flatten(pommerman_features)" and recipe.references == ("pommerman_simple",)
+    assert recipe.opponents == ("random",)  # not given: the recipe's
+    assert recipe.algo == "maskable-ppo" and recipe.algo_options == {"n_epochs": 2}
+    soccer = TrainingConfig("soccer", out="x", algo_options={"batch_size": 64}).recipe()
+    assert soccer.algo_options == {"n_steps": 512, "batch_size": 64}  # the recipe's algorithm keeps its options
+    assert TrainingConfig("pommerman", out="x", interface="none").recipe().interface is None
+    connect_four = TrainingConfig("connect_four", out="x", self_play="off").recipe()
+    assert connect_four.self_play is None and recipe_for("connect_four").self_play == "uniform"
+    # the evaluation budget scales with the run: short runs play few games
+    assert recipe_for("vizdoom_deathmatch").eval_games_for(20_000) == 2
+    assert recipe_for("connect_four").eval_games_for(1_600_000) == 100
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"timesteps": 0}, "--timesteps must be at least 1, got 0"),
+    ({"eval_games": -1}, "--eval-games must be at least 1, got -1"),
+    ({"self_play": "best"}, "unknown --self-play value 'best'; expected one of latest, uniform, off"),
+    ({"opponents": ()}, "--opponent needs at least one agent name, got none"),
+    ({"promote_at": 2.0}, "--promote-at must lie in [0, 1], got 2.0"),
+    ({"out": None}, "--out is required"),
+])
+def test_a_bad_config_says_which_flag(kwargs, message) -> None:
+    with pytest.raises((ValueError, TypeError, ArenaError)) as caught:
+        TrainingConfig(**{"env": "tic_tac_toe", "out": "x", **kwargs})
+    assert message in str(caught.value)
+
+
+def test_a_recipe_that_is_not_a_recipe_is_a_plugin_error(monkeypatch) -> None:
+    import arena.training.recipe as recipes
+
+    monkeypatch.setattr(recipes, "resolve", lambda kind, name: (lambda **options: {"interface": "flatten"}))
+    with pytest.raises(PluginError, match=r"the training recipe of 'tic_tac_toe' must be an "
+                                          r"arena.training.TrainingRecipe \(or a callable returning one\), got dict"):
+        recipes.recipe_for("tic_tac_toe")
+    with pytest.raises(ValueError, match=r"expected a mapping of .*; got \['colour'\]"):
+        TrainingRecipe.from_json({"colour": "red"})
+
+
+def test_piped_output_shows_progress_lines(tmp_path, capsys) -> None:
+    out = tmp_path / "lines"
+    assert main(["train", "tic_tac_toe", "--timesteps", "64", "--eval-games", "2", "--eval-every", "32",
+                 "--n-envs", "2", "--out", str(out)]) == 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("train tic_tac_toe: ")]
+    assert lines[0].startswith("train tic_tac_toe: 0/64 steps (0%)")
+    assert any("steps/s, eta " in line and "last evaluation at 64: vs random" in line for line in lines)
+
+
+def test_progress_lines_keep_coming_while_training_is_busy() -> None:
+    from arena.training.callbacks import ProgressLinesCallback
+
+    stream = io.StringIO()
+    lines = ProgressLinesCallback(1000, "train x", every=0.01, stream=stream)
+    lines._on_training_start()
+    beats = threading.Event()
+    for _ in range(500):  # no step happens meanwhile: the heartbeat alone prints
+        if stream.getvalue().count("\n") >= 3:
+            beats.set()
+            break
+        beats.wait(0.01)
+    lines.set_status("last evaluation at 0: vs random 50%")
+    lines._on_training_end()
+    printed = stream.getvalue().splitlines()
+    assert beats.is_set() and printed[0] == "train x: 0/1,000 steps (0%), 0 steps/s, eta ?"
+    assert printed[-1].endswith(", last evaluation at 0: vs random 50%")
+
+
+def test_load_goes_on_with_the_stored_recipe_and_appends(tmp_path, capsys) -> None:
+    out = tmp_path / "run"
+    common = ["--eval-games", "2", "--n-envs", "2", "--no-progress"]
+    assert main(["train", "tic_tac_toe", "--timesteps", "128", "--eval-every", "64", "--self-play", "latest",
+                 "--promote-at", "0", "--opponent", "random,random", "--reference", "random", "--interface", "flatten",
+                 "--out", str(out), *common]) == 0
+    first = read_csv(out / "evaluations.csv")
+    assert "self-play pool: 4 members, 2 promotions" in capsys.readouterr().out  # random twice, 2 snapshots
+    assert json.loads((out / "pool.json").read_text())[0]["name"].startswith("snapshot@")
+
+    # Nothing but --load: the stored recipe (self-play, pool, interface), the snapshots back in the pool.
+    assert main(["train", "tic_tac_toe", "--load", str(out), "--timesteps", "128", "--eval-every", "64", *common]) == 0
+    printed = capsys.readouterr().out
+    assert "self-play pool: 6 members, 2 promotions" in printed
+    records = read_csv(out / "evaluations.csv")
+    assert records[: len(first)] == first  # appended, not overwritten
+    assert [r["timesteps"] for r in records] == [r["timesteps"] for r in first] + [192, 256]
+    assert records[-1]["wall_s"] >= first[-1]["wall_s"]  # time counts on
+    assert json.loads((out / "recipe.json").read_text())["self_play"] == "latest"
+
+    # A flag overrides the stored recipe.
+    assert main(["train", "tic_tac_toe", "--load", str(out), "--timesteps", "64", "--self-play", "off", *common]) == 0
+    assert "opponent pool: 2 members, 0 promotions" in capsys.readouterr().out  # no snapshots, no self-play
+    assert json.loads((out / "recipe.json").read_text())["self_play"] is None
