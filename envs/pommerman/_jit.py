@@ -7,6 +7,8 @@ same results): numba is an accelerator here, never a requirement.
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any, Callable
 
 try:  # pragma: no cover - which branch runs depends on the installation
@@ -19,7 +21,7 @@ except ImportError:  # pragma: no cover
     prange = range
     HAVE_NUMBA = False
 
-__all__ = ["njit", "njit_parallel", "prange", "HAVE_NUMBA"]
+__all__ = ["njit", "njit_parallel", "prange", "HAVE_NUMBA", "announce_compiling"]
 
 
 def njit(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -34,3 +36,27 @@ def njit_parallel(function: Callable[..., Any]) -> Callable[..., Any]:
     if _njit is None:
         return function
     return _njit(cache=True, nogil=True, parallel=True)(function)
+
+
+_announced: set[str] = set()
+
+
+def announce_compiling(dispatcher: Any, what: str) -> bool:
+    """Say once per process, on stderr, that numba is about to compile ``what`` (its disk cache is cold).
+
+    Numba caches the compiled code beside the sources (or in the user's cache folder), so
+    this happens once per install or change; the first call otherwise looks like a hang.
+    Returns whether it spoke. Silent without numba or when numba's cache cannot be read.
+    """
+    if what in _announced:
+        return False
+    _announced.add(what)
+    try:
+        index = dispatcher._cache._cache_file._index_path
+    except AttributeError:  # no numba, or its internals moved: say nothing rather than guess
+        return False
+    if os.path.exists(index):
+        return False
+    print(f"arena: compiling {what} with numba (once; cached in {os.path.dirname(index)})", file=sys.stderr,
+          flush=True)
+    return True

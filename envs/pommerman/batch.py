@@ -11,6 +11,7 @@ from gymnasium import spaces
 from arena.errors import InvalidActionError, ResetNeeded
 from arena.seeding import game_seeds
 from envs.pommerman import batch_core
+from envs.pommerman._jit import announce_compiling
 from envs.pommerman.board import seed_stream
 from envs.pommerman.core import BOMB_CAP, SIZE
 from envs.pommerman.env import Pommerman
@@ -88,6 +89,7 @@ class PommermanBatch:
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 256:
             raise ValueError(f"PommermanBatch: threads must be an integer in 1..256, got {threads!r}")
         self.template = Pommerman(mode=mode, max_steps=max_steps)  # checks the options
+        announce_compiling(batch_core.batch_step, "the Pommerman batch")
         self.mode, self.max_steps, self.num_games = mode, self.template.max_steps, int(num_games)
         self.ego, self.copy, self.threads = bool(ego), bool(copy), int(threads)
         self.teams = self.template.teams

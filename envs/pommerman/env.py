@@ -11,6 +11,7 @@ from gymnasium import spaces
 
 from arena.env import MultiAgentEnv
 from envs.pommerman import core, render
+from envs.pommerman._jit import announce_compiling
 from envs.pommerman.board import START_POSITIONS, draw_board, seed_stream
 from envs.pommerman.observe import GRIDS, advance, observation_space, observe_grids
 from envs.pommerman.state import State, decode_state, encode_state
@@ -23,6 +24,8 @@ _GAME_ENV = {"ffa": "pommerman.envs.v0:Pomme", "team": "pommerman.envs.v0:Pomme"
 _AGENTS = ("agent_0", "agent_1", "agent_2", "agent_3")
 _INDEX = {name: i for i, name in enumerate(_AGENTS)}
 _COUNT = [bin(m).count("1") for m in range(16)]
+MAX_STEPS = 1_000_000  # the reference plays 800; the time plane and step counters stay meaningful below this
+MAX_CELL_PIXELS = 128  # an 11x11 board of 128-pixel cells is a 1408x1408 image
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
@@ -61,8 +64,8 @@ class Pommerman(MultiAgentEnv):
 
     Args:
         mode: ``"ffa"``, ``"team"`` or ``"radio"``.
-        max_steps: the step limit (800 in the reference).
-        render_mode: ``"ansi"`` (text) or ``"rgb_array"`` (``cell_pixels`` a cell).
+        max_steps: the step limit (800 in the reference), at most 1,000,000.
+        render_mode: ``"ansi"`` (text) or ``"rgb_array"`` (``cell_pixels`` a cell, 2-128).
 
     Example:
         >>> import envs
@@ -82,12 +85,14 @@ class Pommerman(MultiAgentEnv):
                  cell_pixels: int = 16) -> None:
         if mode not in MODES:
             raise ValueError(f"Pommerman: mode must be one of {list(MODES)}, got {mode!r}")
-        if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
-            raise ValueError(f"Pommerman: max_steps must be a positive integer, got {max_steps!r}")
+        if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or not 1 <= max_steps <= MAX_STEPS:
+            raise ValueError(f"Pommerman: max_steps must be an integer in 1..{MAX_STEPS}, got {max_steps!r}")
         if render_mode not in (None, "ansi", "rgb_array"):
             raise ValueError(f"Pommerman: render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
-        if isinstance(cell_pixels, bool) or not isinstance(cell_pixels, (int, np.integer)) or cell_pixels < 2:
-            raise ValueError(f"Pommerman: cell_pixels must be an integer of at least 2, got {cell_pixels!r}")
+        if (isinstance(cell_pixels, bool) or not isinstance(cell_pixels, (int, np.integer))
+                or not 2 <= cell_pixels <= MAX_CELL_PIXELS):
+            raise ValueError(f"Pommerman: cell_pixels must be an integer in 2..{MAX_CELL_PIXELS}, got {cell_pixels!r}")
+        announce_compiling(core.step_into, "the Pommerman rules")
         self.mode = mode
         self.max_steps = int(max_steps)
         self.render_mode = render_mode

@@ -169,8 +169,12 @@ def test_radio_words_reach_the_teammate_next_step():
 def test_bad_options_and_states_name_what_was_expected():
     with pytest.raises(ValueError, match=r"Pommerman: mode must be one of \['ffa', 'team', 'radio'\], got 'duo'"):
         envs.make("pommerman", mode="duo")
-    with pytest.raises(ValueError, match="Pommerman: max_steps must be a positive integer, got 0"):
+    with pytest.raises(ValueError, match="Pommerman: max_steps must be an integer in 1..1000000, got 0"):
         envs.make("pommerman", max_steps=0)
+    with pytest.raises(ValueError, match=f"Pommerman: max_steps must be an integer in 1..1000000, got {2**63}"):
+        envs.make("pommerman", max_steps=2**63)
+    with pytest.raises(ValueError, match="Pommerman: cell_pixels must be an integer in 2..128, got 100000"):
+        envs.make("pommerman", render_mode="rgb_array", cell_pixels=10**5)
     with pytest.raises(ValueError, match="Pommerman: render_mode must be None, 'ansi' or 'rgb_array', got 'human'"):
         envs.make("pommerman", render_mode="human")
     env = envs.make("pommerman")
@@ -211,3 +215,17 @@ def test_observations_lie_in_their_space_through_random_games(seed, mode):
         for agent, o in obs.items():
             assert env.observation_space(agent).contains(o), (agent, o)
         obs, *_ = env.step({a: env.action_space(a).sample() for a in obs})
+
+
+def test_a_cold_numba_cache_is_announced_once(tmp_path, capsys):
+    from types import SimpleNamespace
+
+    from envs.pommerman import _jit
+
+    cold = SimpleNamespace(_cache=SimpleNamespace(_cache_file=SimpleNamespace(_index_path=str(tmp_path / "f.nbi"))))
+    assert _jit.announce_compiling(cold, "a test function")
+    assert not _jit.announce_compiling(cold, "a test function")  # once per process
+    assert f"arena: compiling a test function with numba (once; cached in {tmp_path})" in capsys.readouterr().err
+    (tmp_path / "g.nbi").write_text("")
+    warm = SimpleNamespace(_cache=SimpleNamespace(_cache_file=SimpleNamespace(_index_path=str(tmp_path / "g.nbi"))))
+    assert not _jit.announce_compiling(warm, "another test function")

@@ -1,0 +1,172 @@
+"""PommermanBatch beside pomcpp2 (C++) and the reference, in one run: steps per CPU-second, interleaved.
+
+Measured, each ``--rounds`` times in turn (so load drifting on a shared machine hits every
+side alike), medians printed with their ratios:
+
+* **pomcpp2** (``../shared/pommerman/pomcpp/setup.sh`` builds it): MODE 0, bare
+  ``State::Step`` with 4 random moves (no observations); MODE 1, ``Environment::Step`` with 4
+  ``RandomAgent`` (a C++ observation per living agent). Resets inside the timing;
+* **PommermanBatch** (FFA) at ``--games`` games, random actions drawn in numpy every call,
+  every view's planes produced, resets inside the timing: steps (one game, one step) per
+  CPU-second of this process, single thread;
+* the same with ``threads=2`` (``numba.prange`` over both cores): wall-clock steps/s;
+* the **single env** in a user's loop with seeded resets (``reset(seed=k)`` every game,
+  a dict of random ints per step) beside the **reference** (playground) doing the same
+  (``--reference-python``; ``../shared/pommerman/reference/setup.sh`` builds it);
+* **PommermanSimpleBatch**: 4 ``pommerman_simple`` agents in 256 games, decisions per
+  CPU-second (the batch steps between decisions, outside the timing).
+
+Run::
+
+    python bench/pommerman_batch.py --pomcpp2 /tmp/pomcpp2/pomcpp2_bench \\
+        --reference-python /tmp/pommerman-reference/bin/python
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+import envs
+from envs.pommerman.agents import PommermanSimpleBatch
+from envs.pommerman.batch import PommermanBatch
+
+REFERENCE_SCRIPT = r"""
+import json, random, sys, time, warnings
+warnings.filterwarnings("ignore")
+import numpy as np
+import pommerman
+steps, seed = int(sys.argv[1]), int(sys.argv[2])
+agents = [pommerman.agents.RandomAgent() for _ in range(4)]
+env = pommerman.make("PommeFFACompetition-v0", agents)
+rng = random.Random(seed)
+start = time.process_time()
+game = seed * 100000
+env.seed(game)
+obs, n = env.reset(), 0
+while n < steps:
+    obs, _, done, _ = env.step([rng.randrange(6) for _ in range(4)])
+    n += 1
+    if done:
+        game += 1
+        env.seed(game)  # a seeded reset per game, as on arena's side
+        obs = env.reset()
+print(json.dumps(n / (time.process_time() - start)))
+"""
+
+
+def pomcpp2_rate(binary: str, steps: int, mode: int, seed: int) -> float:
+    out = subprocess.run([binary, str(steps), str(mode), str(seed)], check=True, capture_output=True, text=True)
+    return float(json.loads(out.stdout.strip().splitlines()[-1])["cpu"])
+
+
+def reference_rate(python: str, steps: int, seed: int) -> float:
+    out = subprocess.run([python, "-c", REFERENCE_SCRIPT, str(steps), str(seed)], check=True, capture_output=True,
+                         text=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def batch_rate(games: int, steps: int, seed: int, threads: int = 1) -> tuple[float, float]:
+    """(steps per CPU-second, steps per wall second) of a PommermanBatch with random actions."""
+    batch = PommermanBatch(games, "ffa", copy=False, threads=threads)
+    rng = np.random.default_rng(seed)
+    batch.reset(seed=seed)
+    calls = max(10, steps // games)
+    cpu, wall = time.process_time(), time.perf_counter()
+    for _ in range(calls):
+        batch.step(rng.integers(0, 6, (games, 4)))
+    return calls * games / (time.process_time() - cpu), calls * games / (time.perf_counter() - wall)
+
+
+def single_seeded_rate(steps: int, seed: int) -> float:
+    """Steps per CPU-second of the single env in a user's loop, ``reset(seed=k)`` every game."""
+    env = envs.make("pommerman", mode="ffa")
+    moves = np.random.default_rng(seed).integers(0, 6, (steps, 4)).tolist()
+    index = {a: int(a[-1]) for a in env.possible_agents}
+    game = seed * 100000
+    start = time.process_time()
+    obs, _ = env.reset(seed=game)
+    for n in range(steps):
+        row = moves[n]
+        obs, _, _, _, _ = env.step({a: row[index[a]] for a in obs})
+        if not obs:
+            game += 1
+            obs, _ = env.reset(seed=game)
+    return steps / (time.process_time() - start)
+
+
+def simple_rate(games: int, calls: int, seed: int) -> float:
+    """Decisions per CPU-second of 4 batched pommerman_simple agents in every game."""
+    batch = PommermanBatch(games, "ffa", copy=False)
+    batch.reset(seed=seed)
+    simple = PommermanSimpleBatch(batch, seed=seed)
+    decisions, spent = 0, 0.0
+    for _ in range(calls):
+        decisions += int(batch._live.sum())
+        start = time.process_time()
+        moves = simple.act()
+        spent += time.process_time() - start
+        batch.step(moves)
+    return decisions / spent
+
+
+def main(argv: list[str] | None = None) -> dict[str, float]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pomcpp2", default=os.environ.get("POMCPP2_BENCH", "/tmp/pomcpp2/pomcpp2_bench"))
+    parser.add_argument("--reference-python", default=os.environ.get("POMMERMAN_REFERENCE_PYTHON"))
+    parser.add_argument("--games", type=int, nargs="+", default=[64, 256, 1024])
+    parser.add_argument("--steps", type=int, default=300_000, help="game steps per batch measurement")
+    parser.add_argument("--single-steps", type=int, default=20_000)
+    parser.add_argument("--reference-steps", type=int, default=3_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+    have_pomcpp2 = os.path.exists(args.pomcpp2)
+    # compile (numba caches on disk) outside the timing
+    batch_rate(8, 80, 0), batch_rate(8, 80, 0, threads=2), single_seeded_rate(200, 0), simple_rate(8, 3, 0)
+    runs: dict[str, list[float]] = {}
+
+    def record(name: str, value: float) -> None:
+        runs.setdefault(name, []).append(value)
+
+    for round_ in range(args.rounds):
+        if have_pomcpp2:
+            record("pomcpp2 State::Step", pomcpp2_rate(args.pomcpp2, 4 * args.steps, 0, round_ + 1))
+            record("pomcpp2 Environment", pomcpp2_rate(args.pomcpp2, 4 * args.steps, 1, round_ + 1))
+        for games in args.games:
+            record(f"batch {games} (cpu)", batch_rate(games, args.steps, round_)[0])
+            record(f"batch {games} threads=2 (wall)", batch_rate(games, args.steps, round_, threads=2)[1])
+        record("single env, seeded resets", single_seeded_rate(args.single_steps, round_))
+        if args.reference_python:
+            record("reference, seeded resets", reference_rate(args.reference_python, args.reference_steps, round_))
+        record("simple4 batch decisions (cpu)", simple_rate(256, 40, round_))
+    medians = {name: statistics.median(values) for name, values in runs.items()}
+    width = max(map(len, medians))
+    for name, value in medians.items():
+        print(f"{name:{width}s} {value:12,.0f} /s   runs {[round(v) for v in runs[name]]}")
+    ratios = {}
+    for games in args.games:
+        for anchor in ("pomcpp2 State::Step", "pomcpp2 Environment"):
+            if anchor in medians:
+                ratios[f"batch {games} / {anchor}"] = medians[f"batch {games} (cpu)"] / medians[anchor]
+        if "pomcpp2 State::Step" in medians:
+            ratios[f"batch {games} threads=2 wall / {'pomcpp2 State::Step'} cpu"] = (
+                medians[f"batch {games} threads=2 (wall)"] / medians["pomcpp2 State::Step"])
+    if "reference, seeded resets" in medians:
+        ratios["single env / reference (seeded resets)"] = (medians["single env, seeded resets"]
+                                                            / medians["reference, seeded resets"])
+    for name, value in ratios.items():
+        print(f"ratio {name}: {value:.2f}x")
+    summary = {**medians, **{f"ratio {k}": v for k, v in ratios.items()}}
+    print(json.dumps(summary))
+    return summary
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
