@@ -10,6 +10,7 @@ from arena import (
     ArenaError,
     IllegalActionError,
     InvalidActionError,
+    MultiAgentEnv,
     RandomAgent,
     ResetNeeded,
     UnknownAgentError,
@@ -102,3 +103,27 @@ def test_spaces_are_the_same_object_on_every_call():
     env = envs.make("tic_tac_toe")
     assert env.observation_space("player_0") is env.observation_space("player_0")
     assert env.action_space("player_1") is env.action_space("player_1")
+
+
+def test_optional_capabilities_are_declared_on_the_protocol_with_their_defaults():
+    env = MultiAgentEnv()
+    assert env.perfect_information is None and env.illegal_action == "raise"
+    assert env.action_names("a") is None and env.observation_text("a", 0) is None
+    assert not env.batchable
+    with pytest.raises(NotImplementedError, match="has no batched version"):
+        env.make_batch(2)
+
+
+@pytest.mark.parametrize("name", [name for name in envs.names() if name != "vizdoom_deathmatch"])
+def test_every_bundled_env_declares_what_it_supports(name):
+    env = envs.make(name)
+    assert env.perfect_information in (True, False, None) and env.illegal_action in ("raise", "penalty")
+    for agent in env.possible_agents:
+        names = env.action_names(agent)
+        space = env.action_space(agent)
+        assert names is None or (hasattr(space, "n") and len(names) == space.n), (agent, names)
+    if env.batchable:
+        assert env.make_batch(2) is not None
+    else:
+        with pytest.raises(NotImplementedError):
+            env.make_batch(2)

@@ -205,3 +205,47 @@ def test_transformed_observations_lie_in_the_declared_space(box, data):
     itf.setup(box, spaces.Discrete(2))
     observation = data.draw(values(box))
     assert itf.observation_space.contains(itf.transform_reset(observation))
+
+
+class KeepEverything(Interface):
+    """Overrides hooks with ones that return their argument unchanged."""
+
+    def observation(self, observation):
+        """Nothing to change."""
+        return observation
+
+    def action(self, action):
+        return action
+
+    def action_mask(self, mask):
+        return mask
+
+    def reward(self, reward):
+        return reward
+
+
+def test_the_compiled_stack_is_a_named_tuple_that_skips_pass_through_hooks():
+    stack = KeepEverything(KeepEverything(Reverse()))
+    stack.setup(BOX, spaces.Discrete(3))
+    compiled = stack.compiled()
+    assert compiled._fields == ("observation", "action", "reward", "action_mask", "reset", "done")
+    assert compiled.observation is None and compiled.reward is None and compiled.reset is None
+    assert compiled.action is not None and stack.transform_action(0) == 2  # Reverse still runs
+    assert KeepEverything.pass_through_hooks == {"observation", "action", "action_mask", "reward"}
+    narrowed = KeepEverything()  # a pass-through action on a level that narrows the space still checks
+    narrowed.setup(BOX, spaces.Discrete(5))
+    narrowed.action_space = spaces.Discrete(3)
+    with pytest.raises(ArenaError, match=r"action 4 is not in Discrete\(3\)"):
+        narrowed.transform_action(4)
+
+
+def test_an_action_without_its_mask_is_refused_when_the_class_is_created():
+    class Shift(Interface):
+        def action(self, action):
+            return action + 1
+
+    shift = Shift()
+    shift.setup(BOX, spaces.Discrete(3))
+    with pytest.raises(MaskTranslationError, match=r"Shift\(\): .* override action_mask\(\)"):
+        shift.action_mask(np.ones(3, np.int8))  # the class's own action_mask refuses, not a run-time check
+    assert Reverse.action_mask is not Interface.action_mask and "action_mask" in Shift.overridden_hooks

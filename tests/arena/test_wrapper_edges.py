@@ -73,3 +73,21 @@ def test_documented_extras_are_forwarded():
     snake_observations, _ = snake.reset(seed=0)
     agent = next(iter(snake_observations))
     assert snake.observation_text(agent, snake_observations[agent]) is None  # None where the env has none
+
+
+def _no_features(observation):
+    raise RuntimeError("no features today")
+
+
+class BrokenByAFunction(Interface):
+    """Its hook is a plain function: no frame on the traceback has the interface as ``self``."""
+
+    observation = staticmethod(_no_features)
+
+
+def test_the_failing_level_is_named_even_when_no_frame_holds_it():
+    env = EnvItfWrapper(envs.make("tic_tac_toe"), {"player_1": BrokenByAFunction(EgoBoard())})
+    env.reset(seed=0)
+    with pytest.raises(InterfaceError, match=r"interface BrokenByAFunction\(EgoBoard\(\)\) raised RuntimeError") as info:
+        env.step({"player_0": 0})
+    assert isinstance(info.value.interface, BrokenByAFunction)
