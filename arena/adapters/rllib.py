@@ -78,7 +78,7 @@ class ArenaToRLlib(HoldsEnv, RLlibMultiAgentEnv):
         super().__init__()
         self.agents = []
         self.mask_in_observation = mask_in_observation
-        self._forfeit = on_illegal_action == "forfeit" and getattr(env, "illegal_action", "raise") == "raise"
+        self._forfeit = on_illegal_action == "forfeit" and env.illegal_action == "raise"
         self.forfeit_penalty = float(forfeit_penalty)
         self._env_observation_spaces = {a: env.observation_space(a) for a in self.possible_agents}
         self._env_action_spaces = {a: env.action_space(a) for a in self.possible_agents}
