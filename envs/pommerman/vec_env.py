@@ -1,0 +1,183 @@
+"""A Stable-Baselines3 ``VecEnv`` over a :class:`~envs.pommerman.batch.PommermanBatch`: learner seats, scripted sides.
+
+This module imports Stable-Baselines3 when it is imported; a missing install raises an
+ImportError naming arena's ``train`` extra.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from arena.errors import ArenaError
+from arena.training.policy_agent import require_sb3
+from envs.pommerman.agents import PommermanSimpleBatch
+from envs.pommerman.batch import PommermanBatch
+
+require_sb3()
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv  # noqa: E402
+
+__all__ = ["PommermanVecEnv"]
+
+_SEATS = {"ffa": {"one": (0,)}, "team": {"one": (0,), "team": (0, 2)}, "radio": {"one": (0,), "team": (0, 2)}}
+
+
+class PommermanVecEnv(VecEnv):
+    """Learner seats in ``num_games`` Pommerman games stepped together; the other seats played inside.
+
+    Sub-env ``k`` is learner seat ``seats[k % len(seats)]`` of game ``k // len(seats)``:
+    with ``seats="team"`` one policy plays both members of a side (parameter sharing; use
+    ``ego=True`` so both see themselves in the same corner). The side each game's learners
+    take alternates between episodes (``team_0``, then ``team_1``; FFA: seat 0, 1, 2, 3),
+    so the policy plays every corner. Every other seat is played by ``opponents``:
+    ``"simple"`` (batched ``pommerman_simple``, :class:`~envs.pommerman.agents.PommermanSimpleBatch`),
+    ``"random"``, or a callable mapping ``(n, planes, 11, 11)`` uint8 views to ``n`` moves
+    (a frozen policy: one forward for all games). Observations are the batch's uint8 planes;
+    rewards are each learner's own (the side's outcome in the team modes). A sub-env is done
+    when its game ends; in FFA also when its learner dies (its game then starts again, as
+    ``SingleAgentEnv`` does); in the team modes a learner that died earlier sees zeros and
+    its moves are ignored until its side's outcome is known. Radio learners send the words 0, 0.
+
+    Args:
+        num_games: the number of games.
+        mode: ``"ffa"``, ``"team"`` or ``"radio"``.
+        seats: ``"one"`` (one learner per game) or ``"team"`` (both members of a side).
+        opponents: ``"simple"``, ``"random"`` or a callable (see above).
+        ego: the batch's ego views and moves.
+        seed: seeds the boards, the opponents and the side rotation (``reset`` restarts them).
+        max_steps: the step limit.
+
+    Raises:
+        ValueError: unknown ``seats`` for the mode or unknown ``opponents``.
+
+    Example:
+        >>> import numpy as np
+        >>> venv = PommermanVecEnv(4, "team", seats="team", opponents="simple", seed=0)
+        >>> obs = venv.reset()
+        >>> obs.shape, venv.num_envs
+        ((8, 22, 11, 11), 8)
+        >>> obs, rewards, dones, infos = venv.step(np.zeros(8, dtype=np.int64))
+        >>> rewards.dtype, infos[0]["seat"]
+        (dtype('float32'), 'agent_0')
+    """
+
+    def __init__(self, num_games: int, mode: str = "team", *, seats: str = "team", opponents: Any = "simple",
+                 ego: bool = True, seed: int | None = None, max_steps: int = 800) -> None:
+        if mode in _SEATS and seats not in _SEATS[mode]:
+            raise ValueError(f"PommermanVecEnv: seats must be one of {sorted(_SEATS[mode])} in mode {mode!r}, "
+                             f"got {seats!r}")
+        if not (opponents in ("simple", "random") or callable(opponents)):
+            raise ValueError(f"PommermanVecEnv: opponents must be 'simple', 'random' or a callable from views to "
+                             f"moves, got {opponents!r}")
+        self.batch = PommermanBatch(num_games, mode, ego=ego, max_steps=max_steps)
+        self.mode, self.opponents, self.seed_value = mode, opponents, seed
+        self._base = np.array(_SEATS[mode][seats], dtype=np.int64)
+        self._sides = 4 if mode == "ffa" else 2
+        self.render_mode = None
+        super().__init__(num_games * len(self._base), self.batch.single_observation_space,
+                         self.batch.single_action_space)
+        self._games = np.repeat(np.arange(num_games), len(self._base))
+        self._rotation = np.zeros(num_games, dtype=np.int64)
+        self._simple: PommermanSimpleBatch | None = None
+        self._rng = np.random.default_rng(seed)
+        self._actions: np.ndarray | None = None
+        self._obs: np.ndarray | None = None
+
+    def _learner_seats(self) -> np.ndarray:
+        """The seat of every sub-env this episode: ``(num_envs,)``."""
+        shift = self._rotation[self._games] % self._sides
+        return (np.tile(self._base, self.batch.num_games) + shift) % 4
+
+    def reset(self) -> np.ndarray:
+        """Start every game (seeded by ``seed``/:meth:`seed`) and return the learners' views."""
+        seed = self._seeds[0] if self._seeds[0] is not None else self.seed_value
+        self._reset_seeds()
+        self._rng = np.random.default_rng(seed)
+        self._rotation[:] = 0
+        observations, _ = self.batch.reset(seed=int(self._rng.integers(2**31 - 1)))
+        if self.opponents == "simple":
+            self._simple = PommermanSimpleBatch(self.batch, seed=int(self._rng.integers(2**31 - 1)))
+        self._observations = observations
+        self._obs = observations[self._games, self._learner_seats()]
+        return self._obs
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = actions
+
+    def _opponent_moves(self, learners: np.ndarray) -> np.ndarray:
+        batch = self.batch
+        others = batch.live & ~learners
+        if self.opponents == "simple":
+            moves = self._simple.act(others)
+            return moves[..., 0] if self.mode == "radio" else moves
+        if self.opponents == "random":
+            return self._rng.integers(0, 6, (batch.num_games, 4))
+        moves = np.zeros((batch.num_games, 4), dtype=np.int64)
+        games, seats = np.nonzero(others)
+        if len(games):
+            moves[games, seats] = np.asarray(self.opponents(self._observations[games, seats])).reshape(-1)
+        return moves
+
+    def step_wait(self):
+        if self._obs is None:
+            raise ArenaError(f"{self}: step() called before reset()")
+        batch, games = self.batch, self._games
+        seats = self._learner_seats()
+        learners = np.zeros((batch.num_games, 4), dtype=bool)
+        learners[games, seats] = True
+        moves = self._opponent_moves(learners)
+        moves[games, seats] = np.asarray(self._actions).reshape(self.num_envs)
+        actions = moves
+        if self.mode == "radio":
+            actions = np.zeros(moves.shape + (3,), dtype=np.int64)
+            actions[..., 0] = moves
+        observations, rewards, terms, _, infos = batch.step(actions)
+        out = rewards[games, seats].astype(np.float32)
+        over = infos["episode_over"].copy()
+        if self.mode == "ffa":  # a dead bomber has lost: its episode ends, and its game starts again
+            out_now = np.flatnonzero(terms[games, seats] & ~over[games])
+            if len(out_now):
+                restarted = games[out_now]
+                observations[restarted] = batch.restart(restarted)
+                over[restarted] = True
+        dones = over[games]
+        last = self._obs
+        self._rotation[over] += 1
+        names = batch.possible_agents
+        info_list: list[dict[str, Any]] = [{"seat": names[s]} for s in seats.tolist()]
+        for k in np.flatnonzero(dones).tolist():
+            info_list[k]["terminal_observation"] = last[k]
+            info_list[k]["TimeLimit.truncated"] = False
+        self._observations = observations
+        self._obs = observations[games, self._learner_seats()]
+        return self._obs, out, dones, info_list
+
+    def close(self) -> None:
+        """Nothing to release: the batch lives in this process."""
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        value = self._owned(attr_name)
+        return [value for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        self._owned(attr_name)
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices: Any = None, **method_kwargs) -> list[Any]:
+        result = self._owned(method_name)(*method_args, **method_kwargs)
+        return [result for _ in self._get_indices(indices)]
+
+    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def _owned(self, name: str) -> Any:
+        if name.startswith("_") or not hasattr(self, name):
+            raise AttributeError(f"{self} has no attribute {name!r}")
+        return getattr(self, name)
+
+    def __str__(self) -> str:
+        return f"<PommermanVecEnv {self.num_envs} learner seats of {self.batch}>"
+
+    __repr__ = __str__
+

@@ -1,0 +1,52 @@
+"""PommermanVecEnv: learner seats of a PommermanBatch for Stable-Baselines3, the other seats scripted."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("stable_baselines3")
+
+from envs.pommerman.vec_env import PommermanVecEnv  # noqa: E402
+
+
+@pytest.mark.parametrize("mode, seats", [("team", "team"), ("ffa", "one"), ("radio", "one")])
+def test_learner_seats_rotate_and_sides_share_their_outcome(mode, seats):
+    venv = PommermanVecEnv(6, mode, seats=seats, opponents="simple", seed=3, max_steps=60)
+    obs = venv.reset()
+    per_game = 2 if seats == "team" else 1
+    assert obs.shape == (6 * per_game, 24 if mode == "radio" else 22, 11, 11) and obs.dtype == np.uint8
+    seen_seats, finals = set(), []
+    rng = np.random.default_rng(0)
+    for _ in range(130):
+        obs, rewards, dones, infos = venv.step(rng.integers(0, 6, venv.num_envs))
+        assert all(venv.observation_space.contains(o) for o in obs)
+        seen_seats |= {info["seat"] for info in infos}
+        finals += rewards[dones].tolist()
+        if seats == "team":  # both members of a side get the side's reward, and end together
+            assert (rewards[0::2] == rewards[1::2]).all() and (dones[0::2] == dones[1::2]).all()
+        assert all("terminal_observation" in infos[k] for k in np.flatnonzero(dones))
+    assert finals and set(finals) <= {-1.0, 1.0}
+    assert len(seen_seats) >= (4 if seats == "team" else 2)  # the sides alternate between episodes
+
+
+def test_a_frozen_policy_opponent_gets_its_views_and_ppo_learns_a_few_steps():
+    from stable_baselines3 import PPO
+
+    calls = []
+
+    def policy(views):
+        calls.append(views.shape)
+        return np.full(len(views), 5)
+
+    venv = PommermanVecEnv(2, "team", seats="team", opponents=policy, seed=0, max_steps=30)
+    venv.reset()
+    venv.step(np.zeros(4, dtype=np.int64))
+    assert calls and calls[0][1:] == (22, 11, 11)
+    model = PPO("MlpPolicy", PommermanVecEnv(2, "ffa", seats="one", opponents="random", seed=0, max_steps=30),
+                n_steps=16, batch_size=16, n_epochs=1, seed=0)
+    model.learn(32)
+    with pytest.raises(ValueError, match=r"seats must be one of \['one'\] in mode 'ffa', got 'team'"):
+        PommermanVecEnv(2, "ffa", seats="team")
+    with pytest.raises(ValueError, match="opponents must be 'simple', 'random' or a callable"):
+        PommermanVecEnv(2, opponents="pommerman_simple")
