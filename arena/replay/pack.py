@@ -80,8 +80,9 @@ def _plane_pack(array: np.ndarray, low: float, high: float, label: str) -> dict[
     elif array.ndim == 2:
         planes = array[None]
     else:
-        # Channels last when the last axis is the short one (an image), else first (planes).
-        planes = np.moveaxis(array, -1, 0) if array.shape[-1] < array.shape[0] else array
+        # Channels last when the last axis is shorter than both others (an image), else first (planes:
+        # (17, 11, 11) is 17 boards of 11 x 11).
+        planes = np.moveaxis(array, -1, 0) if array.shape[-1] < min(array.shape[0], array.shape[1]) else array
         planes = planes.reshape(-1, planes.shape[-2], planes.shape[-1])
     span = high - low if high > low else 1.0
     grey = np.clip((planes.astype(np.float64) - low) / span * 255.0, 0, 255).round().astype(np.uint8)

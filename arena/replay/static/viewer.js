@@ -1,5 +1,5 @@
 // arena's drawing code for the browser: one game view (text or picture) on a canvas, and an
-// entrant's observation (planes as small images, vectors as bars). Shared by the replay page
+// entrant's observation (planes as a grid of small boards, vectors as a labelled bar chart). Shared by the replay page
 // and the page of `arena serve`. Pictures come zlib-compressed in base64 (arena/replay/pack.py).
 "use strict";
 
@@ -147,7 +147,113 @@ const ArenaView = (() => {
     return el;
   }
 
-  // One observation part: planes as grey images, vectors as bars, other values as text.
+  const FONT = '"Liberation Sans", "DejaVu Sans", sans-serif';
+
+  // A number as short text: integers as they are, others with 2 significant digits.
+  function short(v) {
+    if (Number.isInteger(v)) return String(v);
+    const a = Math.abs(v);
+    return a >= 100 || a < 0.01 ? v.toExponential(0).replace("e+", "e") : String(Number(v.toPrecision(2)));
+  }
+
+  // Value -> colour on a white-to-teal ramp (0..1 of the part's range); below the range red.
+  function shade(t) {
+    const c = Math.min(Math.max(t, 0), 1);
+    return `rgb(${Math.round(255 - 213 * c)},${Math.round(255 - 98 * c)},${Math.round(255 - 112 * c)})`;
+  }
+
+  // A vector as a labelled bar chart: value axis (low, 0, high), one bar per entry with its
+  // index under it, and each value over its bar while there is room. Rows of at most 32 bars.
+  function barChart(values, lo, hi) {
+    const wrap = element("div", "eye-bar-rows");
+    const perRow = 32;
+    for (let start = 0; start < values.length; start += perRow) {
+      const row = values.slice(start, start + perRow);
+      const bw = 20, left = 34, top = 14, plot = 64, bottom = 16;
+      const canvas = element("canvas", "eye-bars");
+      canvas.width = left + row.length * bw + 6; canvas.height = top + plot + bottom;
+      const ctx = canvas.getContext("2d");
+      const span = hi > lo ? hi - lo : 1;
+      const yOf = (v) => top + plot - Math.min(Math.max((v - lo) / span, 0), 1) * plot;
+      const zero = yOf(Math.min(Math.max(0, lo), hi));
+      ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, canvas.width, canvas.height);
+      ctx.strokeStyle = "#ccc"; ctx.lineWidth = 1;
+      ctx.strokeRect(left - 0.5, top - 0.5, row.length * bw + 1, plot + 1);
+      ctx.font = `10px ${FONT}`; ctx.fillStyle = "#555"; ctx.textAlign = "right"; ctx.textBaseline = "middle";
+      ctx.fillText(short(hi), left - 4, top);
+      ctx.fillText(short(lo), left - 4, top + plot);
+      if (lo < 0 && hi > 0) {
+        ctx.fillText("0", left - 4, zero);
+        ctx.strokeStyle = "#888"; ctx.beginPath(); ctx.moveTo(left, zero); ctx.lineTo(left + row.length * bw, zero); ctx.stroke();
+      }
+      ctx.textAlign = "center";
+      row.forEach((v, i) => {
+        const x = left + i * bw, y = yOf(v);
+        ctx.fillStyle = v >= 0 ? "#2a9d8f" : "#e76f51";
+        ctx.fillRect(x + 3, Math.min(y, zero), bw - 6, Math.max(Math.abs(y - zero), v === 0 ? 0 : 1));
+        ctx.fillStyle = "#333"; ctx.textBaseline = "alphabetic";
+        if (v !== 0) ctx.fillText(short(v), x + bw / 2, Math.max(Math.min(y, zero) - 2, 10));
+        ctx.fillStyle = "#777"; ctx.textBaseline = "top";
+        ctx.fillText(String(start + i), x + bw / 2, top + plot + 3);
+      });
+      canvas.title = row.map((v, i) => `[${start + i}] ${v}`).join("\n");
+      wrap.appendChild(canvas);
+    }
+    return wrap;
+  }
+
+  // One plane as a small board: a cell per entry shaded by value, grid lines, and the value
+  // written in each non-zero cell when the cells are big enough to read. `rowStarts` (a long
+  // vector wrapped into rows) labels each row with the index of its first entry.
+  function board(values, h, w, lo, hi, caption, rowStarts = false) {
+    const cellSize = rowStarts ? 9 : Math.max(2, Math.min(28, Math.floor(132 / Math.max(h, w))));
+    const x0 = rowStarts ? 30 : 0;
+    const canvas = element("canvas", "eye-plane");
+    canvas.width = x0 + w * cellSize + 1; canvas.height = h * cellSize + 1;
+    const ctx = canvas.getContext("2d");
+    const span = hi > lo ? hi - lo : 1;
+    for (let r = 0; r < h; r++) {
+      for (let c = 0; c < w; c++) {
+        ctx.fillStyle = shade((values[r * w + c] - lo) / span);
+        ctx.fillRect(x0 + c * cellSize, r * cellSize, cellSize, cellSize);
+      }
+    }
+    if (cellSize >= 5) {
+      ctx.strokeStyle = "#b9b9b9"; ctx.lineWidth = 1;
+      for (let r = 0; r <= h; r++) { ctx.beginPath(); ctx.moveTo(x0, r * cellSize + 0.5); ctx.lineTo(x0 + w * cellSize, r * cellSize + 0.5); ctx.stroke(); }
+      for (let c = 0; c <= w; c++) { ctx.beginPath(); ctx.moveTo(x0 + c * cellSize + 0.5, 0); ctx.lineTo(x0 + c * cellSize + 0.5, h * cellSize); ctx.stroke(); }
+    }
+    if (rowStarts) {
+      ctx.font = `8px ${FONT}`; ctx.fillStyle = "#777"; ctx.textAlign = "right"; ctx.textBaseline = "middle";
+      for (let r = 0; r < h; r += 2) ctx.fillText(String(r * w), x0 - 3, (r + 0.5) * cellSize);
+    }
+    if (cellSize >= 16) {
+      ctx.font = `${Math.floor(cellSize * 0.42)}px ${FONT}`; ctx.textAlign = "center"; ctx.textBaseline = "middle";
+      for (let r = 0; r < h; r++) {
+        for (let c = 0; c < w; c++) {
+          const v = values[r * w + c];
+          if (v === 0) continue;
+          ctx.fillStyle = (v - lo) / span > 0.6 ? "#fff" : "#222";
+          ctx.fillText(short(v), (c + 0.5) * cellSize, (r + 0.5) * cellSize + 1);
+        }
+      }
+    }
+    const figure = element("figure", "eye-board");
+    figure.appendChild(canvas);
+    figure.appendChild(element("figcaption", "", caption));
+    canvas.title = `${caption}: ${h} x ${w}`;
+    return figure;
+  }
+
+  // The colour ramp of a part, from its low to its high value.
+  function legend(lo, hi) {
+    const box = element("div", "eye-legend");
+    box.append(short(lo), element("span", "eye-ramp"), short(hi));
+    return box;
+  }
+
+  // One observation part: a vector as a labelled bar chart, planes as a grid of small boards
+  // (a long vector packed as one row is wrapped into a board of 32 columns), other values as text.
   async function drawPart(part) {
     const box = element("div", "eye-part");
     box.appendChild(element("div", "eye-label", part.label));
@@ -156,39 +262,27 @@ const ArenaView = (() => {
       return box;
     }
     if (part.kind === "bars") {
-      const canvas = element("canvas", "eye-bars");
-      const n = part.v.length, bw = Math.max(3, Math.min(14, Math.floor(220 / n)));
-      canvas.width = n * bw; canvas.height = 40;
-      const ctx = canvas.getContext("2d");
-      const span = part.hi > part.lo ? part.hi - part.lo : 1;
-      const zero = Math.min(Math.max((0 - part.lo) / span, 0), 1) * 40;
-      ctx.fillStyle = "#f1f1f1"; ctx.fillRect(0, 0, canvas.width, 40);
-      part.v.forEach((v, i) => {
-        const y = Math.min(Math.max((v - part.lo) / span, 0), 1) * 40;
-        ctx.fillStyle = v >= 0 ? "#2a9d8f" : "#e76f51";
-        ctx.fillRect(i * bw, 40 - Math.max(y, zero), bw - 1, Math.max(Math.abs(y - zero), 1));
-      });
-      canvas.title = part.v.join(", ");
-      box.appendChild(canvas);
+      box.appendChild(barChart(part.v, part.lo, part.hi));
       return box;
     }
     const data = await inflate(part.z);
-    const row = element("div", "eye-planes");
-    const scale = Math.max(1, Math.floor(72 / Math.max(part.h, part.w)));
+    const span = part.hi > part.lo ? part.hi - part.lo : 1;
+    const value = (g) => part.lo + (g / 255) * span;  // the packer scaled values to 0..255 over [lo, hi]
+    const grid = element("div", "eye-planes");
+    const size = part.w * part.h;
     for (let p = 0; p < part.n; p++) {
-      const canvas = element("canvas", "eye-plane");
-      canvas.width = part.w; canvas.height = part.h;
-      canvas.style.width = `${part.w * scale}px`; canvas.style.height = `${part.h * scale}px`;
-      const img = new ImageData(part.w, part.h);
-      const off = p * part.w * part.h;
-      for (let i = 0; i < part.w * part.h; i++) {
-        const g = data[off + i];
-        img.data[4 * i] = g; img.data[4 * i + 1] = g; img.data[4 * i + 2] = g; img.data[4 * i + 3] = 255;
+      let values = Array.from(data.subarray(p * size, (p + 1) * size), value), h = part.h, w = part.w;
+      let caption = part.n > 1 ? `plane ${p}` : `${h} x ${w}`;
+      const long = h === 1 && w > 32;
+      if (long) {  // a long vector: rows of 32 entries, padded with the low value
+        w = 32; h = Math.ceil(values.length / w);
+        caption = `entries 0-${values.length - 1}, ${w} a row`;
+        values = values.concat(new Array(h * w - values.length).fill(part.lo));
       }
-      canvas.getContext("2d").putImageData(img, 0, 0);
-      row.appendChild(canvas);
+      grid.appendChild(board(values, h, w, part.lo, part.hi, caption, long));
     }
-    box.appendChild(row);
+    box.appendChild(grid);
+    box.appendChild(legend(part.lo, part.hi));
     return box;
   }
 
