@@ -7,7 +7,11 @@ The entry point is :func:`run_tournament`::
     >>> result.pairings["random", "rnd2"].games
     10
 
-Modules: :mod:`~arena.tournament.schedule` (lineups, seatings, seeds),
+Modules: :mod:`~arena.tournament.rules` (what is played, where), :mod:`~arena.tournament.session`
+(the results file and the rounds), :mod:`~arena.tournament.stopping` (fixed, SPRT, until separated),
+:mod:`~arena.tournament.result` (:class:`TournamentResult`),
+:mod:`~arena.tournament.evaluation_inputs` (stored games as inputs of :mod:`arena.evaluation`),
+:mod:`~arena.tournament.schedule` (lineups, seatings, seeds, filling seats),
 :mod:`~arena.tournament.guard` (forfeits), :mod:`~arena.tournament.game` (one game),
 :mod:`~arena.tournament.store` (SQLite results, resume, CSV/JSON export),
 :mod:`~arena.tournament.runner` and :mod:`~arena.tournament.ray_backend` (backends),
