@@ -134,8 +134,9 @@ def _observe(board, flames, agents, bombs, nb, radio, steps, max_steps, team, pa
                 if alive >> a & 1 and board[r, c] == 10 + a:
                     out[me, 9:12, r, c] = 0
                     out[me, 9 if a == me else 10 if team and a == (me + 2) % 4 else 11, r, c] = 1
+            flat = out[me].reshape(out.shape[1], SIZE * SIZE)
             for j in range(k):
-                out[me, 16 + j] = scalars[j]
+                flat[16 + j] = scalars[j]
             continue
         first = me
         encode_view(board, grids[0], grids[1], grids[2], grids[3], me, 10 + (me + 2) % 4 if team else 9,
