@@ -20,7 +20,7 @@ from arena.tournament.actions import encode_actions
 from arena.tournament.guard import GuardedAgent, MoveTimer, SeatWatch
 from arena.tournament.schedule import GameTask
 
-__all__ = ["GameConfig", "GameResult", "GameRunner", "forfeit_result", "error_result"]
+__all__ = ["GameConfig", "GameResult", "GameRunner", "Layout", "error_result", "forfeit_result", "seat_map"]
 
 
 @dataclass(frozen=True)
@@ -131,16 +131,23 @@ class GameRunner:
         return guard
 
     def _side(self, name: str, seats: int) -> Team:
-        """The guarded agents of entrant ``name`` for a side of ``seats`` seats (team games)."""
+        """The guarded agents of entrant ``name`` for a side of ``seats`` seats (team games); the
+        worker's watch charges the entrant when a member ends the process."""
         guards = self._sides.get((name, seats))
         if guards is None:
+            watch = None if self.watch_state is None else SeatWatch(self.watch_state, self._index[name])
             try:
+                if watch is not None:
+                    watch.begin(5)
                 agents = self.specs[name].build_side(seats, self._env)
-            except Exception as err:
+            except (Exception, SystemExit, KeyboardInterrupt) as err:
                 raise Forfeit(name, f"could not be built: {type(err).__name__}: {err}") from err
+            finally:
+                if watch is not None:
+                    watch.end()
             by_object: dict[int, GuardedAgent] = {}  # a shared member keeps one guard for its seats
             guards = [by_object.setdefault(id(agent), GuardedAgent(agent, name, self.config.move_time_limit,
-                                                                   self.timer)) for agent in agents]
+                                                                   self.timer, watch)) for agent in agents]
             self._sides[name, seats] = guards
             self._versions[name] = " + ".join(dict.fromkeys(agent_version(g.agent) for g in guards))
         return Team(guards, name=name)
@@ -152,10 +159,7 @@ class GameRunner:
         env = self._env
         seat_ids = list(env.possible_agents)
         sides = env.teams
-        if sides:  # an entrant per side, in the env's team order
-            seats = {agent_id: name for ids, name in zip(sides.values(), task.seats) for agent_id in ids}
-        else:
-            seats = dict(zip(seat_ids, task.seats))
+        seats = seat_map(self.layout(), task.seats)
         start = time.perf_counter()
         fault: Forfeit | None = None
         steps: list[dict[str, Any]] = []
@@ -174,8 +178,8 @@ class GameRunner:
         versions = self._versions_of(task.seats)
         if fault is not None:
             self._forget(fault.entrant)  # a faulty agent may be left half-way; rebuild it
-            result = forfeit_result(task, tuple(seat_ids), fault.entrant, fault.reason, seconds)
-            result.seats, result.versions, result.actions = seats, versions, encode_actions(seat_ids, steps)
+            result = forfeit_result(task, self.layout(), fault.entrant, fault.reason, seconds)
+            result.versions, result.actions = versions, encode_actions(seat_ids, steps)
             return result
         returns, ranks, winners = _entrant_scores(episode, seats, task.seats)
         outcome = "draw" if not winners else f"{', '.join(winners)} {'wins' if len(winners) == 1 else 'win'}"
@@ -200,11 +204,15 @@ class GameRunner:
         for key in [key for key in self._sides if key[0] == entrant]:
             del self._sides[key]
 
-    def seat_ids(self) -> tuple[str, ...]:
-        """The env's seats (``possible_agents``), building the env if it is not built yet."""
+    def layout(self) -> Layout:
+        """The env agents of each place a task fills: one seat each, or (a team game) each side's
+        seats in the env's team order; builds the env if it is not built yet."""
         if self._env is None:
             self._env = self.config.env.build()
-        return tuple(self._env.possible_agents)
+        sides = self._env.teams
+        if sides:
+            return tuple(tuple(ids) for ids in sides.values())
+        return tuple((agent,) for agent in self._env.possible_agents)
 
     def _versions_of(self, names: tuple[str, ...]) -> dict[str, str]:
         return {name: self._versions[name] for name in names if name in self._versions}
@@ -239,17 +247,29 @@ def _entrant_scores(episode: Episode, seats: dict[str, str],
             {name: int(rank) for name, rank in scored.team_ranks.items()}, scored.winning_teams)
 
 
-def forfeit_result(task: GameTask, seat_ids: tuple[str, ...], entrant: str, reason: str,
-                   seconds: float = 0.0) -> GameResult:
+Layout = tuple[tuple[str, ...], ...]
+
+
+def seat_map(layout: Layout, places: tuple[str, ...]) -> dict[str, str]:
+    """Env agent id -> entrant, from a task's places (seats, or a team game's sides) and the layout.
+
+    Example:
+        >>> seat_map((("a0", "a2"), ("a1", "a3")), ("x", "y"))
+        {'a0': 'x', 'a2': 'x', 'a1': 'y', 'a3': 'y'}
+    """
+    return {agent: name for ids, name in zip(layout, places) for agent in ids}
+
+
+def forfeit_result(task: GameTask, layout: Layout, entrant: str, reason: str, seconds: float = 0.0) -> GameResult:
     """The record of a game that ``entrant`` lost by forfeit (built where the game was not played:
     the tournament's process, after the entrant ended its worker). The forfeiter ranks last, the
     others share first place."""
     ranks = {name: (len(set(task.seats)) if name == entrant else 1) for name in task.seats}
-    return GameResult(task.lineup, task.index, task.seed, dict(zip(seat_ids, task.seats)), ranks, None, 0,
+    return GameResult(task.lineup, task.index, task.seed, seat_map(layout, task.seats), ranks, None, 0,
                       f"{entrant} forfeits", forfeit=entrant, error=reason, seconds=seconds)
 
 
-def error_result(task: GameTask, seat_ids: tuple[str, ...], reason: str, seconds: float = 0.0) -> GameResult:
+def error_result(task: GameTask, layout: Layout, reason: str, seconds: float = 0.0) -> GameResult:
     """The record of a game the env itself failed (it counts nowhere)."""
-    return GameResult(task.lineup, task.index, task.seed, dict(zip(seat_ids, task.seats)), {}, None, 0, "error",
+    return GameResult(task.lineup, task.index, task.seed, seat_map(layout, task.seats), {}, None, 0, "error",
                       error=reason, seconds=seconds)

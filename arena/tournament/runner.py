@@ -46,7 +46,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from arena.errors import TournamentError
-from arena.tournament.game import GameConfig, GameRunner, error_result, forfeit_result
+from arena.tournament.game import GameConfig, GameRunner, Layout, error_result, forfeit_result
 from arena.tournament.guard import PHASES, user_interrupted
 from arena.tournament.schedule import GameTask
 from arena.tournament.store import result_row
@@ -206,7 +206,7 @@ def _worker_main(config: GameConfig, conn: Connection, state: Any) -> None:
     parent_pid = os.getppid()  # the tournament's process, or the fork server that started us
     try:
         runner = GameRunner(config, watch_state=state).start()
-        conn.send(("ready", runner.seat_ids()))
+        conn.send(("ready", runner.layout()))
     except Exception:
         conn.send(("fatal", traceback.format_exc()))
         return
@@ -273,7 +273,7 @@ class _Worker:
         self.chunk: list[GameTask] | None = None
         self.returned: set[tuple[str, int]] = set()
         self.ready = False
-        self.seat_ids: tuple[str, ...] | None = None
+        self.layout: Layout | None = None
         self.names = [spec.name for spec in config.agents]
 
     def give(self, chunk: list[GameTask]) -> None:
@@ -291,7 +291,7 @@ class _Worker:
                 self.chunk = None
             elif kind == "ready":
                 self.ready = True
-                self.seat_ids = tuple(payload)
+                self.layout = tuple(tuple(ids) for ids in payload)
             else:
                 return str(payload)
         return None
@@ -331,7 +331,7 @@ def run_processes(config: GameConfig, tasks: Sequence[GameTask] | Pending, on_re
     limit = config.move_time_limit
     grace = grace_seconds(limit) if limit is not None else 0.0
     pool = [_Worker(context, config) for _ in range(min(workers, -(-len(tasks) // size)))]
-    seat_ids: tuple[str, ...] | None = None
+    layout: Layout | None = None  # the env agents of each place of a task, once a worker says
     failed_starts = 0
     if on_start is not None:
         on_start()
@@ -354,8 +354,8 @@ def run_processes(config: GameConfig, tasks: Sequence[GameTask] | Pending, on_re
                 if fatal is not None:
                     on_results(batch)
                     raise TournamentError(f"tournament: worker process {worker.process.pid} failed:\n{fatal}")
-                if worker.seat_ids is not None:
-                    seat_ids = worker.seat_ids
+                if worker.layout is not None:
+                    layout = worker.layout
                 if not worker.process.is_alive() or (limit is not None and worker.overdue(now, grace)):
                     lost.append(worker)
                 elif worker.chunk is None:
@@ -372,7 +372,7 @@ def run_processes(config: GameConfig, tasks: Sequence[GameTask] | Pending, on_re
                 worker.stop()
             for worker in lost:
                 pool.remove(worker)
-                rows, requeue = _take_over(worker, seat_ids, limit, grace)
+                rows, requeue = _take_over(worker, layout, limit, grace)
                 if not worker.ready:
                     failed_starts += 1
                     if failed_starts >= 3:
@@ -392,7 +392,7 @@ def run_processes(config: GameConfig, tasks: Sequence[GameTask] | Pending, on_re
             worker.stop()
 
 
-def _take_over(worker: _Worker, seat_ids: tuple[str, ...] | None, limit: float | None,
+def _take_over(worker: _Worker, layout: Layout | None, limit: float | None,
                grace: float) -> tuple[list[Row], list[GameTask]]:
     """End a lost worker; returns the row charging its current game and the games to play again."""
     overdue = limit is not None and worker.process.is_alive() and worker.overdue(time.monotonic(), grace)
@@ -403,7 +403,7 @@ def _take_over(worker: _Worker, seat_ids: tuple[str, ...] | None, limit: float |
     chunk = worker.chunk or []
     left = [task for task in chunk if (task.lineup, task.index) not in worker.returned]
     current = chunk[position] if 0 <= position < len(chunk) else None
-    if current is None or current not in left or seat_ids is None:
+    if current is None or current not in left or layout is None:
         return [], left  # nothing to charge: play what is left again
     names = worker.names
     rows: list[Row] = []
@@ -417,10 +417,10 @@ def _take_over(worker: _Worker, seat_ids: tuple[str, ...] | None, limit: float |
             return [], left  # the move ended just before the kill: nobody to charge, play it again
         else:
             reason = f"ended its worker process during {PHASES[phase] or 'the game'}() ({_exit_text(exitcode)})"
-        rows.append(result_row(forfeit_result(current, seat_ids, name, reason)))
+        rows.append(result_row(forfeit_result(current, layout, name, reason)))
     else:
         rows.append(result_row(error_result(
-            current, seat_ids, f"the worker process died outside any agent call ({_exit_text(exitcode)})")))
+            current, layout, f"the worker process died outside any agent call ({_exit_text(exitcode)})")))
     return rows, [task for task in left if task is not current]
 
 

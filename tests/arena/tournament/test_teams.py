@@ -153,3 +153,14 @@ def test_cli_team_tournament_prints_teams_and_members(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 0 and report.stat().st_size > 0 and export.read_text().count("\n") == 3
     assert "team ratings" in out and "member contributions" in out and "members" in out
+
+
+def test_a_member_that_ends_its_worker_forfeits_its_sides_game_with_every_seat_recorded():
+    result = run_tournament(ENV, ["duo=random+tests.faults.entrants:ExitingAgent", "bots=beat_most_common"],
+                            games=2, seed=1)
+    assert result.complete and {g.forfeit for g in result.games} == {"duo"}
+    for game in result.games:
+        assert "ended its worker process" in game.error
+        assert sorted(game.seats) == ["player_0", "player_1", "player_2", "player_3"]  # both sides, every seat
+        assert sorted(game.seats.values()) == ["bots", "bots", "duo", "duo"]
+    assert set(result.member_ratings) == {"random", "tests.faults.entrants:ExitingAgent", "beat_most_common"}
