@@ -34,6 +34,8 @@ class Episode:
         seed: the seed the env was reset with.
         truncated: whether any agent's episode was cut by a time limit.
         teams: the env's sides (``env.teams``), or ``None`` for an env without sides.
+        team_scores: the sides' scores when the env decides its outcome by them
+            (``env.team_scores()``, e.g. soldiers alive), else ``None`` (returns decide).
 
     Example:
         >>> episode = Episode({"a": 1.0, "b": -1.0, "c": 1.0, "d": -1.0}, length=9,
@@ -48,6 +50,7 @@ class Episode:
     seed: int | None = None
     truncated: bool = False
     teams: dict[str, tuple[AgentID, ...]] | None = None
+    team_scores: dict[str, float] | None = None
 
     def __post_init__(self) -> None:
         if not self.ranks and self.returns:
@@ -66,8 +69,11 @@ class Episode:
 
     @property
     def team_ranks(self) -> dict[str, int]:
-        """Team -> rank by team return (1 best, ties share the better rank); empty without sides."""
-        return ranks_from_returns(self.team_returns) if self.teams else {}
+        """Team -> rank by team return, or by :attr:`team_scores` when the env gives them (1 best,
+        ties share the better rank); empty without sides."""
+        if not self.teams:
+            return {}
+        return ranks_from_returns(self.team_scores if self.team_scores is not None else self.team_returns)
 
     @property
     def winners(self) -> list[AgentID]:
@@ -260,8 +266,11 @@ def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_ste
             finished.add(agent_id)
             _finish(bound, single, team_of, team_final, agent_id, pending, infos, finished, truncated)
     teams = env.teams
+    team_scores = getattr(env, "team_scores", None) if teams else None  # duck-typed envs may lack it
+    scores = team_scores() if team_scores is not None else None
     return Episode(returns=returns, length=length, ranks=ranks_from_returns(returns), seed=seed, truncated=truncated,
-                   teams=None if teams is None else {team: tuple(ids) for team, ids in teams.items()})
+                   teams=None if teams is None else {team: tuple(ids) for team, ids in teams.items()},
+                   team_scores=None if scores is None else dict(scores))
 
 
 def _team_act(entry: tuple[tuple[AgentID, ...], Agent, bool], observations: dict, infos: dict,

@@ -29,6 +29,8 @@ REGISTRY: dict[str, str] = {
     "pommerman": "envs.pommerman:Pommerman",
     "vizdoom_deathmatch": "envs.vizdoom:VizdoomDeathmatch",
     "soccer": "envs.soccer:Soccer",
+    "magent_battle": "envs.magent:MAgentBattle",
+    "magent_combined_arms": "envs.magent:MAgentCombinedArms",
 }
 
 

@@ -14,6 +14,8 @@ import envs
 #: Options per env name merged under the caller's: keep each under a second a game.
 QUICK_OPTIONS: dict[str, dict[str, Any]] = {
     "soccer": {"time_limit": 0.5},  # 20 steps of 2v2
+    "magent_battle": {"map_size": 12, "max_steps": 30},  # 2 soldiers a side (81 on the default 45x45)
+    "magent_combined_arms": {"map_size": 16, "max_steps": 30},  # 3 melee + 3 ranged a side
 }
 
 

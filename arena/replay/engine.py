@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from arena.agents.base import Agent
+from arena.errors import UnknownNameError, UntrustedCodeError
 from arena.play_loop import ranks_from_returns
 from arena.registry import make_env, resolve
 from arena.errors import ReplayError
@@ -91,7 +92,8 @@ def build_env(game: StoredGame, render: str | None = None) -> Any:
     kwargs = dict(game.env.kwargs)
     if render is not None:
         kwargs["render_mode"] = render
-    return make_env(game.env.factory, **kwargs)
+    with game.reading():  # a name from the file resolves through the registry unless trusted
+        return make_env(game.env.factory, **kwargs)
 
 
 def action_names(env: Any, agent: str) -> list[str] | None:
@@ -144,7 +146,12 @@ def _eye_agents(game: StoredGame, env: Any) -> dict[str, tuple[AgtItfWrapper, _W
         if spec is None:
             continue
         try:
-            agent = spec.build(env)
+            with game.reading():
+                agent = spec.build(env)
+        except (UntrustedCodeError, UnknownNameError, ImportError) as err:
+            # The page needs no entrant code: without it, this seat has no agent's-eye view.
+            game.notes.append(f"no agent's-eye view of {name!r}: {err}")
+            continue
         except Exception as err:
             raise ReplayError(f"replay: entrant {name!r} ({spec.describe()}) could not be built for its "
                               f"agent's-eye view: {type(err).__name__}: {err}") from err
@@ -227,14 +234,20 @@ def verify_game(game: StoredGame, env: Any = None) -> str | None:
     A forfeited game is replayed up to the forfeit (the actions must still be accepted), its
     result is the forfeit's and is not compared.
     """
+    own = env is None
     try:
+        env = build_env(game) if own else env
         last = None
         for frame in replay(game, env=env):
             last = frame
+        scores = getattr(env, "team_scores", lambda: None)() if env.teams else None
     except ReplayError as err:
         return str(err)
     except Exception as err:
         return f"the replay failed at the env: {type(err).__name__}: {err}"
+    finally:
+        if own and env is not None:
+            env.close()
     stored = game.result
     if stored.forfeit is not None or last is None:
         return None
@@ -250,6 +263,9 @@ def verify_game(game: StoredGame, env: Any = None) -> str | None:
     if stored.returns is not None and returns != stored.returns:
         problems.append(f"returns: stored {stored.returns}, replayed {returns}")
     ranks = ranks_from_returns(returns)
+    if scores is not None:  # the env decides its sides' outcome by scores (soldiers alive), not returns
+        entrant_of = {side: seats[members[0]] for side, members in env.teams.items() if members[0] in seats}
+        ranks = ranks_from_returns({entrant_of[side]: value for side, value in scores.items() if side in entrant_of})
     if ranks != stored.ranks:
         problems.append(f"ranks: stored {stored.ranks}, replayed {ranks}")
     if last.acting and not stored.truncated:
