@@ -46,7 +46,13 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from arena.errors import TournamentError
-from arena.tournament.game import GameConfig, GameRunner, Layout, error_result, forfeit_result
+from arena.tournament.game import (
+    GameConfig,
+    GameRunner,
+    Layout,
+    error_result,
+    forfeit_result,
+)
 from arena.tournament.guard import PHASES, user_interrupted
 from arena.tournament.schedule import GameTask
 from arena.tournament.store import result_row

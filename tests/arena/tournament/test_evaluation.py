@@ -7,14 +7,14 @@ import json
 import pytest
 
 from arena.cli import main
+from arena.errors import ReportError
 from arena.evaluation.sprt import SPRT
 from arena.tournament import run_tournament
-from arena.errors import ReportError
 from arena.tournament.analysis import analyse, load_results
 from arena.tournament.evaluation_inputs import sprt_units
-from arena.tournament.stopping import games_until
 from arena.tournament.game import GameResult
 from arena.tournament.html_report import render_html
+from arena.tournament.stopping import games_until
 
 pytest.importorskip("rich")
 pytest.importorskip("scipy")

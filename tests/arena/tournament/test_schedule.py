@@ -10,7 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.seeding import derive_seed
-from arena.tournament.schedule import games_per_lineup, lineups_for, make_schedule, seatings_for
+from arena.tournament.schedule import (
+    games_per_lineup,
+    lineups_for,
+    make_schedule,
+    seatings_for,
+)
 
 
 def seat_counts(tasks):

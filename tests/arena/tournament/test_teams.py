@@ -7,9 +7,9 @@ import json
 import pytest
 
 from arena.cli import main
-from arena.tournament import run_tournament
-from arena.specs.agents import AgentSpec, parse_agents
 from arena.errors import TournamentMismatchError
+from arena.specs.agents import AgentSpec, parse_agents
+from arena.tournament import run_tournament
 from tests.arena.tournament.helpers import PREFIX
 
 ENV = "team_rock_paper_scissors"
@@ -113,9 +113,9 @@ def test_a_faulty_member_forfeits_its_sides_game():
 
 
 def test_shared_members_are_one_policy_object():
+    from arena.specs.agents import EnvSpec
     from arena.tournament.game import GameConfig, GameRunner
     from arena.tournament.schedule import GameTask
-    from arena.specs.agents import EnvSpec
 
     shared = AgentSpec("pair", members=["random"], shared=True)
     apart = AgentSpec("apart", members=["random", "random"])
