@@ -69,7 +69,7 @@ class TrainingConfig:
             seconds otherwise), ``"bar"``, ``"lines"`` or ``"none"``.
         progress_every: seconds between progress lines.
         env_options: the env's keyword options (``None``: the recipe's, or the loaded run's).
-        seats: the seats (or with ``control="team"``, the teams) the learner plays (``None``: all).
+        seats: the seats (``control="team"``: the teams) the learner plays, over the recipe's.
         shuffle_seats: draw the learner's seat every episode (``False``: in turn).
         eval_every, eval_games: timesteps between evaluations and games per evaluation
             (``None``: the recipe's, scaled to ``timesteps``).
@@ -186,6 +186,7 @@ class TrainingConfig:
         recipe = base.replace(
             interface=None if self.interface == RAW_INTERFACE else self.interface, algo=algo, algo_options=algo_options, policy=self.policy,
             opponents=self.opponents, references=self.references, teammate=self.teammate, control=self.control,
+            seats=self.seats,
             self_play=None if self.self_play == SELF_PLAY_OFF else self.self_play, promote_at=self.promote_at, pool_size=self.pool_size, window=self.window,
             n_envs=self.n_envs, path=self.path)
         if self.control == "team" and self.teammate is None:  # a whole side has no teammate: drop the recipe's

@@ -100,6 +100,8 @@ class TrainingRecipe:
         references: fixed agents evaluated against; the first draws the learning curve.
         teammate: in team games, the frozen agent beside a one-seat learner.
         control: ``"seat"`` (the model plays one seat) or ``"team"`` (a whole side).
+        seats: the seats (``control="team"``: the teams) the learner plays (``None``: all), e.g.
+            one kind of unit where kinds have different spaces.
         self_play: ``None``, ``"latest"`` or ``"uniform"``: snapshots of the learner join the pool.
         promote_at: the score against the pool that promotes the learner (self-play).
         pool_size: the most opponents the self-play pool keeps (``None``: all).
@@ -131,6 +133,7 @@ class TrainingRecipe:
     references: tuple[str, ...] = ("random",)
     teammate: str | None = None
     control: str = "seat"
+    seats: tuple[str, ...] | None = None
     self_play: str | None = None
     promote_at: float = 0.6
     pool_size: int | None = None
@@ -156,6 +159,8 @@ class TrainingRecipe:
             object.__setattr__(self, name, dict(getattr(self, name)))
         object.__setattr__(self, "opponents", _names(self.opponents, "opponents"))
         object.__setattr__(self, "references", _names(self.references, "references"))
+        if self.seats is not None:
+            object.__setattr__(self, "seats", _names(self.seats, "seats"))
         if self.teammate is not None and not (isinstance(self.teammate, str) and self.teammate.strip()):
             raise TypeError(f"TrainingRecipe: teammate must be an agent name or None, got {self.teammate!r}")
         if self.policy is not None and not isinstance(self.policy, str):
@@ -202,7 +207,8 @@ class TrainingRecipe:
             extra = sorted(set(data) - known) if isinstance(data, Mapping) else type(data).__name__
             raise ValueError(f"TrainingRecipe.from_json: expected a mapping of {', '.join(sorted(known))}; "
                              f"got {extra}")
-        values = {key: tuple(value) if key in ("opponents", "references") and isinstance(value, list) else value
+        values = {key: tuple(value) if key in ("opponents", "references", "seats") and isinstance(value, list)
+                  else value
                   for key, value in data.items()}
         try:
             return cls(**values)

@@ -326,7 +326,7 @@ def _eval_env(setup: RunPlan) -> Any:
 def _vec_env(setup: RunPlan, path: str, n_envs: int, opponents: list[Any], pool: OpponentPool | None) -> VecEnv:
     """The learner's ``n_envs`` games: one numpy batch (``path="batched"``) or one SingleAgentEnv each."""
     config, recipe = setup.config, setup.recipe
-    seats = list(config.seats) if config.seats else None
+    seats = list(recipe.seats) if recipe.seats else None
     if path == "batched":
         vec_env = VecMonitor(batch_vec_env(config.env, n_envs, pool if pool is not None else opponents[0], seats,
                                            shuffle_seats=config.shuffle_seats, interface=_learner_interface(setup),
@@ -406,7 +406,7 @@ def _save(setup: RunPlan, model: Any, vec_env: VecEnv, self_play: SelfPlayCallba
     save_trained_agent(folder, model, algo=recipe.algo, env=config.env, env_options=setup.env_options,
                        interface=None if recipe.interface is None else str(parse_interface_spec(recipe.interface)),
                        trained_stack=trained_stacks if setup.team_size is None else None,
-                       seats=list(config.seats) if config.seats else None, team_size=setup.team_size)
+                       seats=list(recipe.seats) if recipe.seats else None, team_size=setup.team_size)
     (folder / RECIPE_FILE).write_text(json.dumps(recipe.to_json(), indent=2) + "\n")
     _save_snapshots(folder, self_play.snapshot_states())
     plot_learning_curve(self_play.records, folder / "learning_curve.png", references=recipe.references[:1],

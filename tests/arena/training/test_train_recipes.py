@@ -24,7 +24,9 @@ _EXTRA_MODULE = {"vizdoom_deathmatch": "vizdoom", "soccer": "dm_control", "magen
                  "magent_combined_arms": "magent2"}
 # Shorter games where the default ones would take most of a test's time (the recipe stays the env's).
 _QUICK_OPTIONS = {"soccer": {"time_limit": 0.5}, "vizdoom_deathmatch": {"time_limit": 2.0},
-                  "pong_2p": {"max_steps": 60}, "pommerman": {"max_steps": 60}}
+                  "pong_2p": {"rounds": 1, "max_round_steps": 60}, "pommerman": {"max_steps": 60},
+                  "magent_battle": {"max_steps": 10, "map_size": 12},
+                  "magent_combined_arms": {"max_steps": 10, "map_size": 16}}
 
 
 @pytest.mark.parametrize("name,options", [(name, {}) for name in envs.names()] + [("pommerman", {"mode": "team"})])
@@ -52,7 +54,7 @@ def test_the_bare_command_trains_every_bundled_env_with_its_recipe(name: str, op
     command = printed.split("the folder is an agent: ")[1].strip()
     words = shlex.split(command)
     assert words[:3] == ["arena", "tournament", name]
-    assert main([*words[1:], "--games", "2"]) == 0, capsys.readouterr().err
+    assert main([*words[1:], "--games", "2", "--backend", "inline"]) == 0, capsys.readouterr().err
 
 
 def test_every_bundled_env_declares_a_recipe() -> None:
