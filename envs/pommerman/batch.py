@@ -75,7 +75,7 @@ class PommermanBatch:
         >>> import numpy as np
         >>> batch = PommermanBatch(8, mode="team", ego=True)
         >>> obs, infos = batch.reset(seed=0)
-        >>> obs.shape, infos["live"].all()
+        >>> obs.shape, bool(infos["live"].all())
         ((8, 4, 22, 11, 11), True)
         >>> obs, rewards, terms, truncs, infos = batch.step(np.zeros((8, 4), dtype=np.int64))
         >>> rewards.shape, rewards.dtype, infos["episode_over"].shape
