@@ -45,9 +45,9 @@ class Interface(StackDrivers):
       every driver calls it: :class:`arena.EnvItfWrapper`, :class:`arena.AgtItfWrapper`
       (through :func:`arena.play`) and :class:`arena.training.SingleAgentEnv`.
 
-    :meth:`action` and :meth:`action_mask` are a pair: masks name actions, so a class that
-    defines :meth:`action` without defining :meth:`action_mask` beside it (in the same class)
-    gets, when the class is created, an ``action_mask`` that refuses every mask with
+    :meth:`action` and :meth:`action_mask` are a pair: masks name actions, so a class whose
+    :meth:`action` maps actions while its :meth:`action_mask` is still the base one gets,
+    when the class is created, an ``action_mask`` that refuses every mask with
     :class:`~arena.errors.MaskTranslationError` instead of passing one on with the wrong
     meaning. A level that changes the action space in :meth:`setup` and keeps the base
     ``action_mask`` refuses masks the same way.
