@@ -100,6 +100,10 @@ class CompiledStack(NamedTuple):
     done: Callable[[Any, bool, bool], Any] | None
 
 
+def _unchecked(action: Any) -> Any:
+    return action
+
+
 class _Guard(NamedTuple):
     """The check on the model action at the head of an action chain: integers in ``[low, high)``
     pass inline (the common case); anything else goes to ``slow``, which returns the action or
@@ -119,7 +123,7 @@ def _chain(steps: Sequence[tuple[Any, Hook]], guard: _Guard | None = None) -> Ho
     if not steps:
         return None
     checks = guard is not None
-    low, high, slow = guard if guard is not None else (0, 0, None)
+    low, high, slow = guard if guard is not None else (0, 0, _unchecked)
     if len(steps) == 1:
         ((l0, f0),) = steps
 
@@ -174,7 +178,7 @@ def _chain(steps: Sequence[tuple[Any, Hook]], guard: _Guard | None = None) -> Ho
             x = slow(x)
         level = None
         try:
-            for level, function in chain:
+            for level, function in chain:  # noqa: B007 - the except clause reads the level
                 x = function(x)
             return x
         except Exception as err:
@@ -238,7 +242,7 @@ def _start_function(levels: Sequence[Any]) -> Hook | None:
     def start(observation: Any) -> Any:
         level = None
         try:
-            for level, reset, observe in starts:
+            for level, reset, observe in starts:  # noqa: B007 - the except clause reads the level
                 if reset is not None:
                     reset(observation)
                 if observe is not None:
@@ -262,7 +266,7 @@ def _done_function(levels: Sequence[Any]) -> Callable[[Any, bool, bool], Any] | 
     def end(reward: Any, terminated: bool, truncated: bool) -> Any:
         level = None
         try:
-            for level, finish, wants_flags in ends:
+            for level, finish, wants_flags in ends:  # noqa: B007 - the except clause reads the level
                 reward = finish(reward, terminated=terminated, truncated=truncated) if wants_flags else finish(reward)
             return reward
         except Exception as err:
