@@ -76,8 +76,8 @@ class MAgentAttackNearestAgent(Agent):
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
         if self._side:
-            return self.act_batch(observation)
-        return int(self.act_batch(np.asarray(observation)[None])[0])
+            return self.act_batch(observation, action_mask)
+        return int(self.act_batch(np.asarray(observation)[None], None if action_mask is None else [action_mask])[0])
 
     def act_batch(self, observations: Any, action_masks: Any = None) -> np.ndarray:
         """Actions for many soldiers at once: ``observations`` is ``(n, side, side, channels)``."""
@@ -107,4 +107,9 @@ class MAgentAttackNearestAgent(Agent):
         wander_score = np.where(free, self._rng.random((n, len(layout.moves))), np.inf)
         wander_score[:, layout.stay] = np.inf if len(layout.moves) > 1 else 0.0
         wander = np.where(np.isfinite(wander_score).any(axis=1), wander_score.argmin(axis=1), layout.stay)
-        return np.where(can_attack, attack, np.where(seen, towards, wander)).astype(np.int64)
+        actions = np.where(can_attack, attack, np.where(seen, towards, wander)).astype(np.int64)
+        if action_masks is not None:  # MAgent2 has no masks; a masked env gets a random legal action instead
+            masks = np.asarray(action_masks).reshape(n, -1) != 0
+            for i in np.flatnonzero(~masks[np.arange(n), actions]):
+                actions[i] = self._rng.choice(np.flatnonzero(masks[i]))
+        return actions
