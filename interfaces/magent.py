@@ -82,6 +82,8 @@ class SideStack(Interface):
         (6, None, 3)
     """
 
+    translates_masks = False  # MAgent2's soldiers have no action masks (every action is legal)
+
     @classmethod
     def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
         """Instances and raw spaces for ``arena interfaces --check``."""
@@ -168,6 +170,7 @@ class GridControl(Interface):
     """
 
     PLANES = ("walls", "own presence", "own HP", "enemy presence", "enemy HP")
+    translates_masks = False  # MAgent2's soldiers have no action masks (every action is legal)
 
     @classmethod
     def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
