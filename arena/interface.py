@@ -10,7 +10,7 @@ for training or on an agent (:class:`arena.AgtItfWrapper`) for playing.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar, overload
 
 import numpy as np
 from gymnasium import spaces
@@ -25,6 +25,10 @@ from arena.stack import (
 )
 
 __all__ = ["Interface", "Combine"]
+
+# The space classes ``Interface._require_space`` checks for, so a caller gets the narrowed type back.
+_SpaceT = TypeVar("_SpaceT", bound=spaces.Space)
+_OtherT = TypeVar("_OtherT", bound=spaces.Space)
 
 
 class Interface(StackDrivers):
@@ -130,6 +134,12 @@ class Interface(StackDrivers):
         else:
             self._raw_observation_space = observation_space
             self._raw_action_space = action_space
+
+    @overload
+    def _require_space(self, space: type[_SpaceT], which: str) -> _SpaceT: ...
+
+    @overload
+    def _require_space(self, space: tuple[type[_SpaceT], type[_OtherT]], which: str) -> _SpaceT | _OtherT: ...
 
     def _require_space(self, space: type[spaces.Space] | tuple[type[spaces.Space], ...], which: str) -> spaces.Space:
         """Return the inner ``which`` space ("observation" or "action"), checking its type.
