@@ -162,13 +162,16 @@ class GameWorker:
         self._lock = threading.Lock()
 
     def send(self, item: Any) -> bool:
-        """Send ``item`` to the game; False when the worker is gone."""
-        with self._lock:
-            try:
-                self.connection.send(item)
-                return True
-            except (OSError, ValueError):
-                return False
+        """Send ``item`` to the game; False when the worker is gone (or stuck with a full pipe)."""
+        if not self._lock.acquire(timeout=1.0):  # a page's relay is blocked on a worker that reads nothing
+            return False
+        try:
+            self.connection.send(item)
+            return True
+        except (OSError, ValueError):
+            return False
+        finally:
+            self._lock.release()
 
     def overdue(self, now: float, grace: float) -> bool:
         """Whether a watched move is past its deadline by ``grace`` seconds."""
