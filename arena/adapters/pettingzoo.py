@@ -129,8 +129,9 @@ class ArenaToAEC(HoldsEnv, _SpaceLookup, AECEnv):
     Observations: ``observe(agent)`` is the observation the arena env last gave
     ``agent`` (a fixed blank element of its space before the first one), so a finished
     agent sees the state it last acted on. Legal actions are in ``infos[agent]
-    ["action_mask"]`` and, with ``mask_in_observation=True``, also in the observation
-    dict ``{"observation", "action_mask"}`` of the classic PettingZoo games.
+    ["action_mask"]`` and also in the observation dict ``{"observation", "action_mask"}`` of
+    the classic PettingZoo games where the env's masks matter (``env.masked_actions``; see
+    :func:`to_aec`'s ``mask_in_observation``).
 
     Raises (from ``step``): :class:`~arena.errors.InvalidActionError` or
     :class:`~arena.errors.IllegalActionError` for a bad action, checked when it is given,
