@@ -22,6 +22,8 @@ __all__ = [
     "AgentError",
     "ContractViolation",
     "PluginError",
+    "UntrustedCodeError",
+    "AgentFolderError",
     "MissingDependencyError",
     "NotParallelizableError",
     "Forfeit",
@@ -136,6 +138,16 @@ class Forfeit(ArenaError):
         self.entrant = entrant
         self.reason = reason
         super().__init__(f"{entrant} forfeits: {reason}")
+
+
+class UntrustedCodeError(ArenaError, PermissionError):
+    """A ``module:callable`` named in data (a results file, an agent folder, a page) that the user
+    did not choose: arena imports code only from installed entry points or from factories given
+    on the command line or in Python (``--trust`` lets a reader import what a file names)."""
+
+
+class AgentFolderError(ArenaError, ValueError):
+    """A trained-agent folder that cannot be loaded: the message names the folder and what is wrong."""
 
 
 class MissingDependencyError(ArenaError, ImportError):

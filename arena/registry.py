@@ -9,14 +9,18 @@ agents, and any third-party package, declare in their packaging), with the bundl
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
 from typing import Any
 
-from arena.errors import PluginError, UnknownNameError
+from arena.errors import PluginError, UnknownNameError, UntrustedCodeError
 
-__all__ = ["make_env", "make_agent", "env_names", "agent_names", "resolve", "load_callable", "name_clashes"]
+__all__ = ["make_env", "make_agent", "env_names", "agent_names", "resolve", "load_callable", "name_clashes",
+           "reading_data"]
 
 
 ARENA_DISTRIBUTION = "arena-marl"
@@ -77,12 +81,64 @@ def _load_entry(kind: str, entry_point: metadata.EntryPoint) -> Callable[..., An
                           f"{entry_point.value!r}: {type(err).__name__}: {err}") from None
 
 
+@dataclass(frozen=True)
+class _Reading:
+    source: str
+    trusted: frozenset[str]
+
+
+_READING: ContextVar[_Reading | None] = ContextVar("arena_reading_data", default=None)
+
+
+@contextmanager
+def reading_data(source: str, trust: bool | Collection[str] = False) -> Iterator[None]:
+    """Resolve names found in data (a results file, an agent folder) only through the registry.
+
+    Inside the block, :func:`load_callable` (and so every ``"module:callable"`` an env, agent or
+    interface spec names) refuses to import, with a one-line :class:`UntrustedCodeError`, unless
+    ``trust`` is ``True`` or lists that name: registered names and entry points still resolve, since
+    the user installed them. This is arena's one door between data and code.
+
+    Args:
+        source: what the names come from, for the message (``"results file 'a.db'"``).
+        trust: ``True`` to import whatever the data names, or the ``module:callable`` names to allow.
+
+    Example:
+        >>> with reading_data("results file 'x.db'"):
+        ...     load_callable("os:system")
+        Traceback (most recent call last):
+        ...
+        arena.errors.UntrustedCodeError: results file 'x.db' names 'os:system', which is not a registered name: \
+arena imports code only from installed entry points or factories you give it; pass --trust to import it \
+(only for data from someone you trust)
+    """
+    if trust is True:
+        yield
+        return
+    token = _READING.set(_Reading(source, frozenset(trust or ())))
+    try:
+        yield
+    finally:
+        _READING.reset(token)
+
+
 def load_callable(spec: str) -> Callable[..., Any]:
     """Import ``"package.module:attribute"`` and return the attribute.
 
     Raises:
         UnknownNameError: the module or attribute does not exist.
+        UntrustedCodeError: inside :func:`reading_data`, a name the user did not trust.
     """
+    reading = _READING.get()
+    if reading is not None and spec not in reading.trusted:
+        raise UntrustedCodeError(
+            f"{reading.source} names {spec!r}, which is not a registered name: arena imports code only from "
+            "installed entry points or factories you give it; pass --trust to import it (only for data from "
+            "someone you trust)")
+    return _import(spec)
+
+
+def _import(spec: str) -> Callable[..., Any]:
     module_name, _, attribute = spec.partition(":")
     try:
         target: Any = importlib.import_module(module_name)
@@ -125,7 +181,7 @@ def resolve(kind: str, spec: str) -> Callable[..., Any]:
     if kind == "env":
         bundled = _bundled_env_registry()
         if spec in bundled:
-            return load_callable(bundled[spec])
+            return _import(bundled[spec])  # a bundled name: arena's own code
     known = env_names() if kind == "env" else agent_names()
     raise UnknownNameError(
         f"unknown {kind} {spec!r}; known {kind}s: {', '.join(known) or '(none)'}; "

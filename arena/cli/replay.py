@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from arena.cli._text import plain, trust_argument, trust_value
 from arena.errors import ArenaError
 
 __all__ = ["register", "run"]
@@ -37,16 +38,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--video", default=None, metavar="FILE.mp4|FILE.gif",
                         help="write a video of the game (envs that render pictures)")
     parser.add_argument("--fps", type=float, default=None, help="frames a second of the video (default: the env's)")
+    trust_argument(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from arena.registry import reading_data
+
+    with reading_data(f"results file {args.db!r}", trust_value(args.trust)):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from arena.replay.source import list_games, load_game
 
     if args.verify:
         if args.game is not None or args.html or args.video:
             raise ValueError("--verify checks every game; give it without --game, --html or --video")
-        return _verify(args.db)
+        return _verify(args.db, trust_value(args.trust))
     if args.game is None:
         if args.html or args.video:
             raise ValueError("--html and --video need the game: --game ID (`arena replay DB` lists them)")
@@ -54,12 +63,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.fps is not None and not args.fps > 0:
         raise ValueError(f"--fps must be a positive number, got {args.fps}")
-    game = load_game(args.db, args.game)
+    game = load_game(args.db, args.game, trust=trust_value(args.trust))
     if args.html or args.video:
         if args.html:
             from arena.replay.html import write_html
 
             print(f"wrote {write_html(game, args.html)}")
+            for note in game.notes:
+                print(f"note: {note}")
         if args.video:
             from arena.replay.video import write_video
 
@@ -75,22 +86,22 @@ def _listing(db: str, games: list) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"{db}: {len(games)} stored games")
+    table = Table(title=plain(f"{db}: {len(games)} stored games"))
     for column in ("game", "lineup#index", "seed", "seats", "steps", "outcome", "replay"):
         table.add_column(column)
     for game_id, result, has_actions in games:
         seats = ", ".join(f"{seat}={name}" for seat, name in result.seats.items())
-        table.add_row(str(game_id), f"{result.lineup}#{result.index}", str(result.seed), seats, str(result.length),
-                      result.outcome, "yes" if has_actions else "no")
+        table.add_row(str(game_id), plain(f"{result.lineup}#{result.index}"), str(result.seed), plain(seats),
+                      str(result.length), plain(result.outcome), "yes" if has_actions else "no")
     Console().print(table)
 
 
-def _verify(db: str) -> int:
+def _verify(db: str, trust: bool | frozenset[str]) -> int:
     from arena.registry import resolve
     from arena.replay.engine import verify_game
     from arena.replay.source import load_games
 
-    games = load_games(db)
+    games = load_games(db, trust=trust)
     if not games:
         raise ArenaError(f"replay --verify: {db} has no stored games")
     factory = games[0].env.factory

@@ -15,7 +15,9 @@ import json
 import math
 from typing import Any
 
-__all__ = ["register", "run"]
+from arena.cli._text import plain
+
+__all__ = ["register", "run", "print_report", "finite_json"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,23 +41,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from arena.cli.tournament import _rich, parse_anchor
+    from arena.registry import reading_data
+
+    # A report builds nothing from the files; should anything try, names resolve through the registry only.
+    with reading_data(f"results file {args.db[0]!r}" if len(args.db) == 1 else "the results files"):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from arena.cli.tournament import _rich
+    from arena.specs.options import parse_anchor
     from arena.tournament.analysis import analyse, load_results
 
     if args.bootstrap < 0:
         raise ValueError(f"--bootstrap must be a non-negative number of resamples, got {args.bootstrap}")
-    result = load_results(args.db, anchor=parse_anchor(args.anchor))
-    report = analyse(result, bootstrap=args.bootstrap, seed=args.seed)
+    origins: dict[int, tuple[str, int]] = {}
+    result = load_results(args.db, anchor=parse_anchor(args.anchor), origins=origins)
+    report = finite_json(analyse(result, bootstrap=args.bootstrap, seed=args.seed))
     if args.json == "-":
-        print(json.dumps(report, indent=1))
+        print(json.dumps(report, indent=1, allow_nan=False))
         return 0
     rich = _rich()
     console = rich.console.Console()
     print_report(report, console)
     if args.json:
         with open(args.json, "w") as handle:
-            json.dump(report, handle, indent=1)
-        console.print(f"json: {args.json}", soft_wrap=True)
+            json.dump(report, handle, indent=1, allow_nan=False)
+        console.print(plain(f"json: {args.json}"), soft_wrap=True)
     if args.replay_pages and not args.html:
         raise ValueError("--replay-pages links the games of the --html page: give --html FILE too")
     if args.html:
@@ -63,17 +75,35 @@ def run(args: argparse.Namespace) -> int:
 
         link = game_link
         if args.replay_pages:
-            link = _replay_links(args.db, args.html)
-        console.print(f"html: {write_html(args.html, report, result.games, link=link)}", soft_wrap=True)
+            link = _replay_links(sorted({path for path, _ in origins.values()}, key=args.db.index), args.html,
+                                 origins)
+        console.print(plain(f"html: {write_html(args.html, report, result.games, link=link)}"), soft_wrap=True)
     if args.png:
         from arena.tournament.report import save_evaluation_png
 
-        console.print(f"png: {save_evaluation_png(report, args.png)}", soft_wrap=True)
+        console.print(plain(f"png: {save_evaluation_png(report, args.png)}"), soft_wrap=True)
     return 0
 
 
-def _replay_links(dbs: list[str], html: str) -> Any:
-    """Write every game's replay page beside the report; the link maker of its game rows."""
+def finite_json(value: Any) -> Any:
+    """``value`` with every non-finite float (NaN, infinities) as ``None``: strict JSON.
+
+    Example:
+        >>> finite_json({"elo": float("nan"), "rows": [1.5, float("inf")]})
+        {'elo': None, 'rows': [1.5, None]}
+    """
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: finite_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_json(item) for item in value]
+    return value
+
+
+def _replay_links(dbs: list[str], html: str, origins: dict[int, tuple[str, int]]) -> Any:
+    """Write every game's replay page beside the report; the link maker of its game rows
+    (each row links by the file and game number it came from, so files of one base name stay apart)."""
     from pathlib import Path
 
     from arena.replay.html import write_replay_pages
@@ -83,7 +113,7 @@ def _replay_links(dbs: list[str], html: str) -> Any:
     pages = write_replay_pages(dbs, folder)
 
     def link(game: Any) -> str | None:
-        page = pages.get((game.lineup, game.index, game.seed))
+        page = pages.get(origins.get(id(game), ("", -1)))
         return None if page is None else f"{folder.name}/{page.name}"
 
     return link
@@ -98,13 +128,13 @@ def print_report(report: dict[str, Any], console: Any) -> None:
     import rich.table
 
     anchor = report["anchor"]
-    table = rich.table.Table(title=f"{report['env']['factory']}: {report['games']} games; batch Elo "
-                                   f"({'anchored at ' + anchor[0] + ' = ' + format(anchor[1], 'g') if anchor else 'mean 0'}, "
-                                   f"95% bootstrap interval), Nash averaging, alpha-rank")
+    table = rich.table.Table(title=plain(f"{report['env']['factory']}: {report['games']} games; batch Elo "
+                                         f"({'anchored at ' + anchor[0] + ' = ' + format(anchor[1], 'g') if anchor else 'mean 0'}, "
+                                         f"95% bootstrap interval), Nash averaging, alpha-rank"))
     for column in ("#", "agent", "elo", "95% interval", "score", "W-D-L", "openskill", "nash", "alpha-rank"):
         table.add_column(column, justify="left" if column == "agent" else "right")
     for place, row in enumerate(report["standings"], 1):
-        table.add_row(str(place), row["name"], _fmt(row["elo"], "+.0f"),
+        table.add_row(str(place), plain(row["name"]), _fmt(row["elo"], "+.0f"),
                       f"{_fmt(row['elo_low'], '+.0f')} .. {_fmt(row['elo_high'], '+.0f')}", _fmt(row["score"], ".0%"),
                       f"{row['wins']}-{row['draws']}-{row['losses']}",
                       f"{_fmt(row['mu'], '.1f')} ± {_fmt(row['sigma'], '.1f')}", _fmt(row["nash_weight"], ".3f"),
@@ -114,10 +144,10 @@ def print_report(report: dict[str, Any], console: Any) -> None:
     pairs = rich.table.Table(title="score rate of row against column")
     pairs.add_column("")
     for name in names:
-        pairs.add_column(name, justify="center")
+        pairs.add_column(plain(name), justify="center")
     for i, name in enumerate(names):
-        pairs.add_row(name, *["-" if i == j else _fmt(v, ".0%") for j, v in enumerate(report["score_table"][i])])
+        pairs.add_row(plain(name), *["-" if i == j else _fmt(v, ".0%") for j, v in enumerate(report["score_table"][i])])
     console.print(pairs)
     if report["unmet"]:
-        console.print(f"never met (even in the meta-game): {', '.join(' vs '.join(p) for p in report['unmet'])}",
+        console.print(plain(f"never met (even in the meta-game): {', '.join(' vs '.join(p) for p in report['unmet'])}"),
                       soft_wrap=True)

@@ -22,7 +22,7 @@ from typing import Any
 
 from arena.errors import MissingDependencyError
 from arena.specs.agents import parse_agents
-from arena.specs.options import parse_env_options
+from arena.specs.options import parse_anchor, parse_env_options
 from arena.tournament.schedule import MODES
 from arena.tournament.stats import Z_95
 from arena.tournament.store import check_output
@@ -169,24 +169,6 @@ def parse_sprt(text: str | None) -> tuple[float, float] | None:
         return float(parts[0]), float(parts[1])
     except ValueError:
         raise ValueError(f"--sprt: expected ELO0,ELO1 (two numbers, e.g. 0,50), got {text!r}") from None
-
-
-def parse_anchor(text: str | None) -> tuple[str, float] | None:
-    """``"NAME=ELO"`` as ``(name, rating)`` (``None`` stays ``None``).
-
-    Example:
-        >>> parse_anchor("random=0")
-        ('random', 0.0)
-    """
-    if text is None:
-        return None
-    name, eq, value = text.rpartition("=")
-    try:
-        if not eq or not name.strip():
-            raise ValueError
-        return name.strip(), float(value)
-    except ValueError:
-        raise ValueError(f"--anchor: expected NAME=ELO (an entrant and its fixed rating, e.g. random=0), got {text!r}") from None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -145,15 +145,17 @@ def _eye_agents(game: StoredGame, env: Any) -> dict[str, tuple[AgtItfWrapper, _W
         spec = game.entrants.get(name)
         if spec is None:
             continue
+        side = [other for other, entrant in game.result.seats.items() if entrant == name]
+        spec = spec.side_members(len(side))[side.index(seat)] if spec.is_team else spec  # this seat's member
         try:
             with game.reading():
                 agent = spec.build(env)
         except (UntrustedCodeError, UnknownNameError, ImportError) as err:
             # The page needs no entrant code: without it, this seat has no agent's-eye view.
-            game.notes.append(f"no agent's-eye view of {name!r}: {err}")
+            game.notes.append(f"no agent's-eye view of {name!r} at {seat}: {err}")
             continue
         except Exception as err:
-            raise ReplayError(f"replay: entrant {name!r} ({spec.describe()}) could not be built for its "
+            raise ReplayError(f"replay: entrant {name!r} ({spec.label()}) could not be built for its "
                               f"agent's-eye view: {type(err).__name__}: {err}") from err
         if not isinstance(agent, AgtItfWrapper) or agent.members is not None:
             continue

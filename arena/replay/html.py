@@ -40,13 +40,16 @@ def view_mode(modes: list[str]) -> str | None:
 
 
 def script_json(value: Any) -> str:
-    """JSON safe inside a ``<script>`` element.
+    """JSON safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` in the text at all (they are
+    written as ``\\u003c`` ...), so no stored text (``</script>``, ``<!--``, ``<script``) can end or
+    re-enter the element.
 
     Example:
-        >>> script_json({"a": "</script>"})
-        '{"a":"<\\\\/script>"}'
+        >>> script_json({"a": "</script><!--<script>"})
+        '{"a":"\\\\u003c/script\\\\u003e\\\\u003c!--\\\\u003cscript\\\\u003e"}'
     """
-    return json.dumps(value, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+    text = json.dumps(value, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def page_shell(title: str, body: str, scripts: list[str], data: dict[str, Any] | None = None,
@@ -89,7 +92,8 @@ def _frame_data(frame: Frame, names: dict[str, list[str] | None], private: Any =
 
 def game_data(game: StoredGame) -> dict[str, Any]:
     """Everything the replay page shows of ``game``, as plain JSON data."""
-    mode = view_mode(render_modes(game.env))
+    with game.reading():
+        mode = view_mode(render_modes(game.env))
     env = build_env(game, mode)
     try:
         names = {agent: action_names(env, agent) for agent in env.possible_agents}
@@ -102,10 +106,11 @@ def game_data(game: StoredGame) -> dict[str, Any]:
     for seat, name in game.result.seats.items():
         spec = game.entrants.get(name)
         if spec is not None and any(seat in f["eye"] for f in frames):
-            stacks[seat] = spec.describe()
+            stacks[seat] = spec.label()
     result = game.result
     return {"title": game.title, "env": game.env.factory, "agents": agents, "seats": result.seats,
-            "outcome": result.outcome, "returns": result.returns, "eye_seats": stacks, "frames": frames}
+            "outcome": result.outcome, "returns": result.returns, "eye_seats": stacks, "frames": frames,
+            "notes": list(game.notes)}
 
 
 def replay_page(game: StoredGame) -> str:
@@ -119,6 +124,7 @@ def replay_page(game: StoredGame) -> str:
         eye = (f'<div class="eye"><h2>Agent\'s-eye view <select id="eye-seat">{options}</select></h2>'
                '<div id="eye-info" class="sub"></div><div id="eye-parts"></div></div>')
     sees = "<th>sees (hidden from the others)</th>" if any(f["sees"] for f in data["frames"]) else ""
+    eye += "".join(f'<div class="sub">{html.escape(note)}</div>' for note in data["notes"])
     body = f"""<h1>{html.escape(data["title"])}</h1>
 <div class="sub">result: {html.escape(data["outcome"])}; returns: {html.escape(json.dumps(data["returns"]))}</div>
 <div class="main"><div>
@@ -142,21 +148,33 @@ def write_html(game: StoredGame, path: str | Path) -> Path:
     return path
 
 
-def write_replay_pages(dbs: list[str | Path], folder: str | Path) -> dict[tuple[str, int, int], Path]:
+def write_replay_pages(dbs: list[str | Path], folder: str | Path, *,
+                       trust: bool | frozenset[str] = False) -> dict[tuple[str, int], Path]:
     """Write the replay page of every replayable game of the results files ``dbs`` into ``folder``.
 
-    Returns ``(lineup, game index, seed)`` -> page, the key a report row links by (games of
-    several files of one env are told apart by their seeds).
+    Returns ``(file as given, game number)`` -> page. Files of one base name (``a/results.db``,
+    ``b/results.db``) get pages of their own (the second is prefixed with its place in ``dbs``);
+    a file given twice is written once.
     """
+    import os
+
     from arena.replay.source import load_games
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    pages = {}
-    for db in dbs:
-        for game in load_games(db):
+    pages: dict[tuple[str, int], Path] = {}
+    seen: set[str] = set()
+    stems: set[str] = set()
+    for place, db in enumerate(dbs):
+        real = os.path.realpath(db)
+        if real in seen:
+            continue
+        seen.add(real)
+        stem = Path(db).stem if Path(db).stem not in stems else f"{place}_{Path(db).stem}"
+        stems.add(stem)
+        for game in load_games(db, trust=trust):
             if game.steps is None:
                 continue
-            stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{Path(db).stem}_game{game.id}")
-            pages[(game.result.lineup, game.result.index, game.result.seed)] = write_html(game, folder / f"{stem}.html")
+            name = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{stem}_game{game.id}")
+            pages[(str(db), game.id)] = write_html(game, folder / f"{name}.html")
     return pages

@@ -6,8 +6,8 @@ is still writing to it (SQLite's write-ahead log lets readers in).
 
 from __future__ import annotations
 
-import json
-import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,14 @@ from arena.errors import GameNotFoundError, ReplayError
 from arena.specs.agents import AgentSpec, EnvSpec
 from arena.tournament.actions import decode_actions
 from arena.tournament.game import GameResult
-from arena.tournament.store import _COLUMNS, _result
+from arena.tournament.reading import (
+    MAX_GAME_NUMBER,
+    open_results,
+    read_entrants,
+    read_env,
+    read_games,
+)
+from arena.tournament.store import ResultsFileError
 
 __all__ = ["StoredGame", "list_games", "load_game", "load_games"]
 
@@ -33,6 +40,9 @@ class StoredGame:
         steps: the actions dict given to ``env.step`` at each step (``None`` when the file stored
             no actions for this game: the env failed, or the file predates action storage).
         db: the file it came from.
+        trust: whether building its env and entrants may import the ``module:callable`` names
+            the file holds (``True``, or the names allowed); see :meth:`reading`.
+        notes: what a replay could not show, and why (an entrant whose code is not trusted).
     """
 
     id: int
@@ -41,6 +51,8 @@ class StoredGame:
     entrants: dict[str, AgentSpec] = field(default_factory=dict)
     steps: list[dict[str, Any]] | None = field(default=None, repr=False)
     db: str = ""
+    trust: bool | frozenset[str] = False
+    notes: list[str] = field(default_factory=list, repr=False)
 
     @property
     def title(self) -> str:
@@ -48,99 +60,103 @@ class StoredGame:
         seats = " vs ".join(f"{name} ({seat})" for seat, name in self.result.seats.items())
         return f"game {self.id} of {Path(self.db).name}: {self.env.factory}, seed {self.result.seed}: {seats}"
 
+    def reading(self) -> Any:
+        """The scope in which this game's names are resolved: only registered names, unless trusted.
 
-def _connect(path: str | Path) -> sqlite3.Connection:
-    path = Path(path)
-    if not path.is_file():
-        raise ReplayError(f"replay: no results file at {str(path)!r}")
-    try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    except sqlite3.DatabaseError as err:
-        raise ReplayError(f"replay: {str(path)!r} is not an arena results file ({err})") from None
-    if not {"games", "meta", "entrants"} <= tables:
-        db.close()
-        raise ReplayError(f"replay: {str(path)!r} is not an arena results file (it has no games table); "
-                          "give a file written by `arena tournament --db` or `arena play --record`")
-    return db
+        Example::
+
+            with game.reading():
+                env = make_env(game.env.factory, **game.env.kwargs)
+        """
+        from arena.registry import reading_data
+
+        return reading_data(f"results file {self.db!r}", self.trust)
 
 
-def _rules(db: sqlite3.Connection, path: str) -> EnvSpec:
-    meta = {key: json.loads(value) for key, value in db.execute("SELECT key, value FROM meta")}
-    if "env" not in meta:
-        raise ReplayError(f"replay: {path!r} names no env (its tournament never started)")
-    return EnvSpec(meta["env"], meta.get("env_kwargs") or {})
-
-
-def _entrants(db: sqlite3.Connection) -> dict[str, AgentSpec]:
-    return {name: AgentSpec(name, factory, json.loads(kwargs))
-            for name, factory, kwargs in db.execute("SELECT name, factory, kwargs FROM entrants")}
-
-
-def _has_replays(db: sqlite3.Connection) -> bool:
-    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'replays'").fetchone() is not None
+def _entrants(db: Any, path: str) -> dict[str, AgentSpec]:
+    return {spec.name: spec for spec, _ in read_entrants(db, path, "replay")}
 
 
 def list_games(path: str | Path) -> list[tuple[int, GameResult, bool]]:
     """``(id, record, has actions)`` of every stored game, in the order they were stored."""
-    db = _connect(path)
+    with _reading(path) as db:
+        return [(number, result, blob is not None) for number, blob, result in read_games(db, str(path), "replay")]
+
+
+@contextmanager
+def _reading(path: str | Path) -> Iterator[Any]:
+    """The file, open read-only; a file that cannot be read is a :class:`ReplayError` (one line)."""
     try:
-        join = "LEFT JOIN replays r USING (lineup, game_index)" if _has_replays(db) else ""
-        has = "r.actions IS NOT NULL" if join else "0"
-        columns = ", ".join(f"g.{c}" for c in _COLUMNS)
-        rows = db.execute(f"SELECT g.rowid, {has}, {columns} FROM games g {join} ORDER BY g.rowid").fetchall()
+        db = open_results(path, "replay")
+    except ResultsFileError as err:
+        raise ReplayError(str(err)) from None
+    try:
+        yield db
+    except ResultsFileError as err:
+        raise ReplayError(str(err)) from None
     finally:
         db.close()
-    return [(row[0], _result(row[2:]), bool(row[1])) for row in rows]
 
 
 def _parse_id(game: int | str, path: str) -> tuple[str, Any]:
-    if isinstance(game, int) and not isinstance(game, bool):
-        return "g.rowid = ?", (game,)
     text = str(game).strip()
-    if text.isdigit():
-        return "g.rowid = ?", (int(text),)
+    if isinstance(game, int) and not isinstance(game, bool) or text.isdigit() and text.isascii():
+        return "g.rowid = ?", (_game_number(int(text), game, path),)
     lineup, sep, index = text.rpartition("#")
-    if sep and index.isdigit():
-        return "g.lineup = ? AND g.game_index = ?", (lineup, int(index))
+    if sep and index.isdigit() and index.isascii():
+        return "g.lineup = ? AND g.game_index = ?", (lineup, _game_number(int(index), game, path))
     raise ReplayError(f"replay: a game is given by its number (see `arena replay {path}`) or as LINEUP#INDEX, "
-                      f"got {game!r}")
+                      f"got {_short(game)}")
 
 
-def load_game(path: str | Path, game: int | str) -> StoredGame:
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _game_number(number: int, asked: Any, path: str) -> int:
+    if not 0 <= number <= MAX_GAME_NUMBER:
+        raise GameNotFoundError(f"replay: {path!r} has no game {_short(asked)} (game numbers run from 1 to at most "
+                                f"{MAX_GAME_NUMBER}); `arena replay {path}` lists the games")
+    return number
+
+
+def load_game(path: str | Path, game: int | str, *, trust: bool | frozenset[str] = False) -> StoredGame:
     """The stored game ``game`` (its number, or ``"LINEUP#INDEX"``) of the file at ``path``.
 
+    Args:
+        path: the results file (opened read-only).
+        game: the game's number, or ``"LINEUP#INDEX"``.
+        trust: let replaying import the ``module:callable`` names the file holds (see
+            :meth:`StoredGame.reading`); by default only registered names resolve.
+
     Raises:
-        ReplayError: the file is not an arena results file.
+        ResultsFileError: the file is not an arena results file, or a row is damaged.
         GameNotFoundError: no such game.
     """
     where, args = _parse_id(game, str(path))
-    return _load(path, where, args, game)[0]
+    return _load(path, where, args, game, trust)[0]
 
 
-def load_games(path: str | Path) -> list[StoredGame]:
-    """Every stored game of the file, in the order they were stored."""
-    return _load(path, "1", (), None)
+def load_games(path: str | Path, *, trust: bool | frozenset[str] = False) -> list[StoredGame]:
+    """Every stored game of the file, in the order they were stored (``trust`` as for :func:`load_game`)."""
+    return _load(path, "1", (), None, trust)
 
 
-def _load(path: str | Path, where: str, args: Any, asked: Any) -> list[StoredGame]:
-    db = _connect(path)
-    try:
-        env = _rules(db, str(path))
-        entrants = _entrants(db)
-        join, actions = ("LEFT JOIN replays r USING (lineup, game_index)", "r.actions") if _has_replays(db) else ("", "NULL")
-        columns = ", ".join(f"g.{c}" for c in _COLUMNS)
-        rows = db.execute(f"SELECT g.rowid, {actions}, {columns} FROM games g {join} WHERE {where} ORDER BY g.rowid",
-                          args).fetchall()
-    finally:
-        db.close()
+def _load(path: str | Path, where: str, args: Any, asked: Any, trust: bool | frozenset[str]) -> list[StoredGame]:
+    with _reading(path) as db:
+        env = read_env(db, str(path), "replay")
+        if env is None:
+            raise ReplayError(f"replay: {str(path)!r} names no env (its tournament never started)")
+        entrants = _entrants(db, str(path))
+        rows = list(read_games(db, str(path), "replay", where, args))
     if asked is not None and not rows:
-        raise GameNotFoundError(f"replay: {str(path)!r} has no game {asked!r}; `arena replay {path}` lists the games")
+        raise GameNotFoundError(f"replay: {str(path)!r} has no game {_short(asked)}; `arena replay {path}` lists "
+                                "the games")
     games = []
-    for row in rows:
-        result = _result(row[2:])
-        blob = None if row[1] is None else bytes(row[1])
+    for number, blob, result in rows:
         result.actions = blob
         seated = {name: entrants[name] for name in result.seats.values() if name in entrants}
-        games.append(StoredGame(row[0], env, result, seated, None if blob is None else decode_actions(blob), str(path)))
+        steps = None if blob is None else decode_actions(blob)
+        games.append(StoredGame(number, env, result, seated, steps, str(path), trust))
     return games

@@ -40,7 +40,8 @@ def step_through(game: StoredGame, stdin: TextIO | None = None, stdout: TextIO |
     """Show ``game`` one step at a time, reading keys from ``stdin``; returns the last step shown."""
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
-    mode = "ansi" if "ansi" in render_modes(game.env) else None
+    with game.reading():
+        mode = "ansi" if "ansi" in render_modes(game.env) else None
     env = build_env(game, mode)
     try:
         names = {agent: action_names(env, agent) for agent in env.possible_agents}

@@ -23,7 +23,8 @@ def write_video(game: StoredGame, path: str | Path, fps: float | None = None) ->
     suffix = path.suffix.lower()
     if suffix not in (".mp4", ".gif"):
         raise ReplayError(f"replay: a video is written as .mp4 or .gif, got {str(path)!r}")
-    modes = render_modes(game.env)
+    with game.reading():
+        modes = render_modes(game.env)
     if view_mode(modes) != "rgb_array":
         raise ReplayError(f"replay: {game.env.factory} draws no pictures (render modes: {', '.join(modes) or 'none'}); "
                           "--html shows its games in a web page")

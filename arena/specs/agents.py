@@ -54,6 +54,84 @@ def _plain_json(kwargs: Mapping[str, Any], what: str) -> dict[str, Any]:
 
 
 TEAM_FACTORY = "team"  # the factory recorded for a team entrant (its members are in kwargs)
+TRAINED_FACTORY = "arena.training:load_trained_agent"  # a folder written by `arena train`
+MAX_SPEC_TEXT = 100_000  # characters of one agent spec: a spec is a line, never a data file
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+def _json_kwargs(text: str, whole: str) -> dict[str, Any]:
+    """The ``{JSON}`` keyword arguments after a factory, with one-line errors however they are broken."""
+    try:
+        kwargs = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"agent {_short(whole)}: the keyword arguments after the name must be a JSON object "
+                         f"({err})") from None
+    except RecursionError:
+        raise ValueError(f"agent {_short(whole)}: the keyword arguments are nested too deeply "
+                         "(a few hundred levels at most)") from None
+    if not isinstance(kwargs, dict):
+        raise ValueError(f"agent {_short(whole)}: the keyword arguments must be a JSON object, got {_short(text)}")
+    return kwargs
+
+
+def _looks_like_path(text: str) -> bool:
+    return "/" in text or "\\" in text or text.startswith(("~", "."))
+
+
+def _agent_folder(text: str) -> bool:
+    """Whether ``text`` names a folder written by ``arena train`` (never raises on odd text)."""
+    if not text or not _looks_like_path(text) and ":" in text:
+        return False
+    from arena.training.trained import is_agent_folder
+
+    try:
+        return is_agent_folder(text)
+    except (OSError, ValueError):  # a name too long for the file system, or with a NUL
+        return False
+
+
+def _no_folder(text: str) -> str:
+    """Why ``text``, which looks like a path, is no agent."""
+    from arena.training.trained import MANIFEST
+
+    try:
+        is_folder = Path(text).is_dir()
+    except (OSError, ValueError):
+        is_folder = False
+    if is_folder:
+        return (f"{text!r} is a folder without {MANIFEST}: not an agent folder (expected what "
+                "'arena train --out' writes)")
+    return f"no such agent folder: {text}"
+
+
+def _member_name(factory: str, kwargs: Mapping[str, Any]) -> str:
+    """The name a member gets from its factory: a folder's name, a class's name, a registered name."""
+    if factory == TRAINED_FACTORY and isinstance(kwargs.get("path"), str):
+        return Path(kwargs["path"]).name or factory
+    return factory.rpartition(":")[2] or factory
+
+
+def _parse_member(text: str) -> AgentSpec:
+    """A team member from ``[NAME=]FACTORY[{JSON}]``: a member ``module:Class`` is named ``Class``."""
+    head = text.partition("{")[0]
+    if "=" in head or ":" not in head:
+        return AgentSpec.parse(text)
+    return AgentSpec.parse(f"{head.rpartition(':')[2].strip()}={text.strip()}")
+
+
+def _recorded_member(team: str, member: Any) -> AgentSpec:
+    """A member of a team entrant as a results file records it (``{"factory", "kwargs"}``)."""
+    if not isinstance(member, Mapping) or not isinstance(member.get("factory"), str):
+        raise ValueError(f"AgentSpec {team!r}: a recorded member must be {{\"factory\": NAME, \"kwargs\": {{...}}}}, "
+                         f"got {_short(repr(member))}")
+    kwargs = member.get("kwargs") or {}
+    if not isinstance(kwargs, Mapping):
+        raise ValueError(f"AgentSpec {team!r}: member {member['factory']!r} has kwargs {_short(repr(kwargs))}, "
+                         "not a JSON object")
+    return AgentSpec(_member_name(member["factory"], kwargs), member["factory"], dict(kwargs))
 
 
 @dataclass(frozen=True)
@@ -120,8 +198,7 @@ class AgentSpec:
             recorded = self.kwargs.get("members") if isinstance(self.kwargs, Mapping) else None
             if not isinstance(recorded, list) or not recorded:
                 raise ValueError(f"AgentSpec {self.name!r}: a team entrant needs members, got {self.kwargs!r}")
-            members = [AgentSpec.parse(m["factory"] + (json.dumps(m["kwargs"]) if m.get("kwargs") else ""))
-                       for m in recorded]
+            members = [_recorded_member(self.name, m) for m in recorded]
             object.__setattr__(self, "shared", bool(self.kwargs.get("shared", False)))
         elif self.factory not in ("", TEAM_FACTORY) or self.kwargs:
             raise ValueError(f"AgentSpec {self.name!r}: a team entrant is described by its members; give no factory "
@@ -130,7 +207,7 @@ class AgentSpec:
             raise TypeError(f"AgentSpec {self.name!r}: members must be a list of specs, got {members!r}")
         built = []
         for member in members:
-            member = AgentSpec.parse(member) if isinstance(member, str) else member
+            member = _parse_member(member) if isinstance(member, str) else member
             if not isinstance(member, AgentSpec):
                 raise TypeError(f"AgentSpec {self.name!r}: a member must be an AgentSpec or a "
                                 f"'FACTORY[{{JSON}}]' string, got {type(member).__name__}")
@@ -161,41 +238,37 @@ class AgentSpec:
         Raises:
             ValueError: the kwargs are not a JSON object, or a member is empty.
         """
+        if not isinstance(text, str):
+            raise TypeError(f"agent spec must be text, got {type(text).__name__}")
+        if len(text) > MAX_SPEC_TEXT:
+            raise ValueError(f"agent spec of {len(text):,} characters: at most {MAX_SPEC_TEXT:,} are read "
+                             f"(starts {text[:40]!r})")
         text = whole = text.strip()
         name = None
         head, brace, tail = text.partition("{")
-        from arena.training.trained import is_agent_folder
-
-        folder = head.partition("=")[2] if "=" in head else head
-        if folder.strip() and is_agent_folder(folder.strip()):
+        folder = (head.partition("=")[2] if "=" in head else head).strip()
+        if _agent_folder(folder):
             # A folder written by `arena train`: the trained agent, named after the folder.
-            path = Path(folder.strip()).resolve()
-            kwargs = json.loads(brace + tail) if brace else {}
+            path = Path(folder).resolve()
+            kwargs = _json_kwargs(brace + tail, whole) if brace else {}
             return cls(head.partition("=")[0].strip() if "=" in head else path.name,
-                       "arena.training:load_trained_agent", {"path": str(path), **kwargs})
+                       TRAINED_FACTORY, {"path": str(path), **kwargs})
         if "=" in head:
             name, _, text = text.partition("=")
             name = name.strip()
         parts = split_outside_braces(text, "+")
         if len(parts) > 1:
             if any(not part.strip() for part in parts):
-                raise ValueError(f"agent {whole!r}: a team entrant is MEMBER+MEMBER..., got an empty member")
-            members = tuple(cls.parse(part if "=" in part.partition("{")[0] or ":" not in part.partition("{")[0]
-                                      else f"{part.partition('{')[0].rpartition(':')[2].strip()}={part.strip()}")
-                            for part in parts)  # a member 'module:Class' is named 'Class'
+                raise ValueError(f"agent {_short(whole)}: a team entrant is MEMBER+MEMBER..., got an empty member")
+            members = tuple(_parse_member(part) for part in parts)
             return cls(name or "+".join(m.name for m in members), members=members)
         head, brace, tail = text.partition("{")
         factory = head.strip()
-        kwargs: dict[str, Any] = {}
-        if brace:
-            try:
-                kwargs = json.loads(brace + tail)
-            except json.JSONDecodeError as err:
-                raise ValueError(f"agent {whole!r}: the keyword arguments after the name must be a JSON object ({err})") from None
-            if not isinstance(kwargs, dict):
-                raise ValueError(f"agent {whole!r}: the keyword arguments must be a JSON object, got {tail!r}")
+        kwargs = _json_kwargs(brace + tail, whole) if brace else {}
         if not factory:
-            raise ValueError(f"agent {whole!r}: expected [NAME=]FACTORY[{{JSON kwargs}}], got no factory")
+            raise ValueError(f"agent {_short(whole)}: expected [NAME=]FACTORY[{{JSON kwargs}}], got no factory")
+        if _looks_like_path(factory):
+            raise ValueError(_no_folder(factory))
         return cls(name or factory, factory, kwargs)
 
     @classmethod
@@ -286,6 +359,27 @@ class AgentSpec:
         if self.members:
             return "+".join(member.describe() for member in self.members)
         return self.factory + (json.dumps(self.kwargs, sort_keys=True) if self.kwargs else "")
+
+    @property
+    def folder(self) -> str | None:
+        """The trained-agent folder this entrant loads, or ``None``."""
+        path = self.kwargs.get("path") if self.factory == TRAINED_FACTORY else None
+        return path if isinstance(path, str) else None
+
+    def label(self) -> str:
+        """What tables and pages show: :meth:`describe`, with a trained folder as its name
+        (``c4``; :attr:`folder` holds the path, for the details).
+
+        Example:
+            >>> AgentSpec("duo", members=("random", 'arena.training:load_trained_agent{"path": "/r/c4"}')).label()
+            'random+c4'
+        """
+        if self.members:
+            return "+".join(member.label() for member in self.members)
+        if self.folder is not None:
+            extra = {key: value for key, value in self.kwargs.items() if key != "path"}
+            return (Path(self.folder).name or self.folder) + (json.dumps(extra, sort_keys=True) if extra else "")
+        return self.describe()
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,8 @@ __all__ = ["InterfaceSpec", "parse_interface_spec", "build_interface", "interfac
            "options_text"]
 
 _NAME = re.compile(r"[A-Za-z_][\w.]*(?::[A-Za-z_][\w.]*)?")
+MAX_DEPTH = 100  # interfaces nested in one stack (a real stack has a handful)
+MAX_SPEC_TEXT = 100_000  # characters of one spec
 _KEYWORDS = {"true": True, "false": False, "null": None, "True": True, "False": False, "None": None}
 
 
@@ -157,11 +159,16 @@ def parse_interface_spec(spec: str | Mapping[str, Any] | InterfaceSpec) -> Inter
     if not isinstance(spec, str):
         raise TypeError(f"an interface spec must be text or a JSON object, got {type(spec).__name__}")
     text = spec.strip()
+    if len(text) > MAX_SPEC_TEXT:
+        raise InterfaceSpecError(f"interface spec of {len(text):,} characters: at most {MAX_SPEC_TEXT:,} are read "
+                                 f"(starts {text[:40]!r})")
     if text.startswith("{"):
         try:
             value = json.loads(text)
         except json.JSONDecodeError as err:
-            raise InterfaceSpecError(f"interface spec {spec!r}: invalid JSON ({err})") from None
+            raise InterfaceSpecError(f"interface spec {_short(spec)}: invalid JSON ({err})") from None
+        except RecursionError:
+            raise InterfaceSpecError(f"interface spec {_short(spec)}: JSON nested too deeply") from None
         return _from_json(value)
     parser = _Parser(text)
     result = parser.stack()
@@ -222,28 +229,42 @@ def _value_json(value: Any) -> Any:
     return value
 
 
-def _from_json(value: Any) -> InterfaceSpec:
+def _short(value: Any, limit: int = 80) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+def _too_deep(where: Any) -> InterfaceSpecError:
+    return InterfaceSpecError(f"interface spec {_short(where)}: more than {MAX_DEPTH} interfaces or values nested "
+                              "in one another")
+
+
+def _from_json(value: Any, depth: int = 0) -> InterfaceSpec:
+    if depth > MAX_DEPTH:
+        raise _too_deep(value)
     if isinstance(value, str):
         return parse_interface_spec(value)
     if not isinstance(value, Mapping) or not isinstance(value.get("interface"), str):
-        raise InterfaceSpecError(f'an interface spec object needs an "interface" name, got {value!r}')
+        raise InterfaceSpecError(f'an interface spec object needs an "interface" name, got {_short(value)}')
     extra = set(value) - {"interface", "options", "inner"}
     if extra:
-        raise InterfaceSpecError(f'interface spec {value!r}: unknown keys {sorted(extra)}; expected '
+        raise InterfaceSpecError(f'interface spec {_short(value)}: unknown keys {sorted(extra)}; expected '
                                  '"interface", "options" and "inner"')
     options = value.get("options") or {}
     if not isinstance(options, Mapping):
-        raise InterfaceSpecError(f'interface spec {value!r}: "options" must be an object')
+        raise InterfaceSpecError(f'interface spec {_short(value)}: "options" must be an object')
     inner = value.get("inner")
-    options = {key: _option_from_json(v) for key, v in options.items()}
-    return InterfaceSpec(value["interface"], options, None if inner is None else _from_json(inner))
+    options = {key: _option_from_json(v, depth + 1) for key, v in options.items()}
+    return InterfaceSpec(value["interface"], options, None if inner is None else _from_json(inner, depth + 1))
 
 
-def _option_from_json(value: Any) -> Any:
+def _option_from_json(value: Any, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise _too_deep(value)
     if isinstance(value, Mapping) and isinstance(value.get("interface"), str):
-        return _from_json(value)
+        return _from_json(value, depth)
     if isinstance(value, list):
-        return [_option_from_json(v) for v in value]
+        return [_option_from_json(v, depth + 1) for v in value]
     return value
 
 
@@ -251,12 +272,17 @@ class _Parser:
     """Recursive descent over ``name(inner, key=value, ...)``."""
 
     def __init__(self, text: str) -> None:
-        self.text, self.pos = text, 0
+        self.text, self.pos, self.depth = text, 0, 0
 
     def fail(self, expected: str) -> InterfaceSpecError:
         found = self.text[self.pos:self.pos + 12] or "the end"
-        return InterfaceSpecError(f"interface spec {self.text!r}: expected {expected} at position {self.pos}, "
+        return InterfaceSpecError(f"interface spec {_short(self.text)}: expected {expected} at position {self.pos}, "
                                   f"found {found!r}")
+
+    def enter(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise _too_deep(self.text)
 
     def skip(self) -> None:
         while self.pos < len(self.text) and self.text[self.pos].isspace():
@@ -279,6 +305,12 @@ class _Parser:
         return match.group()
 
     def stack(self) -> InterfaceSpec:
+        self.enter()
+        spec = self._stack()
+        self.depth -= 1
+        return spec
+
+    def _stack(self) -> InterfaceSpec:
         name = self.name()
         inner, options = None, {}
         if self.peek() == "(":
@@ -318,6 +350,7 @@ class _Parser:
         if char == "[":
             self.pos += 1
             items = []
+            self.enter()
             while self.peek() != "]":
                 if items:
                     if self.peek() != ",":
@@ -325,6 +358,7 @@ class _Parser:
                     self.pos += 1
                 items.append(self.value())
             self.pos += 1
+            self.depth -= 1
             return items
         match = re.compile(r"[A-Za-z_]\w*").match(self.text, self.pos)
         if match and match.group() in _KEYWORDS and not self.text[match.end():].lstrip().startswith(("(", ":")):
@@ -336,5 +370,7 @@ class _Parser:
             value, end = json.JSONDecoder().raw_decode(self.text, self.pos)
         except json.JSONDecodeError:
             raise self.fail("a JSON value or an interface") from None
+        except RecursionError:
+            raise _too_deep(self.text) from None
         self.pos = end
         return value

@@ -8,9 +8,10 @@ options (and fails with the same one-line error) in ``tournament``, ``train``, `
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
-__all__ = ["parse_json_object", "parse_env_options", "MAX_OPTIONS_TEXT"]
+__all__ = ["parse_json_object", "parse_env_options", "parse_anchor", "MAX_OPTIONS_TEXT"]
 
 MAX_OPTIONS_TEXT = 100_000  # characters: options are a few keys, never a data file
 
@@ -63,6 +64,32 @@ def parse_env_options(text: str | None) -> dict[str, Any]:
         {'rounds': 5}
     """
     return parse_json_object(text, "--env-options")
+
+
+def parse_anchor(text: str | None) -> tuple[str, float] | None:
+    """``--anchor NAME=ELO`` as ``(name, rating)`` (``None`` stays ``None``); the rating must be finite.
+
+    Example:
+        >>> parse_anchor("random=0")
+        ('random', 0.0)
+        >>> parse_anchor("random=nan")
+        Traceback (most recent call last):
+        ...
+        ValueError: --anchor: the rating must be a finite number, got 'random=nan'
+    """
+    if text is None:
+        return None
+    name, eq, value = text.rpartition("=")
+    try:
+        if not eq or not name.strip():
+            raise ValueError
+        rating = float(value)
+    except ValueError:
+        raise ValueError(f"--anchor: expected NAME=ELO (an entrant and its fixed rating, e.g. random=0), "
+                         f"got {_shown(text)}") from None
+    if not math.isfinite(rating):
+        raise ValueError(f"--anchor: the rating must be a finite number, got {_shown(text)}")
+    return name.strip(), rating
 
 
 def _shown(text: str, limit: int = 80) -> str:

@@ -10,26 +10,38 @@ that ``arena report`` prints, writes as JSON, renders as HTML
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from arena.errors import ReportError
 from arena.specs.agents import AgentSpec, EnvSpec
-from arena.tournament.store import ResultStore
-from arena.tournament.tournament import TournamentResult
+from arena.tournament.store import ResultsFileError
+from arena.tournament.reading import open_results, read_entrants, read_env, read_games, read_rules
+from arena.tournament.result import TournamentResult
 
 __all__ = ["load_results", "analyse"]
 
 
-def load_results(paths: Sequence[str | Path], anchor: tuple[str, float] | None = None) -> TournamentResult:
+def load_results(paths: Sequence[str | Path], anchor: tuple[str, float] | None = None,
+                 origins: dict[int, tuple[str, int]] | None = None) -> TournamentResult:
     """Every stored game of ``paths`` (tournaments on one env) as one result.
 
     Entrants of the same name must be the same program in every file. Games keep their
-    lineup and seed, so duplicate sets stay together.
+    lineup and seed, so duplicate sets stay together. The files are only read (see
+    :mod:`arena.tournament.reading`); a file given twice (``a.db a.db``, ``a.db sub/../a.db``,
+    a link to it) counts once.
+
+    Args:
+        paths: the results files.
+        anchor: an entrant and its fixed Elo.
+        origins: a dict to fill with ``id(game) -> (file, game number)`` for each game of the
+            result, so a row can link to the game's own replay page.
 
     Raises:
-        ReportError: no paths, a missing file, files of different envs, or one name for two programs.
+        ReportError: no paths, files of different envs, or one name for two programs.
+        ResultsFileError: a file that is missing, not arena's, of an unknown schema, or damaged.
     """
     if not paths:
         raise ReportError("arena report: give at least one results file (a tournament's --db)")
@@ -39,14 +51,16 @@ def load_results(paths: Sequence[str | Path], anchor: tuple[str, float] | None =
     games = []
     duplicate = True
     first_path = None
-    for path in paths:
-        if not Path(path).is_file():
-            raise ReportError(f"arena report: no results file at {str(path)!r}")
-        with ResultStore(path) as store:
-            rules = store.rules()
+    for path in _distinct(paths):
+        try:
+            db = open_results(path, "arena report")
+        except ResultsFileError as err:
+            raise ReportError(str(err)) from None
+        try:
+            rules = read_rules(db, str(path), "arena report")
             if not rules:
                 raise ReportError(f"arena report: {str(path)!r} holds no tournament (no rules stored)")
-            this_env = EnvSpec(rules["env"], rules.get("env_kwargs") or {})
+            this_env = read_env(db, str(path), "arena report")
             if env is None:
                 env, first_path = this_env, path
             elif this_env != env:
@@ -54,25 +68,43 @@ def load_results(paths: Sequence[str | Path], anchor: tuple[str, float] | None =
                     f"arena report: {str(path)!r} holds games of {this_env.factory} {this_env.kwargs}, "
                     f"{str(first_path)!r} of {env.factory} {env.kwargs}; pool only tournaments on the same env")
             duplicate = duplicate and rules.get("duplicate", True) is not False
-            for entry in store.entrants():
-                spec = AgentSpec(entry["name"], entry["factory"], entry["kwargs"])
+            for spec, why in read_entrants(db, str(path), "arena report"):
                 known = specs.get(spec.name)
                 if known is not None and known != spec:
-                    raise ReportError(f"arena report: entrant {spec.name!r} is {known.describe()} in one file and "
-                                      f"{spec.describe()} in {str(path)!r}; one name must be one program")
+                    raise ReportError(f"arena report: entrant {spec.name!r} is {known.label()} in one file and "
+                                      f"{spec.label()} in {str(path)!r}; one name must be one program")
                 specs[spec.name] = spec
-                if entry["excluded"]:
-                    excluded[spec.name] = entry["excluded"]
-            games += store.results()
+                if why:
+                    excluded[spec.name] = why
+            for number, _, game in read_games(db, str(path), "arena report", with_actions=False):
+                games.append(game)
+                if origins is not None:
+                    origins[id(game)] = (str(path), number)
+        except ResultsFileError as err:
+            raise ReportError(str(err)) from None
+        finally:
+            db.close()
     played = {name for game in games for name in (game.ranks or {})} | {name for game in games for name in game.seats.values()}
     entrants = [name for name in specs if name in played]
     if anchor is not None and anchor[0] not in entrants:
         raise ReportError(f"arena report: the anchor {anchor[0]!r} played no stored game; entrants: {entrants}")
     games.sort(key=lambda game: (game.index, game.lineup))
-    db = ", ".join(str(path) for path in paths)
+    db_names = ", ".join(str(path) for path in _distinct(paths))
     leftover = {name: why for name, why in excluded.items() if name not in entrants}
     return TournamentResult(env, entrants, leftover, [], games,  # type: ignore[arg-type]  (paths is not empty)
-                            len(games), 0, 0.0, 0.0, db, {}, specs, duplicate, anchor=anchor)
+                            len(games), 0, 0.0, 0.0, db_names, {}, specs, duplicate, anchor=anchor)
+
+
+def _distinct(paths: Sequence[str | Path]) -> list[str | Path]:
+    """``paths`` without repeats of one file (by its real path: ``a.db``, ``./a.db``, a link to it)."""
+    seen: set[str] = set()
+    kept = []
+    for path in paths:
+        real = os.path.realpath(path)
+        if real not in seen:
+            seen.add(real)
+            kept.append(path)
+    return kept
 
 
 def _clean(value: float) -> float | None:
@@ -118,6 +150,7 @@ def analyse(result: TournamentResult, *, bootstrap: int = 200, seed: int = 0, al
             "mu": skill.mu if skill else None, "sigma": skill.sigma if skill else None,
             "nash_weight": float(nash.weights[i]), "nash_score": float(nash.scores[i]), "alpha_rank": float(ranks[i]),
             "factory": result.specs[name].describe() if name in result.specs else None,
+            "label": result.specs[name].label() if name in result.specs else name,
         })
     pairwise = [stats.as_dict() for (a, b), stats in result.pairings.items() if a != b]
     return {

@@ -27,7 +27,7 @@ DEMO_AGENTS = (
     AgentSpec("random", "random"),
     AgentSpec("heuristic", "connect_four_heuristic"),
     AgentSpec("mcts", "mcts", {"simulations": 100}),
-    AgentSpec("mirrored", "arena.specs.agents:behind_interface", {
+    AgentSpec("mirrored", "behind_interface", {
         "agent": "connect_four_heuristic",
         "interface": "rotate_board",
         "interface_kwargs": {"quarter_turns": 0, "mirror": True},

@@ -11,11 +11,20 @@ plays on the raw env. ``agent.json`` in the folder is the manifest:
   ``statistics()`` and ``load_statistics()``, such as ``NormalizeObservation``), by level
   index from the root, loaded frozen;
 * ``env`` and ``env_options``, ``seats``, ``timesteps``;
-* ``versions`` of Python, arena, gymnasium, Stable-Baselines3, sb3-contrib and torch.
+* ``versions`` of Python, arena, gymnasium, Stable-Baselines3, sb3-contrib and torch;
+* ``model_sha256``: the SHA-256 of the model file, checked before it is loaded.
+
+What loading runs: the model file is a Stable-Baselines3 zip, and **SB3 zips hold pickled Python
+objects: loading one runs code**, so load only folders from people you trust. arena checks
+everything else before it gets there: the manifest's keys and types, that every file it names
+lies inside the folder, the model's SHA-256, and that its env and interface names are registered
+ones (a ``module:callable`` in a manifest is refused unless ``trust=True``: see
+:func:`arena.registry.reading_data`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import platform
 from collections.abc import Mapping, Sequence
@@ -26,13 +35,13 @@ from typing import Any
 import numpy as np
 
 from arena.agents.base import Agent
-from arena.errors import ArenaError
+from arena.errors import AgentFolderError, ArenaError
 from arena.interface import Interface
-from arena.registry import make_env
+from arena.registry import make_env, reading_data
 from arena.specs.interfaces import build_interface
 
 __all__ = ["MANIFEST", "FORMAT_VERSION", "is_agent_folder", "read_manifest", "save_trained_agent",
-           "load_trained_agent", "trained_interface", "pool_statistics"]
+           "load_trained_agent", "trained_interface", "pool_statistics", "model_digest"]
 
 MANIFEST = "agent.json"
 FORMAT_VERSION = 1
@@ -45,30 +54,92 @@ def is_agent_folder(path: str | Path) -> bool:
     return path.is_dir() and (path / MANIFEST).is_file()
 
 
+_MAX_MANIFEST_BYTES = 1_000_000  # a manifest is a few hundred bytes
+# key -> (the JSON types it may have, whether it must be there)
+_KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
+    "format": ((str,), True), "format_version": ((int,), True), "algo": ((str,), True), "model": ((str,), True),
+    "env": ((str,), True), "interface": ((str, type(None)), False), "interface_state": ((str, type(None)), False),
+    "env_options": ((dict, type(None)), False), "seats": ((list, type(None)), False),
+    "team_size": ((int, type(None)), False), "model_sha256": ((str, type(None)), False),
+    "timesteps": ((int, type(None)), False), "versions": ((dict, type(None)), False),
+}
+
+
 def read_manifest(path: str | Path) -> dict[str, Any]:
-    """The manifest of a trained-agent folder.
+    """The manifest of a trained-agent folder, checked key by key.
 
     Raises:
-        ArenaError: no such folder, no manifest, not an arena agent, or a newer format.
+        AgentFolderError: no such folder, no manifest, not an arena agent, a newer format, a key
+            missing or of the wrong type, or a file it names that is missing or outside the folder.
     """
     folder = Path(path)
     if not folder.is_dir():
-        raise ArenaError(f"trained agent: {str(folder)!r} is not a folder (expected what 'arena train --out' wrote)")
+        raise AgentFolderError(f"no such agent folder: {path}" if not folder.exists() else
+                               f"trained agent: {str(folder)!r} is not a folder (expected what 'arena train --out' wrote)")
     manifest_path = folder / MANIFEST
     if not manifest_path.is_file():
-        raise ArenaError(f"trained agent: {str(folder)!r} has no {MANIFEST} (expected what 'arena train --out' wrote)")
+        raise AgentFolderError(f"trained agent: {str(folder)!r} has no {MANIFEST} (expected what 'arena train --out' "
+                               "wrote)")
+    if manifest_path.stat().st_size > _MAX_MANIFEST_BYTES:
+        raise AgentFolderError(f"trained agent: {str(manifest_path)!r} is over {_MAX_MANIFEST_BYTES:,} bytes: not a "
+                               "manifest")
     try:
-        manifest = json.loads(manifest_path.read_text())
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise ArenaError(f"trained agent: {str(manifest_path)!r} is not valid JSON ({err})") from None
+        raise AgentFolderError(f"trained agent: {str(manifest_path)!r} is not valid JSON ({err})") from None
+    except RecursionError:
+        raise AgentFolderError(f"trained agent: {str(manifest_path)!r} is JSON nested too deeply") from None
     if not isinstance(manifest, dict) or manifest.get("format") != "arena-agent":
-        raise ArenaError(f"trained agent: {str(manifest_path)!r} is not an arena agent manifest "
-                         '(expected "format": "arena-agent")')
+        raise AgentFolderError(f"trained agent: {str(manifest_path)!r} is not an arena agent manifest "
+                               '(expected "format": "arena-agent")')
     version = manifest.get("format_version")
     if not isinstance(version, int) or version > FORMAT_VERSION:
-        raise ArenaError(f"trained agent: {str(manifest_path)!r} has format_version {version!r}; this arena reads "
-                         f"up to {FORMAT_VERSION} (upgrade arena)")
+        raise AgentFolderError(f"trained agent: {str(manifest_path)!r} has format_version {version!r}; this arena "
+                               f"reads up to {FORMAT_VERSION} (upgrade arena)")
+    for key, (kinds, required) in _KEYS.items():
+        if key not in manifest:
+            if required:
+                raise AgentFolderError(f"trained agent {str(folder)!r}: {MANIFEST} has no {key!r}")
+        elif not isinstance(manifest[key], kinds) or isinstance(manifest[key], bool):
+            expected = " or ".join("null" if kind is type(None) else _JSON_NAMES[kind] for kind in kinds)
+            raise AgentFolderError(f"trained agent {str(folder)!r}: {MANIFEST} key {key!r} must be {expected}, "
+                                   f"got {type(manifest[key]).__name__}")
+    _inside(folder, manifest["model"], "model")
+    if manifest.get("interface_state"):
+        _inside(folder, manifest["interface_state"], "interface_state")
     return manifest
+
+
+_JSON_NAMES = {str: "text", int: "an integer", dict: "an object", list: "a list"}
+
+
+def _inside(folder: Path, name: str, key: str) -> Path:
+    """The file ``name`` of the manifest's ``key``, which must be a file inside ``folder``."""
+    candidate = Path(name)
+    where = f"trained agent {str(folder)!r}: {MANIFEST} key {key!r}"
+    if candidate.is_absolute() or not name.strip():
+        raise AgentFolderError(f"{where} must name a file inside the folder, got {name!r}")
+    root = folder.resolve()
+    try:
+        target = (folder / candidate).resolve()
+    except (OSError, ValueError) as err:
+        raise AgentFolderError(f"{where} names {name!r}, which cannot be resolved ({err})") from None
+    if not target.is_relative_to(root):
+        raise AgentFolderError(f"{where} names {name!r}, which lies outside the folder")
+    if target.is_dir():
+        raise AgentFolderError(f"{where} names {name!r}, which is a folder, not a file")
+    if not target.is_file():
+        raise AgentFolderError(f"{where} names {name!r}, which is not in the folder")
+    return target
+
+
+def model_digest(path: str | Path) -> str:
+    """The SHA-256 (hex) of a model file, as a manifest records it."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _versions() -> dict[str, str]:
@@ -102,6 +173,7 @@ def save_trained_agent(folder: str | Path, model: Any, *, algo: str, env: str, e
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     model.save(str(folder / "model.zip"))
+    digest = model_digest(folder / "model.zip")
     state = None
     statistics = _statistics(trained_stack)
     if statistics:
@@ -111,6 +183,7 @@ def save_trained_agent(folder: str | Path, model: Any, *, algo: str, env: str, e
         "format": "arena-agent", "format_version": FORMAT_VERSION, "algo": algo, "model": "model.zip",
         "interface": interface, "interface_state": state, "env": env, "env_options": dict(env_options),
         "seats": list(seats) if seats else None, "timesteps": int(model.num_timesteps), "versions": _versions(),
+        "model_sha256": digest,
     }
     if team_size is not None:
         manifest["team_size"] = int(team_size)
@@ -162,7 +235,7 @@ def pool_statistics(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def trained_interface(folder: str | Path, manifest: Mapping[str, Any] | None = None, *,
-                      frozen: bool = True) -> Interface | None:
+                      frozen: bool = True, trust: bool = False) -> Interface | None:
     """The folder's interface stack, built from its spec, with the trained statistics loaded.
 
     Args:
@@ -170,6 +243,8 @@ def trained_interface(folder: str | Path, manifest: Mapping[str, Any] | None = N
         manifest: its manifest, when already read.
         frozen: freeze the statistics (to play, the default); ``False`` keeps them updating, to
             continue training (``arena train --load``).
+        trust: let the manifest's interface spec import ``module:Class`` names (else only
+            registered interfaces are built).
 
     Raises:
         ArenaError: the stored statistics do not fit the stack in the manifest.
@@ -177,13 +252,14 @@ def trained_interface(folder: str | Path, manifest: Mapping[str, Any] | None = N
     folder = Path(folder)
     manifest = manifest or read_manifest(folder)
     spec = manifest.get("interface")
-    stack = build_interface(spec) if spec else None
+    with reading_data(f"agent folder {str(folder)!r}", trust):
+        stack = build_interface(spec) if spec else None
     state = manifest.get("interface_state")
     if stack is None or not state:
         return stack
     levels = stack.levels()
-    for index, statistics in json.loads((folder / state).read_text()).items():
-        level = levels[int(index)] if int(index) < len(levels) else None
+    for index, statistics in _state(folder, state).items():
+        level = levels[int(index)] if index.isdigit() and int(index) < len(levels) else None
         if level is None or not callable(getattr(level, "load_statistics", None)):
             raise ArenaError(f"trained agent {str(folder)!r}: {state} has statistics for level {index}, "
                              f"which {stack} does not keep")
@@ -194,8 +270,21 @@ def trained_interface(folder: str | Path, manifest: Mapping[str, Any] | None = N
     return stack
 
 
+def _state(folder: Path, name: str) -> dict[str, Any]:
+    """The interface statistics file, checked to be a JSON object of level index -> statistics."""
+    path = _inside(folder, name, "interface_state")
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as err:
+        raise AgentFolderError(f"trained agent {str(folder)!r}: {name} is not readable JSON "
+                               f"({type(err).__name__})") from None
+    if not isinstance(state, dict) or not all(isinstance(value, dict) for value in state.values()):
+        raise AgentFolderError(f"trained agent {str(folder)!r}: {name} must map level indices to statistics")
+    return state
+
+
 def load_trained_agent(path: str | Path, *, env: Any = None, deterministic: bool = True, device: str = "cpu",
-                       seed: int | None = None, name: str | None = None) -> Agent:
+                       seed: int | None = None, name: str | None = None, trust: bool = False) -> Agent:
     """The agent in a folder written by ``arena train``: its model behind its interface stack.
 
     The model's spaces are checked against the stack on the env's first learner seat at
@@ -207,9 +296,15 @@ def load_trained_agent(path: str | Path, *, env: Any = None, deterministic: bool
         env: the env the agent will play in (default: built from the manifest).
         deterministic, device, seed: as for :func:`arena.training.load_sb3_agent`.
         name: the name shown in tournaments (default: the folder's name).
+        trust: let the manifest's env and interface names import ``module:callable`` code (else
+            only registered names resolve). The model file itself is a pickle whatever this says:
+            load folders only from people you trust.
 
     Raises:
-        ArenaError: not a trained-agent folder, or the model and the stack disagree on spaces.
+        AgentFolderError: not a trained-agent folder, a broken manifest, or a model file whose
+            SHA-256 is not the manifest's.
+        UntrustedCodeError: the manifest names a ``module:callable`` and ``trust`` is false.
+        ArenaError: the model and the stack disagree on spaces.
 
     Example::
 
@@ -219,12 +314,22 @@ def load_trained_agent(path: str | Path, *, env: Any = None, deterministic: bool
 
     folder = Path(path).resolve()
     manifest = read_manifest(folder)
-    stack = trained_interface(folder, manifest)
+    stack = trained_interface(folder, manifest, trust=trust)
     team_size = manifest.get("team_size")
-    agent = load_sb3_agent(folder / manifest["model"], algo=manifest["algo"], interface=stack,
+    model = _inside(folder, manifest["model"], "model")
+    expected = manifest.get("model_sha256")
+    if expected is not None and model_digest(model) != expected.lower():
+        raise AgentFolderError(f"trained agent {str(folder)!r}: {manifest['model']} does not have the SHA-256 its "
+                               f"manifest records ({expected[:16]}…): the model file was changed or replaced; "
+                               "not loaded")
+    agent = load_sb3_agent(model, algo=manifest["algo"], interface=stack,
                            deterministic=deterministic, device=device, seed=seed, name=name or folder.name,
                            team_size=team_size)
-    probe = env if env is not None else make_env(manifest["env"], **dict(manifest.get("env_options") or {}))
+    if env is None:
+        with reading_data(f"agent folder {str(folder)!r}", trust):
+            probe = make_env(manifest["env"], **dict(manifest.get("env_options") or {}))
+    else:
+        probe = env
     if team_size is not None:  # a model of a whole side: one agent per side, Tuple spaces
         from arena.sides import GroupTeams
 

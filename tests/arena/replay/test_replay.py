@@ -190,7 +190,7 @@ def test_a_forfeited_game_is_replayed_up_to_the_forfeit(tmp_path, capsys, monkey
 
 
 def test_eye_view_of_an_entrant_behind_interfaces(tmp_path_factory):
-    eye = ('ego=arena.specs.agents:behind_interface{"agent": "random", "interface": "ego_board", '
+    eye = ('ego=behind_interface{"agent": "random", "interface": "ego_board", '
            '"interface_kwargs": {"planes": true}}')
     db = _tournament(tmp_path_factory, "tic_tac_toe", games=2, entrants=["random", eye])
     game = load_game(db, 1)
@@ -221,9 +221,12 @@ def test_a_trained_agent_folder_is_replayed_with_its_eye_view(tmp_path):
                        trained_stack=env.interface)
     db = tmp_path / "trained.db"
     run_tournament("tic_tac_toe", ["random", str(folder)], games=2, db=db, workers=1)
-    assert main(["replay", str(db), "--verify"]) == 0
-    game = load_game(db, 1)
-    seat = next(s for s, name in game.result.seats.items() if name == "ttt_agent")
+    assert main(["replay", str(db), "--verify"]) == 0  # verifying needs no entrant code
+    untrusted = load_game(db, 1)
+    seat = next(s for s, name in untrusted.result.seats.items() if name == "ttt_agent")
+    assert game_data(untrusted)["eye_seats"] == {}  # the folder's pickle is code: not loaded from a file's word
+    assert "pass --trust" in untrusted.notes[0]
+    game = load_game(db, 1, trust=True)
     views = [f.eye[seat] for f in replay(game, eye=True) if seat in f.eye]
     assert views and all(v.matches for v in views)  # the policy is deterministic: same moves again
     assert views[0].observation.shape == (18,)  # what the network saw: the flattened ego planes
@@ -259,6 +262,6 @@ def test_verify_refuses_a_file_it_cannot_verify(ttt_db, tmp_path_factory, tmp_pa
     assert f"replay --verify: none of the 4 games of {copy} has stored actions" in err and "nothing to verify" in err
     db = tmp_path_factory.mktemp("unreproducible") / "u.db"
     run_tournament(f"{__name__}:UnreproducibleTicTacToe", ["random", "b=random"], games=2, db=db, workers=1)
-    assert main(["replay", str(db), "--verify"]) == 2
+    assert main(["replay", str(db), "--verify", "--trust"]) == 2
     err = capsys.readouterr().err
     assert "declares that its episodes do not follow from seed and actions" in err and "can be watched, not verified" in err

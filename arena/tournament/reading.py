@@ -1,0 +1,226 @@
+"""Reading a results file someone else may have written: read-only, checked, bounded.
+
+Every reader (``arena report``, ``arena replay``, :mod:`arena.replay.source`) opens a results
+file through :func:`open_results`, so they all refuse the same files with the same one-line
+error and never change a byte of what they read:
+
+* the file is opened read-only through SQLite's URI (``mode=ro``; ``immutable=1`` where the
+  folder is read-only, so no ``-shm`` file is needed): no journal-mode switch, no table created,
+  no schema upgraded, and a read-only file works;
+* it must say it is arena's (``PRAGMA application_id``, or the first release's tables) and have
+  a schema this arena reads (``PRAGMA user_version``, the rules' ``schema``);
+* each row is checked column by column (types, JSON shapes, nesting, size) before use, so a
+  damaged or hostile row is a :class:`~arena.tournament.store.ResultsFileError` naming the row and
+  column, never a crash deep in a report.
+
+Names found in the file (env and agent factories) are data: the readers build nothing from them
+outside :func:`arena.registry.reading_data`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from arena.specs.agents import AgentSpec, EnvSpec
+from arena.tournament.game import GameResult
+from arena.tournament.store import _COLUMNS, _SQLITE_HEADER, APPLICATION_ID, SCHEMA_VERSION, ResultsFileError
+
+__all__ = ["open_results", "read_rules", "read_env", "read_entrants", "read_games", "parse_game", "MAX_CELL_CHARS",
+           "MAX_GAME_NUMBER"]
+
+MAX_CELL_CHARS = 1_000_000  # one JSON cell (seats, ranks, versions...): a few hundred bytes in a real file
+MAX_GAME_NUMBER = 2**63 - 1  # SQLite's largest row id
+_RULES_SCHEMA = "1"  # the rules' format that ResultStore.bind writes
+
+
+def open_results(path: str | Path, who: str = "arena") -> sqlite3.Connection:
+    """A read-only connection to the results file at ``path``, checked to be arena's.
+
+    Args:
+        path: the file.
+        who: the command, for the message (``"arena report"``).
+
+    Raises:
+        ResultsFileError: no such file, not SQLite, not arena's, or a schema this arena does not read.
+    """
+    file = Path(path)
+    if not file.is_file():
+        raise ResultsFileError(f"{who}: no results file at {str(path)!r}")
+    with open(file, "rb") as handle:
+        if handle.read(len(_SQLITE_HEADER)) != _SQLITE_HEADER:
+            raise ResultsFileError(f"{who}: {str(path)!r} is not an arena results file (not an SQLite database)")
+    db = _connect_read_only(file, who)
+    try:
+        application = db.execute("PRAGMA application_id").fetchone()[0]
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if application not in (0, APPLICATION_ID):
+            raise ResultsFileError(f"{who}: {str(path)!r} is not an arena results file (an SQLite database of "
+                                   f"another program: application id {application:#x})")
+        if not {"meta", "entrants", "games"} <= tables:
+            raise ResultsFileError(f"{who}: {str(path)!r} is not an arena results file (it has no games table); "
+                                   "give a file written by `arena tournament --db` or `arena play --record`")
+        if application and not 1 <= version <= SCHEMA_VERSION:
+            raise ResultsFileError(f"{who}: {str(path)!r} has schema version {version}; this arena reads versions 1 "
+                                   f"to {SCHEMA_VERSION} (a newer file needs a newer arena-marl)")
+        row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        if row is not None and row[0] != _RULES_SCHEMA:
+            raise ResultsFileError(f"{who}: {str(path)!r} stores its rules in schema {_shown(row[0])}; this arena "
+                                   f"reads schema {_RULES_SCHEMA} (upgrade arena-marl)")
+    except sqlite3.DatabaseError as err:
+        db.close()
+        raise ResultsFileError(f"{who}: {str(path)!r} cannot be read as an SQLite database ({err})") from None
+    except ResultsFileError:
+        db.close()
+        raise
+    return db
+
+
+def _connect_read_only(file: Path, who: str) -> sqlite3.Connection:
+    uri = file.resolve().as_uri()
+    # A file in a read-only folder cannot get the -shm file a WAL reader needs: read it as immutable
+    # (nothing can be writing to it there).
+    mode = "mode=ro" if os.access(file.parent, os.W_OK) else "immutable=1"
+    try:
+        return sqlite3.connect(f"{uri}?{mode}", uri=True, timeout=30.0)
+    except sqlite3.Error as err:
+        raise ResultsFileError(f"{who}: {str(file)!r} cannot be opened read-only ({err})") from None
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+def _json(text: Any, what: str) -> Any:
+    """A JSON cell, with one-line errors for any damage (wrong type, bad JSON, too deep, too long)."""
+    if not isinstance(text, str):
+        raise ResultsFileError(f"{what} must be JSON text, got {type(text).__name__} {_shown(text)}")
+    if len(text) > MAX_CELL_CHARS:
+        raise ResultsFileError(f"{what} holds {len(text):,} characters (at most {MAX_CELL_CHARS:,} are read)")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ResultsFileError(f"{what} is not valid JSON ({err})") from None
+    except RecursionError:
+        raise ResultsFileError(f"{what} is JSON nested too deeply") from None
+
+
+def read_rules(db: sqlite3.Connection, path: str, who: str = "arena") -> dict[str, Any]:
+    """The stored rules (``env``, ``env_kwargs``, ...), checked; ``{}`` when none are stored."""
+    rules = {}
+    for key, value in _select(db, "SELECT key, value FROM meta", path, who):
+        if key != "schema":
+            rules[str(key)] = _json(value, f"{who}: {path!r}: rule {_shown(key)}")
+    if rules and not isinstance(rules.get("env"), str):
+        raise ResultsFileError(f"{who}: {path!r}: the rule 'env' must be an env name, got {_shown(rules.get('env'))}")
+    if not isinstance(rules.get("env_kwargs") or {}, dict):
+        raise ResultsFileError(f"{who}: {path!r}: the rule 'env_kwargs' must be a JSON object")
+    return rules
+
+
+def read_env(db: sqlite3.Connection, path: str, who: str = "arena") -> EnvSpec | None:
+    """The stored env spec, or ``None`` when the file holds no rules."""
+    rules = read_rules(db, path, who)
+    if not rules:
+        return None
+    try:
+        return EnvSpec(rules["env"], rules.get("env_kwargs") or {})
+    except (TypeError, ValueError) as err:
+        raise ResultsFileError(f"{who}: {path!r}: the stored env is not an env spec ({err})") from None
+
+
+def read_entrants(db: sqlite3.Connection, path: str, who: str = "arena") -> list[tuple[AgentSpec, str | None]]:
+    """The stored entrants with why each was excluded (``None``: it played), checked."""
+    found = []
+    for name, factory, kwargs, excluded in _select(db, "SELECT name, factory, kwargs, excluded FROM entrants "
+                                                   "ORDER BY name", path, who):
+        what = f"{who}: {path!r}: entrant {_shown(name)}"
+        options = _json(kwargs, f"{what}: kwargs")
+        if not isinstance(options, dict):
+            raise ResultsFileError(f"{what}: kwargs must be a JSON object, got {_shown(kwargs)}")
+        if excluded is not None and not isinstance(excluded, str):
+            raise ResultsFileError(f"{what}: 'excluded' must be text, got {type(excluded).__name__}")
+        try:
+            spec = AgentSpec(name, factory, options)
+        except (TypeError, ValueError) as err:
+            raise ResultsFileError(f"{what} is not an entrant spec ({err})") from None
+        found.append((spec, excluded))
+    return found
+
+
+def read_games(db: sqlite3.Connection, path: str, who: str = "arena", where: str = "1",
+               args: tuple[Any, ...] = (), with_actions: bool = True) -> Iterator[tuple[int, bytes | None, GameResult]]:
+    """``(game number, packed actions or None, record)`` of the stored games matching ``where``, in file order."""
+    has_replays = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'replays'").fetchone()
+    join, actions = (("LEFT JOIN replays r USING (lineup, game_index)", "r.actions") if has_replays and with_actions
+                     else ("", "NULL"))
+    columns = ", ".join(f"g.{c}" for c in _COLUMNS)
+    query = f"SELECT g.rowid, {actions}, {columns} FROM games g {join} WHERE {where} ORDER BY g.rowid"
+    for row in _select(db, query, path, who, args):
+        blob = row[1]
+        if isinstance(blob, str):
+            blob = blob.encode("utf-8")
+        elif blob is not None and not isinstance(blob, bytes):
+            raise ResultsFileError(f"{who}: {path!r}: game {row[0]}: the stored actions are "
+                                   f"{type(blob).__name__}, not packed actions")
+        yield row[0], blob, parse_game(row[2:], f"{who}: {path!r}: game {row[0]}")
+
+
+def _select(db: sqlite3.Connection, query: str, path: str, who: str, args: tuple[Any, ...] = ()) -> Iterator[Any]:
+    try:
+        yield from db.execute(query, args)
+    except sqlite3.DatabaseError as err:  # a missing column or table, a damaged page
+        raise ResultsFileError(f"{who}: {path!r} is not a readable arena results file ({err})") from None
+
+
+def _mapping(value: Any, what: str, kind: tuple[type, ...], kind_name: str) -> dict[str, Any]:
+    if isinstance(value, dict) and all(isinstance(v, kind) and not isinstance(v, bool) for v in value.values()):
+        return value
+    raise ResultsFileError(f"{what} must be a JSON object of {kind_name}, got {_shown(json.dumps(value))}")
+
+
+def parse_game(row: tuple[Any, ...], what: str) -> GameResult:
+    """A stored game row (the ``games`` columns in order) as a :class:`GameResult`, every column checked.
+
+    Raises:
+        ResultsFileError: a column of the wrong type or shape; the message names it.
+    """
+    (lineup, index, seed, seats, ranks, returns, length, outcome, forfeit, error, versions,
+     truncated, seconds, _) = row
+
+    def need(value: Any, column: str, kinds: tuple[type, ...], expected: str, optional: bool = False) -> Any:
+        if (value is None and optional) or (isinstance(value, kinds) and not isinstance(value, bool)):
+            return value
+        raise ResultsFileError(f"{what}: column {column!r} must be {expected}, got {type(value).__name__} "
+                               f"{_shown(value)}")
+
+    need(lineup, "lineup", (str,), "text")
+    need(index, "game_index", (int,), "an integer")
+    need(seed, "seed", (int,), "an integer", optional=True)
+    need(length, "length", (int,), "an integer")
+    need(outcome, "outcome", (str,), "text")
+    need(forfeit, "forfeit", (str,), "text", optional=True)
+    need(error, "error", (str,), "text", optional=True)
+    need(truncated, "truncated", (int,), "0 or 1")
+    need(seconds, "seconds", (int, float), "a number")
+    seat_map = _mapping(_json(seats, f"{what}: column 'seats'"), f"{what}: column 'seats'", (str,),
+                        "seat -> entrant name")
+    rank_map = _mapping(_json(ranks, f"{what}: column 'ranks'"), f"{what}: column 'ranks'", (int, float),
+                        "entrant -> rank")
+    return_map = None
+    if returns is not None:
+        return_map = _mapping(_json(returns, f"{what}: column 'returns'"), f"{what}: column 'returns'",
+                              (int, float), "entrant -> return")
+        if not all(math.isfinite(v) for v in return_map.values()):
+            raise ResultsFileError(f"{what}: column 'returns' holds a value that is not a finite number")
+    version_map = _mapping(_json(versions, f"{what}: column 'versions'"), f"{what}: column 'versions'", (str,),
+                           "entrant -> version text")
+    return GameResult(lineup, index, seed, seat_map, rank_map, return_map, length, outcome, forfeit, error,
+                      version_map, bool(truncated), float(seconds))
