@@ -21,10 +21,9 @@ from typing import Any
 import numpy as np
 
 from arena.agents.base import Agent
-from arena.errors import UnknownNameError, UntrustedCodeError
+from arena.errors import ReplayError, UnknownNameError, UntrustedCodeError
 from arena.play_loop import ranks_from_returns
 from arena.registry import make_env, resolve
-from arena.errors import ReplayError
 from arena.replay.source import StoredGame
 from arena.seeding import derive_seed
 from arena.wrappers import AgtItfWrapper

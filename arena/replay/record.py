@@ -13,12 +13,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from arena.errors import TournamentMismatchError
 from arena.play_loop import Episode
 from arena.specs.agents import AgentSpec, EnvSpec
 from arena.tournament.actions import encode_actions
 from arena.tournament.game import GameResult
 from arena.tournament.schedule import lineup_key
-from arena.errors import TournamentMismatchError
 from arena.tournament.store import ResultStore
 
 __all__ = ["record_game", "check_record_file", "entrant_name"]

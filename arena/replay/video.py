@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ReplayError
 from arena.replay.engine import build_env, render_modes, replay
 from arena.replay.html import view_mode
-from arena.errors import ReplayError
 from arena.replay.source import StoredGame
 
 __all__ = ["write_video"]

@@ -17,9 +17,9 @@ from typing import Any
 
 from arena.errors import ReportError
 from arena.specs.agents import AgentSpec, EnvSpec
-from arena.tournament.store import ResultsFileError
 from arena.tournament.reading import open_results, read_entrants, read_env, read_games, read_rules
 from arena.tournament.result import TournamentResult
+from arena.tournament.store import ResultsFileError
 
 __all__ = ["load_results", "analyse"]
 

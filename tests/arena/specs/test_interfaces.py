@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 import envs
 from arena import AgtItfWrapper, UnknownNameError, play
 from arena.errors import InterfaceSpecError
-from arena.specs.interfaces import InterfaceSpec, build_interface, parse_interface_spec
 from arena.specs.agents import AgentSpec, behind_interface
+from arena.specs.interfaces import InterfaceSpec, build_interface, parse_interface_spec
 
 
 def test_text_and_json_forms_build_the_same_stack():
