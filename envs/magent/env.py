@@ -171,13 +171,16 @@ class MAgentBattle(MultiAgentEnv):
         self._steps += 1
         rewards: dict[str, float] = {}
         terminations: dict[str, bool] = {}
+        alive_now = []
         for handle, ids in zip(self._handles, self._ids):
             names = self._names[ids].tolist()
+            alive = engine.get_alive(handle)
+            alive_now.append(alive)
             rewards.update(zip(names, engine.get_reward(handle).tolist()))
-            terminations.update(zip(names, (~engine.get_alive(handle)).tolist()))
-        observations = self._observe()  # the survivors (the dead are cleared below)
+            terminations.update(zip(names, (~alive).tolist()))
+        observations = self._observe(alive_now)  # the survivors (the dead are cleared below)
         engine.clear_dead()
-        self._ids = [engine.get_agent_id(h) for h in self._handles]
+        self._ids = [ids[alive] for ids, alive in zip(self._ids, alive_now)]  # clear_dead keeps the order
         self._count_alive()
         over = 0 in self._alive.values()
         cut = not over and self._steps >= self.max_steps
@@ -215,27 +218,30 @@ class MAgentBattle(MultiAgentEnv):
             start += len(ids)
         return joint
 
-    def _observe(self) -> dict[str, np.ndarray]:
+    def _observe(self, alive_now: list[np.ndarray] | None = None) -> dict[str, np.ndarray]:
+        """The live soldiers' views; ``alive_now``: each group's alive flags over ``self._ids`` (all alive: ``None``)."""
         observations: dict[str, np.ndarray] = {}
-        for handle in self._handles:
-            alive_ids = self._engine.get_agent_id(handle)
-            if not len(alive_ids):
+        for index, (handle, ids) in enumerate(zip(self._handles, self._ids)):
+            if not len(ids):
                 continue
             view, features = self._engine.get_observation(handle)
+            alive = None if alive_now is None else alive_now[index]
+            if alive is not None and alive.all():
+                alive = None
             if self.minimap_mode:  # MAgent2's layout: the position features as two constant planes
                 planes = np.broadcast_to(features[:, None, None, -2:], (*view.shape[:3], 2))
                 views = np.concatenate([view, planes], axis=-1)
-            else:
-                views = np.array(view)  # the engine reuses its buffer at the next step
-            alive = self._engine.get_alive(handle)
-            names = self._names[alive_ids].tolist()
-            observations.update((name, views[i]) for i, name in enumerate(names) if alive[i])
+                views = views if alive is None else views[alive]
+            else:  # a copy: the engine reuses its buffer at the next step
+                views = np.array(view) if alive is None else view[alive]
+            names = self._names[ids if alive is None else ids[alive]].tolist()
+            observations.update(zip(names, views))
         return observations
 
     def _count_alive(self) -> None:
         alive = dict.fromkeys(self.teams, 0)
-        for handle, side in zip(self._handles, self._side_of_group):
-            alive[side] += int(self._engine.get_alive(handle).sum())
+        for ids, side in zip(self._ids, self._side_of_group):
+            alive[side] += len(ids)
         self._alive = alive
 
     def _start_engine(self) -> None:
