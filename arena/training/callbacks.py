@@ -210,7 +210,7 @@ class SelfPlayCallback(BaseCallback):
 
     # -------------------------------------------------------------- the work
     def _behind_interface(self, agent: Agent) -> Agent:
-        if self._interface is None:
+        if not isinstance(self._interface, Interface):  # None: the learner plays on the raw spaces
             return agent
         return AgtItfWrapper(agent, copy.deepcopy(self._interface))
 

@@ -136,10 +136,10 @@ class TrainingConfig:
         if self.out is None and self.load is None:
             raise ValueError("--out is required (the folder to write the trained agent into)")
         if self.progress not in PROGRESS_MODES:
-            raise ValueError(f"progress must be one of {', '.join(PROGRESS_MODES)}, got {self.progress!r}")
+            raise ValueError(f"--progress must be one of {', '.join(PROGRESS_MODES)}, got {self.progress!r}")
         if isinstance(self.progress_every, bool) or not isinstance(self.progress_every, (int, float)) or not (
                 self.progress_every > 0):
-            raise ValueError(f"progress_every must be a positive number of seconds, got {self.progress_every!r}")
+            raise ValueError(f"--progress-every must be a positive number of seconds, got {self.progress_every!r}")
         choices = {"algo": ALGORITHM_NAMES, "control": CONTROLS, "self_play": (*SELF_PLAY, SELF_PLAY_OFF),
                    "path": PATHS}
         for name, allowed in choices.items():

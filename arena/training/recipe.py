@@ -207,9 +207,9 @@ class TrainingRecipe:
             extra = sorted(set(data) - known) if isinstance(data, Mapping) else type(data).__name__
             raise ValueError(f"TrainingRecipe.from_json: expected a mapping of {', '.join(sorted(known))}; "
                              f"got {extra}")
-        values = {key: tuple(value) if key in ("opponents", "references", "seats") and isinstance(value, list)
-                  else value
-                  for key, value in data.items()}
+        values: dict[str, Any] = {
+            key: tuple(value) if key in ("opponents", "references", "seats") and isinstance(value, list) else value
+            for key, value in data.items()}
         try:
             return cls(**values)
         except TypeError as err:

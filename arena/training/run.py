@@ -20,12 +20,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from gymnasium import spaces
 
 from arena.errors import ArenaError
 from arena.registry import make_agent, make_env
-from arena.specs.interfaces import build_interface, parse_interface_spec
 from arena.sides import GroupTeams
+from arena.specs.interfaces import build_interface, parse_interface_spec
 from arena.training.config import RECIPE_FILE, TrainingConfig
 from arena.training.policy_agent import algorithm_class, require_sb3
 from arena.training.pool import OpponentPool
@@ -180,7 +181,7 @@ def train(config: TrainingConfig) -> TrainedRun:
     setup = plan(config)
     recipe = setup.recipe
     torch.set_num_threads(config.threads)
-    algo_class = algorithm_class(recipe.algo)
+    algo_class: Any = algorithm_class(recipe.algo)
     opponents, pool = _opponents(setup)
     probe = make_env(config.env, **setup.env_options)
     path = choose_path(recipe.path, probe, recipe.algo, opponents, build_interface(recipe.interface))
@@ -188,7 +189,8 @@ def train(config: TrainingConfig) -> TrainedRun:
     n_envs = recipe.n_envs or (BATCHED_RECIPE["n_envs"] if path == "batched" else 4)
     vec_env = _vec_env(setup, path, n_envs, opponents, pool)
     if setup.loaded is not None:
-        model = algo_class.load(str(Path(config.load) / setup.loaded["model"]), env=vec_env, device=config.device)
+        model = algo_class.load(str(config.folder if config.load is None else Path(config.load))
+                                + "/" + setup.loaded["model"], env=vec_env, device=config.device)
     else:
         options = {**default_algo_options(recipe.algo, config.timesteps, n_envs, path), **recipe.algo_options}
         model = algo_class(choose_policy(vec_env.observation_space, vec_env.action_space, recipe.policy), vec_env,
@@ -225,10 +227,7 @@ reads Discrete and MultiDiscrete values as 0..n-1 whatever their start; give an 
     """
     for where, space in (("observation", observation_space), ("action", action_space)):
         for key, part in _leaves(space):
-            start = getattr(part, "start", None)
-            if isinstance(part, (spaces.Discrete, spaces.MultiDiscrete)) and bool((start != 0).any()
-                                                                                   if hasattr(start, "any")
-                                                                                   else start != 0):
+            if isinstance(part, (spaces.Discrete, spaces.MultiDiscrete)) and np.any(np.asarray(part.start) != 0):
                 named = f" {key!r}" if key else ""
                 raise ArenaError(f"the learner's {where}{named} is {part}: Stable-Baselines3 reads Discrete and "
                                  "MultiDiscrete values as 0..n-1 whatever their start; give an interface that "

@@ -72,7 +72,7 @@ def test_train_a_seat_beside_a_teammate_then_enter_it_in_a_team_tournament(tmp_p
     out = tmp_path / "mate"
     code = main(["train", ENV, "--algo", "ppo", "--timesteps", "128", "--n-envs", "1", "--eval-every", "128",
                  "--eval-games", "4", "--teammate", "beat_most_common", "--opponent", "random", "--reference", "random",
-                 "--interface", "interfaces.observation:OneHot", "--no-progress", "--out", str(out)])
+                 "--interface", "one_hot", "--no-progress", "--out", str(out)])
     assert code == 0 and "vs random: win rate" in capsys.readouterr().out
     result = run_tournament(ENV, [f"mixed={out}+beat_most_common", "bots=beat_most_common"], games=2, seed=0)
     assert result.complete and not result.forfeits
@@ -84,7 +84,7 @@ def test_train_a_whole_side_as_one_model(tmp_path, capsys):
     out = tmp_path / "side"
     code = main(["train", ENV, "--control", "team", "--algo", "ppo", "--timesteps", "128", "--n-envs", "1",
                  "--eval-every", "128", "--eval-games", "4", "--opponent", "beat_most_common", "--no-progress",
-                 "--interface", "interfaces.observation:OneHot", "--out", str(out)])
+                 "--interface", "one_hot", "--out", str(out)])
     assert code == 0 and "(a whole side)" in capsys.readouterr().out
     assert json.loads((out / "agent.json").read_text())["team_size"] == 2
     agent = load_trained_agent(out)
@@ -107,7 +107,7 @@ def test_team_training_options_are_checked(tmp_path, capsys, argv, message):
 def test_pommerman_team_mode_seat_beside_a_teammate_and_whole_side(tmp_path, capsys):
     options = '{"mode": "team", "max_steps": 20}'
     common = ["--algo", "ppo", "--timesteps", "64", "--n-envs", "1", "--eval-every", "64", "--eval-games", "2",
-              "--reference", "random", "--interface", "interfaces.pommerman:PommermanFeatures", "--no-progress",
+              "--reference", "random", "--interface", "pommerman_features", "--no-progress",
               "--env-options", options]
     mate = tmp_path / "mate"
     assert main(["train", "pommerman", "--teammate", "pommerman_simple", "--opponent", "pommerman_simple",

@@ -101,6 +101,7 @@ def test_flags_override_the_recipe_field_by_field() -> None:
     ({"opponents": ()}, "--opponent needs at least one agent name, got none"),
     ({"promote_at": 2.0}, "--promote-at must lie in [0, 1], got 2.0"),
     ({"out": None}, "--out is required"),
+    ({"progress_every": 0}, "--progress-every must be a positive number of seconds, got 0"),
 ])
 def test_a_bad_config_says_which_flag(kwargs, message) -> None:
     with pytest.raises((ValueError, TypeError, ArenaError)) as caught:
