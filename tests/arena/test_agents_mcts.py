@@ -100,6 +100,13 @@ def test_mcts_searches_information_sets_where_the_env_samples_hidden_state(name,
     assert MCTSAgent(env).information_sets and not MCTSAgent(envs.make("tic_tac_toe")).information_sets
     episode = play(env, [MCTSAgent(env, simulations=40, seed=0), RandomAgent(seed=1)], seed=2)
     assert episode.length >= 2 and sorted(episode.returns) == ["player_0", "player_1"]  # a whole game
+    assert play(env, [MCTSAgent(env, simulations=40, seed=0), RandomAgent(seed=1)], seed=2) == episode  # seeded
+
+
+def test_mcts_plays_liars_dice_with_three_players():
+    env = envs.make("liars_dice", players=3, dice=1)
+    episode = play(env, [MCTSAgent(env, simulations=30, seed=0), RandomAgent(seed=1), RandomAgent(seed=2)], seed=0)
+    assert sorted(episode.returns.values()) == [-1.0, 0.0, 1.0]
 
 
 def test_mcts_beats_random_at_liars_dice_and_leduc_poker():
