@@ -120,8 +120,6 @@ class Pommerman(MultiAgentEnv):
             enemies = [[core.AGENT_0 + j for j in range(4) if j != i] for i in range(4)]
         self._teammate = teammate
         self._enemies = [_readonly(np.array(e, dtype=np.int64)) for e in enemies]
-        self._static = [{"teammate": teammate[i], "enemies": self._enemies[i], "game_type": self.game_type}
-                        for i in range(4)]
         self._alive_arrays = [_readonly(np.array([m >> i & 1 for i in range(4)], dtype=np.int8)) for m in range(16)]
         self._alive = 0
         self._grids: np.ndarray | None = None
@@ -297,22 +295,21 @@ class Pommerman(MultiAgentEnv):
         rows = state.agents.tolist()
         alive = self._alive_arrays[self._alive]
         step_count = state.step_count
+        teammate, enemies, game_type = self._teammate, self._enemies, self.game_type
+        radio = self.mode == "radio"
         out = {}
-        shared = None
+        board = blast = life = moving = flame = None
         for name in acting:
             i = _INDEX[name]
-            if self.partial or shared is None:
-                g = grids[i if self.partial else 0]
-                shared = {"board": g[0], "bomb_blast_strength": g[1], "bomb_life": g[2],
-                          "bomb_moving_direction": g[3], "flame_life": g[4], "alive": alive, "step_count": step_count}
-            obs = self._static[i].copy()
-            obs.update(shared)
+            if self.partial or board is None:
+                board, blast, life, moving, flame = grids[i if self.partial else 0]
             row = rows[i]
-            obs["position"] = positions[i]
-            obs["ammo"] = row[3]
-            obs["blast_strength"] = row[4]
-            obs["can_kick"] = row[5]
-            if self.mode == "radio":
+            # one dict literal per agent, keys in the order they always had
+            obs = {"teammate": teammate[i], "enemies": enemies[i], "game_type": game_type, "board": board,
+                   "bomb_blast_strength": blast, "bomb_life": life, "bomb_moving_direction": moving,
+                   "flame_life": flame, "alive": alive, "step_count": step_count, "position": positions[i],
+                   "ammo": row[3], "blast_strength": row[4], "can_kick": row[5]}
+            if radio:
                 obs["message"] = state.radio[(i + 2) % 4].copy()
             out[name] = obs
         return out
