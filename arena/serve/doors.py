@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import hmac
 import json
+import re
 import secrets
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from arena.errors import MessageError
 
-__all__ = ["Doors", "read_message", "MAX_MESSAGE_BYTES", "MAX_FRAME_BYTES"]
+__all__ = ["Doors", "read_message", "server_token", "MAX_MESSAGE_BYTES", "MAX_FRAME_BYTES"]
 
 # A page's message is a few dozen bytes; longer ones are refused (with a reply) unread.
 MAX_MESSAGE_BYTES = 1024
@@ -34,6 +35,7 @@ MAX_MESSAGE_BYTES = 1024
 MAX_FRAME_BYTES = 64 * 1024
 
 _KINDS = ("move", "key", "ready", "start")
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{16,256}")
 
 
 def _int_or_none(value: Any) -> bool:
@@ -81,6 +83,20 @@ def read_message(text: Any) -> dict[str, Any]:
     return {"type": kind}
 
 
+def server_token(token: str | None = None) -> str:
+    """``token`` checked (at least 16 letters, digits, ``-`` or ``_``), or a fresh random one.
+
+    Example:
+        >>> len(server_token()) >= 32, server_token("0123456789abcdef")
+        (True, '0123456789abcdef')
+    """
+    if token is None:
+        return secrets.token_urlsafe(24)
+    if not isinstance(token, str) or not _TOKEN.fullmatch(token):
+        raise ValueError(f"arena serve: a token must be at least 16 letters, digits, '-' or '_', got {token!r}")
+    return token
+
+
 def _show(value: Any) -> str:
     """A short JSON rendering of a bad value for an error text."""
     shown = json.dumps(value)
@@ -92,20 +108,26 @@ class Doors:
 
     Args:
         port: the port the server listens on.
-        token: the secret the page's address carries (default: a fresh random one).
+        token: the secret the page's address carries (default: a fresh random one; a given one
+            must be at least 16 letters, digits, ``-`` or ``_``).
+
+    Raises:
+        ValueError: a token that is too short or not URL-safe.
 
     Example:
-        >>> doors = Doors(8000, token="abc")
+        >>> doors = Doors(8000, token="s3cret-s3cret-s3cret")
         >>> doors.url
-        'http://127.0.0.1:8000/?token=abc'
-        >>> doors.refusal("/ws?token=abc", {"Host": ["127.0.0.1:8000"], "Origin": ["http://localhost:8000"]})
-        >>> doors.refusal("/?token=abc", {"Host": ["evil.example:8000"]})
+        'http://127.0.0.1:8000/?token=s3cret-s3cret-s3cret'
+        >>> doors.refusal("/ws?token=s3cret-s3cret-s3cret", {"Host": ["127.0.0.1:8000"], "Origin": ["http://localhost:8000"]})
+        >>> doors.refusal("/?token=s3cret-s3cret-s3cret", {"Host": ["evil.example:8000"]})
         'Host evil.example:8000 is not this server'
+        >>> doors.refusal("/?token=guess", {"Host": ["localhost:8000"]})
+        'a missing or wrong token (open the address arena serve printed)'
     """
 
     def __init__(self, port: int, token: str | None = None) -> None:
         self.port = port
-        self.token = token if token is not None else secrets.token_urlsafe(24)
+        self.token = server_token(token)
         names = ("127.0.0.1", "localhost")
         self.hosts = {f"{name}:{port}" for name in names} | (set(names) if port == 80 else set())
         self.origins = {f"http://{host}" for host in self.hosts}

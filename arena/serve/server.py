@@ -14,6 +14,7 @@ The page's drawing code is the replay viewer's (:mod:`arena.replay.html`).
 from __future__ import annotations
 
 import collections
+import json
 import random
 import sys
 import threading
@@ -29,7 +30,7 @@ from arena.env import is_real_time
 from arena.errors import MessageError, SpaceMismatchError
 from arena.registry import make_env
 from arena.replay.html import page_shell, view_mode
-from arena.serve.doors import MAX_FRAME_BYTES, Doors, read_message
+from arena.serve.doors import MAX_FRAME_BYTES, Doors, read_message, server_token
 from arena.serve.worker import GameWorker, ServeConfig
 from arena.specs.agents import AgentSpec, EnvSpec
 from arena.tournament.runner import grace_seconds, start_context
@@ -68,8 +69,6 @@ class _Page:
         self.sink: Any = None  # while its game runs: relays a message to the game's process
 
     def send(self, message: dict[str, Any]) -> None:
-        import json
-
         with self.lock:
             if self.closed:
                 return
@@ -111,6 +110,7 @@ class GameServer:
         except ImportError:
             raise ImportError("arena serve needs websockets: pip install 'arena-marl[serve]'") from None
         self.env_spec = env
+        token = server_token(token)
         probe = make_env(env.factory, **env.kwargs)
         try:
             self._check(probe, seat, vs, fps)

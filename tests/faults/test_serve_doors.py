@@ -66,3 +66,12 @@ def test_unknown_vs_agent_or_bad_kwargs_fail_before_listening():
     bad = run_cli("serve", "tic_tac_toe", "--vs", 'random{"bogus": 1}', "--port", "0")
     assert bad.returncode == 2 and "could not be built" in bad.stderr and "bogus" in bad.stderr
     assert "http://" not in bad.stdout
+
+
+@pytest.mark.parametrize("token", ["", "short", "x" * 15, "has space in it ok?", "tok%26en=1234567890"])
+def test_a_weak_or_unsafe_token_is_refused(token):
+    from arena.serve import GameServer
+    from arena.specs.agents import EnvSpec
+
+    with pytest.raises(ValueError, match="a token must be at least 16 letters, digits, '-' or '_'"):
+        GameServer(EnvSpec("tic_tac_toe"), "random", port=0, token=token)
