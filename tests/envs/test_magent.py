@@ -186,3 +186,34 @@ def test_scripted_agent_keeps_the_agent_contract_and_acts_for_a_side_at_once():
     assert batch.shape == (len(red),) and all(0 <= a < 21 for a in batch.tolist())
     with pytest.raises(SpaceMismatchError, match="MAgent2 soldier's spaces"):
         MAgentAttackNearestAgent().setup(env.observation_space("red_0"), spaces.Discrete(4))
+
+
+def test_cli_tournament_army_against_army_then_verify_and_html(tmp_path, capsys):
+    from arena.cli import main
+
+    db = tmp_path / "battle.db"
+    argv = ["tournament", "magent_battle", "--agents", "magent_attack_nearest,random", "--games", "2",
+            "--env-options", '{"map_size": 12, "max_steps": 30}', "--db", str(db)]
+    assert main(argv) == 0, capsys.readouterr().err
+    from arena.replay import load_games, verify_game
+
+    games = load_games(db)
+    assert len(games) == 2 and all(verify_game(game) is None for game in games)
+    for game in games:  # one entrant a side, each playing every seat of it; the scripted army wins
+        sides = {game.result.seats[a] for a in ("red_0", "red_1")}, {game.result.seats[a] for a in ("blue_0", "blue_1")}
+        assert all(len(side) == 1 for side in sides) and game.result.outcome == "magent_attack_nearest wins"
+    assert main(["replay", str(db), "--verify"]) == 0
+    assert "0 mismatches" in capsys.readouterr().out
+    page = tmp_path / "battle.html"
+    assert main(["replay", str(db), "--game", "1", "--html", str(page)]) == 0
+    assert page.stat().st_size > 0
+
+
+def test_bench_prints_the_ratio_to_magent2s_own_loop():
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, str(root / "bench" / "magent.py"), "--map-size", "12", "--steps", "5",
+                          "--rounds", "1"], capture_output=True, text=True, check=True, cwd=root).stdout
+    assert "ratio arena / MAgent2:" in out and "4 soldiers on 12x12" in out
