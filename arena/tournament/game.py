@@ -181,7 +181,7 @@ class GameRunner:
             result = forfeit_result(task, self.layout(), fault.entrant, fault.reason, seconds)
             result.versions, result.actions = versions, encode_actions(seat_ids, steps)
             return result
-        returns, ranks, winners = _entrant_scores(episode, seats, task.seats)
+        returns, ranks, winners = _entrant_scores(episode, seats, task.seats, sides)
         outcome = "draw" if not winners else f"{', '.join(winners)} {'wins' if len(winners) == 1 else 'win'}"
         return GameResult(task.lineup, task.index, task.seed, seats, ranks, returns, episode.length, outcome,
                           versions=versions, truncated=episode.truncated, seconds=seconds,
@@ -227,18 +227,25 @@ class GameRunner:
         return Forfeit(seats.get(seat, str(seat)), f"{type(original).__name__}: {original}")
 
 
-def _entrant_scores(episode: Episode, seats: dict[str, str],
-                    order: tuple[str, ...]) -> tuple[dict[str, float], dict[str, int], list[str]]:
+def _entrant_scores(episode: Episode, seats: dict[str, str], order: tuple[str, ...],
+                    sides: Any) -> tuple[dict[str, float], dict[str, int], list[str]]:
     """Entrant -> return and rank, and the winning entrants, of a finished episode.
 
-    An entrant in several seats (a side of a team game, or a filled lineup) is scored as a side:
-    its return is the mean of its seats' returns, and ranks follow those returns, as
-    :attr:`arena.Episode.team_returns` does (and as a replay's verification recomputes them).
+    In a team game each entrant is its side: the episode's team returns and team ranks (which
+    follow the env's own team scores where it gives them). An entrant in several seats of a
+    filled lineup is scored as a side too: its return is the mean of its seats' returns and
+    ranks follow those returns, as :attr:`arena.Episode.team_returns` does (and as a replay's
+    verification recomputes them).
     """
-    if len(set(order)) == len(seats):  # one seat each: the episode's own ranks
-        returns = {seats[seat]: float(value) for seat, value in episode.returns.items()}
-        ranks = {seats[seat]: int(rank) for seat, rank in episode.ranks.items()}
-        return returns, ranks, [seats[seat] for seat in episode.winners]
+    if sides:
+        entrant_of = dict(zip(sides, order))
+        return ({entrant_of[team]: float(value) for team, value in episode.team_returns.items()},
+                {entrant_of[team]: int(rank) for team, rank in episode.team_ranks.items()},
+                [entrant_of[team] for team in episode.winning_teams])
+    if len(set(order)) == len(order):  # one seat each: the episode's own ranks
+        return ({seats[seat]: float(value) for seat, value in episode.returns.items()},
+                {seats[seat]: int(rank) for seat, rank in episode.ranks.items()},
+                [seats[seat] for seat in episode.winners])
     groups: dict[str, tuple[str, ...]] = {}
     for seat, name in seats.items():
         groups[name] = (*groups.get(name, ()), seat)
