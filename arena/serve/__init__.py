@@ -1,7 +1,9 @@
 """``arena serve``: people play bundled games in the browser against agents (see :mod:`arena.serve.server`).
 
 It builds on the replay viewer's drawing code (:mod:`arena.replay.html`); nothing in
-:mod:`arena.replay` depends on this package.
+:mod:`arena.replay` depends on this package. :mod:`arena.serve.doors` decides what gets in (the
+server's own host and origin, the token of the printed address, small well-formed messages);
+:mod:`arena.serve.worker` plays the games in a process watched as tournaments watch theirs.
 """
 
 from __future__ import annotations
