@@ -52,7 +52,7 @@ def pettingzoo_runner(module: str) -> Callable[[int], None] | None:
     def one_game(seed: int) -> None:
         env.reset(seed=seed)
         rng.seed(seed)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             observation, reward, termination, truncation, info = env.last()
             if termination or truncation:
                 action = None

@@ -305,7 +305,7 @@ def supersuit_times(steps: int, rounds: int) -> tuple[float, float] | None:
             return {"a": self._obs, "b": self._obs}, {"a": {}, "b": {}}
 
         def step(self, actions):
-            for agent, action in actions.items():
+            for action in actions.values():
                 if not ACT.contains(action):
                     raise ValueError(action)
             self._t += 1

@@ -53,19 +53,19 @@ from pathlib import Path
 import gymnasium as gym
 import torch
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import SubprocVecEnv, VecEnvWrapper, VecMonitor
 
 import envs
 from arena import RandomAgent
-from envs.connect_four_agents import ConnectFourHeuristicAgent
-from arena.training.recipe import BATCHED_RECIPE
 from arena.training import OpponentPool, SB3Agent, SingleAgentEnv
 from arena.training.batched import BatchVecEnv
 from arena.training.callbacks import SelfPlayCallback
 from arena.training.matches import match, match_batch
+from arena.training.recipe import BATCHED_RECIPE
 from arena.training.report import plot_learning_curve
+from envs.connect_four_agents import ConnectFourHeuristicAgent
 
 
 def learner_interface(planes: bool = False):
@@ -73,7 +73,7 @@ def learner_interface(planes: bool = False):
         from interfaces.board import EgoBoard
     except ImportError:  # the interfaces package is optional for this script
         if planes:
-            raise SystemExit("--policy cnn needs the interfaces package (interfaces.board.EgoBoard(planes=True))")
+            raise SystemExit("--policy cnn needs the interfaces package (interfaces.board.EgoBoard(planes=True))") from None
         return None
     return EgoBoard(planes=planes)
 

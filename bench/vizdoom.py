@@ -31,8 +31,8 @@ import numpy as np
 
 import envs
 from arena import RandomAgent, play
-from envs.vizdoom.env import BUTTONS
 from envs.vizdoom.engines import free_port
+from envs.vizdoom.env import BUTTONS
 
 FRAME_SKIP = 4
 

@@ -34,8 +34,14 @@ from interfaces.action import DiscreteToMultiDiscrete, DiscretizeBox, MultiDiscr
 from interfaces.board import EgoBoard, RotateBoard
 from interfaces.history import FrameStack, NormalizeObservation
 from interfaces.observation import ActionMaskInObservation, CastObservation, ClipObservation, Flatten, OneHot
-from interfaces.pommerman import (PommermanAttributes, PommermanEgoCorner, PommermanFeatures, PommermanLegalMoves,
-                                  PommermanPlanes, PommermanPosition)
+from interfaces.pommerman import (
+                                  PommermanAttributes,
+                                  PommermanEgoCorner,
+                                  PommermanFeatures,
+                                  PommermanLegalMoves,
+                                  PommermanPlanes,
+                                  PommermanPosition,
+)
 from interfaces.reward import ClipReward, PotentialShaping, ScaleReward, ShapeReward
 from interfaces.soccer import RescaleAction, SoccerFeatures, SoccerShaping, soccer_team
 from interfaces.team import ConcatenateTeam, team_interface

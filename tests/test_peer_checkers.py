@@ -165,7 +165,7 @@ def test_rllib_flatten_observations_handles_the_pommerman_spaces(mode):
     raw = env.env.observation_space("agent_0")
     space = env.get_observation_space("agent_0")
     assert raw["teammate"].start == 9 and space["teammate"].start == 0  # RLlib one-hots ignoring start
-    for agent, observation in observations.items():
+    for observation in observations.values():
         assert space.contains(observation)
         flat = flatten_inputs_to_1d_tensor(observation, get_base_struct_from_space(space), batch_axis=False)
         assert flat.shape == (1459,)

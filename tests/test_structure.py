@@ -60,7 +60,7 @@ def _imports(module: str) -> set[str]:
 
 def _function_lengths() -> list[tuple[str, int]]:
     found = []
-    for name, path in MODULES.items():
+    for path in MODULES.values():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 first = min([node.lineno] + [d.lineno for d in node.decorator_list])

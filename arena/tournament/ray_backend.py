@@ -22,13 +22,11 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
-
 from typing import Any
 
-from arena.tournament.game import GameConfig, GameRunner
 from arena.errors import MissingDependencyError, TournamentError
-from arena.tournament.runner import (ChunkQueue, OnResults, Pending, Row, default_chunk_size,
-                                     run_serial)
+from arena.tournament.game import GameConfig, GameRunner
+from arena.tournament.runner import ChunkQueue, OnResults, Pending, Row, default_chunk_size, run_serial
 from arena.tournament.schedule import GameTask
 from arena.tournament.store import result_row
 

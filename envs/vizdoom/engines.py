@@ -20,6 +20,7 @@ The env owns them through an :class:`EngineGroup`:
 from __future__ import annotations
 
 import os
+import queue
 import shlex
 import shutil
 import signal
@@ -29,8 +30,8 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
-import queue
-from concurrent.futures import Future, TimeoutError as FutureTimeout
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 from arena.errors import EngineError, MissingDependencyError
@@ -140,7 +141,7 @@ class EngineGroup:
                 time.sleep(0.01)
             time.sleep(0.05)
         try:
-            for index, future in enumerate(futures):
+            for future in futures:
                 future.result(timeout=max(0.0, deadline - time.monotonic()))
         except FutureTimeout:
             # ViZDoom crashes the whole process when an engine ends while its init waits, so the

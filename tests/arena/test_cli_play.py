@@ -22,11 +22,11 @@ import pytest
 from gymnasium import spaces
 
 import envs
-from tests.quick import quick_make
 from arena import Agent, AgtItfWrapper, MultiAgentEnv
-from arena.env import is_real_time
 from arena.cli import main
 from arena.cli.play import EXIT_FORFEIT
+from arena.env import is_real_time
+from tests.quick import quick_make
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = "tests.arena.test_cli_play"
@@ -108,7 +108,7 @@ class Terminal:
                 try:
                     self.output += os.read(self.fd, 4096).decode(errors="replace")
                 except OSError:  # EIO: the child closed the terminal
-                    raise AssertionError(f"the game ended before {text!r}; the terminal shows:\n{self.output}")
+                    raise AssertionError(f"the game ended before {text!r}; the terminal shows:\n{self.output}") from None
 
     def type(self, line: str) -> None:
         os.write(self.fd, (line + "\n").encode())

@@ -13,12 +13,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import envs
-from tests.quick import quick_make
 from arena import Agent, MultiAgentEnv, play
 from arena.agents import HumanAgent
 from arena.agents.human import format_observation, parse_choice
 from arena.env import has_hidden_information, is_real_time
 from arena.errors import AgentError, ArenaError, Forfeit, SpaceMismatchError
+from tests.quick import quick_make
 
 RPS = ["rock", "paper", "scissors"]
 

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from arena import ArenaError, Combine, Interface, MaskTranslationError, SpaceMismatchError
 from arena.testing import check_interface
-from arena.testing.strategies import discrete_spaces, masks, spaces as any_space, values
+from arena.testing.strategies import discrete_spaces, masks, values
+from arena.testing.strategies import spaces as any_space
 
 
 class AddOne(Interface):

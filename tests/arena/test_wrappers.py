@@ -15,11 +15,10 @@ from arena import (
     Combine,
     EnvItfWrapper,
     GymEnvItfWrapper,
-    MultiAgentEnvItfWrapper,
     Interface,
     InvalidActionError,
     MaskTranslationError,
-    RandomAgent,
+    MultiAgentEnvItfWrapper,
     UnknownAgentError,
     play,
 )

@@ -8,8 +8,8 @@ from gymnasium import spaces
 
 import envs
 from arena import RandomAgent, SpaceMismatchError, make_agent, play
-from envs.connect_four_agents import ConnectFourHeuristicAgent
 from arena.testing import check_agent
+from envs.connect_four_agents import ConnectFourHeuristicAgent
 
 
 def position(moves):

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import envs
-from tests.quick import quick_make
 from arena import IllegalActionError, RandomAgent, UnknownNameError, play
 from arena.testing import check_env
+from tests.quick import quick_make
 
 
 def run(env, moves):

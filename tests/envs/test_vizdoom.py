@@ -17,11 +17,10 @@ from hypothesis import strategies as st
 
 import envs
 from arena import EnvItfWrapper, RandomAgent, play
-from arena.errors import MissingDependencyError, ResetNeeded, SpaceMismatchError, WrongAgentsError
-from arena.errors import EngineError
+from arena.errors import EngineError, MissingDependencyError, ResetNeeded, SpaceMismatchError, WrongAgentsError
 from envs.vizdoom import EngineGroup, VizdoomDeathmatch
-from envs.vizdoom.engines import free_port
 from envs.vizdoom.agents import VizdoomAimAgent
+from envs.vizdoom.engines import free_port
 from interfaces.history import FrameStack
 from interfaces.vizdoom import ACTION_SETS, DoomActions, DoomScreen
 

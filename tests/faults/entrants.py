@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from arena import Agent, RandomAgent
+from arena import RandomAgent
 
 
 def broken_env(**kwargs: Any) -> Any:

@@ -15,11 +15,10 @@ from contextlib import contextmanager
 from typing import Any, Iterator
 
 from arena import RandomAgent
+from arena.errors import MoveTimeout
 from arena.serve import GameServer
 from arena.specs.agents import EnvSpec
-from arena.errors import MoveTimeout
 from envs.tic_tac_toe import TicTacToe
-
 from tests.faults.helpers import ROOT
 
 # Far above what any step of these tiny games needs on a loaded box: reaching it means a hang.

@@ -8,8 +8,18 @@ import json
 import signal
 import time
 
-from tests.faults.serving import (WAIT, connect, end, group_alive, move, receive, served, start_serve,
-                                  wait_for_games, your_move)
+from tests.faults.serving import (
+    WAIT,
+    connect,
+    end,
+    group_alive,
+    move,
+    receive,
+    served,
+    start_serve,
+    wait_for_games,
+    your_move,
+)
 
 
 def test_a_tab_closed_mid_game_forfeits_and_the_next_page_gets_a_new_game():

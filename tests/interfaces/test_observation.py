@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from arena import SpaceMismatchError
 from arena.testing import check_interface
-from arena.testing.strategies import box_spaces, discrete_spaces, spaces as any_space, values
+from arena.testing.strategies import box_spaces, discrete_spaces, values
+from arena.testing.strategies import spaces as any_space
 from interfaces import ActionMaskInObservation, CastObservation, ClipObservation, Flatten, OneHot
 
 multi_discrete_spaces = st.builds(spaces.MultiDiscrete, st.lists(st.integers(1, 5), min_size=1, max_size=4))

@@ -9,9 +9,17 @@ from gymnasium import spaces
 import envs
 from arena.errors import MaskTranslationError, SpaceMismatchError
 from arena.testing import check_interface
-from interfaces.pommerman import (PLANES, PommermanAttributes, PommermanBatchPlanes, PommermanEgoCorner,
-                                  PommermanFeatures, PommermanLegalMoves, PommermanPlanes, PommermanPosition,
-                                  legal_moves)
+from interfaces.pommerman import (
+    PLANES,
+    PommermanAttributes,
+    PommermanBatchPlanes,
+    PommermanEgoCorner,
+    PommermanFeatures,
+    PommermanLegalMoves,
+    PommermanPlanes,
+    PommermanPosition,
+    legal_moves,
+)
 
 ALL = [PommermanPlanes, PommermanAttributes, PommermanPosition, PommermanLegalMoves, PommermanEgoCorner,
        PommermanFeatures, PommermanBatchPlanes]

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 import envs
 from arena import Agent, AgtItfWrapper, Combine, Interface, RandomAgent, SpaceMismatchError, play
 from arena.testing import check_interface
-from arena.testing.strategies import box_spaces, discrete_spaces, spaces as any_space
+from arena.testing.strategies import box_spaces, discrete_spaces
+from arena.testing.strategies import spaces as any_space
 from interfaces import ConcatenateTeam, Flatten, OneHot, RotateBoard, team_interface
 
 multi_discrete_spaces = st.builds(spaces.MultiDiscrete, st.lists(st.integers(1, 4), min_size=1, max_size=3))

@@ -9,16 +9,17 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import envs
-from tests.quick import quick_make
 from arena import Agent, IllegalActionError, RandomAgent, play
 from arena.adapters.gymnasium import from_gymnasium, to_gymnasium
 from arena.errors import ArenaError, ResetNeeded, UnknownAgentError
 from arena.seeding import derive_seed
 from arena.testing import check_env
 from tests.arena.scripted_envs import DoubleMoveEnv
+from tests.quick import quick_make
 
 
 class _Recorder(Agent):

@@ -8,7 +8,8 @@ import pytest
 pytest.importorskip("pyspiel")
 
 import pyspiel  # noqa: E402
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 from arena import EnvItfWrapper, IllegalActionError, RandomAgent, play  # noqa: E402
 from arena.adapters.openspiel import OpenSpielEnv, from_openspiel  # noqa: E402

@@ -10,12 +10,12 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
 import pettingzoo  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test  # noqa: E402
 
 import envs  # noqa: E402
-from tests.quick import quick_make  # noqa: E402
 from arena import Agent, EnvItfWrapper, IllegalActionError, InvalidActionError, RandomAgent, play  # noqa: E402
 from arena.adapters.pettingzoo import from_pettingzoo, to_aec, to_parallel  # noqa: E402
 from arena.errors import NotParallelizableError, ResetNeeded, UnknownAgentError  # noqa: E402
@@ -23,6 +23,7 @@ from arena.testing import check_env  # noqa: E402
 from interfaces.observation import Flatten, OneHot  # noqa: E402
 from interfaces.reward import ScaleReward  # noqa: E402
 from tests.arena.scripted_envs import DoubleMoveEnv, LeavingEnv  # noqa: E402
+from tests.quick import quick_make  # noqa: E402
 
 ENV_NAMES = envs.names()
 CYCLES = 60  # PettingZoo's checkers run this many agent cycles per env
@@ -88,7 +89,7 @@ def test_scripted_corner_cases_pass_pettingzoo_checkers() -> None:
         warnings.simplefilter("ignore")
         for factory in (DoubleMoveEnv, LeavingEnv):
             api_test(to_aec(factory()), num_cycles=20)
-            seed_test(lambda: to_aec(factory()), num_cycles=20)
+            seed_test(lambda factory=factory: to_aec(factory()), num_cycles=20)
         parallel_api_test(to_parallel(LeavingEnv()), num_cycles=20)
         parallel_seed_test(lambda: to_parallel(LeavingEnv()), num_cycles=20)
 
@@ -259,7 +260,7 @@ def test_aec_step_without_a_running_episode_asks_for_reset() -> None:
     with pytest.raises(ResetNeeded, match=r"step\(\) called with no agent waiting to act; call reset\(\) first"):
         aec.step(0)
     aec.reset(seed=0)
-    for agent in aec.agent_iter():
+    for _agent in aec.agent_iter():
         _, _, terminated, truncated, _ = aec.last()
         aec.step(None if terminated or truncated else 0)
     with pytest.raises(ResetNeeded, match=r"call reset\(\) first"):

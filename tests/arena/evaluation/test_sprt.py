@@ -10,8 +10,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 
-from arena.evaluation.sprt import (PENTANOMIAL, SPRT, TRINOMIAL, elo_to_score, llr, llr_normal, mean_and_variance,
-                                   score_to_elo, sprt_bounds)
+from arena.evaluation.sprt import (
+    PENTANOMIAL,
+    SPRT,
+    TRINOMIAL,
+    elo_to_score,
+    llr,
+    llr_normal,
+    mean_and_variance,
+    score_to_elo,
+    sprt_bounds,
+)
 
 
 def test_bounds_are_walds():

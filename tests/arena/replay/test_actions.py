@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena.errors import ReplayFormatError
 from arena.replay.engine import same_action
 from arena.replay.pack import pack_observation, pack_view
 from arena.testing import strategies as arena_st
-from arena.errors import ReplayFormatError
 from arena.tournament.actions import decode_actions, encode_actions
 
 

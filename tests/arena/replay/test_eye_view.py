@@ -3,12 +3,12 @@ as a grid of small boards, vectors as a labelled bar chart, long vectors as a bo
 
 from __future__ import annotations
 
+import numpy as np
+
 from arena.replay import load_game
 from arena.replay.html import write_html
 from arena.replay.pack import pack_observation
 from arena.tournament import run_tournament
-
-import numpy as np
 
 
 def _eye_page(page, tmp_path, env: str, interface: str) -> None:

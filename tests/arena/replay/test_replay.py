@@ -11,8 +11,8 @@ import pytest
 
 import envs
 from arena.cli import main
-from arena.registry import make_env
 from arena.errors import GameNotFoundError, ReplayError
+from arena.registry import make_env
 from arena.replay import load_game, load_games, replay, verify_game
 from arena.replay.terminal import step_through
 from arena.replay.video import write_video
@@ -208,8 +208,8 @@ def test_a_trained_agent_folder_is_replayed_with_its_eye_view(tmp_path):
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
-    from arena.specs.interfaces import build_interface
     from arena.replay.html import game_data
+    from arena.specs.interfaces import build_interface
     from arena.training import SingleAgentEnv
     from arena.training.trained import save_trained_agent
 

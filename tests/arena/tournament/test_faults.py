@@ -7,8 +7,7 @@ import time
 
 import pytest
 
-from arena.errors import MissingDependencyError
-from arena.errors import TournamentError
+from arena.errors import MissingDependencyError, TournamentError
 from arena.tournament import run_tournament
 from tests.arena.tournament.helpers import PREFIX
 
@@ -97,7 +96,7 @@ def test_missing_optional_libraries_name_their_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "openskill.models", None)
     result = run_tournament("tic_tac_toe", ["random", "b=random"], games=2)
     with pytest.raises(MissingDependencyError, match=r"install the extra: pip install 'arena-marl\[tournament\]'"):
-        result.ratings
+        _ = result.ratings
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(MissingDependencyError, match=r"the Ray backend needs ray .*pip install 'arena-marl\[ray\]'"):
         run_tournament("tic_tac_toe", ["random", "b=random"], games=2, backend="ray")

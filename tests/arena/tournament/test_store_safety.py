@@ -10,8 +10,8 @@ import sqlite3
 import pytest
 
 from arena.cli import main
-from arena.tournament import ResultStore, run_tournament
 from arena.errors import ResultsFileError
+from arena.tournament import ResultStore, run_tournament
 from arena.tournament.store import APPLICATION_ID, SCHEMA_VERSION
 
 pytest.importorskip("rich")
