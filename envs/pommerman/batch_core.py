@@ -123,7 +123,8 @@ def _observe(board, flames, agents, bombs, nb, radio, steps, max_steps, team, pa
     first = -1  # without fog or turning, the views differ only in the agents' planes: copy the first one
     for me in range(4):
         if not live[me]:
-            out[me] = 0
+            if out[me, :12, 0, 0].any():  # a drawn view has a one-hot plane set on every cell
+                out[me] = 0
             continue
         k = _view_scalars(agents, alive, me, team, radio, steps, max_steps, out.shape[1] > 22, scalars)
         if first >= 0 and not partial and not ego:
