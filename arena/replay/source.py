@@ -109,7 +109,7 @@ def _parse_id(game: int | str, path: str) -> tuple[str, Any]:
                       f"got {_short(game)}")
 
 
-def _short(value: Any, limit: int = 60) -> str:
+def _short(value: Any, limit: int = 80) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "…"
 

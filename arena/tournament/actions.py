@@ -27,7 +27,7 @@ __all__ = ["encode_actions", "decode_actions"]
 _LEVEL = 6
 # A stored game decompresses to at most this much JSON, and at most _MAX_RATIO times its packed size
 # beyond the first _RATIO_FLOOR bytes: a hostile file's "decompression bomb" stops there.
-MAX_UNPACKED_BYTES = 64 * 2**20
+MAX_UNPACKED_BYTES = 32 * 2**20
 _MAX_RATIO = 1000
 _RATIO_FLOOR = 4 * 2**20
 # JSON text up to this long is stored as is (it starts with "{", a zlib stream never does).
@@ -111,6 +111,8 @@ def decode_actions(blob: bytes) -> list[dict[str, Any]]:
         document = json.loads(blob if blob[:1] == b"{" else _decompress(blob))
         agents = document["agents"]
         return [{agents[i]: _unpack(action) for i, action in step} for step in document["steps"]]
+    except ReplayFormatError:
+        raise
     except (zlib.error, ValueError, KeyError, TypeError, IndexError, AttributeError) as err:
         raise ReplayFormatError(f"replay: the stored actions cannot be read ({type(err).__name__}: {err})") from None
     except RecursionError:
@@ -121,8 +123,13 @@ def _decompress(blob: bytes) -> bytes:
     """``zlib.decompress`` that stops at :data:`MAX_UNPACKED_BYTES` and at the size/ratio bound."""
     limit = min(MAX_UNPACKED_BYTES, max(_RATIO_FLOOR, _MAX_RATIO * len(blob)))
     stream = zlib.decompressobj()
-    text = stream.decompress(blob, limit + 1)
-    if len(text) > limit or stream.unconsumed_tail:
+    parts, size, tail = [], 0, blob
+    while tail and size <= limit:
+        part = stream.decompress(tail, 1 << 20)  # a megabyte at a time: the bound holds while unpacking
+        parts.append(part)
+        size += len(part)
+        tail = stream.unconsumed_tail
+    if size > limit:
         raise ReplayFormatError(f"replay: the stored actions unpack to more than {limit:,} bytes (from {len(blob):,} "
                                 "packed): not a game this arena stored")
-    return text
+    return b"".join(parts) + stream.flush()

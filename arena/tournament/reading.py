@@ -84,11 +84,12 @@ def open_results(path: str | Path, who: str = "arena") -> sqlite3.Connection:
 
 def _connect_read_only(file: Path, who: str) -> sqlite3.Connection:
     uri = file.resolve().as_uri()
-    # A file in a read-only folder cannot get the -shm file a WAL reader needs: read it as immutable
-    # (nothing can be writing to it there).
-    mode = "mode=ro" if os.access(file.parent, os.W_OK) else "immutable=1"
+    # With no write-ahead log beside it, no tournament is writing the file: read it as immutable, so
+    # that not even the -shm/-wal files a WAL reader makes appear beside it (the folder may be
+    # read-only, or someone else's). While a tournament writes, its log is there: read through it.
+    live = Path(f"{file}-wal").exists() and os.access(file.parent, os.W_OK)
     try:
-        return sqlite3.connect(f"{uri}?{mode}", uri=True, timeout=30.0)
+        return sqlite3.connect(f"{uri}?{'mode=ro' if live else 'immutable=1'}", uri=True, timeout=30.0)
     except sqlite3.Error as err:
         raise ResultsFileError(f"{who}: {str(file)!r} cannot be opened read-only ({err})") from None
 
@@ -214,12 +215,12 @@ def parse_game(row: tuple[Any, ...], what: str) -> GameResult:
                         "seat -> entrant name")
     rank_map = _mapping(_json(ranks, f"{what}: column 'ranks'"), f"{what}: column 'ranks'", (int, float),
                         "entrant -> rank")
+    if not all(math.isfinite(v) for v in rank_map.values()):
+        raise ResultsFileError(f"{what}: column 'ranks' holds a rank that is not a finite number")
     return_map = None
     if returns is not None:
         return_map = _mapping(_json(returns, f"{what}: column 'returns'"), f"{what}: column 'returns'",
                               (int, float), "entrant -> return")
-        if not all(math.isfinite(v) for v in return_map.values()):
-            raise ResultsFileError(f"{what}: column 'returns' holds a value that is not a finite number")
     version_map = _mapping(_json(versions, f"{what}: column 'versions'"), f"{what}: column 'versions'", (str,),
                            "entrant -> version text")
     return GameResult(lineup, index, seed, seat_map, rank_map, return_map, length, outcome, forfeit, error,
