@@ -117,6 +117,62 @@ def simple_rate(games: int, calls: int, seed: int) -> float:
     return decisions / spent
 
 
+def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
+    """Microseconds per game-step of each part: the rules alone, the views alone, the whole compiled
+    call, ``step()`` (with its checks and numba's dispatch), and one board draw."""
+    from numba import njit
+
+    from envs.pommerman import batch_core
+    from envs.pommerman.board import draw_board
+    from envs.pommerman.core import step_into
+
+    @njit
+    def rules(boards, items, flames, agents, bombs, counts, actions, work):
+        s = batch_core._scratch(work, 0)
+        for g in range(boards.shape[0]):
+            step_into(boards[g], items[g], flames[g], agents[g], bombs[g], counts[g], actions[g], 10, s)
+
+    @njit
+    def views(boards, flames, agents, bombs, counts, radio, steps, live, work, obs):
+        for g in range(boards.shape[0]):
+            batch_core._observe(boards[g], flames[g], agents[g], bombs[g], counts[g, 0], radio[g], steps[g], 800,
+                                False, False, False, live[g], work[11][0], work[12][0], obs[g])
+
+    batch = PommermanBatch(games, "ffa", copy=False)
+    batch.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(20):  # games under way
+        batch.step(rng.integers(0, 6, (games, 4)))
+    b = batch
+    state = (b._boards, b._items, b._flames, b._agents, b._bombs, b._counts)
+    actions = [rng.integers(0, 6, (games, 4)) for _ in range(calls)]
+    copies = [tuple(a.copy() for a in state) for _ in range(calls)]
+    parts: dict[str, float] = {}
+
+    def timed(name, function):
+        function(0)
+        start = time.process_time()
+        for k in range(calls):
+            function(k)
+        parts[name] = (time.process_time() - start) / calls / games * 1e6
+
+    timed("rules", lambda k: rules(*copies[k], actions[k], b._work))
+    timed("views", lambda k: views(b._boards, b._flames, b._agents, b._bombs, b._counts, b._radio, b._steps,
+                                   b._live, b._work, b._obs))
+    timed("compiled call", lambda k: batch_core.batch_step(
+        b._boards, b._items, b._flames, b._agents, b._bombs, b._counts, b._steps, b._rngs, b._radio, b._last,
+        actions[k], b._no_words, False, False, False, 10, 800, b._obs, b._rewards, b._terms, b._live, b._over,
+        b._final, b._work))
+    timed("step()", lambda k: b.step(actions[k]))
+    board, items, stream = np.zeros((11, 11), np.uint8), np.zeros((11, 11), np.uint8), np.zeros(1, np.uint64)
+    draw_board(stream, board, items)
+    start = time.process_time()
+    for _ in range(2000):
+        draw_board(stream, board, items)
+    parts["one board draw"] = (time.process_time() - start) / 2000 * 1e6
+    return parts
+
+
 def main(argv: list[str] | None = None) -> dict[str, float]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pomcpp2", default=os.environ.get("POMCPP2_BENCH", "/tmp/pomcpp2/pomcpp2_bench"))
@@ -126,6 +182,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--single-steps", type=int, default=20_000)
     parser.add_argument("--reference-steps", type=int, default=3_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--breakdown", action="store_true", help="also time the parts of a step (256 games)")
     parser.add_argument("--thread-divisor", type=int, default=10,
                         help="the threads=2 runs take this many times fewer steps (a loaded box starves them)")
     args = parser.parse_args(argv)
@@ -149,10 +206,16 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         if args.reference_python:
             record("reference, seeded resets", reference_rate(args.reference_python, args.reference_steps, round_))
         record("simple4 batch decisions (cpu)", simple_rate(256, 40, round_))
+        if args.breakdown:
+            for part, value in breakdown(256, 40, round_).items():
+                record(f"us per game-step: {part}", value)
     medians = {name: statistics.median(values) for name, values in runs.items()}
     width = max(map(len, medians))
     for name, value in medians.items():
-        print(f"{name:{width}s} {value:12,.0f} /s   runs {[round(v) for v in runs[name]]}")
+        if name.startswith("us per"):
+            print(f"{name:{width}s} {value:12.2f}      runs {[round(v, 2) for v in runs[name]]}")
+        else:
+            print(f"{name:{width}s} {value:12,.0f} /s   runs {[round(v) for v in runs[name]]}")
     ratios = {}
     for games in args.games:
         for anchor in ("pomcpp2 State::Step", "pomcpp2 Environment"):
