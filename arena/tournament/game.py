@@ -99,6 +99,7 @@ class GameRunner:
         self._guards: dict[tuple[str, int], GuardedAgent] = {}
         self._sides: dict[tuple[str, int], list[GuardedAgent]] = {}
         self._versions: dict[str, str] = {}
+        self._layout: Layout | None = None  # the env's places, fixed once it is built
 
     def start(self) -> GameRunner:
         if self.config.move_time_limit is not None:
@@ -207,12 +208,13 @@ class GameRunner:
     def layout(self) -> Layout:
         """The env agents of each place a task fills: one seat each, or (a team game) each side's
         seats in the env's team order; builds the env if it is not built yet."""
-        if self._env is None:
-            self._env = self.config.env.build()
-        sides = self._env.teams
-        if sides:
-            return tuple(tuple(ids) for ids in sides.values())
-        return tuple((agent,) for agent in self._env.possible_agents)
+        if self._layout is None:
+            if self._env is None:
+                self._env = self.config.env.build()
+            sides = self._env.teams
+            self._layout = (tuple(tuple(ids) for ids in sides.values()) if sides
+                            else tuple((agent,) for agent in self._env.possible_agents))
+        return self._layout
 
     def _versions_of(self, names: tuple[str, ...]) -> dict[str, str]:
         return {name: self._versions[name] for name in names if name in self._versions}
