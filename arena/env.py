@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -83,7 +83,8 @@ class MultiAgentEnv:
         ['player_1']
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
+    # Not a ClassVar: wrappers and adapters set their own (Gymnasium's Env and Wrapper do the same).
+    metadata: dict[str, Any] = {"render_modes": []}
     render_mode: str | None = None
 
     #: The sides, for an env that has them: team name -> the team's agent ids in seat order,
@@ -535,6 +536,6 @@ def discrete_index(space: spaces.Space, action: Any) -> int | None:
     if not isinstance(action, _INTEGER_TYPES) or isinstance(action, bool):
         raise InvalidActionError(f"action must be an integer in {space}, got {action!r}")
     index = int(action) - int(space.start)
-    if not 0 <= index < space.n:
+    if not 0 <= index < int(space.n):
         raise InvalidActionError(f"action must lie in {space}, got {action!r}")
     return index

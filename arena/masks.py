@@ -56,7 +56,8 @@ def mask_allows(space: spaces.Space, mask: Any, action: Any) -> bool:
     if segments is None:
         return True
     offsets = np.concatenate(([0], np.cumsum(segments)[:-1]))
-    index = offsets + np.asarray(action, dtype=np.int64).reshape(-1) - np.asarray(space.start).reshape(-1)
+    starts = space.start if isinstance(space, (spaces.Discrete, spaces.MultiDiscrete)) else 0
+    index = offsets + np.asarray(action, dtype=np.int64).reshape(-1) - np.asarray(starts).reshape(-1)
     return bool(flat_mask(mask)[index].all())
 
 

@@ -261,9 +261,9 @@ class GroupTeams(MultiAgentWrapper):
         observations, rewards, terminations, truncations, infos = self.env.step(raw)
         team_rewards = {team: 0.0 for team in self.members if team not in self._done}
         for agent_id, reward in rewards.items():
-            team = team_of(self.env, agent_id)
-            if team in team_rewards:
-                team_rewards[team] += reward
+            side = team_of(self.env, agent_id)
+            if side in team_rewards:
+                team_rewards[side] += reward
         live = set(self.env.agents)
         ended = [team for team in team_rewards if not live.intersection(self.members[team])]
         self._done.update(ended)

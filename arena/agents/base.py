@@ -114,9 +114,10 @@ class RandomAgent(Agent):
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
-        self._n = action_space.n if type(action_space) is spaces.Discrete else None
-        self._start = int(action_space.start) if self._n is not None else 0
-        if self._n is None:
+        self._n, self._start = None, 0
+        if type(action_space) is spaces.Discrete:  # the exact class: a subclass may sample its own way
+            self._n, self._start = int(action_space.n), int(action_space.start)
+        else:
             # A private copy, so that sampling does not disturb anyone else's space RNG.
             self._space = copy.deepcopy(action_space)
             self._space.seed(self._rng.getrandbits32())

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
+from typing import Any, Protocol, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -86,6 +86,21 @@ def check_plannable(env: Any, who: str = "MCTSAgent") -> None:
         if type(space) is not spaces.Discrete:
             raise ArenaError(f"{who} cannot plan on {env}: the action space of {agent!r} must be "
                              f"Discrete, got {space}")
+
+
+class _TurnBased(Protocol):
+    """What :func:`check_plannable` makes sure of beyond the env protocol: who must act next."""
+
+    @property
+    def acting_agents(self) -> tuple[str, ...]: ...
+
+
+def _action_space(env: MultiAgentEnv, agent: str) -> spaces.Discrete:
+    """``agent``'s action space, Discrete as :func:`check_plannable` made sure."""
+    space = env.action_space(agent)
+    if not isinstance(space, spaces.Discrete):
+        raise ArenaError(f"MCTSAgent: the action space of {agent!r} on {env} must be Discrete, got {space}")
+    return space
 
 
 class _Node:
@@ -175,12 +190,11 @@ class MCTSAgent(Agent):
         return f"MCTSAgent(simulations={self.simulations})"
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> int:
-        acting = tuple(self.env.acting_agents)
+        acting = tuple(cast(_TurnBased, self.env).acting_agents)  # check_plannable made sure it has them
         if len(acting) != 1:
             raise ArenaError(f"MCTSAgent: {self.env} must have exactly one agent to act when the "
                              f"agent is asked to move (turn-based play), got {list(acting)}")
-        space = self.env.action_space(acting[0])
-        legal = self._legal(space, action_mask)
+        legal = self._legal(_action_space(self.env, acting[0]), action_mask)
         if len(legal) == 1:
             return legal[0]
         if self.information_sets:
@@ -230,25 +244,25 @@ class MCTSAgent(Agent):
             mover, legal = self._turn(world, observations, infos)
             key = (mover, _key(observations[mover]))
         later = self._random_playout(world, observations, infos)
-        for node, action, who, rewards in reversed(path):  # back up: each mover's rewards from its edge on
+        for info_set, action, who, rewards in reversed(path):  # back up: each mover's rewards from its edge on
             for name, value in rewards.items():
                 later[name] = later.get(name, 0.0) + value
-            node.visits += 1
-            node.counts[action] = node.counts.get(action, 0) + 1
-            node.values[action] = node.values.get(action, 0.0) + later.get(who, 0.0)
+            info_set.visits += 1
+            info_set.counts[action] = info_set.counts.get(action, 0) + 1
+            info_set.values[action] = info_set.values.get(action, 0.0) + later.get(who, 0.0)
 
     def _random_playout(self, env: MultiAgentEnv, observations: dict, infos: dict) -> dict[str, float]:
         """Uniformly random legal moves to the end; the rewards each agent got on the way."""
-        rng, totals = self._rng, {}
+        rng, totals = self._rng, dict[str, float]()
         while observations:
             if len(observations) != 1:
                 raise ArenaError(f"MCTSAgent: {self.env} is not turn-based: agents "
                                  f"{sorted(observations)} act at once")
             mover = next(iter(observations))
             mask = infos[mover].get("action_mask")
-            space = env.action_space(mover)
+            space = _action_space(env, mover)
             if mask is None:
-                action = int(space.start) + rng.randrange(space.n)
+                action = int(space.start) + rng.randrange(int(space.n))
             else:
                 allowed = np.flatnonzero(mask)
                 action = int(space.start) + int(allowed[rng.randrange(len(allowed))])
@@ -262,7 +276,7 @@ class MCTSAgent(Agent):
     def _legal(space: spaces.Discrete, mask: Any) -> list[int]:
         """The legal actions (``space.start`` included) that ``mask`` allows."""
         start = int(space.start)
-        indices = range(space.n) if mask is None else np.flatnonzero(mask).tolist()
+        indices = range(int(space.n)) if mask is None else np.flatnonzero(mask).tolist()
         return [start + index for index in indices] if start else list(indices)
 
     def _simulate(self, root: _Node) -> None:
@@ -270,17 +284,18 @@ class MCTSAgent(Agent):
         rng, log, c = self._rng, math.log, self.exploration
         node, path, step_rewards = root, [root], []
         while node.mover is not None and not node.untried:  # select
-            scale = c * math.sqrt(log(node.visits))
+            parent, scale = node.mover, c * math.sqrt(log(node.visits))
             node = max(node.children,
                        key=lambda ch: ch.value / ch.visits + scale / math.sqrt(ch.visits))
-            observations, rewards, _, _, infos = env.step({path[-1].mover: node.action})
+            observations, rewards, _, _, infos = env.step({parent: node.action})
             step_rewards.append(rewards)
             path.append(node)
         if node.mover is not None:  # expand
             action = node.untried.pop()
             observations, rewards, _, _, infos = env.step({node.mover: action})
             step_rewards.append(rewards)
-            child = _Node(*self._turn(env, observations, infos), action, rng)
+            next_mover, next_legal = self._turn(env, observations, infos) if observations else (None, [])
+            child = _Node(next_mover, next_legal, action, rng)
             node.children.append(child)
             path.append(child)
             node = child
@@ -292,9 +307,9 @@ class MCTSAgent(Agent):
                     raise ArenaError(f"MCTSAgent: {self.env} is not turn-based: agents "
                                      f"{sorted(observations)} act at once")
                 mask = infos[mover].get("action_mask")
-                space = env.action_space(mover)
+                space = _action_space(env, mover)
                 if mask is None:
-                    action = int(space.start) + rng.randrange(space.n)
+                    action = int(space.start) + rng.randrange(int(space.n))
                 else:
                     legal = np.flatnonzero(mask)
                     action = int(space.start) + int(legal[rng.randrange(len(legal))])
@@ -306,17 +321,16 @@ class MCTSAgent(Agent):
                 totals[agent] = totals.get(agent, 0.0) + value
             child = path[index]
             child.visits += 1
-            child.value += totals.get(path[index - 1].mover, 0.0)
+            moved = path[index - 1].mover  # the agent that chose this edge (a node with children has one)
+            child.value += totals.get(moved, 0.0) if moved is not None else 0.0
         root.visits += 1
 
-    def _turn(self, env: MultiAgentEnv, observations: dict, infos: dict) -> tuple[str | None, list[int]]:
-        if not observations:
-            return None, []
+    def _turn(self, env: MultiAgentEnv, observations: dict, infos: dict) -> tuple[str, list[int]]:
+        """The one agent that must act in ``observations`` (not empty) and its legal actions."""
         if len(observations) != 1:
             raise ArenaError(f"MCTSAgent: {self.env} is not turn-based: agents {sorted(observations)} act at once")
         mover = next(iter(observations))
-        space = env.action_space(mover)
-        return mover, self._legal(space, infos[mover].get("action_mask"))
+        return mover, self._legal(_action_space(env, mover), infos[mover].get("action_mask"))
 
 
 def _key(observation: Any) -> bytes:

@@ -214,12 +214,12 @@ def fit_elo(rankings: Sequence[Mapping[str, int]], names: Sequence[str] | None =
     if len(weight) != len(games):
         raise ValueError(f"fit_elo: expected {len(games)} weights (one per game), got {len(weight)}")
     played = {name: 0 for name in names}
-    met = set()
+    met: set[tuple[int, int]] = set()
     for orderings in games:
-        members = sorted(orderings[0])
-        for i in members:
+        seated = sorted(orderings[0])
+        for i in seated:
             played[names[i]] += 1
-        met.update((a, b) for k, a in enumerate(members) for b in members[k + 1:])
+        met.update((a, b) for k, a in enumerate(seated) for b in seated[k + 1:])
     prior_terms: dict[tuple[int, ...], float] = {}
     for a, b in met:  # a virtual draw: half a win each way
         prior_terms[a, b] = prior_terms[b, a] = prior / 2
@@ -237,11 +237,12 @@ def fit_elo(rankings: Sequence[Mapping[str, int]], names: Sequence[str] | None =
         # Ratings are relative: pin one (the anchor, or the first entrant, then centre) so the optimum is a point.
         theta = _fit(terms_of(sample), len(names), 0 if fixed is None else fixed, start)
         elo = theta / _LN10_400
-        return elo - elo.mean() if fixed is None else elo + anchor[1]
+        return elo - elo.mean() if fixed is None else elo + anchor_elo
 
+    anchor_elo = 0.0 if anchor is None else anchor[1]
     everything = np.arange(len(games))
     elo = solve(everything)
-    start = (elo - (0.0 if anchor is None else anchor[1])) * _LN10_400  # bootstrap fits start from the full one
+    start = (elo - anchor_elo) * _LN10_400  # bootstrap fits start from the full one
     intervals: dict[str, tuple[float, float]] = {}
     if bootstrap:
         ids = list(range(len(games))) if groups is None else list(groups)

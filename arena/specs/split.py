@@ -18,7 +18,9 @@ def split_outside_braces(text: str, separator: str) -> list[str]:
         >>> split_outside_braces('random,mcts{"simulations": 5, "c": 1}', ",")
         ['random', 'mcts{"simulations": 5, "c": 1}']
     """
-    items, depth, current = [], 0, []
+    items: list[str] = []
+    current: list[str] = []
+    depth = 0
     for char in text:
         if char == "{":
             depth += 1

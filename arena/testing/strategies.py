@@ -59,9 +59,9 @@ def values(space: gym_spaces.Space) -> st.SearchStrategy[Any]:
     if isinstance(space, gym_spaces.MultiBinary):
         return hnp.arrays(np.int8, space.shape, elements=st.integers(0, 1))
     if isinstance(space, gym_spaces.MultiDiscrete):
-        nvec, start = space.nvec, space.start
+        nvec, starts = space.nvec, space.start
         return hnp.arrays(np.float64, nvec.shape, elements=st.floats(0.0, 1.0, exclude_max=True)).map(
-            lambda u: (start + np.floor(u * nvec)).astype(space.dtype)
+            lambda u: (starts + np.floor(u * nvec)).astype(space.dtype)
         )
     if isinstance(space, gym_spaces.Tuple):
         return st.tuples(*(values(s) for s in space.spaces))

@@ -161,8 +161,9 @@ class GuardedAgent(Agent):
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
-        is_discrete = type(action_space) is spaces.Discrete
-        self._discrete = (int(action_space.start), int(action_space.n)) if is_discrete else None
+        self._discrete = None
+        if type(action_space) is spaces.Discrete:
+            self._discrete = (int(action_space.start), int(action_space.n))
         if self.agent.observation_space is observation_space and self.agent.action_space is action_space:
             return
         self._watched(1, "setup()", self.agent.setup, observation_space, action_space)
@@ -184,7 +185,7 @@ class GuardedAgent(Agent):
         try:
             if watch is not None:
                 watch.begin(3, limit)
-            if timer is not None:
+            if timer is not None and limit is not None:
                 timer.arm(limit)
             try:
                 action = self.agent.act(observation, action_mask, reward)
@@ -237,20 +238,23 @@ class GuardedAgent(Agent):
     def _check(self, action: Any, action_mask: Any) -> None:
         discrete = self._discrete
         if discrete is not None and type(action) is int:  # the common case, checked in a few operations
-            index = action - discrete[0]
-            if 0 <= index < discrete[1] and (action_mask is None or action_mask[index]):
+            offset = action - discrete[0]
+            if 0 <= offset < discrete[1] and (action_mask is None or action_mask[offset]):
                 return
         space = self.action_space
+        if space is None:  # never set up: nothing to check against
+            return
         try:
             index = discrete_index(space, action)
         except InvalidActionError as err:
             raise Forfeit(self.entrant, f"invalid action: {err}") from None
         if index is None:
-            if space is not None and not space.contains(action):
+            if not space.contains(action):
                 raise Forfeit(self.entrant, f"invalid action: {action!r} does not lie in {space}")
             return
         if action_mask is not None and not action_mask[index]:
-            legal = [int(i) + int(space.start) for i in action_mask.nonzero()[0]]
+            start = int(space.start) if isinstance(space, spaces.Discrete) else 0
+            legal = [int(i) + start for i in action_mask.nonzero()[0]]
             raise Forfeit(self.entrant, f"illegal action {action!r}; legal actions were {legal}")
 
     def done(self, reward: float, info: dict[str, Any]) -> None:
