@@ -54,15 +54,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("env", help="env name (see `arena envs`) or 'package.module:factory'")
     parser.add_argument("--agents", default=None,
                         help="comma-separated agents, one per seat: a name, 'module:factory', either with JSON "
-                             f"keyword arguments ('mcts{{\"simulations\": 50}}'), or '{HUMAN}' for a person "
-                             "(default: random for all)")
+                             f"keyword arguments ('mcts{{\"simulations\": 50}}'), a trained folder (written by "
+                             f"`arena train`, e.g. runs/c4), or '{HUMAN}' for a person (default: random for all)")
     parser.add_argument("--human", action="append", default=None, metavar="SEAT",
                         help="a seat played by a person at this terminal: an agent id (player_0) or a seat "
                              "number (0); repeat it or give a comma list for several people (hot seat)")
     parser.add_argument("--vs", default=None, metavar="AGENT",
-                        help="the agent for the other seats (as in --agents: a name or 'module:factory', e.g. a "
-                             "trained model behind an interface), or a comma list with one per other seat "
-                             "(default: random)")
+                        help="the agent for the other seats (as in --agents: a name, 'module:factory' or a trained "
+                             "folder such as runs/c4), or a comma list with one per other seat (default: random)")
     parser.add_argument("--seed", type=int, default=None,
                         help="seed for the env and the agents (a game with people draws and prints one if unset)")
     parser.add_argument("--env-options", default=None, help='JSON keyword options for the env, e.g. \'{"rounds": 5}\'')

@@ -26,8 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("env", help="env name (see `arena envs`) or 'package.module:factory'")
     parser.add_argument("--vs", default="random", metavar="AGENT",
-                        help="the agent for the other seats: a name, 'module:factory', with JSON keyword "
-                             "arguments (default: random)")
+                        help="the agent for the other seats: a name, 'module:factory' (with JSON keyword "
+                             "arguments), or a trained folder written by `arena train` (e.g. runs/c4); default: random")
     parser.add_argument("--seat", default=None, help="the seat the person plays (an agent id or its number; default: the first)")
     parser.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (0: any free port; default 8000)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the first game (default: drawn)")

@@ -151,7 +151,12 @@ def _eye_agents(game: StoredGame, env: Any) -> dict[str, tuple[AgtItfWrapper, _W
                 agent = spec.build(env)
         except (UntrustedCodeError, UnknownNameError, ImportError) as err:
             # The page needs no entrant code: without it, this seat has no agent's-eye view.
-            game.notes.append(f"no agent's-eye view of {name!r} at {seat}: {err}")
+            why = (f"it is the trained folder {spec.folder}, whose model file is a pickle (loading it runs code); "
+                   "replay --trust loads it" if spec.folder is not None and isinstance(err, UntrustedCodeError)
+                   else str(err))
+            note = f"no agent's-eye view of {name!r}: {why}"
+            if note not in game.notes:
+                game.notes.append(note)
             continue
         except Exception as err:
             raise ReplayError(f"replay: entrant {name!r} ({spec.label()}) could not be built for its "

@@ -19,6 +19,9 @@ ACTION_NAMES = ("roll", "steer", "kick")
 _MAX_TEAM_SIZE = 3
 
 
+_MIN_RENDER_HEIGHT, _MAX_RENDER_HEIGHT = 48, 2160  # pictures are 4/3 as wide: up to 2880 x 2160
+
+
 def _check_number(where: str, name: str, value: Any, *, integer: bool = False) -> None:
     kinds = (int, np.integer) if integer else (int, float, np.integer, np.floating)
     if isinstance(value, bool) or not isinstance(value, kinds) or not value > 0 or not np.isfinite(value):
@@ -119,6 +122,9 @@ class Soccer(MultiAgentEnv):
         if render_mode not in (None, "rgb_array", "camera"):
             raise ValueError(f"{where}: render_mode must be None, 'rgb_array' or 'camera', got {render_mode!r}")
         _check_number(where, "render_height", render_height, integer=True)
+        if not _MIN_RENDER_HEIGHT <= render_height <= _MAX_RENDER_HEIGHT:  # checked before any picture is allocated
+            raise ValueError(f"{where}: render_height must be {_MIN_RENDER_HEIGHT} to {_MAX_RENDER_HEIGHT} pixels, "
+                             f"got {render_height!r}")
         self.options = {"team_size": int(team_size), "time_limit": float(time_limit), "walker": walker,
                         "terminate_on_goal": bool(terminate_on_goal),
                         "disable_walker_contacts": bool(disable_walker_contacts), "field_box": bool(field_box)}

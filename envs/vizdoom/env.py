@@ -26,6 +26,12 @@ SCENARIO_STARTS = {"deathmatch": 2, "duel": 2, "cig": 25}
 _RESTARTS = 16  # map restarts at most in a reset until no player starts telefragged (see _restart)
 _BOT_TICS = 8  # tics at most for added bots to enter the map
 _MAX_TURN = 45.0  # degrees per tic a delta turn may ask for
+# The screens ViZDoom renders (its ScreenResolution.RES_* names), checked before any engine starts.
+RESOLUTIONS = ("160x120", "200x125", "200x150", "256x144", "256x160", "256x192", "320x180", "320x200", "320x240",
+               "320x256", "400x225", "400x250", "400x300", "512x288", "512x320", "512x384", "640x360", "640x400",
+               "640x480", "800x450", "800x500", "800x600", "1024x576", "1024x640", "1024x768", "1280x720",
+               "1280x800", "1280x960", "1280x1024", "1400x787", "1400x875", "1400x1050", "1600x900", "1600x1000",
+               "1600x1200", "1920x1080")
 
 
 def _positive_int(where: str, name: str, value: Any, low: int = 1, high: int | None = None) -> int:
@@ -151,6 +157,9 @@ class VizdoomDeathmatch(MultiAgentEnv):
         if len(size) != 2 or not all(part.isdigit() for part in size):
             raise ValueError(f"{where}: resolution must be 'WIDTHxHEIGHT' such as '160x120', got {resolution!r}")
         self.resolution = f"{int(size[0])}x{int(size[1])}"
+        if self.resolution not in RESOLUTIONS:
+            raise ValueError(f"{where}: resolution must be one ViZDoom renders, 160x120 to 1920x1080 "
+                             f"({', '.join(RESOLUTIONS)}), got {resolution!r}")
         self.width, self.height = int(size[0]), int(size[1])
         if screen_format not in ("rgb", "grey"):
             raise ValueError(f"{where}: screen_format must be 'rgb' or 'grey', got {screen_format!r}")

@@ -80,7 +80,8 @@ def test_bad_actions_and_options_are_refused_by_name(duel: Soccer) -> None:
                              ({"time_limit": -1.0}, "time_limit must be a positive number, got -1.0"),
                              ({"walker": "robot"}, "walker must be one of ['ant', 'boxhead', 'humanoid'], got 'robot'"),
                              ({"terminate_on_goal": 1}, "terminate_on_goal must be True or False, got 1"),
-                             ({"render_mode": "human"}, "render_mode must be None, 'rgb_array' or 'camera'")]:
+                             ({"render_mode": "human"}, "render_mode must be None, 'rgb_array' or 'camera'"),
+                             ({"render_height": 10**6}, "render_height must be 48 to 2160 pixels, got 1000000")]:
         with pytest.raises(ValueError, match=f"^Soccer: {__import__('re').escape(message)}"):
             Soccer(**options)
 

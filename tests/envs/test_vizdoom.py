@@ -216,9 +216,14 @@ def test_bad_options_are_named(options, message) -> None:
     assert str(caught.value) == f"VizdoomDeathmatch: {message}"
 
 
-def test_an_unknown_resolution_or_variable_is_named_at_reset() -> None:
-    with pytest.raises(ValueError, match=r"resolution '123x45' is not one ViZDoom renders; known: .*160x120"):
-        VizdoomDeathmatch(resolution="123x45").reset(seed=0)
+@pytest.mark.parametrize("resolution", ["123x45", "99999x99999"])
+def test_a_resolution_vizdoom_does_not_render_is_refused_before_any_engine_starts(resolution) -> None:
+    with pytest.raises(ValueError, match=rf"resolution must be one ViZDoom renders, 160x120 to 1920x1080 "
+                                         rf"\(160x120, .*\), got '{resolution}'"):
+        VizdoomDeathmatch(resolution=resolution)
+
+
+def test_an_unknown_variable_is_named_at_reset() -> None:
     with pytest.raises(ValueError, match=r"unknown game variable in \['HEALTH', 'MANA'\]"):
         VizdoomDeathmatch(game_variables=("HEALTH", "MANA")).reset(seed=0)
 

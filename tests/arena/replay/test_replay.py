@@ -225,7 +225,7 @@ def test_a_trained_agent_folder_is_replayed_with_its_eye_view(tmp_path):
     untrusted = load_game(db, 1)
     seat = next(s for s, name in untrusted.result.seats.items() if name == "ttt_agent")
     assert game_data(untrusted)["eye_seats"] == {}  # the folder's pickle is code: not loaded from a file's word
-    assert "pass --trust" in untrusted.notes[0]
+    assert "replay --trust loads it" in untrusted.notes[0]
     game = load_game(db, 1, trust=True)
     views = [f.eye[seat] for f in replay(game, eye=True) if seat in f.eye]
     assert views and all(v.matches for v in views)  # the policy is deterministic: same moves again
