@@ -332,8 +332,8 @@ class AgentSpec:
         if len(self.members) == 1:
             return list(self.members) * seats
         if len(self.members) != seats:
-            raise ValueError(f"entrant {self.name!r} has {len(self.members)} members ({self.describe()}), but a "
-                             f"side it plays has {seats} seats")
+            raise ValueError(f"entrant {_short(self.name)} has {len(self.members)} members ({_short(self.label())}), "
+                             f"but a side it plays has {seats} seats")
         return list(self.members)
 
     def build_side(self, seats: int, env: Any = None) -> list[Agent]:
