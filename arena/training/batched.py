@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 
 from arena.agents.base import Agent
 from arena.env import AgentID, MultiAgentEnv
@@ -132,7 +133,9 @@ class BatchVecEnv(VecEnv):
         self._agent_codes: dict[int, int] = {}
         self._pending = np.zeros(games, dtype=np.float64)
         self._obs: np.ndarray | None = None
-        self._masks = np.ones((games, action_space.n), dtype=bool)
+        if not isinstance(action_space, spaces.Discrete):  # a board batch's moves: one mask entry per move
+            raise TypeError(f"BatchVecEnv({self.env}): the learner's actions must be Discrete, got {action_space}")
+        self._masks = np.ones((games, int(action_space.n)), dtype=np.bool_)
         self._actions: np.ndarray | None = None
         self._rng = np.random.default_rng()
         self._started = False
@@ -192,8 +195,7 @@ class BatchVecEnv(VecEnv):
         self._started = True
         observations, masks = self._play_opponents(observations, infos["action_mask"], infos["to_play"],
                                                    np.zeros(self.num_envs, dtype=bool))
-        self._observe(observations, masks)
-        return self._obs
+        return self._observe(observations, masks)
 
     def _begin_reset(self) -> None:
         seed = self._seeds[0]
@@ -258,12 +260,14 @@ class BatchVecEnv(VecEnv):
             board[waiting], masks[waiting], to_play[waiting] = obs, infos["action_mask"], infos["to_play"]
             self._close(waiting[infos["episode_over"]], dones, out)
 
-    def _observe(self, board: np.ndarray, masks: np.ndarray) -> None:
+    def _observe(self, board: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Take in the learner's boards and masks (through its interface); returns the observations."""
         itf = self.interface
-        self._obs = board if itf is None else itf.transform_observation_batch(board)
-        if self._translate_masks:
+        observations = board if itf is None else itf.transform_observation_batch(board)
+        if self._translate_masks and itf is not None:
             masks = np.stack([itf.transform_action_mask(mask) for mask in masks])
-        self._masks = masks
+        self._obs, self._masks = observations, masks
+        return observations
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every game, ``(num_envs, n)`` bool."""

@@ -67,8 +67,7 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
         self._deal(self._rows)
         self._started = True
         self._boards, self._live = observations, infos["live"]
-        self._observe(observations[self._rows, self._seat], self._masks)
-        return self._obs
+        return self._observe(observations[self._rows, self._seat], self._masks)
 
     def step_wait(self):
         if not self._started:

@@ -300,8 +300,14 @@ class RichProgressCallback(BaseCallback):
         super().__init__(0)
         try:
             from rich.console import Console
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                                       TimeRemainingColumn)
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
         except ImportError as err:
             raise ImportError(f"RichProgressCallback needs rich ({err}); install the 'train' extra: "
                               "pip install 'arena-marl[train]'") from err

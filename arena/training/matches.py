@@ -98,8 +98,9 @@ def match(env: MultiAgentEnv, agent: Agent, opponent: Agent | OpponentPool, game
         mates = [] if teammate is None else [a for a in team_members(env, seat) if a != seat]
         for slot, agent_id in enumerate(a for a in possible if a != seat and a not in mates):
             lineup[agent_id] = drawn if slot == 0 else copies.setdefault((id(drawn), slot), copy.deepcopy(drawn))
-        for slot, agent_id in enumerate(mates):
-            lineup[agent_id] = teammate if slot == 0 else copies.setdefault((id(teammate), -slot), copy.deepcopy(teammate))
+        for slot, agent_id in enumerate(mates if teammate is not None else []):
+            mate = teammate if teammate is not None else agent  # (mates are empty without a teammate)
+            lineup[agent_id] = mate if slot == 0 else copies.setdefault((id(mate), -slot), copy.deepcopy(mate))
         lineup[seat] = agent
         episode = play(env, lineup, seed=derive_seed(seed, game))
         ranks, side = episode.ranks, seat

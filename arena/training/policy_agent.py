@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -36,7 +36,7 @@ def require_sb3() -> None:
         raise ImportError(f"arena.training needs stable-baselines3 and sb3-contrib ({err}); {_EXTRA_HINT}") from err
 
 
-def algorithm_class(algo: str) -> type:
+def algorithm_class(algo: str) -> type[Any]:
     """The SB3 algorithm class for ``algo`` (``"maskable-ppo"``, ``"ppo"``, ``"a2c"``, ``"dqn"``).
 
     Raises:
@@ -46,7 +46,7 @@ def algorithm_class(algo: str) -> type:
     if algo not in ALGORITHMS:
         raise UnknownNameError(f"unknown algorithm {algo!r}; expected one of {', '.join(ALGORITHMS)}")
     require_sb3()
-    return load_callable(ALGORITHMS[algo])
+    return cast("type[Any]", load_callable(ALGORITHMS[algo]))
 
 
 def freeze(policy: Any) -> Any:
@@ -108,7 +108,7 @@ class SB3Agent(Agent):
         self._rng = np.random.default_rng(seed)
         space = policy.action_space
         self._discrete = isinstance(space, spaces.Discrete)
-        self._start = int(space.start) if self._discrete else 0
+        self._start = int(space.start) if isinstance(space, spaces.Discrete) else 0
         self._maskable = _is_maskable(policy)
         self._actor = _actor_parts(policy) if self._discrete else None
 
@@ -179,8 +179,8 @@ class SB3Agent(Agent):
 
     def _scores(self, obs_tensor: Any) -> Any:
         """Action logits (actor-critic policies) or Q-values (DQN) for a batch of one."""
-        policy = self.policy
-        q_net = getattr(policy, "q_net", None)
+        policy: Any = self.policy
+        q_net: Any = getattr(policy, "q_net", None)
         if q_net is not None:
             return q_net(obs_tensor)
         if self._actor is not None:
@@ -200,7 +200,7 @@ def _as_sb3_sees(space: spaces.Space) -> spaces.Space:
     from stable_baselines3.common.vec_env import VecTransposeImage
 
     def view(part: spaces.Space) -> spaces.Space:
-        if is_image_space(part) and not is_image_space_channels_first(part):
+        if isinstance(part, spaces.Box) and is_image_space(part) and not is_image_space_channels_first(part):
             return VecTransposeImage.transpose_space(part)
         return part
 

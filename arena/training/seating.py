@@ -55,6 +55,7 @@ def resolve_interfaces(env: MultiAgentEnv, seats: list[AgentID], interface: Any)
     """
     if interface is None:
         return dict.fromkeys(seats)
+    chosen: dict[AgentID, Interface | None]
     if isinstance(interface, Interface):
         chosen = {seat: interface if i == 0 else copy.deepcopy(interface) for i, seat in enumerate(seats)}
     elif isinstance(interface, Mapping):

@@ -14,8 +14,8 @@ from arena.agents.base import Agent
 from arena.env import AgentID, HoldsEnv, MultiAgentEnv, discrete_index
 from arena.errors import AgentError, ArenaError, ResetNeeded, UnknownAgentError
 from arena.interface import Interface
-from arena.seeding import derive_seed
 from arena.registry import make_env
+from arena.seeding import derive_seed
 from arena.training.pool import OpponentPool
 from arena.training.seating import (
     Opponent,
@@ -252,15 +252,15 @@ class SingleAgentEnv(HoldsEnv, gymnasium.Env):
                               "first (before the first step, or after the episode ended)")
         if self._cast_action and isinstance(action, (np.integer, np.ndarray)) and np.ndim(action) == 0:
             action = int(action)  # SB3 hands numpy scalars to a Discrete space
-        itf = self._interfaces[self.seat]
+        itf = self._interfaces[self._seat]
         raw_action = action if itf is None else itf.transform_action(action)
         if self.illegal_action == "forfeit" and self._forbidden(raw_action):
             return self._forfeit()
         actions = self._opponent_actions(self._observations, self._infos)
-        actions[self.seat] = raw_action
+        actions[self._seat] = raw_action
         ended = self._advance(*self._step_env(actions))
-        reward = self._pending[self.seat]
-        self._pending[self.seat] = 0.0
+        reward = self._pending[self._seat]
+        self._pending[self._seat] = 0.0
         if itf is not None:
             reward = (itf.transform_done(reward, terminated=self._terminated, truncated=self._truncated)
                       if ended else itf.transform_reward(reward))
@@ -271,17 +271,24 @@ class SingleAgentEnv(HoldsEnv, gymnasium.Env):
             return copy.deepcopy(self._learner_obs), float(reward), self._terminated, self._truncated, self._learner_info
         return self._learner_obs, float(reward), self._terminated, self._truncated, self._learner_info
 
+    @property
+    def _seat(self) -> AgentID:
+        """The learner's seat in the running episode."""
+        if self.seat is None:
+            raise ResetNeeded(f"SingleAgentEnv({self.env}): no episode running; call reset() first")
+        return self.seat
+
     def _forbidden(self, raw_action: Any) -> bool:
-        mask = self._infos.get(self.seat, {}).get("action_mask")
+        mask = self._infos.get(self._seat, {}).get("action_mask")
         if mask is None:
             return False
-        index = discrete_index(self.env.action_space(self.seat), raw_action)
+        index = discrete_index(self.env.action_space(self._seat), raw_action)
         return index is not None and not mask[index]
 
     def _forfeit(self) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        reward = self._pending[self.seat] + self.illegal_penalty
-        self._pending[self.seat] = 0.0
-        itf = self._interfaces[self.seat]
+        reward = self._pending[self._seat] + self.illegal_penalty
+        self._pending[self._seat] = 0.0
+        itf = self._interfaces[self._seat]
         if itf is not None:
             reward = itf.transform_done(reward, terminated=True, truncated=False)
         self._terminated = True
@@ -329,7 +336,7 @@ class SingleAgentEnv(HoldsEnv, gymnasium.Env):
                 return True
             if self.seat in observations:
                 self._observations, self._infos = observations, infos
-                self._observe(observations[self.seat], infos.get(self.seat) or {})
+                self._observe(observations[self._seat], infos.get(self.seat) or {})
                 return False
             if not observations:
                 if self.env.agents:
@@ -341,7 +348,7 @@ class SingleAgentEnv(HoldsEnv, gymnasium.Env):
             observations, infos = self._step_env(self._opponent_actions(observations, infos))
 
     def _observe(self, raw_observation: Any, info: dict[str, Any]) -> None:
-        itf = self._interfaces[self.seat]
+        itf = self._interfaces[self._seat]
         mask = info.get("action_mask")
         if itf is None:
             self._learner_obs = raw_observation
@@ -399,9 +406,9 @@ class SingleAgentEnv(HoldsEnv, gymnasium.Env):
             return self._mask
         space = self.action_space
         if isinstance(space, spaces.Discrete):
-            return np.ones(space.n, dtype=bool)
+            return np.ones(int(space.n), dtype=bool)
         if isinstance(space, spaces.MultiDiscrete):
-            return np.ones(int(np.sum(space.nvec)), dtype=bool)
+            return np.ones(int(np.asarray(space.nvec).sum()), dtype=bool)
         raise ArenaError(f"SingleAgentEnv({self.env}): no action mask for a {space} action space")
 
     def __str__(self) -> str:

@@ -10,7 +10,8 @@ here: :class:`~arena.training.SingleAgentEnv` seats the teammates itself.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Mapping
+from typing import Any
 
 from arena.agents.base import Agent
 from arena.interface import Combine, Interface
@@ -22,7 +23,7 @@ from arena.wrappers import AgtItfWrapper
 __all__ = ["team_stack", "side_agent"]
 
 
-def team_stack(member_interface: Interface | str | Sequence[str] | None, seats: int) -> Interface:
+def team_stack(member_interface: Interface | str | Mapping[str, Any] | None, seats: int) -> Interface:
     """The interface of a model that controls a side of ``seats`` seats.
 
     Each seat gets its own copy of ``member_interface`` (specs as
