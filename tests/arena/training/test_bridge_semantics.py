@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from arena import Agent, AgtItfWrapper, Interface, RandomAgent
-from envs.connect_four_agents import ConnectFourHeuristicAgent
 from arena.training import OpponentPool, SB3Agent, SingleAgentEnv
 from arena.training.batched import BatchVecEnv
+from envs.connect_four_agents import ConnectFourHeuristicAgent
 from interfaces.board import EgoBoard
 
 BRIDGES = ("single", "batched")
@@ -313,11 +313,11 @@ def test_snake_learner_episodes_end_when_it_is_out_and_seats_shuffle(bridge):
 
 
 def test_snake_trains_on_the_batched_path_by_default():
-    import envs
     from sb3_contrib import MaskablePPO
 
-    from arena.training.vectorised import choose_path
+    import envs
     from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
+    from arena.training.vectorised import choose_path
 
     assert choose_path("auto", envs.make("snake", **SNAKE), "maskable-ppo", RandomAgent(), None) == "batched"
     venv = make_snake("batched", 4, OpponentPool([RandomAgent(seed=0)]), shuffle_seats=True)

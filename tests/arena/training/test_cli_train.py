@@ -181,8 +181,8 @@ def test_load_continues_the_statistics_of_a_stateful_interface(tmp_path) -> None
 def test_batched_path_defaults_to_the_recipe_and_several_opponents_make_a_pool(tmp_path, capsys) -> None:
     import torch
 
-    from arena.training.recipe import BATCHED_RECIPE, default_algo_options
     from arena.training import SB3Agent
+    from arena.training.recipe import BATCHED_RECIPE, default_algo_options
 
     options = default_algo_options("maskable-ppo", 100_000, 64, "batched")
     assert options == {"n_steps": 32, "batch_size": 1024, "n_epochs": 4, "learning_rate": 3e-4, "ent_coef": 0.01,
