@@ -56,7 +56,7 @@ def blank_observation(space: spaces.Space) -> Any:
         np.int64(1)
     """
     if isinstance(space, spaces.Discrete):
-        return space.dtype.type(space.start)
+        return _discrete_value(space, int(space.start))
     if isinstance(space, spaces.Box):
         return np.clip(np.zeros(space.shape), space.low, space.high).astype(space.dtype)
     if isinstance(space, spaces.MultiDiscrete):
@@ -79,7 +79,7 @@ def as_space_dtype(space: spaces.Space, value: Any) -> Any:
     Tuple and Dict are converted element-wise; other spaces pass unchanged.
     """
     if isinstance(space, spaces.Discrete):
-        return space.dtype.type(value)
+        return _discrete_value(space, value)
     if isinstance(space, (spaces.Box, spaces.MultiDiscrete, spaces.MultiBinary)):
         return np.asarray(value, dtype=space.dtype)
     if isinstance(space, spaces.Tuple) and isinstance(value, tuple):
@@ -106,19 +106,24 @@ def zero_start_space(space: spaces.Space) -> spaces.Space:
     if isinstance(space, spaces.Discrete):
         return spaces.Discrete(int(space.n)) if int(space.start) else space
     if isinstance(space, spaces.MultiDiscrete):
-        return spaces.MultiDiscrete(space.nvec, dtype=space.dtype) if np.any(space.start) else space
+        return spaces.MultiDiscrete(space.nvec, dtype=str(space.dtype)) if np.any(space.start) else space
     if isinstance(space, spaces.Dict):
         inner = {key: zero_start_space(sub) for key, sub in space.spaces.items()}
         return space if all(inner[key] is sub for key, sub in space.spaces.items()) else spaces.Dict(inner)
     if isinstance(space, spaces.Tuple):
-        inner = [zero_start_space(sub) for sub in space.spaces]
-        return space if all(new is sub for new, sub in zip(inner, space.spaces)) else spaces.Tuple(inner)
+        members = [zero_start_space(sub) for sub in space.spaces]
+        return space if all(new is sub for new, sub in zip(members, space.spaces)) else spaces.Tuple(members)
     return space
+
+
+def _discrete_value(space: spaces.Discrete, value: Any) -> Any:
+    """``value`` as the numpy integer of ``space`` (Gymnasium gives every Discrete a dtype; its annotation allows None)."""
+    return np.int64(value) if space.dtype is None else space.dtype.type(value)
 
 
 def _shift(space: spaces.Space, value: Any, sign: int) -> Any:
     if isinstance(space, spaces.Discrete):
-        return value if not int(space.start) else space.dtype.type(int(value) + sign * int(space.start))
+        return value if not int(space.start) else _discrete_value(space, int(value) + sign * int(space.start))
     if isinstance(space, spaces.MultiDiscrete):
         return value if not np.any(space.start) else (np.asarray(value) + sign * space.start).astype(space.dtype)
     if isinstance(space, spaces.Dict) and isinstance(value, dict):

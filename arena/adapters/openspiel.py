@@ -92,7 +92,7 @@ class OpenSpielEnv(MultiAgentEnv):
         self.possible_agents = [f"player_{p}" for p in range(self._num_players)]
         self.agents = []
         observation_space = spaces.Box(-np.inf, np.inf, shape, np.float32)
-        action_space = spaces.Discrete(game.num_distinct_actions())
+        action_space: spaces.Discrete = spaces.Discrete(game.num_distinct_actions())
         self.observation_spaces = {agent: observation_space for agent in self.possible_agents}
         self.action_spaces = {agent: action_space for agent in self.possible_agents}
         self._num_actions = int(action_space.n)

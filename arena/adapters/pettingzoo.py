@@ -72,9 +72,11 @@ class _ArenaSpaces:
         self.raw_observation_spaces = {a: env.observation_space(a) for a in env.possible_agents}
         self.action_spaces = {a: env.action_space(a) for a in env.possible_agents}
         self.observation_spaces: dict[AgentID, spaces.Space] = {}
+        self.mask_sizes: dict[AgentID, int] = {}  # the agents whose observation carries a mask
         for agent, space in self.raw_observation_spaces.items():
             action_space = self.action_spaces[agent]
             if mask_in_observation and isinstance(action_space, spaces.Discrete):
+                self.mask_sizes[agent] = int(action_space.n)
                 mask_space = spaces.Box(0, 1, (int(action_space.n),), np.int8)
                 space = spaces.Dict({"observation": space, "action_mask": mask_space})
             self.observation_spaces[agent] = space
@@ -85,7 +87,7 @@ class _ArenaSpaces:
         space = self.observation_spaces[agent]
         if space is self.raw_observation_spaces[agent]:
             return value
-        n = int(self.action_spaces[agent].n)
+        n = self.mask_sizes[agent]
         return {"observation": value, "action_mask": np.ones(n, np.int8) if mask is None else mask}
 
 
@@ -190,10 +192,10 @@ class ArenaToAEC(HoldsEnv, _SpaceLookup, AECEnv):
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
-        if self.terminations.get(agent) or self.truncations.get(agent):
+        if agent is not None and (self.terminations.get(agent) or self.truncations.get(agent)):
             self._was_dead_step(action)
             return
-        if agent not in self._to_act:
+        if agent is None or agent not in self._to_act:
             raise ResetNeeded(f"{self}: step() called with no agent waiting to act; call reset() first "
                               "(before the first step, or after every agent has finished)")
         if action is None:

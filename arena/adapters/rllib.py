@@ -42,8 +42,8 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -80,14 +80,14 @@ class ArenaToRLlib(HoldsEnv, RLlibMultiAgentEnv):
         self.mask_in_observation = mask_in_observation
         self._forfeit = on_illegal_action == "forfeit" and env.illegal_action == "raise"
         self.forfeit_penalty = float(forfeit_penalty)
-        self._env_observation_spaces = {a: env.observation_space(a) for a in self.possible_agents}
-        self._env_action_spaces = {a: env.action_space(a) for a in self.possible_agents}
+        self._env_observation_spaces = {a: env.observation_space(a) for a in env.possible_agents}
+        self._env_action_spaces = {a: env.action_space(a) for a in env.possible_agents}
         self._raw_spaces = {a: zero_start_space(space) for a, space in self._env_observation_spaces.items()}
         self.action_spaces = {a: zero_start_space(space) for a, space in self._env_action_spaces.items()}
         # The spaces RLlib gets anew (0-based): only their values are shifted, on each step.
-        self._shifted_observations = {a: self._env_observation_spaces[a] for a in self.possible_agents
+        self._shifted_observations = {a: self._env_observation_spaces[a] for a in env.possible_agents
                                       if self._raw_spaces[a] is not self._env_observation_spaces[a]}
-        self._shifted_actions = {a: self._env_action_spaces[a] for a in self.possible_agents
+        self._shifted_actions = {a: self._env_action_spaces[a] for a in env.possible_agents
                                  if self.action_spaces[a] is not self._env_action_spaces[a]}
         self.observation_spaces = {}
         self._mask_sizes: dict[AgentID, int] = {}
@@ -111,10 +111,11 @@ class ArenaToRLlib(HoldsEnv, RLlibMultiAgentEnv):
         self._masks = {a: (infos.get(a) or {}).get("action_mask") for a in observations}
         return self._observations(observations, infos), {a: infos.get(a) or {} for a in observations}
 
-    def step(self, action_dict: Mapping[AgentID, Any]):
+    def step(self, action_dict: Mapping[Hashable, Any]):  # RLlib's signature: any hashable agent id
         """Step the arena env; adds ``"__all__"`` and the final observation of truncated agents."""
         live_before = list(self.env.agents)
-        actions = dict(action_dict)
+        # The ids RLlib hands back are the ones this env gave it; arena's env checks them in step.
+        actions = cast(dict[AgentID, Any], dict(action_dict))
         for agent, space in self._shifted_actions.items():
             if agent in actions:
                 actions[agent] = shift_from_zero_start(space, actions[agent])
