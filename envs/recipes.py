@@ -61,5 +61,20 @@ def team_rock_paper_scissors(**options: Any) -> TrainingRecipe:
 
 
 def pong_2p(**options: Any) -> TrainingRecipe:
-    """Against the scripted ``pong_ai`` paddle, evaluated against it and ``random``."""
-    return TrainingRecipe(opponents=("pong_ai",), references=("pong_ai", "random"), eval_games=20, evaluations=10)
+    """Self-play from the pixels (docs/performance.md, "Pong-2p from frames"): the learner sees a
+    stack of two 40x40 grey pictures of the field (``pong_frames``, drawn from the vector the
+    scripted ``pong_ai`` reads, or cut down from the env's ``"frame"``) and picks among three moves
+    (``pong_moves``), with a 0.05 bonus for each return of the ball (``pong_hit_bonus``); a small
+    CNN (SB3's NatureCNN with 256 features, no hidden layers after it) trained with PPO. Its opponents: ``pong_ai`` drawn as often as the newest 4 snapshots of itself
+    together (a snapshot joins at every evaluation). Training games are 5 rounds long (a cheaper
+    evaluation unit); the agent plays games of any length.
+    """
+    return TrainingRecipe(
+        algo="ppo", interface="pong_moves(pong_frames(pong_hit_bonus(bonus=0.05), scale=4, frames=2))",
+        policy="CnnPolicy",
+        algo_options={"n_steps": 128, "batch_size": 256, "n_epochs": 4, "learning_rate": 2.5e-4,
+                      "ent_coef": 0.01, "clip_range": 0.1, "gamma": 0.99, "gae_lambda": 0.95,
+                      "policy_kwargs": {"net_arch": [], "features_extractor_kwargs": {"features_dim": 256}}},
+        opponents=("pong_ai", "pong_ai", "pong_ai", "pong_ai"), references=("pong_ai",),
+        self_play="uniform", promote_at=0.0, pool_size=8, n_envs=8, eval_games=10, evaluations=8,
+        full_budget=1_000_000, env_options={"rounds": 5})
