@@ -7,6 +7,7 @@ a pseudo-terminal; the agents they name by ``module:callable`` live in this modu
 from __future__ import annotations
 
 import io
+import json
 import os
 import pty
 import re
@@ -26,7 +27,7 @@ from arena import Agent, AgtItfWrapper, MultiAgentEnv
 from arena.cli import main
 from arena.cli.play import EXIT_FORFEIT
 from arena.env import is_real_time
-from tests.quick import quick_make
+from tests.quick import QUICK_OPTIONS, quick_make
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = "tests.arena.test_cli_play"
@@ -316,13 +317,17 @@ TURN_BASED = [name for name in envs.names() if not is_real_time(quick_make(name)
 
 @pytest.mark.parametrize("name", TURN_BASED)
 def test_every_bundled_turn_based_game_is_playable(name: str, monkeypatch, capsys) -> None:
-    n = quick_make(name).action_space("player_0").n
+    env = quick_make(name)
+    seat = env.possible_agents[0]  # player_0, or the env's own first seat (MAgent2: red_0)
+    n = env.action_space(seat).n
     # The person tries every action number in turn: illegal ones are re-prompted, so the game moves on.
     typed = "".join(f"{i}\n" for i in range(n)) * 60
-    code, out, err = play_in_process(monkeypatch, capsys, name, "--human", "player_0", "--vs", "random",
+    quick = QUICK_OPTIONS.get(name)  # the registry-wide short game (MAgent2: a small map, 30 steps)
+    options = ["--env-options", json.dumps(quick)] if quick else []
+    code, out, err = play_in_process(monkeypatch, capsys, name, *options, "--human", seat, "--vs", "random",
                                      "--seed", "11", stdin=typed)
     assert (code, err) == (0, "")
-    assert "--- game over for player_0 ---" in out
+    assert f"--- game over for {seat} ---" in out
     assert re.search(r"^result: .* after \d+ steps \(seed 11\)$", out, re.MULTILINE)
 
 
