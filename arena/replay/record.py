@@ -31,13 +31,16 @@ def _rules(env: EnvSpec) -> dict[str, Any]:
 
 
 def entrant_name(seat: str, spec: AgentSpec) -> str:
-    """The entrant name of a recorded seat: what played it, at which seat.
+    """The entrant name of a recorded seat: what played it (a trained folder by its name), at which seat.
 
     Example:
         >>> entrant_name("player_1", AgentSpec("x", "my.bots:make"))
         'my.bots.make@player_1'
+        >>> entrant_name("player_0", AgentSpec.parse('arena.training:load_trained_agent{"path": "/runs/c4"}'))
+        'c4@player_0'
     """
-    return _UNSAFE.sub(".", f"{spec.factory}@{seat}")
+    what = Path(spec.folder).name if spec.folder is not None else spec.factory
+    return _UNSAFE.sub(".", f"{what}@{seat}")
 
 
 def check_record_file(path: str | Path, env: EnvSpec) -> None:

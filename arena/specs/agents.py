@@ -269,7 +269,7 @@ class AgentSpec:
             raise ValueError(f"agent {_short(whole)}: expected [NAME=]FACTORY[{{JSON kwargs}}], got no factory")
         if _looks_like_path(factory):
             raise ValueError(_no_folder(factory))
-        return cls(name or factory, factory, kwargs)
+        return cls(name or _member_name(factory, kwargs), factory, kwargs)  # 'module:Class' is named 'Class'
 
     @classmethod
     def coerce(cls, entry: Any, name: str | None = None) -> AgentSpec:
@@ -291,7 +291,7 @@ class AgentSpec:
             )
         if callable(entry):
             factory = callable_spec(entry, f"entrant {name or entry!r}")
-            return cls(name or getattr(entry, "__name__", factory), factory)
+            return cls(name or str(getattr(entry, "__name__", factory)), factory)
         raise TypeError(f"tournament: an entrant must be an AgentSpec, a string or a factory, got {type(entry).__name__}")
 
     def build(self, env: Any = None) -> Agent:
@@ -533,7 +533,8 @@ def agent_version(agent: Agent) -> str:
         return own
     parts: list[object] = [agent]
     if isinstance(agent, AgtItfWrapper):
-        parts += [*(agent.members or [agent.agent]), *agent.interface.levels()]
+        members = agent.agent if isinstance(agent.agent, Sequence) else [agent.agent]
+        parts += [*members, *agent.interface.levels()]
     packages = list(dict.fromkeys(_package_of(part) for part in parts))
     return f"{agent} ({', '.join(packages)})"
 

@@ -69,3 +69,9 @@ def test_agent_version_names_the_class_and_package():
         version = "my-bot 2.1"
 
     assert agent_version(Versioned()) == "my-bot 2.1"
+
+
+def test_an_unnamed_module_callable_or_folder_entrant_is_named_by_what_it_is():
+    specs = parse_agents('envs.rock_paper_scissors:BeatMostCommonAgent,arena.training:load_trained_agent{"path": "/r/c4"}')
+    assert [spec.name for spec in specs] == ["BeatMostCommonAgent", "c4"]
+    assert [spec.label() for spec in specs] == ["envs.rock_paper_scissors:BeatMostCommonAgent", "c4"]
