@@ -17,6 +17,7 @@ import json
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +27,11 @@ from gymnasium import spaces
 from arena.errors import ArenaError
 from arena.registry import make_agent, make_env
 from arena.sides import GroupTeams
-from arena.specs.interfaces import build_interface, parse_interface_spec
+from arena.specs.interfaces import InterfaceSpec, build_interface, parse_interface_spec
 from arena.training.config import RECIPE_FILE, TrainingConfig
 from arena.training.policy_agent import algorithm_class, require_sb3
 from arena.training.pool import OpponentPool
-from arena.training.recipe import BATCHED_RECIPE, TrainingRecipe, default_algo_options
+from arena.training.recipe import BATCHED_RECIPE, RAW_INTERFACE, TrainingRecipe, default_algo_options
 from arena.training.report import plot_learning_curve, read_csv
 from arena.training.single_agent import SingleAgentEnv
 from arena.training.teams import side_agent, team_stack
@@ -49,7 +50,7 @@ from arena.training.callbacks import (
 )
 from arena.training.vectorised import batch_vec_env, choose_path
 
-__all__ = ["POOL_FILE", "RunPlan", "TrainedRun", "choose_policy", "plan", "train"]
+__all__ = ["POOL_FILE", "RunPlan", "TrainedRun", "choose_policy", "plan", "registered_interface_spec", "train"]
 
 #: The file in a trained folder that lists its self-play snapshots (weights in ``pool/``).
 POOL_FILE = "pool.json"
@@ -149,6 +150,7 @@ def plan(config: TrainingConfig) -> RunPlan:
     if loaded is not None:  # the model's interface and algorithm are the loaded run's
         base = replace(base, interface=loaded["interface"], algo=loaded["algo"])
     recipe = config.recipe(base)
+    recipe = replace(recipe, interface=registered_interface_spec(recipe.interface))
     if loaded is not None:
         env_options = dict(loaded.get("env_options") or {})
     else:
@@ -239,6 +241,31 @@ reads Discrete and MultiDiscrete values as 0..n-1 whatever their start; give an 
     return "CnnPolicy" if is_image_space(observation_space) else "MlpPolicy"
 
 
+def registered_interface_spec(spec: str | None) -> str | None:
+    """``spec`` with every ``"module:Class"`` that an ``arena.interfaces`` entry point declares
+    written as its registered name, so a trained folder names only registered interfaces (a
+    folder is data: a tournament imports no ``module:Class`` it names without ``--trust``).
+
+    Example:
+        >>> registered_interface_spec("flatten(interfaces.board:EgoBoard(planes=true))")
+        'flatten(ego_board(planes=true))'
+        >>> registered_interface_spec("none") is None
+        True
+    """
+    if spec is None or spec == RAW_INTERFACE:
+        return None
+    names = {entry.value: entry.name for entry in metadata.entry_points(group="arena.interfaces")}
+
+    def rename(value: Any) -> Any:
+        if not isinstance(value, InterfaceSpec):
+            return value
+        return replace(value, name=names.get(value.name, value.name),
+                       options={key: rename(option) for key, option in value.options.items()},
+                       inner=rename(value.inner))
+
+    return str(rename(parse_interface_spec(spec)))
+
+
 def _leaves(space: spaces.Space, key: str = "") -> list[tuple[str, spaces.Space]]:
     if isinstance(space, spaces.Dict):
         return [leaf for name, sub in space.spaces.items() for leaf in _leaves(sub, f"{key}.{name}".lstrip("."))]
@@ -259,8 +286,8 @@ def _loaded_manifest(config: TrainingConfig) -> dict[str, Any]:
     if config.env_options and dict(config.env_options) != manifest.get("env_options"):
         problems.append(f"--env-options {json.dumps(manifest.get('env_options'))} "
                         f"(got {json.dumps(dict(config.env_options))})")
-    if config.interface is not None and (manifest["interface"] is None or parse_interface_spec(config.interface)
-                                         != parse_interface_spec(manifest["interface"])):
+    if config.interface is not None and (manifest["interface"] is None or registered_interface_spec(config.interface)
+                                         != registered_interface_spec(manifest["interface"])):
         problems.append(f"--interface {manifest['interface']!r} (got {config.interface!r})")
     if problems:
         raise ValueError(f"--load {config.load}: the run was trained with " + "; ".join(problems)

@@ -172,3 +172,15 @@ def test_load_goes_on_with_the_stored_recipe_and_appends(tmp_path, capsys) -> No
     assert main(["train", "tic_tac_toe", "--load", str(out), "--timesteps", "64", "--self-play", "off", *common]) == 0
     assert "opponent pool: 2 members, 0 promotions" in capsys.readouterr().out  # no snapshots, no self-play
     assert json.loads((out / "recipe.json").read_text())["self_play"] is None
+
+
+def test_a_folder_names_registered_interfaces_so_a_tournament_trusts_it(tmp_path, capsys) -> None:
+    out = tmp_path / "ego"
+    assert main(["train", "tic_tac_toe", "--timesteps", "32", "--eval-games", "2", "--n-envs", "1", "--no-progress",
+                 "--interface", "interfaces.board:EgoBoard", "--out", str(out)]) == 0
+    assert json.loads((out / "agent.json").read_text())["interface"] == "ego_board"
+    command = capsys.readouterr().out.split("the folder is an agent: ")[1].strip()
+    assert main([*shlex.split(command)[1:], "--games", "2", "--backend", "inline"]) == 0, capsys.readouterr().err
+    # --load with the spelling it was trained with is the same interface
+    assert main(["train", "tic_tac_toe", "--load", str(out), "--timesteps", "32", "--eval-games", "2",
+                 "--n-envs", "1", "--no-progress", "--interface", "interfaces.board:EgoBoard"]) == 0
