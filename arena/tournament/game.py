@@ -225,7 +225,8 @@ class GameRunner:
         if isinstance(original, Forfeit):
             return original
         # Not raised through a guard (a team key, or a fault in play's own checks): charge the seat.
-        seat = err.agent_id if isinstance(err.agent_id, str) else next(iter(err.agent_id))
+        agent_id: Any = err.agent_id  # a seat, or a side's seats
+        seat = agent_id if isinstance(agent_id, str) else next(iter(agent_id))
         return Forfeit(seats.get(seat, str(seat)), f"{type(original).__name__}: {original}")
 
 
