@@ -1,10 +1,15 @@
 """Pommerman: the reference rules (FFA, Team and Radio competitions), natively and fast.
 
 * :class:`Pommerman` — the arena env (``envs.make("pommerman", mode=...)``);
-* :mod:`envs.pommerman.core` — one step of the rules on small arrays;
+* :class:`PommermanBatch` — many games stepped, scored, restarted and observed (uint8
+  planes, :mod:`envs.pommerman.planes`) in one compiled call;
+* :mod:`envs.pommerman.core` — one step of the rules on small arrays, in named phases;
 * :mod:`envs.pommerman.board` — reset boards with the reference's distribution;
 * :mod:`envs.pommerman.observe` — the per-agent observation and its space;
-* :mod:`envs.pommerman.agents` — scripted agents (``pommerman_simple``).
+* :mod:`envs.pommerman.agents` — scripted agents (``pommerman_simple``; batched:
+  ``PommermanSimpleBatch``);
+* :mod:`envs.pommerman.vec_env` — ``PommermanVecEnv``, learner seats of a batch for
+  Stable-Baselines3 (imports it).
 
 Example:
     >>> import envs
@@ -14,6 +19,7 @@ Example:
     (11, 11)
 """
 
+from envs.pommerman.batch import PommermanBatch
 from envs.pommerman.env import MODES, Pommerman
 
-__all__ = ["Pommerman", "MODES"]
+__all__ = ["Pommerman", "PommermanBatch", "MODES"]
