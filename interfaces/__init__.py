@@ -12,7 +12,7 @@
 * :mod:`interfaces.board` — :class:`EgoBoard`, :class:`RotateBoard`;
 * :mod:`interfaces.pommerman` — :class:`PommermanPlanes`, :class:`PommermanAttributes`,
   :class:`PommermanPosition`, :class:`PommermanLegalMoves`, :class:`PommermanEgoCorner`,
-  :class:`PommermanFeatures`;
+  :class:`PommermanFeatures`, :class:`PommermanBatchPlanes` (the planes ``PommermanBatch`` emits);
 * :mod:`interfaces.vizdoom` — :class:`DoomActions`, :class:`DoomScreen` (ViZDoom frames and buttons);
 * :mod:`interfaces.soccer` — :class:`SoccerFeatures`, :class:`RescaleAction`,
   :class:`SoccerShaping` and :func:`soccer_team` (MuJoCo soccer, one model per side).
@@ -36,6 +36,7 @@ from interfaces.history import FrameStack, NormalizeObservation
 from interfaces.observation import ActionMaskInObservation, CastObservation, ClipObservation, Flatten, OneHot
 from interfaces.pommerman import (
                                   PommermanAttributes,
+                                  PommermanBatchPlanes,
                                   PommermanEgoCorner,
                                   PommermanFeatures,
                                   PommermanLegalMoves,
@@ -66,6 +67,7 @@ __all__ = [
     "PommermanAttributes",
     "PommermanEgoCorner",
     "PommermanFeatures",
+    "PommermanBatchPlanes",
     "PommermanLegalMoves",
     "PommermanPlanes",
     "PommermanPosition",
