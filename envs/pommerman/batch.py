@@ -188,7 +188,7 @@ class PommermanBatch:
         if moves.size and (moves.min() < 0 or moves.max() > 5):
             raise InvalidActionError(f"{self}: moves must lie in 0..5, got values from {moves.min()} to {moves.max()}")
         if not radio:
-            return moves.astype(np.int64, copy=False), self._no_words
+            return np.ascontiguousarray(moves, dtype=np.int64), self._no_words  # one compiled layout
         words = actions[..., 1:]
         if words.size and (words.min() < 0 or words.max() > 7):
             raise InvalidActionError(f"{self}: radio words must lie in 0..7, got values from {words.min()} "
