@@ -1,0 +1,311 @@
+"""Pommerman's action filter: the moves that lead to certain death, found from the observation alone.
+
+:func:`safe_moves` reads one agent's observation dict (the ``pommerman`` env's) and returns
+the int8 mask of its 6 actions (0 stop, 1 up, 2 down, 3 left, 4 right, 5 bomb) without those
+that kill it for sure: walking into flames that still burn next step, standing (or stepping,
+or laying a bomb) where a blast will reach it before it can get out of every blast's path in
+time. :func:`safe_moves_planes` does the same for many views of
+:class:`~envs.pommerman.batch.PommermanBatch` (its uint8 planes, ego or not) in one call, for
+batched trainers. :class:`PommermanSafeMoves` is the interface: it puts the mask in the
+observation (``"safe_moves"``) and never sends a move it forbids.
+
+**How "certain" is decided.** The analysis replays the rules' timing on the observed board:
+a bomb showing life ``b`` goes off at the end of the ``b``-th step from now, sooner when a
+flame reaches it (on a burning cell, or in the blast of a bomb that goes off first: chains);
+its flames kill at the end of that step and of the next two; a flame showing life ``f``
+still burns for ``f - 1`` steps. A laid bomb goes off 10 steps later. After its first action
+the agent may walk any path through cells that are not rigid, wooden or holding a bomb; the
+action is certain death when every such path ends on a burning cell. Where it cannot be sure
+it assumes the best for the agent: other bombers never block it, fogged cells are open and
+safe, and blasts stop at wood that may burn away. It treats a moving (kicked) bomb as staying
+where it is and a bomb as an obstacle even for an agent that can kick. **It never masks every
+move**: when all six lead to death, all six are allowed (the policy decides how to lose).
+
+Example:
+    >>> import envs
+    >>> env = envs.make("pommerman")
+    >>> obs, _ = env.reset(seed=0)
+    >>> safe_moves(obs["agent_0"]).tolist()  # nothing burns yet: every move is survivable
+    [1, 1, 1, 1, 1, 1]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from arena.errors import SpaceMismatchError
+from arena.interface import Interface
+from envs.pommerman._jit import njit
+
+__all__ = ["PommermanSafeMoves", "safe_moves", "safe_moves_planes", "HORIZON"]
+
+SIZE = 11
+_RIGID, _WOOD, _FOG = 1, 2, 5  # board codes
+#: Steps looked ahead: a bomb laid now goes off in 10, and its flames burn 2 more.
+HORIZON = 13
+_NEVER = 127
+_LAID_BOMB_LIFE = 10
+# Plane indices of PommermanBatch's views (envs/pommerman/planes.py: PLANE_NAMES).
+_P_RIGID, _P_WOOD, _P_SELF, _P_LIFE, _P_STRENGTH, _P_FLAME, _P_AMMO, _P_BLAST = 1, 2, 9, 12, 13, 15, 16, 17
+_DR = np.array([0, -1, 1, 0, 0, 0], dtype=np.int64)
+_DC = np.array([0, 0, 0, -1, 1, 0], dtype=np.int64)
+_KEYS = ("board", "bomb_life", "bomb_blast_strength", "flame_life", "position", "ammo", "blast_strength")
+
+
+@njit
+def _explosion_times(walls, life, strength, flame, times):
+    """Fill ``times`` with the step each bomb goes off (``_NEVER``: no bomb), chains included."""
+    for r in range(SIZE):
+        for c in range(SIZE):
+            if life[r, c] == 0:
+                times[r, c] = _NEVER
+            elif flame[r, c] >= 2:  # a bomb on a cell that still burns goes off in the next step
+                times[r, c] = 1
+            else:
+                times[r, c] = life[r, c]
+    changed = True
+    while changed:  # a bomb in the blast of an earlier one goes off with it
+        changed = False
+        for r0 in range(SIZE):
+            for c0 in range(SIZE):
+                when = times[r0, c0]
+                if when == _NEVER:
+                    continue
+                for d in range(1, 5):
+                    for i in range(1, strength[r0, c0]):
+                        r = r0 + _DR[d] * i
+                        c = c0 + _DC[d] * i
+                        if r < 0 or c < 0 or r >= SIZE or c >= SIZE or walls[r, c] == _RIGID:
+                            break
+                        if when < times[r, c] < _NEVER:  # a bomb lies there: it goes off now too
+                            times[r, c] = when
+                            changed = True
+                        if walls[r, c] == _WOOD:
+                            break
+
+
+@njit
+def _burning(walls, strength, flame, times, burning):
+    """``burning[t, r, c]``: the cell burns at the end of step ``t`` (1..HORIZON)."""
+    burning[:] = False
+    for r in range(SIZE):
+        for c in range(SIZE):
+            for t in range(1, min(int(flame[r, c]) - 1, HORIZON) + 1):
+                burning[t, r, c] = True
+    for r0 in range(SIZE):
+        for c0 in range(SIZE):
+            when = times[r0, c0]
+            if when == _NEVER:
+                continue
+            for d in range(1, 5):
+                start = 0 if d == 2 else 1  # the bomb's own cell once
+                for i in range(start, strength[r0, c0]):
+                    r = r0 + _DR[d] * i
+                    c = c0 + _DC[d] * i
+                    if r < 0 or c < 0 or r >= SIZE or c >= SIZE or walls[r, c] == _RIGID:
+                        break
+                    for t in range(when, min(when + 2, HORIZON) + 1):
+                        burning[t, r, c] = True
+                    if walls[r, c] == _WOOD:
+                        break
+
+
+@njit
+def _survives(walls, times, burning, row, col):
+    """Whether some path from (row, col) at the end of step 1 avoids every burning cell to the horizon."""
+    if burning[1, row, col]:
+        return False
+    here = np.zeros((SIZE, SIZE), dtype=np.bool_)
+    nxt = np.zeros((SIZE, SIZE), dtype=np.bool_)
+    here[row, col] = True
+    for t in range(2, HORIZON + 1):
+        nxt[:] = False
+        alive = False
+        for r in range(SIZE):
+            for c in range(SIZE):
+                if not here[r, c]:
+                    continue
+                for d in range(5):  # stay, or step to a free neighbour
+                    tr = r + _DR[d]
+                    tc = c + _DC[d]
+                    if tr < 0 or tc < 0 or tr >= SIZE or tc >= SIZE or burning[t, tr, tc]:
+                        continue
+                    if d and (walls[tr, tc] != 0 or (times[tr, tc] != _NEVER and times[tr, tc] >= t)):
+                        continue  # walls, and bombs still lying there when the step's moves happen
+                    nxt[tr, tc] = True
+                    alive = True
+        if not alive:
+            return False
+        here[:] = nxt
+    return True
+
+
+@njit
+def _safe_core(walls, life, strength, flame, row, col, ammo, blast, out):
+    """Fill ``out`` (6 int8) with the actions that are not certain death; all six if none is."""
+    times = np.zeros((SIZE, SIZE), dtype=np.int64)
+    burning = np.zeros((HORIZON + 1, SIZE, SIZE), dtype=np.bool_)
+    _explosion_times(walls, life, strength, flame, times)
+    _burning(walls, strength, flame, times, burning)
+    for action in range(5):
+        r = row + _DR[action]
+        c = col + _DC[action]
+        blocked = r < 0 or c < 0 or r >= SIZE or c >= SIZE
+        if not blocked:
+            blocked = walls[r, c] != 0 or times[r, c] != _NEVER
+        if blocked:  # the move fails: it stays, like stop
+            r, c = row, col
+        out[action] = 1 if _survives(walls, times, burning, r, c) else 0
+    out[5] = out[0]
+    if ammo > 0 and life[row, col] == 0:  # a new bomb here, going off in 10 steps (sooner in a chain)
+        life2 = life.copy()
+        strength2 = strength.copy()
+        life2[row, col] = _LAID_BOMB_LIFE
+        strength2[row, col] = blast
+        _explosion_times(walls, life2, strength2, flame, times)
+        _burning(walls, strength2, flame, times, burning)
+        out[5] = 1 if _survives(walls, times, burning, row, col) else 0
+    if out.sum() == 0:
+        out[:] = 1
+
+
+@njit
+def _safe_planes(views, out):
+    """:func:`_safe_core` over PommermanBatch views ``(n, planes, 11, 11)``; a view without self: all allowed."""
+    walls = np.zeros((SIZE, SIZE), dtype=np.uint8)
+    for k in range(views.shape[0]):
+        out[k, :] = 1
+        row = -1
+        col = -1
+        for r in range(SIZE):
+            for c in range(SIZE):
+                walls[r, c] = _RIGID if views[k, _P_RIGID, r, c] else (_WOOD if views[k, _P_WOOD, r, c] else 0)
+                if views[k, _P_SELF, r, c]:
+                    row = r
+                    col = c
+        if row < 0:
+            continue  # a dead learner sees zeros: nothing to filter
+        _safe_core(walls, views[k, _P_LIFE], views[k, _P_STRENGTH], views[k, _P_FLAME], row, col,
+                   int(views[k, _P_AMMO, 0, 0]), int(views[k, _P_BLAST, 0, 0]), out[k])
+
+
+def safe_moves(observation: dict[str, Any]) -> np.ndarray:
+    """The int8 mask of the 6 actions that do not lead to certain death (module docstring: how).
+
+    Args:
+        observation: one agent's ``pommerman`` observation dict.
+
+    Returns:
+        ``(6,)`` int8, never all zeros.
+
+    Example:
+        >>> import numpy as np
+        >>> board = np.zeros((11, 11), np.uint8)
+        >>> flames = np.zeros((11, 11), np.uint8); flames[5, 6] = 3  # fresh flames to the right
+        >>> obs = {"board": board, "bomb_life": np.zeros_like(board), "bomb_blast_strength": np.zeros_like(board),
+        ...        "flame_life": flames, "position": np.array([5, 5]), "ammo": 1, "blast_strength": 2}
+        >>> safe_moves(obs).tolist()  # right walks into them
+        [1, 1, 1, 1, 0, 1]
+    """
+    board = np.asarray(observation["board"])
+    walls = np.where(board == _RIGID, _RIGID, np.where(board == _WOOD, _WOOD, 0)).astype(np.uint8)
+    row, col = (int(v) for v in np.asarray(observation["position"]).tolist())
+    out = np.ones(6, dtype=np.int8)
+    _safe_core(walls, np.ascontiguousarray(observation["bomb_life"], dtype=np.uint8),
+               np.ascontiguousarray(observation["bomb_blast_strength"], dtype=np.uint8),
+               np.ascontiguousarray(observation["flame_life"], dtype=np.uint8), row, col,
+               int(observation["ammo"]), int(observation["blast_strength"]), out)
+    return out
+
+
+def safe_moves_planes(views: Any) -> np.ndarray:
+    """:func:`safe_moves` for many :class:`~envs.pommerman.batch.PommermanBatch` views at once.
+
+    Args:
+        views: ``(n, planes, 11, 11)`` uint8 (22 or 24 planes; ego views give masks in the ego
+            frame, the one the model's moves are read in).
+
+    Returns:
+        ``(n, 6)`` int8; a view without the agent (a dead learner's zeros) allows everything.
+
+    Raises:
+        ValueError: ``views`` is not ``(n, planes >= 18, 11, 11)``.
+    """
+    views = np.ascontiguousarray(views, dtype=np.uint8)
+    if views.ndim != 4 or views.shape[1] < _P_BLAST + 1 or views.shape[2:] != (SIZE, SIZE):
+        raise ValueError(f"safe_moves_planes: expected PommermanBatch views (n, planes, {SIZE}, {SIZE}), "
+                         f"got shape {views.shape}")
+    out = np.ones((views.shape[0], 6), dtype=np.int8)
+    _safe_planes(views, out)
+    return out
+
+
+class PommermanSafeMoves(Interface):
+    """The action filter: adds ``"safe_moves"`` (the :func:`safe_moves` mask) to the observation
+    and replaces a move it forbids by one it allows (stop when it can).
+
+    It reads the raw observation dict, so it sits at the bottom of a stack (other Pommerman
+    interfaces above it read the dict and ignore the extra key; a model sees the mask where
+    :class:`~interfaces.ActionMaskInObservation`-like interfaces put it). The env's own masks
+    (all ones) pass through; they arrive before the observation they belong to, so the
+    filter's mask travels in the observation, as :class:`~interfaces.pommerman.PommermanLegalMoves`'
+    does. A move the env's mask forbids is left to the env.
+
+    Raises:
+        SpaceMismatchError: at setup, for anything but the pommerman observation ``Dict`` and
+            ``Discrete(6)`` actions.
+
+    Example:
+        >>> import envs
+        >>> env = envs.make("pommerman")
+        >>> itf = PommermanSafeMoves()
+        >>> itf.setup(env.observation_space("agent_0"), env.action_space("agent_0"))
+        >>> obs, _ = env.reset(seed=0)
+        >>> itf.transform_observation(obs["agent_0"])["safe_moves"].tolist()
+        [1, 1, 1, 1, 1, 1]
+    """
+
+    @classmethod
+    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
+        """Instances and raw spaces for ``arena interfaces --check``."""
+        from envs.pommerman.observe import observation_space
+
+        return [(cls(), observation_space(mode, 800), spaces.Discrete(6)) for mode in ("ffa", "team")]
+
+    def __init__(self, inner: Interface | None = None) -> None:
+        super().__init__(inner)
+        self._safe = np.ones(6, dtype=np.int8)
+        self._raw_mask: np.ndarray | None = None
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        super().setup(observation_space, action_space)
+        space = self.inner_observation_space
+        if not isinstance(space, spaces.Dict) or any(key not in space.spaces for key in _KEYS):
+            raise SpaceMismatchError(f"{self}: needs the pommerman observation Dict (keys {', '.join(_KEYS)}), "
+                                     f"got {space}")
+        action = self.inner_action_space
+        if type(action) is not spaces.Discrete or action.n != 6:
+            raise SpaceMismatchError(f"{self}: needs pommerman actions Discrete(6), got {action}")
+        self.observation_space = spaces.Dict({**space.spaces, "safe_moves": spaces.MultiBinary(6)})
+        self._safe, self._raw_mask = np.ones(6, dtype=np.int8), None
+
+    def observation(self, observation: dict[str, Any]) -> dict[str, Any]:
+        self._safe = safe_moves(observation)
+        return {**observation, "safe_moves": self._safe}
+
+    def action_mask(self, mask: Any) -> Any:
+        self._raw_mask = np.asarray(mask)
+        return mask
+
+    def action(self, action: Any) -> Any:
+        move = int(action)
+        if self._safe[move] or (self._raw_mask is not None and not self._raw_mask[move]):
+            return action
+        allowed = self._safe if self._raw_mask is None else self._safe & (self._raw_mask != 0)
+        if allowed[0]:
+            return 0
+        choices = np.flatnonzero(allowed)
+        return int(choices[0]) if len(choices) else action
