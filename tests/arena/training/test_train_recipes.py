@@ -18,6 +18,7 @@ from arena.cli import main
 from arena.errors import ArenaError, PluginError
 from arena.training import TrainingConfig, TrainingRecipe, recipe_for
 from arena.training.report import read_csv
+from arena.training.run import registered_interface_spec
 
 # The engine an env needs, when it needs one the base install lacks (its extra).
 _EXTRA_MODULE = {"vizdoom_deathmatch": "vizdoom", "soccer": "dm_control", "magent_battle": "magent2",
@@ -46,7 +47,8 @@ def test_the_bare_command_trains_every_bundled_env_with_its_recipe(name: str, op
     assert f"trained {recipe.algo} on {name}" in printed
     manifest = json.loads((out / "agent.json").read_text())
     stored = json.loads((out / "recipe.json").read_text())
-    assert stored["interface"] == recipe.interface and stored["opponents"] == list(recipe.opponents)
+    assert stored["interface"] == registered_interface_spec(recipe.interface)  # the recipe's, in canonical form
+    assert stored["opponents"] == list(recipe.opponents)
     assert (manifest["interface"] is None) == (recipe.interface is None)
     assert read_csv(out / "evaluations.csv")[0]["timesteps"] == 0
 
