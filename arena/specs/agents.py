@@ -332,7 +332,8 @@ class AgentSpec:
         if len(self.members) == 1:
             return list(self.members) * seats
         if len(self.members) != seats:
-            raise ValueError(f"entrant {_short(self.name)} has {len(self.members)} members ({_short(self.label())}), "
+            shown = self.label() if len(self.label()) <= 80 else self.label()[:80] + "…"
+            raise ValueError(f"entrant {_short(self.name)} has {len(self.members)} members ({shown}), "
                              f"but a side it plays has {seats} seats")
         return list(self.members)
 

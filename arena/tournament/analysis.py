@@ -58,9 +58,9 @@ def load_results(paths: Sequence[str | Path], anchor: tuple[str, float] | None =
             raise ReportError(str(err)) from None
         try:
             rules = read_rules(db, str(path), "arena report")
-            if not rules:
-                raise ReportError(f"arena report: {str(path)!r} holds no tournament (no rules stored)")
             this_env = read_env(db, str(path), "arena report")
+            if this_env is None:
+                raise ReportError(f"arena report: {str(path)!r} holds no tournament (no rules stored)")
             if env is None:
                 env, first_path = this_env, path
             elif this_env != env:
@@ -91,7 +91,9 @@ def load_results(paths: Sequence[str | Path], anchor: tuple[str, float] | None =
     games.sort(key=lambda game: (game.index, game.lineup))
     db_names = ", ".join(str(path) for path in _distinct(paths))
     leftover = {name: why for name, why in excluded.items() if name not in entrants}
-    return TournamentResult(env, entrants, leftover, [], games,  # type: ignore[arg-type]  (paths is not empty)
+    if env is None:  # pragma: no cover - paths is not empty, and each file names its env
+        raise ReportError("arena report: no results file named an env")
+    return TournamentResult(env, entrants, leftover, [], games,
                             len(games), 0, 0.0, 0.0, db_names, {}, specs, duplicate, anchor=anchor)
 
 
@@ -130,8 +132,10 @@ def analyse(result: TournamentResult, *, bootstrap: int = 200, seed: int = 0, al
     table = result.score_table()
     unmet = [(a, b) for i, a in enumerate(names) for j, b in enumerate(names) if i < j and math.isnan(table[i][j])]
     matrix = payoff_matrix(table) if names else None
-    nash = nash_average(matrix) if names else None
-    ranks = alpha_rank(matrix, alpha=alpha).pi if len(names) >= 2 else [1.0] * len(names)
+    nash = nash_average(matrix) if matrix is not None else None
+    weights: Any = nash.weights if nash is not None else []
+    scores: Any = nash.scores if nash is not None else []
+    ranks = alpha_rank(matrix, alpha=alpha).pi if matrix is not None and len(names) >= 2 else [1.0] * len(names)
     standings = []
     for name in fit.order():
         i = names.index(name)
@@ -148,7 +152,7 @@ def analyse(result: TournamentResult, *, bootstrap: int = 200, seed: int = 0, al
             "games": count, "wins": wins, "draws": draws, "losses": losses,
             "score": (wins + draws / 2) / count if count else None,
             "mu": skill.mu if skill else None, "sigma": skill.sigma if skill else None,
-            "nash_weight": float(nash.weights[i]), "nash_score": float(nash.scores[i]), "alpha_rank": float(ranks[i]),
+            "nash_weight": float(weights[i]), "nash_score": float(scores[i]), "alpha_rank": float(ranks[i]),
             "factory": result.specs[name].describe() if name in result.specs else None,
             "label": result.specs[name].label() if name in result.specs else name,
         })

@@ -40,8 +40,11 @@ def test_statistics_of_a_stateful_interface_travel_with_the_agent(tmp_path):
 
 
 def test_manifest_errors_are_clear(tmp_path):
-    with pytest.raises(ArenaError, match="is not a folder"):
+    with pytest.raises(ArenaError, match="no such agent folder: .*none"):
         read_manifest(tmp_path / "none")
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ArenaError, match="is not a folder"):
+        read_manifest(tmp_path / "file")
     with pytest.raises(ArenaError, match="has no agent.json"):
         read_manifest(tmp_path)
     (tmp_path / "agent.json").write_text(json.dumps({"format": "other"}))
