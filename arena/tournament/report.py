@@ -83,7 +83,7 @@ def save_report(result: TournamentResult, path: str | Path, title: str | None = 
     positions = range(len(board))
     bars.barh(positions, [r.mu for r in board], xerr=[1.959963984540054 * r.sigma for r in board],
               color="tab:blue", alpha=0.75, capsize=4)
-    labels = [r.name if not result.specs[r.name].members else f"{r.name}\n({result.specs[r.name].describe()})"
+    labels = [r.name if not result.specs[r.name].members else f"{r.name}\n({result.specs[r.name].label()})"
               for r in board]
     bars.set_yticks(list(positions), labels)
     bars.axvline(25.0, color="grey", linewidth=0.8, linestyle="--")
