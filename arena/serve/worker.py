@@ -136,7 +136,7 @@ def _play(config: ServeConfig, env: Any, human: BrowserHuman, channel: Channel, 
             watch.end()
         agents[seat] = GuardedAgent(agent, seat, config.move_time_limit, timer, watch)
     human.setup(env.observation_space(config.seat), env.action_space(config.seat))
-    cast = {seat: ("you" if seat == config.seat else config.vs.describe()) for seat in config.seats}
+    cast = {seat: ("you" if seat == config.seat else config.vs.label()) for seat in config.seats}
     channel.send({"type": "hello", "env": getattr(env, "name", config.env.factory), "seat": config.seat,
                   "cast": cast, "seed": seed, "real_time": config.real_time, "fps": config.fps,
                   "actions": human.names, "keys": key_bindings(human.names), "idle": idle_action(human.names)})
