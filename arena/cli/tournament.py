@@ -256,10 +256,10 @@ def members_text(spec: Any) -> str:
         'random in every seat'
     """
     if not spec.members:
-        return f"{spec.describe()} in every seat"
+        return f"{spec.label()} in every seat"
     lines: list[list[Any]] = []
     for member in spec.members:
-        text = member.describe()
+        text = member.label()  # a trained folder by its name
         if lines and lines[-1][0] == text:
             lines[-1][1] += 1
         else:
