@@ -108,8 +108,10 @@ class SideStack(Interface):
                                      f"per-episode state, got {view} and {move} from {obs[0]} and {act[0]}")
         n = len(obs)
         self._blank = np.zeros(view.shape, view.dtype)
-        self.observation_space = spaces.Box(np.broadcast_to(view.low, (n, *view.shape)),
-                                            np.broadcast_to(view.high, (n, *view.shape)), (n, *view.shape), view.dtype)
+        self._shape: tuple[int, ...] = (n, *view.shape)
+        self._dtype = view.dtype
+        self.observation_space = spaces.Box(np.broadcast_to(view.low, self._shape), np.broadcast_to(view.high, self._shape),
+                                            self._shape, view.dtype)  # type: ignore[arg-type]
         self.action_space = spaces.MultiDiscrete(np.full(n, int(move.n)), start=np.full(n, int(move.start)))
         self._present = [True] * n
 
@@ -117,7 +119,7 @@ class SideStack(Interface):
         present = [view is not None for view in observation]
         self._present = present
         rows = [view for view in observation if view is not None]
-        out = np.empty(self.observation_space.shape, self.observation_space.dtype)
+        out = np.empty(self._shape, self._dtype)
         out[:] = self._blank
         if rows:
             out[np.flatnonzero(present)] = self.soldier.transform_observation_batch(np.stack(rows))
@@ -183,8 +185,9 @@ class GridControl(Interface):
         if isinstance(map_size, bool) or not isinstance(map_size, (int, np.integer)) or map_size < 1:
             raise ValueError(f"GridControl: map_size must be a positive integer, got {map_size!r}")
         self.map_size = int(map_size)
-        self._positions: np.ndarray | None = None
-        self._present: np.ndarray | None = None
+        self._shape: tuple[int, ...] = (len(self.PLANES), self.map_size, self.map_size)
+        self._positions = np.zeros((0, 2), np.int64)  # each member's last (x, y), from its position planes
+        self._present = np.zeros(0, bool)
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
@@ -198,8 +201,9 @@ class GridControl(Interface):
                                      f"minimap_mode=True), got {obs[0]} and {act[0]}")
         self.layout: UnitLayout = layout
         size, n = self.map_size, len(obs)
-        self.observation_space = spaces.Box(0.0, 2.0, (len(self.PLANES), size, size), np.float32)
-        self.action_space = spaces.MultiDiscrete(np.full((size, size), int(act[0].n)))
+        self._shape = (len(self.PLANES), size, size)
+        self.observation_space = spaces.Box(0.0, 2.0, self._shape, np.float32)
+        self.action_space = spaces.MultiDiscrete(np.full((size, size), len(layout.moves) + len(layout.attacks)))
         r = layout.radius
         rows, cols = np.mgrid[-r:r + 1, -r:r + 1]
         self._offsets = (cols.ravel(), rows.ravel())  # view cell -> (dx, dy)
@@ -208,7 +212,7 @@ class GridControl(Interface):
     def observation(self, observation: Any) -> np.ndarray:
         layout, size = self.layout, self.map_size
         present = np.array([view is not None for view in observation])
-        planes = np.zeros(self.observation_space.shape, np.float32)
+        planes = np.zeros(self._shape, np.float32)
         self._present = present
         if not present.any():
             return planes

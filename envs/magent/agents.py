@@ -8,6 +8,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.agents.base import Agent
+from arena.errors import ArenaError
 from envs.magent.layout import UnitLayout, unit_layout
 
 __all__ = ["MAgentAttackNearestAgent"]
@@ -55,10 +56,13 @@ class MAgentAttackNearestAgent(Agent):
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         soldier_obs, soldier_act = observation_space, action_space
-        self._side = isinstance(action_space, spaces.MultiDiscrete) and action_space.nvec.ndim == 1 \
-            and isinstance(observation_space, spaces.Box) and len(observation_space.shape) == 4
-        if self._side:  # a whole side stacked (interfaces.magent.SideStack): one call acts for all
-            soldier_obs = spaces.Box(observation_space.low[0], observation_space.high[0], dtype=observation_space.dtype)
+        self._side = False
+        if isinstance(action_space, spaces.MultiDiscrete) and action_space.nvec.ndim == 1 \
+                and isinstance(observation_space, spaces.Box) and len(observation_space.shape) == 4:
+            # a whole side stacked (interfaces.magent.SideStack): one call acts for all
+            self._side = True
+            soldier_obs = spaces.Box(observation_space.low[0], observation_space.high[0],
+                                     dtype=observation_space.dtype)  # type: ignore[arg-type]
             soldier_act = spaces.Discrete(int(action_space.nvec[0]))
         self.layout = layout = unit_layout(soldier_obs, soldier_act)
         super().setup(observation_space, action_space)
@@ -82,6 +86,8 @@ class MAgentAttackNearestAgent(Agent):
     def act_batch(self, observations: Any, action_masks: Any = None) -> np.ndarray:
         """Actions for many soldiers at once: ``observations`` is ``(n, side, side, channels)``."""
         layout = self.layout
+        if layout is None:
+            raise ArenaError(f"{self}: act_batch() needs setup(observation_space, action_space) first")
         views = np.asarray(observations)
         n = views.shape[0]
         flat = views.reshape(n, -1, views.shape[-1])

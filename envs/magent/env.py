@@ -110,15 +110,18 @@ class MAgentBattle(MultiAgentEnv):
         self.action_spaces = {a: self._game.action_space(a) for a in self.possible_agents}
         self._groups = [self._names[self._engine.get_agent_id(h)][0].rsplit("_", 1)[0] for h in self._handles]
         self._side_of_group = [next(s for s, groups in self._SIDES.items() if g in groups) for g in self._groups]
-        self.teams = {side: tuple(a for a in self.possible_agents if a.rsplit("_", 1)[0] in groups)
-                      for side, groups in self._SIDES.items()}
+        teams = {side: tuple(a for a in self.possible_agents if a.rsplit("_", 1)[0] in groups)
+                 for side, groups in self._SIDES.items()}
+        self.teams = teams
+        self._sides: dict[str, tuple[str, ...]] = teams
         self._actions_n = [int(self._engine.get_action_space(h)[0]) for h in self._handles]
         self.agents = []
         self._acting: list[str] | None = None
         self._ids: list[np.ndarray] = []
         self._steps, self._started = 0, False
-        self._episode_seed, self._history = 0, []
-        self._alive: dict[str, int] = dict.fromkeys(self.teams, 0)
+        self._episode_seed = 0
+        self._history: list[list[np.ndarray]] = []  # this battle's joint actions, for copies
+        self._alive: dict[str, float] = dict.fromkeys(teams, 0)
 
     def _build(self) -> None:
         # MAgent2's PettingZoo env builds the engine, its configuration and the map; arena steps the engine.
@@ -133,7 +136,7 @@ class MAgentBattle(MultiAgentEnv):
         return {key: self.options[key] for key in keys}
 
     def __str__(self) -> str:
-        sizes = "v".join(str(len(ids)) for ids in self.teams.values())
+        sizes = "v".join(str(len(ids)) for ids in self._sides.values())
         return f"<{type(self).__name__} {sizes} on {self.map_size}x{self.map_size}>"
 
     # ---------------------------------------------------------------- episode
@@ -239,7 +242,7 @@ class MAgentBattle(MultiAgentEnv):
         return observations
 
     def _count_alive(self) -> None:
-        alive = dict.fromkeys(self.teams, 0)
+        alive: dict[str, float] = dict.fromkeys(self._sides, 0)
         for ids, side in zip(self._ids, self._side_of_group):
             alive[side] += len(ids)
         self._alive = alive
@@ -271,7 +274,7 @@ class MAgentBattle(MultiAgentEnv):
             engine.clear_dead()
         self._ids = [engine.get_agent_id(h) for h in self._handles]
 
-    def team_scores(self) -> dict[str, int]:
+    def team_scores(self) -> dict[str, float]:
         """Soldiers alive per side: the side's outcome (more alive wins; equal is a draw)."""
         return dict(self._alive)
 
@@ -282,7 +285,7 @@ class MAgentBattle(MultiAgentEnv):
 
     def positions(self) -> dict[str, np.ndarray]:
         """Where each live soldier stands: agent id -> ``(x, y)`` cell (read from the engine)."""
-        where = {}
+        where: dict[str, np.ndarray] = {}
         for handle in self._handles:
             ids = self._engine.get_agent_id(handle)
             where.update(zip(self._names[ids].tolist(), self._engine.get_pos(handle).copy()))

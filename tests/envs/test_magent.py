@@ -10,10 +10,10 @@ import pytest
 
 pytest.importorskip("magent2", reason="the MAgent2 envs need magent2 (pip install 'arena-marl[magent]')")
 
-import envs
-from arena import RandomAgent, play
 from gymnasium import spaces
 
+import envs
+from arena import RandomAgent, play
 from arena.errors import InvalidActionError, MissingDependencyError, SpaceMismatchError, WrongAgentsError
 from arena.testing import check_agent, check_env
 from envs.magent import MAgentBattle, MAgentCombinedArms
