@@ -91,7 +91,8 @@ class PommermanBatch:
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 256:
             raise ValueError(f"PommermanBatch: threads must be an integer in 1..256, got {threads!r}")
         self.template = Pommerman(mode=mode, max_steps=max_steps)  # checks the options
-        announce_compiling(batch_core.batch_step, "the Pommerman batch")
+        announce_compiling(batch_core.batch_step if threads == 1 else batch_core.batch_step_parallel,
+                           "the Pommerman batch" if threads == 1 else "the threaded Pommerman batch")
         self.mode, self.max_steps, self.num_games = mode, self.template.max_steps, int(num_games)
         self.ego, self.copy, self.threads = bool(ego), bool(copy), int(threads)
         self.teams = self.template.teams
