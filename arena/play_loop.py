@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from gymnasium import spaces
 
@@ -116,7 +116,7 @@ def _bind(env: MultiAgentEnv, agents: Agents) -> list[tuple[tuple[AgentID, ...],
     teams = env.teams
     kind = type(agents)  # exact types first: the ABC checks cost more than a short game's step
     if kind is dict or (kind is not list and kind is not tuple and isinstance(agents, Mapping)):
-        items = list(agents.items())
+        items = list(cast(Mapping[Any, Agent], agents).items())
     elif kind is list or kind is tuple or (isinstance(agents, Sequence) and not isinstance(agents, str)):
         if teams and len(agents) == len(teams) and any(isinstance(a, Team) for a in agents):
             items = list(zip(teams, agents))  # one entry per side, in the env's team order
@@ -127,7 +127,8 @@ def _bind(env: MultiAgentEnv, agents: Agents) -> list[tuple[tuple[AgentID, ...],
             items = list(zip(possible, agents))
     else:
         raise TypeError(f"play: agents must be a dict keyed by agent id (or tuple of ids) or a sequence, got {type(agents).__name__}")
-    bound, seen = [], set()
+    bound: list[tuple[tuple[AgentID, ...], Agent, bool]] = []
+    seen: set[AgentID] = set()
     for key, agent in items:
         is_team = isinstance(key, tuple)
         if teams and isinstance(key, str) and key in teams and key not in possible:
@@ -196,9 +197,8 @@ def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_ste
     team_of: dict[AgentID, int] = {}
     for index, (ids, agent, is_team) in enumerate(bound):
         if is_team:
-            obs_space = spaces.Tuple([env.observation_space(i) for i in ids])
-            act_space = spaces.Tuple([env.action_space(i) for i in ids])
-            agent.setup(obs_space, act_space)
+            agent.setup(spaces.Tuple([env.observation_space(i) for i in ids]),
+                        spaces.Tuple([env.action_space(i) for i in ids]))
             team_of.update(dict.fromkeys(ids, index))
         else:
             single[ids[0]] = agent

@@ -196,9 +196,9 @@ def make_interface(name: str, *args: Any, **kwargs: Any) -> Interface:
         'FrameStack(frames=2)'
     """
     entries = [e for e in interface_registry() if e.name == name]
-    working = [e for e in entries if e.ok]
+    working = [e.interface for e in entries if e.ok and e.interface is not None]
     if working:
-        return working[0].interface(*args, **kwargs)  # type: ignore[misc]
+        return working[0](*args, **kwargs)
     if entries:
         entry = entries[0]
         raise PluginError(f"interface {name!r} from package {entry.package!r} is broken: {entry.error}")

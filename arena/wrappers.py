@@ -406,7 +406,7 @@ class GymEnvItfWrapper(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs)
     def step(self, action: Any):
         observation, reward, terminated, truncated, info = self.env.step(self.interface.transform_action(action))
         info = self._info(info)
-        return (self.interface.transform_observation(observation), self.interface.transform_reward(reward),
+        return (self.interface.transform_observation(observation), self.interface.transform_reward(float(reward)),
                 terminated, truncated, info)
 
     def _info(self, info: dict[str, Any]) -> dict[str, Any]:
@@ -436,38 +436,53 @@ class AgtItfWrapper(Agent):
     def __init__(self, agent: Agent | Sequence[Agent], interface: Interface) -> None:
         if not isinstance(interface, Interface):
             raise TypeError(f"AgtItfWrapper: interface must be an arena.Interface, got {type(interface).__name__}")
-        self.members: list[Agent] | None = list(agent) if isinstance(agent, Sequence) else None
-        for member in self.members or [agent]:
+        members = list(agent) if isinstance(agent, Sequence) else [agent]
+        for member in members:
             if not isinstance(member, Agent):
                 raise TypeError(f"AgtItfWrapper: expected arena.Agent instances, got {type(member).__name__}")
-        self.agent = agent
+        self.members: list[Agent] | None = members if isinstance(agent, Sequence) else None
+        self._team = agent if isinstance(agent, Sequence) else None
+        self._single = agent if not isinstance(agent, Sequence) else None  # the hooks read it without a check
         self.interface = _claim(interface, self)
         self._starting = True
+
+    @property
+    def agent(self) -> Agent | Sequence[Agent]:
+        """The model-space agent, or the list of member agents of a team."""
+        return self._single if self._single is not None else (self._team or [])
+
+    @agent.setter
+    def agent(self, agent: Agent) -> None:
+        # The replay's agent's-eye view puts a watcher in front of a single agent.
+        if self.members is not None:
+            raise TypeError(f"{self}: a team's members are given when it is made")
+        self._single = agent
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
         itf = self.interface
         itf.setup(observation_space, action_space)
-        if self.members is None:
-            self.agent.setup(itf.observation_space, itf.action_space)  # type: ignore[union-attr]
+        if self._single is not None:
+            self._single.setup(itf.observation_space, itf.action_space)
             return
         obs_space, act_space = itf.observation_space, itf.action_space
-        n = len(self.members)
+        members = self.members or []
+        n = len(members)
         if not (isinstance(obs_space, spaces.Tuple) and isinstance(act_space, spaces.Tuple)
                 and len(obs_space) == n and len(act_space) == n):
             raise SpaceMismatchError(
                 f"{self}: a team of {n} agents needs Tuple spaces of {n} elements from its "
                 f"interface, got {obs_space} and {act_space}"
             )
-        for member, o, a in zip(self.members, obs_space, act_space):
+        for member, o, a in zip(members, obs_space, act_space):
             member.setup(o, a)
 
     def reset(self, *, seed: int | None = None) -> None:
         self._starting = True
-        if self.members is None:
-            self.agent.reset(seed=seed)  # type: ignore[union-attr]
+        if self._single is not None:
+            self._single.reset(seed=seed)
             return
-        for i, member in enumerate(self.members):
+        for i, member in enumerate(self.members or []):
             member.reset(seed=None if seed is None else seed + i)
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
@@ -480,13 +495,14 @@ class AgtItfWrapper(Agent):
         else:
             observation = itf.transform_observation(observation)
         reward = itf.transform_reward(reward)
-        if self.members is None:
-            action = self.agent.act(observation, action_mask, reward)  # type: ignore[union-attr]
+        if self._single is not None:
+            action = self._single.act(observation, action_mask, reward)
         else:
-            masks = action_mask if action_mask is not None else (None,) * len(self.members)
+            members = self.members or []
+            masks = action_mask if action_mask is not None else (None,) * len(members)
             action = tuple(
                 None if obs is None else member.act(obs, mask, reward)
-                for member, obs, mask in zip(self.members, observation, masks)
+                for member, obs, mask in zip(members, observation, masks)
             )
         return itf.transform_action(action)
 
@@ -498,13 +514,13 @@ class AgtItfWrapper(Agent):
         """
         truncated = _was_truncated(info)
         reward = self.interface.transform_done(reward, terminated=not truncated, truncated=truncated)
-        for member in self.members or [self.agent]:  # type: ignore[list-item]
+        for member in [self._single] if self._single is not None else self.members or []:
             member.done(reward, info)
 
     @property
     def batchable(self) -> bool:
         """True for one batchable agent behind an interface that keeps no per-episode state."""
-        return self.members is None and self.agent.batchable and not self.interface.stateful
+        return self._single is not None and self._single.batchable and not self.interface.stateful
 
     def act_batch(self, observations: Any, action_masks: Any = None) -> np.ndarray:
         """The inner agent's :meth:`~arena.Agent.act_batch` behind the interface, for many games.
@@ -513,13 +529,14 @@ class AgtItfWrapper(Agent):
             NotImplementedError: a team, an inner agent that cannot act in batches, or an
                 interface with per-episode state (see :attr:`batchable`).
         """
-        if not self.batchable:
+        single = self._single
+        if single is None or not self.batchable:
             raise NotImplementedError(f"{self}: act_batch needs one batchable agent behind an interface "
                                       "without per-episode state (no reset hook)")
         itf = self.interface
         if action_masks is not None and itf.compiled().action_mask is not None:
             action_masks = np.stack([itf.transform_action_mask(mask) for mask in action_masks])
-        actions = self.agent.act_batch(itf.transform_observation_batch(observations), action_masks)
+        actions = single.act_batch(itf.transform_observation_batch(observations), action_masks)
         if itf.compiled().action is None:
             return np.asarray(actions)
         return np.array([itf.transform_action(action) for action in actions])

@@ -117,7 +117,7 @@ class _Watch(Agent):
 
     def __init__(self, inner: Agent) -> None:
         self.inner = inner
-        self.seen: tuple[Any, Any] | None = None
+        self.seen: tuple[Any, Any] = (None, None)  # (model observation, model action) of its last act()
 
     def setup(self, observation_space: Any, action_space: Any) -> None:
         super().setup(observation_space, action_space)
@@ -161,9 +161,9 @@ def _eye_agents(game: StoredGame, env: Any) -> dict[str, tuple[AgtItfWrapper, _W
         except Exception as err:
             raise ReplayError(f"replay: entrant {name!r} ({spec.label()}) could not be built for its "
                               f"agent's-eye view: {type(err).__name__}: {err}") from err
-        if not isinstance(agent, AgtItfWrapper) or agent.members is not None:
-            continue
-        watch = _Watch(agent.agent)  # type: ignore[arg-type]
+        if not isinstance(agent, AgtItfWrapper) or not isinstance(agent.agent, Agent):
+            continue  # a team's members have no view of their own
+        watch = _Watch(agent.agent)
         agent.agent = watch
         agent.setup(env.observation_space(seat), env.action_space(seat))
         seed = game.result.seed
@@ -214,7 +214,7 @@ def _frames(game: StoredGame, env: Any, render: str | None, eye: bool) -> Iterat
             if seat in observations and seat in actions:
                 reward, pending[seat] = pending[seat], 0.0
                 raw = agent.act(observations[seat], masks.get(seat), reward)
-                model_obs, model_action = watch.seen  # type: ignore[misc]
+                model_obs, model_action = watch.seen
                 views[seat] = EyeView(model_obs, watch.observation_space, model_action, raw,
                                       same_action(raw, actions[seat]))
         yield Frame(index, env.render() if render else None, rewards, dict(returns), list(observations),
@@ -227,9 +227,9 @@ def _frames(game: StoredGame, env: Any, render: str | None, eye: bool) -> Iterat
                               "given its seed, or it changed since the game was played")
         observations, rewards, terminations, truncations, infos = env.step(actions)
         rewards = {agent: float(r) for agent, r in rewards.items()}
-        for agent, r in rewards.items():
-            returns[agent] = returns.get(agent, 0.0) + r
-            pending[agent] = pending.get(agent, 0.0) + r
+        for seat, r in rewards.items():
+            returns[seat] = returns.get(seat, 0.0) + r
+            pending[seat] = pending.get(seat, 0.0) + r
         ended = {agent: "terminated" for agent, flag in terminations.items() if flag}
         ended.update({agent: "truncated" for agent, flag in truncations.items() if flag})
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -148,7 +149,7 @@ def write_html(game: StoredGame, path: str | Path) -> Path:
     return path
 
 
-def write_replay_pages(dbs: list[str | Path], folder: str | Path, *,
+def write_replay_pages(dbs: Sequence[str | Path], folder: str | Path, *,
                        trust: bool | frozenset[str] = False) -> dict[tuple[str, int], Path]:
     """Write the replay page of every replayable game of the results files ``dbs`` into ``folder``.
 

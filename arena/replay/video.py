@@ -37,7 +37,8 @@ def write_video(game: StoredGame, path: str | Path, fps: float | None = None) ->
     fps = fps or float((getattr(env, "metadata", None) or {}).get("render_fps") or 10)
     options: dict[str, Any] = {"fps": fps, "macro_block_size": 1} if suffix == ".mp4" else {"duration": 1000.0 / fps, "loop": 0}
     try:
-        with imageio.get_writer(str(path), **options) as writer:
+        writer = imageio.get_writer(str(path), **options)
+        with writer:  # not `as writer`: imageio's stub types __enter__ as the base class, without append_data
             for frame in replay(game, render="rgb_array", env=env):
                 writer.append_data(frame.view)
     finally:

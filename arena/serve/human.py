@@ -154,7 +154,8 @@ class BrowserHuman(Agent):
                                      f"got {action_space}")
         super().setup(observation_space, action_space)
         names = list(self.env.unwrapped.action_names(self.seat) or [])
-        self.names = names if len(names) == action_space.n else [str(i) for i in range(action_space.n)]
+        n = int(action_space.n)
+        self.names = names if len(names) == n else [str(i) for i in range(n)]
 
     def reset(self, *, seed: int | None = None) -> None:
         self._next_tick = 0.0
@@ -175,7 +176,7 @@ class BrowserHuman(Agent):
         self.channel.drain()
         if self.channel.closed:
             raise Forfeit(self.seat, "closed the page")
-        legal = list(range(self.action_space.n)) if action_mask is None else \
+        legal = list(range(len(self.names))) if action_mask is None else \
             [int(i) for i in np.flatnonzero(np.asarray(action_mask))]
         if self.real_time:
             return self._tick(observation, legal)

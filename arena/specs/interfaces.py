@@ -32,7 +32,7 @@ from __future__ import annotations
 import inspect
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,7 +101,7 @@ class InterfaceSpec:
         return self.text()
 
 
-def interface_options(cls: type) -> dict[str, inspect.Parameter]:
+def interface_options(cls: Callable[..., Any]) -> dict[str, inspect.Parameter]:
     """The keyword options an interface class takes (its constructor's parameters but ``inner``).
 
     Example:
@@ -189,18 +189,18 @@ def build_interface(spec: Interface | str | Mapping[str, Any] | InterfaceSpec | 
 
 
 # ---------------------------------------------------------------- resolution
-def _resolve(name: str) -> type:
+def _resolve(name: str) -> Callable[..., Any]:
     if ":" in name:
         from arena.registry import load_callable
 
         return load_callable(name)
     from arena.plugins import interface_registry, make_interface
 
-    working = [e for e in interface_registry() if e.ok]
+    working = [(e.name, e.interface) for e in interface_registry() if e.ok and e.interface is not None]
     # A registered name, or the class name that str() shows (so a stack's str() reads back).
-    entries = [e for e in working if e.name == name] or [e for e in working if e.interface.__name__ == name]
-    if entries:
-        return entries[0].interface  # type: ignore[return-value]
+    found = [cls for key, cls in working if key == name] or [cls for _, cls in working if cls.__name__ == name]
+    if found:
+        return found[0]
     make_interface(name)  # raises UnknownNameError or PluginError with the registry's message
     raise UnknownNameError(f"unknown interface {name!r}")  # pragma: no cover - make_interface raised
 
@@ -349,7 +349,7 @@ class _Parser:
         char = self.peek()
         if char == "[":
             self.pos += 1
-            items = []
+            items: list[Any] = []
             self.enter()
             while self.peek() != "]":
                 if items:
