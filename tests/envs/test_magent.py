@@ -192,7 +192,7 @@ def test_cli_tournament_army_against_army_then_verify_and_html(tmp_path, capsys)
     from arena.cli import main
 
     db = tmp_path / "battle.db"
-    argv = ["tournament", "magent_battle", "--agents", "magent_attack_nearest,random", "--games", "2",
+    argv = ["tournament", "magent_battle", "--agents", 'magent_attack_nearest,random{"interface": "flatten"}', "--games", "2",
             "--env-options", '{"map_size": 12, "max_steps": 30}', "--db", str(db)]
     assert main(argv) == 0, capsys.readouterr().err
     from arena.replay import load_games, verify_game
@@ -206,7 +206,8 @@ def test_cli_tournament_army_against_army_then_verify_and_html(tmp_path, capsys)
     assert "0 mismatches" in capsys.readouterr().out
     page = tmp_path / "battle.html"
     assert main(["replay", str(db), "--game", "1", "--html", str(page)]) == 0
-    assert page.stat().st_size > 0
+    html = page.read_text()  # the agent's-eye view offers each soldier behind the flatten stack
+    assert 'id="eye-seat"' in html and html.count('interface&quot;: &quot;flatten') >= 2
 
 
 def test_bench_prints_the_ratio_to_magent2s_own_loop():
