@@ -13,6 +13,10 @@
 * :mod:`interfaces.pommerman` — :class:`PommermanPlanes`, :class:`PommermanAttributes`,
   :class:`PommermanPosition`, :class:`PommermanLegalMoves`, :class:`PommermanEgoCorner`,
   :class:`PommermanFeatures`, :class:`PommermanBatchPlanes` (the planes ``PommermanBatch`` emits);
+* :mod:`interfaces.pommerman_safety` — :class:`PommermanSafeMoves` (the action filter: no move into certain death);
+* :mod:`interfaces.pommerman_shaping` — :class:`PommermanPickupBonus`, :class:`PommermanEnemyDownBonus`;
+* :mod:`interfaces.pong` — :class:`PongFrames` (the field as small grey pictures), :class:`PongMoves`,
+  :class:`PongHitBonus`;
 * :mod:`interfaces.vizdoom` — :class:`DoomActions`, :class:`DoomScreen` (ViZDoom frames and buttons);
 * :mod:`interfaces.soccer` — :class:`SoccerFeatures`, :class:`RescaleAction`,
   :class:`SoccerShaping` and :func:`soccer_team` (MuJoCo soccer, one model per side).
@@ -43,6 +47,9 @@ from interfaces.pommerman import (
                                   PommermanPlanes,
                                   PommermanPosition,
 )
+from interfaces.pommerman_safety import PommermanSafeMoves
+from interfaces.pommerman_shaping import PommermanEnemyDownBonus, PommermanPickupBonus
+from interfaces.pong import PongFrames, PongHitBonus, PongMoves
 from interfaces.reward import ClipReward, PotentialShaping, ScaleReward, ShapeReward
 from interfaces.soccer import RescaleAction, SoccerFeatures, SoccerShaping, soccer_team
 from interfaces.team import ConcatenateTeam, team_interface
@@ -71,6 +78,12 @@ __all__ = [
     "PommermanLegalMoves",
     "PommermanPlanes",
     "PommermanPosition",
+    "PommermanSafeMoves",
+    "PommermanEnemyDownBonus",
+    "PommermanPickupBonus",
+    "PongFrames",
+    "PongHitBonus",
+    "PongMoves",
     "PotentialShaping",
     "RepeatAction",
     "RescaleAction",

@@ -38,7 +38,6 @@ from gymnasium import spaces
 
 from arena.errors import SpaceMismatchError
 from arena.interface import Interface
-from envs.pommerman._jit import njit
 
 __all__ = ["PommermanSafeMoves", "safe_moves", "safe_moves_planes", "HORIZON"]
 
@@ -55,7 +54,6 @@ _DC = np.array([0, 0, 0, -1, 1, 0], dtype=np.int64)
 _KEYS = ("board", "bomb_life", "bomb_blast_strength", "flame_life", "position", "ammo", "blast_strength")
 
 
-@njit
 def _explosion_times(walls, life, strength, flame, times):
     """Fill ``times`` with the step each bomb goes off (``_NEVER``: no bomb), chains included."""
     for r in range(SIZE):
@@ -87,7 +85,6 @@ def _explosion_times(walls, life, strength, flame, times):
                             break
 
 
-@njit
 def _burning(walls, strength, flame, times, burning):
     """``burning[t, r, c]``: the cell burns at the end of step ``t`` (1..HORIZON)."""
     burning[:] = False
@@ -113,7 +110,6 @@ def _burning(walls, strength, flame, times, burning):
                         break
 
 
-@njit
 def _survives(walls, times, burning, row, col):
     """Whether some path from (row, col) at the end of step 1 avoids every burning cell to the horizon."""
     if burning[1, row, col]:
@@ -143,7 +139,6 @@ def _survives(walls, times, burning, row, col):
     return True
 
 
-@njit
 def _safe_core(walls, life, strength, flame, row, col, ammo, blast, out):
     """Fill ``out`` (6 int8) with the actions that are not certain death; all six if none is."""
     times = np.zeros((SIZE, SIZE), dtype=np.int64)
@@ -172,7 +167,6 @@ def _safe_core(walls, life, strength, flame, row, col, ammo, blast, out):
         out[:] = 1
 
 
-@njit
 def _safe_planes(views, out):
     """:func:`_safe_core` over PommermanBatch views ``(n, planes, 11, 11)``; a view without self: all allowed."""
     walls = np.zeros((SIZE, SIZE), dtype=np.uint8)
@@ -190,6 +184,22 @@ def _safe_planes(views, out):
             continue  # a dead learner sees zeros: nothing to filter
         _safe_core(walls, views[k, _P_LIFE], views[k, _P_STRENGTH], views[k, _P_FLAME], row, col,
                    int(views[k, _P_AMMO, 0, 0]), int(views[k, _P_BLAST, 0, 0]), out[k])
+
+
+_COMPILED: list[bool] = []
+
+
+def _compile() -> None:
+    """Compile the kernels with numba (where installed) on first use, callees first, so that
+    ``import interfaces`` stays light (numba and the Pommerman package load only when needed)."""
+    if _COMPILED:
+        return
+    from envs.pommerman._jit import njit  # the Pommerman rules' own switch: numba if installed, else Python
+
+    module = globals()
+    for name in ("_explosion_times", "_burning", "_survives", "_safe_core", "_safe_planes"):
+        module[name] = njit(module[name])
+    _COMPILED.append(True)
 
 
 def safe_moves(observation: dict[str, Any]) -> np.ndarray:
@@ -210,6 +220,7 @@ def safe_moves(observation: dict[str, Any]) -> np.ndarray:
         >>> safe_moves(obs).tolist()  # right walks into them
         [1, 1, 1, 1, 0, 1]
     """
+    _compile()
     board = np.asarray(observation["board"])
     walls = np.where(board == _RIGID, _RIGID, np.where(board == _WOOD, _WOOD, 0)).astype(np.uint8)
     row, col = (int(v) for v in np.asarray(observation["position"]).tolist())
@@ -234,6 +245,7 @@ def safe_moves_planes(views: Any) -> np.ndarray:
     Raises:
         ValueError: ``views`` is not ``(n, planes >= 18, 11, 11)``.
     """
+    _compile()
     views = np.ascontiguousarray(views, dtype=np.uint8)
     if views.ndim != 4 or views.shape[1] < _P_BLAST + 1 or views.shape[2:] != (SIZE, SIZE):
         raise ValueError(f"safe_moves_planes: expected PommermanBatch views (n, planes, {SIZE}, {SIZE}), "

@@ -165,7 +165,9 @@ class PongMoves(Interface):
 
     ``fire`` does nothing in ``pong_2p`` (the ball is served by itself), and ``up_fire`` /
     ``down_fire`` repeat ``up`` / ``down``; a model choosing among three moves learns faster.
-    Masks keep the three moves' entries.
+    A move is allowed when the mask allows one of its raw actions (``noop``/``fire``,
+    ``up``/``up_fire``, ``down``/``down_fire``), and is sent as the first of them the last
+    mask allowed.
 
     Raises:
         SpaceMismatchError: at setup, for anything but ``Discrete(6)`` actions.
@@ -176,15 +178,21 @@ class PongMoves(Interface):
         >>> itf.setup(spaces.Box(0, 1, (8,)), spaces.Discrete(6))
         >>> [int(itf.transform_action(a)) for a in range(3)]
         [0, 2, 3]
+        >>> itf.transform_action_mask([0, 1, 0, 1, 0, 0]).tolist(), int(itf.transform_action(0))
+        ([1, 0, 1], 1)
     """
 
-    #: The raw action of each move.
-    MOVES: ClassVar[tuple[int, ...]] = (0, 2, 3)
+    #: The raw actions of each move, the plain one first.
+    MOVES: ClassVar[tuple[tuple[int, int], ...]] = ((0, 1), (2, 4), (3, 5))
 
     @classmethod
     def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
         """Instances and raw spaces for ``arena interfaces --check``."""
         return [(cls(), spaces.Box(0.0, 1.0, (8,), np.float32), spaces.Discrete(6))]
+
+    def __init__(self, inner: Interface | None = None) -> None:
+        super().__init__(inner)
+        self._allowed = np.ones(6, dtype=bool)
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
@@ -192,15 +200,18 @@ class PongMoves(Interface):
         if actions.n != 6 or actions.start != 0:
             raise SpaceMismatchError(f"{self}: needs pong_2p's Discrete(6) actions, got {actions}")
         self.action_space = spaces.Discrete(len(self.MOVES))
+        self._allowed = np.ones(6, dtype=bool)
 
     def action(self, action: Any) -> int:
         move = int(action)
         if not 0 <= move < len(self.MOVES) or move != action:
             raise InvalidActionError(f"{self}: action {action!r} is not in {self.action_space}")
-        return self.MOVES[move]
+        plain, other = self.MOVES[move]
+        return other if not self._allowed[plain] and self._allowed[other] else plain
 
     def action_mask(self, mask: Any) -> np.ndarray:
-        return np.asarray(mask, dtype=np.int8)[list(self.MOVES)]
+        self._allowed = np.asarray(mask) != 0
+        return np.array([self._allowed[list(raw)].any() for raw in self.MOVES], dtype=np.int8)
 
 
 class PongHitBonus(Interface):
