@@ -37,6 +37,8 @@ def check_agent(agent: Agent, observation_space: spaces.Space, action_space: spa
     if not isinstance(agent, Agent):
         raise ContractViolation(f"{name}: expected an arena.Agent, got {type(agent).__name__}")
     agent.setup(observation_space, action_space)
+    discrete = action_space if isinstance(action_space, spaces.Discrete) else None  # masks only for Discrete
+    start = int(discrete.start) if discrete is not None else 0
 
     def run() -> list[Any]:
         rng = random.Random(seed)
@@ -47,13 +49,13 @@ def check_agent(agent: Agent, observation_space: spaces.Space, action_space: spa
         for step in range(steps):
             observation = observations.sample()
             mask = None
-            if isinstance(action_space, spaces.Discrete):
-                mask = np.array([rng.randint(0, 1) for _ in range(action_space.n)], dtype=np.int8)
-                mask[rng.randrange(action_space.n)] = 1
+            if discrete is not None:
+                mask = np.array([rng.randint(0, 1) for _ in range(int(discrete.n))], dtype=np.int8)
+                mask[rng.randrange(int(discrete.n))] = 1
             action = agent.act(observation, mask, 0.0 if step == 0 else rng.uniform(-1, 1))
             if not action_space.contains(action):
                 raise ContractViolation(f"{name}: act() returned {action!r}, which is not in {action_space}")
-            if mask is not None and not mask[int(action) - int(action_space.start)]:
+            if mask is not None and not mask[int(action) - start]:
                 raise ContractViolation(f"{name}: act() returned {action!r}, which the mask {mask} forbids")
             actions.append(action)
         agent.done(0.0, {})

@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 from gymnasium import spaces
@@ -20,6 +20,9 @@ from arena.errors import ContractViolation, MaskTranslationError
 from arena.interface import Interface
 from arena.masks import mask_allows, mask_segments
 from arena.testing.env_checker import values_equal
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
 
 __all__ = ["check_interface"]
 
@@ -36,7 +39,8 @@ def _maskable(space: spaces.Space) -> bool:
 def _segments(space: spaces.Space) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sizes, mask offsets and starts of the components of a Discrete/MultiDiscrete space."""
     sizes = np.array(mask_segments(space), dtype=np.int64)
-    starts = np.asarray(space.start, dtype=np.int64).reshape(-1)
+    start = space.start if isinstance(space, (spaces.Discrete, spaces.MultiDiscrete)) else 0
+    starts = np.asarray(start, dtype=np.int64).reshape(-1)
     return sizes, np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64), starts
 
 
@@ -112,6 +116,8 @@ def _allowed_actions(space: spaces.Space, mask: Any, rng: random.Random, limit: 
         choices = [np.flatnonzero(mask[o:o + n]) + s for o, n, s in zip(offsets, sizes, starts)]
         return [np.array([rng.choice(c.tolist()) for c in choices], dtype=space.dtype).reshape(space.shape)
                 for _ in range(limit)]
+    if not isinstance(space, spaces.Tuple):  # only Tuples are maskable beyond Discrete/MultiDiscrete
+        raise TypeError(f"no action mask over {space}")
     members = [_allowed_actions(s, m, rng, limit) if m is not None and _maskable(s) else None
                for s, m in zip(space.spaces, mask)]
     samplers = [copy.deepcopy(s) for s in space.spaces]
@@ -129,7 +135,7 @@ class _InterfaceChecker:
         self.obs_space: spaces.Space | None = None
         self.act_space: spaces.Space | None = None
 
-    def fail(self, message: str) -> None:
+    def fail(self, message: str) -> NoReturn:
         raise ContractViolation(f"{self.name}: {message}")
 
     def setup(self) -> None:
@@ -149,6 +155,9 @@ class _InterfaceChecker:
 
     def _episode(self, steps: list[tuple[Any, Any]]) -> list[Any]:
         """Feed ``(raw observation, raw mask or None)`` steps as drivers do: mask, then observation."""
+        obs_space = self.obs_space
+        if obs_space is None:
+            self.fail("an episode was checked before setup()")
         outputs = []
         for i, (raw, raw_mask) in enumerate(steps):
             if raw_mask is not None:
@@ -157,8 +166,8 @@ class _InterfaceChecker:
                 except MaskTranslationError:
                     pass  # whether masks are supported is the mask rule's business
             observation = self.itf.transform_reset(raw) if i == 0 else self.itf.transform_observation(raw)
-            if not self.obs_space.contains(observation):  # type: ignore[union-attr]
-                self.fail(f"observation {observation!r} (from raw {raw!r}, step {i}) is not in {self.obs_space}")
+            if not obs_space.contains(observation):
+                self.fail(f"observation {observation!r} (from raw {raw!r}, step {i}) is not in {obs_space}")
             outputs.append((observation, copy.deepcopy(observation)))
         for i, (returned, kept) in enumerate(outputs):
             if not values_equal(returned, kept):
@@ -233,7 +242,7 @@ class _InterfaceChecker:
         return True
 
 
-def _run(examples: int, seed: int, strategy: Callable[[Any], Any] | None, fallback: Callable[[random.Random], Any],
+def _run(examples: int, seed: int, strategy: SearchStrategy[Any] | None, fallback: Callable[[random.Random], Any],
          body: Callable[[Any], None]) -> None:
     """Run ``body`` over hypothesis examples when hypothesis is installed, else over seeded samples.
 
@@ -331,18 +340,20 @@ def check_interface(interface: Interface, observation_space: spaces.Space, actio
         from hypothesis import strategies as st
 
         from arena.testing.strategies import values
-    except ImportError:
-        st = None  # type: ignore[assignment]
+
+        have_hypothesis = True
+    except ImportError:  # hypothesis is optional: seeded samples instead
+        have_hypothesis = False
 
     step_strategy = None
-    if st is not None:
+    if have_hypothesis:
         raw_masks = st.one_of(st.none(), _mask_strategy(action_space)) if maskable else st.none()
         step_strategy = st.lists(st.tuples(values(observation_space), raw_masks), min_size=1, max_size=4)
     _run(examples, seed, step_strategy, sample_steps, checker.check_observations)
     _run(examples, seed + 1,
          st.tuples(values(observation_space), st.lists(st.tuples(values(act_space), values(act_space),
                                                                  values(observation_space)), min_size=1, max_size=4))
-         if st else None,
+         if have_hypothesis else None,
          lambda rng: (sample(observation_space, rng),
                       [(sample(act_space, rng), sample(act_space, rng), sample(observation_space, rng))
                        for _ in range(rng.randint(1, 4))]),
@@ -351,9 +362,9 @@ def check_interface(interface: Interface, observation_space: spaces.Space, actio
         supported: list[bool] = []
         mask_rng = random.Random(seed + 3)
         _run(examples, seed + 2,
-             st.tuples(values(observation_space), _mask_strategy(action_space)) if st else None,
+             st.tuples(values(observation_space), _mask_strategy(action_space)) if have_hypothesis else None,
              lambda rng: (sample(observation_space, rng), _random_mask(action_space, rng)),
-             lambda pair: supported.append(checker.check_mask(*pair, mask_rng)))
+             lambda pair: supported.append(checker.check_mask(pair[0], pair[1], mask_rng)))
         partial = getattr(interface, "partial_mask_translation", False)
         if (supported and not any(supported) and require_masks and not partial
                 and getattr(interface, "translates_masks", True)):
