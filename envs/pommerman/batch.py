@@ -15,8 +15,8 @@ from envs.pommerman import batch_core
 from envs.pommerman._jit import announce_compiling
 from envs.pommerman.board import seed_stream
 from envs.pommerman.core import BOMB_CAP, SIZE
-from envs.pommerman.env import Pommerman
 from envs.pommerman.planes import PLANE_NAMES, RADIO_PLANE_NAMES, num_planes
+from envs.pommerman.rules import PommermanRules
 from envs.pommerman.state import State, decode_state, encode_state
 
 __all__ = ["PommermanBatch"]
@@ -90,7 +90,7 @@ class PommermanBatch:
             raise ValueError(f"PommermanBatch: num_games must be an integer in 1..{2**20}, got {num_games!r}")
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 256:
             raise ValueError(f"PommermanBatch: threads must be an integer in 1..256, got {threads!r}")
-        self.template = Pommerman(mode=mode, max_steps=max_steps)  # checks the options
+        self.template = PommermanRules(mode, max_steps)  # checks the options
         announce_compiling(batch_core.batch_step if threads == 1 else batch_core.batch_step_parallel,
                            "the Pommerman batch" if threads == 1 else "the threaded Pommerman batch")
         self.mode, self.max_steps, self.num_games = mode, self.template.max_steps, int(num_games)

@@ -7,24 +7,23 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 
 from arena.env import MultiAgentEnv
 from envs.pommerman import core, render
 from envs.pommerman._jit import announce_compiling
+from envs.pommerman.batch import PommermanBatch
 from envs.pommerman.board import START_POSITIONS, draw_board, seed_stream
 from envs.pommerman.observe import GRIDS, advance, observation_space, observe_grids
+from envs.pommerman.rules import MODES, PommermanRules
 from envs.pommerman.state import State, decode_state, encode_state
 
 __all__ = ["Pommerman", "MODES"]
 
-MODES = ("ffa", "team", "radio")
 _GAME_TYPE = {"ffa": 1, "team": 2, "radio": 3}
 _GAME_ENV = {"ffa": "pommerman.envs.v0:Pomme", "team": "pommerman.envs.v0:Pomme", "radio": "pommerman.envs.v2:Pomme"}
 _AGENTS = ("agent_0", "agent_1", "agent_2", "agent_3")
 _INDEX = {name: i for i, name in enumerate(_AGENTS)}
 _COUNT = [bin(m).count("1") for m in range(16)]
-MAX_STEPS = 1_000_000  # the reference plays 800; the time plane and step counters stay meaningful below this
 MAX_CELL_PIXELS = 128  # an 11x11 board of 128-pixel cells is a 1408x1408 image
 
 
@@ -83,10 +82,7 @@ class Pommerman(MultiAgentEnv):
 
     def __init__(self, mode: str = "ffa", max_steps: int = 800, render_mode: str | None = None,
                  cell_pixels: int = 16) -> None:
-        if mode not in MODES:
-            raise ValueError(f"Pommerman: mode must be one of {list(MODES)}, got {mode!r}")
-        if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or not 1 <= max_steps <= MAX_STEPS:
-            raise ValueError(f"Pommerman: max_steps must be an integer in 1..{MAX_STEPS}, got {max_steps!r}")
+        rules = PommermanRules(mode, max_steps)  # checks the mode and the limit
         if render_mode not in (None, "ansi", "rgb_array"):
             raise ValueError(f"Pommerman: render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
         if (isinstance(cell_pixels, bool) or not isinstance(cell_pixels, (int, np.integer))
@@ -94,19 +90,19 @@ class Pommerman(MultiAgentEnv):
             raise ValueError(f"Pommerman: cell_pixels must be an integer in 2..{MAX_CELL_PIXELS}, got {cell_pixels!r}")
         announce_compiling(core.step_into, "the Pommerman rules")
         self.mode = mode
-        self.max_steps = int(max_steps)
+        self.max_steps = rules.max_steps
         self.render_mode = render_mode
         self.cell_pixels = int(cell_pixels)
-        self.partial = mode != "ffa"
+        self.partial = rules.partial
         self.perfect_information = not self.partial  # team modes fog the far side of the board
-        self.max_blast = 4 if self.partial else 10  # the reference passes its view size as the cap
+        self.max_blast = rules.max_blast
         self.game_type = _GAME_TYPE[mode]
         self.game_env = _GAME_ENV[mode]
-        self.teams = None if mode == "ffa" else {"team_0": ("agent_0", "agent_2"), "team_1": ("agent_1", "agent_3")}
+        self.teams = rules.teams
         self.possible_agents = list(_AGENTS)
         self.agents = []
         observation = observation_space(mode, self.max_steps)
-        action = spaces.MultiDiscrete([6, 8, 8]) if mode == "radio" else spaces.Discrete(6)
+        action = rules.action
         self.observation_spaces = dict.fromkeys(self.possible_agents, observation)
         self.action_spaces = dict.fromkeys(self.possible_agents, action)
         # radio actions are MultiDiscrete: no mask (a mask is one flag per discrete action)
@@ -331,13 +327,11 @@ class Pommerman(MultiAgentEnv):
             out.append(ref)
         return out
 
-    def make_batch(self, num_games: int, **options: Any) -> Any:
+    def make_batch(self, num_games: int, **options: Any) -> PommermanBatch:
         """A :class:`~envs.pommerman.batch.PommermanBatch` of ``num_games`` games with this env's mode and limit.
 
         ``options`` are the batch's own (``ego``, ``copy``, ``threads``).
         """
-        from envs.pommerman.batch import PommermanBatch  # the batch builds on this module
-
         return PommermanBatch(num_games, self.mode, max_steps=self.max_steps, **options)
 
     def action_names(self, agent: str) -> list[str]:
