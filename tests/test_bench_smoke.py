@@ -57,3 +57,10 @@ def test_connect_four_training_bench_runs_both_paths_and_prints_the_ratio(tmp_pa
                  "--out", str(tmp_path))
     assert "batched / single wall time to both targets: " in out
     assert '"net_arch": [\n    128,\n    128\n  ]' in out  # the batched path runs arena train's recipe
+
+
+def test_pommerman_team_training_bench_prints_where_the_time_goes():
+    pytest.importorskip("sb3_contrib")
+    out = _bench("bench/pommerman_team_train.py", "--timesteps", "256", "--games", "2", "--n-steps", "32")
+    assert "action filter (safe_moves_planes): " in out and "shaping (pickups, enemies down): " in out
+    assert "env + interfaces (without the snapshot's forwards) / training CPU time: " in out

@@ -12,7 +12,9 @@ plays on the raw env. ``agent.json`` in the folder is the manifest:
   index from the root, loaded frozen;
 * ``env`` and ``env_options``, ``seats``, ``timesteps``;
 * ``versions`` of Python, arena, gymnasium, Stable-Baselines3, sb3-contrib and torch;
-* ``model_sha256``: the SHA-256 of the model file, checked before it is loaded.
+* ``model_sha256``: the SHA-256 of the model file, checked before it is loaded;
+* ``command`` and ``seed`` (optional, informative): how the agent was trained, which the agents
+  arena ships record (``envs/shipped.py``).
 
 What loading runs: the model file is a Stable-Baselines3 zip, and **SB3 zips hold pickled Python
 objects: loading one runs code**, so load only folders from people you trust. arena checks
@@ -62,6 +64,8 @@ _KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
     "env_options": ((dict, type(None)), False), "seats": ((list, type(None)), False),
     "team_size": ((int, type(None)), False), "model_sha256": ((str, type(None)), False),
     "timesteps": ((int, type(None)), False), "versions": ((dict, type(None)), False),
+    # what a shipped agent's docs promise: the command and seed that trained it (informative only)
+    "command": ((str, type(None)), False), "seed": ((int, type(None)), False),
 }
 
 
