@@ -13,9 +13,18 @@ from gymnasium import spaces
 
 from arena.errors import SpaceMismatchError
 
-__all__ = ["compile_flattener"]
+__all__ = ["box_space", "compile_flattener"]
 
 Writer = Callable[[Any, np.ndarray], None]
+
+
+def box_space(low: Any, high: Any, shape: Any, dtype: Any) -> spaces.Box:
+    """``spaces.Box(low, high, shape, dtype)`` for a ``dtype`` that is a numpy dtype (an inner space's).
+
+    Gymnasium's Box takes any numpy dtype (it calls ``np.dtype(dtype)``) but annotates the
+    argument as a scalar type only; this is the one place that says so to the type checker.
+    """
+    return spaces.Box(low, high, shape, dtype)  # type: ignore[arg-type]  # Gymnasium's annotation is too narrow
 
 
 def _leaf_bounds(space: spaces.Space) -> tuple[np.ndarray, np.ndarray]:
@@ -67,11 +76,12 @@ def _writer(space: spaces.Space, offset: int) -> tuple[Writer, int]:
 
         return write_binary, size
     if isinstance(space, (spaces.Tuple, spaces.Dict)):
-        keys = list(space.spaces) if isinstance(space, spaces.Dict) else list(range(len(space.spaces)))
+        members: list[tuple[Any, spaces.Space]] = (
+            list(space.spaces.items()) if isinstance(space, spaces.Dict) else list(enumerate(space.spaces)))
         parts: list[tuple[Any, Writer]] = []
         total = 0
-        for key in keys:
-            write, size = _writer(space[key], offset + total)
+        for key, member in members:
+            write, size = _writer(member, offset + total)
             parts.append((key, write))
             total += size
 

@@ -212,7 +212,7 @@ class DiscreteToMultiDiscrete(Interface):
         self._nvec = tuple(int(n) for n in nvec)
         self._start = int(space.start)
         self._splits = np.cumsum(self._nvec)[:-1]
-        self.action_space = spaces.MultiDiscrete(self._nvec)
+        self.action_space = spaces.MultiDiscrete(list(self._nvec))
 
     def action(self, action: Any) -> int:
         return self._start + int(np.ravel_multi_index(tuple(int(a) for a in np.asarray(action)), self._nvec))

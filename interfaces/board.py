@@ -13,6 +13,7 @@ from gymnasium import spaces
 
 from arena.errors import SpaceMismatchError
 from arena.interface import Interface
+from interfaces._spaces import box_space
 
 __all__ = ["EgoBoard", "RotateBoard"]
 
@@ -188,7 +189,7 @@ class RotateBoard(Interface):
                 f"(Discrete({columns})) of the {rows}x{columns} board, got {actions}"
             )
         self._start = int(actions.start)
-        self.observation_space = spaces.Box(self._permute(box.low), self._permute(box.high), None, box.dtype)
+        self.observation_space = box_space(self._permute(box.low), self._permute(box.high), None, box.dtype)
 
     def _permute(self, board: np.ndarray) -> np.ndarray:
         flat = np.asarray(board).reshape(*self._lead, -1)

@@ -9,6 +9,7 @@ from gymnasium import spaces
 
 from arena.errors import SpaceMismatchError
 from arena.interface import Interface
+from interfaces._spaces import box_space
 
 __all__ = ["FrameStack", "NormalizeObservation"]
 
@@ -57,18 +58,21 @@ class FrameStack(Interface):
         super().setup(observation_space, action_space)
         box = self._require_space(spaces.Box, "observation")
         shape = (self.frames, *box.shape)
-        self.observation_space = spaces.Box(np.broadcast_to(box.low, shape), np.broadcast_to(box.high, shape),
-                                            shape, box.dtype)
+        self._stacked = box_space(np.broadcast_to(box.low, shape), np.broadcast_to(box.high, shape), shape, box.dtype)
+        self.observation_space = self._stacked
         self._stack = None
 
     def reset(self, observation: Any) -> None:
-        self._stack = np.empty(self.observation_space.shape, dtype=self.observation_space.dtype)
-        self._stack[:] = observation
+        self._start(observation)
+
+    def _start(self, observation: Any) -> np.ndarray:
+        stack = self._stack = np.empty(self._stacked.shape, dtype=self._stacked.dtype)
+        stack[:] = observation
+        return stack
 
     def observation(self, observation: Any) -> np.ndarray:
-        if self._stack is None:  # used without reset(): start the stack here
-            self.reset(observation)
-        stack = self._stack
+        # Used without reset(): the stack starts here.
+        stack = self._stack if self._stack is not None else self._start(observation)
         stack[:-1] = stack[1:]
         stack[-1] = observation
         return stack.copy()  # a fresh array: the caller may keep it while the stack moves on

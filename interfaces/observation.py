@@ -14,7 +14,7 @@ from gymnasium import spaces
 from arena.errors import SpaceMismatchError
 from arena.interface import Interface
 from arena.masks import flat_mask, mask_length
-from interfaces._spaces import compile_flattener
+from interfaces._spaces import box_space, compile_flattener
 
 __all__ = ["Flatten", "OneHot", "ClipObservation", "CastObservation", "ActionMaskInObservation"]
 
@@ -110,6 +110,7 @@ class OneHot(Interface):
     def __init__(self, inner: Interface | None = None, *, dtype: Any = np.float32) -> None:
         super().__init__(inner)
         self.dtype = np.dtype(dtype)
+        self._start: int | np.ndarray = 0  # Discrete's start, or MultiDiscrete's starts
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
@@ -192,7 +193,7 @@ class ClipObservation(Interface):
         if (low > high).any():
             raise SpaceMismatchError(f"{self}: the range [{self.low}, {self.high}] does not overlap {box}")
         self._low, self._high = low.astype(box.dtype), high.astype(box.dtype)
-        self.observation_space = spaces.Box(self._low, self._high, box.shape, box.dtype)
+        self.observation_space = box_space(self._low, self._high, box.shape, box.dtype)
 
     def observation(self, observation: Any) -> np.ndarray:
         return np.clip(observation, self._low, self._high)

@@ -470,7 +470,9 @@ class PommermanBatchPlanes(_PommermanInterface):
         self._encode, self._ego_actions = encode_view, EGO_ACTIONS
         self._radio = "message" in raw.spaces
         self._me = 0
-        return plane_space("radio" if self._radio else "ffa")
+        planes = plane_space("radio" if self._radio else "ffa")
+        self._shape = planes.shape
+        return planes
 
     def observation(self, observation: dict[str, Any]) -> np.ndarray:
         self._me = me = _observer(observation)
@@ -482,7 +484,7 @@ class PommermanBatchPlanes(_PommermanInterface):
                    min(255, int(observation["step_count"]) * 255 // self.max_steps)]
         if self._radio:
             scalars += np.asarray(observation["message"]).tolist()
-        out = np.empty(self.observation_space.shape, np.uint8)
+        out = np.empty(self._shape, np.uint8)
         self._encode(np.asarray(observation["board"]), np.asarray(observation["bomb_life"]),
                      np.asarray(observation["bomb_blast_strength"]), np.asarray(observation["bomb_moving_direction"]),
                      np.asarray(observation["flame_life"]), me, teammate, -1, 0, self.ego,

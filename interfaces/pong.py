@@ -143,13 +143,16 @@ class PongFrames(Interface):
         return np.rint(image).astype(np.uint8)
 
     def reset(self, observation: Any) -> None:
-        self._stack = np.empty(self.observation_space.shape, dtype=np.uint8)
-        self._stack[:] = self.picture(observation)
+        self._start(observation)
+
+    def _start(self, observation: Any) -> np.ndarray:
+        stack = self._stack = np.empty((self.frames, self.side, self.side), dtype=np.uint8)
+        stack[:] = self.picture(observation)
+        return stack
 
     def observation(self, observation: Any) -> np.ndarray:
         if self._stack is None:  # used without reset(): start the stack here
-            self.reset(observation)
-            return self._stack.copy()  # type: ignore[union-attr]
+            return self._start(observation).copy()
         stack = self._stack
         stack[:-1] = stack[1:]
         stack[-1] = self.picture(observation)

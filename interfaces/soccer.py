@@ -43,11 +43,13 @@ _RELATIVE_NEEDS = ("ball_ego_position", "opponent_goal_mid", "team_goal_mid")
 _SHAPING_NEEDS = ("stats_vel_to_ball", "stats_vel_ball_to_goal")
 
 
-def _box_dict(itf: Interface, space: spaces.Space) -> spaces.Dict:
-    if not isinstance(space, spaces.Dict) or not space.spaces or \
-            not all(isinstance(box, spaces.Box) for box in space.spaces.values()):
+def _box_dict(itf: Interface, space: spaces.Space) -> dict[str, spaces.Box]:
+    """The Boxes of a Dict of Box observations (the soccer env's), by key in the Dict's order."""
+    boxes = {key: box for key, box in space.spaces.items() if isinstance(box, spaces.Box)} \
+        if isinstance(space, spaces.Dict) else {}
+    if not boxes or not isinstance(space, spaces.Dict) or len(boxes) != len(space.spaces):
         raise SpaceMismatchError(f"{itf}: needs a Dict of Box observations (the soccer env's), got {space}")
-    return space
+    return boxes
 
 
 class SoccerFeatures(Interface):
@@ -118,11 +120,12 @@ class SoccerFeatures(Interface):
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
-        space = _box_dict(self, self.inner_observation_space)
+        space = self.inner_observation_space
+        boxes = _box_dict(self, space)
         if self.keys is None:
-            keys = [k for k in space.spaces if self.stats or not str(k).startswith("stats_")]
+            keys = [k for k in boxes if self.stats or not str(k).startswith("stats_")]
         else:
-            missing = [k for k in self.keys if k not in space.spaces]
+            missing = [k for k in self.keys if k not in boxes]
             if missing:
                 raise SpaceMismatchError(f"{self}: keys {missing} are not in the observation space {space}")
             keys = self.keys
@@ -131,7 +134,7 @@ class SoccerFeatures(Interface):
         lows, highs, self.layout = [], [], []
         start = 0
         for key in keys:
-            box = space[key]
+            box = boxes[key]
             size = int(np.prod(box.shape))
             lows.append(box.low.reshape(-1).astype(np.float64))
             highs.append(box.high.reshape(-1).astype(np.float64))
@@ -139,7 +142,7 @@ class SoccerFeatures(Interface):
             start += size
         self._keys = keys
         if self.relative:
-            missing = [k for k in _RELATIVE_NEEDS if k not in space.spaces or space[k].shape[-1:] not in ((2,), (3,))]
+            missing = [k for k in _RELATIVE_NEEDS if k not in boxes or boxes[k].shape[-1:] not in ((2,), (3,))]
             if missing:
                 raise SpaceMismatchError(f"{self}: relative features need positions {list(_RELATIVE_NEEDS)} in the "
                                          f"observation space, missing {missing} in {space}")
@@ -159,7 +162,8 @@ class SoccerFeatures(Interface):
             self.layout.append(("previous_action", start, start + act.low.size))
             start += act.low.size
         low, high = np.concatenate(lows).astype(self.dtype), np.concatenate(highs).astype(self.dtype)
-        self.observation_space = spaces.Box(low, high, low.shape, self.dtype)
+        self._box = spaces.Box(low, high, low.shape, self.dtype)
+        self.observation_space = self._box
         self._previous = None
 
     def reset(self, observation: Any) -> None:
@@ -173,7 +177,7 @@ class SoccerFeatures(Interface):
             parts.append((self._zero_action if self._previous is None else self._previous).astype(self.dtype))
         vector = np.concatenate(parts) if parts else np.zeros(0, self.dtype)
         # Keep the vector in its declared bounds after the cast (a float64 bound can round inwards).
-        return np.clip(vector, self.observation_space.low, self.observation_space.high)
+        return np.clip(vector, self._box.low, self._box.high)
 
     def _relative(self, observation: Any) -> np.ndarray:
         ball, own, theirs = (np.asarray(observation[k], dtype=np.float64).reshape(-1)[:2] for k in
@@ -244,7 +248,7 @@ class RescaleAction(Interface):
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
         raw = self._require_space(spaces.Box, "action")
-        if raw.dtype.kind != "f" or not (np.all(np.isfinite(raw.low)) and np.all(np.isfinite(raw.high))):
+        if not np.issubdtype(raw.dtype, np.floating) or not (np.all(np.isfinite(raw.low)) and np.all(np.isfinite(raw.high))):
             raise SpaceMismatchError(f"{self}: needs a float Box action with finite bounds, got {raw}")
         self._raw_low, self._raw_high = raw.low.astype(np.float64), raw.high.astype(np.float64)
         self._raw_dtype = raw.dtype

@@ -17,7 +17,7 @@ from gymnasium import spaces
 from arena.errors import SpaceMismatchError
 from arena.interface import Combine, Interface
 from arena.masks import mask_segments
-from interfaces._spaces import compile_flattener
+from interfaces._spaces import box_space, compile_flattener
 
 __all__ = ["ConcatenateTeam", "team_interface"]
 
@@ -103,8 +103,9 @@ class ConcatenateTeam(Interface):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         if self.__dict__.get("_observation_space") is not None:  # set up: compile again
+            inner = self.inner_observation_space
             self._flatteners = [compile_flattener(member, self.dtype, self)[1]
-                                for member in self.inner_observation_space]
+                                for member in (inner.spaces if isinstance(inner, spaces.Tuple) else ())]
 
     def _setup_discrete(self, members: list[spaces.Space]) -> None:
         self._discrete = True
@@ -114,24 +115,24 @@ class ConcatenateTeam(Interface):
                 nvec.append(int(member.n))
                 start.append(int(member.start))
                 sizes.append(1)
-            else:
+            elif isinstance(member, spaces.MultiDiscrete):  # the caller let only these two through
                 nvec.extend(member.nvec.reshape(-1).tolist())
                 start.extend(member.start.reshape(-1).tolist())
                 sizes.append(int(member.nvec.size))
-        self._members = members
+        self._members: list[spaces.Space] = members
         self._bounds = np.cumsum([0, *sizes])
         self._mask_sizes = [sum(mask_segments(m) or []) for m in members]
         self.action_space = spaces.MultiDiscrete(nvec, start=start)
 
     def _setup_box(self, members: list[spaces.Box]) -> None:
         self._discrete = False
-        self._members = members
+        self._members = [*members]
         sizes = [int(np.prod(m.shape)) for m in members]
         self._bounds = np.cumsum([0, *sizes])
         dtype = np.result_type(*(m.dtype for m in members))
         low = np.concatenate([m.low.reshape(-1) for m in members]).astype(dtype)
         high = np.concatenate([m.high.reshape(-1) for m in members]).astype(dtype)
-        self.action_space = spaces.Box(low, high, low.shape, dtype)
+        self.action_space = box_space(low, high, low.shape, dtype)
 
     def observation(self, observation: Any) -> np.ndarray:
         parts = [filler if value is None else flatten(value)
@@ -140,7 +141,7 @@ class ConcatenateTeam(Interface):
 
     def action(self, action: Any) -> tuple[Any, ...]:
         flat = np.asarray(action).reshape(-1)
-        out = []
+        out: list[Any] = []
         for member, lo, hi in zip(self._members, self._bounds[:-1], self._bounds[1:]):
             part = flat[lo:hi]
             if isinstance(member, spaces.Discrete):

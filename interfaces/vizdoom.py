@@ -172,7 +172,7 @@ class DoomScreen(Interface):
         super().setup(observation_space, action_space)
         raw = self.inner_observation_space
         self._keyed = isinstance(raw, spaces.Dict)
-        screen = raw.spaces.get("screen") if self._keyed else raw
+        screen = raw.spaces.get("screen") if isinstance(raw, spaces.Dict) else raw
         if not (isinstance(screen, spaces.Box) and screen.dtype == np.uint8 and len(screen.shape) == 3
                 and screen.shape[2] in (1, 3)):
             raise SpaceMismatchError(f"{self}: needs an image, a uint8 Box (height, width, 1 or 3), or a Dict with "
@@ -184,7 +184,7 @@ class DoomScreen(Interface):
         shape = self.size if self.grey else (3, *self.size)
         frame = spaces.Box(0, 255, shape, np.uint8)
         if self.variables:
-            found = raw.spaces.get("variables") if self._keyed else None
+            found = raw.spaces.get("variables") if isinstance(raw, spaces.Dict) else None
             if not (isinstance(found, spaces.Box) and len(found.shape) == 1):
                 raise SpaceMismatchError(f"{self}: variables=True needs a 'variables' Box (n,) in the observation, "
                                          f"got {raw}")
