@@ -108,6 +108,9 @@ def decode_actions(blob: bytes) -> list[dict[str, Any]]:
         ReplayFormatError: ``blob`` is not stored actions.
     """
     try:
+        if blob[:1] == b"{" and len(blob) > MAX_UNPACKED_BYTES:
+            raise ReplayFormatError(f"replay: the stored actions are {len(blob):,} bytes, more than the "
+                                    f"{MAX_UNPACKED_BYTES:,} a game this arena stores can take")
         document = json.loads(blob if blob[:1] == b"{" else _decompress(blob))
         agents = document["agents"]
         return [{agents[i]: _unpack(action) for i, action in step} for step in document["steps"]]
