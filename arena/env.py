@@ -366,7 +366,7 @@ class MultiAgentEnv:
     def turn_action(
         self,
         actions: Mapping[AgentID, Any],
-        acting: tuple[AgentID] | None,
+        acting: tuple[AgentID, ...] | None,
         mask: np.ndarray,
         *,
         enforce_mask: bool = True,

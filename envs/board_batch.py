@@ -82,7 +82,7 @@ class BoardBatch:
         games = self.num_games = int(num_games)
         self.copy = bool(copy)
         self.single_observation_space = spaces.Box(0, 2, shape=self.board_shape, dtype=np.int8)
-        self.single_action_space = spaces.Discrete(self.n_actions)
+        self.single_action_space: spaces.Discrete = spaces.Discrete(self.n_actions)
         self._all_legal = (1 << self.n_actions) - 1
         self._mask_of, self._count_of, nth = _tables(self.n_actions)
         self._nth_flat = nth.reshape(-1)

@@ -62,7 +62,7 @@ class ConnectFour(MultiAgentEnv):
         self.agents = []
         board = spaces.Box(0, 2, shape=(ROWS, COLUMNS), dtype=np.int8)
         self.observation_spaces = {agent: board for agent in self.possible_agents}
-        action = spaces.Discrete(COLUMNS)
+        action: spaces.Discrete = spaces.Discrete(COLUMNS)
         self.action_spaces = {agent: action for agent in self.possible_agents}
         self._board = np.zeros((ROWS, COLUMNS), dtype=np.int8)
         self._heights = [0] * COLUMNS

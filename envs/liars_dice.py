@@ -88,7 +88,7 @@ class LiarsDice(MultiAgentEnv):
         highs[self._face_at:self._face_at + n] = FACES
         observation = spaces.Box(np.zeros_like(highs), highs, dtype=np.int8)
         self.observation_spaces = {agent: observation for agent in self.possible_agents}
-        action = spaces.Discrete(1 + FACES * total)
+        action: spaces.Discrete = spaces.Discrete(1 + FACES * total)
         self.action_spaces = {agent: action for agent in self.possible_agents}
         self._public = np.zeros(FACES + 5 * n, dtype=np.int8)
         self._own = np.zeros((n, FACES), dtype=np.int8)  # face counts per player
@@ -261,7 +261,7 @@ class LiarsDice(MultiAgentEnv):
     def _ask(self, rewards: dict[str, float], terminations: dict[str, bool]):
         player = self._to_move
         agent = self.possible_agents[player]
-        infos = {a: {} for a in terminations}
+        infos: dict[str, dict[str, Any]] = {a: {} for a in terminations}
         infos[agent] = {"action_mask": self._mask.copy()}
         return {agent: self._observation(player)}, rewards, terminations, dict.fromkeys(terminations, False), infos
 

@@ -77,7 +77,7 @@ class LimitPoker(MultiAgentEnv):
         highs[layout["stakes"].start:layout["stakes"].stop] = self.max_stake
         observation = spaces.Box(np.zeros_like(highs), highs, dtype=np.int8)
         self.observation_spaces = {agent: observation for agent in self.possible_agents}
-        action = spaces.Discrete(3)
+        action: spaces.Discrete = spaces.Discrete(3)
         self.action_spaces = {agent: action for agent in self.possible_agents}
         self._public = np.zeros(layout["size"], dtype=np.int8)  # the part both players see
         self._private_start = layout["private"].start

@@ -121,15 +121,15 @@ class Pong2p(MultiAgentEnv):
                 raise ValueError(f"{where}: {name} must be a positive integer, got {value!r}")
         if FIELD % frame_scale:
             raise ValueError(f"{where}: frame_scale must divide {FIELD}, got {frame_scale!r}")
-        for name, value in (("ball_speed", ball_speed), ("ball_spin", ball_spin), ("paddle_speed", paddle_speed),
-                            ("paddle_accel", paddle_accel)):
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-                    or not 0 < value < np.inf:
-                raise ValueError(f"{where}: {name} must be a positive finite number, got {value!r}")
-        for name, value, limit in (("ball_speed", ball_speed, 64), ("ball_spin", ball_spin, 64),
-                                   ("paddle_speed", paddle_speed, 64)):
-            if value >= limit:
-                raise ValueError(f"{where}: {name} must be below {limit} pixels a step, got {value!r}")
+        for name, number in (("ball_speed", ball_speed), ("ball_spin", ball_spin), ("paddle_speed", paddle_speed),
+                             ("paddle_accel", paddle_accel)):
+            if isinstance(number, bool) or not isinstance(number, (int, float, np.integer, np.floating)) \
+                    or not 0 < number < np.inf:
+                raise ValueError(f"{where}: {name} must be a positive finite number, got {number!r}")
+        for name, number, limit in (("ball_speed", ball_speed, 64), ("ball_spin", ball_spin, 64),
+                                    ("paddle_speed", paddle_speed, 64)):
+            if number >= limit:
+                raise ValueError(f"{where}: {name} must be below {limit} pixels a step, got {number!r}")
         if observation not in ("vector", "frame"):
             raise ValueError(f"{where}: observation must be 'vector' or 'frame', got {observation!r}")
         if render_mode not in (None, "rgb_array"):
@@ -141,9 +141,9 @@ class Pong2p(MultiAgentEnv):
         self.render_mode = render_mode
         self.possible_agents = ["player_0", "player_1"]
         self.agents = []
+        self._vector_low = np.array([0, 0, -1, -1, 0, -1, 0, -1], dtype=np.float32)  # the vector's bounds: low..1
         if observation == "vector":
-            low = np.array([0, 0, -1, -1, 0, -1, 0, -1], dtype=np.float32)
-            obs_space: spaces.Space = spaces.Box(low, np.ones(8, dtype=np.float32), dtype=np.float32)
+            obs_space: spaces.Space = spaces.Box(self._vector_low, np.ones(8, dtype=np.float32), dtype=np.float32)
         else:
             side = FIELD // self.frame_scale
             obs_space = spaces.Box(0, 255, (side, side, 1), np.uint8)
@@ -256,8 +256,7 @@ class Pong2p(MultiAgentEnv):
         left = np.array([ball_x, ball_y, vx, vy, paddles[0], speeds[0], paddles[1], speeds[1]], dtype=np.float32)
         right = np.array([1.0 - ball_x, ball_y, -vx, vy, paddles[1], speeds[1], paddles[0], speeds[0]],
                          dtype=np.float32)
-        return {"player_0": np.clip(left, self.observation_spaces["player_0"].low, 1.0),
-                "player_1": np.clip(right, self.observation_spaces["player_0"].low, 1.0)}
+        return {"player_0": np.clip(left, self._vector_low, 1.0), "player_1": np.clip(right, self._vector_low, 1.0)}
 
     def _infos(self) -> dict[str, dict[str, Any]]:
         s = self.state
@@ -269,7 +268,7 @@ class Pong2p(MultiAgentEnv):
         s = self.state
         if gray:
             image = np.zeros((FIELD, FIELD), dtype=np.float32)
-            colors = {"left": 160.0, "right": 160.0, "ball": 255.0}
+            colors: dict[str, Any] = {"left": 160.0, "right": 160.0, "ball": 255.0}  # a grey level, or RGB below
         else:
             image = np.empty((FIELD, FIELD, 3), dtype=np.uint8)
             image[:] = _COLORS["background"]

@@ -53,8 +53,8 @@ class RockPaperScissors(MultiAgentEnv):
         self.render_mode = render_mode
         self.possible_agents = ["player_0", "player_1"]
         self.agents = []
-        observation = spaces.Discrete(4)
-        action = spaces.Discrete(3)
+        observation: spaces.Discrete = spaces.Discrete(4)
+        action: spaces.Discrete = spaces.Discrete(3)
         self.observation_spaces = {agent: observation for agent in self.possible_agents}
         self.action_spaces = {agent: action for agent in self.possible_agents}
         self._acting: tuple[str, ...] | None = None
@@ -157,13 +157,14 @@ class TeamRockPaperScissors(MultiAgentEnv):
                     members[k].append(f"player_{seat}")
                     seat, left[k] = seat + 1, left[k] - 1
         self.possible_agents = [f"player_{i}" for i in range(seat)]
-        self.teams = {f"team_{k}": tuple(ids) for k, ids in enumerate(members)}
+        self._sides = {f"team_{k}": tuple(ids) for k, ids in enumerate(members)}
+        self.teams = self._sides
         self._side = np.array([k for agent in self.possible_agents
                                for k, ids in enumerate(members) if agent in ids])
         self._size = np.array([len(ids) for ids in members], dtype=float)
         self.agents = []
         observation = spaces.MultiDiscrete([4] * seat)
-        action = spaces.Discrete(3)
+        action: spaces.Discrete = spaces.Discrete(3)
         self.observation_spaces = {agent: observation for agent in self.possible_agents}
         self.action_spaces = {agent: action for agent in self.possible_agents}
         self._acting: tuple[str, ...] | None = None
@@ -178,7 +179,7 @@ class TeamRockPaperScissors(MultiAgentEnv):
         self._acting = tuple(self.agents)
         self._round = 0
         self._last = np.full(len(self.possible_agents), NONE, dtype=np.int64)
-        self._scores = np.zeros(len(self.teams))
+        self._scores = np.zeros(len(self._sides))
         return {agent: self._last.copy() for agent in self.agents}, {agent: {} for agent in self.agents}
 
     def step(self, actions: Mapping[str, Any]):
@@ -188,19 +189,19 @@ class TeamRockPaperScissors(MultiAgentEnv):
         beats = ((throws[:, None] - throws[None, :]) % 3 == 1).astype(float)
         opponents = self._side[:, None] != self._side[None, :]
         per_player = ((beats - beats.T) * opponents).sum(axis=1)
-        self._scores += np.bincount(self._side, per_player, minlength=len(self.teams)) / self._size
+        self._scores += np.bincount(self._side, per_player, minlength=len(self._sides)) / self._size
         self._last = throws
         self._round += 1
         over = self._round >= self.rounds
         rewards = dict.fromkeys(self.possible_agents, 0.0)
         if over:
-            scores, n = self._scores, len(self.teams)
+            scores, n = self._scores, len(self._sides)
             team_reward = [(int((scores < s).sum()) - int((scores > s).sum())) / (n - 1) for s in scores]
             rewards = {agent: float(team_reward[k]) for agent, k in zip(self.possible_agents, self._side)}
             self.agents, self._acting = [], None
         flags = dict.fromkeys(self.possible_agents, over)
         truncations = dict.fromkeys(self.possible_agents, False)
-        infos = {agent: {} for agent in self.possible_agents}
+        infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.possible_agents}
         if over:
             return {}, rewards, flags, truncations, infos
         return {agent: throws.copy() for agent in self.agents}, rewards, flags, truncations, infos
@@ -212,7 +213,7 @@ class TeamRockPaperScissors(MultiAgentEnv):
         if self._round == 0:
             return f"round 0/{self.rounds}: no throws yet\n"
         throws = ", ".join(f"{agent} {_NAMES[t]}" for agent, t in zip(self.possible_agents, self._last))
-        scores = ", ".join(f"{team} {score:+.1f}" for team, score in zip(self.teams, self._scores))
+        scores = ", ".join(f"{team} {score:+.1f}" for team, score in zip(self._sides, self._scores))
         return f"round {self._round}/{self.rounds}: {throws}; scores {scores}\n"
 
     def action_names(self, agent: str) -> list[str]:

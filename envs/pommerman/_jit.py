@@ -11,14 +11,15 @@ import os
 import sys
 from typing import Any, Callable
 
+_njit: Callable[..., Any] | None
+prange: Any  # numba's parallel range inside compiled code, Python's range without numba
 try:  # pragma: no cover - which branch runs depends on the installation
-    from numba import njit as _njit
-    from numba import prange
+    import numba
 
+    _njit, prange = numba.njit, numba.prange
     HAVE_NUMBA = True
 except ImportError:  # pragma: no cover
-    _njit = None
-    prange = range
+    _njit, prange = None, range
     HAVE_NUMBA = False
 
 __all__ = ["njit", "njit_parallel", "prange", "HAVE_NUMBA", "announce_compiling"]

@@ -137,8 +137,9 @@ class Pommerman(MultiAgentEnv):
         :class:`~envs.pommerman.batch.PommermanBatch` game seeded with ``s`` plays the same boards.
         """
         super().reset(seed=seed)
-        if seed is not None:
-            seed_stream(self._rng, self._np_seed & 0x7FFFFFFFFFFFFFFF)
+        np_seed = self._np_seed  # the seed as super().reset() kept it: an int, whatever integer type came
+        if seed is not None and np_seed is not None:
+            seed_stream(self._rng, np_seed & 0x7FFFFFFFFFFFFFFF)
             self._seeded = True
         elif not self._seeded:
             seed_stream(self._rng, int.from_bytes(os.urandom(8), "little") >> 1)
@@ -197,13 +198,13 @@ class Pommerman(MultiAgentEnv):
         moves = [0, 0, 0, 0]
         if self.mode == "radio":
             state.radio[:] = 0  # an agent dead at the start of the step sends 0, 0
-            for name in acting:
+            for name in acting or ():  # None: check_actions raised ResetNeeded
                 i = _INDEX[name]
                 action = actions[name]
                 moves[i] = int(action[0])
                 state.radio[i] = (int(action[1]), int(action[2]))
         else:
-            for name in acting:
+            for name in acting or ():
                 moves[_INDEX[name]] = int(actions[name])
         state.intended_actions = moves
         before = self._alive

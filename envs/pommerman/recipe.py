@@ -23,7 +23,7 @@ __all__ = ["training_recipe"]
 
 def training_recipe(mode: str = "ffa", **options: Any) -> TrainingRecipe:
     """The recipe for ``envs.make("pommerman", mode=mode, **options)``."""
-    budget = {"algo": "ppo", "interface": "pommerman_features", "evaluations": 10, "eval_games": 40,
+    budget: dict[str, Any] = {"algo": "ppo", "interface": "pommerman_features", "evaluations": 10, "eval_games": 40,
               "full_budget": 200_000}
     if mode == "ffa":
         return TrainingRecipe(opponents=("random",), references=("random", "pommerman_simple"), **budget)

@@ -32,7 +32,7 @@ def _multiset(records: list[dict[str, Any]]) -> Counter:
 
 def compare_states(ours: dict[str, Any], theirs: dict[str, Any]) -> list[str]:
     """The names of the state fields that differ (bombs, flames and items as multisets)."""
-    bad = []
+    bad: list[str] = []
     for key in ("board", "step_count", "agents", "radio_from_agent"):
         if key in theirs and ours.get(key) != theirs[key]:
             bad.append(key)

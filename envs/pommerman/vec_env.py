@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ResetNeeded
 from arena.training.policy_agent import require_sb3
 from envs.pommerman.agents import PommermanSimpleBatch
 from envs.pommerman.batch import PommermanBatch
@@ -20,7 +20,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv  # noqa: E402
 
 __all__ = ["PommermanVecEnv"]
 
-_SEATS = {"ffa": {"one": (0,)}, "team": {"one": (0,), "team": (0, 2)}, "radio": {"one": (0,), "team": (0, 2)}}
+_SEATS: dict[str, dict[str, tuple[int, ...]]] = {"ffa": {"one": (0,)}, "team": {"one": (0,), "team": (0, 2)}, "radio": {"one": (0,), "team": (0, 2)}}
 
 
 class PommermanVecEnv(VecEnv):
@@ -109,6 +109,8 @@ class PommermanVecEnv(VecEnv):
         batch = self.batch
         others = batch.live & ~learners
         if self.opponents == "simple":
+            if self._simple is None:
+                raise ResetNeeded("PommermanVecEnv: step() before reset(); call reset() first")
             moves = self._simple.act(others)
             return moves[..., 0] if self.mode == "radio" else moves
         if self.opponents == "random":
