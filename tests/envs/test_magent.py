@@ -218,3 +218,12 @@ def test_bench_prints_the_ratio_to_magent2s_own_loop():
     out = subprocess.run([sys.executable, str(root / "bench" / "magent.py"), "--map-size", "12", "--steps", "5",
                           "--rounds", "1"], capture_output=True, text=True, check=True, cwd=root).stdout
     assert "ratio arena / MAgent2:" in out and "4 soldiers on 12x12" in out
+
+
+def test_wrappers_pass_the_side_scores_on():
+    from arena import GroupTeams
+
+    env = envs.make("magent_battle", map_size=12, max_steps=5)
+    grouped = GroupTeams(env)
+    grouped.reset(seed=0)
+    assert grouped.team_scores() == env.team_scores() == {"red": 2, "blue": 2}
