@@ -67,7 +67,7 @@ class TicTacToe(MultiAgentEnv):
         self.agents = []
         board = spaces.Box(0, 2, shape=(3, 3), dtype=np.int8)
         self.observation_spaces = {agent: board for agent in self.possible_agents}
-        action = spaces.Discrete(9)
+        action: spaces.Discrete = spaces.Discrete(9)
         self.action_spaces = {agent: action for agent in self.possible_agents}
         self._cells = [0] * 9
         self._board = np.zeros((3, 3), dtype=np.int8)

@@ -117,7 +117,7 @@ class SnakeBatch:
         part = np.where(codes > FRUIT, (codes - 3) % 3, -1)
         self._hard = (codes == WALL) | (part == HEAD) | (part == BODY)  # deadly whatever happens
         self._is_tail, self._is_head, self._is_snake = part == TAIL, part == HEAD, codes > FRUIT
-        h, w = self.single_observation_space.shape[:2]
+        h, w = t.view_shape
         self._view_size = h * w
         self._observer_stride = self._snake_ids * (h * w * self.frame_stack)
         self._buffer = np.zeros((games, snakes, h * w, self.frame_stack), dtype="<u8")
@@ -352,7 +352,7 @@ class SnakeBatch:
         cells = np.concatenate(changed)
         games, cell = np.divmod(cells, self._size)
         codes = self._codes.reshape(-1)[cells]
-        if self._masked_lut is not None:  # one lookup gives every watcher's channels, 0 for the dead
+        if self._masked_lut is not None and self._watcher_bits is not None:  # one lookup: every watcher's channels
             watchers = survivors.astype(np.int64) @ self._watcher_bits
             values = self._masked_lut[codes.astype(np.int64) * (1 << snakes) + watchers[games]]
         else:

@@ -124,6 +124,13 @@ def check_rewards(rewards: Any, where: str) -> dict[str, float]:
     return table
 
 
+def _board_side(where: str, name: str, value: Any) -> int:
+    """``value`` as a board's height or width: an integer of at least 3."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 3:
+        raise ValueError(f"{where}: {name} must be an integer of at least 3, got {value!r}")
+    return int(value)
+
+
 def parse_walls(walls: Any, height: int | None, width: int | None, where: str,
                 max_cells: int | None = None) -> np.ndarray:
     """The wall map as a bool array ``(height, width)``.
@@ -134,11 +141,9 @@ def parse_walls(walls: Any, height: int | None, width: int | None, where: str,
     A board of more than ``max_cells`` cells is refused before any of it is made.
     """
     if walls is None:
-        for name, value in (("height", height), ("width", width)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 3:
-                raise ValueError(f"{where}: {name} must be an integer of at least 3, got {value!r}")
-        check_cells(int(height), int(width), where, max_cells)
-        grid = np.zeros((height, width), dtype=bool)
+        rows, columns = _board_side(where, "height", height), _board_side(where, "width", width)
+        check_cells(rows, columns, where, max_cells)
+        grid = np.zeros((rows, columns), dtype=bool)
         grid[[0, -1], :] = True
         grid[:, [0, -1]] = True
         return grid
@@ -344,11 +349,16 @@ def parse_positions(snakes: Sequence[Sequence[tuple[int, int]]], where: str) -> 
     """Validate snake cell lists given as ``[(row, col), ...]`` with the head first."""
     result = []
     for index, cells in enumerate(snakes):
-        cells = [tuple(int(v) for v in cell) for cell in cells]
-        if len(cells) < 2:
-            raise ValueError(f"{where}: snake {index} needs at least 2 cells (head first), got {cells}")
-        for a, b in zip(cells, cells[1:]):
+        pairs: list[tuple[int, int]] = []
+        for cell in cells:
+            values = tuple(int(v) for v in cell)
+            if len(values) != 2:
+                raise ValueError(f"{where}: snake {index}: a cell is (row, col), got {cell!r}")
+            pairs.append((values[0], values[1]))
+        if len(pairs) < 2:
+            raise ValueError(f"{where}: snake {index} needs at least 2 cells (head first), got {pairs}")
+        for a, b in zip(pairs, pairs[1:]):
             if abs(a[0] - b[0]) + abs(a[1] - b[1]) != 1:
                 raise ValueError(f"{where}: cells {a} and {b} of snake {index} are not neighbours")
-        result.append(cells)
+        result.append(pairs)
     return result

@@ -197,7 +197,7 @@ class Snake(SnakeRules, MultiAgentEnv):
         if len(snakes) != self.num_snakes:
             raise ValueError(f"{where}: expected {self.num_snakes} snakes (or None), got {len(snakes)}")
         given = core.parse_positions([s for s in snakes if s is not None], where)
-        taken: set[tuple[int, int]] = set()
+        taken: set[tuple[int, ...]] = set()
         for cell in [c for s in given for c in s] + [tuple(f) for f in fruits]:
             r, c = cell
             if not (0 <= r < self.height and 0 <= c < self.width) or self.walls[r, c] or cell in taken:
@@ -229,8 +229,8 @@ class Snake(SnakeRules, MultiAgentEnv):
             ResetNeeded, WrongAgentsError, InvalidActionError: as
             :meth:`MultiAgentEnv.step` describes; a rejected call changes nothing.
         """
-        acting = self._acting
-        self.check_actions(actions, acting)
+        self.check_actions(actions, self._acting)
+        acting = self._acting or []  # None: check_actions raised ResetNeeded
         cells, offsets, bodies, headings = self._cells, self._offsets, self._bodies, self._headings
         live = self._live
         targets: dict[int, int] = {}
@@ -315,7 +315,7 @@ class Snake(SnakeRules, MultiAgentEnv):
             self._acting = None
             self._stack()
             observations = {}
-        infos = {agent: {} for agent in acting}
+        infos: dict[str, dict[str, Any]] = {agent: {} for agent in acting}
         return observations, rewards, terminations, truncations, infos
 
     # Views of `_cells`: a copy (deepcopy, pickle) would turn each into an array of its own and
@@ -410,4 +410,4 @@ class Snake(SnakeRules, MultiAgentEnv):
 
     def fruit_cells(self) -> list[tuple[int, int]]:
         """The ``(row, col)`` map cells holding a fruit."""
-        return [tuple(int(v) for v in rc) for rc in np.argwhere(self._map == FRUIT)]
+        return [(int(r), int(c)) for r, c in np.argwhere(self._map == FRUIT)]

@@ -89,8 +89,8 @@ class SnakeRules:
         self.cell_pixels = _positive_int(cell_pixels, "cell_pixels", where)
 
         self.possible_agents = [f"snake_{i}" for i in range(self.num_snakes)]
-        view = (self.height, self.width) if vision_range is None else (2 * vision_range + 1,) * 2
-        observation = spaces.Box(0, self.on_value, (*view, 8 * self.frame_stack), np.uint8)
+        self.view_shape = view = (self.height, self.width) if vision_range is None else (2 * vision_range + 1,) * 2
+        observation: spaces.Space = spaces.Box(0, self.on_value, (*view, 8 * self.frame_stack), np.uint8)
         action: spaces.Space = spaces.Discrete(3)
         self.observation_spaces = dict.fromkeys(self.possible_agents, observation)
         self.action_spaces = dict.fromkeys(self.possible_agents, action)

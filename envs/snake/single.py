@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import gymnasium
-import numpy as np
 
 from envs.snake import core
 from envs.snake.env import Snake
@@ -52,7 +51,7 @@ class SingleSnake(gymnasium.Env):
             observation = self.game.observe("snake_0")
         return observation, rewards["snake_0"], terminations["snake_0"], truncations["snake_0"], {}
 
-    def render(self) -> str | np.ndarray | None:
+    def render(self) -> Any:  # Gymnasium types it with a free type variable: here text (ansi) or an RGB array
         return self.game.render()
 
     def action_names(self) -> list[str]:

@@ -67,7 +67,7 @@ class SnakeVectorEnv(gymnasium.vector.VectorEnv):
     def reset(self, *, seed: int | Any | None = None, options: dict[str, Any] | None = None):
         """Reset every game (``seed`` as :meth:`SnakeBatch.reset` takes it)."""
         if seed is not None:
-            self.action_space.seed(seed if isinstance(seed, (int, np.integer)) else None)
+            self.action_space.seed(int(seed) if isinstance(seed, (int, np.integer)) else None)
         obs, infos = self.batch.reset(seed=seed, options=options)
         self._paused[:] = False
         return obs.reshape(self.num_envs, *obs.shape[2:]), {"live": infos["live"].reshape(-1)}
@@ -85,11 +85,12 @@ class SnakeVectorEnv(gymnasium.vector.VectorEnv):
         self._paused = (self._paused | died) & ~over
         result = {"live": infos["live"].reshape(-1)}
         if ends.any():
-            final = np.zeros((self.num_envs, *self.single_observation_space.shape), dtype=np.uint8)
+            view = obs.shape[2:]  # one snake's observation
+            final = np.zeros((self.num_envs, *view), dtype=np.uint8)
             final_games = np.flatnonzero(infos["episode_over"])
             if len(final_games):
                 seats = (final_games[:, None] * batch.num_snakes + np.arange(batch.num_snakes)).reshape(-1)
-                final[seats] = infos["final_observation"].reshape(-1, *self.single_observation_space.shape)
+                final[seats] = infos["final_observation"].reshape(-1, *view)
             final_obs = np.empty(self.num_envs, dtype=object)
             for seat in np.flatnonzero(ends):  # only the seats that ended this step
                 final_obs[seat] = final[seat]

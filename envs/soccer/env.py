@@ -125,7 +125,7 @@ class Soccer(MultiAgentEnv):
         if not _MIN_RENDER_HEIGHT <= render_height <= _MAX_RENDER_HEIGHT:  # checked before any picture is allocated
             raise ValueError(f"{where}: render_height must be {_MIN_RENDER_HEIGHT} to {_MAX_RENDER_HEIGHT} pixels, "
                              f"got {render_height!r}")
-        self.options = {"team_size": int(team_size), "time_limit": float(time_limit), "walker": walker,
+        self.options: dict[str, Any] = {"team_size": int(team_size), "time_limit": float(time_limit), "walker": walker,
                         "terminate_on_goal": bool(terminate_on_goal),
                         "disable_walker_contacts": bool(disable_walker_contacts), "field_box": bool(field_box)}
         self.team_size, self.time_limit, self.walker = int(team_size), float(time_limit), walker
@@ -139,11 +139,13 @@ class Soccer(MultiAgentEnv):
         self.agents = []
         self.observation_spaces, self.action_spaces = {}, {}
         self._bool_keys: list[list[str]] = []
+        self._keys: list[list[str]] = []  # each agent's observation keys, in the order of its Dict
         for agent, obs_spec, act_spec in zip(self.possible_agents, self._dm.observation_spec(), self._dm.action_spec()):
             low, high = np.asarray(act_spec.minimum, np.float64), np.asarray(act_spec.maximum, np.float64)
             action_space = spaces.Box(np.broadcast_to(low, act_spec.shape), np.broadcast_to(high, act_spec.shape),
                                       act_spec.shape, np.float64)
-            boxes, bool_keys = {}, []
+            boxes: dict[str, spaces.Space] = {}
+            bool_keys: list[str] = []
             for key, spec in obs_spec.items():
                 # dm_control's observation buffer adds a leading 1; a scalar stays a 1-vector (SB3's
                 # check_env and RLlib want arrays, and a 0-d Box breaks SB3's bounds check)
@@ -156,10 +158,11 @@ class Soccer(MultiAgentEnv):
                     boxes[key] = spaces.Box(0.0, 1.0, shape, np.float64)
                 else:
                     boxes[key] = spaces.Box(-np.inf, np.inf, shape, np.float64)
-            self.observation_spaces[agent] = spaces.Dict(boxes)
+            observation_space = spaces.Dict(boxes)
+            self.observation_spaces[agent] = observation_space
             self.action_spaces[agent] = action_space
             self._bool_keys.append(bool_keys)
-        self._keys = [list(space.spaces) for space in self.observation_spaces.values()]
+            self._keys.append(list(observation_space.spaces))  # the Dict's order (it sorts the keys)
         self._acting: list[str] | None = None
         self._episode_seed: int | None = None
         self._actions: list[list[np.ndarray]] = []  # this episode's actions, for copies (see __getstate__)
@@ -242,7 +245,8 @@ class Soccer(MultiAgentEnv):
     @property
     def score(self) -> tuple[int, int]:
         """``(home goals, away goals)`` in the current (or last) episode."""
-        return tuple(self._score)
+        home, away = self._score
+        return home, away
 
     @property
     def dm_env(self) -> Any:

@@ -106,7 +106,7 @@ class VizdoomAimAgent(Agent):
                 f"{observation_space} and {action_space}")
         super().setup(observation_space, action_space)
         self._delta = isinstance(action_space, spaces.Dict)
-        self._radar = "radar" in observation_space.spaces
+        self._radar = isinstance(observation_space, spaces.Dict) and "radar" in observation_space.spaces
 
     def reset(self, *, seed: int | None = None) -> None:
         self._clock = 0

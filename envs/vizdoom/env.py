@@ -11,7 +11,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.env import AgentID, MultiAgentEnv
-from arena.errors import EngineError
+from arena.errors import EngineError, ResetNeeded
 from envs.vizdoom.engines import EngineGroup, free_port, import_vizdoom
 
 __all__ = ["VizdoomDeathmatch", "BUTTONS", "SCENARIOS", "SCENARIO_STARTS", "TICRATE"]
@@ -263,17 +263,18 @@ class VizdoomDeathmatch(MultiAgentEnv):
         ``duel``), less on ``cig``. So the map restarts (a few tens of milliseconds) until nobody has
         been killed at the start.
         """
-        games = self._engines.games
+        engines = self._running()
+        games = engines.games
         idle = [0.0] * (len(BUTTONS) + self.delta_turn)
         for _ in range(_RESTARTS):
-            self._engines.map(lambda game: game.new_episode())
+            engines.map(lambda game: game.new_episode())
             if self.bots:
                 host = games[0]
                 host.send_game_command("removebots")
                 for _ in range(self.bots):
                     host.send_game_command("addbot")
                 for _ in range(_BOT_TICS):  # they enter at the next tics
-                    self._engines.act([idle] * self.players, 1)
+                    engines.act([idle] * self.players, 1)
                     if host.get_game_variable(self._count) >= self.players + self.bots:
                         break
             if not any(game.is_player_dead() for game in games):
@@ -322,7 +323,7 @@ class VizdoomDeathmatch(MultiAgentEnv):
         self.check_actions(actions, self._acting)
         vectors = [self._vector(actions[agent]) for agent in self.possible_agents]
         try:
-            self._engines.act(vectors, self.frame_skip)
+            self._running().act(vectors, self.frame_skip)
         except EngineError:
             self.close()  # the engines were killed: the next reset starts new ones
             raise
@@ -341,17 +342,23 @@ class VizdoomDeathmatch(MultiAgentEnv):
             self._acting = list(observations)
         return observations, rewards, terminations, truncations, infos
 
+    def _running(self) -> EngineGroup:
+        """The engines, which reset() starts."""
+        if self._engines is None:
+            raise ResetNeeded(f"{self}: the engines start in reset(); call reset() first")
+        return self._engines
+
     def _vector(self, action: Any) -> list[float]:
         if self.delta_turn:
             return [float(b) for b in action["buttons"]] + [float(action["turn"][0])]
         return [float(b) for b in action]
 
     def _observe(self) -> tuple[dict[AgentID, Any], dict[AgentID, dict[str, Any]]]:
-        games = self._engines.games
+        games = self._running().games
         finished = games[0].is_episode_finished()
         # Every player's position and angle, from its own engine (the radar and the enemies table use them).
         where = ([[game.get_game_variable(v) for v in self._where] for game in games]
-                 if not finished and (self.radar or self.enemies) else None)
+                 if not finished and (self.radar or self.enemies) else [])
         observations, infos, scores = {}, {}, []
         for i, (agent, game) in enumerate(zip(self.possible_agents, games)):
             frags, deaths = (int(game.get_game_variable(v)) for v in self._variables)
@@ -389,7 +396,7 @@ class VizdoomDeathmatch(MultiAgentEnv):
         if screen.ndim == 2:
             screen = screen[:, :, None]
         variables = np.asarray(state.game_variables if state.game_variables is not None else (), np.float32)
-        observation = {"screen": np.ascontiguousarray(screen, np.uint8), "variables": variables}
+        observation: dict[str, np.ndarray] = {"screen": np.ascontiguousarray(screen, np.uint8), "variables": variables}
         if self.enemies:
             table = np.zeros((self.players + self.bots - 1, 5), np.float32)
             seen = [label for label in state.labels or ()
