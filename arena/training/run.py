@@ -68,6 +68,7 @@ class RunPlan:
     loaded: dict[str, Any] | None
     eval_every: int
     eval_games: int
+    side_sizes: tuple[int, ...] = ()  # seats of each side of a team env (empty without sides)
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,11 @@ class TrainedRun:
     def timesteps(self) -> int:
         return int(self.model.num_timesteps)
 
+    def _enters_with_teammate(self) -> bool:
+        """Whether the printed entrant is ``FOLDER+TEAMMATE``: a one-seat learner beside a teammate, sides of two."""
+        plan = self.plan
+        return plan.recipe.teammate is not None and plan.team_size is None and set(plan.side_sizes) == {2}
+
     def tournament_command(self) -> str:
         """The ``arena tournament`` command that plays this agent against the first reference.
 
@@ -104,15 +110,18 @@ class TrainedRun:
         than two players the seats are dealt among the entrants), so the folder and one
         reference are the whole lineup; a model of a whole side (``control="team"``) enters as
         that side; a one-seat learner trained beside a teammate enters as a team with it
-        (``trained=FOLDER+TEAMMATE``).
+        (``trained=FOLDER+TEAMMATE``) where sides have two seats. Where they have more (81
+        soldiers), a two-member team cannot fill them and a list of 80 teammates is no command
+        to type: the folder enters alone and plays every seat of its side (one policy, an agent
+        per seat, as the "Filling seats" rule of ``docs/architecture.md`` says).
         """
         config, recipe = self.plan.config, self.plan.recipe
         parts = ["arena", "tournament", config.env]
         if self.plan.env_options:
             parts += ["--env-options", json.dumps(self.plan.env_options, separators=(",", ":"))]
         folder = str(self.folder)
-        if recipe.teammate is not None and self.plan.team_size is None:  # it plays beside the teammate it knows
-            folder = f"trained={folder}+{recipe.teammate}"
+        if self._enters_with_teammate():
+            folder = f"trained={folder}+{recipe.teammate}"  # it plays beside the teammate it knows
         parts += ["--agents", f"{folder},{recipe.references[0]}"]
         return " ".join(shlex.quote(part) for part in parts)
 
@@ -133,6 +142,9 @@ class TrainedRun:
         lines.append(f"saved {folder / 'model.zip'}, {folder / 'evaluations.csv'}, {folder / 'learning_curve.png'}, "
                      f"{folder / 'agent.json'}")
         lines.append(f"the folder is an agent: {self.tournament_command()}")
+        if recipe.teammate is not None and self.plan.team_size is None and not self._enters_with_teammate():
+            lines.append(f"  (it trained in one seat beside {recipe.teammate}; entered alone it plays every seat "
+                         f"of its side, {'/'.join(map(str, sorted(set(self.plan.side_sizes))))} seats)")
         return lines
 
 
@@ -159,12 +171,13 @@ def plan(config: TrainingConfig) -> RunPlan:
     try:
         build_interface(recipe.interface)  # fail early on a bad spec
         team_size = _team_size(recipe, probe, config.env)
+        side_sizes = tuple(len(members) for members in (probe.teams or {}).values())
     finally:
         probe.close()
     return RunPlan(config=config, recipe=recipe, env_options=env_options, folder=_out_folder(config),
                    team_size=team_size, loaded=loaded,
                    eval_every=config.eval_every or recipe.eval_every_for(config.timesteps),
-                   eval_games=config.eval_games or recipe.eval_games_for(config.timesteps))
+                   eval_games=config.eval_games or recipe.eval_games_for(config.timesteps), side_sizes=side_sizes)
 
 
 def train(config: TrainingConfig) -> TrainedRun:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 
 import numpy as np
 import pytest
@@ -119,3 +120,19 @@ def test_pommerman_team_mode_seat_beside_a_teammate_and_whole_side(tmp_path, cap
     assert main(["train", "pommerman", "--control", "team", "--opponent", "pommerman_simple", *common,
                  "--out", str(side)]) == 0
     assert "(a whole side)" in capsys.readouterr().out
+
+
+def test_the_printed_command_of_a_seat_beside_a_teammate_fills_sides_of_three(tmp_path, capsys):
+    # A two-member team (FOLDER+TEAMMATE) cannot fill a side of three seats: the folder enters alone.
+    out = tmp_path / "trio"
+    code = main(["train", ENV, "--env-options", '{"team_sizes": [3, 3]}', "--algo", "ppo", "--timesteps", "64",
+                 "--n-envs", "1", "--eval-every", "64", "--eval-games", "2", "--teammate", "beat_most_common",
+                 "--opponent", "random", "--reference", "random", "--interface", "one_hot", "--no-progress",
+                 "--algo-options", '{"n_steps": 32, "batch_size": 32, "n_epochs": 1}', "--out", str(out)])
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    command = printed.split("the folder is an agent: ")[1].splitlines()[0]
+    words = shlex.split(command)
+    assert words[-1] == f"{out},random" and "beside beat_most_common" in printed
+    assert main([*words[1:], "--games", "2", "--backend", "inline", "--db", str(tmp_path / "t.db")]) == 0, \
+        capsys.readouterr().err
