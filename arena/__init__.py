@@ -9,6 +9,7 @@ The core needs only gymnasium and numpy:
 * :mod:`arena.testing` — the public checkers.
 """
 
+from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent, RandomAgent
 from arena.env import MultiAgentEnv, MultiAgentWrapper
 from arena.errors import (
@@ -31,7 +32,7 @@ from arena.play_loop import Episode, play
 from arena.plugins import interface_registry
 from arena.registry import agent_names, env_names, make_agent, make_env
 from arena.sides import GroupTeams, Team
-from arena.wrappers import AgtItfWrapper, EnvItfWrapper, GymEnvItfWrapper, MultiAgentEnvItfWrapper
+from arena.wrappers import EnvItfWrapper, GymEnvItfWrapper, MultiAgentEnvItfWrapper
 
 __version__ = "0.1.0"
 

@@ -9,6 +9,8 @@ for training or on an agent (:class:`arena.AgtItfWrapper`) for playing.
 
 from __future__ import annotations
 
+import copy
+import weakref
 from collections.abc import Sequence
 from typing import Any, ClassVar, TypeVar, overload
 
@@ -24,7 +26,7 @@ from arena.stack import (
     is_pass_through,
 )
 
-__all__ = ["Interface", "Combine"]
+__all__ = ["Interface", "Combine", "claim_interface"]
 
 # The space classes ``Interface._require_space`` checks for, so a caller gets the narrowed type back.
 _SpaceT = TypeVar("_SpaceT", bound=spaces.Space)
@@ -84,6 +86,8 @@ class Interface(StackDrivers):
     #: Those of :attr:`overridden_hooks` that return their argument unchanged (skipped where the
     #: level keeps its space).
     pass_through_hooks: ClassVar[frozenset[str]] = frozenset()
+    #: The wrapper an instance is claimed by (see arena.wrappers); set only then, so no default here.
+    _wrapped_by: weakref.ref[Any]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -364,3 +368,14 @@ class Combine(Interface):
     def _arguments(self) -> str:
         members = ", ".join(str(itf) for itf in self.interfaces)
         return f"{self.inner}, [{members}]"
+
+
+def claim_interface(interface: Interface, owner: object) -> Interface:
+    """``interface`` for ``owner``'s use (an env or agent wrapper): the object itself the first time
+    it is wrapped, a deep copy when another live wrapper already uses it. Interfaces hold
+    per-episode state, so two agents or two envs sharing one object would leak it into each other."""
+    holder = interface.__dict__.get("_wrapped_by")
+    if holder is not None and holder() is not None and holder() is not owner:
+        interface = copy.deepcopy(interface)  # the copy's state leaves out the holder (see __getstate__)
+    interface._wrapped_by = weakref.ref(owner)  # type: ignore[attr-defined]
+    return interface

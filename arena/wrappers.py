@@ -1,4 +1,7 @@
-"""Put interfaces on either side of the loop: on the env (to train) or on the agent (to play)."""
+"""Put interfaces on the env's side of the loop (to train): :func:`EnvItfWrapper`.
+
+Its counterpart on the agent's side (to play) is :class:`arena.AgtItfWrapper` in :mod:`arena.agent_wrapper`.
+"""
 
 from __future__ import annotations
 
@@ -8,33 +11,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium
-import numpy as np
 from gymnasium import spaces
 
-from arena.agents.base import Agent
 from arena.env import AgentID, MultiAgentEnv, MultiAgentWrapper
 from arena.errors import (
     ArenaError,
     InterfaceError,
     InvalidActionError,
-    SpaceMismatchError,
     UnknownAgentError,
 )
-from arena.interface import Interface
+from arena.interface import Interface, claim_interface
 from arena.stack import failing_level
 
-__all__ = ["EnvItfWrapper", "MultiAgentEnvItfWrapper", "GymEnvItfWrapper", "AgtItfWrapper"]
-
-
-def _claim(interface: Interface, owner: object) -> Interface:
-    """``interface`` for ``owner``'s use: the object itself the first time it is wrapped, a deep
-    copy when another live wrapper already uses it. Interfaces hold per-episode state, so two
-    agents or two envs sharing one object would leak it into each other."""
-    holder = interface.__dict__.get("_wrapped_by")
-    if holder is not None and holder() is not None and holder() is not owner:
-        interface = copy.deepcopy(interface)  # the copy's state leaves out the holder
-    interface._wrapped_by = weakref.ref(owner)  # type: ignore[attr-defined]
-    return interface
+__all__ = ["EnvItfWrapper", "MultiAgentEnvItfWrapper", "GymEnvItfWrapper"]
 
 
 def _per_agent_interfaces(
@@ -73,14 +62,6 @@ def _per_agent_interfaces(
             itf = chosen[agent] = copy.deepcopy(itf)
         seen.add(id(itf))
     return chosen
-
-
-def _was_truncated(info: Mapping[str, Any]) -> bool:
-    """Whether the final info given to ``Agent.done`` (one agent's, or a team's by member) says "truncated"."""
-    flag = info.get("truncated")
-    if flag is not None:
-        return bool(flag)
-    return any(isinstance(member, Mapping) and bool(member.get("truncated")) for member in info.values())
 
 
 def EnvItfWrapper(
@@ -146,7 +127,7 @@ class MultiAgentEnvItfWrapper(MultiAgentWrapper):
             raise TypeError(f"EnvItfWrapper: expected an arena.MultiAgentEnv or gymnasium.Env, got {type(env).__name__}")
         super().__init__(env)
         self.possible_agents = list(env.possible_agents)
-        self.interfaces = {agent: None if itf is None else _claim(itf, self)
+        self.interfaces = {agent: None if itf is None else claim_interface(itf, self)
                            for agent, itf in _per_agent_interfaces(env, interfaces).items()}
         self.observation_spaces: dict[AgentID, spaces.Space] = {}
         self.action_spaces: dict[AgentID, spaces.Space] = {}
@@ -393,7 +374,7 @@ class GymEnvItfWrapper(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs)
             )
         gymnasium.utils.RecordConstructorArgs.__init__(self, interface=interface)
         gymnasium.Wrapper.__init__(self, env)
-        self.interface = interface = _claim(interface, self)
+        self.interface = interface = claim_interface(interface, self)
         interface.setup(env.observation_space, env.action_space)
         self.observation_space = interface.observation_space
         self.action_space = interface.action_space
@@ -413,134 +394,3 @@ class GymEnvItfWrapper(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs)
         if "action_mask" in info:
             return {**info, "action_mask": self.interface.transform_action_mask(info["action_mask"])}
         return info
-
-
-class AgtItfWrapper(Agent):
-    """An agent that works in model spaces, presented to the env as a raw-space agent.
-
-    With a list of agents it is a team agent: the interface's spaces must be Tuples
-    (typically built with :class:`arena.Combine`), and member ``i`` receives element
-    ``i`` of the observation and mask, and the team reward.
-
-    Args:
-        agent: the model-space agent, or a list of member agents for a team.
-        interface: the interface between the raw spaces and the agent's spaces.
-
-    Example:
-        >>> from arena import AgtItfWrapper, Interface, RandomAgent
-        >>> player = AgtItfWrapper(RandomAgent(seed=1), Interface())
-        >>> str(player)
-        'AgtItfWrapper(RandomAgent, Interface())'
-    """
-
-    def __init__(self, agent: Agent | Sequence[Agent], interface: Interface) -> None:
-        if not isinstance(interface, Interface):
-            raise TypeError(f"AgtItfWrapper: interface must be an arena.Interface, got {type(interface).__name__}")
-        members = list(agent) if isinstance(agent, Sequence) else [agent]
-        for member in members:
-            if not isinstance(member, Agent):
-                raise TypeError(f"AgtItfWrapper: expected arena.Agent instances, got {type(member).__name__}")
-        self.members: list[Agent] | None = members if isinstance(agent, Sequence) else None
-        self._team = agent if isinstance(agent, Sequence) else None
-        self._single = agent if not isinstance(agent, Sequence) else None  # the hooks read it without a check
-        self.interface = _claim(interface, self)
-        self._starting = True
-
-    @property
-    def agent(self) -> Agent | Sequence[Agent]:
-        """The model-space agent, or the list of member agents of a team."""
-        return self._single if self._single is not None else (self._team or [])
-
-    @agent.setter
-    def agent(self, agent: Agent) -> None:
-        # The replay's agent's-eye view puts a watcher in front of a single agent.
-        if self.members is not None:
-            raise TypeError(f"{self}: a team's members are given when it is made")
-        self._single = agent
-
-    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
-        super().setup(observation_space, action_space)
-        itf = self.interface
-        itf.setup(observation_space, action_space)
-        if self._single is not None:
-            self._single.setup(itf.observation_space, itf.action_space)
-            return
-        obs_space, act_space = itf.observation_space, itf.action_space
-        members = self.members or []
-        n = len(members)
-        if not (isinstance(obs_space, spaces.Tuple) and isinstance(act_space, spaces.Tuple)
-                and len(obs_space) == n and len(act_space) == n):
-            raise SpaceMismatchError(
-                f"{self}: a team of {n} agents needs Tuple spaces of {n} elements from its "
-                f"interface, got {obs_space} and {act_space}"
-            )
-        for member, o, a in zip(members, obs_space, act_space):
-            member.setup(o, a)
-
-    def reset(self, *, seed: int | None = None) -> None:
-        self._starting = True
-        if self._single is not None:
-            self._single.reset(seed=seed)
-            return
-        for i, member in enumerate(self.members or []):
-            member.reset(seed=None if seed is None else seed + i)
-
-    def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
-        itf = self.interface
-        if action_mask is not None:  # the mask before the observation (see EnvItfWrapper)
-            action_mask = itf.transform_action_mask(action_mask)
-        if self._starting:
-            self._starting = False
-            observation = itf.transform_reset(observation)
-        else:
-            observation = itf.transform_observation(observation)
-        reward = itf.transform_reward(reward)
-        if self._single is not None:
-            action = self._single.act(observation, action_mask, reward)
-        else:
-            members = self.members or []
-            masks = action_mask if action_mask is not None else (None,) * len(members)
-            action = tuple(
-                None if obs is None else member.act(obs, mask, reward)
-                for member, obs, mask in zip(members, observation, masks)
-            )
-        return itf.transform_action(action)
-
-    def done(self, reward: float, info: dict[str, Any]) -> None:
-        """End the episode: the interface stack hears it first (:meth:`Interface.done`).
-
-        ``info["truncated"]`` (set by :func:`arena.play` for every member of a team) tells a
-        cut episode from a terminated one.
-        """
-        truncated = _was_truncated(info)
-        reward = self.interface.transform_done(reward, terminated=not truncated, truncated=truncated)
-        for member in [self._single] if self._single is not None else self.members or []:
-            member.done(reward, info)
-
-    @property
-    def batchable(self) -> bool:
-        """True for one batchable agent behind an interface that keeps no per-episode state."""
-        return self._single is not None and self._single.batchable and not self.interface.stateful
-
-    def act_batch(self, observations: Any, action_masks: Any = None) -> np.ndarray:
-        """The inner agent's :meth:`~arena.Agent.act_batch` behind the interface, for many games.
-
-        Raises:
-            NotImplementedError: a team, an inner agent that cannot act in batches, or an
-                interface with per-episode state (see :attr:`batchable`).
-        """
-        single = self._single
-        if single is None or not self.batchable:
-            raise NotImplementedError(f"{self}: act_batch needs one batchable agent behind an interface "
-                                      "without per-episode state (no reset hook)")
-        itf = self.interface
-        if action_masks is not None and itf.compiled().action_mask is not None:
-            action_masks = np.stack([itf.transform_action_mask(mask) for mask in action_masks])
-        actions = single.act_batch(itf.transform_observation_batch(observations), action_masks)
-        if itf.compiled().action is None:
-            return np.asarray(actions)
-        return np.array([itf.transform_action(action) for action in actions])
-
-    def __str__(self) -> str:
-        inner = f"[{', '.join(map(str, self.members))}]" if self.members is not None else str(self.agent)
-        return f"{type(self).__name__}({inner}, {self.interface})"

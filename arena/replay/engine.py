@@ -20,13 +20,13 @@ from typing import Any
 
 import numpy as np
 
+from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
 from arena.errors import ReplayError, UnknownNameError, UntrustedCodeError
 from arena.play_loop import ranks_from_returns
 from arena.registry import make_env, resolve
 from arena.replay.source import StoredGame
 from arena.seeding import derive_seed
-from arena.wrappers import AgtItfWrapper
 
 __all__ = ["Frame", "EyeView", "replay", "verify_game", "build_env", "render_modes", "same_action",
            "action_names"]

@@ -18,11 +18,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
 from arena.registry import make_env, resolve
 from arena.specs.interfaces import InterfaceSpec, build_interface, parse_interface_spec
 from arena.specs.split import split_outside_braces
-from arena.wrappers import AgtItfWrapper
 
 __all__ = ["AgentSpec", "EnvSpec", "TEAM_FACTORY", "parse_agents", "agent_version",
            "callable_spec", "behind_interface", "wants_env", "entrant_specs"]

@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 from gymnasium import spaces
 
+from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
 from arena.env import MultiAgentEnv
 from arena.interface import Interface
@@ -26,7 +27,6 @@ from arena.training.matches import can_match_batch, match, match_batch
 from arena.training.policy_agent import SB3Agent, freeze, require_sb3
 from arena.training.pool import OpponentPool
 from arena.training.report import write_csv
-from arena.wrappers import AgtItfWrapper
 
 require_sb3()
 from stable_baselines3.common.callbacks import BaseCallback  # noqa: E402

@@ -8,12 +8,12 @@ from typing import Any, cast
 import numpy as np
 from gymnasium import spaces
 
+from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
 from arena.errors import ArenaError, SpaceMismatchError, UnknownNameError
 from arena.interface import Interface
 from arena.registry import load_callable
 from arena.specs.interfaces import build_interface
-from arena.wrappers import AgtItfWrapper
 
 __all__ = ["SB3Agent", "load_sb3_agent", "algorithm_class", "freeze", "ALGORITHMS"]
 

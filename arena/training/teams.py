@@ -13,12 +13,12 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
 from arena.interface import Combine, Interface
 from arena.plugins import make_interface
 from arena.registry import make_agent
 from arena.specs.interfaces import build_interface
-from arena.wrappers import AgtItfWrapper
 
 __all__ = ["team_stack", "side_agent"]
 

@@ -10,11 +10,11 @@ pytest.importorskip("sb3_contrib")
 pytest.importorskip("matplotlib")
 pytest.importorskip("rich")
 
+from arena.agent_wrapper import AgtItfWrapper  # noqa: E402
 from arena.cli import main  # noqa: E402
 from arena.registry import make_agent  # noqa: E402
 from arena.tournament import AgentSpec, run_tournament  # noqa: E402
 from arena.training.report import read_csv  # noqa: E402
-from arena.wrappers import AgtItfWrapper  # noqa: E402
 
 
 def test_train_promote_save_load_and_play_a_tournament(tmp_path, capsys) -> None:

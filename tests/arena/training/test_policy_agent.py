@@ -12,10 +12,10 @@ from stable_baselines3 import DQN, PPO  # noqa: E402
 
 import envs  # noqa: E402
 from arena import ArenaError, RandomAgent, SpaceMismatchError, UnknownNameError, make_agent, play  # noqa: E402
+from arena.agent_wrapper import AgtItfWrapper  # noqa: E402
 from arena.specs.interfaces import build_interface  # noqa: E402
 from arena.testing import check_agent  # noqa: E402
 from arena.training import SB3Agent, SingleAgentEnv, freeze, load_sb3_agent  # noqa: E402
-from arena.wrappers import AgtItfWrapper  # noqa: E402
 
 torch.set_num_threads(1)
 
