@@ -36,6 +36,7 @@ from gymnasium import spaces
 from arena.errors import SpaceMismatchError
 from arena.interface import Combine, Interface
 from envs.magent.layout import UnitLayout, decode_positions, unit_layout
+from interfaces._spaces import box_space
 
 __all__ = ["SideStack", "GridControl", "combine_by_unit", "unit_of"]
 
@@ -110,8 +111,8 @@ class SideStack(Interface):
         self._blank = np.zeros(view.shape, view.dtype)
         self._shape: tuple[int, ...] = (n, *view.shape)
         self._dtype = view.dtype
-        self.observation_space = spaces.Box(np.broadcast_to(view.low, self._shape), np.broadcast_to(view.high, self._shape),
-                                            self._shape, view.dtype)  # type: ignore[arg-type]
+        self.observation_space = box_space(np.broadcast_to(view.low, self._shape),
+                                           np.broadcast_to(view.high, self._shape), self._shape, view.dtype)
         self.action_space = spaces.MultiDiscrete(np.full(n, int(move.n)), start=np.full(n, int(move.start)))
         self._present = [True] * n
 

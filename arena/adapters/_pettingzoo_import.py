@@ -114,7 +114,7 @@ class AECToArena(_PettingZooBase):
     def step(self, actions: Mapping[AgentID, Any]):
         """Step the AEC env with the one acting agent's action, then retire finished agents."""
         self.check_actions(actions, self._acting, self._masks)
-        (agent,) = self._acting  # type: ignore[misc]
+        (agent,) = self._acting or ()  # check_actions raised ResetNeeded for None
         self.env.step(actions[agent])
         rewards = dict.fromkeys(self.agents, 0.0)
         terminations = dict.fromkeys(self.agents, False)

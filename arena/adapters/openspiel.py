@@ -140,8 +140,8 @@ class OpenSpielEnv(MultiAgentEnv):
                 agent = self.possible_agents[player]
                 joint.append(int(actions[agent]) if agent in actions else pyspiel.INVALID_ACTION)
             state.apply_actions(joint)
-        else:
-            state.apply_action(int(actions[self._acting[0]]))  # type: ignore[index]
+        else:  # check_actions let a turn through only with its one mover in _acting
+            state.apply_action(int(actions[(self._acting or ())[0]]))
         self._sample_chance()
         returns = np.asarray(state.returns(), dtype=np.float64)
         delta = returns - self._returns

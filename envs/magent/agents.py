@@ -62,7 +62,7 @@ class MAgentAttackNearestAgent(Agent):
             # a whole side stacked (interfaces.magent.SideStack): one call acts for all
             self._side = True
             soldier_obs = spaces.Box(observation_space.low[0], observation_space.high[0],
-                                     dtype=observation_space.dtype)  # type: ignore[arg-type]
+                                     dtype=observation_space.dtype)  # type: ignore[arg-type]  # Gymnasium's Box takes a numpy dtype (annotation too narrow)
             soldier_act = spaces.Discrete(int(action_space.nvec[0]))
         self.layout = layout = unit_layout(soldier_obs, soldier_act)
         super().setup(observation_space, action_space)

@@ -214,7 +214,7 @@ class MAgentBattle(MultiAgentEnv):
                 else:
                     return joint
         self.check_actions(actions, acting)  # raises, saying what was wrong (or passes 0-d arrays, IntEnums)
-        values = [int(actions[name]) for name in acting]  # type: ignore[union-attr]
+        values = [int(actions[name]) for name in acting or ()]  # None: check_actions raised ResetNeeded
         joint, start = [], 0
         for ids in self._ids:
             joint.append(np.array(values[start:start + len(ids)], dtype=np.int32))
@@ -282,6 +282,11 @@ class MAgentBattle(MultiAgentEnv):
     def steps(self) -> int:
         """Steps played in the current (or last) battle."""
         return self._steps
+
+    def side_view(self) -> str | None:
+        """The replay page's view of a side: grid-wise control's battlefield map (own and enemy
+        positions and HP as planes), which needs the soldiers' position planes (``minimap_mode``)."""
+        return f"magent_grid_control(map_size={self.map_size})" if self.minimap_mode else None
 
     def positions(self) -> dict[str, np.ndarray]:
         """Where each live soldier stands: agent id -> ``(x, y)`` cell (read from the engine)."""
