@@ -22,9 +22,9 @@ def box_space(low: Any, high: Any, shape: Any, dtype: Any) -> spaces.Box:
     """``spaces.Box(low, high, shape, dtype)`` for a ``dtype`` that is a numpy dtype (an inner space's).
 
     Gymnasium's Box takes any numpy dtype (it calls ``np.dtype(dtype)``) but annotates the
-    argument as a scalar type only; this is the one place that says so to the type checker.
+    argument as a scalar type only; ``dtype`` is typed ``Any`` here so that callers pass their space's dtype.
     """
-    return spaces.Box(low, high, shape, dtype)  # type: ignore[arg-type]  # Gymnasium's annotation is too narrow
+    return spaces.Box(low, high, shape, dtype)
 
 
 def _leaf_bounds(space: spaces.Space) -> tuple[np.ndarray, np.ndarray]:

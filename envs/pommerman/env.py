@@ -221,7 +221,8 @@ class Pommerman(MultiAgentEnv):
         n_alive = _COUNT[alive]
         done = n_alive <= 1 or self._state.step_count >= self.max_steps
         if not done and alive == before:
-            return self._finish(dict.fromkeys(self._acting, 0.0), dict.fromkeys(self._acting, False), {}, False)
+            acting = self._acting or ()  # a step runs only while agents act
+            return self._finish(dict.fromkeys(acting, 0.0), dict.fromkeys(acting, False), {}, False)
         rewards, terms, infos = {}, {}, {}
         for i, name in enumerate(_AGENTS):
             if before >> i & 1 and not alive >> i & 1:
@@ -267,9 +268,9 @@ class Pommerman(MultiAgentEnv):
         if not self.partial and len(self.agents) != _COUNT[alive]:
             self.agents = [a for i, a in enumerate(_AGENTS) if alive >> i & 1]
             self._acting = [a for i, a in enumerate(_AGENTS) if alive >> i & 1]
-        elif self.partial and len(self._acting) != _COUNT[alive]:
+        elif self.partial and len(self._acting or ()) != _COUNT[alive]:
             self._acting = [a for i, a in enumerate(_AGENTS) if alive >> i & 1]
-        acting = self._acting
+        acting = self._acting or []
         mask = self._mask
         for a in acting:
             info = infos.get(a)
