@@ -48,8 +48,9 @@ from typing import Any, cast
 import numpy as np
 from gymnasium import spaces
 
+from arena.actions import discrete_index
 from arena.adapters._common import require, shift_from_zero_start, shift_to_zero_start, zero_start_space
-from arena.env import AgentID, HoldsEnv, MultiAgentEnv, discrete_index
+from arena.env import AgentID, HoldsEnv, MultiAgentEnv
 from arena.registry import make_env
 
 require("ray.rllib", "rllib", __name__)

@@ -31,8 +31,8 @@ from typing import Any, NoReturn
 
 from gymnasium import spaces
 
+from arena.actions import discrete_index
 from arena.agents.base import Agent
-from arena.env import discrete_index
 from arena.errors import Forfeit, InvalidActionError, MoveTimeout
 
 __all__ = ["GuardedAgent", "MoveTimer", "SeatWatch", "PHASES", "user_interrupted"]

@@ -10,8 +10,9 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from arena.actions import discrete_index
 from arena.agents.base import Agent
-from arena.env import AgentID, HoldsEnv, MultiAgentEnv, discrete_index
+from arena.env import AgentID, HoldsEnv, MultiAgentEnv
 from arena.errors import AgentError, ArenaError, ResetNeeded, UnknownAgentError
 from arena.interface import Interface
 from arena.registry import make_env
