@@ -226,6 +226,16 @@ class MultiAgentEnv(ActionChecks):
         return None
 
     # ---------------------------------------------------------- capabilities
+    def side_view(self) -> str | None:
+        """The interface spec that shows one side of this team env as one picture (the replay page's side view).
+
+        ``None`` (the default): no side view. An env with :attr:`teams` may name a registered
+        interface that takes a side's ``Tuple`` of observations (``None`` for members that do not
+        act) and gives planes, e.g. MAgent2's battlefield map ``"magent_grid_control(map_size=12)"``;
+        the replay page builds it through the registry (``arena`` imports no interface), one per side.
+        """
+        return None
+
     def action_names(self, agent: AgentID) -> list[str] | None:
         """Names of ``agent``'s discrete actions, one per action; ``None`` (the default) when the
         env does not name them (they are listed by number).

@@ -7,6 +7,7 @@ Examples::
     arena replay results.db --verify                 # replay every game, report any mismatch
     arena replay results.db --game 3 --html g3.html  # a self-contained web page
     arena replay results.db --game 3 --video g3.mp4  # a video (envs that draw pictures)
+    arena replay battle.db --game 1 --html b.html --side-view "magent_grid_control(map_size=12)"
 
 Exit codes: 0 done, 1 ``--verify`` found games whose replay differs, 2 bad input.
 """
@@ -37,6 +38,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--html", default=None, metavar="FILE.html", help="write a self-contained web page of the game")
     parser.add_argument("--video", default=None, metavar="FILE.mp4|FILE.gif",
                         help="write a video of the game (envs that render pictures)")
+    parser.add_argument("--side-view", default=None, metavar="INTERFACE",
+                        help="with --html in a team env: show each side through this side interface (a registered "
+                             "interface spec taking a side's Tuple of observations; default: the env's own, "
+                             "e.g. MAgent2's battlefield map with minimap_mode)")
     parser.add_argument("--fps", type=float, default=None, help="frames a second of the video (default: the env's)")
     trust_argument(parser)
     parser.set_defaults(run=run)
@@ -63,12 +68,14 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     if args.fps is not None and not args.fps > 0:
         raise ValueError(f"--fps must be a positive number, got {args.fps}")
+    if args.side_view is not None and not args.html:
+        raise ValueError("--side-view is drawn on the --html page: give --html FILE.html too")
     game = load_game(args.db, args.game, trust=trust_value(args.trust))
     if args.html or args.video:
         if args.html:
             from arena.replay.html import write_html
 
-            print(f"wrote {write_html(game, args.html)}")
+            print(f"wrote {write_html(game, args.html, args.side_view)}")
             for note in game.notes:
                 print(f"note: {note}")
         if args.video:

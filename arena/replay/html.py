@@ -17,6 +17,7 @@ from typing import Any
 from arena.env import has_hidden_information
 from arena.replay.engine import Frame, action_names, build_env, render_modes, replay
 from arena.replay.pack import describe_action, pack_observation, pack_view
+from arena.replay.sides import SideViews, side_view_spec
 from arena.replay.source import StoredGame
 
 __all__ = ["replay_page", "write_html", "static_text", "view_mode", "page_shell", "write_replay_pages"]
@@ -91,15 +92,28 @@ def _frame_data(frame: Frame, names: dict[str, list[str] | None], private: Any =
                                                  if (text := private(a, o)) is not None}}
 
 
-def game_data(game: StoredGame) -> dict[str, Any]:
-    """Everything the replay page shows of ``game``, as plain JSON data."""
+def game_data(game: StoredGame, side_view: str | None = None) -> dict[str, Any]:
+    """Everything the replay page shows of ``game``, as plain JSON data.
+
+    ``side_view``: the side interface spec of the side view (default: the env's own,
+    :meth:`arena.MultiAgentEnv.side_view`; see :mod:`arena.replay.sides`).
+    """
     with game.reading():
         mode = view_mode(render_modes(game.env))
     env = build_env(game, mode)
+    sides: SideViews | None = None
     try:
         names = {agent: action_names(env, agent) for agent in env.possible_agents}
         private = _private(env)
-        frames = [_frame_data(frame, names, private) for frame in replay(game, render=mode, eye=True, env=env)]
+        frames = []
+        for frame in replay(game, render=mode, eye=True, env=env):
+            frames.append(_frame_data(frame, names, private))
+            if frame.step == 0:  # the env is reset now: its spaces and sides are known
+                with game.reading():
+                    chosen = side_view_spec(env, side_view)
+                    sides = None if chosen is None else SideViews(env, chosen)
+            if sides is not None:
+                frames[-1]["sides"] = sides.frame(frame.observations)
         agents = list(env.possible_agents)
     finally:
         env.close()
@@ -111,12 +125,23 @@ def game_data(game: StoredGame) -> dict[str, Any]:
     result = game.result
     return {"title": game.title, "env": game.env.factory, "agents": agents, "seats": result.seats,
             "outcome": result.outcome, "returns": result.returns, "eye_seats": stacks, "frames": frames,
-            "notes": list(game.notes)}
+            "notes": list(game.notes), "side_view": None if sides is None else sides.label,
+            "sides": {} if sides is None else {side: len(ids) for side, ids in sides.members.items()}}
 
 
-def replay_page(game: StoredGame) -> str:
-    """The HTML text of the replay page of ``game``."""
-    data = game_data(game)
+def _side_panel(data: dict[str, Any]) -> str:
+    """The side view's box: a side picker, what is shown, and the boards (drawn by replay.js)."""
+    if data["side_view"] is None:
+        return ""
+    options = "".join(f'<option value="{html.escape(side)}">{html.escape(side)} ({count} seats)</option>'
+                      for side, count in data["sides"].items())
+    return (f'<div class="eye side"><h2>Side view <select id="side-name">{options}</select></h2>'
+            '<div id="side-info" class="sub"></div><div id="side-parts"></div></div>')
+
+
+def replay_page(game: StoredGame, side_view: str | None = None) -> str:
+    """The HTML text of the replay page of ``game`` (``side_view``: see :func:`game_data`)."""
+    data = game_data(game, side_view)
     eye = ""
     if data["eye_seats"]:
         options = "".join(f'<option value="{html.escape(seat)}">{html.escape(seat)} '
@@ -125,6 +150,7 @@ def replay_page(game: StoredGame) -> str:
         eye = (f'<div class="eye"><h2>Agent\'s-eye view <select id="eye-seat">{options}</select></h2>'
                '<div id="eye-info" class="sub"></div><div id="eye-parts"></div></div>')
     sees = "<th>sees (hidden from the others)</th>" if any(f["sees"] for f in data["frames"]) else ""
+    eye += _side_panel(data)
     eye += "".join(f'<div class="sub">{html.escape(note)}</div>' for note in data["notes"])
     body = f"""<h1>{html.escape(data["title"])}</h1>
 <div class="sub">result: {html.escape(data["outcome"])}; returns: {html.escape(json.dumps(data["returns"]))}</div>
@@ -142,10 +168,10 @@ def replay_page(game: StoredGame) -> str:
     return page_shell(data["title"], body, ["viewer.js", "replay.js"], data)
 
 
-def write_html(game: StoredGame, path: str | Path) -> Path:
-    """Write the replay page of ``game`` to ``path``; returns the path."""
+def write_html(game: StoredGame, path: str | Path, side_view: str | None = None) -> Path:
+    """Write the replay page of ``game`` to ``path``; returns the path (``side_view``: see :func:`game_data`)."""
     path = Path(path)
-    path.write_text(replay_page(game), encoding="utf-8")
+    path.write_text(replay_page(game, side_view), encoding="utf-8")
     return path
 
 

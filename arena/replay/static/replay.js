@@ -1,13 +1,13 @@
 // The replay page: play/pause, a step slider, speed, a panel with each step's actions, rewards
-// and legal actions, and the agent's-eye view of entrants behind interfaces. GAME is the data
-// written by arena/replay/html.py.
+// and legal actions, the agent's-eye view of entrants behind interfaces, and the side view of a
+// team env (a whole side through one side interface). GAME is the data written by arena/replay/html.py.
 "use strict";
 
 (() => {
   const $ = (id) => document.getElementById(id);
   const frames = GAME.frames;
   const board = $("board"), slider = $("slider"), play = $("play"), speed = $("speed");
-  const eyeSeat = $("eye-seat");
+  const eyeSeat = $("eye-seat"), sideName = $("side-name");
   let position = 0, timer = null, drawing = Promise.resolve();
   const hidden = frames.some((f) => Object.keys(f.sees).length > 0);  // a game with private observations
 
@@ -51,6 +51,19 @@
     await ArenaView.drawObservation(parts, view.parts);
   }
 
+  async function sideView(frame) {
+    if (!sideName) return;
+    const side = sideName.value, shown = (frame.sides || {})[side];
+    const info = $("side-info"), parts = $("side-parts");
+    if (!shown) {
+      info.textContent = `No member of ${side} acts at step ${frame.step}.`;
+      parts.replaceChildren();
+      return;
+    }
+    info.textContent = `${side} through ${GAME.side_view}: ${shown.acting} of ${GAME.sides[side]} members acting`;
+    await ArenaView.drawObservation(parts, shown.parts);
+  }
+
   function show(index) {
     position = Math.max(0, Math.min(index, frames.length - 1));
     const frame = frames[position];
@@ -59,7 +72,7 @@
     panel(frame);
     // Draw in order: a slow picture must not overwrite a later one.
     drawing = drawing.then(() => ArenaView.draw(board, frame.view)).then(() => eye(frame))
-      .then(() => { board.dataset.step = String(frame.step); });
+      .then(() => sideView(frame)).then(() => { board.dataset.step = String(frame.step); });
     return drawing;
   }
 
@@ -84,6 +97,7 @@
   $("prev").addEventListener("click", () => { pause(); show(position - 1); });
   $("next").addEventListener("click", () => { pause(); show(position + 1); });
   if (eyeSeat) eyeSeat.addEventListener("change", () => eye(frames[position]));
+  if (sideName) sideName.addEventListener("change", () => sideView(frames[position]));
   document.addEventListener("keydown", (ev) => {
     if (ev.key === "ArrowRight") { pause(); show(position + 1); }
     else if (ev.key === "ArrowLeft") { pause(); show(position - 1); }

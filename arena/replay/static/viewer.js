@@ -272,7 +272,7 @@ const ArenaView = (() => {
     const size = part.w * part.h;
     for (let p = 0; p < part.n; p++) {
       let values = Array.from(data.subarray(p * size, (p + 1) * size), value), h = part.h, w = part.w;
-      let caption = part.n > 1 ? `plane ${p}` : `${h} x ${w}`;
+      let caption = part.names ? part.names[p] : part.n > 1 ? `plane ${p}` : `${h} x ${w}`;  // named planes: by name
       const long = h === 1 && w > 32;
       if (long) {  // a long vector: rows of 32 entries, padded with the low value
         w = 32; h = Math.ceil(values.length / w);
