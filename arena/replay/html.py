@@ -1,4 +1,5 @@
-"""One self-contained HTML page for a stored game: canvas, controls, step panel, agent's-eye view.
+"""One self-contained HTML page for a stored game: canvas, controls, step panel, agent's-eye view,
+and the side view of a team env (:mod:`arena.replay.sides`).
 
 The page needs no network: its script, style and the game (views, actions, rewards, masks, and
 the observations entrants behind interfaces saw) are inlined. Views are the env's own render:
