@@ -29,7 +29,7 @@ from arena.play_loop import play
 from arena.registry import make_env
 from arena.serve.human import BrowserHuman, Channel, idle_action, key_bindings
 from arena.specs.agents import AgentSpec, EnvSpec
-from arena.tournament.guard import PHASES, GuardedAgent, MoveTimer, SeatWatch
+from arena.tournament.guard import PHASES, GuardedAgent, MoveTimer, SeatWatch, end_process, orders_from_parent
 
 __all__ = ["GameWorker", "ServeConfig", "worker_main"]
 
@@ -69,13 +69,7 @@ def worker_main(config: ServeConfig, connection: Any, state: Any) -> None:
     if config.move_time_limit is not None:
         timer.install()
     try:
-        while True:
-            while not connection.poll(1.0):
-                if os.getppid() != parent:  # the server was killed: stop quietly
-                    return
-            order = connection.recv()
-            if order is None:
-                return
+        for order in orders_from_parent(connection, parent):
             if order[0] != "play":
                 continue  # what the last page said after its game ended
             connection.send(("end", _play_one(config, connection, state, timer, order[1])))
@@ -153,7 +147,7 @@ class GameWorker:
 
     def __init__(self, context: Any, config: ServeConfig) -> None:
         self.config = config
-        self.state = context.RawArray("d", [-1.0, -1.0, 0.0, 0.0])  # a SeatWatch record per call
+        self.state = SeatWatch.shared_record(context)
         self.connection, child = context.Pipe()
         self.process = context.Process(target=worker_main, args=(config, child, self.state), daemon=True,
                                        name="arena-serve-game")
@@ -175,8 +169,7 @@ class GameWorker:
 
     def overdue(self, now: float, grace: float) -> bool:
         """Whether a watched move is past its deadline by ``grace`` seconds."""
-        deadline = self.state[3]
-        return deadline > 0 and now > deadline + grace
+        return SeatWatch.overdue(self.state, now, grace)
 
     def seat_in_call(self) -> tuple[str | None, str]:
         """The machine's seat being called now (or ``None``) and the call's phase name."""
@@ -192,7 +185,5 @@ class GameWorker:
         if self.process.is_alive() and not kill:
             self.send(None)
             self.process.join(timeout=0.25)
-        if self.process.is_alive():
-            self.process.kill()
-        self.process.join(timeout=5)
+        end_process(self.process)
         self.connection.close()

@@ -22,11 +22,12 @@ ends its worker itself (``os._exit``, a segfault) with a forfeit.
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
 from gymnasium import spaces
@@ -35,7 +36,7 @@ from arena.actions import discrete_index
 from arena.agents.base import Agent
 from arena.errors import Forfeit, InvalidActionError, MoveTimeout
 
-__all__ = ["GuardedAgent", "MoveTimer", "SeatWatch", "PHASES", "user_interrupted"]
+__all__ = ["GuardedAgent", "MoveTimer", "SeatWatch", "PHASES", "user_interrupted", "orders_from_parent", "end_process"]
 
 # What an entrant was asked to do, as a :class:`SeatWatch` records it (index = code).
 PHASES = ("", "setup", "reset", "act", "done", "build")
@@ -81,6 +82,37 @@ class SeatWatch:
         state[2] = 0
         state[1] = -1
         state[3] = 0.0
+
+    @staticmethod
+    def shared_record(context: Any) -> Any:
+        """A new record for one worker process, in memory shared with its parent (nothing called yet)."""
+        return context.RawArray("d", [-1.0, -1.0, 0.0, 0.0])
+
+    @staticmethod
+    def overdue(state: Any, now: float, grace: float) -> bool:
+        """Whether the move a record watches is past its deadline by ``grace`` seconds (the parent asks)."""
+        deadline = state[3]
+        return deadline > 0 and now > deadline + grace
+
+
+def orders_from_parent(connection: Any, parent_pid: int) -> Iterator[Any]:
+    """What a worker process's parent sends it, one message at a time, until the parent sends
+    ``None`` or dies (checked every second: the worker then stops quietly instead of lingering)."""
+    while True:
+        while not connection.poll(1.0):
+            if os.getppid() != parent_pid:
+                return
+        order = connection.recv()
+        if order is None:
+            return
+        yield order
+
+
+def end_process(process: Any) -> None:
+    """End a worker process by its PID if it still runs, and reap it."""
+    if process.is_alive():
+        process.kill()
+    process.join(timeout=5)
 
 
 class MoveTimer:

@@ -53,7 +53,7 @@ from arena.tournament.game import (
     error_result,
     forfeit_result,
 )
-from arena.tournament.guard import PHASES, user_interrupted
+from arena.tournament.guard import PHASES, SeatWatch, end_process, orders_from_parent, user_interrupted
 from arena.tournament.schedule import GameTask
 from arena.tournament.store import result_row
 
@@ -217,13 +217,7 @@ def _worker_main(config: GameConfig, conn: Connection, state: Any) -> None:
         conn.send(("fatal", traceback.format_exc()))
         return
     try:
-        while True:
-            while not conn.poll(1.0):
-                if os.getppid() != parent_pid:  # the parent was killed: stop quietly
-                    return
-            chunk = conn.recv()
-            if chunk is None:
-                return
+        for chunk in orders_from_parent(conn, parent_pid):
             rows: list[Row] = []
             flushed = time.perf_counter()
             for position, task in enumerate(chunk):
@@ -271,7 +265,7 @@ class _Worker:
     """The parent's view of one worker process."""
 
     def __init__(self, context: Any, config: GameConfig) -> None:
-        self.state = context.RawArray("d", [-1.0, -1.0, 0.0, 0.0])
+        self.state = SeatWatch.shared_record(context)
         self.conn, child_end = context.Pipe()
         self.process = context.Process(target=_worker_main, args=(config, child_end, self.state), daemon=True)
         self.process.start()
@@ -303,13 +297,10 @@ class _Worker:
         return None
 
     def overdue(self, now: float, grace: float) -> bool:
-        deadline = self.state[3]
-        return deadline > 0 and now > deadline + grace
+        return SeatWatch.overdue(self.state, now, grace)
 
     def stop(self) -> None:
-        if self.process.is_alive():
-            self.process.kill()
-        self.process.join(timeout=5)
+        end_process(self.process)
         self.conn.close()
 
 
