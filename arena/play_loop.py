@@ -191,26 +191,7 @@ def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_ste
     if policy_mapping is not None:
         agents = map_policies(env, agents, policy_mapping)  # type: ignore[arg-type]
     bound = _bind(env, agents)
-    single: dict[AgentID, Agent] = {}
-    ready: set[int] = set()  # agents set up and reset already (one object serving several ids)
-    acts: dict[AgentID, Any] = {}  # bound act methods: the loop below calls them every step
-    team_of: dict[AgentID, int] = {}
-    for index, (ids, agent, is_team) in enumerate(bound):
-        if is_team:
-            agent.setup(spaces.Tuple([env.observation_space(i) for i in ids]),
-                        spaces.Tuple([env.action_space(i) for i in ids]))
-            team_of.update(dict.fromkeys(ids, index))
-        else:
-            single[ids[0]] = agent
-            acts[ids[0]] = agent.act
-            if id(agent) in ready:
-                continue
-            obs_space, act_space = env.observation_space(ids[0]), env.action_space(ids[0])
-            if agent.observation_space is not obs_space or agent.action_space is not act_space:
-                agent.setup(obs_space, act_space)
-        ready.add(id(agent))
-        agent.reset(seed=None if seed is None else derive_seed(seed, index))
-
+    single, acts, team_of = _prepare(env, bound, seed)
     observations, infos = env.reset(seed=seed)
     possible = env.possible_agents
     pending = dict.fromkeys(possible, 0.0)
@@ -271,6 +252,31 @@ def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_ste
     return Episode(returns=returns, length=length, ranks=ranks_from_returns(returns), seed=seed, truncated=truncated,
                    teams=None if teams is None else {team: tuple(ids) for team, ids in teams.items()},
                    team_scores=None if scores is None else dict(scores))
+
+
+def _prepare(env: MultiAgentEnv, bound: list[tuple[tuple[AgentID, ...], Agent, bool]], seed: int | None
+             ) -> tuple[dict[AgentID, Agent], dict[AgentID, Any], dict[AgentID, int]]:
+    """Set up and reset every bound agent; ``(single agents, their act methods, team index of each seat)``."""
+    single: dict[AgentID, Agent] = {}
+    ready: set[int] = set()  # agents set up and reset already (one object serving several ids)
+    acts: dict[AgentID, Any] = {}  # bound act methods: the loop calls them every step
+    team_of: dict[AgentID, int] = {}
+    for index, (ids, agent, is_team) in enumerate(bound):
+        if is_team:
+            agent.setup(spaces.Tuple([env.observation_space(i) for i in ids]),
+                        spaces.Tuple([env.action_space(i) for i in ids]))
+            team_of.update(dict.fromkeys(ids, index))
+        else:
+            single[ids[0]] = agent
+            acts[ids[0]] = agent.act
+            if id(agent) in ready:
+                continue
+            obs_space, act_space = env.observation_space(ids[0]), env.action_space(ids[0])
+            if agent.observation_space is not obs_space or agent.action_space is not act_space:
+                agent.setup(obs_space, act_space)
+        ready.add(id(agent))
+        agent.reset(seed=None if seed is None else derive_seed(seed, index))
+    return single, acts, team_of
 
 
 def _team_act(entry: tuple[tuple[AgentID, ...], Agent, bool], observations: dict, infos: dict,

@@ -80,6 +80,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="seat permutations per lineup: all, the k rotations, or auto (all up to 3 seats)")
     parser.add_argument("--env-options", default=None, help='JSON keyword options for the env, e.g. \'{"players": 4}\'')
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_evaluation_options(parser)
+    parser.set_defaults(run=run)
+    _register_demo(subparsers)
+
+
+def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
     evaluation = parser.add_argument_group("evaluation (see docs/evaluation.md)")
     evaluation.add_argument("--no-duplicate", action="store_true",
                             help="a seed per game; by default the games of a lineup come in sets that share one chance "
@@ -98,8 +104,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                             help="fix one entrant's batch Elo, e.g. random=0 (default: ratings average 0)")
     evaluation.add_argument("--bootstrap", type=int, default=100,
                             help="bootstrap resamples of game sets for the batch Elo intervals (default 100; 0: none)")
-    parser.set_defaults(run=run)
 
+
+def _register_demo(subparsers: argparse._SubParsersAction) -> None:
     demo = subparsers.add_parser(
         "demo", help="run the demo tournament (connect four: random, heuristic, MCTS, an agent behind an interface)",
         description="A round-robin on connect four between random, the heuristic, MCTS and the heuristic behind a "

@@ -48,6 +48,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "timestep count, interface, env options, its recipe and self-play pool); "
                              "evaluations.csv and the learning curve go on from its records")
     parser.add_argument("--force", action="store_true", help="write into an --out folder that is not empty")
+    _add_opponent_options(parser)
+    _add_learner_options(parser)
+    _add_run_options(parser)
+    parser.set_defaults(run=run)
+
+
+def _add_opponent_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--opponent", default=None,
                         help="the starting opponent: agent name or 'module:factory' (default: the recipe's); "
                              "several, comma separated, make a pool drawn from uniformly every game (a name given "
@@ -64,6 +71,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--reference", default=None,
                         help="comma-separated fixed agents to evaluate against; the first draws the "
                              "learning curve (default: the recipe's)")
+
+
+def _add_learner_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--interface", default=None,
                         help="the learner's interface stack in arena's interface syntax, e.g. "
                              "'flatten(ego_board(planes=true))' ('arena interfaces' lists names and options); "
@@ -81,6 +91,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "ConcatenateTeam; --interface applies to each member) (default: the recipe's)")
     parser.add_argument("--no-shuffle", action="store_true",
                         help="take the seats in turn instead of drawing one at random every episode")
+
+
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--eval-every", type=int, default=None,
                         help="timesteps between evaluations (default: the recipe's, timesteps / 20 for most)")
     parser.add_argument("--eval-games", type=int, default=None,
@@ -106,7 +119,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--progress-every", type=float, default=30.0,
                         help="seconds between progress lines (default 30)")
     parser.add_argument("--no-progress", action="store_true", help="no progress output (--progress none)")
-    parser.set_defaults(run=run)
 
 
 def config_from_args(args: argparse.Namespace) -> Any:

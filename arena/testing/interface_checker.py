@@ -272,6 +272,31 @@ def _run(examples: int, seed: int, strategy: SearchStrategy[Any] | None, fallbac
     run()
 
 
+def _sample(space: spaces.Space, rng: random.Random) -> Any:
+    """One element of ``space`` drawn from a copy seeded by ``rng`` (the space's own generator is left alone)."""
+    sampler = copy.deepcopy(space)
+    sampler.seed(rng.randrange(2**31))
+    return sampler.sample()
+
+
+def _strategies(observation_space: spaces.Space, action_space: spaces.Space, act_space: spaces.Space,
+                maskable: bool) -> tuple[SearchStrategy[Any] | None, SearchStrategy[Any] | None,
+                                         SearchStrategy[Any] | None]:
+    """Hypothesis strategies of the three rules (episodes, actions, masks); ``None`` without hypothesis."""
+    try:
+        from hypothesis import strategies as st
+
+        from arena.testing.strategies import values
+    except ImportError:  # hypothesis is optional: seeded samples instead
+        return None, None, None
+    raw_masks = st.one_of(st.none(), _mask_strategy(action_space)) if maskable else st.none()
+    steps = st.lists(st.tuples(values(observation_space), raw_masks), min_size=1, max_size=4)
+    actions = st.tuples(values(observation_space), st.lists(
+        st.tuples(values(act_space), values(act_space), values(observation_space)), min_size=1, max_size=4))
+    masks = st.tuples(values(observation_space), _mask_strategy(action_space)) if maskable else None
+    return steps, actions, masks
+
+
 def check_interface(interface: Interface, observation_space: spaces.Space, action_space: spaces.Space, *,
                     examples: int = 50, seed: int = 0, require_masks: bool = True) -> None:
     """Check that ``interface`` keeps the interface contract on these raw spaces.
@@ -324,46 +349,26 @@ def check_interface(interface: Interface, observation_space: spaces.Space, actio
     checker = _InterfaceChecker(interface, observation_space, action_space)
     checker.setup()
     act_space = checker.act_space
-    assert act_space is not None
+    if act_space is None:  # setup() refuses an interface without spaces; this narrows the type
+        checker.fail("has no action space after setup()")
     maskable = _maskable(action_space)
 
-    def sample(space: spaces.Space, rng: random.Random) -> Any:
-        sampler = copy.deepcopy(space)
-        sampler.seed(rng.randrange(2**31))
-        return sampler.sample()
-
     def sample_steps(rng: random.Random) -> list[tuple[Any, Any]]:
-        return [(sample(observation_space, rng), _random_mask(action_space, rng) if maskable and rng.random() < 0.5
+        return [(_sample(observation_space, rng), _random_mask(action_space, rng) if maskable and rng.random() < 0.5
                  else None) for _ in range(rng.randint(1, 4))]
 
-    try:
-        from hypothesis import strategies as st
-
-        from arena.testing.strategies import values
-
-        have_hypothesis = True
-    except ImportError:  # hypothesis is optional: seeded samples instead
-        have_hypothesis = False
-
-    step_strategy = None
-    if have_hypothesis:
-        raw_masks = st.one_of(st.none(), _mask_strategy(action_space)) if maskable else st.none()
-        step_strategy = st.lists(st.tuples(values(observation_space), raw_masks), min_size=1, max_size=4)
-    _run(examples, seed, step_strategy, sample_steps, checker.check_observations)
-    _run(examples, seed + 1,
-         st.tuples(values(observation_space), st.lists(st.tuples(values(act_space), values(act_space),
-                                                                 values(observation_space)), min_size=1, max_size=4))
-         if have_hypothesis else None,
-         lambda rng: (sample(observation_space, rng),
-                      [(sample(act_space, rng), sample(act_space, rng), sample(observation_space, rng))
+    steps, actions, masks = _strategies(observation_space, action_space, act_space, maskable)
+    _run(examples, seed, steps, sample_steps, checker.check_observations)
+    _run(examples, seed + 1, actions,
+         lambda rng: (_sample(observation_space, rng),
+                      [(_sample(act_space, rng), _sample(act_space, rng), _sample(observation_space, rng))
                        for _ in range(rng.randint(1, 4))]),
          lambda pair: checker.check_actions(*pair))
     if maskable:
         supported: list[bool] = []
         mask_rng = random.Random(seed + 3)
-        _run(examples, seed + 2,
-             st.tuples(values(observation_space), _mask_strategy(action_space)) if have_hypothesis else None,
-             lambda rng: (sample(observation_space, rng), _random_mask(action_space, rng)),
+        _run(examples, seed + 2, masks,
+             lambda rng: (_sample(observation_space, rng), _random_mask(action_space, rng)),
              lambda pair: supported.append(checker.check_mask(pair[0], pair[1], mask_rng)))
         partial = getattr(interface, "partial_mask_translation", False)
         if (supported and not any(supported) and require_masks and not partial

@@ -103,10 +103,8 @@ def run_tournament(
                                  max_steps=max_steps, anchor=anchor)
     execution = Execution.make(backend, workers, move_time_limit=move_time_limit, address=address,
                                chunk_size=chunk_size, start_method=start_method)
-    if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool) or budget < 1):
-        raise ValueError(f"tournament: budget must be a positive number of games, got {budget!r}")
     rule = stopping_rule(sprt=sprt, alpha=alpha, beta=beta, until_separated=until_separated,
-                         budget=budget or DEFAULT_BUDGET, duplicate=duplicate, parallel=execution.parallel,
+                         budget=_budget(budget), duplicate=duplicate, parallel=execution.parallel,
                          challenger=rules.names[0] if mode == "gauntlet" and rules.names else None)
     field = survey(rules)
     rule.check(field.playing, field.seats)
@@ -122,3 +120,10 @@ def run_tournament(
         if monitor is not None:
             monitor(result)
     return result
+
+
+def _budget(budget: int | None) -> int:
+    """The most games an adaptive run may play: ``budget``, checked, or the default."""
+    if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool) or budget < 1):
+        raise ValueError(f"tournament: budget must be a positive number of games, got {budget!r}")
+    return budget or DEFAULT_BUDGET
