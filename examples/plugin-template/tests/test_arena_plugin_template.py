@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from arena_plugin_template import AppendTurnCount
 from gymnasium import spaces
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena import SpaceMismatchError
 from arena.testing import check_interface
+from arena_plugin_template import AppendTurnCount
 
 boxes = st.builds(lambda n, low: spaces.Box(np.float32(low), np.float32(low + 2), (n,), np.float32),
                   st.integers(1, 6), st.integers(-5, 5))
