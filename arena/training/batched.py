@@ -213,13 +213,16 @@ class BatchVecEnv(VecEnv):
         if not self._started:
             raise ArenaError(f"{self}: step() called before reset()")
         actions = np.asarray(self._actions).reshape(self.num_envs)
-        if self._translate_actions:
-            actions = np.array([self.interface.transform_action(int(a)) for a in actions])
+        itf = self.interface
+        if self._translate_actions and itf is not None:  # only an interface translates
+            actions = np.array([itf.transform_action(int(a)) for a in actions])
         observations, rewards, _, _, infos = self.batch.step(actions.astype(np.int64, copy=False))
         self._pending += rewards[self._rows, self._seat]
         dones = np.zeros(self.num_envs, dtype=bool)
         out = np.zeros(self.num_envs, dtype=np.float32)
         last = self._obs
+        if last is None:  # no observation yet: reset() has not run
+            raise ArenaError(f"{self}: step() called before reset()")
         self._close(self._rows[infos["episode_over"]], dones, out)
         observations, masks = self._play_opponents(observations, infos["action_mask"], infos["to_play"], dones, out)
         alive = ~dones

@@ -94,6 +94,8 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
             observations[left] = batch.restart(left)
             live = batch.live
         last = self._obs
+        if last is None:  # no observation yet: reset() has not run
+            raise ArenaError(f"{self}: step() called before reset()")
         ended = np.flatnonzero(dones)
         self._deal(ended)
         self._boards, self._live = observations, live
