@@ -163,7 +163,18 @@ class TrainingConfig:
     @property
     def folder(self) -> Path:
         """The folder the run writes: ``out``, or the loaded folder."""
-        return Path(self.out if self.out is not None else self.load)  # type: ignore[arg-type]
+        return Path(self.out) if self.out is not None else self.load_folder
+
+    @property
+    def load_folder(self) -> Path:
+        """The folder this run continues (``load``).
+
+        Raises:
+            ValueError: the run continues no folder (``load`` is None).
+        """
+        if self.load is None:
+            raise ValueError("TrainingConfig: this run continues no folder (load is None)")
+        return Path(self.load)
 
     def base_recipe(self, env_options: Mapping[str, Any] | None = None) -> TrainingRecipe:
         """The recipe before this config's fields: the loaded run's, else the env's."""

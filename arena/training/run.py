@@ -290,7 +290,7 @@ def _leaves(space: spaces.Space, key: str = "") -> list[tuple[str, spaces.Space]
 # ---------------------------------------------------------------------------------------------- the parts
 def _loaded_manifest(config: TrainingConfig) -> dict[str, Any]:
     """The manifest of ``config.load``, checked against the config (same env, algo, interface, options)."""
-    manifest = read_manifest(config.load)  # type: ignore[arg-type]
+    manifest = read_manifest(config.load_folder)
     problems = []
     if manifest["env"] != config.env:
         problems.append(f"env {manifest['env']!r} (got {config.env!r})")
@@ -353,7 +353,7 @@ def _learner_interface(setup: RunPlan) -> Any:
     if setup.team_size is not None:
         return team_stack(setup.recipe.interface, setup.team_size)
     if setup.loaded is not None:  # go on from the trained statistics, still updating them
-        return trained_interface(setup.config.load, setup.loaded, frozen=False)  # type: ignore[arg-type]
+        return trained_interface(setup.config.load_folder, setup.loaded, frozen=False)
     return build_interface(setup.recipe.interface)
 
 
@@ -411,7 +411,7 @@ def _self_play(setup: RunPlan, pool: OpponentPool | None, progress: Any) -> Self
     history: list[dict[str, Any]] = []
     snapshots: list[tuple[str, Any]] = []
     if setup.loaded is not None:
-        loaded = Path(config.load)  # type: ignore[arg-type]
+        loaded = config.load_folder
         if (loaded / "evaluations.csv").is_file():
             history = read_csv(loaded / "evaluations.csv")
         if pool is not None and recipe.self_play:
