@@ -20,7 +20,7 @@ from arena.actions import ActionChecks
 from arena.errors import UnknownAgentError
 
 __all__ = ["MultiAgentEnv", "MultiAgentWrapper", "HoldsEnv", "AgentID", "has_hidden_information", "is_real_time",
-           "REAL_TIME_FPS"]
+           "REAL_TIME_FPS", "factory_metadata"]
 
 AgentID = str
 
@@ -413,3 +413,19 @@ def is_real_time(env: MultiAgentEnv) -> bool:
         return bool(metadata["real_time"])
     fps = metadata.get("render_fps")
     return isinstance(fps, (int, float)) and fps >= REAL_TIME_FPS
+
+
+def factory_metadata(factory: Any) -> Mapping[str, Any]:
+    """The :attr:`~MultiAgentEnv.metadata` an env factory declares, read without building an env.
+
+    An arena env class declares it at class level (``gymnasium.make`` reads an env class's
+    ``metadata`` the same way); any other factory (a function) declares nothing: ``{}``.
+
+    Example:
+        >>> import envs
+        >>> factory_metadata(type(envs.make("snake")))["real_time"], factory_metadata(envs.make)
+        (True, {})
+    """
+    if isinstance(factory, type) and issubclass(factory, MultiAgentEnv):
+        return factory.metadata
+    return {}

@@ -247,8 +247,7 @@ def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_ste
             finished.add(agent_id)
             _finish(bound, single, team_of, team_final, agent_id, pending, infos, finished, truncated)
     teams = env.teams
-    team_scores = getattr(env, "team_scores", None) if teams else None  # duck-typed envs may lack it
-    scores = team_scores() if team_scores is not None else None
+    scores = env.team_scores() if teams else None
     return Episode(returns=returns, length=length, ranks=ranks_from_returns(returns), seed=seed, truncated=truncated,
                    teams=None if teams is None else {team: tuple(ids) for team, ids in teams.items()},
                    team_scores=None if scores is None else dict(scores))

@@ -57,7 +57,7 @@ def _check_env(env: Any, caller: str) -> MultiAgentEnv:
 def _mask_in_observation(env: MultiAgentEnv, asked: bool | None) -> bool:
     """``asked``, or by default whether the env's masks matter (:attr:`arena.MultiAgentEnv.masked_actions`)."""
     if asked is None:
-        return bool(getattr(env, "masked_actions", False))
+        return bool(env.masked_actions)
     if not isinstance(asked, bool):
         raise TypeError(f"mask_in_observation must be True, False or None (the env decides), got {asked!r}")
     return asked

@@ -104,6 +104,7 @@ def _listing(db: str, games: list) -> None:
 
 
 def _verify(db: str, trust: bool | frozenset[str]) -> int:
+    from arena.env import factory_metadata
     from arena.registry import resolve
     from arena.replay.engine import verify_game
     from arena.replay.source import load_games
@@ -112,7 +113,7 @@ def _verify(db: str, trust: bool | frozenset[str]) -> int:
     if not games:
         raise ArenaError(f"replay --verify: {db} has no stored games")
     factory = games[0].env.factory
-    if getattr(resolve("env", factory), "metadata", {}).get("reproducible", True) is False:
+    if factory_metadata(resolve("env", factory)).get("reproducible", True) is False:
         raise ArenaError(f"replay --verify: {factory} declares that its episodes do not follow from seed and "
                          f"actions (metadata['reproducible'] is False): the games of {db} can be watched, not verified")
     checked = unreplayable = forfeits = 0

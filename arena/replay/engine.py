@@ -22,6 +22,7 @@ import numpy as np
 
 from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
+from arena.env import factory_metadata
 from arena.errors import ReplayError, UnknownNameError, UntrustedCodeError
 from arena.play_loop import ranks_from_returns
 from arena.registry import make_env, resolve
@@ -83,7 +84,7 @@ class Frame:
 def render_modes(env_spec: Any) -> list[str]:
     """The render modes an env factory declares (``metadata["render_modes"]``), without building it."""
     factory = resolve("env", env_spec.factory)
-    return list((getattr(factory, "metadata", None) or {}).get("render_modes", ()))
+    return list(factory_metadata(factory).get("render_modes", ()))
 
 
 def build_env(game: StoredGame, render: str | None = None) -> Any:
@@ -246,7 +247,7 @@ def verify_game(game: StoredGame, env: Any = None) -> str | None:
         last = None
         for frame in replay(game, env=env):
             last = frame
-        scores = getattr(env, "team_scores", lambda: None)() if env.teams else None
+        scores = env.team_scores() if env.teams else None
     except ReplayError as err:
         return str(err)
     except Exception as err:
