@@ -86,6 +86,12 @@ class Interface(StackDrivers):
     #: Those of :attr:`overridden_hooks` that return their argument unchanged (skipped where the
     #: level keeps its space).
     pass_through_hooks: ClassVar[frozenset[str]] = frozenset()
+    #: ``False``: the class declares that it translates no action masks (it is meant for envs
+    #: without masks), so :func:`arena.testing.check_interface` does not ask it to.
+    translates_masks: ClassVar[bool] = True
+    #: ``True``: :meth:`action_mask` translates some masks and refuses others with
+    #: :class:`~arena.errors.MaskTranslationError`, as the class documents.
+    partial_mask_translation: ClassVar[bool] = False
     #: The wrapper an instance is claimed by (see arena.wrappers); set only then, so no default here.
     _wrapped_by: weakref.ref[Any]
 

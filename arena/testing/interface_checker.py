@@ -370,9 +370,8 @@ def check_interface(interface: Interface, observation_space: spaces.Space, actio
         _run(examples, seed + 2, masks,
              lambda rng: (_sample(observation_space, rng), _random_mask(action_space, rng)),
              lambda pair: supported.append(checker.check_mask(pair[0], pair[1], mask_rng)))
-        partial = getattr(interface, "partial_mask_translation", False)
-        if (supported and not any(supported) and require_masks and not partial
-                and getattr(interface, "translates_masks", True)):
+        partial = interface.partial_mask_translation
+        if supported and not any(supported) and require_masks and not partial and interface.translates_masks:
             checker.fail("raises MaskTranslationError for every action mask of a maskable raw action space, so "
                          "masked envs cannot use it; override action_mask() to translate masks (or declare "
                          "translates_masks = False on the class, or check with require_masks=False, if it is "
