@@ -189,7 +189,7 @@ def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_ste
         ['player_0', 'player_1']
     """
     if policy_mapping is not None:
-        agents = map_policies(env, agents, policy_mapping)  # type: ignore[arg-type]
+        agents = map_policies(env, agents, policy_mapping)
     bound = _bind(env, agents)
     single, acts, team_of = _prepare(env, bound, seed)
     observations, infos = env.reset(seed=seed)

@@ -115,13 +115,14 @@ def team_of(env: MultiAgentEnv, agent_id: AgentID) -> str | None:
     return None
 
 
-def map_policies(env: MultiAgentEnv, policies: Mapping[str, Agent], mapping: PolicyMapping) -> dict[AgentID, Agent]:
+def map_policies(env: MultiAgentEnv, policies: Any, mapping: PolicyMapping) -> dict[AgentID, Agent]:
     """Resolve a policy mapping (RLlib's ``policy_mapping_fn`` idea) to an agent per env agent.
 
     Args:
         env: the env played.
-        policies: policy name -> agent; one agent may serve several env agents (parameter
-            sharing), so it must keep no per-seat state.
+        policies: policy name -> agent (anything else is refused: it comes from ``play``'s
+            ``agents``); one agent may serve several env agents (parameter sharing), so it must
+            keep no per-seat state.
         mapping: env agent id -> policy name, as a dict or a function of the agent id.
 
     Raises:

@@ -255,7 +255,7 @@ def multi_agent_config(env: MultiAgentEnv, policy_mapping: Mapping[AgentID, str]
     from arena.sides import map_policies
 
     names = {name for name in mapping.values() if name is not None}
-    map_policies(arena_env, dict.fromkeys(names), mapping)  # type: ignore[arg-type]  # for its checks
+    map_policies(arena_env, dict.fromkeys(names), mapping)  # for its checks (the policies are names here)
     frozen = dict(mapping)
 
     def policy_mapping_fn(agent_id: AgentID, episode: Any = None, **kwargs: Any) -> str:
