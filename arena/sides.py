@@ -240,7 +240,7 @@ class GroupTeams(MultiAgentWrapper):
         self._done: set[str] = set()
 
     @property
-    def agents(self) -> list[str]:  # type: ignore[override]
+    def agents(self) -> list[str]:  # type: ignore[override]  # read-only here: the sides still in play
         live = set(self.env.agents)
         return [team for team, ids in self.members.items() if team not in self._done and live.intersection(ids)]
 

@@ -285,7 +285,7 @@ class Schedule(Sequence[GameTask]):
             return len(other) == self._length and all(a == b for a, b in zip(self, other))
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable like a list; typeshed types __hash__ as a method
 
     def __repr__(self) -> str:
         return f"Schedule({len(self.lineups)} lineups, {self._length} games, seed={self.seed})"
