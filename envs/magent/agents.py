@@ -61,8 +61,8 @@ class MAgentAttackNearestAgent(Agent):
                 and isinstance(observation_space, spaces.Box) and len(observation_space.shape) == 4:
             # a whole side stacked (interfaces.magent.SideStack): one call acts for all
             self._side = True
-            soldier_obs = spaces.Box(observation_space.low[0], observation_space.high[0],
-                                     dtype=observation_space.dtype)  # type: ignore[arg-type]  # Gymnasium's Box takes a numpy dtype (annotation too narrow)
+            dtype: Any = observation_space.dtype  # Gymnasium's Box takes a numpy dtype; it annotates scalar types
+            soldier_obs = spaces.Box(observation_space.low[0], observation_space.high[0], dtype=dtype)
             soldier_act = spaces.Discrete(int(action_space.nvec[0]))
         self.layout = layout = unit_layout(soldier_obs, soldier_act)
         super().setup(observation_space, action_space)
