@@ -93,8 +93,22 @@ def load_results(paths: Sequence[str | Path], anchor: tuple[str, float] | None =
     leftover = {name: why for name, why in excluded.items() if name not in entrants}
     if env is None:  # pragma: no cover - paths is not empty, and each file names its env
         raise ReportError("arena report: no results file named an env")
-    return TournamentResult(env, entrants, leftover, [], games,
-                            len(games), 0, 0.0, 0.0, db_names, {}, specs, duplicate, anchor=anchor)
+    return TournamentResult(
+        env=env,
+        entrants=entrants,
+        excluded=leftover,
+        lineups=[],
+        games=games,
+        scheduled=len(games),
+        played=0,  # a report plays nothing: every game is read from the files
+        seconds=0.0,
+        startup=0.0,
+        db=db_names,
+        rules={},
+        specs=specs,
+        duplicate=duplicate,
+        anchor=anchor,
+    )
 
 
 def _distinct(paths: Sequence[str | Path]) -> list[str | Path]:
