@@ -342,7 +342,7 @@ def _print_ratings(result: TournamentResult, console: Any) -> None:
         contributions.add_column(column, justify="left" if left else "right", no_wrap=not left, overflow="fold")
     for rating in sorted(result.member_ratings.values(), key=lambda r: (-r.ordinal, r.name)):
         entrants = "\n".join(name for name in names if rating.name in result.members_of(name))
-        contributions.add_row(_text(rating.name), f"{rating.mu:.1f} ± {Z_95 * rating.sigma:.1f}", str(rating.games),
+        contributions.add_row(_text(result.member_labels.get(rating.name, rating.name)), f"{rating.mu:.1f} ± {Z_95 * rating.sigma:.1f}", str(rating.games),
                               _text(entrants))
     console.print(contributions)
 

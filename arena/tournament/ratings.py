@@ -13,6 +13,7 @@ workers played them and in whatever order they finished.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +23,7 @@ from arena.specs.agents import AgentSpec
 from arena.tournament.game import GameResult
 from arena.tournament.stats import Z_95
 
-__all__ = ["Rating", "rate_games", "rate_members", "member_keys"]
+__all__ = ["Rating", "rate_games", "rate_members", "member_keys", "member_labels"]
 
 
 def _plackett_luce():
@@ -90,6 +91,27 @@ def member_keys(spec: AgentSpec) -> list[str]:
         ['random', 'beat_most_common']
     """
     return list(dict.fromkeys(member.describe() for member in (spec.members or (spec,))))
+
+
+def member_labels(specs: Iterable[AgentSpec]) -> dict[str, str]:
+    """Each member key of ``specs`` (:func:`member_keys`) -> what tables show for it: its
+    :meth:`AgentSpec.label` (a trained folder by its name), or the key itself where two members
+    would show the same label (two folders of one name), so the rows stay told apart.
+
+    Example:
+        >>> folder = 'arena.training:load_trained_agent{"path": "/r/c4"}'
+        >>> member_labels([AgentSpec("duo", members=("random", folder))])[folder]
+        'c4'
+        >>> other = 'arena.training:load_trained_agent{"path": "/s/c4"}'
+        >>> member_labels([AgentSpec("pair", members=(folder, other))]) == {folder: folder, other: other}
+        True
+    """
+    labels: dict[str, str] = {}
+    for spec in specs:
+        for member in spec.members or (spec,):
+            labels.setdefault(member.describe(), member.label())
+    shown = Counter(labels.values())
+    return {key: label if shown[label] == 1 else key for key, label in labels.items()}
 
 
 def rate_members(results: Iterable[GameResult], specs: Mapping[str, AgentSpec]) -> dict[str, Rating]:

@@ -93,7 +93,7 @@ def save_report(result: TournamentResult, path: str | Path, title: str | None = 
         axis, ranked = member_axes[0], sorted(members.values(), key=lambda r: (r.ordinal, r.name))
         axis.barh(range(len(ranked)), [r.mu for r in ranked], xerr=[1.959963984540054 * r.sigma for r in ranked],
                   color="tab:green", alpha=0.75, capsize=4)
-        axis.set_yticks(list(range(len(ranked))), [r.name for r in ranked])
+        axis.set_yticks(list(range(len(ranked))), [result.member_labels.get(r.name, r.name) for r in ranked])
         axis.axvline(25.0, color="grey", linewidth=0.8, linestyle="--")
         axis.set_xlabel("member mu in teams (openskill)")
         axis.set_title("member contributions")

@@ -11,7 +11,7 @@ from typing import Any
 from arena.specs.agents import AgentSpec, EnvSpec
 from arena.tournament.evaluation_inputs import elo_of, score_table
 from arena.tournament.game import GameResult
-from arena.tournament.ratings import Rating, member_keys, rate_games, rate_members
+from arena.tournament.ratings import Rating, member_keys, member_labels, rate_games, rate_members
 from arena.tournament.schedule import Lineup
 from arena.tournament.stats import PairingStats, pairing_stats
 from arena.tournament.store import write_csv, write_json
@@ -93,6 +93,12 @@ class TournamentResult:
         if not self.teams:
             return {}
         return rate_members(self.games, {name: self.specs[name] for name in self.entrants})
+
+    @cached_property
+    def member_labels(self) -> dict[str, str]:
+        """Member (a key of :attr:`member_ratings`) -> what tables and pictures show for it
+        (:func:`~arena.tournament.ratings.member_labels`: a trained folder by its name)."""
+        return member_labels(self.specs[name] for name in self.entrants)
 
     def members_of(self, name: str) -> list[str]:
         """The members of entrant ``name`` (its own description for a plain entrant)."""
