@@ -23,6 +23,17 @@ def _real(owner: object, name: str, value: Any) -> float:
     return number
 
 
+def _function(owner: str, name: str, value: Any, arguments: tuple[str, ...]) -> Any:
+    """``value``, a function of ``arguments`` returning a float, or the TypeError that says so."""
+    if value is None:
+        shown = arguments[0] if len(arguments) == 1 else f"({', '.join(arguments)})"
+        raise TypeError(f"{owner}: give {name}={shown}->float")
+    if not callable(value):
+        raise TypeError(f"{owner}: {name} must be callable as {name}({', '.join(arguments)}), "
+                        f"got {type(value).__name__}")
+    return value
+
+
 class ScaleReward(Interface):
     """Multiply every reward by ``factor``.
 
@@ -160,12 +171,7 @@ class ShapeReward(Interface):
         if potential is not None:
             raise TypeError(f"{name}: potential-based shaping is PotentialShaping(potential=observation->float, "
                             "gamma=...); ShapeReward takes shaping=(observation, action, reward)->float")
-        if shaping is None:
-            raise TypeError(f"{name}: give shaping=(observation, action, reward)->float")
-        if not callable(shaping):
-            raise TypeError(f"{name}: shaping must be callable as shaping(observation, action, reward), "
-                            f"got {type(shaping).__name__}")
-        self.shaping = shaping
+        self.shaping = _function(name, "shaping", shaping, ("observation", "action", "reward"))
         self._seen: Any = None
         self._decision: tuple[Any, Any] | None = None
 
@@ -242,12 +248,7 @@ class PotentialShaping(Interface):
                  gamma: float = 1.0) -> None:
         super().__init__(inner)
         name = type(self).__name__
-        if potential is None:
-            raise TypeError(f"{name}: give potential=observation->float")
-        if not callable(potential):
-            raise TypeError(f"{name}: potential must be callable as potential(observation), "
-                            f"got {type(potential).__name__}")
-        self.potential = potential
+        self.potential = _function(name, "potential", potential, ("observation",))
         self.gamma = _real(name, "gamma", gamma)
         self._last: float | None = None  # potential of the last observation
         self._bonus = 0.0  # potential difference not yet paid out
