@@ -299,23 +299,8 @@ class MCTSAgent(Agent):
             node.children.append(child)
             path.append(child)
             node = child
-        totals: dict[str, float] = {}
-        if node.mover is not None:  # play out at random
-            while observations:
-                mover = next(iter(observations))
-                if len(observations) != 1:
-                    raise ArenaError(f"MCTSAgent: {self.env} is not turn-based: agents "
-                                     f"{sorted(observations)} act at once")
-                mask = infos[mover].get("action_mask")
-                space = _action_space(env, mover)
-                if mask is None:
-                    action = int(space.start) + rng.randrange(int(space.n))
-                else:
-                    legal = np.flatnonzero(mask)
-                    action = int(space.start) + int(legal[rng.randrange(len(legal))])
-                observations, rewards, _, _, infos = env.step({mover: action})
-                for agent, value in rewards.items():
-                    totals[agent] = totals.get(agent, 0.0) + value
+        # play out at random from the new leaf
+        totals = self._random_playout(env, observations, infos) if node.mover is not None else {}
         for index in range(len(path) - 1, 0, -1):  # back up: rewards from this edge to the end
             for agent, value in step_rewards[index - 1].items():
                 totals[agent] = totals.get(agent, 0.0) + value
