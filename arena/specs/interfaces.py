@@ -75,7 +75,7 @@ class InterfaceSpec:
         if unknown:
             valid = ", ".join(accepted) or "(none)"
             raise InterfaceSpecError(f"interface {self.name!r} has no option {unknown[0]!r}; its options: {valid}")
-        options = {key: _build_value(value) for key, value in self.options.items()}
+        options = {key: _map_specs(value, InterfaceSpec.build) for key, value in self.options.items()}
         inner = None if self.inner is None else self.inner.build()
         built = cls(inner, **options)
         if not isinstance(built, Interface):
@@ -92,7 +92,7 @@ class InterfaceSpec:
         """The spec as the JSON object form."""
         out: dict[str, Any] = {"interface": self.name}
         if self.options:
-            out["options"] = {key: _value_json(value) for key, value in self.options.items()}
+            out["options"] = {key: _map_specs(value, InterfaceSpec.to_json) for key, value in self.options.items()}
         if self.inner is not None:
             out["inner"] = self.inner.to_json()
         return out
@@ -205,11 +205,13 @@ def _resolve(name: str) -> Callable[..., Any]:
     raise UnknownNameError(f"unknown interface {name!r}")  # pragma: no cover - make_interface raised
 
 
-def _build_value(value: Any) -> Any:
+def _map_specs(value: Any, convert: Callable[[InterfaceSpec], Any]) -> Any:
+    """``value`` (an option's value) with each interface spec in it, alone or in lists at any
+    depth, replaced by ``convert(spec)``: built, or in the JSON form."""
     if isinstance(value, InterfaceSpec):
-        return value.build()
+        return convert(value)
     if isinstance(value, list):
-        return [_build_value(v) for v in value]
+        return [_map_specs(v, convert) for v in value]
     return value
 
 
@@ -219,14 +221,6 @@ def _value_text(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_value_text(v) for v in value) + "]"
     return json.dumps(value)
-
-
-def _value_json(value: Any) -> Any:
-    if isinstance(value, InterfaceSpec):
-        return value.to_json()
-    if isinstance(value, list):
-        return [_value_json(v) for v in value]
-    return value
 
 
 def _short(value: Any, limit: int = 80) -> str:
