@@ -19,6 +19,7 @@ import time
 from typing import Any
 
 from arena.agents.human import HumanAgent
+from arena.cli._arguments import env_arguments
 from arena.env import is_real_time
 from arena.errors import AgentError, ArenaError, Forfeit
 from arena.play_loop import play
@@ -51,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         epilog="exit codes: 0 the game was played to its end, 3 a person forfeited (q or end of input), "
                "2 bad input",
     )
-    parser.add_argument("env", help="env name (see `arena envs`) or 'package.module:factory'")
+    env_arguments(parser, '{"rounds": 5}')
     parser.add_argument("--agents", default=None,
                         help="comma-separated agents, one per seat: a name, 'module:factory', either with JSON "
                              f"keyword arguments ('mcts{{\"simulations\": 50}}'), a trained folder (written by "
@@ -64,7 +65,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "folder such as runs/c4), or a comma list with one per other seat (default: random)")
     parser.add_argument("--seed", type=int, default=None,
                         help="seed for the env and the agents (a game with people draws and prints one if unset)")
-    parser.add_argument("--env-options", default=None, help='JSON keyword options for the env, e.g. \'{"rounds": 5}\'')
     parser.add_argument("--render", action="store_true", help="print the final position when the env renders as text")
     parser.add_argument("--record", default=None, metavar="FILE",
                         help="store the game (seed, env, agents, every step's actions) in this results file, "

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 
+from arena.cli._arguments import env_arguments
+
 __all__ = ["register", "run"]
 
 
@@ -24,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Start a local web server (127.0.0.1) where a person plays ENV in the browser against agents: "
                     "clicks for turn-based games, the keyboard at a fixed tick for real-time games.",
     )
-    parser.add_argument("env", help="env name (see `arena envs`) or 'package.module:factory'")
+    env_arguments(parser)
     parser.add_argument("--vs", default="random", metavar="AGENT",
                         help="the agent for the other seats: a name, 'module:factory' (with JSON keyword "
                              "arguments), or a trained folder written by `arena train` (e.g. runs/c4); default: random")
@@ -36,7 +38,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--record", default=None, metavar="FILE", help="store every game in this results file")
     parser.add_argument("--fps", type=float, default=None, help="ticks a second of real-time games (default: the env's, at most 15)")
     parser.add_argument("--games", type=int, default=None, help="stop after this many games (default: serve until Ctrl-C)")
-    parser.add_argument("--env-options", default=None, help="JSON keyword options for the env")
     parser.set_defaults(run=run)
 
 

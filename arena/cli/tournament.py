@@ -20,6 +20,7 @@ import math
 import time
 from typing import Any
 
+from arena.cli._arguments import env_arguments
 from arena.errors import MissingDependencyError
 from arena.specs.agents import parse_agents
 from arena.specs.options import parse_anchor, parse_env_options
@@ -48,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "game i has a seed derived from --seed, so results do not depend on --workers or --backend. "
                     "With --db, rerunning the same command resumes.",
     )
-    parser.add_argument("env", help="env name (see `arena envs`) or 'package.module:factory'")
+    env_arguments(parser, '{"players": 4}')
     parser.add_argument("--agents", required=True,
                         help="comma-separated entrants, each [NAME=]FACTORY[{JSON kwargs}]: a registered agent "
                              "(see `arena agents`) or 'package.module:factory', e.g. 'random,deep=mcts{\"simulations\": 400}'. "
@@ -78,7 +79,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-steps", type=int, default=None, help="cut a game after this many env steps")
     parser.add_argument("--seatings", choices=("auto", "all", "rotations"), default="auto",
                         help="seat permutations per lineup: all, the k rotations, or auto (all up to 3 seats)")
-    parser.add_argument("--env-options", default=None, help='JSON keyword options for the env, e.g. \'{"players": 4}\'')
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     _add_evaluation_options(parser)
     parser.set_defaults(run=run)

@@ -17,6 +17,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from arena.cli._arguments import env_arguments
+
 __all__ = ["config_from_args", "register", "run"]
 
 
@@ -36,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "played by frozen opponents; save the model, evaluation CSV and learning curve. Every env "
                     "declares a training recipe (interface, algorithm, opponents, evaluation budget): the flags "
                     "left out come from it, and those given override it.")
-    parser.add_argument("env", help="env name or 'package.module:factory'")
+    env_arguments(parser)
     parser.add_argument("--algo", default=None, help="maskable-ppo, ppo, a2c or dqn (default: the recipe's)")
     parser.add_argument("--timesteps", type=int, default=100_000, help="learner steps to train (default 100000)")
     parser.add_argument("--out", default=None,
@@ -106,7 +108,6 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
                              "the env has a batch, the algorithm is maskable-ppo, the opponents can act in "
                              "batches and the interface keeps no per-episode state")
     parser.add_argument("--seed", type=int, default=0, help="seed for envs, model and evaluation (default 0)")
-    parser.add_argument("--env-options", default=None, help="JSON keyword options for the env")
     parser.add_argument("--algo-options", default=None,
                         help='JSON keyword options for the algorithm, e.g. \'{"learning_rate": 0.0003}\'')
     parser.add_argument("--device", default="cpu", help="torch device (default cpu)")
