@@ -32,7 +32,7 @@ import platform
 from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -43,11 +43,26 @@ from arena.registry import make_env, reading_data
 from arena.specs.interfaces import build_interface
 
 __all__ = ["MANIFEST", "FORMAT_VERSION", "is_agent_folder", "read_manifest", "save_trained_agent",
-           "load_trained_agent", "trained_interface", "pool_statistics", "model_digest"]
+           "load_trained_agent", "trained_interface", "pool_statistics", "model_digest", "KeepsStatistics"]
 
 MANIFEST = "agent.json"
 FORMAT_VERSION = 1
 _STATE = "interface_state.json"
+
+
+@runtime_checkable
+class KeepsStatistics(Protocol):
+    """An interface level whose running statistics a trained folder keeps (``interfaces.NormalizeObservation``).
+
+    The folder stores :meth:`statistics` (JSON-able) after training; loading it gives them back
+    through :meth:`load_statistics` (applied at setup) and, to play, :meth:`freeze` stops them moving.
+    """
+
+    def statistics(self) -> dict[str, Any]: ...
+
+    def load_statistics(self, statistics: dict[str, Any]) -> None: ...
+
+    def freeze(self) -> Any: ...
 
 
 def is_agent_folder(path: str | Path) -> bool:
@@ -207,7 +222,7 @@ def _statistics(stacks: Interface | Sequence[Interface] | None) -> dict[str, dic
         return {}
     found = {}
     for index, level in enumerate(copies[0].levels()):
-        if callable(getattr(level, "statistics", None)) and callable(getattr(level, "load_statistics", None)):
+        if isinstance(level, KeepsStatistics):
             pooled = pool_statistics([copy.levels()[index].statistics() for copy in copies])
             found[str(index)] = {key: np.asarray(value).tolist() for key, value in pooled.items()}
     return found
@@ -264,13 +279,12 @@ def trained_interface(folder: str | Path, manifest: Mapping[str, Any] | None = N
     levels = stack.levels()
     for index, statistics in _state(folder, state).items():
         level = levels[int(index)] if index.isdigit() and int(index) < len(levels) else None
-        if level is None or not callable(getattr(level, "load_statistics", None)):
+        if not isinstance(level, KeepsStatistics):
             raise ArenaError(f"trained agent {str(folder)!r}: {state} has statistics for level {index}, "
                              f"which {stack} does not keep")
         level.load_statistics(statistics)  # applied at setup
-        freeze = getattr(level, "freeze", None)
-        if frozen and callable(freeze):
-            freeze()  # evaluation sees the statistics the model was trained with
+        if frozen:
+            level.freeze()  # evaluation sees the statistics the model was trained with
     return stack
 
 
