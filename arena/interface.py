@@ -262,6 +262,13 @@ class Interface(StackDrivers):
         """
         return self.reward(reward)
 
+    @classmethod
+    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]] | None:
+        """Instances of the class with raw spaces to set them up on, for ``arena interfaces --check``
+        (:func:`arena.testing.check_interface` runs on each); ``None`` (the default): the class gives
+        none and is listed unchecked. A plugin overrides it (``docs/writing-plugins.md``)."""
+        return None
+
     # ------------------------------------------------------------ mask refusal
     def _untranslatable_mask(self, mask: Any) -> Any:
         raise MaskTranslationError(
