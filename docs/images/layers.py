@@ -13,9 +13,9 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch  # noqa: E402
 # Bottom to top: each layer imports only the layers under it.
 LAYERS = [
     ("foundations", "#e8e8e8", ["errors.py\nevery ArenaError", "seeding.py", "masks.py"]),
-    ("contracts", "#dbe9f6", ["env.py\nMultiAgentEnv,\ncapabilities", "interface.py\nInterface, Combine",
+    ("contracts", "#dbe9f6", ["env.py, actions.py\nMultiAgentEnv,\ncapabilities", "interface.py\nInterface, Combine",
                               "stack.py\ncompiled stacks", "agents/\nAgent, scripted"]),
-    ("composition", "#dff0d8", ["wrappers.py\nEnvItfWrapper,\nAgtItfWrapper", "sides.py\nTeam,\nGroupTeams",
+    ("composition", "#dff0d8", ["wrappers.py,\nagent_wrapper.py\nEnv/AgtItfWrapper", "sides.py\nTeam,\nGroupTeams",
                                 "play_loop.py\nplay, Episode", "registry.py,\nplugins.py", "testing/\ncheckers"]),
     ("jobs", "#fcf3cf", ["specs/\nspec languages", "evaluation/\nratings maths", "tournament/",
                          "training/", "replay/", "adapters/"]),
