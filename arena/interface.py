@@ -100,7 +100,7 @@ class Interface(StackDrivers):
         if cls.action is not Interface.action and cls.action_mask is Interface.action_mask \
                 and not is_pass_through(cls.action):
             # An action map without its mask map: masks through this class are refused, decided here.
-            cls.action_mask = Interface._untranslatable_mask  # type: ignore[method-assign]
+            cls.action_mask = Interface._untranslatable_mask  # type: ignore[method-assign]  # the pairing is set per class
         cls.overridden_hooks = frozenset(hook for hook in HOOKS if getattr(cls, hook) is not getattr(Interface, hook))
         cls.pass_through_hooks = frozenset(hook for hook in PASS_THROUGH_HOOKS
                                            if hook in cls.overridden_hooks and is_pass_through(getattr(cls, hook)))
@@ -390,5 +390,5 @@ def claim_interface(interface: Interface, owner: object) -> Interface:
     holder = interface.__dict__.get("_wrapped_by")
     if holder is not None and holder() is not None and holder() is not owner:
         interface = copy.deepcopy(interface)  # the copy's state leaves out the holder (see __getstate__)
-    interface._wrapped_by = weakref.ref(owner)  # type: ignore[attr-defined]
+    interface._wrapped_by = weakref.ref(owner)
     return interface

@@ -93,7 +93,7 @@ def EnvItfWrapper(
         'GymEnvItfWrapper'
     """
     if isinstance(env, gymnasium.Env):
-        return GymEnvItfWrapper(env, interfaces)  # type: ignore[arg-type]
+        return GymEnvItfWrapper(env, interfaces)  # type: ignore[arg-type]  # it refuses all but one Interface, by name
     return MultiAgentEnvItfWrapper(env, interfaces)
 
 
@@ -180,12 +180,12 @@ class MultiAgentEnvItfWrapper(MultiAgentWrapper):
         self.__dict__.update(state)
         for itf in self.interfaces.values():
             if itf is not None:
-                itf._wrapped_by = weakref.ref(self)  # type: ignore[attr-defined]
+                itf._wrapped_by = weakref.ref(self)
         self._bind()
 
     # ----------------------------------------------------------------- protocol
     @property
-    def agents(self) -> list[AgentID]:  # type: ignore[override]
+    def agents(self) -> list[AgentID]:  # type: ignore[override]  # read-only here: the inner env's
         return self.env.agents
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
