@@ -22,7 +22,7 @@ except ImportError:  # pragma: no cover
     _njit, prange = None, range
     HAVE_NUMBA = False
 
-__all__ = ["njit", "njit_parallel", "prange", "HAVE_NUMBA", "announce_compiling"]
+__all__ = ["njit", "njit_inline", "njit_parallel", "prange", "HAVE_NUMBA", "announce_compiling"]
 
 
 def njit(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -30,6 +30,17 @@ def njit(function: Callable[..., Any]) -> Callable[..., Any]:
     if _njit is None:
         return function
     return _njit(cache=True, nogil=True)(function)
+
+
+def njit_inline(function: Callable[..., Any]) -> Callable[..., Any]:
+    """:func:`njit`, inlined into its compiled callers (numba's ``inline="always"``).
+
+    For the small hot helpers of a step: a call between compiled functions passes each array
+    as a struct and counts its references atomically, which costs more than a short helper's body.
+    """
+    if _njit is None:
+        return function
+    return _njit(cache=True, nogil=True, inline="always")(function)
 
 
 def njit_parallel(function: Callable[..., Any]) -> Callable[..., Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.pommerman._jit import njit, njit_parallel, prange
+from envs.pommerman._jit import njit, njit_inline, njit_parallel, prange
 from envs.pommerman.board import START_POSITIONS, draw_board
 from envs.pommerman.core import BOMB_CAP, SIZE, flame_life, step_into
 from envs.pommerman.planes import EGO_ACTIONS, encode_view
@@ -36,12 +36,12 @@ def new_work(chunks: int) -> tuple:
     )
 
 
-@njit
+@njit_inline
 def _scratch(w, t):
     return (w[0][t], w[1][t], w[2][t], w[3][t], w[4][t], w[5][t], w[6][t], w[7][t], w[8][t], w[9][t], w[10][t])
 
 
-@njit
+@njit_inline
 def _popcount(bits):
     n = 0
     while bits:
@@ -50,7 +50,7 @@ def _popcount(bits):
     return n
 
 
-@njit
+@njit_inline
 def _alive_bits(agents):
     bits = 0
     for a in range(4):
@@ -59,7 +59,7 @@ def _alive_bits(agents):
     return bits
 
 
-@njit
+@njit_inline
 def _score(before, after, steps, max_steps, team, rewards, terms):
     """The single env's rewards and terminations for one step (``before``/``after``: alive bits). Returns done."""
     rewards[:] = 0.0
@@ -90,7 +90,7 @@ def _score(before, after, steps, max_steps, team, rewards, terms):
     return done
 
 
-@njit
+@njit_inline
 def _reset_game(board, items, flames, agents, counts, radio, rng):
     draw_board(rng, board, items)
     flames[:] = 0
@@ -105,7 +105,7 @@ def _reset_game(board, items, flames, agents, counts, radio, rng):
     radio[:] = 0
 
 
-@njit
+@njit_inline
 def _observe(board, flames, agents, bombs, nb, radio, steps, max_steps, team, partial, ego, live, grids, scalars, out):
     """Write the planes of every agent of one game into ``out`` (4, k, 11, 11); zeros for agents not in ``live``."""
     grids[:] = 0
@@ -144,7 +144,7 @@ def _observe(board, flames, agents, bombs, nb, radio, steps, max_steps, team, pa
                     agents[me, 1] if partial else -1, agents[me, 2], ego, scalars[:k], out[me])
 
 
-@njit
+@njit_inline
 def _copy_planes(source, target, planes):
     """``target[:planes] = source[:planes]`` as a plain loop (a slice copy within one array allocates)."""
     src = source.reshape(source.shape[0] * SIZE * SIZE)
@@ -153,7 +153,7 @@ def _copy_planes(source, target, planes):
         dst[i] = src[i]
 
 
-@njit
+@njit_inline
 def _view_scalars(agents, alive, me, team, radio, steps, max_steps, words, scalars):
     """Fill agent ``me``'s constant planes into ``scalars``; returns how many."""
     mate = (me + 2) % 4
@@ -174,7 +174,7 @@ def _view_scalars(agents, alive, me, team, radio, steps, max_steps, words, scala
     return 8
 
 
-@njit
+@njit_inline
 def _step_game(g, boards, items, flames, agents, bombs, counts, steps, rngs, radio, last, actions, words, team,
                partial, ego, max_blast, max_steps, obs, rewards, terms, live, over, final, s, grids, scalars):
     """One game of :func:`batch_step`."""

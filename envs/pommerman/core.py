@@ -16,15 +16,17 @@ The state of one game is a handful of compact arrays (see :class:`~envs.pommerma
 :func:`step` applies the reference's resolution order exactly (FORMAT.md, steps 1-12),
 including its order-dependent corners (two flames on one cell, contested cells that
 stay contested, a kick undone by a later conflict). Each phase is a compiled function
-of its own (numba inlines them); :func:`step_into` takes its working arrays from a
-:func:`new_scratch` tuple, so a batch steps without allocating.
+of its own, inlined into its compiled caller (:func:`~envs.pommerman._jit.njit_inline`:
+a call would pass the scratch's arrays one by one and count their references);
+:func:`step_into` takes its working arrays from a :func:`new_scratch` tuple, so a batch
+steps without allocating.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from envs.pommerman._jit import njit
+from envs.pommerman._jit import njit_inline
 
 __all__ = [
     "PASSAGE", "RIGID", "WOOD", "BOMB", "FLAMES", "FOG", "EXTRA_BOMB", "INCR_RANGE", "KICK",
@@ -70,17 +72,17 @@ def new_scratch() -> tuple:
     )
 
 
-@njit
+@njit_inline
 def _is_wall(code):
     return code == RIGID or code == WOOD
 
 
-@njit
+@njit_inline
 def _is_powerup(code):
     return code == EXTRA_BOMB or code == INCR_RANGE or code == KICK
 
 
-@njit
+@njit_inline
 def _crossing(r0, c0, r1, c1):
     """An id for the edge between two neighbouring cells."""
     if r0 != r1:
@@ -88,7 +90,7 @@ def _crossing(r0, c0, r1, c1):
     return SIZE * SIZE + r0 * SIZE + min(c0, c1)
 
 
-@njit
+@njit_inline
 def flame_life(bits):
     """The life the reference shows for a cell's flames (the newest flame's, + 1; 0 without flames)."""
     life = 0
@@ -98,7 +100,7 @@ def flame_life(bits):
     return life
 
 
-@njit
+@njit_inline
 def age_flames(board, items, flames, counts):
     """Phase 1: flames with life 0 die (revealing what was hidden), the others tick and are redrawn."""
     if counts[1] == 0:
@@ -120,7 +122,7 @@ def age_flames(board, items, flames, counts):
     counts[1] = left
 
 
-@njit
+@njit_inline
 def choose_agent_targets(board, agents, bombs, nb, actions, s):
     """Phase 2: living agents lay bombs or choose a target (only walls and the edge stop them). Returns nb."""
     want = s[_WANT]
@@ -159,7 +161,7 @@ def choose_agent_targets(board, agents, bombs, nb, actions, s):
     return nb
 
 
-@njit
+@njit_inline
 def choose_bomb_targets(board, bombs, nb, s):
     """Phase 3: moving bombs choose a target (walls, power-ups and the edge stop them)."""
     bwant = s[_BWANT]
@@ -178,7 +180,7 @@ def choose_bomb_targets(board, bombs, nb, s):
                 bwant[b, 1] = tc
 
 
-@njit
+@njit_inline
 def resolve_swaps(agents, bombs, nb, s):
     """Phase 4: two movers swapping across one edge both stay (a bomb never undoes an agent)."""
     want, bwant, cross, cross_agent, alive_start = s[_WANT], s[_BWANT], s[_CROSS], s[_CROSS_AGENT], s[_ALIVE]
@@ -216,7 +218,7 @@ def resolve_swaps(agents, bombs, nb, s):
                 cross_agent[key] = False
 
 
-@njit
+@njit_inline
 def count_targets(nb, s):
     """How many agents and bombs want each cell (the counts of phases 5-7 only ever grow)."""
     want, bwant, aocc, bocc, alive_start = s[_WANT], s[_BWANT], s[_AOCC], s[_BOCC], s[_ALIVE]
@@ -229,7 +231,7 @@ def count_targets(nb, s):
         bocc[bwant[b, 0], bwant[b, 1]] += 1
 
 
-@njit
+@njit_inline
 def settle_conflicts(agents, bombs, nb, s, late):
     """Phases 5 and 7: movers wanting a contested cell stay, until nothing changes.
 
@@ -283,7 +285,7 @@ def settle_conflicts(agents, bombs, nb, s, late):
                 change = True
 
 
-@njit
+@njit_inline
 def _delay(delayed, n, kind, index, r, c):
     delayed[n, 0] = kind
     delayed[n, 1] = index
@@ -292,7 +294,7 @@ def _delay(delayed, n, kind, index, r, c):
     return n + 1
 
 
-@njit
+@njit_inline
 def resolve_kicks(board, agents, bombs, nb, actions, s):
     """Phase 6: agents meeting bombs kick them (with the power-up) or bounce back.
 
@@ -347,7 +349,7 @@ def resolve_kicks(board, agents, bombs, nb, actions, s):
     return n_bombs_back + n_agents_back > 0
 
 
-@njit
+@njit_inline
 def apply_moves(board, agents, bombs, nb, actions, max_blast, s):
     """Phase 8: bombs move or stop; agents move and pick up power-ups (capped at ``max_blast``)."""
     want, bwant, kicked_by, alive_start = s[_WANT], s[_BWANT], s[_KICKED_BY], s[_ALIVE]
@@ -375,7 +377,7 @@ def apply_moves(board, agents, bombs, nb, actions, max_blast, s):
                 agents[a, CAN_KICK] = 1
 
 
-@njit
+@njit_inline
 def _blast(board, exploded, r0, c0, strength):
     """Mark the cells a bomb at (r0, c0) burns: up, down (from its own cell), left, right."""
     for d in range(1, 5):
@@ -393,7 +395,7 @@ def _blast(board, exploded, r0, c0, strength):
                 break
 
 
-@njit
+@njit_inline
 def explode_bombs(board, agents, bombs, nb, s):
     """Phases 9-10: bombs tick; a bomb at life 0 or on flames goes off, and chains. Returns (nb, exploded)."""
     exploded = s[_EXPLODED]
@@ -430,7 +432,7 @@ def explode_bombs(board, agents, bombs, nb, s):
     return nb, n_exploded
 
 
-@njit
+@njit_inline
 def draw_bombs_and_flames(board, flames, bombs, nb, counts, n_exploded, s):
     """Phase 11: redraw bombs, light new flames (life 2) on the blasted cells, redraw all flames."""
     for b in range(nb):
@@ -451,7 +453,7 @@ def draw_bombs_and_flames(board, flames, bombs, nb, counts, n_exploded, s):
         counts[1] = lit
 
 
-@njit
+@njit_inline
 def kill_and_draw_agents(board, agents, s):
     """Phase 12: agents on flames die; the others are drawn. Returns the living agents as bits."""
     alive_start = s[_ALIVE]
@@ -469,7 +471,7 @@ def kill_and_draw_agents(board, agents, s):
     return alive
 
 
-@njit
+@njit_inline
 def step_into(board, items, flames, agents, bombs, counts, actions, max_blast, s):
     """Advance one game one step in place with ``actions`` (one per agent), working in scratch ``s``.
 

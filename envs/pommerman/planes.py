@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.pommerman._jit import njit
+from envs.pommerman._jit import njit_inline
 from envs.pommerman.core import AGENT_0, FOG, SIZE
 from envs.pommerman.observe import VIEW
 
@@ -72,7 +72,7 @@ _DEST = _destinations()
 _FLIPS = EGO_FLIPS[:, 0] + 2 * EGO_FLIPS[:, 1]
 
 
-@njit
+@njit_inline
 def encode_view(board, life, blast, direction, flame, me, teammate_code, fog_r, fog_c, ego, scalars, out):
     """Write agent ``me``'s planes into ``out`` (k, 11, 11) uint8 (C-contiguous).
 
