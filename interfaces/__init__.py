@@ -17,6 +17,8 @@
 * :mod:`interfaces.pommerman_shaping` — :class:`PommermanPickupBonus`, :class:`PommermanEnemyDownBonus`;
 * :mod:`interfaces.pong` — :class:`PongFrames` (the field as small grey pictures), :class:`PongMoves`,
   :class:`PongHitBonus`;
+* :mod:`interfaces.magent` — :class:`SideStack` (a side in one call), :class:`GridControl` (grid-wise control)
+  and :func:`combine_by_unit` (MAgent2 armies);
 * :mod:`interfaces.vizdoom` — :class:`DoomActions`, :class:`DoomScreen` (ViZDoom frames and buttons);
 * :mod:`interfaces.soccer` — :class:`SoccerFeatures`, :class:`RescaleAction`,
   :class:`SoccerShaping` and :func:`soccer_team` (MuJoCo soccer, one model per side).
@@ -37,6 +39,7 @@ Example:
 from interfaces.action import DiscreteToMultiDiscrete, DiscretizeBox, MultiDiscreteToDiscrete, RepeatAction
 from interfaces.board import EgoBoard, RotateBoard
 from interfaces.history import FrameStack, NormalizeObservation
+from interfaces.magent import GridControl, SideStack, combine_by_unit
 from interfaces.observation import ActionMaskInObservation, CastObservation, ClipObservation, Flatten, OneHot
 from interfaces.pommerman import (
                                   PommermanAttributes,
@@ -68,6 +71,7 @@ __all__ = [
     "EgoBoard",
     "Flatten",
     "FrameStack",
+    "GridControl",
     "MultiDiscreteToDiscrete",
     "NormalizeObservation",
     "OneHot",
@@ -89,9 +93,11 @@ __all__ = [
     "RescaleAction",
     "RotateBoard",
     "ScaleReward",
+    "SideStack",
     "ShapeReward",
     "SoccerFeatures",
     "SoccerShaping",
     "soccer_team",
     "team_interface",
+    "combine_by_unit",
 ]

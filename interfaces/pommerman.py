@@ -426,7 +426,7 @@ class PommermanFeatures(_PommermanInterface):
 
 
 class PommermanBatchPlanes(_PommermanInterface):
-    """One agent's view as the uint8 planes :class:`~envs.pommerman.batch.PommermanBatch` emits.
+    """One agent's view as the uint8 planes ``PommermanBatch`` emits.
 
     Output ``Box(0, ..., (22, 11, 11), uint8)`` (radio: 24 planes): the board one-hot
     (agents as self, teammate, enemy), the bomb and flame grids as they are, and constant
