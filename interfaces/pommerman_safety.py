@@ -256,7 +256,7 @@ def safe_moves_planes(views: Any) -> np.ndarray:
 
 
 class PommermanSafeMoves(Interface):
-    """The action filter: adds ``"safe_moves"`` (the :func:`safe_moves` mask) to the observation
+    """The action filter: adds ``"safe_moves"`` (the ``safe_moves`` mask) to the observation
     and replaces a move it forbids by one it allows (stop when it can).
 
     It reads the raw observation dict, so it sits at the bottom of a stack (other Pommerman
