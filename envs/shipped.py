@@ -1,0 +1,61 @@
+"""Trained agents arena ships: folders of package data, registered as agents like the scripted ones.
+
+Each shipped agent is a folder that ``arena train --out`` wrote (the model, ``agent.json`` with
+its interface stack and the model's SHA-256, ``recipe.json``, ``evaluations.csv`` and the
+learning curve), kept beside the game it plays (``envs/<game>_trained/<name>/``), with the
+command and seed that trained it in the manifest (``"command"``, ``"seed"``). The
+``arena.agents`` entry points name the factories below, so ``--agents pong_ppo_preview`` works
+wherever a registered agent does; loading goes through
+:func:`arena.training.trained.load_trained_agent` (manifest checked, SHA-256 verified, names
+resolved through the registry only). Loading needs the ``train`` extra (Stable-Baselines3, torch).
+
+Example::
+
+    from envs.shipped import SHIPPED, shipped_folder
+    print(sorted(SHIPPED), shipped_folder("pong_ppo_preview"))
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from arena.agents.base import Agent
+from arena.errors import UnknownNameError
+
+__all__ = ["SHIPPED", "pong_ppo_preview", "shipped_folder", "load_shipped"]
+
+_HERE = Path(__file__).resolve().parent
+#: Shipped agent name -> its folder, relative to the ``envs`` package.
+SHIPPED: dict[str, str] = {
+    "pong_ppo_preview": "pong_trained/pong_ppo_preview",
+}
+
+
+def shipped_folder(name: str) -> Path:
+    """The package-data folder of the shipped agent ``name``.
+
+    Raises:
+        UnknownNameError: ``name`` is not a shipped agent (the text lists them).
+    """
+    if name not in SHIPPED:
+        raise UnknownNameError(f"no shipped agent {name!r}; arena ships {', '.join(sorted(SHIPPED))}")
+    return _HERE / SHIPPED[name]
+
+
+def load_shipped(name: str, **options: Any) -> Agent:
+    """The shipped agent ``name`` (options as :func:`~arena.training.trained.load_trained_agent` takes them:
+    ``deterministic``, ``device``, ``seed``)."""
+    from arena.training.trained import load_trained_agent
+
+    return load_trained_agent(shipped_folder(name), name=options.pop("name", name), **options)
+
+
+def pong_ppo_preview(**options: Any) -> Agent:
+    """``pong_2p`` from the pixels after a run of under an hour: PPO self-play with ``pong_ai`` in the pool.
+
+    A preview, not ``pong_ppo``: it does not beat ``pong_ai`` (the bar of that name is a score of
+    0.8 over 40 seat-swapped games); docs/performance.md, "Pong-2p from frames", gives its command,
+    seed, steps and its score against ``pong_ai``.
+    """
+    return load_shipped("pong_ppo_preview", **options)

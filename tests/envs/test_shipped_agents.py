@@ -1,0 +1,60 @@
+"""Every agent arena ships loads from its package folder and plays a short game through the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from arena.errors import UnknownNameError
+from arena.registry import resolve
+from envs.shipped import SHIPPED, load_shipped, shipped_folder
+
+pytest.importorskip("stable_baselines3")
+pytest.importorskip("rich")
+
+#: A shipped agent -> the opponent and env options of its short test game.
+SHORT_GAMES = {
+    "pong_ppo_preview": ("pong_ai", {"rounds": 1, "max_round_steps": 200}),
+}
+MAX_FOLDER_BYTES = 5_000_000  # "a few MB at most"
+
+
+def test_every_shipped_agent_has_a_short_game() -> None:
+    assert set(SHORT_GAMES) == set(SHIPPED)
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_shipped_agent_is_package_data_with_its_command_and_seed(name: str) -> None:
+    from arena.training.trained import read_manifest
+
+    folder = shipped_folder(name)
+    manifest = read_manifest(folder)
+    assert manifest["command"].startswith("arena train ") and isinstance(manifest["seed"], int)
+    assert f"--seed {manifest['seed']}" in manifest["command"]
+    assert sum(path.stat().st_size for path in folder.rglob("*") if path.is_file()) < MAX_FOLDER_BYTES
+    assert {"model.zip", "agent.json", "recipe.json", "evaluations.csv", "learning_curve.png"} <= {
+        path.name for path in folder.iterdir()}
+    assert resolve("agent", name) is not None  # registered through the arena.agents entry points
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_shipped_agent_plays_a_short_game_through_the_cli(name: str, tmp_path: Path, capsys) -> None:
+    from arena.cli import main
+
+    opponent, env_options = SHORT_GAMES[name]
+    env = json.loads((shipped_folder(name) / "agent.json").read_text())["env"]
+    export = tmp_path / "games.json"
+    code = main(["tournament", env, "--agents", f"{name},{opponent}", "--games", "2", "--backend", "inline",
+                 "--env-options", json.dumps(env_options), "--no-progress", "--export", str(export)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    games = json.loads(export.read_text())["games"]
+    assert len(games) == 2
+    assert "forfeit" not in out and "excluded" not in out, out
+
+
+def test_unknown_shipped_name_lists_the_shipped_ones() -> None:
+    with pytest.raises(UnknownNameError, match="no shipped agent 'nope'; arena ships"):
+        load_shipped("nope")
