@@ -16,17 +16,17 @@ The state of one game is a handful of compact arrays (see :class:`~envs.pommerma
 :func:`step` applies the reference's resolution order exactly (FORMAT.md, steps 1-12),
 including its order-dependent corners (two flames on one cell, contested cells that
 stay contested, a kick undone by a later conflict). Each phase is a compiled function
-of its own, inlined into its compiled caller (:func:`~envs.pommerman._jit.njit_inline`:
-a call would pass the scratch's arrays one by one and count their references);
-:func:`step_into` takes its working arrays from a :func:`new_scratch` tuple, so a batch
-steps without allocating.
+of its own, inlined into :func:`step_into` (:func:`~envs.pommerman._jit.njit_inline`: a
+call would pass the scratch's arrays one by one and count their references), which is
+compiled once and called by the batch and the single env; it takes its working arrays
+from a :func:`new_scratch` tuple, so a batch steps without allocating.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from envs.pommerman._jit import njit_inline
+from envs.pommerman._jit import njit, njit_inline
 
 __all__ = [
     "PASSAGE", "RIGID", "WOOD", "BOMB", "FLAMES", "FOG", "EXTRA_BOMB", "INCR_RANGE", "KICK",
@@ -471,7 +471,7 @@ def kill_and_draw_agents(board, agents, s):
     return alive
 
 
-@njit_inline
+@njit
 def step_into(board, items, flames, agents, bombs, counts, actions, max_blast, s):
     """Advance one game one step in place with ``actions`` (one per agent), working in scratch ``s``.
 
