@@ -119,7 +119,8 @@ def simple_rate(games: int, calls: int, seed: int) -> float:
 
 def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
     """Microseconds per game-step of each part: the rules alone, the views alone, the whole compiled
-    call, ``step()`` (with its checks and numba's dispatch), and one board draw."""
+    call, ``step()`` (with its checks and numba's dispatch), the compiled call without the views
+    (the games go on and restart), and one board draw."""
     from numba import njit
 
     from envs.pommerman import batch_core
@@ -137,6 +138,22 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
         for g in range(boards.shape[0]):
             batch_core._observe(boards[g], flames[g], agents[g], bombs[g], counts[g, 0], radio[g], steps[g], 800,
                                 False, False, False, live[g], work[11][0], work[12][0], obs[g])
+
+    @njit
+    def unobserved(boards, items, flames, agents, bombs, counts, steps, rngs, radio, actions, rewards, terms, live,
+                   over, work):
+        s = batch_core._scratch(work, 0)
+        for g in range(boards.shape[0]):
+            before = batch_core._alive_bits(agents[g])
+            after = step_into(boards[g], items[g], flames[g], agents[g], bombs[g], counts[g], actions[g], 10, s)
+            steps[g] += 1
+            over[g] = batch_core._score(before, after, steps[g], 800, False, rewards[g], terms[g])
+            for a in range(4):
+                live[g, a] = (after >> a & 1) != 0
+            if over[g]:
+                batch_core._reset_game(boards[g], items[g], flames[g], agents[g], counts[g], radio[g], rngs[g])
+                steps[g] = 0
+                live[g, :] = True
 
     batch = PommermanBatch(games, "ffa", copy=False)
     batch.reset(seed=seed)
@@ -164,6 +181,9 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
         actions[k], b._no_words, False, False, False, 10, 800, b._obs, b._rewards, b._terms, b._live, b._over,
         b._final, b._work))
     timed("step()", lambda k: b.step(actions[k]))
+    game = (b._boards, b._items, b._flames, b._agents, b._bombs, b._counts, b._steps, b._rngs, b._radio)
+    timed("rules, scores and restarts, no views (games going on)", lambda k: unobserved(
+        *game, actions[k], b._rewards, b._terms, b._live, b._over, b._work))
     board, items, stream = np.zeros((11, 11), np.uint8), np.zeros((11, 11), np.uint8), np.zeros(1, np.uint64)
     draw_board(stream, board, items)
     start = time.process_time()
