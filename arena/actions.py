@@ -94,8 +94,7 @@ class ActionChecks:
             )
         if not isinstance(actions, Mapping):
             raise WrongAgentsError(
-                f"{self}: step() expects a dict of actions keyed by agent id, "
-                f"got {type(actions).__name__}"
+                f"{self}: step() expects a dict of actions keyed by agent id, got {type(actions).__name__}"
             )
         expected = acting if isinstance(acting, (list, tuple)) else list(acting)
         if len(actions) != len(expected) or any(a not in actions for a in expected):
@@ -112,9 +111,7 @@ class ActionChecks:
                 raise InvalidActionError(f"{self}: action for {agent!r}: {err}") from None
             if index is None:
                 if not space.contains(action):
-                    raise InvalidActionError(
-                        f"{self}: action for {agent!r} must lie in {space}, got {action!r}"
-                    )
+                    raise InvalidActionError(f"{self}: action for {agent!r} must lie in {space}, got {action!r}")
                 continue
             if masks is not None:
                 mask = masks.get(agent)

@@ -79,8 +79,12 @@ class AgtItfWrapper(Agent):
         obs_space, act_space = itf.observation_space, itf.action_space
         members = self.members or []
         n = len(members)
-        if not (isinstance(obs_space, spaces.Tuple) and isinstance(act_space, spaces.Tuple)
-                and len(obs_space) == n and len(act_space) == n):
+        if not (
+            isinstance(obs_space, spaces.Tuple)
+            and isinstance(act_space, spaces.Tuple)
+            and len(obs_space) == n
+            and len(act_space) == n
+        ):
             raise SpaceMismatchError(
                 f"{self}: a team of {n} agents needs Tuple spaces of {n} elements from its "
                 f"interface, got {obs_space} and {act_space}"
@@ -142,8 +146,10 @@ class AgtItfWrapper(Agent):
         """
         single = self._single
         if single is None or not self.batchable:
-            raise NotImplementedError(f"{self}: act_batch needs one batchable agent behind an interface "
-                                      "without per-episode state (no reset hook)")
+            raise NotImplementedError(
+                f"{self}: act_batch needs one batchable agent behind an interface "
+                "without per-episode state (no reset hook)"
+            )
         itf = self.interface
         if action_masks is not None and itf.compiled().action_mask is not None:
             action_masks = np.stack([itf.transform_action_mask(mask) for mask in action_masks])

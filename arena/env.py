@@ -19,8 +19,16 @@ from gymnasium.utils import seeding
 from arena.actions import ActionChecks
 from arena.errors import UnknownAgentError
 
-__all__ = ["MultiAgentEnv", "MultiAgentWrapper", "HoldsEnv", "AgentID", "has_hidden_information", "is_real_time",
-           "REAL_TIME_FPS", "factory_metadata"]
+__all__ = [
+    "MultiAgentEnv",
+    "MultiAgentWrapper",
+    "HoldsEnv",
+    "AgentID",
+    "has_hidden_information",
+    "is_real_time",
+    "REAL_TIME_FPS",
+    "factory_metadata",
+]
 
 AgentID = str
 
@@ -28,8 +36,10 @@ AgentID = str
 def _seed_int(env: Any, seed: Any) -> int:
     """``seed`` as a plain int (numpy integers and int subclasses pass), or arena's error naming the env."""
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"{type(env).__name__}.reset: seed must be a non-negative integer or None, "
-                        f"got {type(seed).__name__} {seed!r}")
+        raise TypeError(
+            f"{type(env).__name__}.reset: seed must be a non-negative integer or None, "
+            f"got {type(seed).__name__} {seed!r}"
+        )
     return int(seed)
 
 
@@ -134,9 +144,7 @@ class MultiAgentEnv(ActionChecks):
             raise self._unknown_agent(agent) from None
 
     def _unknown_agent(self, agent: object) -> UnknownAgentError:
-        return UnknownAgentError(
-            f"{self}: unknown agent {agent!r}; expected one of {list(self.possible_agents)}"
-        )
+        return UnknownAgentError(f"{self}: unknown agent {agent!r}; expected one of {list(self.possible_agents)}")
 
     # ---------------------------------------------------------------- dynamics
     def reset(

@@ -110,9 +110,7 @@ class AgentError(ArenaError):
     def __init__(self, agent_id: object, original: BaseException) -> None:
         self.agent_id = agent_id
         self.original = original
-        super().__init__(
-            f"agent for {agent_id!r} raised {type(original).__name__}: {original}"
-        )
+        super().__init__(f"agent for {agent_id!r} raised {type(original).__name__}: {original}")
 
 
 class ContractViolation(ArenaError, AssertionError):

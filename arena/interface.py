@@ -97,20 +97,23 @@ class Interface(StackDrivers):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if cls.action is not Interface.action and cls.action_mask is Interface.action_mask \
-                and not is_pass_through(cls.action):
+        if (
+            cls.action is not Interface.action
+            and cls.action_mask is Interface.action_mask
+            and not is_pass_through(cls.action)
+        ):
             # An action map without its mask map: masks through this class are refused, decided here.
             cls.action_mask = Interface._untranslatable_mask  # type: ignore[method-assign]  # the pairing is set per class
         cls.overridden_hooks = frozenset(hook for hook in HOOKS if getattr(cls, hook) is not getattr(Interface, hook))
-        cls.pass_through_hooks = frozenset(hook for hook in PASS_THROUGH_HOOKS
-                                           if hook in cls.overridden_hooks and is_pass_through(getattr(cls, hook)))
+        cls.pass_through_hooks = frozenset(
+            hook for hook in PASS_THROUGH_HOOKS if hook in cls.overridden_hooks and is_pass_through(getattr(cls, hook))
+        )
 
     def __init__(self, inner: Interface | None = None) -> None:
         """Build this interface on ``inner`` (``None``: directly on the raw spaces)."""
         if inner is not None and not isinstance(inner, Interface):
             raise TypeError(
-                f"{type(self).__name__}: inner must be an arena.Interface or None, "
-                f"got {type(inner).__name__}"
+                f"{type(self).__name__}: inner must be an arena.Interface or None, got {type(inner).__name__}"
             )
         self.inner = inner
         self._observation_space: spaces.Space | None = None
@@ -132,10 +135,7 @@ class Interface(StackDrivers):
         """
         for label, space in (("observation_space", observation_space), ("action_space", action_space)):
             if not isinstance(space, spaces.Space):
-                raise TypeError(
-                    f"{self}: setup() expects gymnasium spaces, got {type(space).__name__} "
-                    f"for {label}"
-                )
+                raise TypeError(f"{self}: setup() expects gymnasium spaces, got {type(space).__name__} for {label}")
         self._observation_space = None
         self._action_space = None
         self._compiled = None
@@ -343,20 +343,13 @@ class Combine(Interface):
     def observation(self, observation: Any) -> Any:
         if self._starting:
             self._starting = False
-            return tuple(
-                None if o is None else itf.transform_reset(o)
-                for itf, o in zip(self.interfaces, observation)
-            )
+            return tuple(None if o is None else itf.transform_reset(o) for itf, o in zip(self.interfaces, observation))
         return tuple(
-            None if o is None else itf.transform_observation(o)
-            for itf, o in zip(self.interfaces, observation)
+            None if o is None else itf.transform_observation(o) for itf, o in zip(self.interfaces, observation)
         )
 
     def action(self, action: Any) -> Any:
-        return tuple(
-            None if a is None else itf.transform_action(a)
-            for itf, a in zip(self.interfaces, action)
-        )
+        return tuple(None if a is None else itf.transform_action(a) for itf, a in zip(self.interfaces, action))
 
     def reward(self, reward: Any) -> Any:
         if isinstance(reward, tuple):
@@ -364,16 +357,15 @@ class Combine(Interface):
         return reward
 
     def action_mask(self, mask: Any) -> Any:
-        return tuple(
-            None if m is None else itf.transform_action_mask(m)
-            for itf, m in zip(self.interfaces, mask)
-        )
+        return tuple(None if m is None else itf.transform_action_mask(m) for itf, m in zip(self.interfaces, mask))
 
     def done(self, reward: Any, *, terminated: bool, truncated: bool) -> Any:
         # Every member hears the end; a scalar team reward passes unchanged, as in reward().
         if isinstance(reward, tuple):
-            return tuple(itf.transform_done(r, terminated=terminated, truncated=truncated)
-                         for itf, r in zip(self.interfaces, reward))
+            return tuple(
+                itf.transform_done(r, terminated=terminated, truncated=truncated)
+                for itf, r in zip(self.interfaces, reward)
+            )
         for itf in self.interfaces:
             itf.transform_done(0.0, terminated=terminated, truncated=truncated)
         return reward

@@ -126,7 +126,9 @@ def _bind(env: MultiAgentEnv, agents: Agents) -> list[tuple[tuple[AgentID, ...],
         else:
             items = list(zip(possible, agents))
     else:
-        raise TypeError(f"play: agents must be a dict keyed by agent id (or tuple of ids) or a sequence, got {type(agents).__name__}")
+        raise TypeError(
+            f"play: agents must be a dict keyed by agent id (or tuple of ids) or a sequence, got {type(agents).__name__}"
+        )
     bound: list[tuple[tuple[AgentID, ...], Agent, bool]] = []
     seen: set[AgentID] = set()
     for key, agent in items:
@@ -145,7 +147,9 @@ def _bind(env: MultiAgentEnv, agents: Agents) -> list[tuple[tuple[AgentID, ...],
             bound.extend(((agent_id,), member, False) for agent_id, member in agent.seats(ids))
             continue
         if not isinstance(agent, Agent):
-            raise TypeError(f"play: the agent for {key!r} must be an arena.Agent or arena.Team, got {type(agent).__name__}")
+            raise TypeError(
+                f"play: the agent for {key!r} must be an arena.Agent or arena.Team, got {type(agent).__name__}"
+            )
         bound.append((ids, agent, is_team))
     if len(seen) != len(possible):
         missing = [a for a in possible if a not in seen]
@@ -153,9 +157,15 @@ def _bind(env: MultiAgentEnv, agents: Agents) -> list[tuple[tuple[AgentID, ...],
     return bound
 
 
-def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_steps: int | None = None,
-         policy_mapping: PolicyMapping | None = None,
-         record: list[dict[AgentID, Any]] | None = None) -> Episode:
+def play(
+    env: MultiAgentEnv,
+    agents: Agents,
+    seed: int | None = None,
+    *,
+    max_steps: int | None = None,
+    policy_mapping: PolicyMapping | None = None,
+    record: list[dict[AgentID, Any]] | None = None,
+) -> Episode:
     """Play one episode of ``env`` with ``agents`` and return its record.
 
     The env leads: each step, the agents named in the observations act. Each agent
@@ -248,13 +258,20 @@ def play(env: MultiAgentEnv, agents: Agents, seed: int | None = None, *, max_ste
             _finish(bound, single, team_of, team_final, agent_id, pending, infos, finished, truncated)
     teams = env.teams
     scores = env.team_scores() if teams else None
-    return Episode(returns=returns, length=length, ranks=ranks_from_returns(returns), seed=seed, truncated=truncated,
-                   teams=None if teams is None else {team: tuple(ids) for team, ids in teams.items()},
-                   team_scores=None if scores is None else dict(scores))
+    return Episode(
+        returns=returns,
+        length=length,
+        ranks=ranks_from_returns(returns),
+        seed=seed,
+        truncated=truncated,
+        teams=None if teams is None else {team: tuple(ids) for team, ids in teams.items()},
+        team_scores=None if scores is None else dict(scores),
+    )
 
 
-def _prepare(env: MultiAgentEnv, bound: list[tuple[tuple[AgentID, ...], Agent, bool]], seed: int | None
-             ) -> tuple[dict[AgentID, Agent], dict[AgentID, Any], dict[AgentID, int]]:
+def _prepare(
+    env: MultiAgentEnv, bound: list[tuple[tuple[AgentID, ...], Agent, bool]], seed: int | None
+) -> tuple[dict[AgentID, Agent], dict[AgentID, Any], dict[AgentID, int]]:
     """Set up and reset every bound agent; ``(single agents, their act methods, team index of each seat)``."""
     single: dict[AgentID, Agent] = {}
     ready: set[int] = set()  # agents set up and reset already (one object serving several ids)
@@ -262,8 +279,9 @@ def _prepare(env: MultiAgentEnv, bound: list[tuple[tuple[AgentID, ...], Agent, b
     team_of: dict[AgentID, int] = {}
     for index, (ids, agent, is_team) in enumerate(bound):
         if is_team:
-            agent.setup(spaces.Tuple([env.observation_space(i) for i in ids]),
-                        spaces.Tuple([env.action_space(i) for i in ids]))
+            agent.setup(
+                spaces.Tuple([env.observation_space(i) for i in ids]), spaces.Tuple([env.action_space(i) for i in ids])
+            )
             team_of.update(dict.fromkeys(ids, index))
         else:
             single[ids[0]] = agent
@@ -278,8 +296,13 @@ def _prepare(env: MultiAgentEnv, bound: list[tuple[tuple[AgentID, ...], Agent, b
     return single, acts, team_of
 
 
-def _team_act(entry: tuple[tuple[AgentID, ...], Agent, bool], observations: dict, infos: dict,
-              pending: dict[AgentID, float], actions: dict[AgentID, Any]) -> None:
+def _team_act(
+    entry: tuple[tuple[AgentID, ...], Agent, bool],
+    observations: dict,
+    infos: dict,
+    pending: dict[AgentID, float],
+    actions: dict[AgentID, Any],
+) -> None:
     ids, agent, _ = entry
     observation = tuple(observations.get(i) for i in ids)
     masks = tuple((infos.get(i) or {}).get("action_mask") if i in observations else None for i in ids)
@@ -298,9 +321,17 @@ def _team_act(entry: tuple[tuple[AgentID, ...], Agent, bool], observations: dict
             actions[i] = a
 
 
-def _finish(bound: list, single: dict[AgentID, Agent], team_of: dict[AgentID, int], team_final: list[float],
-            agent_id: AgentID, pending: dict[AgentID, float], infos: dict, finished: set[AgentID],
-            truncated: bool) -> None:
+def _finish(
+    bound: list,
+    single: dict[AgentID, Agent],
+    team_of: dict[AgentID, int],
+    team_final: list[float],
+    agent_id: AgentID,
+    pending: dict[AgentID, float],
+    infos: dict,
+    finished: set[AgentID],
+    truncated: bool,
+) -> None:
     """Tell the agent for ``agent_id`` its final reward (a team hears once, when its last member ends).
 
     The info it hears is the env's final info for the agent, with ``"truncated": True`` added

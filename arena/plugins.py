@@ -113,8 +113,9 @@ def _load(entry_point: metadata.EntryPoint, package: str) -> InterfaceEntry:
         return _broken(base, f"{entry_point.value!r} is not an arena.Interface subclass (got {what})")
     summary = summary_of(target)
     if not summary:
-        return _broken(base, f"{target.__name__} has no docstring; its first line is the summary "
-                             "'arena interfaces' shows")
+        return _broken(
+            base, f"{target.__name__} has no docstring; its first line is the summary 'arena interfaces' shows"
+        )
     return InterfaceEntry(base.name, package, base.target, summary, target)
 
 
@@ -174,9 +175,14 @@ def interface_registry(*, check: bool = False, examples: int = 10) -> list[Inter
             owner = entries[entry_point.name]
             if owner.package == package and owner.target == entry_point.value:
                 continue  # the same distribution seen twice on sys.path
-            clashes.append(InterfaceEntry(entry_point.name, package, entry_point.value,
-                                          error=f"name {entry_point.name!r} is already taken by package "
-                                                f"{owner.package!r} ({owner.target})"))
+            clashes.append(
+                InterfaceEntry(
+                    entry_point.name,
+                    package,
+                    entry_point.value,
+                    error=f"name {entry_point.name!r} is already taken by package {owner.package!r} ({owner.target})",
+                )
+            )
             continue
         entry = _load(entry_point, package)
         if check and entry.ok:

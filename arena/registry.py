@@ -19,8 +19,16 @@ from typing import Any
 
 from arena.errors import PluginError, UnknownNameError, UntrustedCodeError
 
-__all__ = ["make_env", "make_agent", "env_names", "agent_names", "resolve", "load_callable", "name_clashes",
-           "reading_data"]
+__all__ = [
+    "make_env",
+    "make_agent",
+    "env_names",
+    "agent_names",
+    "resolve",
+    "load_callable",
+    "name_clashes",
+    "reading_data",
+]
 
 
 ARENA_DISTRIBUTION = "arena-marl"
@@ -43,7 +51,9 @@ def _scan(group: str) -> tuple[dict[str, metadata.EntryPoint], tuple[str, ...]]:
     arena already has never silently wins, and which of two plugins wins does not depend on
     the order of ``sys.path``; the loser is reported by :func:`name_clashes`.
     """
-    found = sorted(metadata.entry_points(group=group), key=lambda ep: (not _is_arena(_package(ep)), _package(ep), ep.value))
+    found = sorted(
+        metadata.entry_points(group=group), key=lambda ep: (not _is_arena(_package(ep)), _package(ep), ep.value)
+    )
     chosen: dict[str, metadata.EntryPoint] = {}
     clashes: list[str] = []
     for entry_point in found:
@@ -51,8 +61,10 @@ def _scan(group: str) -> tuple[dict[str, metadata.EntryPoint], tuple[str, ...]]:
         if owner is None:
             chosen[entry_point.name] = entry_point
         elif (_package(owner), owner.value) != (_package(entry_point), entry_point.value):
-            clashes.append(f"{group}: package {_package(entry_point)!r} also declares {entry_point.name!r} "
-                           f"({entry_point.value}); ignored, {_package(owner)!r} keeps it ({owner.value})")
+            clashes.append(
+                f"{group}: package {_package(entry_point)!r} also declares {entry_point.name!r} "
+                f"({entry_point.value}); ignored, {_package(owner)!r} keeps it ({owner.value})"
+            )
     return chosen, tuple(clashes)
 
 
@@ -77,8 +89,10 @@ def _load_entry(kind: str, entry_point: metadata.EntryPoint) -> Callable[..., An
     except KeyboardInterrupt:
         raise
     except BaseException as err:  # noqa: BLE001 - a plugin's import must not end the program
-        raise PluginError(f"{kind} {entry_point.name!r} from package {_package(entry_point)!r} failed to import "
-                          f"{entry_point.value!r}: {type(err).__name__}: {err}") from None
+        raise PluginError(
+            f"{kind} {entry_point.name!r} from package {_package(entry_point)!r} failed to import "
+            f"{entry_point.value!r}: {type(err).__name__}: {err}"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -134,7 +148,8 @@ def load_callable(spec: str) -> Callable[..., Any]:
         raise UntrustedCodeError(
             f"{reading.source} names {spec!r}, which is not a registered name: arena imports code only from "
             "installed entry points or factories you give it; pass --trust to import it (only for data from "
-            "someone you trust)")
+            "someone you trust)"
+        )
     return _import(spec)
 
 
@@ -184,8 +199,7 @@ def resolve(kind: str, spec: str) -> Callable[..., Any]:
             return _import(bundled[spec])  # a bundled name: arena's own code
     known = env_names() if kind == "env" else agent_names()
     raise UnknownNameError(
-        f"unknown {kind} {spec!r}; known {kind}s: {', '.join(known) or '(none)'}; "
-        "or give 'package.module:callable'"
+        f"unknown {kind} {spec!r}; known {kind}s: {', '.join(known) or '(none)'}; or give 'package.module:callable'"
     )
 
 

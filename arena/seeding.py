@@ -61,8 +61,11 @@ def game_seeds(seed: Any, games: int, owner: object) -> list[int]:
             raise ValueError(f"{owner}: seed must be a non-negative integer, got {seed!r}")
         return [derive_seed(int(seed), g) for g in range(games)]
     seeds = list(seed) if isinstance(seed, Iterable) and not isinstance(seed, (str, bytes)) else None
-    if (seeds is None or len(seeds) != games
-            or any(isinstance(s, bool) or not isinstance(s, numbers.Integral) or s < 0 for s in seeds)):
+    if (
+        seeds is None
+        or len(seeds) != games
+        or any(isinstance(s, bool) or not isinstance(s, numbers.Integral) or s < 0 for s in seeds)
+    ):
         raise ValueError(f"{owner}: seed must be an int or {games} non-negative ints, got {seed!r}")
     return [int(s) for s in seeds]
 

@@ -58,14 +58,18 @@ class Team:
             self.ids = None
             agents = list(members)
         else:
-            raise TypeError(f"Team: members must be a list of arena.Agent in seat order or a dict keyed by "
-                            f"agent id, got {type(members).__name__}")
+            raise TypeError(
+                f"Team: members must be a list of arena.Agent in seat order or a dict keyed by "
+                f"agent id, got {type(members).__name__}"
+            )
         if not agents:
             raise TypeError("Team: a team needs at least one member, got none")
         for agent in agents:
             if not isinstance(agent, Agent) or isinstance(agent, Team):
-                raise TypeError(f"Team{'' if name is None else ' ' + repr(name)}: every member must be an "
-                                f"arena.Agent, got {type(agent).__name__}")
+                raise TypeError(
+                    f"Team{'' if name is None else ' ' + repr(name)}: every member must be an "
+                    f"arena.Agent, got {type(agent).__name__}"
+                )
         self.members: list[Agent] = agents
         self.name = name
 
@@ -79,13 +83,17 @@ class Team:
         ids = tuple(ids)
         if self.ids is not None:
             if set(self.ids) != set(ids):
-                raise ValueError(f"{self}: the team's members are keyed {list(self.ids)}, but the side it plays "
-                                 f"has agents {list(ids)}")
+                raise ValueError(
+                    f"{self}: the team's members are keyed {list(self.ids)}, but the side it plays "
+                    f"has agents {list(ids)}"
+                )
             by_id = dict(zip(self.ids, self.members))
             return [(agent_id, by_id[agent_id]) for agent_id in ids]
         if len(ids) != len(self.members):
-            raise ValueError(f"{self}: the team has {len(self.members)} members, but the side it plays has "
-                             f"{len(ids)} seats {list(ids)}")
+            raise ValueError(
+                f"{self}: the team has {len(self.members)} members, but the side it plays has "
+                f"{len(ids)} seats {list(ids)}"
+            )
         return list(zip(ids, self.members))
 
     def __len__(self) -> int:
@@ -139,19 +147,25 @@ def map_policies(env: MultiAgentEnv, policies: Any, mapping: PolicyMapping) -> d
         True
     """
     if not isinstance(policies, Mapping) or not policies:
-        raise TypeError(f"play: with a policy mapping, agents must be a non-empty dict of policy name -> "
-                        f"arena.Agent, got {type(policies).__name__}")
+        raise TypeError(
+            f"play: with a policy mapping, agents must be a non-empty dict of policy name -> "
+            f"arena.Agent, got {type(policies).__name__}"
+        )
     if isinstance(mapping, Mapping):
         unknown = [agent_id for agent_id in mapping if agent_id not in env.possible_agents]
         if unknown:
-            raise UnknownAgentError(f"play: the policy mapping names agent {unknown[0]!r}, which {env} does not "
-                                    f"have; expected ids from {env.possible_agents}")
+            raise UnknownAgentError(
+                f"play: the policy mapping names agent {unknown[0]!r}, which {env} does not "
+                f"have; expected ids from {env.possible_agents}"
+            )
         lookup: Callable[[AgentID], Any] = mapping.get
     elif callable(mapping):
         lookup = mapping
     else:
-        raise TypeError(f"play: policy_mapping must be a dict agent id -> policy name or a function of the agent "
-                        f"id, got {type(mapping).__name__}")
+        raise TypeError(
+            f"play: policy_mapping must be a dict agent id -> policy name or a function of the agent "
+            f"id, got {type(mapping).__name__}"
+        )
     seats: dict[AgentID, Agent] = {}
     first_of: dict[str, AgentID] = {}
     for agent_id in env.possible_agents:
@@ -159,16 +173,21 @@ def map_policies(env: MultiAgentEnv, policies: Any, mapping: PolicyMapping) -> d
         if name is None:
             raise ValueError(f"play: the policy mapping gives no policy for agent {agent_id!r} of {env}")
         if name not in policies:
-            raise ValueError(f"play: agent {agent_id!r} of {env} is mapped to policy {name!r}, which is not among "
-                             f"the policies {sorted(policies)}")
+            raise ValueError(
+                f"play: agent {agent_id!r} of {env} is mapped to policy {name!r}, which is not among "
+                f"the policies {sorted(policies)}"
+            )
         if name in first_of:
             other = first_of[name]
-            if (env.observation_space(agent_id) != env.observation_space(other)
-                    or env.action_space(agent_id) != env.action_space(other)):
-                raise ValueError(f"play: policy {name!r} serves {other!r} and {agent_id!r}, whose spaces differ "
-                                 f"({env.observation_space(other)}, {env.action_space(other)} vs "
-                                 f"{env.observation_space(agent_id)}, {env.action_space(agent_id)}); a shared "
-                                 "policy needs equal spaces")
+            if env.observation_space(agent_id) != env.observation_space(other) or env.action_space(
+                agent_id
+            ) != env.action_space(other):
+                raise ValueError(
+                    f"play: policy {name!r} serves {other!r} and {agent_id!r}, whose spaces differ "
+                    f"({env.observation_space(other)}, {env.action_space(other)} vs "
+                    f"{env.observation_space(agent_id)}, {env.action_space(agent_id)}); a shared "
+                    "policy needs equal spaces"
+                )
         first_of.setdefault(name, agent_id)
         seats[agent_id] = policies[name]
     return seats
@@ -225,15 +244,20 @@ class GroupTeams(MultiAgentWrapper):
 
     def __init__(self, env: MultiAgentEnv) -> None:
         if not isinstance(env, MultiAgentEnv) or not env.teams:
-            raise ValueError(f"GroupTeams: needs an arena env with sides (teams), got {env!r} with teams = "
-                             f"{getattr(env, 'teams', None)!r}")
+            raise ValueError(
+                f"GroupTeams: needs an arena env with sides (teams), got {env!r} with teams = "
+                f"{getattr(env, 'teams', None)!r}"
+            )
         super().__init__(env)
         self.members = {team: tuple(ids) for team, ids in env.teams.items()}
         self.possible_agents = list(self.members)
         self.teams = {team: (team,) for team in self.members}
-        self.observation_spaces = {team: spaces.Tuple([env.observation_space(a) for a in ids])
-                                   for team, ids in self.members.items()}
-        self.action_spaces = {team: spaces.Tuple([env.action_space(a) for a in ids]) for team, ids in self.members.items()}
+        self.observation_spaces = {
+            team: spaces.Tuple([env.observation_space(a) for a in ids]) for team, ids in self.members.items()
+        }
+        self.action_spaces = {
+            team: spaces.Tuple([env.action_space(a) for a in ids]) for team, ids in self.members.items()
+        }
         self._last: dict[AgentID, Any] = {}
         self._acting: tuple[str, ...] | None = None
         self._raw_acting: set[AgentID] = set()
@@ -268,8 +292,9 @@ class GroupTeams(MultiAgentWrapper):
         live = set(self.env.agents)
         ended = [team for team in team_rewards if not live.intersection(self.members[team])]
         self._done.update(ended)
-        team_terms = {team: team in ended and not any(truncations.get(a) for a in self.members[team])
-                      for team in team_rewards}
+        team_terms = {
+            team: team in ended and not any(truncations.get(a) for a in self.members[team]) for team in team_rewards
+        }
         team_truncs = {team: team in ended and not team_terms[team] for team in team_rewards}
         grouped, team_infos = self._group(observations, infos)
         for team in ended:
@@ -285,8 +310,10 @@ class GroupTeams(MultiAgentWrapper):
                 continue
             grouped[team] = tuple(self._last[a] for a in ids)
             masks = tuple((infos.get(a) or {}).get("action_mask") if a in observations else None for a in ids)
-            info: dict[str, Any] = {"acting": tuple(a in observations for a in ids),
-                                    "members": {a: infos.get(a) or {} for a in ids if a in observations}}
+            info: dict[str, Any] = {
+                "acting": tuple(a in observations for a in ids),
+                "members": {a: infos.get(a) or {} for a in ids if a in observations},
+            }
             if any(mask is not None for mask in masks):
                 info["action_mask"] = masks
             team_infos[team] = info

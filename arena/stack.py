@@ -62,8 +62,13 @@ def is_pass_through(function: Any) -> bool:
         (True, False)
     """
     code = getattr(function, "__code__", None)
-    return (code is not None and code.co_code == _IDENTITY_CODE.co_code and code.co_argcount == 2
-            and code.co_kwonlyargcount == 0 and code.co_flags == _IDENTITY_CODE.co_flags)
+    return (
+        code is not None
+        and code.co_code == _IDENTITY_CODE.co_code
+        and code.co_argcount == 2
+        and code.co_kwonlyargcount == 0
+        and code.co_flags == _IDENTITY_CODE.co_flags
+    )
 
 
 def failing_level(err: BaseException) -> Any:
@@ -197,10 +202,16 @@ def _action_guard(level: Any) -> _Guard | None:
         start, n = int(space.start), int(space.n)
 
         def check_discrete(action: Any) -> Any:
-            value = action.item() if isinstance(action, np.ndarray) and action.shape == () \
-                and action.dtype.kind in "iu" else action
-            if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) \
-                    and 0 <= value - start < n:
+            value = (
+                action.item()
+                if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"
+                else action
+            )
+            if (
+                isinstance(value, (int, np.integer))
+                and not isinstance(value, (bool, np.bool_))
+                and 0 <= value - start < n
+            ):
                 return action
             raise InvalidActionError(f"{level}: action {action!r} is not in {space}")
 
@@ -236,8 +247,10 @@ def _start_function(levels: Sequence[Any]) -> Hook | None:
     """Each level's ``reset`` then its ``observation`` (root first); ``None`` when none resets."""
     if not any(_overrides(lv, "reset") for lv in levels):
         return None
-    starts = [(lv, lv.reset if _overrides(lv, "reset") else None,
-               lv.observation if _overrides(lv, "observation") else None) for lv in levels]
+    starts = [
+        (lv, lv.reset if _overrides(lv, "reset") else None, lv.observation if _overrides(lv, "observation") else None)
+        for lv in levels
+    ]
 
     def start(observation: Any) -> Any:
         level = None
@@ -260,8 +273,11 @@ def _done_function(levels: Sequence[Any]) -> Callable[[Any, bool, bool], Any] | 
     reward with ``reward()``; ``None`` when no level overrides ``done``."""
     if not any(_overrides(lv, "done") for lv in levels):
         return None
-    ends = [(lv, lv.done, True) if _overrides(lv, "done") else (lv, lv.reward, False)
-            for lv in levels if _overrides(lv, "done") or _overrides(lv, "reward")]
+    ends = [
+        (lv, lv.done, True) if _overrides(lv, "done") else (lv, lv.reward, False)
+        for lv in levels
+        if _overrides(lv, "done") or _overrides(lv, "reward")
+    ]
 
     def end(reward: Any, terminated: bool, truncated: bool) -> Any:
         level = None

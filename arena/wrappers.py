@@ -36,15 +36,12 @@ def _per_agent_interfaces(
     elif isinstance(interfaces, Mapping):
         unknown = [key for key in interfaces if key not in agents]
         if unknown:
-            raise UnknownAgentError(
-                f"EnvItfWrapper: interfaces name unknown agent {unknown[0]!r}; {env} has {agents}"
-            )
+            raise UnknownAgentError(f"EnvItfWrapper: interfaces name unknown agent {unknown[0]!r}; {env} has {agents}")
         chosen = {agent: interfaces.get(agent) for agent in agents}
     elif isinstance(interfaces, Sequence) and not isinstance(interfaces, str):
         if len(interfaces) != len(agents):
             raise ValueError(
-                f"EnvItfWrapper: {env} has {len(agents)} possible agents {agents}, "
-                f"got {len(interfaces)} interfaces"
+                f"EnvItfWrapper: {env} has {len(agents)} possible agents {agents}, got {len(interfaces)} interfaces"
             )
         chosen = dict(zip(agents, interfaces))
     else:
@@ -57,7 +54,9 @@ def _per_agent_interfaces(
         if itf is None:
             continue
         if not isinstance(itf, Interface):
-            raise TypeError(f"EnvItfWrapper: interface for {agent!r} must be an arena.Interface, got {type(itf).__name__}")
+            raise TypeError(
+                f"EnvItfWrapper: interface for {agent!r} must be an arena.Interface, got {type(itf).__name__}"
+            )
         if id(itf) in seen:  # interfaces hold per-agent state: give each agent its own copy
             itf = chosen[agent] = copy.deepcopy(itf)
         seen.add(id(itf))
@@ -124,11 +123,15 @@ class MultiAgentEnvItfWrapper(MultiAgentWrapper):
         interfaces: Interface | Mapping[AgentID, Interface | None] | Sequence[Interface | None] | None = None,
     ) -> None:
         if not isinstance(env, MultiAgentEnv):
-            raise TypeError(f"EnvItfWrapper: expected an arena.MultiAgentEnv or gymnasium.Env, got {type(env).__name__}")
+            raise TypeError(
+                f"EnvItfWrapper: expected an arena.MultiAgentEnv or gymnasium.Env, got {type(env).__name__}"
+            )
         super().__init__(env)
         self.possible_agents = list(env.possible_agents)
-        self.interfaces = {agent: None if itf is None else claim_interface(itf, self)
-                           for agent, itf in _per_agent_interfaces(env, interfaces).items()}
+        self.interfaces = {
+            agent: None if itf is None else claim_interface(itf, self)
+            for agent, itf in _per_agent_interfaces(env, interfaces).items()
+        }
         self.observation_spaces: dict[AgentID, spaces.Space] = {}
         self.action_spaces: dict[AgentID, spaces.Space] = {}
         for agent, itf in self.interfaces.items():
@@ -156,9 +159,14 @@ class MultiAgentEnvItfWrapper(MultiAgentWrapper):
             if itf is None:
                 continue
             stack = itf.compiled()
-            for table, function in ((self._observe, stack.observation), (self._act, stack.action),
-                                    (self._reward, stack.reward), (self._mask, stack.action_mask),
-                                    (self._start, stack.reset), (self._done, stack.done)):
+            for table, function in (
+                (self._observe, stack.observation),
+                (self._act, stack.action),
+                (self._reward, stack.reward),
+                (self._mask, stack.action_mask),
+                (self._start, stack.reset),
+                (self._done, stack.done),
+            ):
                 if function is not None:
                     table[agent] = function
         everyone = set(self.possible_agents)
@@ -255,7 +263,9 @@ class MultiAgentEnvItfWrapper(MultiAgentWrapper):
                         transformed[a] = observe[a](o)
                     observations = transformed
                 else:
-                    observations = {a: (f(o) if (f := observe.get(a)) is not None else o) for a, o in observations.items()}
+                    observations = {
+                        a: (f(o) if (f := observe.get(a)) is not None else o) for a, o in observations.items()
+                    }
         except ArenaError:
             raise
         except Exception as err:
@@ -277,8 +287,12 @@ class MultiAgentEnvItfWrapper(MultiAgentWrapper):
         self._raise_for_model_actions(actions)
         raise self._interface_error("translating actions", err) from err
 
-    def _final_rewards(self, rewards: Mapping[AgentID, float], terminations: Mapping[AgentID, bool],
-                       truncations: Mapping[AgentID, bool]) -> dict[AgentID, float]:
+    def _final_rewards(
+        self,
+        rewards: Mapping[AgentID, float],
+        terminations: Mapping[AgentID, bool],
+        truncations: Mapping[AgentID, bool],
+    ) -> dict[AgentID, float]:
         """Rewards of a step in which some agents finish: theirs go through the interfaces' ``done``."""
         out = {}
         done, reward = self._done, self._reward
@@ -343,9 +357,11 @@ class MultiAgentEnvItfWrapper(MultiAgentWrapper):
         names = self.env.action_names(agent)
         itf = self.interfaces.get(agent)
         if names is not None and itf is not None and itf.action_space != itf.raw_action_space:
-            raise ArenaError(f"{self}: the interface {itf} of {agent!r} changes the action space "
-                             f"({itf.raw_action_space} -> {itf.action_space}); the env's action names "
-                             "name raw actions")
+            raise ArenaError(
+                f"{self}: the interface {itf} of {agent!r} changes the action space "
+                f"({itf.raw_action_space} -> {itf.action_space}); the env's action names "
+                "name raw actions"
+            )
         return names
 
     def observation_text(self, agent: AgentID, observation: Any) -> str | None:
@@ -387,8 +403,13 @@ class GymEnvItfWrapper(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs)
     def step(self, action: Any):
         observation, reward, terminated, truncated, info = self.env.step(self.interface.transform_action(action))
         info = self._info(info)
-        return (self.interface.transform_observation(observation), self.interface.transform_reward(float(reward)),
-                terminated, truncated, info)
+        return (
+            self.interface.transform_observation(observation),
+            self.interface.transform_reward(float(reward)),
+            terminated,
+            truncated,
+            info,
+        )
 
     def _info(self, info: dict[str, Any]) -> dict[str, Any]:
         if "action_mask" in info:

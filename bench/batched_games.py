@@ -98,13 +98,17 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     try:  # one core: numpy's ufuncs are single-threaded; keep any BLAS pool to one thread too
         from threadpoolctl import threadpool_limits
+
         threadpool_limits(1)
     except ImportError:
         pass
     print(f"{'game':<14}{'arena batch':>14}{'arena single':>14}{'OpenSpiel C++':>15}{'batch/OpenSpiel':>17}")
     for name in [args.only] if args.only else list(BATCHES):
-        runners = {"batch": batch_runner(name, args.games), "single": single_runner(name),
-                   "openspiel": openspiel_runner(name)}
+        runners = {
+            "batch": batch_runner(name, args.games),
+            "single": single_runner(name),
+            "openspiel": openspiel_runner(name),
+        }
         best = dict.fromkeys(runners, 0.0)
         for _ in range(args.rounds):
             for side, run in runners.items():

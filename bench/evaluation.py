@@ -53,10 +53,12 @@ def pilot(env: str, agents: list[str], games: int, workers: int) -> tuple[float,
     return mean, math.sqrt(var)
 
 
-def sprt_games(env: str, agents: list[str], elo0: float, elo1: float, seed: int, duplicate: bool,
-               workers: int) -> tuple[int, str | None, int]:
-    result = run_tournament(env, agents, sprt=(elo0, elo1), seed=seed, duplicate=duplicate, workers=workers,
-                            budget=2000)
+def sprt_games(
+    env: str, agents: list[str], elo0: float, elo1: float, seed: int, duplicate: bool, workers: int
+) -> tuple[int, str | None, int]:
+    result = run_tournament(
+        env, agents, sprt=(elo0, elo1), seed=seed, duplicate=duplicate, workers=workers, budget=2000
+    )
     return len(result.games), result.sprt_state.verdict, result.played
 
 
@@ -82,16 +84,24 @@ def main() -> None:
         right_dup = sum(v == expected for _, v, _ in duplicate) / len(duplicate)
         right_ind = sum(v == expected for _, v, _ in independent) / len(independent)
         print(f"\n{name}: {env}, {agents[0]} vs {agents[1]}, H0 elo={elo0:g}, H1 elo={elo1:g}, alpha=beta=0.05")
-        print(f"  pilot ({pilot_games} independent games): score {mean:.3f} (about {score_to_elo(mean):+.0f} Elo), "
-              f"sigma per game {sigma:.3f}; expected verdict {expected}")
+        print(
+            f"  pilot ({pilot_games} independent games): score {mean:.3f} (about {score_to_elo(mean):+.0f} Elo), "
+            f"sigma per game {sigma:.3f}; expected verdict {expected}"
+        )
         print(f"  fixed count (pilot sigma):       {fixed:5d} games")
         print(f"  fixed count (worst-case sigma):  {worst:5d} games")
-        print(f"  duplicate + SPRT (pentanomial):  median {med_dup:g} games over {args.seeds} seeds "
-              f"{sorted(g for g, _, _ in duplicate)}, verdict {expected} in {right_dup:.0%}")
-        print(f"  independent + SPRT (trinomial):  median {med_ind:g} games "
-              f"{sorted(g for g, _, _ in independent)}, verdict {expected} in {right_ind:.0%}")
-        print(f"  ratio fixed / duplicate+SPRT: {fixed / med_dup:.2f}x (pilot sigma), {worst / med_dup:.2f}x "
-              f"(worst case); {time.perf_counter() - start:.0f} s")
+        print(
+            f"  duplicate + SPRT (pentanomial):  median {med_dup:g} games over {args.seeds} seeds "
+            f"{sorted(g for g, _, _ in duplicate)}, verdict {expected} in {right_dup:.0%}"
+        )
+        print(
+            f"  independent + SPRT (trinomial):  median {med_ind:g} games "
+            f"{sorted(g for g, _, _ in independent)}, verdict {expected} in {right_ind:.0%}"
+        )
+        print(
+            f"  ratio fixed / duplicate+SPRT: {fixed / med_dup:.2f}x (pilot sigma), {worst / med_dup:.2f}x "
+            f"(worst case); {time.perf_counter() - start:.0f} s"
+        )
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ def arena_runner(name: str) -> Callable[[int], None]:
 
     def one_game(seed: int) -> None:
         play(env, agents, seed=seed)
+
     return one_game
 
 
@@ -60,6 +61,7 @@ def pettingzoo_runner(module: str) -> Callable[[int], None] | None:
                 legal = np.flatnonzero(observation["action_mask"])
                 action = int(legal[int(rng.random() * len(legal))])
             env.step(action)
+
     return one_game
 
 
@@ -77,6 +79,7 @@ def openspiel_runner(game_name: str) -> Callable[[int], None] | None:
         while not state.is_terminal():
             legal = state.legal_actions()
             state.apply_action(legal[int(rng.random() * len(legal))])
+
     return one_game
 
 
@@ -95,16 +98,23 @@ def games_per_second(one_game: Callable[[int], None], seconds: float) -> float:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="wall-clock budget of one measurement")
-    parser.add_argument("--repeat", type=int, default=3,
-                        help="rounds; each measures every library once, in turn, so that load "
-                             "changes on the machine hit all of them (medians are shown)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="rounds; each measures every library once, in turn, so that load "
+        "changes on the machine hit all of them (medians are shown)",
+    )
     parser.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES))
     args = parser.parse_args(argv)
     print(f"{'game':<14}{'library':<12}{'games/s':>12}{'arena x':>10}")
     for name in args.games:
         pettingzoo_module, openspiel_name = GAMES[name]
-        runners = {"arena": arena_runner(name), "pettingzoo": pettingzoo_runner(pettingzoo_module),
-                   "openspiel": openspiel_runner(openspiel_name)}
+        runners = {
+            "arena": arena_runner(name),
+            "pettingzoo": pettingzoo_runner(pettingzoo_module),
+            "openspiel": openspiel_runner(openspiel_name),
+        }
         rates: dict[str, list[float]] = {library: [] for library, runner in runners.items() if runner}
         for _ in range(args.repeat):
             for library in rates:

@@ -190,8 +190,10 @@ class ArenaMaskedPair(ArenaPair):
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
-        return {"a": self._dict_obs, "b": self._dict_obs}, {"a": {"action_mask": MASK.copy()},
-                                                            "b": {"action_mask": MASK.copy()}}
+        return {"a": self._dict_obs, "b": self._dict_obs}, {
+            "a": {"action_mask": MASK.copy()},
+            "b": {"action_mask": MASK.copy()},
+        }
 
     def step(self, actions):
         observations, rewards, terminations, truncations, infos = super().step(actions)
@@ -224,8 +226,9 @@ class MaskIntoObservation(gymnasium.Wrapper):
 
     def __init__(self, env: gymnasium.Env) -> None:
         super().__init__(env)
-        self.observation_space = spaces.Dict({"observation": env.observation_space,
-                                              "action_mask": spaces.Box(0, 1, (ACT.n,), np.int8)})
+        self.observation_space = spaces.Dict(
+            {"observation": env.observation_space, "action_mask": spaces.Box(0, 1, (ACT.n,), np.int8)}
+        )
 
     def reset(self, **kwargs):
         observation, info = self.env.reset(**kwargs)
@@ -241,8 +244,9 @@ def realistic_stack() -> Interface:
 
 
 def realistic_gym_stack() -> gymnasium.Env:
-    return MaskIntoObservation(gymnasium.wrappers.NormalizeObservation(
-        gymnasium.wrappers.FlattenObservation(GymMaskedSingle())))
+    return MaskIntoObservation(
+        gymnasium.wrappers.NormalizeObservation(gymnasium.wrappers.FlattenObservation(GymMaskedSingle()))
+    )
 
 
 def trivial_stack() -> Interface:
@@ -305,8 +309,13 @@ def supersuit_times(steps: int, rounds: int) -> tuple[float, float] | None:
             if over:
                 self.agents = []
             flags = {"a": over, "b": over}
-            return ({"a": self._obs, "b": self._obs}, {"a": 1.0, "b": 1.0}, flags,
-                    {"a": False, "b": False}, {"a": {}, "b": {}})
+            return (
+                {"a": self._obs, "b": self._obs},
+                {"a": 1.0, "b": 1.0},
+                flags,
+                {"a": False, "b": False},
+                {"a": {}, "b": {}},
+            )
 
     def run(env, steps: int) -> float:
         actions = {"a": 1, "b": 2}
@@ -352,10 +361,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=200_000, help="steps per stack, over all rounds")
     parser.add_argument("--rounds", type=int, default=50, help="chunks the stacks take turns on")
-    parser.add_argument("--no-realistic", dest="realistic", action="store_false",
-                        help="skip the realistic stack (flatten + normalise + mask in observation)")
-    parser.add_argument("--no-supersuit", dest="supersuit", action="store_false",
-                        help="skip SuperSuit (its wrappers are ~100x slower, so it runs steps / 20)")
+    parser.add_argument(
+        "--no-realistic",
+        dest="realistic",
+        action="store_false",
+        help="skip the realistic stack (flatten + normalise + mask in observation)",
+    )
+    parser.add_argument(
+        "--no-supersuit",
+        dest="supersuit",
+        action="store_false",
+        help="skip SuperSuit (its wrappers are ~100x slower, so it runs steps / 20)",
+    )
     args = parser.parse_args()
     steps, rounds = args.steps, args.rounds
 
@@ -364,38 +381,50 @@ def main() -> None:
     gym_raw = GymSingle()
     gym_trivial = gymnasium.wrappers.TransformReward(
         gymnasium.wrappers.TransformAction(
-            gymnasium.wrappers.TransformObservation(GymSingle(), lambda o: o, OBS), lambda a: a, ACT),
-        lambda r: r)
+            gymnasium.wrappers.TransformObservation(GymSingle(), lambda o: o, OBS), lambda a: a, ACT
+        ),
+        lambda r: r,
+    )
     gym_both = GymKeepBoth(GymKeepBoth(GymKeepBoth(GymSingle())))
     calls = EnvItfWrapper(ArenaPair(), CallBoth(CallBoth(CallBoth())))
     gym_calls = GymCallBoth(GymCallBoth(GymCallBoth(GymSingle())))
-    t = round_robin({
-        "arena raw": lambda n: time_arena(raw, n),
-        "arena trivial": lambda n: time_arena(trivial, n),
-        "arena both": lambda n: time_arena(both, n),
-        "gym raw": lambda n: time_gym(gym_raw, n),
-        "gym trivial": lambda n: time_gym(gym_trivial, n),
-        "gym both": lambda n: time_gym(gym_both, n),
-        "arena calls": lambda n: time_arena(calls, n),
-        "gym calls": lambda n: time_gym(gym_calls, n),
-    }, steps, rounds)
+    t = round_robin(
+        {
+            "arena raw": lambda n: time_arena(raw, n),
+            "arena trivial": lambda n: time_arena(trivial, n),
+            "arena both": lambda n: time_arena(both, n),
+            "gym raw": lambda n: time_gym(gym_raw, n),
+            "gym trivial": lambda n: time_gym(gym_trivial, n),
+            "gym both": lambda n: time_gym(gym_both, n),
+            "arena calls": lambda n: time_arena(calls, n),
+            "gym calls": lambda n: time_gym(gym_calls, n),
+        },
+        steps,
+        rounds,
+    )
 
     print(f"{'stack':<58} {'raw us/step':>12} {'wrapped us/step':>16} {'overhead us/agent-step':>23}")
     arena_overhead = row("arena EnvItfWrapper, 3 trivial interfaces x 2 agents", t["arena raw"], t["arena trivial"], 2)
     gym_overhead = row("gymnasium, 3 identity Transform* wrappers, 1 agent", t["gym raw"], t["gym trivial"], 1)
     both_overhead = row("arena EnvItfWrapper, 3 obs+action interfaces x 2 agents", t["arena raw"], t["arena both"], 2)
     gym_both_overhead = row("gymnasium, 3 obs+action wrappers, 1 agent", t["gym raw"], t["gym both"], 1)
-    calls_overhead = row("arena, 3 obs+action levels calling a function x 2 agents", t["arena raw"], t["arena calls"], 2)
+    calls_overhead = row(
+        "arena, 3 obs+action levels calling a function x 2 agents", t["arena raw"], t["arena calls"], 2
+    )
     gym_calls_overhead = row("gymnasium, 3 obs+action wrappers calling a function", t["gym raw"], t["gym calls"], 1)
     superset = supersuit_times(max(1, steps // 20), rounds) if args.supersuit else None
     if superset is not None:
         ss_overhead = row("supersuit, 3 lambda wrappers x 2 agents (ParallelEnv)", *superset, 2)
     print()
     print(f"arena overhead / gymnasium overhead: {arena_overhead / gym_overhead:.2f}x (target <= 2x)")
-    print(f"obs+action levels: arena overhead / gymnasium overhead: {both_overhead / gym_both_overhead:.2f}x "
-          "(target <= 2x)")
-    print(f"obs+action levels that call a function (no pass-through to skip): arena / gymnasium: "
-          f"{calls_overhead / gym_calls_overhead:.2f}x")
+    print(
+        f"obs+action levels: arena overhead / gymnasium overhead: {both_overhead / gym_both_overhead:.2f}x "
+        "(target <= 2x)"
+    )
+    print(
+        f"obs+action levels that call a function (no pass-through to skip): arena / gymnasium: "
+        f"{calls_overhead / gym_calls_overhead:.2f}x"
+    )
     if superset is not None:
         print(f"supersuit overhead / arena overhead: {ss_overhead / arena_overhead:.1f}x (target >= 50x)")
     elif args.supersuit:
@@ -408,19 +437,27 @@ def realistic(steps: int, rounds: int) -> None:
     """Flatten + running normalisation + mask in observation, arena beside Gymnasium."""
     raw, wrapped = ArenaMaskedPair(), EnvItfWrapper(ArenaMaskedPair(), realistic_stack())
     gym_raw, gym_wrapped = GymMaskedSingle(), realistic_gym_stack()
-    t = round_robin({
-        "arena raw": lambda n: time_arena(raw, n),
-        "arena wrapped": lambda n: time_arena(wrapped, n),
-        "gym raw": lambda n: time_gym(gym_raw, n),
-        "gym wrapped": lambda n: time_gym(gym_wrapped, n),
-    }, steps, rounds)
+    t = round_robin(
+        {
+            "arena raw": lambda n: time_arena(raw, n),
+            "arena wrapped": lambda n: time_arena(wrapped, n),
+            "gym raw": lambda n: time_gym(gym_raw, n),
+            "gym wrapped": lambda n: time_gym(gym_wrapped, n),
+        },
+        steps,
+        rounds,
+    )
     print()
-    print(f"{'realistic stack: flatten + normalise + mask in observation':<58} {'raw us/step':>12} "
-          f"{'wrapped us/step':>16} {'overhead us/agent-step':>23}")
-    arena_overhead = row("arena ActionMaskInObservation(NormalizeObservation(Flatten())) x 2",
-                         t["arena raw"], t["arena wrapped"], 2)
-    gym_overhead = row("gymnasium Flatten-, NormalizeObservation, mask wrapper, 1 agent",
-                       t["gym raw"], t["gym wrapped"], 1)
+    print(
+        f"{'realistic stack: flatten + normalise + mask in observation':<58} {'raw us/step':>12} "
+        f"{'wrapped us/step':>16} {'overhead us/agent-step':>23}"
+    )
+    arena_overhead = row(
+        "arena ActionMaskInObservation(NormalizeObservation(Flatten())) x 2", t["arena raw"], t["arena wrapped"], 2
+    )
+    gym_overhead = row(
+        "gymnasium Flatten-, NormalizeObservation, mask wrapper, 1 agent", t["gym raw"], t["gym wrapped"], 1
+    )
     print()
     print(f"realistic: arena overhead / gymnasium overhead: {arena_overhead / gym_overhead:.2f}x")
 

@@ -44,6 +44,7 @@ def magent_loop(map_size: int, max_steps: int, actions: np.ndarray):
             if not env.agents:
                 env.reset()
         return len(actions) / (time.process_time() - start)
+
     return run
 
 
@@ -62,6 +63,7 @@ def arena_loop(map_size: int, max_steps: int, actions: np.ndarray):
                 observations, _ = env.reset()
         state["observations"] = observations
         return len(actions) / (time.process_time() - start)
+
     return run
 
 
@@ -74,15 +76,19 @@ def main() -> None:
     args = parser.parse_args()
     probe = envs.make("magent_battle", map_size=args.map_size)
     actions = np.random.default_rng(0).integers(0, 21, (args.steps, len(probe.possible_agents)))
-    loops = {"MAgent2": magent_loop(args.map_size, args.max_steps, actions),
-             "arena": arena_loop(args.map_size, args.max_steps, actions)}
+    loops = {
+        "MAgent2": magent_loop(args.map_size, args.max_steps, actions),
+        "arena": arena_loop(args.map_size, args.max_steps, actions),
+    }
     rates: dict[str, list[float]] = {name: [] for name in loops}
     for _ in range(args.rounds):
         for name, run in loops.items():
             rates[name].append(run())
     medians = {name: statistics.median(values) for name, values in rates.items()}
-    print(f"magent_battle {len(probe.possible_agents)} soldiers on {args.map_size}x{args.map_size}, "
-          f"{args.steps} steps x {args.rounds} rounds (CPU time, medians)")
+    print(
+        f"magent_battle {len(probe.possible_agents)} soldiers on {args.map_size}x{args.map_size}, "
+        f"{args.steps} steps x {args.rounds} rounds (CPU time, medians)"
+    )
     for name, value in medians.items():
         print(f"  {name:8s} {value:8.1f} steps/s  ({value * len(probe.possible_agents):,.0f} soldier-steps/s)")
     print(f"  ratio arena / MAgent2: {medians['arena'] / medians['MAgent2']:.3f} (goal >= 0.9)")

@@ -58,8 +58,9 @@ print(json.dumps(n / (time.perf_counter() - start)))
 
 
 def reference_rate(python: str, steps: int, kind: str, seed: int) -> float:
-    out = subprocess.run([python, "-c", REFERENCE_SCRIPT, str(steps), kind, str(seed)], check=True,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [python, "-c", REFERENCE_SCRIPT, str(steps), kind, str(seed)], check=True, capture_output=True, text=True
+    )
     return float(out.stdout.strip().splitlines()[-1])
 
 
@@ -100,8 +101,10 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args(argv)
     arena_random(200, 0), arena_simple4(200, 0)  # compile (numba caches on disk) outside the timing
-    results: dict[str, dict[str, list[float]]] = {"random": {"arena": [], "reference": []},
-                                                  "simple4": {"arena": [], "reference": []}}
+    results: dict[str, dict[str, list[float]]] = {
+        "random": {"arena": [], "reference": []},
+        "simple4": {"arena": [], "reference": []},
+    }
     for run in range(args.runs):
         for kind, ours in (("random", arena_random), ("simple4", arena_simple4)):
             if args.reference_python:

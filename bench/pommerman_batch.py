@@ -68,8 +68,9 @@ def pomcpp2_rate(binary: str, steps: int, mode: int, seed: int) -> float:
 
 
 def reference_rate(python: str, steps: int, seed: int) -> float:
-    out = subprocess.run([python, "-c", REFERENCE_SCRIPT, str(steps), str(seed)], check=True, capture_output=True,
-                         text=True)
+    out = subprocess.run(
+        [python, "-c", REFERENCE_SCRIPT, str(steps), str(seed)], check=True, capture_output=True, text=True
+    )
     return float(out.stdout.strip().splitlines()[-1])
 
 
@@ -136,12 +137,28 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
     @njit
     def views(boards, flames, agents, bombs, counts, radio, steps, live, work, obs):
         for g in range(boards.shape[0]):
-            batch_core._observe(boards[g], flames[g], agents[g], bombs[g], counts[g, 0], radio[g], steps[g], 800,
-                                False, False, False, live[g], work[11][0], work[12][0], obs[g])
+            batch_core._observe(
+                boards[g],
+                flames[g],
+                agents[g],
+                bombs[g],
+                counts[g, 0],
+                radio[g],
+                steps[g],
+                800,
+                False,
+                False,
+                False,
+                live[g],
+                work[11][0],
+                work[12][0],
+                obs[g],
+            )
 
     @njit
-    def unobserved(boards, items, flames, agents, bombs, counts, steps, rngs, radio, actions, rewards, terms, live,
-                   over, work):
+    def unobserved(
+        boards, items, flames, agents, bombs, counts, steps, rngs, radio, actions, rewards, terms, live, over, work
+    ):
         s = batch_core._scratch(work, 0)
         for g in range(boards.shape[0]):
             before = batch_core._alive_bits(agents[g])
@@ -174,16 +191,47 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
         parts[name] = (time.process_time() - start) / calls / games * 1e6
 
     timed("rules", lambda k: rules(*copies[k], actions[k], b._work))
-    timed("views", lambda k: views(b._boards, b._flames, b._agents, b._bombs, b._counts, b._radio, b._steps,
-                                   b._live, b._work, b._obs))
-    timed("compiled call", lambda k: batch_core.batch_step(
-        b._boards, b._items, b._flames, b._agents, b._bombs, b._counts, b._steps, b._rngs, b._radio, b._last,
-        actions[k], b._no_words, False, False, False, 10, 800, b._obs, b._rewards, b._terms, b._live, b._over,
-        b._final, b._work))
+    timed(
+        "views",
+        lambda k: views(
+            b._boards, b._flames, b._agents, b._bombs, b._counts, b._radio, b._steps, b._live, b._work, b._obs
+        ),
+    )
+    timed(
+        "compiled call",
+        lambda k: batch_core.batch_step(
+            b._boards,
+            b._items,
+            b._flames,
+            b._agents,
+            b._bombs,
+            b._counts,
+            b._steps,
+            b._rngs,
+            b._radio,
+            b._last,
+            actions[k],
+            b._no_words,
+            False,
+            False,
+            False,
+            10,
+            800,
+            b._obs,
+            b._rewards,
+            b._terms,
+            b._live,
+            b._over,
+            b._final,
+            b._work,
+        ),
+    )
     timed("step()", lambda k: b.step(actions[k]))
     game = (b._boards, b._items, b._flames, b._agents, b._bombs, b._counts, b._steps, b._rngs, b._radio)
-    timed("rules, scores and restarts, no views (games going on)", lambda k: unobserved(
-        *game, actions[k], b._rewards, b._terms, b._live, b._over, b._work))
+    timed(
+        "rules, scores and restarts, no views (games going on)",
+        lambda k: unobserved(*game, actions[k], b._rewards, b._terms, b._live, b._over, b._work),
+    )
     board, items, stream = np.zeros((11, 11), np.uint8), np.zeros((11, 11), np.uint8), np.zeros(1, np.uint64)
     draw_board(stream, board, items)
     start = time.process_time()
@@ -203,8 +251,12 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--reference-steps", type=int, default=3_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--breakdown", action="store_true", help="also time the parts of a step (256 games)")
-    parser.add_argument("--thread-divisor", type=int, default=10,
-                        help="the threads=2 runs take this many times fewer steps (a loaded box starves them)")
+    parser.add_argument(
+        "--thread-divisor",
+        type=int,
+        default=10,
+        help="the threads=2 runs take this many times fewer steps (a loaded box starves them)",
+    )
     args = parser.parse_args(argv)
     have_pomcpp2 = os.path.exists(args.pomcpp2)
     # compile (numba caches on disk) outside the timing
@@ -220,8 +272,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             record("pomcpp2 Environment", pomcpp2_rate(args.pomcpp2, 4 * args.steps, 1, round_ + 1))
         for games in args.games:
             record(f"batch {games} (cpu)", batch_rate(games, args.steps, round_)[0])
-            record(f"batch {games} threads=2 (wall)",
-                   batch_rate(games, args.steps // args.thread_divisor, round_, threads=2)[1])
+            record(
+                f"batch {games} threads=2 (wall)",
+                batch_rate(games, args.steps // args.thread_divisor, round_, threads=2)[1],
+            )
         record("single env, seeded resets", single_seeded_rate(args.single_steps, round_))
         if args.reference_python:
             record("reference, seeded resets", reference_rate(args.reference_python, args.reference_steps, round_))
@@ -243,10 +297,12 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
                 ratios[f"batch {games} / {anchor}"] = medians[f"batch {games} (cpu)"] / medians[anchor]
         if "pomcpp2 State::Step" in medians:
             ratios[f"batch {games} threads=2 wall / {'pomcpp2 State::Step'} cpu"] = (
-                medians[f"batch {games} threads=2 (wall)"] / medians["pomcpp2 State::Step"])
+                medians[f"batch {games} threads=2 (wall)"] / medians["pomcpp2 State::Step"]
+            )
     if "reference, seeded resets" in medians:
-        ratios["single env / reference (seeded resets)"] = (medians["single env, seeded resets"]
-                                                            / medians["reference, seeded resets"])
+        ratios["single env / reference (seeded resets)"] = (
+            medians["single env, seeded resets"] / medians["reference, seeded resets"]
+        )
     for name, value in ratios.items():
         print(f"ratio {name}: {value:.2f}x")
     summary = {**medians, **{f"ratio {k}": v for k, v in ratios.items()}}

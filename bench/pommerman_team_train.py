@@ -50,9 +50,14 @@ class PlanesCNN(BaseFeaturesExtractor):
         high = np.maximum(np.asarray(observation_space.high, dtype=np.float32).reshape(planes, -1).max(axis=1), 1)
         self.register_buffer("scale", torch.as_tensor(1.0 / high).view(1, planes, 1, 1))
         self.net = torch.nn.Sequential(
-            torch.nn.Conv2d(planes, 32, 3, padding=1), torch.nn.ReLU(),
-            torch.nn.Conv2d(32, 32, 3, padding=1), torch.nn.ReLU(), torch.nn.Flatten(),
-            torch.nn.Linear(32 * 11 * 11, features_dim), torch.nn.ReLU())
+            torch.nn.Conv2d(planes, 32, 3, padding=1),
+            torch.nn.ReLU(),
+            torch.nn.Conv2d(32, 32, 3, padding=1),
+            torch.nn.ReLU(),
+            torch.nn.Flatten(),
+            torch.nn.Linear(32 * 11 * 11, features_dim),
+            torch.nn.ReLU(),
+        )
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         return self.net(observations * self.scale)
@@ -166,12 +171,25 @@ def main() -> None:
         clock.add("  of which snapshot forwards", since)
         return moves
 
-    parts = [PommermanVecEnv(args.games, "team", seats="team", opponents="simple", ego=True, seed=args.seed),
-             PommermanVecEnv(args.games, "team", seats="team", opponents=snapshot_moves, ego=True, seed=args.seed + 1)]
+    parts = [
+        PommermanVecEnv(args.games, "team", seats="team", opponents="simple", ego=True, seed=args.seed),
+        PommermanVecEnv(args.games, "team", seats="team", opponents=snapshot_moves, ego=True, seed=args.seed + 1),
+    ]
     venv = FilterAndShaping(Concatenate(parts, clock), clock, pickup=0.1, enemy_down=0.3)
-    model = MaskablePPO("MlpPolicy", venv, n_steps=args.n_steps, batch_size=1024, n_epochs=4, learning_rate=3e-4,
-                        ent_coef=0.01, gamma=0.995, seed=args.seed, verbose=0, device="cpu",
-                        policy_kwargs={"features_extractor_class": PlanesCNN, "net_arch": [128]})
+    model = MaskablePPO(
+        "MlpPolicy",
+        venv,
+        n_steps=args.n_steps,
+        batch_size=1024,
+        n_epochs=4,
+        learning_rate=3e-4,
+        ent_coef=0.01,
+        gamma=0.995,
+        seed=args.seed,
+        verbose=0,
+        device="cpu",
+        policy_kwargs={"features_extractor_class": PlanesCNN, "net_arch": [128]},
+    )
     snapshot.append(copy.deepcopy(model.policy))
     start = time.process_time()
     wall = time.perf_counter()
@@ -180,14 +198,21 @@ def main() -> None:
     wall = time.perf_counter() - wall
     env_side = sum(value for key, value in clock.parts.items() if not key.startswith("  "))
     snapshot_s = clock.parts.get("  of which snapshot forwards", 0.0)
-    print(f"MaskablePPO, Pommerman team mode, {venv.num_envs} learner seats ({args.games} games vs pommerman_simple, "
-          f"{args.games} vs a snapshot), {model.num_timesteps} steps: {total:.1f} CPU s ({wall:.1f} s wall)")
-    for key in sorted(clock.parts, key=lambda key: (0 if "PommermanVecEnv" in key else 1 if key.startswith("  ") else 2, key)):
+    print(
+        f"MaskablePPO, Pommerman team mode, {venv.num_envs} learner seats ({args.games} games vs pommerman_simple, "
+        f"{args.games} vs a snapshot), {model.num_timesteps} steps: {total:.1f} CPU s ({wall:.1f} s wall)"
+    )
+    for key in sorted(
+        clock.parts, key=lambda key: (0 if "PommermanVecEnv" in key else 1 if key.startswith("  ") else 2, key)
+    ):
         print(f"  {key}: {clock.parts[key]:.1f} CPU s ({clock.parts[key] / total:.0%})")
-    print(f"  network (the learner's forwards, PPO updates) and SB3: {total - env_side:.1f} CPU s "
-          f"({(total - env_side) / total:.0%})")
-    print(f"env + interfaces (without the snapshot's forwards) / training CPU time: "
-          f"{(env_side - snapshot_s) / total:.1%}")
+    print(
+        f"  network (the learner's forwards, PPO updates) and SB3: {total - env_side:.1f} CPU s "
+        f"({(total - env_side) / total:.0%})"
+    )
+    print(
+        f"env + interfaces (without the snapshot's forwards) / training CPU time: {(env_side - snapshot_s) / total:.1%}"
+    )
 
 
 if __name__ == "__main__":

@@ -57,9 +57,11 @@ def main() -> None:
             best[name] = min(best[name], (time.perf_counter() - start) / args.games)
     plain_s, recorded_s, replayed_s = best["play"], best["record"], best["replay"]
     size = sum(map(len, blobs)) / len(blobs)
-    print(f"{args.env}, {args.games} games, best of {args.rounds} rounds: play {plain_s * 1e6:.1f} us/game, "
-          f"play+record+pack {recorded_s * 1e6:.1f} us/game ({recorded_s / plain_s:.2f}x), replay from stored actions "
-          f"{replayed_s * 1e6:.1f} us/game ({replayed_s / plain_s:.2f}x of play); {size:.0f} bytes/game stored")
+    print(
+        f"{args.env}, {args.games} games, best of {args.rounds} rounds: play {plain_s * 1e6:.1f} us/game, "
+        f"play+record+pack {recorded_s * 1e6:.1f} us/game ({recorded_s / plain_s:.2f}x), replay from stored actions "
+        f"{replayed_s * 1e6:.1f} us/game ({replayed_s / plain_s:.2f}x of play); {size:.0f} bytes/game stored"
+    )
 
 
 if __name__ == "__main__":

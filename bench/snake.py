@@ -78,8 +78,9 @@ def run_marlenv(python: str | None, seconds: float) -> dict[str, float] | str:
     if not python:
         return "skipped: give --marlenv-python or set MARLENV_PYTHON (see this script's docstring)"
     try:
-        done = subprocess.run([python, "-c", MARLENV_SCRIPT, str(seconds)], capture_output=True, text=True,
-                              timeout=seconds * 10 + 120)
+        done = subprocess.run(
+            [python, "-c", MARLENV_SCRIPT, str(seconds)], capture_output=True, text=True, timeout=seconds * 10 + 120
+        )
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"skipped: could not run {python}: {err}"
     if done.returncode != 0:
@@ -125,8 +126,11 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="wall-clock budget per run")
     parser.add_argument("--games", type=int, nargs="+", default=[256, 1024], help="batch sizes")
-    parser.add_argument("--marlenv-python", default=os.environ.get("MARLENV_PYTHON"),
-                        help="a Python with marlenv 1.0.1, gym 0.24.1 and pillow (default: $MARLENV_PYTHON)")
+    parser.add_argument(
+        "--marlenv-python",
+        default=os.environ.get("MARLENV_PYTHON"),
+        help="a Python with marlenv 1.0.1, gym 0.24.1 and pillow (default: $MARLENV_PYTHON)",
+    )
     args = parser.parse_args(argv)
 
     results: dict[str, dict[str, float]] = {}
@@ -139,17 +143,23 @@ def main(argv: list[str] | None = None) -> None:
     for games in args.games:
         results[f"arena batch {games}"] = run_batch(games, args.seconds)
 
-    print(f"{SIZE}x{SIZE}, {SNAKES} snakes, random actions, {args.seconds:g} s per run, python {sys.version.split()[0]}")
+    print(
+        f"{SIZE}x{SIZE}, {SNAKES} snakes, random actions, {args.seconds:g} s per run, python {sys.version.split()[0]}"
+    )
     print(f"{'run':<20}{'env steps/s':>14}{'agent-steps/s':>16}{'seat-steps/s':>15}")
     for name, figures in results.items():
-        print(f"{name:<20}{figures['steps']:>14,.0f}{figures['agent_steps']:>16,.0f}{figures['steps'] * SNAKES:>15,.0f}")
+        print(
+            f"{name:<20}{figures['steps']:>14,.0f}{figures['agent_steps']:>16,.0f}{figures['steps'] * SNAKES:>15,.0f}"
+        )
     if "marlenv Snake-v1" in results:
         base = results["marlenv Snake-v1"]
         print(f"single env steps/s vs marlenv: {results['arena single']['steps'] / base['steps']:.1f}x (target 20x)")
         for games in args.games:
             ours = results[f"arena batch {games}"]
-            print(f"batch {games} agent-steps/s vs marlenv: {ours['agent_steps'] / base['agent_steps']:.0f}x "
-                  f"(seat-steps: {ours['steps'] / base['steps']:.0f}x; target 400x)")
+            print(
+                f"batch {games} agent-steps/s vs marlenv: {ours['agent_steps'] / base['agent_steps']:.0f}x "
+                f"(seat-steps: {ours['steps'] / base['steps']:.0f}x; target 400x)"
+            )
 
 
 if __name__ == "__main__":

@@ -45,6 +45,7 @@ def dm_loop(options: dict, actions: np.ndarray):
             if timestep.last():
                 env.reset()
         return len(actions) / (time.process_time() - start)
+
     return run
 
 
@@ -60,6 +61,7 @@ def arena_loop(options: dict, actions: np.ndarray):
             if not observations:
                 env.reset()
         return len(actions) / (time.process_time() - start)
+
     return run
 
 
@@ -74,6 +76,7 @@ def play_loop(options: dict, steps: int):
             seed[0] += 1
             done += play(env, agents, seed=seed[0], max_steps=steps - done).length
         return done / (time.process_time() - start)
+
     return run
 
 
@@ -84,26 +87,41 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=400, help="env steps per round and side")
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    options = {"team_size": args.team_size, "time_limit": args.time_limit, "walker": "boxhead",
-               "terminate_on_goal": True, "disable_walker_contacts": False, "field_box": False}
+    options = {
+        "team_size": args.team_size,
+        "time_limit": args.time_limit,
+        "walker": "boxhead",
+        "terminate_on_goal": True,
+        "disable_walker_contacts": False,
+        "field_box": False,
+    }
     rng = np.random.default_rng(0)
     actions = rng.uniform(-1.0, 1.0, size=(args.steps, 2 * args.team_size, 3))
     env_options = {key: options[key] for key in ("team_size", "time_limit")}
-    sides = {"dm_control": dm_loop(options, actions), "arena env.step": arena_loop(env_options, actions),
-             "arena play()": play_loop(env_options, args.steps)}
+    sides = {
+        "dm_control": dm_loop(options, actions),
+        "arena env.step": arena_loop(env_options, actions),
+        "arena play()": play_loop(env_options, args.steps),
+    }
     rates: dict[str, list[float]] = {name: [] for name in sides}
     for _ in range(args.rounds):
         for name, run in sides.items():
             rates[name].append(run())
-    print(f"soccer {args.team_size}v{args.team_size}, {args.steps} steps x {args.rounds} rounds per side, "
-          f"load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"soccer {args.team_size}v{args.team_size}, {args.steps} steps x {args.rounds} rounds per side, "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
     for name, values in rates.items():
-        print(f"  {name:15s} median {statistics.median(values):7.1f} steps/s  "
-              f"(rounds: {', '.join(f'{v:.0f}' for v in values)})")
+        print(
+            f"  {name:15s} median {statistics.median(values):7.1f} steps/s  "
+            f"(rounds: {', '.join(f'{v:.0f}' for v in values)})"
+        )
     ratio = statistics.median(rates["arena env.step"]) / statistics.median(rates["dm_control"])
     play_ratio = statistics.median(rates["arena play()"]) / statistics.median(rates["dm_control"])
-    print(f"arena env.step / dm_control = {ratio:.3f} (overhead {1 - ratio:+.1%}); "
-          f"arena play() / dm_control = {play_ratio:.3f} (overhead {1 - play_ratio:+.1%})")
+    print(
+        f"arena env.step / dm_control = {ratio:.3f} (overhead {1 - ratio:+.1%}); "
+        f"arena play() / dm_control = {play_ratio:.3f} (overhead {1 - play_ratio:+.1%})"
+    )
 
 
 if __name__ == "__main__":

@@ -47,22 +47,31 @@ def main() -> None:
     start = time.perf_counter()
     for game in range(args.games):
         first_side, second_side = ("home", "away") if game % 2 == 0 else ("away", "home")
-        agents = {**side_agents(args.first, env.teams[first_side], env),
-                  **side_agents(args.second, env.teams[second_side], env)}
+        agents = {
+            **side_agents(args.first, env.teams[first_side], env),
+            **side_agents(args.second, env.teams[second_side], env),
+        }
         episode = play(env, agents, seed=args.seed + game)
         mine = episode.returns[env.teams[first_side][0]]
         wins, draws, losses = wins + (mine > 0), draws + (mine == 0), losses + (mine < 0)
-        print(f"game {game:3d}: {args.first} as {first_side}: {'win' if mine > 0 else 'draw' if mine == 0 else 'loss'}"
-              f" after {episode.length} steps (score {env.score})", flush=True)
+        print(
+            f"game {game:3d}: {args.first} as {first_side}: {'win' if mine > 0 else 'draw' if mine == 0 else 'loss'}"
+            f" after {episode.length} steps (score {env.score})",
+            flush=True,
+        )
     score = (wins + draws / 2) / args.games
     low, high = wilson_interval(wins + draws / 2, args.games)
     decided = wins + losses
-    print(f"{args.first} vs {args.second}, soccer {args.team_size}v{args.team_size}, {args.time_limit:g} s matches, "
-          f"{args.games} games (ends swapped), {time.perf_counter() - start:.0f} s")
+    print(
+        f"{args.first} vs {args.second}, soccer {args.team_size}v{args.team_size}, {args.time_limit:g} s matches, "
+        f"{args.games} games (ends swapped), {time.perf_counter() - start:.0f} s"
+    )
     print(f"  W/D/L {wins}/{draws}/{losses}; score {score:.3f} (95% interval {low:.3f}-{high:.3f})")
     if decided:
         dlow, dhigh = wilson_interval(wins, decided)
-        print(f"  win rate of decided games {wins / decided:.3f} ({wins}/{decided}; 95% interval {dlow:.3f}-{dhigh:.3f})")
+        print(
+            f"  win rate of decided games {wins / decided:.3f} ({wins}/{decided}; 95% interval {dlow:.3f}-{dhigh:.3f})"
+        )
 
 
 if __name__ == "__main__":

@@ -46,8 +46,9 @@ def measure(env: str, games: int, backend: str, workers: int, repeats: int, fold
     for repeat in range(repeats):
         db = folder / f"{env}-{backend}-{workers}-{repeat}.sqlite"
         cpu = cpu_seconds()
-        result = run_tournament(env, ["random", "other=random"], games=games, seed=repeat, db=db,
-                                backend=backend, workers=workers)
+        result = run_tournament(
+            env, ["random", "other=random"], games=games, seed=repeat, db=db, backend=backend, workers=workers
+        )
         cpu = cpu_seconds() - cpu
         if not result.complete or result.played != games:
             raise RuntimeError(f"{env} on {backend}: {result.played} of {games} games played")
@@ -70,9 +71,12 @@ def main() -> None:
             games = args.games or default_games
             serial = measure(env, games, "serial", 1, args.repeats, Path(folder))
             local[env] = workers = measure(env, games, "processes", args.workers, args.repeats, Path(folder))
-            print(f"{env:<13} {games} games  serial {serial['rate']:8,.0f} games/s ({serial['cpu_us']:.0f} us CPU/game) | "
-                  f"{args.workers} workers {workers['rate']:8,.0f} games/s ({workers['cpu_us']:.0f} us CPU/game, "
-                  f"start {workers['start']:.2f} s) = {workers['rate'] / serial['rate']:.2f}x serial", flush=True)
+            print(
+                f"{env:<13} {games} games  serial {serial['rate']:8,.0f} games/s ({serial['cpu_us']:.0f} us CPU/game) | "
+                f"{args.workers} workers {workers['rate']:8,.0f} games/s ({workers['cpu_us']:.0f} us CPU/game, "
+                f"start {workers['start']:.2f} s) = {workers['rate'] / serial['rate']:.2f}x serial",
+                flush=True,
+            )
         if not args.no_ray:
             import ray
 
@@ -82,8 +86,11 @@ def main() -> None:
             for env, default_games in ENVS.items():
                 games = args.games or default_games
                 on_ray = measure(env, games, "ray", args.workers, args.repeats, Path(folder))
-                print(f"{env:<13} {games} games  ray {on_ray['rate']:8,.0f} games/s (start {on_ray['start']:.2f} s) = "
-                      f"{on_ray['rate'] / local[env]['rate']:.2f}x local workers", flush=True)
+                print(
+                    f"{env:<13} {games} games  ray {on_ray['rate']:8,.0f} games/s (start {on_ray['start']:.2f} s) = "
+                    f"{on_ray['rate'] / local[env]['rate']:.2f}x local workers",
+                    flush=True,
+                )
             ray.shutdown()
     print(f"load average at end: {os.getloadavg()[0]:.2f}")
 

@@ -73,7 +73,9 @@ def learner_interface(planes: bool = False):
         from interfaces.board import EgoBoard
     except ImportError:  # the interfaces package is optional for this script
         if planes:
-            raise SystemExit("--policy cnn needs the interfaces package (interfaces.board.EgoBoard(planes=True))") from None
+            raise SystemExit(
+                "--policy cnn needs the interfaces package (interfaces.board.EgoBoard(planes=True))"
+            ) from None
         return None
     return EgoBoard(planes=planes)
 
@@ -89,9 +91,14 @@ class BoardCNN(BaseFeaturesExtractor):
         super().__init__(observation_space, features_dim)
         planes, rows, columns = observation_space.shape
         self.net = torch.nn.Sequential(
-            torch.nn.Conv2d(planes, channels, 3, padding=1), torch.nn.ReLU(),
-            torch.nn.Conv2d(channels, channels, 3, padding=1), torch.nn.ReLU(),
-            torch.nn.Flatten(), torch.nn.Linear(channels * rows * columns, features_dim), torch.nn.ReLU())
+            torch.nn.Conv2d(planes, channels, 3, padding=1),
+            torch.nn.ReLU(),
+            torch.nn.Conv2d(channels, channels, 3, padding=1),
+            torch.nn.ReLU(),
+            torch.nn.Flatten(),
+            torch.nn.Linear(channels * rows * columns, features_dim),
+            torch.nn.ReLU(),
+        )
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         return self.net(observations)
@@ -131,6 +138,7 @@ class Clock:
                 self.seconds[part] = self.seconds.get(part, 0.0) + elapsed - frame[2]
                 if self._stack:
                     self._stack[-1][2] += elapsed
+
         return timed
 
 
@@ -170,16 +178,20 @@ def train(path: str, args: argparse.Namespace, out: Path) -> dict:
         setattr(SB3Agent, name, clock.wrap("opponent_inference", function))
 
     if path == "single":
-        def make_single() -> SingleAgentEnv:
-            return SingleAgentEnv(envs.make("connect_four"), pool, shuffle_seats=True,
-                                  interface=learner_interface(planes))
 
-        vec_env = make_vec_env(make_single, n_envs=args.n_envs, seed=args.seed,
-                               vec_env_cls=SubprocVecEnv if args.subproc else None)
+        def make_single() -> SingleAgentEnv:
+            return SingleAgentEnv(
+                envs.make("connect_four"), pool, shuffle_seats=True, interface=learner_interface(planes)
+            )
+
+        vec_env = make_vec_env(
+            make_single, n_envs=args.n_envs, seed=args.seed, vec_env_cls=SubprocVecEnv if args.subproc else None
+        )
         n_steps, batch_size, n_epochs = args.n_steps, args.batch_size, args.n_epochs
     else:
-        vec_env = VecMonitor(BatchVecEnv("connect_four", args.batch_envs, pool, shuffle_seats=True,
-                                         interface=learner_interface(planes)))
+        vec_env = VecMonitor(
+            BatchVecEnv("connect_four", args.batch_envs, pool, shuffle_seats=True, interface=learner_interface(planes))
+        )
         n_steps, batch_size, n_epochs = args.batch_n_steps, args.batch_batch_size, args.batch_n_epochs
     vec_env = TimedVecEnv(vec_env, clock)
     if planes:
@@ -189,9 +201,19 @@ def train(path: str, args: argparse.Namespace, out: Path) -> dict:
         policy_kwargs = {"net_arch": [int(width) for width in net.split(",")]}
     learning_rate = args.batch_learning_rate if batched and args.batch_learning_rate else args.learning_rate
     ent_coef = args.batch_ent_coef if batched and args.batch_ent_coef is not None else args.ent_coef
-    model = MaskablePPO("MlpPolicy", vec_env, seed=args.seed, device="cpu", learning_rate=learning_rate,
-                        n_steps=n_steps, batch_size=batch_size, n_epochs=n_epochs, gamma=args.gamma,
-                        ent_coef=ent_coef, policy_kwargs=policy_kwargs)
+    model = MaskablePPO(
+        "MlpPolicy",
+        vec_env,
+        seed=args.seed,
+        device="cpu",
+        learning_rate=learning_rate,
+        n_steps=n_steps,
+        batch_size=batch_size,
+        n_epochs=n_epochs,
+        gamma=args.gamma,
+        ent_coef=ent_coef,
+        policy_kwargs=policy_kwargs,
+    )
     model.train = clock.wrap("learner_update", model.train)
     reached: dict[str, dict] = {}
     started = time.perf_counter()
@@ -201,10 +223,13 @@ def train(path: str, args: argparse.Namespace, out: Path) -> dict:
         for name, target in (("random", args.target_random), ("heuristic", args.target_heuristic)):
             if name not in reached and record[f"{name}_win_rate"] >= target:
                 reached[name] = {key: record[key] for key in ("timesteps", "wall_s", "cpu_s")}
-        print(f"[{path}] {record['timesteps']:>9} steps {record['wall_s']:>6.0f} s wall {record['cpu_s']:>6.0f} s cpu"
-              f"  vs random {record['random_win_rate']:.2f}"
-              f"  vs heuristic {record['heuristic_win_rate']:.2f} (draws {record['heuristic_draw_rate']:.2f})"
-              f"  pool {record['pool_size']}{'  promoted' if record['promoted'] else ''}", flush=True)
+        print(
+            f"[{path}] {record['timesteps']:>9} steps {record['wall_s']:>6.0f} s wall {record['cpu_s']:>6.0f} s cpu"
+            f"  vs random {record['random_win_rate']:.2f}"
+            f"  vs heuristic {record['heuristic_win_rate']:.2f} (draws {record['heuristic_draw_rate']:.2f})"
+            f"  pool {record['pool_size']}{'  promoted' if record['promoted'] else ''}",
+            flush=True,
+        )
 
     targets = {"random": args.target_random, "heuristic": args.target_heuristic}
     checks: list[dict] = []
@@ -215,15 +240,18 @@ def train(path: str, args: argparse.Namespace, out: Path) -> dict:
         for name, reference in (("random", RandomAgent(seed=11)), ("heuristic", ConnectFourHeuristicAgent(seed=12))):
             # Each path evaluates its own way: one by one as before, or in one batch (the same games).
             play_games = match_batch if batched else match
-            score = play_games(envs.make("connect_four"), callback.learner, reference, args.check_games,
-                               seed=args.seed + 10_000)
+            score = play_games(
+                envs.make("connect_four"), callback.learner, reference, args.check_games, seed=args.seed + 10_000
+            )
             result[name] = {"win_rate": score.win_rate, "draw_rate": score.draws / score.games}
         result["games"] = args.check_games
         result["wall_s"] = round(time.perf_counter() - started, 2)
         result["passed"] = all(result[name]["win_rate"] >= target for name, target in targets.items())
-        print(f"  [{path}] check on {args.check_games} fresh games each: vs random {result['random']['win_rate']:.3f}"
-              f"  vs heuristic {result['heuristic']['win_rate']:.3f}{'  passed' if result['passed'] else ''}",
-              flush=True)
+        print(
+            f"  [{path}] check on {args.check_games} fresh games each: vs random {result['random']['win_rate']:.3f}"
+            f"  vs heuristic {result['heuristic']['win_rate']:.3f}{'  passed' if result['passed'] else ''}",
+            flush=True,
+        )
         checks.append(result)
         return result
 
@@ -236,11 +264,19 @@ def train(path: str, args: argparse.Namespace, out: Path) -> dict:
         return time.perf_counter() - started > args.minutes * 60
 
     callback = SelfPlayCallback(
-        envs.make("connect_four"), pool,
+        envs.make("connect_four"),
+        pool,
         {"random": RandomAgent(seed=1), "heuristic": ConnectFourHeuristicAgent(seed=2)},
-        eval_every=args.eval_every, eval_games=args.eval_games, promote_at=args.promote_at,
-        interface=learner_interface(planes), seed=args.seed, csv_path=out / "evaluations.csv",
-        on_evaluation=note, stop_when=done, batched=batched)
+        eval_every=args.eval_every,
+        eval_games=args.eval_games,
+        promote_at=args.promote_at,
+        interface=learner_interface(planes),
+        seed=args.seed,
+        csv_path=out / "evaluations.csv",
+        on_evaluation=note,
+        stop_when=done,
+        batched=batched,
+    )
     callback.evaluate = clock.wrap("evaluation", callback.evaluate)
     try:
         model.learn(args.max_timesteps, callback=callback)
@@ -251,9 +287,13 @@ def train(path: str, args: argparse.Namespace, out: Path) -> dict:
     wall = time.perf_counter() - started
     cpu = time.process_time() - cpu_started
     model.save(str(out / "model.zip"))
-    plot_learning_curve(callback.records, out / "learning_curve.png", references=["random", "heuristic"],
-                        title=f"MaskablePPO self-play on connect four ({path} path)",
-                        targets={"random": args.target_random, "heuristic": args.target_heuristic})
+    plot_learning_curve(
+        callback.records,
+        out / "learning_curve.png",
+        references=["random", "heuristic"],
+        title=f"MaskablePPO self-play on connect four ({path} path)",
+        targets={"random": args.target_random, "heuristic": args.target_heuristic},
+    )
     if not checks or not checks[-1]["passed"]:
         check()  # the strength at the end, when time ran out
     seconds = dict(clock.seconds)
@@ -261,16 +301,33 @@ def train(path: str, args: argparse.Namespace, out: Path) -> dict:
     seconds["learner_inference_and_rest"] = wall - accounted
     best = {name: max(r[f"{name}_win_rate"] for r in callback.records) for name in ("random", "heuristic")}
     confirmed = next((c for c in checks if c["passed"]), None)
-    summary = {"path": path, "timesteps": int(model.num_timesteps), "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
-               "reached": reached, "best_win_rate": best, "checks": checks, "confirmed": confirmed,
-               "time_split_s": {key: round(value, 1) for key, value in seconds.items()},
-               "promotions": callback.promotions, "pool_size": len(pool),
-               "interface": str(learner_interface(planes)), "pool": pool.names,
-               "n_envs": args.n_envs if path == "single" else args.batch_envs,
-               "n_steps": n_steps, "batch_size": batch_size, "n_epochs": n_epochs,
-               "learning_rate": learning_rate, "ent_coef": ent_coef, "gamma": args.gamma,
-               "net_arch": policy_kwargs.get("net_arch"), "train_against": against, "snapshots": snapshots,
-               "threads": args.threads, "steps_per_s": round(model.num_timesteps / wall, 1)}
+    summary = {
+        "path": path,
+        "timesteps": int(model.num_timesteps),
+        "wall_s": round(wall, 1),
+        "cpu_s": round(cpu, 1),
+        "reached": reached,
+        "best_win_rate": best,
+        "checks": checks,
+        "confirmed": confirmed,
+        "time_split_s": {key: round(value, 1) for key, value in seconds.items()},
+        "promotions": callback.promotions,
+        "pool_size": len(pool),
+        "interface": str(learner_interface(planes)),
+        "pool": pool.names,
+        "n_envs": args.n_envs if path == "single" else args.batch_envs,
+        "n_steps": n_steps,
+        "batch_size": batch_size,
+        "n_epochs": n_epochs,
+        "learning_rate": learning_rate,
+        "ent_coef": ent_coef,
+        "gamma": args.gamma,
+        "net_arch": policy_kwargs.get("net_arch"),
+        "train_against": against,
+        "snapshots": snapshots,
+        "threads": args.threads,
+        "steps_per_s": round(model.num_timesteps / wall, 1),
+    }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary, indent=2), flush=True)
     return summary
@@ -278,46 +335,78 @@ def train(path: str, args: argparse.Namespace, out: Path) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--path", default="both", choices=("single", "batched", "both"),
-                        help="which training path to run (both: single first, then batched, in one run)")
+    parser.add_argument(
+        "--path",
+        default="both",
+        choices=("single", "batched", "both"),
+        help="which training path to run (both: single first, then batched, in one run)",
+    )
     parser.add_argument("--minutes", type=float, default=35.0, help="wall-time cap per path")
     parser.add_argument("--max-timesteps", type=int, default=20_000_000)
     parser.add_argument("--eval-every", type=int, default=50_000)
     parser.add_argument("--eval-games", type=int, default=100)
-    parser.add_argument("--check-games", type=int, default=400,
-                        help="games per reference in the check on fresh seeds that must confirm both targets")
+    parser.add_argument(
+        "--check-games",
+        type=int,
+        default=400,
+        help="games per reference in the check on fresh seeds that must confirm both targets",
+    )
     parser.add_argument("--promote-at", type=float, default=0.6)
     parser.add_argument("--strategy", default="uniform", choices=("latest", "uniform"))
-    parser.add_argument("--train-against", default="random,heuristic,heuristic",
-                        help="the pool's fixed members, comma separated ('random', 'heuristic'); a name "
-                             "given twice is drawn twice as often (the snapshots join beside them)")
+    parser.add_argument(
+        "--train-against",
+        default="random,heuristic,heuristic",
+        help="the pool's fixed members, comma separated ('random', 'heuristic'); a name "
+        "given twice is drawn twice as often (the snapshots join beside them)",
+    )
     parser.add_argument("--snapshots", type=int, default=4, help="the pool keeps this many newest snapshots")
-    parser.add_argument("--policy", default="mlp", choices=("mlp", "cnn"),
-                        help="mlp: signed EgoBoard and two layers of 256; cnn: EgoBoard planes and BoardCNN")
+    parser.add_argument(
+        "--policy",
+        default="mlp",
+        choices=("mlp", "cnn"),
+        help="mlp: signed EgoBoard and two layers of 256; cnn: EgoBoard planes and BoardCNN",
+    )
     parser.add_argument("--n-steps", type=int, default=256, help="single path: steps per env per rollout")
     parser.add_argument("--batch-size", type=int, default=512, help="single path: minibatch size")
     parser.add_argument("--n-epochs", type=int, default=4, help="single path: epochs per rollout")
     # The batched path's defaults are arena train's (arena.training.recipe.BATCHED_RECIPE).
     recipe = BATCHED_RECIPE
-    parser.add_argument("--batch-envs", type=int, default=recipe["n_envs"],
-                        help="batched path: games in the batch (64 x 32 steps = the single path's 2,048 samples per update)")
-    parser.add_argument("--batch-n-steps", type=int, default=recipe["n_steps"],
-                        help="batched path: steps per game per rollout")
-    parser.add_argument("--batch-batch-size", type=int, default=recipe["batch_size"], help="batched path: minibatch size")
-    parser.add_argument("--batch-n-epochs", type=int, default=recipe["n_epochs"], help="batched path: epochs per rollout")
+    parser.add_argument(
+        "--batch-envs",
+        type=int,
+        default=recipe["n_envs"],
+        help="batched path: games in the batch (64 x 32 steps = the single path's 2,048 samples per update)",
+    )
+    parser.add_argument(
+        "--batch-n-steps", type=int, default=recipe["n_steps"], help="batched path: steps per game per rollout"
+    )
+    parser.add_argument(
+        "--batch-batch-size", type=int, default=recipe["batch_size"], help="batched path: minibatch size"
+    )
+    parser.add_argument(
+        "--batch-n-epochs", type=int, default=recipe["n_epochs"], help="batched path: epochs per rollout"
+    )
     parser.add_argument("--learning-rate", type=float, default=3e-4, help="single path: learning rate")
     parser.add_argument("--ent-coef", type=float, default=0.01, help="single path: entropy coefficient")
     parser.add_argument("--net", default="256,256", help="single path, mlp: hidden layer widths")
-    parser.add_argument("--batch-learning-rate", type=float, default=recipe["learning_rate"],
-                        help="batched path: learning rate")
-    parser.add_argument("--batch-ent-coef", type=float, default=recipe["ent_coef"],
-                        help="batched path: entropy coefficient")
-    parser.add_argument("--batch-net", default=",".join(map(str, recipe["net_arch"])),
-                        help="batched path, mlp: hidden layer widths")
-    parser.add_argument("--batch-snapshots", type=int, default=None,
-                        help="batched path: the pool keeps this many newest snapshots (default: --snapshots)")
-    parser.add_argument("--batch-train-against", default=None,
-                        help="batched path: the pool's fixed members (default: --train-against)")
+    parser.add_argument(
+        "--batch-learning-rate", type=float, default=recipe["learning_rate"], help="batched path: learning rate"
+    )
+    parser.add_argument(
+        "--batch-ent-coef", type=float, default=recipe["ent_coef"], help="batched path: entropy coefficient"
+    )
+    parser.add_argument(
+        "--batch-net", default=",".join(map(str, recipe["net_arch"])), help="batched path, mlp: hidden layer widths"
+    )
+    parser.add_argument(
+        "--batch-snapshots",
+        type=int,
+        default=None,
+        help="batched path: the pool keeps this many newest snapshots (default: --snapshots)",
+    )
+    parser.add_argument(
+        "--batch-train-against", default=None, help="batched path: the pool's fixed members (default: --train-against)"
+    )
     parser.add_argument("--gamma", type=float, default=0.99)
     parser.add_argument("--target-random", type=float, default=0.9)
     parser.add_argument("--target-heuristic", type=float, default=0.6)
@@ -333,9 +422,11 @@ def main() -> None:
     paths = ["single", "batched"] if args.path == "both" else [args.path]
     summaries = {path: train(path, args, out / path if len(paths) > 1 else out) for path in paths}
     if len(paths) > 1:
+
         def to_target(summary: dict) -> str:
             confirmed = summary["confirmed"]
             return f"{confirmed['wall_s']:.0f} s" if confirmed else f"not reached in {summary['wall_s']:.0f} s"
+
         print("\npath      time to both targets (confirmed)  steps/s   split (s)")
         for path, summary in summaries.items():
             print(f"{path:<9} {to_target(summary):<33} {summary['steps_per_s']:>8,.0f}   {summary['time_split_s']}")

@@ -75,14 +75,17 @@ def plain_round(seconds: float, seed: int) -> float:
         game.set_screen_format(vizdoom.ScreenFormat.RGB24)
         game.set_render_hud(False)
         game.set_available_buttons([getattr(vizdoom.Button, name) for name in BUTTONS])
-        game.set_available_game_variables([getattr(vizdoom.GameVariable, name) for name in
-                                           ("HEALTH", "ARMOR", "FRAGCOUNT", "SELECTED_WEAPON_AMMO")])
+        game.set_available_game_variables(
+            [getattr(vizdoom.GameVariable, name) for name in ("HEALTH", "ARMOR", "FRAGCOUNT", "SELECTED_WEAPON_AMMO")]
+        )
         game.set_labels_buffer_enabled(True)
         game.set_episode_timeout(round(seconds * 35))
         game.set_seed(seed + 1)
         if index == 0:
-            game.add_game_args(f"-host 2 -port {port} -netmode 0 -deathmatch +sv_forcerespawn 1 "
-                               "+sv_respawnprotect 1 +sv_spawnfarthest 1 +sv_nomonsters 1 +name p0 +colorset 0")
+            game.add_game_args(
+                f"-host 2 -port {port} -netmode 0 -deathmatch +sv_forcerespawn 1 "
+                "+sv_respawnprotect 1 +sv_spawnfarthest 1 +sv_nomonsters 1 +name p0 +colorset 0"
+            )
         else:
             game.add_game_args(f"-join 127.0.0.1 -port {port} +name p1 +colorset 1")
         return game
@@ -132,12 +135,16 @@ def main() -> None:
     for round_ in range(args.rounds):
         results["arena"].append(arena_round(args.seconds, round_))
         results["plain"].append(plain_round(args.seconds, round_))
-        print(f"round {round_}: arena {results['arena'][-1]:.1f} steps/s, plain {results['plain'][-1]:.1f} steps/s",
-              flush=True)
+        print(
+            f"round {round_}: arena {results['arena'][-1]:.1f} steps/s, plain {results['plain'][-1]:.1f} steps/s",
+            flush=True,
+        )
     best_arena, best_plain = max(results["arena"]), max(results["plain"])
-    print(f"joint steps/s (2 players, frame skip {FRAME_SKIP}, best of {args.rounds}): "
-          f"arena {best_arena:.1f}, plain ViZDoom loop {best_plain:.1f}; "
-          f"arena/plain = {best_arena / best_plain:.3f} (overhead {1 - best_arena / best_plain:+.1%})")
+    print(
+        f"joint steps/s (2 players, frame skip {FRAME_SKIP}, best of {args.rounds}): "
+        f"arena {best_arena:.1f}, plain ViZDoom loop {best_plain:.1f}; "
+        f"arena/plain = {best_arena / best_plain:.3f} (overhead {1 - best_arena / best_plain:+.1%})"
+    )
     print(f"load average: {os.getloadavg()[0]:.2f}")
 
 

@@ -32,7 +32,7 @@ def _tables(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     nth = np.zeros((1 << n, n), dtype=np.int64)
     for legal in range(1 << n):
         members = np.flatnonzero(masks[legal])
-        nth[legal, :len(members)] = members
+        nth[legal, : len(members)] = members
     return masks, counts, nth
 
 
@@ -160,7 +160,8 @@ class BoardBatch:
             raise IllegalActionError(
                 f"{self}: game {int(rows[i])}: action {int(actions[i])} is illegal for "
                 f"{self.possible_agents[int(self._to_play[rows[i]])]}; legal actions are "
-                f"{np.flatnonzero(self._mask_of[legal[i]]).tolist()}")
+                f"{np.flatnonzero(self._mask_of[legal[i]]).tolist()}"
+            )
         mover = self._to_play.copy() if games is None else self._to_play[rows]
         player = mover.astype(np.int64)
         bits, legal = self._place(rows, actions, player, legal)
@@ -187,8 +188,13 @@ class BoardBatch:
             observations = self._board.copy() if self.copy else self._board
         else:
             observations = self._board[rows]
-        infos = {"action_mask": self._mask_of[legal], "to_play": next_player, "mover": mover,
-                 "episode_over": over, "final_observation": final}
+        infos = {
+            "action_mask": self._mask_of[legal],
+            "to_play": next_player,
+            "mover": mover,
+            "episode_over": over,
+            "final_observation": final,
+        }
         return observations, rewards, terminations, np.zeros_like(terminations), infos
 
     def _check_call(self, actions: Any, games: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -199,14 +205,22 @@ class BoardBatch:
             rows = self._rows
         else:
             rows = np.asarray(games)
-            if rows.ndim != 1 or rows.dtype.kind not in "iu" or (rows.size and (rows.min() < 0 or rows.max() >= self.num_games)):
-                raise InvalidActionError(f"{self}: games must be a 1-d integer array of game indices in "
-                                         f"0..{self.num_games - 1}, got {games!r}")
+            if (
+                rows.ndim != 1
+                or rows.dtype.kind not in "iu"
+                or (rows.size and (rows.min() < 0 or rows.max() >= self.num_games))
+            ):
+                raise InvalidActionError(
+                    f"{self}: games must be a 1-d integer array of game indices in "
+                    f"0..{self.num_games - 1}, got {games!r}"
+                )
             rows = rows.astype(np.int64, copy=False)
         actions = np.asarray(actions)
         if actions.shape != rows.shape or actions.dtype.kind not in "iu":
-            raise InvalidActionError(f"{self}: actions must be an integer array of shape {rows.shape} (one per game "
-                                     f"that moves), got {actions.dtype} array of shape {actions.shape}")
+            raise InvalidActionError(
+                f"{self}: actions must be an integer array of shape {rows.shape} (one per game "
+                f"that moves), got {actions.dtype} array of shape {actions.shape}"
+            )
         actions = actions.astype(np.int64, copy=False)
         return rows, actions
 

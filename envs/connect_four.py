@@ -105,14 +105,24 @@ class ConnectFour(MultiAgentEnv):
         self._to_move = 1 - self._to_move
         self._acting = (other,)
         flags = {"player_0": False, "player_1": False}
-        return ({other: self._board.copy()}, {mover: 0.0, other: 0.0}, flags, dict(flags),
-                {other: {"action_mask": self._mask.copy()}})
+        return (
+            {other: self._board.copy()},
+            {mover: 0.0, other: 0.0},
+            flags,
+            dict(flags),
+            {other: {"action_mask": self._mask.copy()}},
+        )
 
     def _end(self, rewards: dict[str, float]):
         self.agents = []
         self._acting = None
-        return ({}, rewards, {"player_0": True, "player_1": True}, {"player_0": False, "player_1": False},
-                {"player_0": {}, "player_1": {}})
+        return (
+            {},
+            rewards,
+            {"player_0": True, "player_1": True},
+            {"player_0": False, "player_1": False},
+            {"player_0": {}, "player_1": {}},
+        )
 
     # --------------------------------------------------------------- planning
     @property

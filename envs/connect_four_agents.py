@@ -51,12 +51,16 @@ class ConnectFourHeuristicAgent(Agent):
         self._np_rng: np.random.Generator | None = None
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
-        if not (isinstance(observation_space, spaces.Box) and observation_space.shape == (ROWS, COLUMNS)) \
-                or type(action_space) is not spaces.Discrete or action_space.n != COLUMNS \
-                or int(action_space.start) != 0:
+        if (
+            not (isinstance(observation_space, spaces.Box) and observation_space.shape == (ROWS, COLUMNS))
+            or type(action_space) is not spaces.Discrete
+            or action_space.n != COLUMNS
+            or int(action_space.start) != 0
+        ):
             raise SpaceMismatchError(
                 "ConnectFourHeuristicAgent: expected connect four's spaces, a (6, 7) Box observation "
-                f"and Discrete(7) actions, got {observation_space} and {action_space}")
+                f"and Discrete(7) actions, got {observation_space} and {action_space}"
+            )
         super().setup(observation_space, action_space)
 
     def reset(self, *, seed: int | None = None) -> None:

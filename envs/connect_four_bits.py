@@ -18,8 +18,7 @@ _SHIFTS = (1, STRIDE, STRIDE - 1, STRIDE + 1)  # vertical, horizontal, two diago
 _SHIFTS_U64 = tuple((np.uint64(s), np.uint64(2 * s)) for s in _SHIFTS)
 
 # The bit of each cell of a board shown with row 0 at the top (the env's observation).
-CELL_BITS = np.array([[1 << (c * STRIDE + ROWS - 1 - r) for c in range(COLUMNS)] for r in range(ROWS)],
-                     dtype=np.uint64)
+CELL_BITS = np.array([[1 << (c * STRIDE + ROWS - 1 - r) for c in range(COLUMNS)] for r in range(ROWS)], dtype=np.uint64)
 
 
 def has_four(bits: int) -> bool:
@@ -67,5 +66,7 @@ def bitboards(boards: np.ndarray, mark: np.ndarray | int) -> tuple[np.ndarray, n
     """
     filled = boards != 0
     own = boards == mark
-    return ((own * CELL_BITS).sum(axis=(-2, -1), dtype=np.uint64),
-            ((filled & ~own) * CELL_BITS).sum(axis=(-2, -1), dtype=np.uint64))
+    return (
+        (own * CELL_BITS).sum(axis=(-2, -1), dtype=np.uint64),
+        ((filled & ~own) * CELL_BITS).sum(axis=(-2, -1), dtype=np.uint64),
+    )

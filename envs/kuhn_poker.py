@@ -44,5 +44,6 @@ class KuhnPoker(LimitPoker):
     env_name = "kuhn_poker"
 
     def __init__(self, render_mode: str | None = None) -> None:
-        super().__init__(ranks=("J", "Q", "K"), suits=1, ante=1, raise_sizes=(1,), max_raises=1,
-                         render_mode=render_mode)
+        super().__init__(
+            ranks=("J", "Q", "K"), suits=1, ante=1, raise_sizes=(1,), max_raises=1, render_mode=render_mode
+        )

@@ -48,5 +48,6 @@ class LeducPoker(LimitPoker):
     env_name = "leduc_poker"
 
     def __init__(self, render_mode: str | None = None) -> None:
-        super().__init__(ranks=("J", "Q", "K"), suits=2, ante=1, raise_sizes=(2, 4), max_raises=2,
-                         render_mode=render_mode)
+        super().__init__(
+            ranks=("J", "Q", "K"), suits=2, ante=1, raise_sizes=(2, 4), max_raises=2, render_mode=render_mode
+        )

@@ -83,9 +83,9 @@ class LiarsDice(MultiAgentEnv):
         self._bidder_at = FACES + 4 * n
         highs = np.ones(FACES + 5 * n, dtype=np.int8)
         highs[:FACES] = self.dice
-        highs[self._dice_at:self._dice_at + n] = self.dice
-        highs[self._quantity_at:self._quantity_at + n] = total
-        highs[self._face_at:self._face_at + n] = FACES
+        highs[self._dice_at : self._dice_at + n] = self.dice
+        highs[self._quantity_at : self._quantity_at + n] = total
+        highs[self._face_at : self._face_at + n] = FACES
         observation = spaces.Box(np.zeros_like(highs), highs, dtype=np.int8)
         self.observation_spaces = {agent: observation for agent in self.possible_agents}
         action: spaces.Discrete = spaces.Discrete(1 + FACES * total)
@@ -115,8 +115,9 @@ class LiarsDice(MultiAgentEnv):
 
     def action_names(self, agent: str) -> list[str]:
         """Readable names of the actions: ``"liar"``, then ``"bid 1 x 1"`` ... ``"bid 6 x 6"``."""
-        return ["liar"] + [f"bid {q} x {f}" for q in range(1, self.players * self.dice + 1)
-                           for f in range(1, FACES + 1)]
+        return ["liar"] + [
+            f"bid {q} x {f}" for q in range(1, self.players * self.dice + 1) for f in range(1, FACES + 1)
+        ]
 
     def observation_text(self, agent: str, observation: np.ndarray) -> str:
         """What ``agent``'s own observation shows (its dice), read from the observation alone.
@@ -149,7 +150,7 @@ class LiarsDice(MultiAgentEnv):
         self._held = [self.dice] * n
         self._alive = list(range(n))
         self._public[:] = 0
-        self._public[self._dice_at:self._dice_at + n] = self.dice
+        self._public[self._dice_at : self._dice_at + n] = self.dice
         self._log = ""
         self.agents = list(self.possible_agents)
         # Round r rolls from its own generator keyed by (episode key, r), one row of dice per
@@ -164,18 +165,25 @@ class LiarsDice(MultiAgentEnv):
 
     def _check_fixed(self, fixed: Any) -> list[list[int]]:
         rolls = [list(row) for row in fixed] if isinstance(fixed, Sequence) else None
-        if rolls is None or len(rolls) != self.players or any(
-                len(row) != self.dice or any(type(f) is not int or not 1 <= f <= FACES for f in row)
-                for row in rolls):
-            raise ValueError(f"{self}: options['dice'] must hold {self.players} lists of {self.dice} "
-                             f"faces from 1 to {FACES}, got {fixed!r}")
+        if (
+            rolls is None
+            or len(rolls) != self.players
+            or any(
+                len(row) != self.dice or any(type(f) is not int or not 1 <= f <= FACES for f in row) for row in rolls
+            )
+        ):
+            raise ValueError(
+                f"{self}: options['dice'] must hold {self.players} lists of {self.dice} "
+                f"faces from 1 to {FACES}, got {fixed!r}"
+            )
         return rolls
 
     def _new_round(self, starter: int, rolls: list[list[int]] | None = None) -> None:
         self._round += 1
         if rolls is None:
             table = np.random.default_rng([self._chance_key, self._round]).integers(
-                1, FACES + 1, size=(self.players, self.dice))
+                1, FACES + 1, size=(self.players, self.dice)
+            )
             rolls = [table[seat, :held].tolist() for seat, held in enumerate(self._held)]
         self._rolls = rolls
         self._own[:] = 0
@@ -183,7 +191,7 @@ class LiarsDice(MultiAgentEnv):
             for face in row:
                 self._own[player, face - 1] += 1
         n = self.players
-        self._public[self._quantity_at:self._bidder_at + n] = 0
+        self._public[self._quantity_at : self._bidder_at + n] = 0
         self._bid, self._bidder = 0, -1
         self._set_turn(starter)
 
@@ -193,7 +201,7 @@ class LiarsDice(MultiAgentEnv):
         mask = self._mask
         mask[:] = 0
         mask[CHALLENGE] = self._bid > 0
-        mask[self._bid + 1:1 + FACES * sum(self._held)] = 1
+        mask[self._bid + 1 : 1 + FACES * sum(self._held)] = 1
 
     def _observation(self, player: int) -> np.ndarray:
         observation = self._public.copy()
@@ -222,15 +230,17 @@ class LiarsDice(MultiAgentEnv):
             public, n = self._public, self.players
             public[self._quantity_at + mover] = quantity
             public[self._face_at + mover] = face
-            public[self._bidder_at:self._bidder_at + n] = 0
+            public[self._bidder_at : self._bidder_at + n] = 0
             public[self._bidder_at + mover] = 1
             self._set_turn(self._next_alive(mover))
             return self._ask(rewards, terminations)
         quantity, face = self.bid_of(self._bid)
         shown = int(self._own[self._alive, face - 1].sum())
         loser = mover if shown >= quantity else self._bidder
-        self._log = (f"{agent} called liar on {self.possible_agents[self._bidder]}'s bid {quantity} x {face}: "
-                     f"{shown} showed; {self.possible_agents[loser]} loses a die")
+        self._log = (
+            f"{agent} called liar on {self.possible_agents[self._bidder]}'s bid {quantity} x {face}: "
+            f"{shown} showed; {self.possible_agents[loser]} loses a die"
+        )
         self._held[loser] -= 1
         self._public[self._dice_at + loser] -= 1
         if self._held[loser] == 0:
@@ -301,8 +311,10 @@ class LiarsDice(MultiAgentEnv):
         observation = np.asarray(observation)
         counts = observation[:FACES] if observation.shape == self._public.shape else None
         if counts is None or observation[self._seat_at + seat] != 1 or int(counts.sum()) != self._held[seat]:
-            raise ValueError(f"{self}.sample_hidden_state: expected the current observation of {agent!r} "
-                             f"(its seat bit set, {self._held[seat]} dice), got {observation!r}")
+            raise ValueError(
+                f"{self}.sample_hidden_state: expected the current observation of {agent!r} "
+                f"(its seat bit set, {self._held[seat]} dice), got {observation!r}"
+            )
         twin = self.clone()
         twin._rolls = [rng.integers(1, FACES + 1, size=held).tolist() for held in self._held]
         twin._rolls[seat] = [face + 1 for face in range(FACES) for _ in range(int(counts[face]))]

@@ -59,8 +59,15 @@ class LimitPoker(MultiAgentEnv):
     perfect_information = False
     masked_actions = True  # legal moves in infos[agent]['action_mask']
 
-    def __init__(self, ranks: Sequence[str], suits: int, ante: int, raise_sizes: Sequence[int],
-                 max_raises: int, render_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        ranks: Sequence[str],
+        suits: int,
+        ante: int,
+        raise_sizes: Sequence[int],
+        max_raises: int,
+        render_mode: str | None = None,
+    ) -> None:
         if render_mode not in (None, "ansi"):
             raise ValueError(f"{type(self).__name__}: render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode
@@ -74,7 +81,7 @@ class LimitPoker(MultiAgentEnv):
         self.agents = []
         layout = self.layout()
         highs = np.ones(layout["size"], dtype=np.int8)
-        highs[layout["stakes"].start:layout["stakes"].stop] = self.max_stake
+        highs[layout["stakes"].start : layout["stakes"].stop] = self.max_stake
         observation = spaces.Box(np.zeros_like(highs), highs, dtype=np.int8)
         self.observation_spaces = {agent: observation for agent in self.possible_agents}
         action: spaces.Discrete = spaces.Discrete(3)
@@ -141,7 +148,7 @@ class LimitPoker(MultiAgentEnv):
         self._deal(options.get("cards") if options else None)
         self._public[:] = 0
         self._stakes = [self.ante, self.ante]
-        self._public[self._stakes_start:self._stakes_start + 2] = self.ante
+        self._public[self._stakes_start : self._stakes_start + 2] = self.ante
         self._round = 0
         self._raises = 0
         self._acted = 0
@@ -162,17 +169,22 @@ class LimitPoker(MultiAgentEnv):
             return
         names = list(fixed)
         if not needed - (1 if self.rounds > 1 else 0) <= len(names) <= needed:
-            raise ValueError(f"{self}: options['cards'] must name {needed} cards "
-                             f"(player_0, player_1{', public' if needed == 3 else ''}), got {names!r}")
+            raise ValueError(
+                f"{self}: options['cards'] must name {needed} cards "
+                f"(player_0, player_1{', public' if needed == 3 else ''}), got {names!r}"
+            )
         cards = []
         for name in names:
             if name not in self.ranks:
-                raise ValueError(f"{self}: unknown card {name!r} in options['cards']; "
-                                 f"expected one of {list(self.ranks)}")
+                raise ValueError(
+                    f"{self}: unknown card {name!r} in options['cards']; expected one of {list(self.ranks)}"
+                )
             cards.append(self.ranks.index(name))
             if cards.count(cards[-1]) > self.suits:
-                raise ValueError(f"{self}: options['cards'] {names!r} deals {name!r} more than the "
-                                 f"{self.suits} time(s) the deck holds it")
+                raise ValueError(
+                    f"{self}: options['cards'] {names!r} deals {name!r} more than the "
+                    f"{self.suits} time(s) the deck holds it"
+                )
         if len(cards) < needed:  # the public card at random from what is left
             left = [rank for rank in range(len(self.ranks)) for _ in range(self.suits - cards.count(rank))]
             cards.append(left[int(self.np_random.integers(len(left)))])
@@ -223,8 +235,13 @@ class LimitPoker(MultiAgentEnv):
         self._acting = (agent,)
         self._update_mask()
         flags = {"player_0": False, "player_1": False}
-        return ({agent: self._observation(player)}, {"player_0": 0.0, "player_1": 0.0}, flags, dict(flags),
-                {agent: {"action_mask": self._mask.copy()}})
+        return (
+            {agent: self._observation(player)},
+            {"player_0": 0.0, "player_1": 0.0},
+            flags,
+            dict(flags),
+            {agent: {"action_mask": self._mask.copy()}},
+        )
 
     def _update_mask(self) -> None:
         mover = self._to_move
@@ -274,10 +291,12 @@ class LimitPoker(MultiAgentEnv):
         seat, n = _AGENTS.index(agent), len(self.ranks)
         observation = np.asarray(observation)
         if observation.shape != (self.layout()["size"],) or observation[seat] != 1:
-            raise ValueError(f"{self}.sample_hidden_state: expected the observation of {agent!r}, a vector "
-                             f"of {self.layout()['size']} with its seat bit set, got {observation!r}")
-        own = int(observation[self._private_start:self._private_start + n].argmax())
-        shown = observation[self._public_start:self._public_start + n] if self.rounds > 1 else np.zeros(0)
+            raise ValueError(
+                f"{self}.sample_hidden_state: expected the observation of {agent!r}, a vector "
+                f"of {self.layout()['size']} with its seat bit set, got {observation!r}"
+            )
+        own = int(observation[self._private_start : self._private_start + n].argmax())
+        shown = observation[self._public_start : self._public_start + n] if self.rounds > 1 else np.zeros(0)
         deck = [rank for rank in range(n) for _ in range(self.suits)]
         deck.remove(own)
         public = _NO_CARD
@@ -313,8 +332,13 @@ class LimitPoker(MultiAgentEnv):
     def _end(self, rewards: dict[str, float]):
         self.agents = []
         self._acting = None
-        return ({}, rewards, {"player_0": True, "player_1": True}, {"player_0": False, "player_1": False},
-                {"player_0": {}, "player_1": {}})
+        return (
+            {},
+            rewards,
+            {"player_0": True, "player_1": True},
+            {"player_0": False, "player_1": False},
+            {"player_0": {}, "player_1": {}},
+        )
 
     # -------------------------------------------------------------- rendering
     def render(self) -> str | None:
@@ -353,8 +377,8 @@ class LimitPoker(MultiAgentEnv):
         """
         observation = np.asarray(observation)
         start = self._private_start
-        text = f"your card: {self.ranks[int(observation[start:start + len(self.ranks)].argmax())]}"
+        text = f"your card: {self.ranks[int(observation[start : start + len(self.ranks)].argmax())]}"
         if self.rounds > 1:
-            public = observation[self._public_start:self._public_start + len(self.ranks)]
+            public = observation[self._public_start : self._public_start + len(self.ranks)]
             text += f", public card: {self.ranks[int(public.argmax())] if public.any() else '?'}"
         return text

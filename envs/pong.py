@@ -28,10 +28,25 @@ _RIGHT_FACE = FIELD - PADDLE_MARGIN - PADDLE[0]  # ...and on the right: 140
 _PADDLE_TOP_MAX = FIELD - PADDLE[1]
 _BALL_TOP_MAX = FIELD - BALL[1]
 
-_COLORS = {"background": (144, 72, 17), "border": (236, 236, 236), "left": (213, 130, 74),
-           "right": (92, 186, 92), "ball": (236, 236, 236)}
-_DIGITS = ("111101101101111", "010110010010111", "111001111100111", "111001111001111", "101101111001001",
-           "111100111001111", "111100111101111", "111001001001001", "111101111101111", "111101111001111")
+_COLORS = {
+    "background": (144, 72, 17),
+    "border": (236, 236, 236),
+    "left": (213, 130, 74),
+    "right": (92, 186, 92),
+    "ball": (236, 236, 236),
+}
+_DIGITS = (
+    "111101101101111",
+    "010110010010111",
+    "111001111100111",
+    "111001111001111",
+    "101101111001001",
+    "111100111001111",
+    "111100111101111",
+    "111001001001001",
+    "111101111101111",
+    "111101111001111",
+)
 
 
 @dataclass
@@ -112,22 +127,41 @@ class Pong2p(MultiAgentEnv):
     metadata = {"render_modes": ["rgb_array"], "name": "pong_2p", "render_fps": 30, "real_time": True}
     env_name = "pong_2p"
 
-    def __init__(self, rounds: int = 20, max_round_steps: int = 1000, observation: str = "vector",
-                 frame_scale: int = 2, ball_speed: float = 3.0, ball_spin: float = 3.0,
-                 paddle_speed: float = 4.0, paddle_accel: float = 1.0, render_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        rounds: int = 20,
+        max_round_steps: int = 1000,
+        observation: str = "vector",
+        frame_scale: int = 2,
+        ball_speed: float = 3.0,
+        ball_spin: float = 3.0,
+        paddle_speed: float = 4.0,
+        paddle_accel: float = 1.0,
+        render_mode: str | None = None,
+    ) -> None:
         where = "Pong2p"
         for name, value in (("rounds", rounds), ("max_round_steps", max_round_steps), ("frame_scale", frame_scale)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"{where}: {name} must be a positive integer, got {value!r}")
         if FIELD % frame_scale:
             raise ValueError(f"{where}: frame_scale must divide {FIELD}, got {frame_scale!r}")
-        for name, number in (("ball_speed", ball_speed), ("ball_spin", ball_spin), ("paddle_speed", paddle_speed),
-                             ("paddle_accel", paddle_accel)):
-            if isinstance(number, bool) or not isinstance(number, (int, float, np.integer, np.floating)) \
-                    or not 0 < number < np.inf:
+        for name, number in (
+            ("ball_speed", ball_speed),
+            ("ball_spin", ball_spin),
+            ("paddle_speed", paddle_speed),
+            ("paddle_accel", paddle_accel),
+        ):
+            if (
+                isinstance(number, bool)
+                or not isinstance(number, (int, float, np.integer, np.floating))
+                or not 0 < number < np.inf
+            ):
                 raise ValueError(f"{where}: {name} must be a positive finite number, got {number!r}")
-        for name, number, limit in (("ball_speed", ball_speed, 64), ("ball_spin", ball_spin, 64),
-                                    ("paddle_speed", paddle_speed, 64)):
+        for name, number, limit in (
+            ("ball_speed", ball_speed, 64),
+            ("ball_spin", ball_spin, 64),
+            ("paddle_speed", paddle_speed, 64),
+        ):
             if number >= limit:
                 raise ValueError(f"{where}: {name} must be below {limit} pixels a step, got {number!r}")
         if observation not in ("vector", "frame"):
@@ -254,14 +288,17 @@ class Pong2p(MultiAgentEnv):
         paddles = [(top + PADDLE[1] / 2) / FIELD for top in s.paddle_y]
         speeds = [v / self.paddle_speed for v in s.paddle_vy]
         left = np.array([ball_x, ball_y, vx, vy, paddles[0], speeds[0], paddles[1], speeds[1]], dtype=np.float32)
-        right = np.array([1.0 - ball_x, ball_y, -vx, vy, paddles[1], speeds[1], paddles[0], speeds[0]],
-                         dtype=np.float32)
+        right = np.array(
+            [1.0 - ball_x, ball_y, -vx, vy, paddles[1], speeds[1], paddles[0], speeds[0]], dtype=np.float32
+        )
         return {"player_0": np.clip(left, self._vector_low, 1.0), "player_1": np.clip(right, self._vector_low, 1.0)}
 
     def _infos(self) -> dict[str, dict[str, Any]]:
         s = self.state
-        return {"player_0": {"score": (s.score[0], s.score[1]), "ties": s.ties},
-                "player_1": {"score": (s.score[1], s.score[0]), "ties": s.ties}}
+        return {
+            "player_0": {"score": (s.score[0], s.score[1]), "ties": s.ties},
+            "player_1": {"score": (s.score[1], s.score[0]), "ties": s.ties},
+        }
 
     def _field(self, gray: bool) -> np.ndarray:
         """The 160x160 field: grayscale (ball 255, paddles 160, else 0) or RGB."""
@@ -276,9 +313,9 @@ class Pong2p(MultiAgentEnv):
         for side, name in ((0, "left"), (1, "right")):
             x = PADDLE_MARGIN if side == 0 else _RIGHT_FACE
             top = int(round(s.paddle_y[side]))
-            image[top:top + PADDLE[1], x:x + PADDLE[0]] = colors[name]
+            image[top : top + PADDLE[1], x : x + PADDLE[0]] = colors[name]
         bx, by = int(round(s.ball_x)), int(round(s.ball_y))
-        image[max(by, 0):max(by + BALL[1], 0), max(bx, 0):max(bx + BALL[0], 0)] = colors["ball"]
+        image[max(by, 0) : max(by + BALL[1], 0), max(bx, 0) : max(bx + BALL[0], 0)] = colors["ball"]
         return image
 
     def render(self) -> np.ndarray | None:
@@ -287,7 +324,7 @@ class Pong2p(MultiAgentEnv):
             return None
         frame = np.empty((SCORE_BORDER + FIELD, FIELD, 3), dtype=np.uint8)
         frame[:SCORE_BORDER] = _COLORS["background"]
-        frame[SCORE_BORDER - 2:SCORE_BORDER] = _COLORS["border"]
+        frame[SCORE_BORDER - 2 : SCORE_BORDER] = _COLORS["border"]
         frame[SCORE_BORDER:] = self._field(gray=False)
         for side, x in ((0, 36), (1, 112)):
             self._draw_number(frame, self.state.score[side] % 100, x, 7, _COLORS["left" if side == 0 else "right"])
@@ -298,7 +335,7 @@ class Pong2p(MultiAgentEnv):
         for digit in str(number):
             glyph = np.array([c == "1" for c in _DIGITS[int(digit)]]).reshape(5, 3)
             pixels = np.kron(glyph, np.ones((4, 4), dtype=bool))
-            frame[y:y + 20, x:x + 12][pixels] = color
+            frame[y : y + 20, x : x + 12][pixels] = color
             x += 16
 
     def action_names(self, agent: str) -> list[str]:

@@ -47,15 +47,21 @@ class PongAIAgent(Agent):
 
     def __init__(self, gain: float = 20.0, dead_zone: float = 0.01) -> None:
         if not gain > 0 or not dead_zone >= 0:
-            raise ValueError(f"PongAIAgent: gain must be positive and dead_zone non-negative, got {gain!r}, {dead_zone!r}")
+            raise ValueError(
+                f"PongAIAgent: gain must be positive and dead_zone non-negative, got {gain!r}, {dead_zone!r}"
+            )
         self.gain, self.dead_zone = float(gain), float(dead_zone)
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
-        if not (isinstance(observation_space, spaces.Box) and observation_space.shape == (8,)) \
-                or type(action_space) is not spaces.Discrete or action_space.n != 6:
+        if (
+            not (isinstance(observation_space, spaces.Box) and observation_space.shape == (8,))
+            or type(action_space) is not spaces.Discrete
+            or action_space.n != 6
+        ):
             raise SpaceMismatchError(
                 "PongAIAgent: needs pong_2p's vector observation Box(8,) and Discrete(6) actions "
-                f"(make the env with observation='vector'), got {observation_space} and {action_space}")
+                f"(make the env with observation='vector'), got {observation_space} and {action_space}"
+            )
         super().setup(observation_space, action_space)
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> int:

@@ -39,9 +39,16 @@ def connect_four(**options: Any) -> TrainingRecipe:
     heuristic drawn twice as often; 32 evaluations of 100 games against ``random`` and the
     heuristic over a 1.6M-step run, fewer games in shorter runs.
     """
-    return TrainingRecipe(interface="ego_board", opponents=("random", "connect_four_heuristic", "connect_four_heuristic"),
-                          references=("random", "connect_four_heuristic"), self_play="uniform", pool_size=7,
-                          evaluations=32, eval_games=100, full_budget=1_600_000)
+    return TrainingRecipe(
+        interface="ego_board",
+        opponents=("random", "connect_four_heuristic", "connect_four_heuristic"),
+        references=("random", "connect_four_heuristic"),
+        self_play="uniform",
+        pool_size=7,
+        evaluations=32,
+        eval_games=100,
+        full_budget=1_600_000,
+    )
 
 
 def card_game(**options: Any) -> TrainingRecipe:
@@ -56,8 +63,13 @@ def rock_paper_scissors(**options: Any) -> TrainingRecipe:
 
 def team_rock_paper_scissors(**options: Any) -> TrainingRecipe:
     """One seat beside a ``beat_most_common`` teammate against two of them (the README's team example)."""
-    return TrainingRecipe(algo="ppo", interface="one_hot", teammate="beat_most_common",
-                          opponents=("beat_most_common",), references=("beat_most_common",))
+    return TrainingRecipe(
+        algo="ppo",
+        interface="one_hot",
+        teammate="beat_most_common",
+        opponents=("beat_most_common",),
+        references=("beat_most_common",),
+    )
 
 
 def pong_2p(**options: Any) -> TrainingRecipe:
@@ -70,11 +82,28 @@ def pong_2p(**options: Any) -> TrainingRecipe:
     evaluation unit); the agent plays games of any length.
     """
     return TrainingRecipe(
-        algo="ppo", interface="pong_moves(pong_frames(pong_hit_bonus(bonus=0.05), scale=4, frames=2))",
+        algo="ppo",
+        interface="pong_moves(pong_frames(pong_hit_bonus(bonus=0.05), scale=4, frames=2))",
         policy="CnnPolicy",
-        algo_options={"n_steps": 128, "batch_size": 256, "n_epochs": 4, "learning_rate": 2.5e-4,
-                      "ent_coef": 0.01, "clip_range": 0.1, "gamma": 0.99, "gae_lambda": 0.95,
-                      "policy_kwargs": {"net_arch": [], "features_extractor_kwargs": {"features_dim": 256}}},
-        opponents=("pong_ai", "pong_ai", "pong_ai", "pong_ai"), references=("pong_ai",),
-        self_play="uniform", promote_at=0.0, pool_size=8, n_envs=8, eval_games=10, evaluations=8,
-        full_budget=1_000_000, env_options={"rounds": 5})
+        algo_options={
+            "n_steps": 128,
+            "batch_size": 256,
+            "n_epochs": 4,
+            "learning_rate": 2.5e-4,
+            "ent_coef": 0.01,
+            "clip_range": 0.1,
+            "gamma": 0.99,
+            "gae_lambda": 0.95,
+            "policy_kwargs": {"net_arch": [], "features_extractor_kwargs": {"features_dim": 256}},
+        },
+        opponents=("pong_ai", "pong_ai", "pong_ai", "pong_ai"),
+        references=("pong_ai",),
+        self_play="uniform",
+        promote_at=0.0,
+        pool_size=8,
+        n_envs=8,
+        eval_games=10,
+        evaluations=8,
+        full_budget=1_000_000,
+        env_options={"rounds": 5},
+    )

@@ -93,8 +93,9 @@ class RockPaperScissors(MultiAgentEnv):
             return None
         if self._last[0] == NONE:
             return f"round {self._round}/{self.rounds}: no moves yet\n"
-        return (f"round {self._round}/{self.rounds}: player_0 {_NAMES[self._last[0]]}, "
-                f"player_1 {_NAMES[self._last[1]]}\n")
+        return (
+            f"round {self._round}/{self.rounds}: player_0 {_NAMES[self._last[0]]}, player_1 {_NAMES[self._last[1]]}\n"
+        )
 
     def action_names(self, agent: str) -> list[str]:
         """Readable names of the actions."""
@@ -137,13 +138,18 @@ class TeamRockPaperScissors(MultiAgentEnv):
     metadata = {"render_modes": ["ansi"], "name": "team_rock_paper_scissors"}
     env_name = "team_rock_paper_scissors"
 
-    def __init__(self, team_sizes: tuple[int, ...] | list[int] = (2, 2), rounds: int = 3,
-                 render_mode: str | None = None) -> None:
+    def __init__(
+        self, team_sizes: tuple[int, ...] | list[int] = (2, 2), rounds: int = 3, render_mode: str | None = None
+    ) -> None:
         sizes = list(team_sizes) if isinstance(team_sizes, (tuple, list)) else None
-        if (sizes is None or len(sizes) < 2
-                or not all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 1 for n in sizes)):
-            raise ValueError(f"TeamRockPaperScissors: team_sizes must list at least two positive team sizes, "
-                             f"got {team_sizes!r}")
+        if (
+            sizes is None
+            or len(sizes) < 2
+            or not all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 1 for n in sizes)
+        ):
+            raise ValueError(
+                f"TeamRockPaperScissors: team_sizes must list at least two positive team sizes, got {team_sizes!r}"
+            )
         if not isinstance(rounds, (int, np.integer)) or isinstance(rounds, bool) or rounds < 1:
             raise ValueError(f"TeamRockPaperScissors: rounds must be a positive integer, got {rounds!r}")
         if render_mode not in (None, "ansi"):
@@ -159,8 +165,7 @@ class TeamRockPaperScissors(MultiAgentEnv):
         self.possible_agents = [f"player_{i}" for i in range(seat)]
         self._sides = {f"team_{k}": tuple(ids) for k, ids in enumerate(members)}
         self.teams = self._sides
-        self._side = np.array([k for agent in self.possible_agents
-                               for k, ids in enumerate(members) if agent in ids])
+        self._side = np.array([k for agent in self.possible_agents for k, ids in enumerate(members) if agent in ids])
         self._size = np.array([len(ids) for ids in members], dtype=float)
         self.agents = []
         observation = spaces.MultiDiscrete([4] * seat)

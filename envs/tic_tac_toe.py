@@ -51,14 +51,18 @@ class TicTacToe(MultiAgentEnv):
     perfect_information = True  # plannable: see arena.agents.mcts
     masked_actions = True  # legal moves in infos[agent]['action_mask']
 
-    def __init__(self, illegal_action: str = "raise", illegal_penalty: float = -1.0,
-                 render_mode: str | None = None) -> None:
+    def __init__(
+        self, illegal_action: str = "raise", illegal_penalty: float = -1.0, render_mode: str | None = None
+    ) -> None:
         if illegal_action not in ("raise", "penalty"):
             raise ValueError(f"TicTacToe: illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
         if render_mode not in (None, "ansi"):
             raise ValueError(f"TicTacToe: render_mode must be None or 'ansi', got {render_mode!r}")
-        if isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, (int, float, np.integer, np.floating)) \
-                or not np.isfinite(illegal_penalty):
+        if (
+            isinstance(illegal_penalty, bool)
+            or not isinstance(illegal_penalty, (int, float, np.integer, np.floating))
+            or not np.isfinite(illegal_penalty)
+        ):
             raise ValueError(f"TicTacToe: illegal_penalty must be a finite number, got {illegal_penalty!r}")
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
@@ -108,8 +112,13 @@ class TicTacToe(MultiAgentEnv):
         # the common case, inlined: the game goes on
         self._to_move = 1 - self._to_move
         self._acting = (other,)
-        return ({other: self._board.copy()}, {mover: 0.0, other: 0.0}, {mover: False, other: False},
-                {mover: False, other: False}, {other: {"action_mask": self._mask.copy()}})
+        return (
+            {other: self._board.copy()},
+            {mover: 0.0, other: 0.0},
+            {mover: False, other: False},
+            {mover: False, other: False},
+            {other: {"action_mask": self._mask.copy()}},
+        )
 
     def _next(self, other: str, rewards: dict[str, float], over: bool):
         if over:
@@ -120,8 +129,7 @@ class TicTacToe(MultiAgentEnv):
         self._to_move = 1 - self._to_move
         self._acting = (other,)
         flags = {"player_0": False, "player_1": False}
-        return ({other: self._board.copy()}, rewards, flags, dict(flags),
-                {other: {"action_mask": self._mask.copy()}})
+        return ({other: self._board.copy()}, rewards, flags, dict(flags), {other: {"action_mask": self._mask.copy()}})
 
     @property
     def acting_agents(self) -> tuple[str, ...]:
@@ -150,7 +158,7 @@ class TicTacToe(MultiAgentEnv):
 
     def board_text(self) -> str:
         """The board as text, whatever the render mode."""
-        rows = ("".join(_SYMBOLS[c] for c in self._cells[r * 3:r * 3 + 3]) for r in range(3))
+        rows = ("".join(_SYMBOLS[c] for c in self._cells[r * 3 : r * 3 + 3]) for r in range(3))
         return "\n".join(rows) + "\n"
 
     def action_names(self, agent: str) -> list[str]:
@@ -164,8 +172,10 @@ class TicTacToe(MultiAgentEnv):
             ValueError: this env plays the ``"penalty"`` variant, which the batch does not have.
         """
         if self.illegal_action != "raise":
-            raise ValueError(f"{self}: TicTacToeBatch plays the default rules (illegal_action='raise'), "
-                             f"not illegal_action={self.illegal_action!r}")
+            raise ValueError(
+                f"{self}: TicTacToeBatch plays the default rules (illegal_action='raise'), "
+                f"not illegal_action={self.illegal_action!r}"
+            )
         return TicTacToeBatch(num_games, **options)
 
 

@@ -42,13 +42,13 @@ from interfaces.history import FrameStack, NormalizeObservation
 from interfaces.magent import GridControl, SideStack, combine_by_unit
 from interfaces.observation import ActionMaskInObservation, CastObservation, ClipObservation, Flatten, OneHot
 from interfaces.pommerman import (
-                                  PommermanAttributes,
-                                  PommermanBatchPlanes,
-                                  PommermanEgoCorner,
-                                  PommermanFeatures,
-                                  PommermanLegalMoves,
-                                  PommermanPlanes,
-                                  PommermanPosition,
+    PommermanAttributes,
+    PommermanBatchPlanes,
+    PommermanEgoCorner,
+    PommermanFeatures,
+    PommermanLegalMoves,
+    PommermanPlanes,
+    PommermanPosition,
 )
 from interfaces.pommerman_safety import PommermanSafeMoves
 from interfaces.pommerman_shaping import PommermanEnemyDownBonus, PommermanPickupBonus

@@ -77,7 +77,8 @@ def _writer(space: spaces.Space, offset: int) -> tuple[Writer, int]:
         return write_binary, size
     if isinstance(space, (spaces.Tuple, spaces.Dict)):
         members: list[tuple[Any, spaces.Space]] = (
-            list(space.spaces.items()) if isinstance(space, spaces.Dict) else list(enumerate(space.spaces)))
+            list(space.spaces.items()) if isinstance(space, spaces.Dict) else list(enumerate(space.spaces))
+        )
         parts: list[tuple[Any, Writer]] = []
         total = 0
         for key, member in members:

@@ -72,8 +72,10 @@ class DiscretizeBox(Interface):
             raise SpaceMismatchError(f"{self}: bins must be integers of at least 2, got {self.bins!r}")
         total = int(np.prod(bins.astype(object)))
         if total > _MAX_JOINT_ACTIONS:
-            raise SpaceMismatchError(f"{self}: {box} with bins {self.bins!r} gives {total} joint actions, "
-                                     f"more than {_MAX_JOINT_ACTIONS}; use fewer bins")
+            raise SpaceMismatchError(
+                f"{self}: {box} with bins {self.bins!r} gives {total} joint actions, "
+                f"more than {_MAX_JOINT_ACTIONS}; use fewer bins"
+            )
         low, high = box.low.reshape(-1).astype(np.float64), box.high.reshape(-1).astype(np.float64)
         self._grids = [np.linspace(lo, hi, int(n)) for lo, hi, n in zip(low, high, bins)]
         if np.issubdtype(box.dtype, np.integer):
@@ -203,8 +205,13 @@ class DiscreteToMultiDiscrete(Interface):
         super().setup(observation_space, action_space)
         space = self._require_space(spaces.Discrete, "action")
         nvec = np.asarray(self.nvec)
-        if nvec.ndim != 1 or nvec.size == 0 or nvec.dtype.kind not in "iu" or (nvec < 1).any() \
-                or int(np.prod(nvec.astype(object))) != int(space.n):
+        if (
+            nvec.ndim != 1
+            or nvec.size == 0
+            or nvec.dtype.kind not in "iu"
+            or (nvec < 1).any()
+            or int(np.prod(nvec.astype(object))) != int(space.n)
+        ):
             raise SpaceMismatchError(
                 f"{self}: nvec must be a list of positive integers whose product is the number of raw actions "
                 f"of {space} ({int(space.n)}), got {self.nvec!r}"

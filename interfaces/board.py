@@ -56,8 +56,14 @@ class EgoBoard(Interface):
             (cls(planes=True), spaces.Box(0, 2, (6, 7), np.int8), spaces.Discrete(7)),
         ]
 
-    def __init__(self, inner: Interface | None = None, *, player: int | None = None, planes: bool = False,
-                 dtype: Any = np.float32) -> None:
+    def __init__(
+        self,
+        inner: Interface | None = None,
+        *,
+        player: int | None = None,
+        planes: bool = False,
+        dtype: Any = np.float32,
+    ) -> None:
         super().__init__(inner)
         if player not in (None, 0, 1) or isinstance(player, bool):
             raise ValueError(f"{type(self).__name__}: player must be 0, 1 or None (infer from parity), got {player!r}")
@@ -77,8 +83,10 @@ class EgoBoard(Interface):
             shape = (2, *box.shape)
             self.observation_space = spaces.Box(0, 1, shape, self.dtype)
             # Row ``mark`` of a table gives (own, opponent) for that cell value, per observer.
-            self._tables = [np.array([[0, 0], [1, 0], [0, 1]], self.dtype),
-                            np.array([[0, 0], [0, 1], [1, 0]], self.dtype)]
+            self._tables = [
+                np.array([[0, 0], [1, 0], [0, 1]], self.dtype),
+                np.array([[0, 0], [0, 1], [1, 0]], self.dtype),
+            ]
         else:
             self.observation_space = spaces.Box(-1, 1, box.shape, self.dtype)
             self._tables = [np.array([0, 1, -1], self.dtype), np.array([0, -1, 1], self.dtype)]
@@ -161,8 +169,9 @@ class RotateBoard(Interface):
         box = self._require_space(spaces.Box, "observation")
         actions = self._require_space(spaces.Discrete, "action")
         if len(box.shape) < 2:
-            raise SpaceMismatchError(f"{self}: needs a Box observation with (rows, columns) as its last axes, "
-                                     f"got {box}")
+            raise SpaceMismatchError(
+                f"{self}: needs a Box observation with (rows, columns) as its last axes, got {box}"
+            )
         *lead, rows, columns = box.shape
         if self.quarter_turns % 2 and rows != columns:
             raise SpaceMismatchError(f"{self}: odd quarter turns need a square board, got {rows}x{columns} in {box}")

@@ -126,8 +126,9 @@ class NormalizeObservation(Interface):
             (cls(), spaces.Box(-10.0, 10.0, (4,)), spaces.Discrete(2)),
         ]
 
-    def __init__(self, inner: Interface | None = None, *, clip: float = 10.0, epsilon: float = 1e-8,
-                 frozen: bool = False) -> None:
+    def __init__(
+        self, inner: Interface | None = None, *, clip: float = 10.0, epsilon: float = 1e-8, frozen: bool = False
+    ) -> None:
         super().__init__(inner)
         if not clip > 0:
             raise ValueError(f"{type(self).__name__}: clip must be positive, got {clip!r}")

@@ -44,11 +44,18 @@ __all__ = ["SideStack", "GridControl", "combine_by_unit", "unit_of"]
 def _side_spaces(itf: Interface) -> tuple[spaces.Tuple, spaces.Tuple]:
     """The raw side spaces: Tuples of one soldier type (same spaces for every member), or an error naming them."""
     obs, act = itf.inner_observation_space, itf.inner_action_space
-    if not (isinstance(obs, spaces.Tuple) and isinstance(act, spaces.Tuple) and len(obs) == len(act) and len(obs)
-            and all(o == obs[0] for o in obs) and all(a == act[0] for a in act)):
+    if not (
+        isinstance(obs, spaces.Tuple)
+        and isinstance(act, spaces.Tuple)
+        and len(obs) == len(act)
+        and len(obs)
+        and all(o == obs[0] for o in obs)
+        and all(a == act[0] for a in act)
+    ):
         raise SpaceMismatchError(
             f"{itf}: needs a side's spaces: Tuples of one soldier's observation and action space (all members "
-            f"alike; split combined arms with combine_by_unit), got {obs} and {act}")
+            f"alike; split combined arms with combine_by_unit), got {obs} and {act}"
+        )
     return obs, act
 
 
@@ -105,14 +112,17 @@ class SideStack(Interface):
         soldier.setup(obs[0], act[0])
         view, move = soldier.observation_space, soldier.action_space
         if not isinstance(view, spaces.Box) or not isinstance(move, spaces.Discrete) or soldier.stateful:
-            raise SpaceMismatchError(f"{self}: the soldier stack must give a Box view and Discrete actions and keep no "
-                                     f"per-episode state, got {view} and {move} from {obs[0]} and {act[0]}")
+            raise SpaceMismatchError(
+                f"{self}: the soldier stack must give a Box view and Discrete actions and keep no "
+                f"per-episode state, got {view} and {move} from {obs[0]} and {act[0]}"
+            )
         n = len(obs)
         self._blank = np.zeros(view.shape, view.dtype)
         self._shape: tuple[int, ...] = (n, *view.shape)
         self._dtype = view.dtype
-        self.observation_space = box_space(np.broadcast_to(view.low, self._shape),
-                                           np.broadcast_to(view.high, self._shape), self._shape, view.dtype)
+        self.observation_space = box_space(
+            np.broadcast_to(view.low, self._shape), np.broadcast_to(view.high, self._shape), self._shape, view.dtype
+        )
         self.action_space = spaces.MultiDiscrete(np.full(n, int(move.n)), start=np.full(n, int(move.start)))
         self._present = [True] * n
 
@@ -198,15 +208,17 @@ class GridControl(Interface):
         except SpaceMismatchError as err:
             raise SpaceMismatchError(f"{self}: {err}") from None
         if layout.position is None or layout.ally_presence:
-            raise SpaceMismatchError(f"{self}: needs battle soldiers' views with position planes (make the env with "
-                                     f"minimap_mode=True), got {obs[0]} and {act[0]}")
+            raise SpaceMismatchError(
+                f"{self}: needs battle soldiers' views with position planes (make the env with "
+                f"minimap_mode=True), got {obs[0]} and {act[0]}"
+            )
         self.layout: UnitLayout = layout
         size, n = self.map_size, len(obs)
         self._shape = (len(self.PLANES), size, size)
         self.observation_space = spaces.Box(0.0, 2.0, self._shape, np.float32)
         self.action_space = spaces.MultiDiscrete(np.full((size, size), len(layout.moves) + len(layout.attacks)))
         r = layout.radius
-        rows, cols = np.mgrid[-r:r + 1, -r:r + 1]
+        rows, cols = np.mgrid[-r : r + 1, -r : r + 1]
         self._offsets = (cols.ravel(), rows.ravel())  # view cell -> (dx, dy)
         self._positions, self._present = np.zeros((n, 2), np.int64), np.ones(n, bool)
 
@@ -256,7 +268,7 @@ def unit_of(agent_id: str) -> str:
     group = agent_id.rsplit("_", 1)[0]
     for side in ("red", "blue"):
         if group.startswith(side):
-            return group[len(side):] or "small"
+            return group[len(side) :] or "small"
     return group
 
 
@@ -280,6 +292,8 @@ def combine_by_unit(members: Sequence[str], **stacks: Callable[[], Interface | N
     units = [unit_of(member) for member in members]
     missing = sorted({unit for unit in units if unit not in stacks})
     if missing:
-        raise ValueError(f"combine_by_unit: no stack for unit types {missing} (members {list(members)[:4]}...); "
-                         f"stacks given for {sorted(stacks)}")
+        raise ValueError(
+            f"combine_by_unit: no stack for unit types {missing} (members {list(members)[:4]}...); "
+            f"stacks given for {sorted(stacks)}"
+        )
     return Combine(None, [stacks[unit]() for unit in units])

@@ -50,8 +50,11 @@ class Flatten(Interface):
     def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
         """Instances and raw spaces for ``arena interfaces --check``."""
         return [
-            (cls(), spaces.Dict({"board": spaces.Box(0, 2, (3, 3), np.int8), "turn": spaces.Discrete(2)}),
-             spaces.Discrete(9)),
+            (
+                cls(),
+                spaces.Dict({"board": spaces.Box(0, 2, (3, 3), np.int8), "turn": spaces.Discrete(2)}),
+                spaces.Discrete(9),
+            ),
             (cls(), spaces.Tuple([spaces.MultiDiscrete([2, 3]), spaces.MultiBinary(4)]), spaces.MultiDiscrete([3, 3])),
         ]
 
@@ -305,14 +308,17 @@ class ActionMaskInObservation(Interface):
         space = self._require_space((spaces.Discrete, spaces.MultiDiscrete), "action")
         self._length = mask_length(space)
         if not self._length:
-            raise SpaceMismatchError(f"{self}: needs a Discrete or MultiDiscrete action space with actions, "
-                                     f"got {space}")
+            raise SpaceMismatchError(
+                f"{self}: needs a Discrete or MultiDiscrete action space with actions, got {space}"
+            )
         self._all_legal = np.ones(self._length, dtype=np.int8)
         self._mask: np.ndarray | None = None
-        self.observation_space = spaces.Dict({
-            "observation": self.inner_observation_space,
-            "action_mask": spaces.Box(0, 1, (self._length,), np.int8),
-        })
+        self.observation_space = spaces.Dict(
+            {
+                "observation": self.inner_observation_space,
+                "action_mask": spaces.Box(0, 1, (self._length,), np.int8),
+            }
+        )
 
     def action_mask(self, mask: Any) -> Any:
         flat = flat_mask(mask)  # copies: the env may reuse its mask array

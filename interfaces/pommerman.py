@@ -17,16 +17,52 @@ from gymnasium import spaces
 from arena.errors import MaskTranslationError, SpaceMismatchError
 from arena.interface import Interface
 
-__all__ = ["PommermanPlanes", "PommermanAttributes", "PommermanPosition", "PommermanLegalMoves",
-           "PommermanEgoCorner", "PommermanFeatures", "PommermanBatchPlanes", "PLANES"]
+__all__ = [
+    "PommermanPlanes",
+    "PommermanAttributes",
+    "PommermanPosition",
+    "PommermanLegalMoves",
+    "PommermanEgoCorner",
+    "PommermanFeatures",
+    "PommermanBatchPlanes",
+    "PLANES",
+]
 
 SIZE = 11
 #: The planes of :class:`PommermanPlanes`: one-hot cell types (agents relative to the
 #: observer), then the bomb and flame grids scaled to 0..1.
-PLANES = ("passage", "rigid", "wood", "bomb", "flames", "fog", "extra_bomb", "incr_range", "kick",
-          "self", "teammate", "enemy", "bomb_life", "bomb_blast_strength", "bomb_moving", "flame_life")
-_KEYS = ("board", "bomb_blast_strength", "bomb_life", "bomb_moving_direction", "flame_life", "position", "ammo",
-         "blast_strength", "can_kick", "teammate", "enemies", "alive")
+PLANES = (
+    "passage",
+    "rigid",
+    "wood",
+    "bomb",
+    "flames",
+    "fog",
+    "extra_bomb",
+    "incr_range",
+    "kick",
+    "self",
+    "teammate",
+    "enemy",
+    "bomb_life",
+    "bomb_blast_strength",
+    "bomb_moving",
+    "flame_life",
+)
+_KEYS = (
+    "board",
+    "bomb_blast_strength",
+    "bomb_life",
+    "bomb_moving_direction",
+    "flame_life",
+    "position",
+    "ammo",
+    "blast_strength",
+    "can_kick",
+    "teammate",
+    "enemies",
+    "alive",
+)
 
 
 def _raw_spaces(mode: str = "ffa") -> tuple[spaces.Space, spaces.Space]:
@@ -62,7 +98,8 @@ def _flip_free_mask(itf: Interface, mask: Any, radio: bool) -> np.ndarray:
     if radio or raw.shape != (6,) or raw[1] != raw[2] or raw[3] != raw[4]:
         raise MaskTranslationError(
             f"{itf}: translates only masks that allow up and down alike and left and right alike "
-            f"(the pommerman env's masks), got {raw.tolist() if raw.ndim == 1 else mask!r}")
+            f"(the pommerman env's masks), got {raw.tolist() if raw.ndim == 1 else mask!r}"
+        )
     return raw
 
 
@@ -180,16 +217,23 @@ class PommermanAttributes(_PommermanInterface):
         alive = np.asarray(observation["alive"])
         teammate = int(observation["teammate"])
         enemies = [int(e) - 10 for e in np.asarray(observation["enemies"]).tolist() if int(e) >= 10]
-        vector = np.array([
-            int(observation["ammo"]) / 10.0, int(observation["blast_strength"]) / 10.0, float(observation["can_kick"]),
-            float(alive[teammate - 10]) if teammate >= 10 else 0.0,
-            float(alive[enemies].sum()) / max(1, len(enemies)),
-            int(observation.get("step_count", 0)) / self.max_steps,
-        ], dtype=np.float32)
+        vector = np.array(
+            [
+                int(observation["ammo"]) / 10.0,
+                int(observation["blast_strength"]) / 10.0,
+                float(observation["can_kick"]),
+                float(alive[teammate - 10]) if teammate >= 10 else 0.0,
+                float(alive[enemies].sum()) / max(1, len(enemies)),
+                int(observation.get("step_count", 0)) / self.max_steps,
+            ],
+            dtype=np.float32,
+        )
         return np.clip(vector, 0.0, 1.0, out=vector)
 
     def _arguments(self) -> str:
-        return ", ".join(filter(None, [super()._arguments(), f"max_steps={self.max_steps}" if self.max_steps != 800 else ""]))
+        return ", ".join(
+            filter(None, [super()._arguments(), f"max_steps={self.max_steps}" if self.max_steps != 800 else ""])
+        )
 
 
 class PommermanPosition(_PommermanInterface):
@@ -401,10 +445,12 @@ class PommermanFeatures(_PommermanInterface):
         self._ego.setup(self.inner_observation_space, self.inner_action_space)
         for part in (self._legal, self._planes, self._position, self._attributes):
             part.setup(self._ego.observation_space, self._ego.action_space)
-        return spaces.Dict({
-            "planes": spaces.Box(0.0, 1.0, (len(PLANES) + 1, SIZE, SIZE), np.float32),
-            "vector": spaces.Box(0.0, 1.0, (12,), np.float32),
-        })
+        return spaces.Dict(
+            {
+                "planes": spaces.Box(0.0, 1.0, (len(PLANES) + 1, SIZE, SIZE), np.float32),
+                "vector": spaces.Box(0.0, 1.0, (12,), np.float32),
+            }
+        )
 
     def observation(self, observation: dict[str, Any]) -> dict[str, np.ndarray]:
         ego = self._ego.observation(observation)
@@ -422,7 +468,9 @@ class PommermanFeatures(_PommermanInterface):
         return self._ego.action(self._legal.action(action))
 
     def _arguments(self) -> str:
-        return ", ".join(filter(None, [super()._arguments(), f"max_steps={self.max_steps}" if self.max_steps != 800 else ""]))
+        return ", ".join(
+            filter(None, [super()._arguments(), f"max_steps={self.max_steps}" if self.max_steps != 800 else ""])
+        )
 
 
 class PommermanBatchPlanes(_PommermanInterface):
@@ -479,16 +527,31 @@ class PommermanBatchPlanes(_PommermanInterface):
         teammate = int(observation["teammate"])
         alive = np.asarray(observation["alive"])
         enemies = sum(int(alive[e - 10]) for e in np.asarray(observation["enemies"]).tolist() if e >= 10)
-        scalars = [int(observation["ammo"]), int(observation["blast_strength"]), int(observation["can_kick"]),
-                   int(alive[teammate - 10]) if teammate >= 10 else 0, enemies,
-                   min(255, int(observation["step_count"]) * 255 // self.max_steps)]
+        scalars = [
+            int(observation["ammo"]),
+            int(observation["blast_strength"]),
+            int(observation["can_kick"]),
+            int(alive[teammate - 10]) if teammate >= 10 else 0,
+            enemies,
+            min(255, int(observation["step_count"]) * 255 // self.max_steps),
+        ]
         if self._radio:
             scalars += np.asarray(observation["message"]).tolist()
         out = np.empty(self._shape, np.uint8)
-        self._encode(np.asarray(observation["board"]), np.asarray(observation["bomb_life"]),
-                     np.asarray(observation["bomb_blast_strength"]), np.asarray(observation["bomb_moving_direction"]),
-                     np.asarray(observation["flame_life"]), me, teammate, -1, 0, self.ego,
-                     np.array(scalars, dtype=np.int64), out)
+        self._encode(
+            np.asarray(observation["board"]),
+            np.asarray(observation["bomb_life"]),
+            np.asarray(observation["bomb_blast_strength"]),
+            np.asarray(observation["bomb_moving_direction"]),
+            np.asarray(observation["flame_life"]),
+            me,
+            teammate,
+            -1,
+            0,
+            self.ego,
+            np.array(scalars, dtype=np.int64),
+            out,
+        )
         return out
 
     def action(self, action: Any) -> Any:
@@ -504,5 +567,13 @@ class PommermanBatchPlanes(_PommermanInterface):
         return _flip_free_mask(self, mask, self._radio) if self.ego else mask
 
     def _arguments(self) -> str:
-        return ", ".join(filter(None, [super()._arguments(), "ego=True" if self.ego else "",
-                                       f"max_steps={self.max_steps}" if self.max_steps != 800 else ""]))
+        return ", ".join(
+            filter(
+                None,
+                [
+                    super()._arguments(),
+                    "ego=True" if self.ego else "",
+                    f"max_steps={self.max_steps}" if self.max_steps != 800 else "",
+                ],
+            )
+        )

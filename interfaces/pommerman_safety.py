@@ -182,8 +182,17 @@ def _safe_planes(views, out):
                     col = c
         if row < 0:
             continue  # a dead learner sees zeros: nothing to filter
-        _safe_core(walls, views[k, _P_LIFE], views[k, _P_STRENGTH], views[k, _P_FLAME], row, col,
-                   int(views[k, _P_AMMO, 0, 0]), int(views[k, _P_BLAST, 0, 0]), out[k])
+        _safe_core(
+            walls,
+            views[k, _P_LIFE],
+            views[k, _P_STRENGTH],
+            views[k, _P_FLAME],
+            row,
+            col,
+            int(views[k, _P_AMMO, 0, 0]),
+            int(views[k, _P_BLAST, 0, 0]),
+            out[k],
+        )
 
 
 _COMPILED: list[bool] = []
@@ -225,10 +234,17 @@ def safe_moves(observation: dict[str, Any]) -> np.ndarray:
     walls = np.where(board == _RIGID, _RIGID, np.where(board == _WOOD, _WOOD, 0)).astype(np.uint8)
     row, col = (int(v) for v in np.asarray(observation["position"]).tolist())
     out = np.ones(6, dtype=np.int8)
-    _safe_core(walls, np.ascontiguousarray(observation["bomb_life"], dtype=np.uint8),
-               np.ascontiguousarray(observation["bomb_blast_strength"], dtype=np.uint8),
-               np.ascontiguousarray(observation["flame_life"], dtype=np.uint8), row, col,
-               int(observation["ammo"]), int(observation["blast_strength"]), out)
+    _safe_core(
+        walls,
+        np.ascontiguousarray(observation["bomb_life"], dtype=np.uint8),
+        np.ascontiguousarray(observation["bomb_blast_strength"], dtype=np.uint8),
+        np.ascontiguousarray(observation["flame_life"], dtype=np.uint8),
+        row,
+        col,
+        int(observation["ammo"]),
+        int(observation["blast_strength"]),
+        out,
+    )
     return out
 
 
@@ -248,8 +264,9 @@ def safe_moves_planes(views: Any) -> np.ndarray:
     _compile()
     views = np.ascontiguousarray(views, dtype=np.uint8)
     if views.ndim != 4 or views.shape[1] < _P_BLAST + 1 or views.shape[2:] != (SIZE, SIZE):
-        raise ValueError(f"safe_moves_planes: expected PommermanBatch views (n, planes, {SIZE}, {SIZE}), "
-                         f"got shape {views.shape}")
+        raise ValueError(
+            f"safe_moves_planes: expected PommermanBatch views (n, planes, {SIZE}, {SIZE}), got shape {views.shape}"
+        )
     out = np.ones((views.shape[0], 6), dtype=np.int8)
     _safe_planes(views, out)
     return out
@@ -296,8 +313,9 @@ class PommermanSafeMoves(Interface):
         super().setup(observation_space, action_space)
         space = self.inner_observation_space
         if not isinstance(space, spaces.Dict) or any(key not in space.spaces for key in _KEYS):
-            raise SpaceMismatchError(f"{self}: needs the pommerman observation Dict (keys {', '.join(_KEYS)}), "
-                                     f"got {space}")
+            raise SpaceMismatchError(
+                f"{self}: needs the pommerman observation Dict (keys {', '.join(_KEYS)}), got {space}"
+            )
         action = self.inner_action_space
         if type(action) is not spaces.Discrete or action.n != 6:
             raise SpaceMismatchError(f"{self}: needs pommerman actions Discrete(6), got {action}")

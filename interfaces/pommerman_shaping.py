@@ -44,8 +44,11 @@ _P_POWER_UPS, _P_SELF, _P_ENEMIES_ALIVE = (6, 7, 8), 9, 20
 
 
 def _bonus(owner: str, bonus: Any) -> float:
-    if isinstance(bonus, bool) or not isinstance(bonus, (int, float, np.integer, np.floating)) \
-            or not np.isfinite(bonus):
+    if (
+        isinstance(bonus, bool)
+        or not isinstance(bonus, (int, float, np.integer, np.floating))
+        or not np.isfinite(bonus)
+    ):
         raise ValueError(f"{owner}: bonus must be a finite number, got {bonus!r}")
     return float(bonus)
 
@@ -75,8 +78,9 @@ class _EventBonus(Interface):
         super().setup(observation_space, action_space)
         space = self.inner_observation_space
         if not isinstance(space, spaces.Dict) or any(key not in space.spaces for key in _KEYS):
-            raise SpaceMismatchError(f"{self}: needs the pommerman observation Dict (keys {', '.join(_KEYS)}), "
-                                     f"got {space}")
+            raise SpaceMismatchError(
+                f"{self}: needs the pommerman observation Dict (keys {', '.join(_KEYS)}), got {space}"
+            )
         self._previous, self._owed = None, 0.0
 
     def reset(self, observation: Any) -> None:

@@ -84,8 +84,9 @@ class PongFrames(Interface):
     @classmethod
     def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
         """Instances and raw spaces for ``arena interfaces --check``."""
-        vector = spaces.Box(np.array([0, 0, -1, -1, 0, -1, 0, -1], np.float32), np.ones(8, np.float32),
-                            dtype=np.float32)
+        vector = spaces.Box(
+            np.array([0, 0, -1, -1, 0, -1, 0, -1], np.float32), np.ones(8, np.float32), dtype=np.float32
+        )
         return [
             (cls(scale=4, frames=2), vector, spaces.Discrete(6)),
             (cls(scale=8, frames=3), spaces.Box(0, 255, (80, 80, 1), np.uint8), spaces.Discrete(6)),
@@ -108,13 +109,19 @@ class PongFrames(Interface):
         box = self._require_space(spaces.Box, "observation")
         if box.shape == (_VECTOR_SIZE,):
             self._block = 0
-        elif len(box.shape) == 3 and box.shape[0] == box.shape[1] and box.shape[2] == 1 \
-                and box.shape[0] % self.side == 0 and box.dtype == np.uint8:
+        elif (
+            len(box.shape) == 3
+            and box.shape[0] == box.shape[1]
+            and box.shape[2] == 1
+            and box.shape[0] % self.side == 0
+            and box.dtype == np.uint8
+        ):
             self._block = box.shape[0] // self.side
         else:
             raise SpaceMismatchError(
                 f"{self}: needs pong_2p's vector observation Box(8,) or its grey frame (N, N, 1) uint8 with N a "
-                f"multiple of {self.side}, got {box}")
+                f"multiple of {self.side}, got {box}"
+            )
         self.observation_space = spaces.Box(0, 255, (self.frames, self.side, self.side), np.uint8)
         self._stack = None
 
@@ -128,15 +135,16 @@ class PongFrames(Interface):
         ball_x, ball_y, _, _, own_y, _, other_y, _ = (float(v) for v in np.asarray(observation).reshape(-1))
         image = np.zeros((self.side, self.side), dtype=np.float64)
         for left, top, size, grey in (
-                (PADDLE_MARGIN, own_y * FIELD - PADDLE[1] / 2, PADDLE, _PADDLE_GREY),
-                (FIELD - PADDLE_MARGIN - PADDLE[0], other_y * FIELD - PADDLE[1] / 2, PADDLE, _PADDLE_GREY),
-                (ball_x * FIELD - BALL[0] / 2, ball_y * FIELD - BALL[1] / 2, BALL, _BALL_GREY)):
+            (PADDLE_MARGIN, own_y * FIELD - PADDLE[1] / 2, PADDLE, _PADDLE_GREY),
+            (FIELD - PADDLE_MARGIN - PADDLE[0], other_y * FIELD - PADDLE[1] / 2, PADDLE, _PADDLE_GREY),
+            (ball_x * FIELD - BALL[0] / 2, ball_y * FIELD - BALL[1] / 2, BALL, _BALL_GREY),
+        ):
             row, rows = _coverage(top, size[1], self.side, self.scale)
             column, columns = _coverage(left, size[0], self.side, self.scale)
             if not rows or not columns:
                 continue
             area = np.outer(rows, columns)
-            cells = image[row:row + len(rows), column:column + len(columns)]
+            cells = image[row : row + len(rows), column : column + len(columns)]
             # The ball is drawn last, over whatever it covers, as the env draws it.
             cells *= 1.0 - area
             cells += grey * area
@@ -251,14 +259,18 @@ class PongHitBonus(Interface):
     @classmethod
     def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
         """Instances and raw spaces for ``arena interfaces --check``."""
-        vector = spaces.Box(np.array([0, 0, -1, -1, 0, -1, 0, -1], np.float32), np.ones(8, np.float32),
-                            dtype=np.float32)
+        vector = spaces.Box(
+            np.array([0, 0, -1, -1, 0, -1, 0, -1], np.float32), np.ones(8, np.float32), dtype=np.float32
+        )
         return [(cls(bonus=0.1), vector, spaces.Discrete(6))]
 
     def __init__(self, inner: Interface | None = None, *, bonus: float = 0.05) -> None:
         super().__init__(inner)
-        if isinstance(bonus, bool) or not isinstance(bonus, (int, float, np.integer, np.floating)) \
-                or not np.isfinite(bonus):
+        if (
+            isinstance(bonus, bool)
+            or not isinstance(bonus, (int, float, np.integer, np.floating))
+            or not np.isfinite(bonus)
+        ):
             raise ValueError(f"PongHitBonus: bonus must be a finite number, got {bonus!r}")
         self.bonus = float(bonus)
         self._last_vx = 0.0

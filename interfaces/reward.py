@@ -29,8 +29,9 @@ def _function(owner: str, name: str, value: Any, arguments: tuple[str, ...]) -> 
         shown = arguments[0] if len(arguments) == 1 else f"({', '.join(arguments)})"
         raise TypeError(f"{owner}: give {name}={shown}->float")
     if not callable(value):
-        raise TypeError(f"{owner}: {name} must be callable as {name}({', '.join(arguments)}), "
-                        f"got {type(value).__name__}")
+        raise TypeError(
+            f"{owner}: {name} must be callable as {name}({', '.join(arguments)}), got {type(value).__name__}"
+        )
     return value
 
 
@@ -162,15 +163,24 @@ class ShapeReward(Interface):
     @classmethod
     def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
         """Instances and raw spaces for ``arena interfaces --check``."""
-        return [(cls(shaping=lambda observation, action, reward: reward - 0.01), spaces.Discrete(2), spaces.Discrete(3))]
+        return [
+            (cls(shaping=lambda observation, action, reward: reward - 0.01), spaces.Discrete(2), spaces.Discrete(3))
+        ]
 
-    def __init__(self, inner: Interface | None = None, *, shaping: Callable[[Any, Any, float], float] | None = None,
-                 potential: Any = None) -> None:
+    def __init__(
+        self,
+        inner: Interface | None = None,
+        *,
+        shaping: Callable[[Any, Any, float], float] | None = None,
+        potential: Any = None,
+    ) -> None:
         super().__init__(inner)
         name = type(self).__name__
         if potential is not None:
-            raise TypeError(f"{name}: potential-based shaping is PotentialShaping(potential=observation->float, "
-                            "gamma=...); ShapeReward takes shaping=(observation, action, reward)->float")
+            raise TypeError(
+                f"{name}: potential-based shaping is PotentialShaping(potential=observation->float, "
+                "gamma=...); ShapeReward takes shaping=(observation, action, reward)->float"
+            )
         self.shaping = _function(name, "shaping", shaping, ("observation", "action", "reward"))
         self._seen: Any = None
         self._decision: tuple[Any, Any] | None = None
@@ -244,8 +254,9 @@ class PotentialShaping(Interface):
         """Instances and raw spaces for ``arena interfaces --check``."""
         return [(cls(potential=_example_potential), spaces.Discrete(4), spaces.Discrete(2))]
 
-    def __init__(self, inner: Interface | None = None, *, potential: Callable[[Any], float] | None = None,
-                 gamma: float = 1.0) -> None:
+    def __init__(
+        self, inner: Interface | None = None, *, potential: Callable[[Any], float] | None = None, gamma: float = 1.0
+    ) -> None:
         super().__init__(inner)
         name = type(self).__name__
         self.potential = _function(name, "potential", potential, ("observation",))
@@ -279,5 +290,7 @@ class PotentialShaping(Interface):
         return reward
 
     def _arguments(self) -> str:
-        option = f"potential={_function_name(self.potential)}" + (f", gamma={self.gamma:g}" if self.gamma != 1.0 else "")
+        option = f"potential={_function_name(self.potential)}" + (
+            f", gamma={self.gamma:g}" if self.gamma != 1.0 else ""
+        )
         return ", ".join(filter(None, [super()._arguments(), option]))

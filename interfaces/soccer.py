@@ -34,10 +34,17 @@ __all__ = ["SoccerFeatures", "RescaleAction", "SoccerShaping", "soccer_team", "s
 
 #: The derived features :class:`SoccerFeatures` appends with ``relative=True``, in order.
 RELATIVE_FEATURES = (
-    "ball_distance", "ball_bearing_cos", "ball_bearing_sin",
-    "opponent_goal_distance", "opponent_goal_bearing_cos", "opponent_goal_bearing_sin",
-    "team_goal_distance", "team_goal_bearing_cos", "team_goal_bearing_sin",
-    "ball_to_opponent_goal_x", "ball_to_opponent_goal_y",
+    "ball_distance",
+    "ball_bearing_cos",
+    "ball_bearing_sin",
+    "opponent_goal_distance",
+    "opponent_goal_bearing_cos",
+    "opponent_goal_bearing_sin",
+    "team_goal_distance",
+    "team_goal_bearing_cos",
+    "team_goal_bearing_sin",
+    "ball_to_opponent_goal_x",
+    "ball_to_opponent_goal_y",
 )
 _RELATIVE_NEEDS = ("ball_ego_position", "opponent_goal_mid", "team_goal_mid")
 _SHAPING_NEEDS = ("stats_vel_to_ball", "stats_vel_ball_to_goal")
@@ -45,8 +52,11 @@ _SHAPING_NEEDS = ("stats_vel_to_ball", "stats_vel_ball_to_goal")
 
 def _box_dict(itf: Interface, space: spaces.Space) -> dict[str, spaces.Box]:
     """The Boxes of a Dict of Box observations (the soccer env's), by key in the Dict's order."""
-    boxes = {key: box for key, box in space.spaces.items() if isinstance(box, spaces.Box)} \
-        if isinstance(space, spaces.Dict) else {}
+    boxes = (
+        {key: box for key, box in space.spaces.items() if isinstance(box, spaces.Box)}
+        if isinstance(space, spaces.Dict)
+        else {}
+    )
     if not boxes or not isinstance(space, spaces.Dict) or len(boxes) != len(space.spaces):
         raise SpaceMismatchError(f"{itf}: needs a Dict of Box observations (the soccer env's), got {space}")
     return boxes
@@ -105,11 +115,21 @@ class SoccerFeatures(Interface):
         """Instances and raw spaces for ``arena interfaces --check``."""
         box = spaces.Box(-50.0, 50.0, (3,), np.float64)
         soccer_like = spaces.Dict({key: box for key in (*_RELATIVE_NEEDS, "stats_vel_to_ball")})
-        return [(cls(), soccer_like, spaces.Box(-1.0, 1.0, (3,), np.float64)),
-                (cls(relative=True, append_action=True), soccer_like, spaces.Box(-1.0, 1.0, (3,), np.float64))]
+        return [
+            (cls(), soccer_like, spaces.Box(-1.0, 1.0, (3,), np.float64)),
+            (cls(relative=True, append_action=True), soccer_like, spaces.Box(-1.0, 1.0, (3,), np.float64)),
+        ]
 
-    def __init__(self, inner: Interface | None = None, *, keys: Sequence[str] | None = None, stats: bool = False,
-                 relative: bool = False, append_action: bool = False, dtype: Any = np.float32) -> None:
+    def __init__(
+        self,
+        inner: Interface | None = None,
+        *,
+        keys: Sequence[str] | None = None,
+        stats: bool = False,
+        relative: bool = False,
+        append_action: bool = False,
+        dtype: Any = np.float32,
+    ) -> None:
         super().__init__(inner)
         if keys is not None and (isinstance(keys, str) or not all(isinstance(k, str) for k in keys)):
             raise TypeError(f"SoccerFeatures: keys must be a sequence of str, got {keys!r}")
@@ -144,8 +164,10 @@ class SoccerFeatures(Interface):
         if self.relative:
             missing = [k for k in _RELATIVE_NEEDS if k not in boxes or boxes[k].shape[-1:] not in ((2,), (3,))]
             if missing:
-                raise SpaceMismatchError(f"{self}: relative features need positions {list(_RELATIVE_NEEDS)} in the "
-                                         f"observation space, missing {missing} in {space}")
+                raise SpaceMismatchError(
+                    f"{self}: relative features need positions {list(_RELATIVE_NEEDS)} in the "
+                    f"observation space, missing {missing} in {space}"
+                )
             n = len(RELATIVE_FEATURES)
             # distances >= 0, bearings' cos and sin in [-1, 1], the ball-to-goal vector unbounded
             lows.append(np.array([0, -1, -1] * 3 + [-np.inf] * 2, dtype=np.float64))
@@ -180,8 +202,10 @@ class SoccerFeatures(Interface):
         return np.clip(vector, self._box.low, self._box.high)
 
     def _relative(self, observation: Any) -> np.ndarray:
-        ball, own, theirs = (np.asarray(observation[k], dtype=np.float64).reshape(-1)[:2] for k in
-                             ("ball_ego_position", "team_goal_mid", "opponent_goal_mid"))
+        ball, own, theirs = (
+            np.asarray(observation[k], dtype=np.float64).reshape(-1)[:2]
+            for k in ("ball_ego_position", "team_goal_mid", "opponent_goal_mid")
+        )
         values = []
         for point in (ball, theirs, own):
             distance = float(np.hypot(point[0], point[1]))
@@ -200,8 +224,12 @@ class SoccerFeatures(Interface):
         return mask  # actions pass unchanged
 
     def _arguments(self) -> str:
-        options = [f"keys={self.keys!r}" if self.keys is not None else "", "stats=True" if self.stats else "",
-                   "relative=True" if self.relative else "", "append_action=True" if self.append_action else ""]
+        options = [
+            f"keys={self.keys!r}" if self.keys is not None else "",
+            "stats=True" if self.stats else "",
+            "relative=True" if self.relative else "",
+            "append_action=True" if self.append_action else "",
+        ]
         return ", ".join(filter(None, [super()._arguments(), *options]))
 
 
@@ -236,10 +264,17 @@ class RescaleAction(Interface):
     @classmethod
     def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
         """Instances and raw spaces for ``arena interfaces --check``."""
-        return [(cls(), spaces.Box(-1.0, 1.0, (2,)), spaces.Box(np.array([0.0, -2.0]), np.array([10.0, 2.0]), dtype=np.float64))]
+        return [
+            (
+                cls(),
+                spaces.Box(-1.0, 1.0, (2,)),
+                spaces.Box(np.array([0.0, -2.0]), np.array([10.0, 2.0]), dtype=np.float64),
+            )
+        ]
 
-    def __init__(self, inner: Interface | None = None, *, low: float = -1.0, high: float = 1.0,
-                 clip: bool = True) -> None:
+    def __init__(
+        self, inner: Interface | None = None, *, low: float = -1.0, high: float = 1.0, clip: bool = True
+    ) -> None:
         super().__init__(inner)
         if not np.isfinite(low) or not np.isfinite(high) or not low < high:
             raise ValueError(f"RescaleAction: needs finite low < high, got low={low!r}, high={high!r}")
@@ -248,7 +283,9 @@ class RescaleAction(Interface):
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
         raw = self._require_space(spaces.Box, "action")
-        if not np.issubdtype(raw.dtype, np.floating) or not (np.all(np.isfinite(raw.low)) and np.all(np.isfinite(raw.high))):
+        if not np.issubdtype(raw.dtype, np.floating) or not (
+            np.all(np.isfinite(raw.low)) and np.all(np.isfinite(raw.high))
+        ):
             raise SpaceMismatchError(f"{self}: needs a float Box action with finite bounds, got {raw}")
         self._raw_low, self._raw_high = raw.low.astype(np.float64), raw.high.astype(np.float64)
         self._raw_dtype = raw.dtype
@@ -267,8 +304,11 @@ class RescaleAction(Interface):
         return self._untranslatable_mask(mask)
 
     def _arguments(self) -> str:
-        options = [f"low={self.low:g}" if self.low != -1 else "", f"high={self.high:g}" if self.high != 1 else "",
-                   "clip=False" if not self.clip else ""]
+        options = [
+            f"low={self.low:g}" if self.low != -1 else "",
+            f"high={self.high:g}" if self.high != 1 else "",
+            "clip=False" if not self.clip else "",
+        ]
         return ", ".join(filter(None, [super()._arguments(), *options]))
 
 
@@ -324,8 +364,9 @@ class SoccerShaping(Interface):
         members = list(space.spaces) if isinstance(space, spaces.Tuple) else [space]
         for member in members:
             if not isinstance(member, spaces.Dict) or any(k not in member.spaces for k in _SHAPING_NEEDS):
-                raise SpaceMismatchError(f"{self}: needs Dict observations (or a Tuple of them) with "
-                                         f"{list(_SHAPING_NEEDS)}, got {space}")
+                raise SpaceMismatchError(
+                    f"{self}: needs Dict observations (or a Tuple of them) with {list(_SHAPING_NEEDS)}, got {space}"
+                )
         self._team = isinstance(space, spaces.Tuple)
         self._latest = None
 
@@ -345,16 +386,19 @@ class SoccerShaping(Interface):
         members = [m for m in self._latest if m is not None] if self._team else [self._latest]
         if not members:
             return reward
-        bonus = sum(self.ball * float(np.sum(m["stats_vel_to_ball"])) + self.goal *
-                    float(np.sum(m["stats_vel_ball_to_goal"])) for m in members) / len(members)
+        bonus = sum(
+            self.ball * float(np.sum(m["stats_vel_to_ball"])) + self.goal * float(np.sum(m["stats_vel_ball_to_goal"]))
+            for m in members
+        ) / len(members)
         return float(reward) + bonus
 
     def _arguments(self) -> str:
         return ", ".join(filter(None, [super()._arguments(), f"ball={self.ball:g}", f"goal={self.goal:g}"]))
 
 
-def soccer_team(inner: Interface | None = None, *, team_size: int = 2, normalize: bool = False,
-                **features: Any) -> Interface:
+def soccer_team(
+    inner: Interface | None = None, *, team_size: int = 2, normalize: bool = False, **features: Any
+) -> Interface:
     """One model's view of a whole side: ``ConcatenateTeam(Combine(inner, [member] * team_size))``.
 
     Each member's raw dict goes through ``RescaleAction(SoccerFeatures(**features))``
@@ -397,5 +441,4 @@ def shaped_team(inner: Interface | None = None, *, team_size: int = 2) -> Interf
         >>> str(shaped_team(team_size=1)).startswith('ConcatenateTeam(Combine(SoccerShaping(ball=0.001, goal=0.003), [')
         True
     """
-    return soccer_team(SoccerShaping() if inner is None else inner, team_size=team_size, normalize=True,
-                       relative=True)
+    return soccer_team(SoccerShaping() if inner is None else inner, team_size=team_size, normalize=True, relative=True)

@@ -60,8 +60,11 @@ class ConcatenateTeam(Interface):
     def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
         """Instances and raw spaces for ``arena interfaces --check``."""
         return [
-            (cls(), spaces.Tuple([spaces.Discrete(3), spaces.Box(0.0, 1.0, (2,))]),
-             spaces.Tuple([spaces.Discrete(2), spaces.MultiDiscrete([2, 2])])),
+            (
+                cls(),
+                spaces.Tuple([spaces.Discrete(3), spaces.Box(0.0, 1.0, (2,))]),
+                spaces.Tuple([spaces.Discrete(2), spaces.MultiDiscrete([2, 2])]),
+            ),
         ]
 
     def __init__(self, inner: Interface | None = None, *, dtype: Any = np.float32) -> None:
@@ -73,8 +76,10 @@ class ConcatenateTeam(Interface):
         obs = self._require_space(spaces.Tuple, "observation")
         act = self._require_space(spaces.Tuple, "action")
         if len(obs) != len(act) or not len(act):
-            raise SpaceMismatchError(f"{self}: needs one observation and one action element per member, "
-                                     f"got {len(obs)} in {obs} and {len(act)} in {act}")
+            raise SpaceMismatchError(
+                f"{self}: needs one observation and one action element per member, "
+                f"got {len(obs)} in {obs} and {len(act)} in {act}"
+            )
         self._flatteners = []
         lows, highs = [], []
         for member in obs:
@@ -92,8 +97,9 @@ class ConcatenateTeam(Interface):
         elif all(isinstance(m, spaces.Box) for m in members):
             self._setup_box(members)
         else:
-            raise SpaceMismatchError(f"{self}: members' actions must be all Discrete/MultiDiscrete or all Box, "
-                                     f"got {act}")
+            raise SpaceMismatchError(
+                f"{self}: members' actions must be all Discrete/MultiDiscrete or all Box, got {act}"
+            )
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
@@ -104,8 +110,10 @@ class ConcatenateTeam(Interface):
         self.__dict__.update(state)
         if self.__dict__.get("_observation_space") is not None:  # set up: compile again
             inner = self.inner_observation_space
-            self._flatteners = [compile_flattener(member, self.dtype, self)[1]
-                                for member in (inner.spaces if isinstance(inner, spaces.Tuple) else ())]
+            self._flatteners = [
+                compile_flattener(member, self.dtype, self)[1]
+                for member in (inner.spaces if isinstance(inner, spaces.Tuple) else ())
+            ]
 
     def _setup_discrete(self, members: list[spaces.Space]) -> None:
         self._discrete = True
@@ -135,8 +143,10 @@ class ConcatenateTeam(Interface):
         self.action_space = box_space(low, high, low.shape, dtype)
 
     def observation(self, observation: Any) -> np.ndarray:
-        parts = [filler if value is None else flatten(value)
-                 for flatten, filler, value in zip(self._flatteners, self._fillers, observation)]
+        parts = [
+            filler if value is None else flatten(value)
+            for flatten, filler, value in zip(self._flatteners, self._fillers, observation)
+        ]
         return np.concatenate(parts)
 
     def action(self, action: Any) -> tuple[Any, ...]:
@@ -153,8 +163,10 @@ class ConcatenateTeam(Interface):
     def action_mask(self, mask: Any) -> np.ndarray:
         if not self._discrete:
             return self._untranslatable_mask(mask)  # Box actions carry no masks
-        blocks = [np.ones(size, dtype=np.int8) if m is None else np.asarray(m, dtype=np.int8).reshape(-1)
-                  for m, size in zip(mask, self._mask_sizes)]
+        blocks = [
+            np.ones(size, dtype=np.int8) if m is None else np.asarray(m, dtype=np.int8).reshape(-1)
+            for m, size in zip(mask, self._mask_sizes)
+        ]
         return np.concatenate(blocks)
 
 
@@ -172,7 +184,8 @@ def team_interface(members: Sequence[Interface | None], *, concatenate: bool = T
         'ConcatenateTeam(Combine(None, [Flatten(), Interface()]))'
     """
     if isinstance(members, Interface) or not isinstance(members, Sequence) or not members:
-        raise TypeError(f"team_interface: members must be a non-empty sequence of arena.Interface or None, "
-                        f"got {members!r}")
+        raise TypeError(
+            f"team_interface: members must be a non-empty sequence of arena.Interface or None, got {members!r}"
+        )
     combined = Combine(None, list(members))
     return ConcatenateTeam(combined) if concatenate else combined

@@ -24,8 +24,18 @@ __all__ = ["DoomActions", "DoomScreen", "ACTION_SETS"]
 _BUTTON_NAMES = ("attack", "forward", "backward", "strafe_left", "strafe_right", "turn_left", "turn_right")
 #: Named combinations of buttons; each name joins button names with ``+``.
 ACTION_SETS = {
-    "default": ("forward", "backward", "turn_left", "turn_right", "attack", "forward+attack",
-                "turn_left+attack", "turn_right+attack", "strafe_left", "strafe_right"),
+    "default": (
+        "forward",
+        "backward",
+        "turn_left",
+        "turn_right",
+        "attack",
+        "forward+attack",
+        "turn_left+attack",
+        "turn_right+attack",
+        "strafe_left",
+        "strafe_right",
+    ),
     "minimal": ("forward", "turn_left", "turn_right", "attack"),
 }
 _GREY = np.array([0.299, 0.587, 0.114], np.float32)  # ITU-R 601 luma
@@ -70,16 +80,20 @@ class DoomActions(Interface):
         """Instances and raw spaces for ``arena interfaces --check``."""
         screen = spaces.Box(0, 255, (12, 16, 3), np.uint8)
         delta = spaces.Dict({"buttons": spaces.MultiBinary(7), "turn": spaces.Box(-45, 45, (1,), np.float32)})
-        return [(cls(), spaces.Dict({"screen": screen}), spaces.MultiBinary(7)),
-                (cls(actions="minimal"), screen, delta)]
+        return [
+            (cls(), spaces.Dict({"screen": screen}), spaces.MultiBinary(7)),
+            (cls(actions="minimal"), screen, delta),
+        ]
 
     def __init__(self, inner: Interface | None = None, *, actions: str | Sequence[str] = "default") -> None:
         super().__init__(inner)
         where = type(self).__name__
         if isinstance(actions, str):
             if actions not in ACTION_SETS:
-                raise ValueError(f"{where}: actions must be one of {sorted(ACTION_SETS)} or a sequence of button "
-                                 f"combinations, got {actions!r}")
+                raise ValueError(
+                    f"{where}: actions must be one of {sorted(ACTION_SETS)} or a sequence of button "
+                    f"combinations, got {actions!r}"
+                )
             self.set_name: str | None = actions
             actions = ACTION_SETS[actions]
         else:
@@ -91,8 +105,9 @@ class DoomActions(Interface):
         for row, combo in zip(table, combos):
             for name in combo.split("+"):
                 if name not in _BUTTON_NAMES:
-                    raise ValueError(f"{where}: unknown button {name!r} in {combo!r}; buttons: "
-                                     f"{', '.join(_BUTTON_NAMES)}")
+                    raise ValueError(
+                        f"{where}: unknown button {name!r} in {combo!r}; buttons: {', '.join(_BUTTON_NAMES)}"
+                    )
                 row[_BUTTON_NAMES.index(name)] = 1
         self.actions, self._table = combos, table
 
@@ -100,8 +115,10 @@ class DoomActions(Interface):
         super().setup(observation_space, action_space)
         inner = self.inner_action_space
         if _buttons_space(inner) is None:
-            raise SpaceMismatchError(f"{self}: needs ViZDoom's 7 buttons, MultiBinary(7) or a Dict of 'buttons' and "
-                                     f"'turn', as the action space, got {inner}")
+            raise SpaceMismatchError(
+                f"{self}: needs ViZDoom's 7 buttons, MultiBinary(7) or a Dict of 'buttons' and "
+                f"'turn', as the action space, got {inner}"
+            )
         self._delta = isinstance(inner, spaces.Dict)
         self._no_turn = np.zeros(1, np.float32)
         self.observation_space = self.inner_observation_space
@@ -151,17 +168,33 @@ class DoomScreen(Interface):
     @classmethod
     def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
         """Instances and raw spaces for ``arena interfaces --check``."""
-        raw = spaces.Dict({"screen": spaces.Box(0, 255, (12, 16, 3), np.uint8),
-                           "variables": spaces.Box(-np.inf, np.inf, (3,), np.float32)})
-        return [(cls(size=(6, 8)), raw, spaces.MultiBinary(7)),
-                (cls(size=(6, 8), grey=False, variables=True), raw, spaces.MultiBinary(7))]
+        raw = spaces.Dict(
+            {
+                "screen": spaces.Box(0, 255, (12, 16, 3), np.uint8),
+                "variables": spaces.Box(-np.inf, np.inf, (3,), np.float32),
+            }
+        )
+        return [
+            (cls(size=(6, 8)), raw, spaces.MultiBinary(7)),
+            (cls(size=(6, 8), grey=False, variables=True), raw, spaces.MultiBinary(7)),
+        ]
 
-    def __init__(self, inner: Interface | None = None, *, size: tuple[int, int] = (60, 80), grey: bool = True,
-                 variables: bool = False, variable_scale: float = 100.0) -> None:
+    def __init__(
+        self,
+        inner: Interface | None = None,
+        *,
+        size: tuple[int, int] = (60, 80),
+        grey: bool = True,
+        variables: bool = False,
+        variable_scale: float = 100.0,
+    ) -> None:
         super().__init__(inner)
         where = type(self).__name__
-        if not (isinstance(size, (tuple, list)) and len(size) == 2 and all(
-                isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n > 0 for n in size)):
+        if not (
+            isinstance(size, (tuple, list))
+            and len(size) == 2
+            and all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n > 0 for n in size)
+        ):
             raise ValueError(f"{where}: size must be (height, width) with positive integers, got {size!r}")
         if isinstance(variable_scale, bool) or not isinstance(variable_scale, (int, float)) or not variable_scale > 0:
             raise ValueError(f"{where}: variable_scale must be a positive number, got {variable_scale!r}")
@@ -173,10 +206,16 @@ class DoomScreen(Interface):
         raw = self.inner_observation_space
         self._keyed = isinstance(raw, spaces.Dict)
         screen = raw.spaces.get("screen") if isinstance(raw, spaces.Dict) else raw
-        if not (isinstance(screen, spaces.Box) and screen.dtype == np.uint8 and len(screen.shape) == 3
-                and screen.shape[2] in (1, 3)):
-            raise SpaceMismatchError(f"{self}: needs an image, a uint8 Box (height, width, 1 or 3), or a Dict with "
-                                     f"one as 'screen', as the observation space, got {raw}")
+        if not (
+            isinstance(screen, spaces.Box)
+            and screen.dtype == np.uint8
+            and len(screen.shape) == 3
+            and screen.shape[2] in (1, 3)
+        ):
+            raise SpaceMismatchError(
+                f"{self}: needs an image, a uint8 Box (height, width, 1 or 3), or a Dict with "
+                f"one as 'screen', as the observation space, got {raw}"
+            )
         height, width, channels = screen.shape
         self._rows = (np.arange(self.size[0]) * height // self.size[0])[:, None]
         self._columns = (np.arange(self.size[1]) * width // self.size[1])[None, :]
@@ -186,10 +225,12 @@ class DoomScreen(Interface):
         if self.variables:
             found = raw.spaces.get("variables") if isinstance(raw, spaces.Dict) else None
             if not (isinstance(found, spaces.Box) and len(found.shape) == 1):
-                raise SpaceMismatchError(f"{self}: variables=True needs a 'variables' Box (n,) in the observation, "
-                                         f"got {raw}")
-            self.observation_space = spaces.Dict({
-                "screen": frame, "variables": spaces.Box(-10.0, 10.0, found.shape, np.float32)})
+                raise SpaceMismatchError(
+                    f"{self}: variables=True needs a 'variables' Box (n,) in the observation, got {raw}"
+                )
+            self.observation_space = spaces.Dict(
+                {"screen": frame, "variables": spaces.Box(-10.0, 10.0, found.shape, np.float32)}
+            )
         else:
             self.observation_space = frame
 

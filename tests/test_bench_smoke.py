@@ -18,8 +18,7 @@ def _bench(*args: str) -> str:
 
 
 def test_interface_overhead_bench_compares_obs_and_action_levels_with_gymnasium():
-    out = _bench("bench/interface_overhead.py", "--steps", "2000", "--rounds", "2", "--no-supersuit",
-                 "--no-realistic")
+    out = _bench("bench/interface_overhead.py", "--steps", "2000", "--rounds", "2", "--no-supersuit", "--no-realistic")
     assert "arena EnvItfWrapper, 3 obs+action interfaces x 2 agents" in out
     assert "gymnasium, 3 obs+action wrappers, 1 agent" in out
     assert "obs+action levels: arena overhead / gymnasium overhead: " in out
@@ -52,9 +51,25 @@ def test_connect_four_training_bench_runs_both_paths_and_prints_the_ratio(tmp_pa
     pytest.importorskip("sb3_contrib")
     pytest.importorskip("matplotlib")
     # Targets of 0 are met at the first evaluation: both paths stop at once and the ratio is printed.
-    out = _bench("bench/train_connect_four.py", "--path", "both", "--max-timesteps", "4096", "--eval-every", "2048",
-                 "--eval-games", "4", "--check-games", "4", "--target-random", "0", "--target-heuristic", "0",
-                 "--out", str(tmp_path))
+    out = _bench(
+        "bench/train_connect_four.py",
+        "--path",
+        "both",
+        "--max-timesteps",
+        "4096",
+        "--eval-every",
+        "2048",
+        "--eval-games",
+        "4",
+        "--check-games",
+        "4",
+        "--target-random",
+        "0",
+        "--target-heuristic",
+        "0",
+        "--out",
+        str(tmp_path),
+    )
     assert "batched / single wall time to both targets: " in out
     assert '"net_arch": [\n    128,\n    128\n  ]' in out  # the batched path runs arena train's recipe
 

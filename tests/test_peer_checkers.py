@@ -89,7 +89,8 @@ def test_a_dead_teammate_gets_observations_and_its_actions_are_dropped():
             space.seed(seed)
         while parallel.agents:
             observations, rewards, terminations, truncations, infos = parallel.step(
-                {agent: spaces[agent].sample() for agent in parallel.agents})
+                {agent: spaces[agent].sample() for agent in parallel.agents}
+            )
             out = [agent for agent in parallel.agents if agent in parallel._stopped]
             if out:
                 assert set(observations) == set(parallel.agents)  # every listed agent observes
@@ -177,8 +178,12 @@ def test_the_all_extra_installs_one_pygame():
     parser = configparser.ConfigParser()
     parser.read(ROOT / "setup.cfg", encoding="utf-8")
     extras = parser["options.extras_require"]
-    listed = {line.split(">")[0].split("=")[0].split("[")[0].strip().lower()
-              for name in extras for line in extras[name].splitlines() if line.strip()}
+    listed = {
+        line.split(">")[0].split("=")[0].split("[")[0].strip().lower()
+        for name in extras
+        for line in extras[name].splitlines()
+        if line.strip()
+    }
     # pygame-ce writes the module `pygame` too, and vizdoom (and magent2) require pygame-ce:
     # listing `pygame` anywhere installs both over one another.
     assert "pygame" not in listed and "pygame-ce" in listed

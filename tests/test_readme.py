@@ -26,8 +26,9 @@ def test_readme_opens_with_the_demo_and_the_test_command():
 
 
 def test_ci_runs_exactly_the_readme_test_command():
-    command = subprocess.run([sys.executable, str(ROOT / ".ci" / "readme_command.py"), "test"],
-                             capture_output=True, text=True, check=True).stdout.strip()
+    command = subprocess.run(
+        [sys.executable, str(ROOT / ".ci" / "readme_command.py"), "test"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     blocks = re.findall(r"```bash\n(.*?)\n```", README, flags=re.S)
     assert command == blocks[1].strip()
     script = (ROOT / ".ci" / "run").read_text()
@@ -56,7 +57,11 @@ def _missing_modules(code: str) -> list[str]:
 
 def test_every_python_block_is_collected():
     headings = [heading for heading, _ in BLOCKS]
-    assert headings[0] == "Quickstart" and "Tournaments" in headings and "RLlib (`pip install torch==2.13.0 && pip install \".[rllib]\"`)" in headings
+    assert (
+        headings[0] == "Quickstart"
+        and "Tournaments" in headings
+        and 'RLlib (`pip install torch==2.13.0 && pip install ".[rllib]"`)' in headings
+    )
     assert len(BLOCKS) == README.count("```python")
 
 
@@ -70,8 +75,9 @@ def test_readme_python_block_runs_as_a_script_file(index, tmp_path):
     script = tmp_path / "block.py"
     script.write_text(code + "\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, env=env,
-                            timeout=600)
+    result = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600
+    )
     assert result.returncode == 0, f"README block under '{heading}' failed:\n{result.stderr[-3000:]}"
     if heading == "Quickstart":
         lines = result.stdout.splitlines()
@@ -81,7 +87,9 @@ def test_readme_python_block_runs_as_a_script_file(index, tmp_path):
         assert re.match(r"(player_[01] wins|draw) \{'player_0': ", lines[3])
     for written in tmp_path.iterdir():  # whatever the block writes is ignored by git where the README runs
         if written != script:
-            assert _ignored(written.name), f"{written.name}, written by the block under '{heading}', is not in .gitignore"
+            assert _ignored(written.name), (
+                f"{written.name}, written by the block under '{heading}', is not in .gitignore"
+            )
 
 
 def _ignored(path: str) -> bool:
@@ -97,13 +105,18 @@ def test_what_the_readme_commands_write_is_in_gitignore():
 
 
 def test_replay_video_examples_make_the_file_they_read():
-    lines = [line.split("#")[0].split() for block in re.findall(r"```\n(.*?)\n```", README, flags=re.S)
-             for line in block.replace("\\\n", " ").splitlines() if line.startswith("arena ")]
+    lines = [
+        line.split("#")[0].split()
+        for block in re.findall(r"```\n(.*?)\n```", README, flags=re.S)
+        for line in block.replace("\\\n", " ").splitlines()
+        if line.startswith("arena ")
+    ]
     for index, words in enumerate(lines):
         if words[:2] == ["arena", "replay"] and "--video" in words:
             source = words[2]
-            made = [w for earlier in lines[:index] for flag, w in zip(earlier, earlier[1:])
-                    if flag in ("--db", "--record")]
+            made = [
+                w for earlier in lines[:index] for flag, w in zip(earlier, earlier[1:]) if flag in ("--db", "--record")
+            ]
             assert source in made, f"'arena replay {source} --video' reads a file no earlier command writes"
 
 

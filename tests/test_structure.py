@@ -69,7 +69,9 @@ def _function_lengths() -> list[tuple[str, int]]:
 
 
 def test_no_function_is_longer_than_a_newcomer_can_hold() -> None:
-    too_long = sorted((f"{where} ({lines} lines)" for where, lines in _function_lengths() if lines > MAX_FUNCTION_LINES))
+    too_long = sorted(
+        (f"{where} ({lines} lines)" for where, lines in _function_lengths() if lines > MAX_FUNCTION_LINES)
+    )
     assert not too_long, f"functions over {MAX_FUNCTION_LINES} lines: {too_long}"
 
 
@@ -123,9 +125,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_no_import_circles_between_modules() -> None:
     # A package's __init__ re-exporting its modules is not a circle of meaning: leave packages out.
     graph = {
-        module: {t for t in _imports(module) if not _is_package(t)}
-        for module in MODULES
-        if not _is_package(module)
+        module: {t for t in _imports(module) if not _is_package(t)} for module in MODULES if not _is_package(module)
     }
     assert not _cycles(graph), f"modules that import each other: {_cycles(graph)}"
 

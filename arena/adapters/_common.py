@@ -12,8 +12,16 @@ from gymnasium import spaces
 
 from arena.errors import MissingDependencyError
 
-__all__ = ["require", "blank_observation", "as_space_dtype", "int8_mask", "PIP_TORCH", "zero_start_space",
-           "shift_to_zero_start", "shift_from_zero_start"]
+__all__ = [
+    "require",
+    "blank_observation",
+    "as_space_dtype",
+    "int8_mask",
+    "PIP_TORCH",
+    "zero_start_space",
+    "shift_to_zero_start",
+    "shift_from_zero_start",
+]
 
 PIP_TORCH = "pip install torch==2.13.0"
 
@@ -85,8 +93,7 @@ def as_space_dtype(space: spaces.Space, value: Any) -> Any:
     if isinstance(space, spaces.Tuple) and isinstance(value, tuple):
         return tuple(as_space_dtype(sub, v) for sub, v in zip(space.spaces, value))
     if isinstance(space, spaces.Dict) and isinstance(value, dict):
-        return {key: as_space_dtype(space.spaces[key], v) if key in space.spaces else v
-                for key, v in value.items()}
+        return {key: as_space_dtype(space.spaces[key], v) if key in space.spaces else v for key, v in value.items()}
     return value
 
 

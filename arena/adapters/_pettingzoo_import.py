@@ -36,8 +36,9 @@ class _PettingZooBase(MultiAgentEnv):
             raise ArenaError(f"from_pettingzoo: {env} must define possible_agents (arena's agent set is fixed)")
         odd = [agent for agent in possible if not isinstance(agent, str)]
         if odd:
-            raise TypeError(f"from_pettingzoo: arena agent ids are str; {env} has agent {odd[0]!r} "
-                            f"of type {type(odd[0]).__name__}")
+            raise TypeError(
+                f"from_pettingzoo: arena agent ids are str; {env} has agent {odd[0]!r} of type {type(odd[0]).__name__}"
+            )
         self.possible_agents = list(possible)
         self.agents = []
         self._pz_observation_spaces = {a: env.observation_space(a) for a in self.possible_agents}
@@ -49,8 +50,9 @@ class _PettingZooBase(MultiAgentEnv):
         self._acting: tuple[AgentID, ...] | None = None
         self._masks: dict[AgentID, np.ndarray] = {}
 
-    def _arena_view(self, agent: AgentID, observation: Any,
-                    info: Mapping[str, Any] | None) -> tuple[Any, dict[str, Any]]:
+    def _arena_view(
+        self, agent: AgentID, observation: Any, info: Mapping[str, Any] | None
+    ) -> tuple[Any, dict[str, Any]]:
         """Split one PettingZoo observation/info into arena's observation and info (mask in info)."""
         out_info = dict(info or {})
         mask = None
@@ -124,8 +126,9 @@ class AECToArena(_PettingZooBase):
         observations, infos = self._next_observations()
         return observations, rewards, terminations, truncations, infos
 
-    def _collect(self, rewards: dict[AgentID, float], terminations: dict[AgentID, bool],
-                 truncations: dict[AgentID, bool]) -> None:
+    def _collect(
+        self, rewards: dict[AgentID, float], terminations: dict[AgentID, bool], truncations: dict[AgentID, bool]
+    ) -> None:
         """Add the AEC env's latest per-step rewards and note newly finished agents."""
         env = self.env
         for agent, reward in env.rewards.items():
@@ -140,8 +143,9 @@ class AECToArena(_PettingZooBase):
                 terminations[agent], truncations[agent] = terminated, truncated
                 rewards.setdefault(agent, 0.0)
 
-    def _retire(self, rewards: dict[AgentID, float], terminations: dict[AgentID, bool],
-                truncations: dict[AgentID, bool]) -> None:
+    def _retire(
+        self, rewards: dict[AgentID, float], terminations: dict[AgentID, bool], truncations: dict[AgentID, bool]
+    ) -> None:
         """Make PettingZoo's ``step(None)`` for every finished agent it selects."""
         env = self.env
         while env.agents and (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):

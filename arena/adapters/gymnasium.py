@@ -109,9 +109,14 @@ def from_gymnasium(env: gymnasium.Env, *, agent: AgentID = "agent_0") -> Gymnasi
     return GymnasiumToArena(env, agent)
 
 
-def to_gymnasium(env: MultiAgentEnv, agent: AgentID | None = None,
-                 opponents: Mapping[AgentID, Agent] | None = None, *, illegal_action: str = "raise",
-                 illegal_penalty: float = -1.0) -> SingleAgentEnv:
+def to_gymnasium(
+    env: MultiAgentEnv,
+    agent: AgentID | None = None,
+    opponents: Mapping[AgentID, Agent] | None = None,
+    *,
+    illegal_action: str = "raise",
+    illegal_penalty: float = -1.0,
+) -> SingleAgentEnv:
     """One seat of an arena env as a ``gymnasium.Env``, with fixed opponents in the other seats.
 
     A preset of :class:`arena.training.SingleAgentEnv` (the one single-seat bridge): the
@@ -147,26 +152,37 @@ def to_gymnasium(env: MultiAgentEnv, agent: AgentID | None = None,
     possible = list(env.possible_agents)
     if agent is None:
         if len(possible) != 1:
-            raise ValueError(f"to_gymnasium: {env} has agents {possible}; name the seat "
-                             "to play (agent=...) and give arena agents for the others (opponents=...)")
+            raise ValueError(
+                f"to_gymnasium: {env} has agents {possible}; name the seat "
+                "to play (agent=...) and give arena agents for the others (opponents=...)"
+            )
         agent = possible[0]
     if agent not in possible:
         raise UnknownAgentError(f"to_gymnasium: {env} has no agent {agent!r}; expected one of {possible}")
     opponents = {} if opponents is None else opponents
     if not isinstance(opponents, Mapping):
-        raise TypeError(f"to_gymnasium: opponents must be a dict of arena agents keyed by agent id, "
-                        f"got {type(opponents).__name__}")
+        raise TypeError(
+            f"to_gymnasium: opponents must be a dict of arena agents keyed by agent id, got {type(opponents).__name__}"
+        )
     others = [a for a in possible if a != agent]
     unknown = [a for a in opponents if a not in others]
     if unknown:
-        raise UnknownAgentError(f"to_gymnasium: opponents name {unknown[0]!r}, which is not one of "
-                                f"the other agents {others} of {env}")
+        raise UnknownAgentError(
+            f"to_gymnasium: opponents name {unknown[0]!r}, which is not one of the other agents {others} of {env}"
+        )
     missing = [a for a in others if a not in opponents]
     if missing:
         raise ValueError(f"to_gymnasium: {env} needs an opponent agent for {missing} (the seat is {agent!r})")
     for other in others:
         if not isinstance(opponents[other], Agent):
-            raise TypeError(f"to_gymnasium: the opponent for {other!r} must be an arena.Agent, "
-                            f"got {type(opponents[other]).__name__}")
-    return SingleAgentEnv(env, [opponents[other] for other in others], seats=agent, illegal_action=illegal_action,
-                          illegal_penalty=illegal_penalty)
+            raise TypeError(
+                f"to_gymnasium: the opponent for {other!r} must be an arena.Agent, "
+                f"got {type(opponents[other]).__name__}"
+            )
+    return SingleAgentEnv(
+        env,
+        [opponents[other] for other in others],
+        seats=agent,
+        illegal_action=illegal_action,
+        illegal_penalty=illegal_penalty,
+    )

@@ -80,8 +80,9 @@ class OpenSpielEnv(MultiAgentEnv):
         self.render_mode = render_mode
         dynamics = game_type.dynamics
         if dynamics not in (pyspiel.GameType.Dynamics.SEQUENTIAL, pyspiel.GameType.Dynamics.SIMULTANEOUS):
-            raise ArenaError(f"from_openspiel: {game} has {dynamics} dynamics; only sequential and "
-                             "simultaneous games are supported")
+            raise ArenaError(
+                f"from_openspiel: {game} has {dynamics} dynamics; only sequential and simultaneous games are supported"
+            )
         self.observation_kind = self._pick_observation(game, game_type, observation)
         if self.observation_kind == "observation":
             shape = tuple(game.observation_tensor_shape())
@@ -103,17 +104,22 @@ class OpenSpielEnv(MultiAgentEnv):
 
     @staticmethod
     def _pick_observation(game: Any, game_type: Any, observation: str | None) -> str:
-        has = {"observation": game_type.provides_observation_tensor,
-               "information_state": game_type.provides_information_state_tensor}
+        has = {
+            "observation": game_type.provides_observation_tensor,
+            "information_state": game_type.provides_information_state_tensor,
+        }
         if observation is None:
             for kind in _OBSERVATION_KINDS:
                 if has[kind]:
                     return kind
-            raise ArenaError(f"from_openspiel: {game} provides neither an observation tensor nor an "
-                             "information state tensor, so arena cannot give its players observations")
+            raise ArenaError(
+                f"from_openspiel: {game} provides neither an observation tensor nor an "
+                "information state tensor, so arena cannot give its players observations"
+            )
         if observation not in _OBSERVATION_KINDS:
-            raise ValueError(f"from_openspiel: observation must be 'observation', 'information_state' "
-                             f"or None, got {observation!r}")
+            raise ValueError(
+                f"from_openspiel: observation must be 'observation', 'information_state' or None, got {observation!r}"
+            )
         if not has[observation]:
             others = [kind for kind in _OBSERVATION_KINDS if has[kind]]
             hint = f"use observation={others[0]!r}" if others else "it provides neither tensor"
@@ -214,8 +220,9 @@ class OpenSpielEnv(MultiAgentEnv):
         return f"<OpenSpielEnv<{self.game}>>"
 
 
-def from_openspiel(game_or_name: Any, *, observation: str | None = None, render_mode: str | None = None,
-                   **params: Any) -> OpenSpielEnv:
+def from_openspiel(
+    game_or_name: Any, *, observation: str | None = None, render_mode: str | None = None, **params: Any
+) -> OpenSpielEnv:
     """An OpenSpiel game as an arena env.
 
     Args:
@@ -247,11 +254,14 @@ def from_openspiel(game_or_name: Any, *, observation: str | None = None, render_
             game = pyspiel.load_game(game_or_name, params) if params else pyspiel.load_game(game_or_name)
         except pyspiel.SpielError as err:
             raise ArenaError(
-                f"from_openspiel: cannot load game {game_or_name!r} with parameters {params}: {err}") from err
+                f"from_openspiel: cannot load game {game_or_name!r} with parameters {params}: {err}"
+            ) from err
     elif isinstance(game_or_name, pyspiel.Game):
         if params:
-            raise ArenaError(f"from_openspiel: parameters {sorted(params)} given with an already loaded game "
-                             f"{game_or_name}; pass the name instead, or load the game with them")
+            raise ArenaError(
+                f"from_openspiel: parameters {sorted(params)} given with an already loaded game "
+                f"{game_or_name}; pass the name instead, or load the game with them"
+            )
         game = game_or_name
     else:
         raise TypeError(f"from_openspiel: expected a pyspiel.Game or a game name, got {type(game_or_name).__name__}")

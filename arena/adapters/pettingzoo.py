@@ -44,8 +44,7 @@ from pettingzoo.utils.env import AECEnv, ParallelEnv  # noqa: E402  (after the f
 
 from arena.adapters._pettingzoo_import import AECToArena, ParallelToArena, from_pettingzoo  # noqa: E402
 
-__all__ = ["to_aec", "to_parallel", "from_pettingzoo", "ArenaToAEC", "ArenaToParallel",
-           "AECToArena", "ParallelToArena"]
+__all__ = ["to_aec", "to_parallel", "from_pettingzoo", "ArenaToAEC", "ArenaToParallel", "AECToArena", "ParallelToArena"]
 
 
 def _check_env(env: Any, caller: str) -> MultiAgentEnv:
@@ -111,7 +110,8 @@ class _SpaceLookup:
             return table[agent]
         except (KeyError, TypeError):
             raise UnknownAgentError(
-                f"{self}: unknown agent {agent!r}; expected one of {self.possible_agents}") from None
+                f"{self}: unknown agent {agent!r}; expected one of {self.possible_agents}"
+            ) from None
 
     def _adopt(self, env: MultiAgentEnv, mask_in_observation: bool | None) -> None:
         """Take the agents, spaces, metadata and render mode that both PettingZoo views share."""
@@ -196,11 +196,15 @@ class ArenaToAEC(HoldsEnv, _SpaceLookup, AECEnv):
             self._was_dead_step(action)
             return
         if agent is None or agent not in self._to_act:
-            raise ResetNeeded(f"{self}: step() called with no agent waiting to act; call reset() first "
-                              "(before the first step, or after every agent has finished)")
+            raise ResetNeeded(
+                f"{self}: step() called with no agent waiting to act; call reset() first "
+                "(before the first step, or after every agent has finished)"
+            )
         if action is None:
-            raise InvalidActionError(f"{self}: {agent!r} is alive, so its action must lie in "
-                                     f"{self.action_spaces[agent]}, got None (None is only for finished agents)")
+            raise InvalidActionError(
+                f"{self}: {agent!r} is alive, so its action must lie in "
+                f"{self.action_spaces[agent]}, got None (None is only for finished agents)"
+            )
         mask = self._masks.get(agent) if self._check_masks else None
         self.env.check_actions({agent: action}, (agent,), None if mask is None else {agent: mask})
         self._cumulative_rewards[agent] = 0.0
@@ -219,7 +223,8 @@ class ArenaToAEC(HoldsEnv, _SpaceLookup, AECEnv):
                 truncated = bool(truncations.get(name, False))
                 self.truncations[name] = truncated
                 self.terminations[name] = bool(terminations.get(name, False)) or (
-                    name not in still_in and not truncated)
+                    name not in still_in and not truncated
+                )
         self._accumulate_rewards()
         self._start_round(observations, infos)
 
@@ -253,7 +258,8 @@ class ArenaToParallel(HoldsEnv, _SpaceLookup, ParallelEnv):
         if env.metadata.get("is_parallelizable") is False:
             raise NotParallelizableError(
                 f"to_parallel: {env} declares metadata['is_parallelizable'] = False (not every live "
-                "agent acts at every step); use arena.adapters.pettingzoo.to_aec(env) instead")
+                "agent acts at every step); use arena.adapters.pettingzoo.to_aec(env) instead"
+            )
         self._adopt(env, mask_in_observation)
 
     def _require_everyone(self, observations: Mapping[AgentID, Any], where: str) -> None:
@@ -267,7 +273,8 @@ class ArenaToParallel(HoldsEnv, _SpaceLookup, ParallelEnv):
             raise NotParallelizableError(
                 f"to_parallel: after {where}, {self.env} asks {sorted(observations)} to act while "
                 f"{sorted(self.env.agents)} are live; a ParallelEnv needs every live agent to act at "
-                "every step: use arena.adapters.pettingzoo.to_aec(env) instead")
+                "every step: use arena.adapters.pettingzoo.to_aec(env) instead"
+            )
         self._stopped |= set(self.env.agents) - acting
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -287,14 +294,21 @@ class ArenaToParallel(HoldsEnv, _SpaceLookup, ParallelEnv):
         self._require_everyone(observations, "step()")
         still_in = set(self.agents)
         out_truncations = {a: bool(truncations.get(a, False)) for a in before}
-        out_terminations = {a: bool(terminations.get(a, False)) or (a not in still_in and not out_truncations[a])
-                            for a in before}
+        out_terminations = {
+            a: bool(terminations.get(a, False)) or (a not in still_in and not out_truncations[a]) for a in before
+        }
         out_rewards = {a: float(rewards.get(a, 0.0)) for a in before}
-        return (self._observations(observations, infos, before), out_rewards, out_terminations,
-                out_truncations, self._infos(infos, before))
+        return (
+            self._observations(observations, infos, before),
+            out_rewards,
+            out_terminations,
+            out_truncations,
+            self._infos(infos, before),
+        )
 
-    def _observations(self, observations: dict[AgentID, Any], infos: dict[AgentID, dict[str, Any]],
-                      agents: list[AgentID]) -> dict[AgentID, Any]:
+    def _observations(
+        self, observations: dict[AgentID, Any], infos: dict[AgentID, dict[str, Any]], agents: list[AgentID]
+    ) -> dict[AgentID, Any]:
         self._last_observation.update(observations)
         out = {}
         for agent in agents:

@@ -66,13 +66,19 @@ class ArenaToRLlib(HoldsEnv, RLlibMultiAgentEnv):
     See the module docstring for how arena's protocol maps onto RLlib's.
     """
 
-    def __init__(self, env: MultiAgentEnv, mask_in_observation: bool = False, on_illegal_action: str = "forfeit",
-                 forfeit_penalty: float = -1.0) -> None:
+    def __init__(
+        self,
+        env: MultiAgentEnv,
+        mask_in_observation: bool = False,
+        on_illegal_action: str = "forfeit",
+        forfeit_penalty: float = -1.0,
+    ) -> None:
         if on_illegal_action not in ("forfeit", "raise"):
             raise ValueError(f"to_rllib: on_illegal_action must be 'forfeit' or 'raise', got {on_illegal_action!r}")
         if not isinstance(env, MultiAgentEnv):
-            raise TypeError(f"to_rllib: expected an arena.MultiAgentEnv (or a name or factory of one), "
-                            f"got {type(env).__name__}")
+            raise TypeError(
+                f"to_rllib: expected an arena.MultiAgentEnv (or a name or factory of one), got {type(env).__name__}"
+            )
         self.env = env
         self.possible_agents = list(env.possible_agents)
         self._agent_ids = set(self.possible_agents)
@@ -86,10 +92,16 @@ class ArenaToRLlib(HoldsEnv, RLlibMultiAgentEnv):
         self._raw_spaces = {a: zero_start_space(space) for a, space in self._env_observation_spaces.items()}
         self.action_spaces = {a: zero_start_space(space) for a, space in self._env_action_spaces.items()}
         # The spaces RLlib gets anew (0-based): only their values are shifted, on each step.
-        self._shifted_observations = {a: self._env_observation_spaces[a] for a in env.possible_agents
-                                      if self._raw_spaces[a] is not self._env_observation_spaces[a]}
-        self._shifted_actions = {a: self._env_action_spaces[a] for a in env.possible_agents
-                                 if self.action_spaces[a] is not self._env_action_spaces[a]}
+        self._shifted_observations = {
+            a: self._env_observation_spaces[a]
+            for a in env.possible_agents
+            if self._raw_spaces[a] is not self._env_observation_spaces[a]
+        }
+        self._shifted_actions = {
+            a: self._env_action_spaces[a]
+            for a in env.possible_agents
+            if self.action_spaces[a] is not self._env_action_spaces[a]
+        }
         self.observation_spaces = {}
         self._mask_sizes: dict[AgentID, int] = {}
         for agent, space in self._raw_spaces.items():
@@ -129,8 +141,9 @@ class ArenaToRLlib(HoldsEnv, RLlibMultiAgentEnv):
         ended = [a for a in live_before if a not in still_in]
         out_observations = self._observations(observations, infos)
         out_rewards = {a: float(r) for a, r in rewards.items() if a in live_before}
-        out_terminateds = {a: bool(terminations.get(a, False)) or (a in ended and not truncations.get(a))
-                           for a in live_before}
+        out_terminateds = {
+            a: bool(terminations.get(a, False)) or (a in ended and not truncations.get(a)) for a in live_before
+        }
         out_truncateds = {a: bool(truncations.get(a, False)) for a in live_before}
         for agent in ended:
             if out_truncateds[agent] and agent not in out_observations and agent in self._last_observation:
@@ -182,9 +195,14 @@ class ArenaToRLlib(HoldsEnv, RLlibMultiAgentEnv):
         return f"<ArenaToRLlib{self.env}>"
 
 
-def to_rllib(env_or_factory: MultiAgentEnv | str | Callable[..., MultiAgentEnv], *,
-             mask_in_observation: bool = False, on_illegal_action: str = "forfeit", forfeit_penalty: float = -1.0,
-             **kwargs: Any) -> ArenaToRLlib:
+def to_rllib(
+    env_or_factory: MultiAgentEnv | str | Callable[..., MultiAgentEnv],
+    *,
+    mask_in_observation: bool = False,
+    on_illegal_action: str = "forfeit",
+    forfeit_penalty: float = -1.0,
+    **kwargs: Any,
+) -> ArenaToRLlib:
     """An arena env as an RLlib ``MultiAgentEnv``.
 
     Args:
@@ -205,17 +223,24 @@ def to_rllib(env_or_factory: MultiAgentEnv | str | Callable[..., MultiAgentEnv],
     """
     if isinstance(env_or_factory, MultiAgentEnv):
         if kwargs:
-            raise TypeError(f"to_rllib: options {sorted(kwargs)} need a name or factory to build the env "
-                            f"with; got the built env {env_or_factory}")
+            raise TypeError(
+                f"to_rllib: options {sorted(kwargs)} need a name or factory to build the env "
+                f"with; got the built env {env_or_factory}"
+            )
         env = env_or_factory
     else:
         env = make_env(env_or_factory, **kwargs)
-    return ArenaToRLlib(env, mask_in_observation=mask_in_observation, on_illegal_action=on_illegal_action,
-                        forfeit_penalty=forfeit_penalty)
+    return ArenaToRLlib(
+        env,
+        mask_in_observation=mask_in_observation,
+        on_illegal_action=on_illegal_action,
+        forfeit_penalty=forfeit_penalty,
+    )
 
 
-def multi_agent_config(env: MultiAgentEnv, policy_mapping: Mapping[AgentID, str] | Callable[[AgentID], str] | str
-                       ) -> dict[str, Any]:
+def multi_agent_config(
+    env: MultiAgentEnv, policy_mapping: Mapping[AgentID, str] | Callable[[AgentID], str] | str
+) -> dict[str, Any]:
     """Keyword arguments for RLlib's ``config.multi_agent(...)`` from an arena policy mapping.
 
     N env agents map to M policies; agents that share a policy share its parameters, so
@@ -242,16 +267,19 @@ def multi_agent_config(env: MultiAgentEnv, policy_mapping: Mapping[AgentID, str]
     arena_env = env.env if isinstance(env, ArenaToRLlib) else env
     if policy_mapping == "teams":
         if not arena_env.teams:
-            raise ValueError(f"multi_agent_config: policy_mapping='teams' needs an env with sides; {arena_env} has "
-                             "teams = None")
+            raise ValueError(
+                f"multi_agent_config: policy_mapping='teams' needs an env with sides; {arena_env} has teams = None"
+            )
         mapping = {agent: team for team, ids in arena_env.teams.items() for agent in ids}
     elif isinstance(policy_mapping, Mapping):
         mapping = dict(policy_mapping)
     elif callable(policy_mapping):
         mapping = {agent: policy_mapping(agent) for agent in arena_env.possible_agents}
     else:
-        raise TypeError(f"multi_agent_config: policy_mapping must be a dict, a function of the agent id or "
-                        f"'teams', got {policy_mapping!r}")
+        raise TypeError(
+            f"multi_agent_config: policy_mapping must be a dict, a function of the agent id or "
+            f"'teams', got {policy_mapping!r}"
+        )
     from arena.sides import map_policies
 
     names = {name for name in mapping.values() if name is not None}

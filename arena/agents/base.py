@@ -73,8 +73,10 @@ class Agent:
         Raises:
             NotImplementedError: the agent cannot act for many games at once.
         """
-        raise NotImplementedError(f"{self}: cannot act for many games at once (no act_batch); play it "
-                                  "through the single-env path (arena.training.SingleAgentEnv)")
+        raise NotImplementedError(
+            f"{self}: cannot act for many games at once (no act_batch); play it "
+            "through the single-env path (arena.training.SingleAgentEnv)"
+        )
 
     @property
     def batchable(self) -> bool:
@@ -162,6 +164,8 @@ class RandomAgent(Agent):
         masks = np.asarray(action_masks, dtype=bool)
         counts = masks.sum(axis=1)
         if not counts.all():
-            raise ValueError(f"RandomAgent: the action mask of game {int(np.flatnonzero(counts == 0)[0])} allows no action")
+            raise ValueError(
+                f"RandomAgent: the action mask of game {int(np.flatnonzero(counts == 0)[0])} allows no action"
+            )
         picks = (draws * counts).astype(np.int64)  # the picks-th legal action of each game
         return self._start + (np.cumsum(masks, axis=1) <= picks[:, None]).sum(axis=1)

@@ -114,11 +114,15 @@ def parse_choice(text: str, names: Sequence[str], legal: Sequence[bool] | None =
             candidates = legal_matches or matches
             raise ValueError(f"{word!r} is ambiguous: it could be {', '.join(names[i] for i in candidates)}")
         else:
-            raise ValueError(f"unknown action {word!r}: type a number ({start}-{last}) or a name, e.g. "
-                             f"{names[allowed.index(True) if True in allowed else 0]!r}; q quits")
+            raise ValueError(
+                f"unknown action {word!r}: type a number ({start}-{last}) or a name, e.g. "
+                f"{names[allowed.index(True) if True in allowed else 0]!r}; q quits"
+            )
     if not allowed[index]:
-        raise ValueError(f"{_label(start + index, names[index])} is not legal now; legal: "
-                         + ", ".join(_label(start + i, names[i]) for i, ok in enumerate(allowed) if ok))
+        raise ValueError(
+            f"{_label(start + index, names[index])} is not legal now; legal: "
+            + ", ".join(_label(start + i, names[i]) for i, ok in enumerate(allowed) if ok)
+        )
     return start + index
 
 
@@ -175,11 +179,18 @@ class HumanAgent(Agent):
         you> p
     """
 
-    def __init__(self, *, renderer: Callable[[], str | None] | None = None,
-                 action_names: Sequence[str] | None = None, show_observation: bool | None = None,
-                 observation_text: Callable[[Any], str] | None = None, label: str = "you",
-                 input_stream: TextIO | None = None, output_stream: TextIO | None = None,
-                 hot_seat: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        renderer: Callable[[], str | None] | None = None,
+        action_names: Sequence[str] | None = None,
+        show_observation: bool | None = None,
+        observation_text: Callable[[Any], str] | None = None,
+        label: str = "you",
+        input_stream: TextIO | None = None,
+        output_stream: TextIO | None = None,
+        hot_seat: bool = False,
+    ) -> None:
         self.renderer = renderer
         self.action_names = None if action_names is None else [str(name) for name in action_names]
         self.show_observation = renderer is None if show_observation is None else bool(show_observation)
@@ -214,8 +225,10 @@ class HumanAgent(Agent):
         """
         action_space = env.action_space(agent_id)
         if not isinstance(action_space, spaces.Discrete):
-            raise SpaceMismatchError(f"HumanAgent: {env} seat {agent_id!r} acts in {action_space}; "
-                                     "a person at the terminal can only choose among Discrete actions")
+            raise SpaceMismatchError(
+                f"HumanAgent: {env} seat {agent_id!r} acts in {action_space}; "
+                "a person at the terminal can only choose among Discrete actions"
+            )
         text_render = env.render_mode == "ansi"
         kwargs.setdefault("label", agent_id)
         kwargs.setdefault("renderer", env.render if text_render else None)
@@ -233,15 +246,15 @@ class HumanAgent(Agent):
                 does not hold one name per action.
         """
         if not isinstance(action_space, spaces.Discrete):
-            raise SpaceMismatchError(f"HumanAgent {self.label!r}: expected a Discrete action space, "
-                                     f"got {action_space}")
+            raise SpaceMismatchError(f"HumanAgent {self.label!r}: expected a Discrete action space, got {action_space}")
         super().setup(observation_space, action_space)
         self._start, n = int(action_space.start), int(action_space.n)
         if self.action_names is None:
             self._names = [str(self._start + i) for i in range(n)]
         elif len(self.action_names) != n:
-            raise SpaceMismatchError(f"HumanAgent {self.label!r}: got {len(self.action_names)} action names "
-                                     f"for {action_space}, expected {n}")
+            raise SpaceMismatchError(
+                f"HumanAgent {self.label!r}: got {len(self.action_names)} action names for {action_space}, expected {n}"
+            )
         else:
             self._names = list(self.action_names)
 

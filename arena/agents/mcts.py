@@ -72,20 +72,25 @@ def check_plannable(env: Any, who: str = "MCTSAgent") -> None:
         raise ArenaError(f"{who} needs the arena.MultiAgentEnv it plays in, got {type(env).__name__}")
     declared = env.perfect_information
     if declared is not True and not has_hidden_state_sampler(env):
-        state = "does not declare perfect_information" if declared is None \
+        state = (
+            "does not declare perfect_information"
+            if declared is None
             else f"declares perfect_information = {declared!r}"
+        )
         raise ArenaError(
             f"{who} cannot plan on {env}: it {state} and has no sample_hidden_state (hidden information "
             "without a sampler, or simultaneous moves); MCTS needs a turn-based env that every agent sees "
-            "whole, or one that can sample what an agent cannot see, see arena.agents.mcts")
+            "whole, or one that can sample what an agent cannot see, see arena.agents.mcts"
+        )
     if not hasattr(env, "acting_agents"):
-        raise ArenaError(f"{who} cannot plan on {env}: it has no 'acting_agents' property naming "
-                         "the agents that must act next; see arena.agents.mcts")
+        raise ArenaError(
+            f"{who} cannot plan on {env}: it has no 'acting_agents' property naming "
+            "the agents that must act next; see arena.agents.mcts"
+        )
     for agent in env.possible_agents:
         space = env.action_space(agent)
         if type(space) is not spaces.Discrete:
-            raise ArenaError(f"{who} cannot plan on {env}: the action space of {agent!r} must be "
-                             f"Discrete, got {space}")
+            raise ArenaError(f"{who} cannot plan on {env}: the action space of {agent!r} must be Discrete, got {space}")
 
 
 class _TurnBased(Protocol):
@@ -165,8 +170,9 @@ class MCTSAgent(Agent):
         ['player_0', 'player_1']
     """
 
-    def __init__(self, env: MultiAgentEnv, simulations: int = 200, exploration: float = 1.4,
-                 seed: int | None = None) -> None:
+    def __init__(
+        self, env: MultiAgentEnv, simulations: int = 200, exploration: float = 1.4, seed: int | None = None
+    ) -> None:
         check_plannable(env)
         if not isinstance(simulations, (int, np.integer)) or isinstance(simulations, bool) or simulations < 1:
             raise ValueError(f"MCTSAgent: simulations must be a positive integer, got {simulations!r}")
@@ -192,8 +198,10 @@ class MCTSAgent(Agent):
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> int:
         acting = tuple(cast(_TurnBased, self.env).acting_agents)  # check_plannable made sure it has them
         if len(acting) != 1:
-            raise ArenaError(f"MCTSAgent: {self.env} must have exactly one agent to act when the "
-                             f"agent is asked to move (turn-based play), got {list(acting)}")
+            raise ArenaError(
+                f"MCTSAgent: {self.env} must have exactly one agent to act when the "
+                f"agent is asked to move (turn-based play), got {list(acting)}"
+            )
         legal = self._legal(_action_space(self.env, acting[0]), action_mask)
         if len(legal) == 1:
             return legal[0]
@@ -208,8 +216,10 @@ class MCTSAgent(Agent):
     def _search_information_sets(self, agent: str, observation: Any, legal: list[int]) -> int:
         """IS-MCTS from ``agent``'s view: one determinization per playout, statistics per information set."""
         if not self.env.observation_space(agent).contains(observation):
-            raise ArenaError(f"MCTSAgent: on {self.env} (hidden information) it needs the raw observation of {agent!r} "
-                             "to sample the hidden state; play it without an interface in front")
+            raise ArenaError(
+                f"MCTSAgent: on {self.env} (hidden information) it needs the raw observation of {agent!r} "
+                "to sample the hidden state; play it without an interface in front"
+            )
         tree: dict[tuple[str, bytes], _InfoSet] = {}
         root_key = (agent, _key(observation))
         for _ in range(self.simulations):
@@ -218,8 +228,14 @@ class MCTSAgent(Agent):
         root = tree[root_key]
         return max(legal, key=lambda action: (root.counts.get(action, 0), root.values.get(action, 0.0)))
 
-    def _playout(self, world: MultiAgentEnv, tree: dict[tuple[str, bytes], _InfoSet], mover: str,
-                 key: tuple[str, bytes], legal: list[int]) -> None:
+    def _playout(
+        self,
+        world: MultiAgentEnv,
+        tree: dict[tuple[str, bytes], _InfoSet],
+        mover: str,
+        key: tuple[str, bytes],
+        legal: list[int],
+    ) -> None:
         """One playout on ``world``: down the known information sets by UCB1, one new one, random to the end."""
         rng, c = self._rng, self.exploration
         path: list[tuple[_InfoSet, int, str, dict[str, float]]] = []  # (set, action, mover, rewards of that step)
@@ -256,8 +272,7 @@ class MCTSAgent(Agent):
         rng, totals = self._rng, dict[str, float]()
         while observations:
             if len(observations) != 1:
-                raise ArenaError(f"MCTSAgent: {self.env} is not turn-based: agents "
-                                 f"{sorted(observations)} act at once")
+                raise ArenaError(f"MCTSAgent: {self.env} is not turn-based: agents {sorted(observations)} act at once")
             mover = next(iter(observations))
             mask = infos[mover].get("action_mask")
             space = _action_space(env, mover)
@@ -285,8 +300,7 @@ class MCTSAgent(Agent):
         node, path, step_rewards = root, [root], []
         while node.mover is not None and not node.untried:  # select
             parent, scale = node.mover, c * math.sqrt(log(node.visits))
-            node = max(node.children,
-                       key=lambda ch: ch.value / ch.visits + scale / math.sqrt(ch.visits))
+            node = max(node.children, key=lambda ch: ch.value / ch.visits + scale / math.sqrt(ch.visits))
             observations, rewards, _, _, infos = env.step({parent: node.action})
             step_rewards.append(rewards)
             path.append(node)

@@ -40,10 +40,15 @@ def escape(value: Any) -> str:
 def trust_argument(parser: Any) -> None:
     """Add ``--trust [NAMES]``: let a reader import the ``module:callable`` names a file holds."""
     parser.add_argument(
-        "--trust", nargs="?", const=True, default=False, metavar="NAMES",
+        "--trust",
+        nargs="?",
+        const=True,
+        default=False,
+        metavar="NAMES",
         help="import the 'module:callable' factories the file names (without it only registered envs and "
-             "agents are used; the file is data and runs no code). Give comma-separated names to allow only "
-             "those. Only for files from someone you trust")
+        "agents are used; the file is data and runs no code). Give comma-separated names to allow only "
+        "those. Only for files from someone you trust",
+    )
 
 
 def trust_value(value: Any) -> bool | frozenset[str]:

@@ -17,15 +17,20 @@ __all__ = ["register", "run", "format_plain"]
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "interfaces", help="list the interfaces arena finds (built-in and plugins) and report broken plugins",
+        "interfaces",
+        help="list the interfaces arena finds (built-in and plugins) and report broken plugins",
         description="List every interface declared in the 'arena.interfaces' entry points with its summary "
-                    "and package. Plugins that fail to import or break the contract are reported with the reason.",
+        "and package. Plugins that fail to import or break the contract are reported with the reason.",
     )
-    parser.add_argument("--check", action="store_true",
-                        help="also run arena.testing.check_interface on each interface's contract_examples(); "
-                             "exit status 1 if any interface is broken")
-    parser.add_argument("--examples", type=int, default=10,
-                        help="generated examples per rule with --check (default 10)")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="also run arena.testing.check_interface on each interface's contract_examples(); "
+        "exit status 1 if any interface is broken",
+    )
+    parser.add_argument(
+        "--examples", type=int, default=10, help="generated examples per rule with --check (default 10)"
+    )
     parser.add_argument("--plain", action="store_true", help="plain text even when rich is installed")
     parser.set_defaults(run=run)
 
@@ -50,8 +55,10 @@ def format_plain(entries: Sequence[InterfaceEntry], checked: bool = False) -> st
     working = [e for e in entries if e.ok]
     broken = [e for e in entries if not e.ok]
     rows = [("NAME", "PACKAGE", "STATUS" if checked else "", "OPTIONS", "SUMMARY")]
-    rows += [(e.name, e.package, _status(e, checked) if checked else "", options_text(e.interface), e.summary)
-             for e in working]
+    rows += [
+        (e.name, e.package, _status(e, checked) if checked else "", options_text(e.interface), e.summary)
+        for e in working
+    ]
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     lines = []
     for row in rows:
@@ -83,8 +90,13 @@ def _print_rich(entries: Sequence[InterfaceEntry], checked: bool) -> bool:
     table.add_column("summary", overflow="fold")
     working = [e for e in entries if e.ok]
     for e in working:
-        table.add_row(Text(e.name), Text(e.package), *([Text(_status(e, checked))] if checked else []),
-                      Text(options_text(e.interface)), Text(e.summary))
+        table.add_row(
+            Text(e.name),
+            Text(e.package),
+            *([Text(_status(e, checked))] if checked else []),
+            Text(options_text(e.interface)),
+            Text(e.summary),
+        )
     console.print(table)
     broken = [e for e in entries if not e.ok]
     if broken:

@@ -16,8 +16,10 @@ __all__ = ["LiveBoard", "sprt_line", "standings_table"]
 def sprt_line(state: Any, test: Any, names: list[str]) -> str:
     """``LLR 1.23 in [-2.94, 2.94] after 14 pairs: ...`` (the verdict when there is one)."""
     unit = "pairs" if test.pentanomial else "games"
-    text = (f"SPRT elo0={test.elo0:g} elo1={test.elo1:g} (alpha={test.alpha:g}, beta={test.beta:g}): "
-            f"LLR {state.llr:+.2f} in [{state.lower:.2f}, {state.upper:.2f}] after {state.units} {unit}")
+    text = (
+        f"SPRT elo0={test.elo0:g} elo1={test.elo1:g} (alpha={test.alpha:g}, beta={test.beta:g}): "
+        f"LLR {state.llr:+.2f} in [{state.lower:.2f}, {state.upper:.2f}] after {state.units} {unit}"
+    )
     if state.verdict == "H1":
         text += f": H1 accepted, {names[0]} is stronger by about {test.elo1:g} Elo or more"
     elif state.verdict == "H0":
@@ -36,19 +38,33 @@ def standings_table(result: Any) -> Any:
     order = fit.order()
     adaptive = result.separation is not None
     apart = {(a, b): ok for a, b, ok in (result.separation or [])}
-    table = rich.table.Table(title="standings so far (batch Elo; interval of the score against the next below)",
-                             box=rich.box.SIMPLE_HEAD, padding=(0, 1), title_justify="left")
+    table = rich.table.Table(
+        title="standings so far (batch Elo; interval of the score against the next below)",
+        box=rich.box.SIMPLE_HEAD,
+        padding=(0, 1),
+        title_justify="left",
+    )
     for column in ("#", "agent", "elo", "games", "vs next: score [95%]", *(("separated",) if adaptive else ())):
         table.add_column(column, justify="left" if column == "agent" else "right", no_wrap=column == "agent")
     for place, name in enumerate(order, 1):
         below = order[place] if place < len(order) else None
         stats = result.pairings.get((name, below)) if below else None
-        cell = "-" if stats is None or not stats.games else f"{stats.score:.0%} [{stats.interval[0]:.0%}-{stats.interval[1]:.0%}]"
+        cell = (
+            "-"
+            if stats is None or not stats.games
+            else f"{stats.score:.0%} [{stats.interval[0]:.0%}-{stats.interval[1]:.0%}]"
+        )
         # the pair this row is judged in: with the next below, or (a gauntlet) with the challenger
         pair = (name, below) if (name, below) in apart else next((p for p in apart if p[1] == name), None)
         sep = None if not adaptive else "" if pair is None else "yes" if apart[pair] else "no"
-        table.add_row(str(place), Text(name), f"{fit.ratings[name]:+.0f}", str(fit.games.get(name, 0)), cell,
-                      *(() if sep is None else (sep,)))
+        table.add_row(
+            str(place),
+            Text(name),
+            f"{fit.ratings[name]:+.0f}",
+            str(fit.games.get(name, 0)),
+            cell,
+            *(() if sep is None else (sep,)),
+        )
     return table
 
 
@@ -79,9 +95,14 @@ class LiveBoard:
 
             self.first_done = done
             self.bar = progress.Progress(
-                progress.TextColumn("[bold]games"), progress.BarColumn(), progress.MofNCompleteColumn(),
-                progress.TextColumn("{task.fields[rate]}"), progress.TextColumn("ETA"), progress.TimeRemainingColumn(),
-                console=self.console)
+                progress.TextColumn("[bold]games"),
+                progress.BarColumn(),
+                progress.MofNCompleteColumn(),
+                progress.TextColumn("{task.fields[rate]}"),
+                progress.TextColumn("ETA"),
+                progress.TimeRemainingColumn(),
+                console=self.console,
+            )
             self.task = self.bar.add_task("games", total=total, completed=done, rate="")
             self.live = Live(self._renderable(), console=self.console, refresh_per_second=4, transient=False)
             self.live.start()

@@ -46,29 +46,49 @@ def _build_agent(text: str, seat: str, env: Any) -> Any:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "play", help="play one game (agents, or people with --human) and print the result",
+        "play",
+        help="play one game (agents, or people with --human) and print the result",
         description="Play one game and print the result. With --human, people play some seats at this "
-                    "terminal and the other seats are played by --vs agents.",
-        epilog="exit codes: 0 the game was played to its end, 3 a person forfeited (q or end of input), "
-               "2 bad input",
+        "terminal and the other seats are played by --vs agents.",
+        epilog="exit codes: 0 the game was played to its end, 3 a person forfeited (q or end of input), 2 bad input",
     )
     env_arguments(parser, '{"rounds": 5}')
-    parser.add_argument("--agents", default=None,
-                        help="comma-separated agents, one per seat: a name, 'module:factory', either with JSON "
-                             f"keyword arguments ('mcts{{\"simulations\": 50}}'), a trained folder (written by "
-                             f"`arena train`, e.g. runs/c4), or '{HUMAN}' for a person (default: random for all)")
-    parser.add_argument("--human", action="append", default=None, metavar="SEAT",
-                        help="a seat played by a person at this terminal: an agent id (player_0) or a seat "
-                             "number (0); repeat it or give a comma list for several people (hot seat)")
-    parser.add_argument("--vs", default=None, metavar="AGENT",
-                        help="the agent for the other seats (as in --agents: a name, 'module:factory' or a trained "
-                             "folder such as runs/c4), or a comma list with one per other seat (default: random)")
-    parser.add_argument("--seed", type=int, default=None,
-                        help="seed for the env and the agents (a game with people draws and prints one if unset)")
+    parser.add_argument(
+        "--agents",
+        default=None,
+        help="comma-separated agents, one per seat: a name, 'module:factory', either with JSON "
+        f"keyword arguments ('mcts{{\"simulations\": 50}}'), a trained folder (written by "
+        f"`arena train`, e.g. runs/c4), or '{HUMAN}' for a person (default: random for all)",
+    )
+    parser.add_argument(
+        "--human",
+        action="append",
+        default=None,
+        metavar="SEAT",
+        help="a seat played by a person at this terminal: an agent id (player_0) or a seat "
+        "number (0); repeat it or give a comma list for several people (hot seat)",
+    )
+    parser.add_argument(
+        "--vs",
+        default=None,
+        metavar="AGENT",
+        help="the agent for the other seats (as in --agents: a name, 'module:factory' or a trained "
+        "folder such as runs/c4), or a comma list with one per other seat (default: random)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed for the env and the agents (a game with people draws and prints one if unset)",
+    )
     parser.add_argument("--render", action="store_true", help="print the final position when the env renders as text")
-    parser.add_argument("--record", default=None, metavar="FILE",
-                        help="store the game (seed, env, agents, every step's actions) in this results file, "
-                             "to watch with `arena replay FILE` (several games of one env can share a file)")
+    parser.add_argument(
+        "--record",
+        default=None,
+        metavar="FILE",
+        help="store the game (seed, env, agents, every step's actions) in this results file, "
+        "to watch with `arena replay FILE` (several games of one env can share a file)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -77,8 +97,9 @@ def _seat(token: str, seats: list[str], env_name: str) -> str:
         return token
     if token.isdigit() and int(token) < len(seats):
         return seats[int(token)]
-    raise ValueError(f"{env_name} has no seat {token!r}; seats: {', '.join(seats)} "
-                     f"(or their numbers 0-{len(seats) - 1})")
+    raise ValueError(
+        f"{env_name} has no seat {token!r}; seats: {', '.join(seats)} (or their numbers 0-{len(seats) - 1})"
+    )
 
 
 def _seat_specs(args: argparse.Namespace, seats: list[str], env_name: str) -> dict[str, str]:
@@ -100,8 +121,10 @@ def _seat_specs(args: argparse.Namespace, seats: list[str], env_name: str) -> di
     if len(opponents) == 1:
         opponents = opponents * len(others)
     elif len(opponents) != len(others):
-        raise ValueError(f"--vs gives {len(opponents)} agents {opponents} for the {len(others)} seats "
-                         f"{others} that people do not play; give one agent for all, or one per seat")
+        raise ValueError(
+            f"--vs gives {len(opponents)} agents {opponents} for the {len(others)} seats "
+            f"{others} that people do not play; give one agent for all, or one per seat"
+        )
     specs = dict.fromkeys(humans, HUMAN)
     specs.update(zip(others, opponents))
     return {seat: specs[seat] for seat in seats}
@@ -114,8 +137,10 @@ def _make_env(args: argparse.Namespace, options: dict[str, Any], humans: bool) -
     if humans and is_real_time(env):
         name, watch = getattr(env, "name", args.env), ",".join(["random"] * len(env.possible_agents))
         env.close()
-        raise ArenaError(f"{name} is a real-time game and is not playable in the terminal (it does not wait "
-                         f"for typed moves); watch agents play it instead: arena play {args.env} --agents {watch}")
+        raise ArenaError(
+            f"{name} is a real-time game and is not playable in the terminal (it does not wait "
+            f"for typed moves); watch agents play it instead: arena play {args.env} --agents {watch}"
+        )
     render_modes = (getattr(env, "metadata", None) or {}).get("render_modes", ())
     if humans and "render_mode" not in options and "ansi" in render_modes:
         env.close()  # build it again, rendering as text for the people at the terminal
@@ -134,8 +159,10 @@ def run(args: argparse.Namespace) -> int:
     humans = [seat for seat, spec in specs.items() if spec == HUMAN]
     # Several people on one terminal hide their choices from each other unless the game is fully visible.
     hot_seat = len(humans) > 1 and env.unwrapped.perfect_information is not True
-    agents = {seat: HumanAgent.at_seat(env, seat, hot_seat=hot_seat) if spec == HUMAN
-              else _build_agent(spec, seat, env) for seat, spec in specs.items()}
+    agents = {
+        seat: HumanAgent.at_seat(env, seat, hot_seat=hot_seat) if spec == HUMAN else _build_agent(spec, seat, env)
+        for seat, spec in specs.items()
+    }
     seed = args.seed
     if args.record:
         from arena.replay.record import check_record_file
@@ -171,12 +198,22 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _record(path: str, env_spec: EnvSpec, specs: dict[str, str], seed: int, steps: list, episode: Any,
-            err: AgentError | None, seconds: float) -> None:
+def _record(
+    path: str,
+    env_spec: EnvSpec,
+    specs: dict[str, str],
+    seed: int,
+    steps: list,
+    episode: Any,
+    err: AgentError | None,
+    seconds: float,
+) -> None:
     from arena.replay.record import record_game
 
-    seats = {seat: AgentSpec.parse(text if "=" in text.partition("{")[0] else f"{seat}={text}")
-             for seat, text in specs.items()}
+    seats = {
+        seat: AgentSpec.parse(text if "=" in text.partition("{")[0] else f"{seat}={text}")
+        for seat, text in specs.items()
+    }
     forfeit = None if err is None else str(err.agent_id)
     reason = None if err is None else str(err.original)
     number = record_game(path, env_spec, seats, seed, steps, episode, forfeit=forfeit, reason=reason, seconds=seconds)

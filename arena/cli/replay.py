@@ -25,23 +25,36 @@ __all__ = ["register", "run"]
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "replay", help="list, step through, verify, film or show stored games",
+        "replay",
+        help="list, step through, verify, film or show stored games",
         description="Replay the games stored in a results file (arena tournament --db, arena play --record).",
         epilog="keys when stepping: Enter/n next, p previous, NUMBER jump, f first, l last, q quit. "
-               "exit codes: 0 done, 1 --verify found mismatches, 2 bad input",
+        "exit codes: 0 done, 1 --verify found mismatches, 2 bad input",
     )
     parser.add_argument("db", help="the results file")
-    parser.add_argument("--game", default=None, metavar="ID",
-                        help="the game: its number in the listing, or LINEUP#INDEX")
-    parser.add_argument("--verify", action="store_true",
-                        help="replay every stored game and report any whose result differs from the stored one")
+    parser.add_argument(
+        "--game", default=None, metavar="ID", help="the game: its number in the listing, or LINEUP#INDEX"
+    )
+    parser.add_argument(
+        "--verify",
+        action="store_true",
+        help="replay every stored game and report any whose result differs from the stored one",
+    )
     parser.add_argument("--html", default=None, metavar="FILE.html", help="write a self-contained web page of the game")
-    parser.add_argument("--video", default=None, metavar="FILE.mp4|FILE.gif",
-                        help="write a video of the game (envs that render pictures)")
-    parser.add_argument("--side-view", default=None, metavar="INTERFACE",
-                        help="with --html in a team env: show each side through this side interface (a registered "
-                             "interface spec taking a side's Tuple of observations; default: the env's own, "
-                             "e.g. MAgent2's battlefield map with minimap_mode)")
+    parser.add_argument(
+        "--video",
+        default=None,
+        metavar="FILE.mp4|FILE.gif",
+        help="write a video of the game (envs that render pictures)",
+    )
+    parser.add_argument(
+        "--side-view",
+        default=None,
+        metavar="INTERFACE",
+        help="with --html in a team env: show each side through this side interface (a registered "
+        "interface spec taking a side's Tuple of observations; default: the env's own, "
+        "e.g. MAgent2's battlefield map with minimap_mode)",
+    )
     parser.add_argument("--fps", type=float, default=None, help="frames a second of the video (default: the env's)")
     trust_argument(parser)
     parser.set_defaults(run=run)
@@ -98,8 +111,15 @@ def _listing(db: str, games: list) -> None:
         table.add_column(column)
     for game_id, result, has_actions in games:
         seats = ", ".join(f"{seat}={name}" for seat, name in result.seats.items())
-        table.add_row(str(game_id), plain(f"{result.lineup}#{result.index}"), str(result.seed), plain(seats),
-                      str(result.length), plain(result.outcome), "yes" if has_actions else "no")
+        table.add_row(
+            str(game_id),
+            plain(f"{result.lineup}#{result.index}"),
+            str(result.seed),
+            plain(seats),
+            str(result.length),
+            plain(result.outcome),
+            "yes" if has_actions else "no",
+        )
     Console().print(table)
 
 
@@ -114,8 +134,10 @@ def _verify(db: str, trust: bool | frozenset[str]) -> int:
         raise ArenaError(f"replay --verify: {db} has no stored games")
     factory = games[0].env.factory
     if factory_metadata(resolve("env", factory)).get("reproducible", True) is False:
-        raise ArenaError(f"replay --verify: {factory} declares that its episodes do not follow from seed and "
-                         f"actions (metadata['reproducible'] is False): the games of {db} can be watched, not verified")
+        raise ArenaError(
+            f"replay --verify: {factory} declares that its episodes do not follow from seed and "
+            f"actions (metadata['reproducible'] is False): the games of {db} can be watched, not verified"
+        )
     checked = unreplayable = forfeits = 0
     mismatches = []
     for game in games:
@@ -128,8 +150,10 @@ def _verify(db: str, trust: bool | frozenset[str]) -> int:
         if problem is not None:
             mismatches.append((game, problem))
     if not checked:
-        raise ArenaError(f"replay --verify: none of the {len(games)} games of {db} has stored actions "
-                         "(env errors, or a file older than action storage): nothing to verify")
+        raise ArenaError(
+            f"replay --verify: none of the {len(games)} games of {db} has stored actions "
+            "(env errors, or a file older than action storage): nothing to verify"
+        )
     for game, problem in mismatches:
         print(f"MISMATCH {game.title}: {problem}")
     notes = []

@@ -22,20 +22,26 @@ __all__ = ["register", "run", "print_report", "finite_json"]
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "report", help="rebuild standings, ratings, Nash weights and plots from tournament results files",
+        "report",
+        help="rebuild standings, ratings, Nash weights and plots from tournament results files",
         description="Read one or more tournament results files (--db) of the same env, pool their games and report "
-                    "standings with batch Elo and bootstrap intervals, the pairwise table, Nash averaging and "
-                    "alpha-rank. Plays no game.",
+        "standings with batch Elo and bootstrap intervals, the pairwise table, Nash averaging and "
+        "alpha-rank. Plays no game.",
     )
     parser.add_argument("db", nargs="+", help="results files (SQLite, from arena tournament --db)")
     parser.add_argument("--json", default=None, metavar="FILE", help="write the report as JSON ('-': to stdout)")
     parser.add_argument("--html", default=None, metavar="FILE", help="write an HTML page (standings, tables, games)")
-    parser.add_argument("--replay-pages", action="store_true",
-                        help="with --html: write each stored game's replay page into a folder beside the report "
-                             "(FILE_replays/) and link every game row to it (one page per game: slow for big files)")
+    parser.add_argument(
+        "--replay-pages",
+        action="store_true",
+        help="with --html: write each stored game's replay page into a folder beside the report "
+        "(FILE_replays/) and link every game row to it (one page per game: slow for big files)",
+    )
     parser.add_argument("--png", default=None, metavar="FILE", help="write the heatmap, ratings and meta-game plot")
     parser.add_argument("--anchor", default=None, metavar="NAME=ELO", help="fix one entrant's Elo, e.g. random=0")
-    parser.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for the Elo intervals (default 200)")
+    parser.add_argument(
+        "--bootstrap", type=int, default=200, help="bootstrap resamples for the Elo intervals (default 200)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (default 0)")
     parser.set_defaults(run=run)
 
@@ -75,8 +81,7 @@ def _run(args: argparse.Namespace) -> int:
 
         link = game_link
         if args.replay_pages:
-            link = _replay_links(sorted({path for path, _ in origins.values()}, key=args.db.index), args.html,
-                                 origins)
+            link = _replay_links(sorted({path for path, _ in origins.values()}, key=args.db.index), args.html, origins)
         console.print(plain(f"html: {write_html(args.html, report, result.games, link=link)}"), soft_wrap=True)
     if args.png:
         from arena.tournament.report import save_evaluation_png
@@ -128,17 +133,27 @@ def print_report(report: dict[str, Any], console: Any) -> None:
     import rich.table
 
     anchor = report["anchor"]
-    table = rich.table.Table(title=plain(f"{report['env']['factory']}: {report['games']} games; batch Elo "
-                                         f"({'anchored at ' + anchor[0] + ' = ' + format(anchor[1], 'g') if anchor else 'mean 0'}, "
-                                         f"95% bootstrap interval), Nash averaging, alpha-rank"))
+    table = rich.table.Table(
+        title=plain(
+            f"{report['env']['factory']}: {report['games']} games; batch Elo "
+            f"({'anchored at ' + anchor[0] + ' = ' + format(anchor[1], 'g') if anchor else 'mean 0'}, "
+            f"95% bootstrap interval), Nash averaging, alpha-rank"
+        )
+    )
     for column in ("#", "agent", "elo", "95% interval", "score", "W-D-L", "openskill", "nash", "alpha-rank"):
         table.add_column(column, justify="left" if column == "agent" else "right")
     for place, row in enumerate(report["standings"], 1):
-        table.add_row(str(place), plain(row["name"]), _fmt(row["elo"], "+.0f"),
-                      f"{_fmt(row['elo_low'], '+.0f')} .. {_fmt(row['elo_high'], '+.0f')}", _fmt(row["score"], ".0%"),
-                      f"{row['wins']}-{row['draws']}-{row['losses']}",
-                      f"{_fmt(row['mu'], '.1f')} ± {_fmt(row['sigma'], '.1f')}", _fmt(row["nash_weight"], ".3f"),
-                      _fmt(row["alpha_rank"], ".3f"))
+        table.add_row(
+            str(place),
+            plain(row["name"]),
+            _fmt(row["elo"], "+.0f"),
+            f"{_fmt(row['elo_low'], '+.0f')} .. {_fmt(row['elo_high'], '+.0f')}",
+            _fmt(row["score"], ".0%"),
+            f"{row['wins']}-{row['draws']}-{row['losses']}",
+            f"{_fmt(row['mu'], '.1f')} ± {_fmt(row['sigma'], '.1f')}",
+            _fmt(row["nash_weight"], ".3f"),
+            _fmt(row["alpha_rank"], ".3f"),
+        )
     console.print(table)
     names = report["entrants"]
     pairs = rich.table.Table(title="score rate of row against column")
@@ -149,5 +164,7 @@ def print_report(report: dict[str, Any], console: Any) -> None:
         pairs.add_row(plain(name), *["-" if i == j else _fmt(v, ".0%") for j, v in enumerate(report["score_table"][i])])
     console.print(pairs)
     if report["unmet"]:
-        console.print(plain(f"never met (even in the meta-game): {', '.join(' vs '.join(p) for p in report['unmet'])}"),
-                      soft_wrap=True)
+        console.print(
+            plain(f"never met (even in the meta-game): {', '.join(' vs '.join(p) for p in report['unmet'])}"),
+            soft_wrap=True,
+        )

@@ -38,47 +38,88 @@ def _rich() -> Any:
         import rich.progress
         import rich.table
     except ImportError as err:
-        raise MissingDependencyError(f"arena tournament needs rich ({err}); install the extra: pip install 'arena-marl[tournament]'") from None
+        raise MissingDependencyError(
+            f"arena tournament needs rich ({err}); install the extra: pip install 'arena-marl[tournament]'"
+        ) from None
     return rich
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "tournament", help="play a tournament: win rates with 95%% intervals, ratings, resumable results",
+        "tournament",
+        help="play a tournament: win rates with 95%% intervals, ratings, resumable results",
         description="Play a tournament between agents on one env. Each pairing plays every seat equally often; "
-                    "game i has a seed derived from --seed, so results do not depend on --workers or --backend. "
-                    "With --db, rerunning the same command resumes.",
+        "game i has a seed derived from --seed, so results do not depend on --workers or --backend. "
+        "With --db, rerunning the same command resumes.",
     )
     env_arguments(parser, '{"players": 4}')
-    parser.add_argument("--agents", required=True,
-                        help="comma-separated entrants, each [NAME=]FACTORY[{JSON kwargs}]: a registered agent "
-                             "(see `arena agents`) or 'package.module:factory', e.g. 'random,deep=mcts{\"simulations\": 400}'. "
-                             "A trained folder (written by `arena train`) is an agent too. In a team game an entrant "
-                             "plays a side: one agent in every seat (each seat its own), or a team NAME=MEMBER+MEMBER... "
-                             "in the side's seat order, e.g. 'duo=random+beat_most_common'. With fewer entrants than "
-                             "seats (pommerman --agents X,random), they take turns around the table, each seat its "
-                             "own agent, and an entrant is scored by the mean return of its seats")
-    parser.add_argument("--mode", choices=MODES, default="round-robin",
-                        help="round-robin (every lineup), head-to-head (one seat each), gauntlet (the first agent against the rest)")
-    parser.add_argument("--games", type=int, default=20,
-                        help="games per pairing, rounded up so every agent plays every seat equally often (default 20)")
-    parser.add_argument("--workers", type=int, default=None,
-                        help="worker processes (default 1), or Ray actors with --backend ray (default: the cluster's CPUs)")
-    parser.add_argument("--backend", choices=("serial", "inline", "processes", "ray"), default=None,
-                        help="where games run: serial (one watched worker process), inline (in this process, for debugging), processes or ray (default: serial for one worker, processes otherwise)")
-    parser.add_argument("--start-method", choices=("forkserver", "spawn", "fork"), default=None,
-                        help="how worker processes start (default forkserver; fork is faster but can hang when "
-                             "an entrant's library, such as torch, runs threads); results do not depend on it")
+    parser.add_argument(
+        "--agents",
+        required=True,
+        help="comma-separated entrants, each [NAME=]FACTORY[{JSON kwargs}]: a registered agent "
+        "(see `arena agents`) or 'package.module:factory', e.g. 'random,deep=mcts{\"simulations\": 400}'. "
+        "A trained folder (written by `arena train`) is an agent too. In a team game an entrant "
+        "plays a side: one agent in every seat (each seat its own), or a team NAME=MEMBER+MEMBER... "
+        "in the side's seat order, e.g. 'duo=random+beat_most_common'. With fewer entrants than "
+        "seats (pommerman --agents X,random), they take turns around the table, each seat its "
+        "own agent, and an entrant is scored by the mean return of its seats",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=MODES,
+        default="round-robin",
+        help="round-robin (every lineup), head-to-head (one seat each), gauntlet (the first agent against the rest)",
+    )
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=20,
+        help="games per pairing, rounded up so every agent plays every seat equally often (default 20)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="worker processes (default 1), or Ray actors with --backend ray (default: the cluster's CPUs)",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=("serial", "inline", "processes", "ray"),
+        default=None,
+        help="where games run: serial (one watched worker process), inline (in this process, for debugging), processes or ray (default: serial for one worker, processes otherwise)",
+    )
+    parser.add_argument(
+        "--start-method",
+        choices=("forkserver", "spawn", "fork"),
+        default=None,
+        help="how worker processes start (default forkserver; fork is faster but can hang when "
+        "an entrant's library, such as torch, runs threads); results do not depend on it",
+    )
     parser.add_argument("--address", default=None, help="the Ray cluster to join (default: start a local one)")
-    parser.add_argument("--db", default=None, help="SQLite results file; rerun the same command to resume (default: in memory)")
-    parser.add_argument("--report", default=None, metavar="FILE.png", help="write the score-rate heatmap and rating bars")
-    parser.add_argument("--export", default=None, metavar="FILE.csv|FILE.json", help="write every game (JSON: plus the summary)")
+    parser.add_argument(
+        "--db", default=None, help="SQLite results file; rerun the same command to resume (default: in memory)"
+    )
+    parser.add_argument(
+        "--report", default=None, metavar="FILE.png", help="write the score-rate heatmap and rating bars"
+    )
+    parser.add_argument(
+        "--export", default=None, metavar="FILE.csv|FILE.json", help="write every game (JSON: plus the summary)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
-    parser.add_argument("--move-time-limit", type=float, default=None, metavar="SEC",
-                        help="seconds per move; a slower move loses the game by forfeit")
+    parser.add_argument(
+        "--move-time-limit",
+        type=float,
+        default=None,
+        metavar="SEC",
+        help="seconds per move; a slower move loses the game by forfeit",
+    )
     parser.add_argument("--max-steps", type=int, default=None, help="cut a game after this many env steps")
-    parser.add_argument("--seatings", choices=("auto", "all", "rotations"), default="auto",
-                        help="seat permutations per lineup: all, the k rotations, or auto (all up to 3 seats)")
+    parser.add_argument(
+        "--seatings",
+        choices=("auto", "all", "rotations"),
+        default="auto",
+        help="seat permutations per lineup: all, the k rotations, or auto (all up to 3 seats)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     _add_evaluation_options(parser)
     parser.set_defaults(run=run)
@@ -87,30 +128,50 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
     evaluation = parser.add_argument_group("evaluation (see docs/evaluation.md)")
-    evaluation.add_argument("--no-duplicate", action="store_true",
-                            help="a seed per game; by default the games of a lineup come in sets that share one chance "
-                                 "seed and rotate the seats (duplicate games)")
-    evaluation.add_argument("--sprt", default=None, metavar="ELO0,ELO1",
-                            help="two-entrant match that stops when the sequential test of ELO0 against ELO1 (the first "
-                                 "agent's Elo advantage) decides; pentanomial over duplicate pairs")
+    evaluation.add_argument(
+        "--no-duplicate",
+        action="store_true",
+        help="a seed per game; by default the games of a lineup come in sets that share one chance "
+        "seed and rotate the seats (duplicate games)",
+    )
+    evaluation.add_argument(
+        "--sprt",
+        default=None,
+        metavar="ELO0,ELO1",
+        help="two-entrant match that stops when the sequential test of ELO0 against ELO1 (the first "
+        "agent's Elo advantage) decides; pentanomial over duplicate pairs",
+    )
     evaluation.add_argument("--alpha", type=float, default=0.05, help="SPRT false-positive rate (default 0.05)")
     evaluation.add_argument("--beta", type=float, default=0.05, help="SPRT false-negative rate (default 0.05)")
-    evaluation.add_argument("--until-separated", action="store_true",
-                            help="after --games per lineup, keep playing the pairs whose order is uncertain until every "
-                                 "adjacent pair of the standings is separated or --budget runs out")
-    evaluation.add_argument("--budget", type=int, default=None,
-                            help="most games of an --sprt or --until-separated run (default 1000)")
-    evaluation.add_argument("--anchor", default=None, metavar="NAME=ELO",
-                            help="fix one entrant's batch Elo, e.g. random=0 (default: ratings average 0)")
-    evaluation.add_argument("--bootstrap", type=int, default=100,
-                            help="bootstrap resamples of game sets for the batch Elo intervals (default 100; 0: none)")
+    evaluation.add_argument(
+        "--until-separated",
+        action="store_true",
+        help="after --games per lineup, keep playing the pairs whose order is uncertain until every "
+        "adjacent pair of the standings is separated or --budget runs out",
+    )
+    evaluation.add_argument(
+        "--budget", type=int, default=None, help="most games of an --sprt or --until-separated run (default 1000)"
+    )
+    evaluation.add_argument(
+        "--anchor",
+        default=None,
+        metavar="NAME=ELO",
+        help="fix one entrant's batch Elo, e.g. random=0 (default: ratings average 0)",
+    )
+    evaluation.add_argument(
+        "--bootstrap",
+        type=int,
+        default=100,
+        help="bootstrap resamples of game sets for the batch Elo intervals (default 100; 0: none)",
+    )
 
 
 def _register_demo(subparsers: argparse._SubParsersAction) -> None:
     demo = subparsers.add_parser(
-        "demo", help="run the demo tournament (connect four: random, heuristic, MCTS, an agent behind an interface)",
+        "demo",
+        help="run the demo tournament (connect four: random, heuristic, MCTS, an agent behind an interface)",
         description="A round-robin on connect four between random, the heuristic, MCTS and the heuristic behind a "
-                    "mirroring interface; writes OUT/results.sqlite and OUT/report.png. Rerunning resumes.",
+        "mirroring interface; writes OUT/results.sqlite and OUT/report.png. Rerunning resumes.",
     )
     demo.add_argument("--out", default="arena-demo", help="output folder (default ./arena-demo)")
     demo.add_argument("--games", type=int, default=24, help="games per pairing (default 24)")
@@ -137,9 +198,14 @@ class _ProgressBar:
             progress = self.rich.progress
             self.first_done = done
             self.bar = progress.Progress(
-                progress.TextColumn("[bold]games"), progress.BarColumn(), progress.MofNCompleteColumn(),
-                progress.TextColumn("{task.fields[rate]}"), progress.TextColumn("ETA"), progress.TimeRemainingColumn(),
-                console=self.console, transient=False,
+                progress.TextColumn("[bold]games"),
+                progress.BarColumn(),
+                progress.MofNCompleteColumn(),
+                progress.TextColumn("{task.fields[rate]}"),
+                progress.TextColumn("ETA"),
+                progress.TimeRemainingColumn(),
+                console=self.console,
+                transient=False,
             )
             self.bar.start()
             self.task = self.bar.add_task("games", total=total, completed=done, rate="")
@@ -189,24 +255,49 @@ def run(args: argparse.Namespace) -> int:
     if args.export:
         check_output(args.export, what="--export", suffixes=(".csv", ".json"), db=args.db)
     if args.report:
-        check_output(args.report, what="--report", suffixes=(".png", ".pdf", ".svg", ".jpg", ".jpeg", ".webp", ".eps", ".ps", ".tif", ".tiff"), db=args.db)
+        check_output(
+            args.report,
+            what="--report",
+            suffixes=(".png", ".pdf", ".svg", ".jpg", ".jpeg", ".webp", ".eps", ".ps", ".tif", ".tiff"),
+            db=args.db,
+        )
     if args.bootstrap < 0:
         raise ValueError(f"--bootstrap must be a non-negative number of resamples, got {args.bootstrap}")
     sprt, anchor = parse_sprt(args.sprt), parse_anchor(args.anchor)
     board = LiveBoard(console, enabled=not args.no_progress)
     try:
         result = run_tournament(
-            args.env, agents, mode=args.mode, games=args.games, seed=args.seed, db=args.db, workers=args.workers,
-            backend=args.backend, address=args.address, move_time_limit=args.move_time_limit, max_steps=args.max_steps,
-            seatings=args.seatings, env_kwargs=options, progress=board, duplicate=not args.no_duplicate, sprt=sprt,
-            alpha=args.alpha, beta=args.beta, until_separated=args.until_separated, budget=args.budget, anchor=anchor,
-            monitor=board.monitor, start_method=args.start_method)
+            args.env,
+            agents,
+            mode=args.mode,
+            games=args.games,
+            seed=args.seed,
+            db=args.db,
+            workers=args.workers,
+            backend=args.backend,
+            address=args.address,
+            move_time_limit=args.move_time_limit,
+            max_steps=args.max_steps,
+            seatings=args.seatings,
+            env_kwargs=options,
+            progress=board,
+            duplicate=not args.no_duplicate,
+            sprt=sprt,
+            alpha=args.alpha,
+            beta=args.beta,
+            until_separated=args.until_separated,
+            budget=args.budget,
+            anchor=anchor,
+            monitor=board.monitor,
+            start_method=args.start_method,
+        )
     finally:
         board.stop()
     print_result(result, console)
     if result.sprt is not None:
-        console.print(sprt_line(result.sprt_state, result.sprt, result.entrants), soft_wrap=True, markup=False,
-                      highlight=False)
+        console.print(
+            sprt_line(result.sprt_state, result.sprt, result.entrants), soft_wrap=True, markup=False, highlight=False
+        )
     print_elo(result, console, bootstrap=args.bootstrap)
     if args.report:
         from arena.tournament.report import save_report
@@ -214,8 +305,9 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"report: {save_report(result, args.report)}", soft_wrap=True, markup=False, highlight=False)
     if args.export:
         result.export(args.export)
-        console.print(f"exported {len(result.games)} games to {args.export}", soft_wrap=True, markup=False,
-                      highlight=False)
+        console.print(
+            f"exported {len(result.games)} games to {args.export}", soft_wrap=True, markup=False, highlight=False
+        )
     return 0
 
 
@@ -224,13 +316,23 @@ def run_demo_command(args: argparse.Namespace) -> int:
 
     rich = _rich()
     console = rich.console.Console()
-    console.print("[bold]arena demo[/bold]: connect four round-robin between random, the connect four heuristic, "
-                  "MCTS and the heuristic behind a mirroring interface")
-    result = _play(rich, console, args.no_progress, lambda bar: run_demo(
-        args.out, games=args.games, workers=args.workers, seed=args.seed, progress=bar))
+    console.print(
+        "[bold]arena demo[/bold]: connect four round-robin between random, the connect four heuristic, "
+        "MCTS and the heuristic behind a mirroring interface"
+    )
+    result = _play(
+        rich,
+        console,
+        args.no_progress,
+        lambda bar: run_demo(args.out, games=args.games, workers=args.workers, seed=args.seed, progress=bar),
+    )
     print_result(result, console)
-    console.print(f"report: {args.out}/report.png; rerun `arena demo` to resume, or see `arena tournament --help`",
-                  soft_wrap=True, markup=False, highlight=False)
+    console.print(
+        f"report: {args.out}/report.png; rerun `arena demo` to resume, or see `arena tournament --help`",
+        soft_wrap=True,
+        markup=False,
+        highlight=False,
+    )
     return 0
 
 
@@ -282,8 +384,9 @@ def print_elo(result: TournamentResult, console: Any, bootstrap: int = 100) -> N
         return
     fit = result.elo(bootstrap=bootstrap)
     anchor = f"anchored at {fit.anchor[0]} = {fit.anchor[1]:g}" if fit.anchor else "mean 0"
-    table = _table(f"batch Elo (all games at once, {anchor}; 95% interval: bootstrap over game sets, "
-                   "at least the likelihood's)")
+    table = _table(
+        f"batch Elo (all games at once, {anchor}; 95% interval: bootstrap over game sets, at least the likelihood's)"
+    )
     for column in ("#", "agent", "elo", "95% interval", "games"):
         table.add_column(column, justify="left" if column == "agent" else "right", no_wrap=column == "agent")
     for place, name in enumerate(fit.order(), 1):
@@ -293,9 +396,14 @@ def print_elo(result: TournamentResult, console: Any, bootstrap: int = 100) -> N
     console.print(table)
     if result.separation is not None:  # an adaptive run: say where it stopped
         open_pairs = [f"{a} vs {b}" for a, b, apart in result.separation if not apart]
-        console.print("every pair is separated" if not open_pairs else
-                      f"not separated within the budget: {', '.join(open_pairs)}", soft_wrap=True, markup=False,
-                      highlight=False)
+        console.print(
+            "every pair is separated"
+            if not open_pairs
+            else f"not separated within the budget: {', '.join(open_pairs)}",
+            soft_wrap=True,
+            markup=False,
+            highlight=False,
+        )
 
 
 def _print_faults(result: TournamentResult, console: Any) -> None:
@@ -309,41 +417,63 @@ def _print_faults(result: TournamentResult, console: Any) -> None:
         key = (game.forfeit or "?", (game.error or "").split(" (at ")[0].split("; ")[0])  # one line per kind
         reasons[key] = reasons.get(key, 0) + 1
     for (name, reason), count in sorted(reasons.items()):
-        console.print(f"[yellow]forfeit[/yellow] {escape(name)} x{count}: {escape(reason)}", soft_wrap=True,
-                      highlight=False)
+        console.print(
+            f"[yellow]forfeit[/yellow] {escape(name)} x{count}: {escape(reason)}", soft_wrap=True, highlight=False
+        )
 
 
 def _print_ratings(result: TournamentResult, console: Any) -> None:
     names, teams = result.entrants, bool(result.teams)
     ratings = _table(f"{'team ' if teams else ''}ratings (openskill Plackett-Luce; sorted by mu - 3 sigma)")
     any_forfeits = bool(result.forfeits)
-    for column in ("#", "team" if teams else "agent", "mu ± 95%", "score", "games", *(("forfeits",) if any_forfeits else ())):
+    for column in (
+        "#",
+        "team" if teams else "agent",
+        "mu ± 95%",
+        "score",
+        "games",
+        *(("forfeits",) if any_forfeits else ()),
+    ):
         ratings.add_column(column, justify="left" if column in ("agent", "team") else "right", no_wrap=True)
     for place, rating in enumerate(result.leaderboard(), 1):
         pair_games = [result.pairings[rating.name, other] for other in names if (rating.name, other) in result.pairings]
         played = sum(stats.games for stats in pair_games)
         score = sum(stats.wins + stats.draws / 2 for stats in pair_games) / played if played else float("nan")
         forfeits = sum(1 for game in result.forfeits if game.forfeit == rating.name)
-        ratings.add_row(str(place), _text(rating.name), f"{rating.mu:.1f} ± {Z_95 * rating.sigma:.1f}",
-                        f"{score:.0%}", str(rating.games), *((str(forfeits),) if any_forfeits else ()))
+        ratings.add_row(
+            str(place),
+            _text(rating.name),
+            f"{rating.mu:.1f} ± {Z_95 * rating.sigma:.1f}",
+            f"{score:.0%}",
+            str(rating.games),
+            *((str(forfeits),) if any_forfeits else ()),
+        )
     console.print(ratings)
     if not teams:
         return
     console.print("members of each team, in the seat order of its side:", markup=False, highlight=False)
     for name in names:
         lines = members_text(result.specs[name]).split("\n")
-        console.print(_text(f"  {name}: {lines[0]}" + "".join(f"\n  {' ' * len(name)}  {line}" for line in lines[1:])),
-                      soft_wrap=True, highlight=False)
+        console.print(
+            _text(f"  {name}: {lines[0]}" + "".join(f"\n  {' ' * len(name)}  {line}" for line in lines[1:])),
+            soft_wrap=True,
+            highlight=False,
+        )
     console.print()
-    contributions = _table("member contributions (openskill team model: each member rated inside the teams "
-                           "it played in)")
+    contributions = _table(
+        "member contributions (openskill team model: each member rated inside the teams it played in)"
+    )
     for column in ("member", "mu ± 95%", "games", "in teams"):
         left = column in ("member", "in teams")
         contributions.add_column(column, justify="left" if left else "right", no_wrap=not left, overflow="fold")
     for rating in sorted(result.member_ratings.values(), key=lambda r: (-r.ordinal, r.name)):
         entrants = "\n".join(name for name in names if rating.name in result.members_of(name))
-        contributions.add_row(_text(result.member_labels.get(rating.name, rating.name)), f"{rating.mu:.1f} ± {Z_95 * rating.sigma:.1f}", str(rating.games),
-                              _text(entrants))
+        contributions.add_row(
+            _text(result.member_labels.get(rating.name, rating.name)),
+            f"{rating.mu:.1f} ± {Z_95 * rating.sigma:.1f}",
+            str(rating.games),
+            _text(entrants),
+        )
     console.print(contributions)
 
 
@@ -364,8 +494,10 @@ def _print_pairs(result: TournamentResult, console: Any) -> None:
             low, high = stats.interval
             mean = (stats.mean_return or {}).get(a)
             returns = "" if mean is None else f" {mean:+.2f}"
-            cells.append(f"{stats.score:.0%} [{100 * low:.0f}-{100 * high:.0f}]\n"
-                         f"{stats.wins}-{stats.draws}-{stats.losses}{returns}")
+            cells.append(
+                f"{stats.score:.0%} [{100 * low:.0f}-{100 * high:.0f}]\n"
+                f"{stats.wins}-{stats.draws}-{stats.losses}{returns}"
+            )
         pairs.add_row(_text(f"{number} {a}"), *cells)
     console.print(pairs)
 
@@ -382,5 +514,7 @@ def print_result(result: TournamentResult, console: Any) -> None:
         f"{max(0, len(result.games) - result.played)} resumed)"
         + (f"; {errors} games failed in the env" if errors else "")
         + ("" if result.db == ":memory:" else f"; results in {result.db}"),
-        soft_wrap=True, markup=False, highlight=False,
+        soft_wrap=True,
+        markup=False,
+        highlight=False,
     )

@@ -19,18 +19,34 @@ Example:
 from arena.evaluation.elo import EloFit, fit_elo
 from arena.evaluation.metagame import AlphaRank, NashAverage, alpha_rank, nash_average, payoff_matrix
 from arena.evaluation.sprt import (
-                                   PENTANOMIAL,
-                                   SPRT,
-                                   TRINOMIAL,
-                                   SPRTState,
-                                   elo_to_score,
-                                   llr,
-                                   llr_normal,
-                                   mean_and_variance,
-                                   score_to_elo,
-                                   sprt_bounds,
+    PENTANOMIAL,
+    SPRT,
+    TRINOMIAL,
+    SPRTState,
+    elo_to_score,
+    llr,
+    llr_normal,
+    mean_and_variance,
+    score_to_elo,
+    sprt_bounds,
 )
 
-__all__ = ["AlphaRank", "EloFit", "NashAverage", "PENTANOMIAL", "SPRT", "SPRTState", "TRINOMIAL", "alpha_rank",
-           "elo_to_score", "fit_elo", "llr", "llr_normal", "mean_and_variance", "nash_average", "payoff_matrix",
-           "score_to_elo", "sprt_bounds"]
+__all__ = [
+    "AlphaRank",
+    "EloFit",
+    "NashAverage",
+    "PENTANOMIAL",
+    "SPRT",
+    "SPRTState",
+    "TRINOMIAL",
+    "alpha_rank",
+    "elo_to_score",
+    "fit_elo",
+    "llr",
+    "llr_normal",
+    "mean_and_variance",
+    "nash_average",
+    "payoff_matrix",
+    "score_to_elo",
+    "sprt_bounds",
+]

@@ -63,13 +63,17 @@ def _encode(rankings: Sequence[Mapping[str, int]], names: Sequence[str]) -> list
         groups: dict[int, list[int]] = {}
         for name, rank in ranking.items():
             if name not in index:
-                raise ValueError(f"fit_elo: the ranking {dict(ranking)} names {name!r}, not one of the entrants {list(names)}")
+                raise ValueError(
+                    f"fit_elo: the ranking {dict(ranking)} names {name!r}, not one of the entrants {list(names)}"
+                )
             groups.setdefault(int(rank), []).append(index[name])
         games.append(_orderings([sorted(groups[rank]) for rank in sorted(groups)]))
     return games
 
 
-def ranking_log_likelihood(theta: np.ndarray, orders: Mapping[int, tuple[np.ndarray, np.ndarray]]) -> tuple[float, np.ndarray]:
+def ranking_log_likelihood(
+    theta: np.ndarray, orders: Mapping[int, tuple[np.ndarray, np.ndarray]]
+) -> tuple[float, np.ndarray]:
     """The weighted Plackett-Luce log-likelihood of natural log-strengths ``theta``, and its gradient.
 
     Args:
@@ -109,9 +113,16 @@ class EloFit:
         return sorted(self.ratings, key=lambda name: (-self.ratings[name], name))
 
     def as_dict(self) -> list[dict[str, object]]:
-        return [{"name": name, "elo": self.ratings[name], "low": self.intervals.get(name, (None, None))[0],
-                 "high": self.intervals.get(name, (None, None))[1], "games": self.games.get(name, 0)}
-                for name in self.order()]
+        return [
+            {
+                "name": name,
+                "elo": self.ratings[name],
+                "low": self.intervals.get(name, (None, None))[0],
+                "high": self.intervals.get(name, (None, None))[1],
+                "games": self.games.get(name, 0),
+            }
+            for name in self.order()
+        ]
 
 
 def _fit(terms: Mapping[tuple[int, ...], float], n: int, fixed: int, start: np.ndarray | None = None) -> np.ndarray:
@@ -162,8 +173,9 @@ def laplace_errors(terms: Mapping[tuple[int, ...], float], theta: np.ndarray, fi
     for i in range(n):
         delta = np.zeros(n)
         delta[i] = step
-        hessian[i] = (ranking_log_likelihood(theta - delta, orders)[1]
-                      - ranking_log_likelihood(theta + delta, orders)[1]) / (2 * step)
+        hessian[i] = (
+            ranking_log_likelihood(theta - delta, orders)[1] - ranking_log_likelihood(theta + delta, orders)[1]
+        ) / (2 * step)
     pinned = 0 if fixed is None else fixed
     free = [i for i in range(n) if i != pinned]
     covariance = np.zeros((n, n))
@@ -175,10 +187,17 @@ def laplace_errors(terms: Mapping[tuple[int, ...], float], theta: np.ndarray, fi
     return np.sqrt(np.clip(np.diag(covariance), 0.0, None)) / _LN10_400
 
 
-def fit_elo(rankings: Sequence[Mapping[str, int]], names: Sequence[str] | None = None, *,
-            anchor: tuple[str, float] | None = None, prior: float = 1.0,
-            groups: Sequence[Hashable] | None = None, bootstrap: int = 0, seed: int = 0,
-            weights: Sequence[float] | None = None) -> EloFit:
+def fit_elo(
+    rankings: Sequence[Mapping[str, int]],
+    names: Sequence[str] | None = None,
+    *,
+    anchor: tuple[str, float] | None = None,
+    prior: float = 1.0,
+    groups: Sequence[Hashable] | None = None,
+    bootstrap: int = 0,
+    seed: int = 0,
+    weights: Sequence[float] | None = None,
+) -> EloFit:
     """Fit Elo ratings to ranked games by maximum likelihood (see the module docstring).
 
     Args:
@@ -219,7 +238,7 @@ def fit_elo(rankings: Sequence[Mapping[str, int]], names: Sequence[str] | None =
         seated = sorted(orderings[0])
         for i in seated:
             played[names[i]] += 1
-        met.update((a, b) for k, a in enumerate(seated) for b in seated[k + 1:])
+        met.update((a, b) for k, a in enumerate(seated) for b in seated[k + 1 :])
     prior_terms: dict[tuple[int, ...], float] = {}
     for a, b in met:  # a virtual draw: half a win each way
         prior_terms[a, b] = prior_terms[b, a] = prior / 2

@@ -90,8 +90,9 @@ def nash_average(payoffs: np.ndarray | list[list[float]], *, zero_sum: bool = Fa
     else:
         a = payoff_matrix(payoffs) - 0.5
     if not np.allclose(a, -a.T, atol=1e-9):
-        raise ValueError("nash_average: the meta-game must be zero-sum: P[i, j] + P[j, i] = 1 "
-                         f"(A antisymmetric), got {a.tolist()}")
+        raise ValueError(
+            f"nash_average: the meta-game must be zero-sum: P[i, j] + P[j, i] = 1 (A antisymmetric), got {a.tolist()}"
+        )
     n = len(a)
     # Equilibria: p >= 0, sum p = 1, and every pure reply j gets (p^T A)_j >= 0, i.e. -A^T p <= 0.
     a_ub, b_ub = -a.T, np.full(n, tol)
@@ -114,12 +115,21 @@ def nash_average(payoffs: np.ndarray | list[list[float]], *, zero_sum: bool = Fa
         q = np.clip(q, 1e-300, None)
         return float((q * np.log(q)).sum()), np.log(q) + 1.0
 
-    constraints = [{"type": "eq", "fun": lambda q: q.sum() - 1.0, "jac": lambda q: np.ones_like(q)},
-                   {"type": "ineq", "fun": lambda q: sub.T @ q + tol, "jac": lambda q: sub.T}]
+    constraints = [
+        {"type": "eq", "fun": lambda q: q.sum() - 1.0, "jac": lambda q: np.ones_like(q)},
+        {"type": "ineq", "fun": lambda q: sub.T @ q + tol, "jac": lambda q: sub.T},
+    ]
     if outside.size:
         constraints.append({"type": "ineq", "fun": lambda q: outside.T @ q + tol, "jac": lambda q: outside.T})
-    result = minimize(negative_entropy, start, jac=True, method="SLSQP", constraints=constraints,
-                      bounds=[(0.0, 1.0)] * len(support), options={"ftol": 1e-14, "maxiter": 1000})
+    result = minimize(
+        negative_entropy,
+        start,
+        jac=True,
+        method="SLSQP",
+        constraints=constraints,
+        bounds=[(0.0, 1.0)] * len(support),
+        options={"ftol": 1e-14, "maxiter": 1000},
+    )
     q = result.x if result.success else start
     weights = np.zeros(n)
     weights[support] = np.clip(q, 0.0, None)
@@ -159,7 +169,9 @@ def alpha_rank(payoffs: np.ndarray | list[list[float]], *, alpha: float = 10.0, 
 
     matrix = np.array(payoffs, dtype=float)
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1] or len(matrix) < 2:
-        raise ValueError(f"alpha_rank: expected a square payoff matrix of at least 2 entrants, got shape {matrix.shape}")
+        raise ValueError(
+            f"alpha_rank: expected a square payoff matrix of at least 2 entrants, got shape {matrix.shape}"
+        )
     if np.isnan(matrix).any():
         raise ValueError("alpha_rank: the payoff matrix has unmet pairs (NaN); every pair must have played")
     if not alpha > 0 or not isinstance(m, int) or m < 2:

@@ -26,13 +26,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["elo_to_score", "score_to_elo", "sprt_bounds", "llr", "llr_normal", "SPRT", "SPRTState",
-           "TRINOMIAL", "PENTANOMIAL", "mean_and_variance"]
+__all__ = [
+    "elo_to_score",
+    "score_to_elo",
+    "sprt_bounds",
+    "llr",
+    "llr_normal",
+    "SPRT",
+    "SPRTState",
+    "TRINOMIAL",
+    "PENTANOMIAL",
+    "mean_and_variance",
+]
 
 #: Per-game scores of the trinomial categories (loss, draw, win).
 TRINOMIAL = (0.0, 0.5, 1.0)
 #: Per-game scores of the pentanomial categories (A's total over a pair: 0, 1/2, 1, 3/2, 2; halved).
 PENTANOMIAL = (0.0, 0.25, 0.5, 0.75, 1.0)
+
 
 def require_scipy() -> None:
     """Raise :class:`arena.errors.MissingDependencyError` naming the extra when scipy is missing."""
@@ -245,7 +256,9 @@ class SPRT:
         verdict = "H1" if value >= upper else "H0" if value <= lower else None
         return SPRTState(value, lower, upper, verdict, int(sum(counts)), tuple(float(c) for c in counts))
 
-    def first_crossing(self, units: Sequence[int], counts: Sequence[float] | None = None) -> tuple[int | None, SPRTState]:
+    def first_crossing(
+        self, units: Sequence[int], counts: Sequence[float] | None = None
+    ) -> tuple[int | None, SPRTState]:
         """Feed units (category indices) in order; where the test first stops, and its state then.
 
         Args:

@@ -19,5 +19,4 @@ from __future__ import annotations
 from arena.replay.engine import EyeView, Frame, replay, verify_game
 from arena.replay.source import StoredGame, list_games, load_game, load_games
 
-__all__ = ["EyeView", "Frame", "replay", "verify_game", "StoredGame",
-           "list_games", "load_game", "load_games"]
+__all__ = ["EyeView", "Frame", "replay", "verify_game", "StoredGame", "list_games", "load_game", "load_games"]

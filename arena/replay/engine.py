@@ -29,8 +29,7 @@ from arena.registry import make_env, resolve
 from arena.replay.source import StoredGame
 from arena.seeding import derive_seed
 
-__all__ = ["Frame", "EyeView", "replay", "verify_game", "build_env", "render_modes", "same_action",
-           "action_names"]
+__all__ = ["Frame", "EyeView", "replay", "verify_game", "build_env", "render_modes", "same_action", "action_names"]
 
 
 @dataclass
@@ -152,16 +151,21 @@ def _eye_agents(game: StoredGame, env: Any) -> dict[str, tuple[AgtItfWrapper, _W
                 agent = spec.build(env)
         except (UntrustedCodeError, UnknownNameError, ImportError) as err:
             # The page needs no entrant code: without it, this seat has no agent's-eye view.
-            why = (f"it is the trained folder {spec.folder}, whose model file is a pickle (loading it runs code); "
-                   "replay --trust loads it" if spec.folder is not None and isinstance(err, UntrustedCodeError)
-                   else str(err))
+            why = (
+                f"it is the trained folder {spec.folder}, whose model file is a pickle (loading it runs code); "
+                "replay --trust loads it"
+                if spec.folder is not None and isinstance(err, UntrustedCodeError)
+                else str(err)
+            )
             note = f"no agent's-eye view of {name!r}: {why}"
             if note not in game.notes:
                 game.notes.append(note)
             continue
         except Exception as err:
-            raise ReplayError(f"replay: entrant {name!r} ({spec.label()}) could not be built for its "
-                              f"agent's-eye view: {type(err).__name__}: {err}") from err
+            raise ReplayError(
+                f"replay: entrant {name!r} ({spec.label()}) could not be built for its "
+                f"agent's-eye view: {type(err).__name__}: {err}"
+            ) from err
         if not isinstance(agent, AgtItfWrapper) or not isinstance(agent.agent, Agent):
             continue  # a team's members have no view of their own
         watch = _Watch(agent.agent)
@@ -186,8 +190,10 @@ def replay(game: StoredGame, *, render: str | None = None, eye: bool = False, en
         ReplayError: the game has no stored actions, or the env does not accept them.
     """
     if game.steps is None:
-        raise ReplayError(f"replay: {game.title} has no stored actions (the env failed, or the file was "
-                          "written before arena stored actions); it cannot be replayed")
+        raise ReplayError(
+            f"replay: {game.title} has no stored actions (the env failed, or the file was "
+            "written before arena stored actions); it cannot be replayed"
+        )
     own = env is None
     if own:
         env = build_env(game, render)
@@ -208,24 +214,40 @@ def _frames(game: StoredGame, env: Any, render: str | None, eye: bool) -> Iterat
     steps = game.steps or []
     for index in range(len(steps) + 1):
         actions = steps[index] if index < len(steps) else {}
-        masks = {agent: np.asarray(infos[agent]["action_mask"]) for agent in observations
-                 if isinstance(infos.get(agent), dict) and infos[agent].get("action_mask") is not None}
+        masks = {
+            agent: np.asarray(infos[agent]["action_mask"])
+            for agent in observations
+            if isinstance(infos.get(agent), dict) and infos[agent].get("action_mask") is not None
+        }
         views = {}
         for seat, (agent, watch) in watched.items():
             if seat in observations and seat in actions:
                 reward, pending[seat] = pending[seat], 0.0
                 raw = agent.act(observations[seat], masks.get(seat), reward)
                 model_obs, model_action = watch.seen
-                views[seat] = EyeView(model_obs, watch.observation_space, model_action, raw,
-                                      same_action(raw, actions[seat]))
-        yield Frame(index, env.render() if render else None, rewards, dict(returns), list(observations),
-                    masks, actions, ended, views, dict(observations))
+                views[seat] = EyeView(
+                    model_obs, watch.observation_space, model_action, raw, same_action(raw, actions[seat])
+                )
+        yield Frame(
+            index,
+            env.render() if render else None,
+            rewards,
+            dict(returns),
+            list(observations),
+            masks,
+            actions,
+            ended,
+            views,
+            dict(observations),
+        )
         if index == len(steps):
             return
         if set(actions) != set(observations):
-            raise ReplayError(f"replay: {game.title}: at step {index} the env asks {sorted(observations)} to act "
-                              f"but the stored actions are for {sorted(actions)}; the env is not deterministic "
-                              "given its seed, or it changed since the game was played")
+            raise ReplayError(
+                f"replay: {game.title}: at step {index} the env asks {sorted(observations)} to act "
+                f"but the stored actions are for {sorted(actions)}; the env is not deterministic "
+                "given its seed, or it changed since the game was played"
+            )
         observations, rewards, terminations, truncations, infos = env.step(actions)
         rewards = {agent: float(r) for agent, r in rewards.items()}
         for seat, r in rewards.items():

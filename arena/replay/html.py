@@ -55,8 +55,14 @@ def script_json(value: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def page_shell(title: str, body: str, scripts: list[str], data: dict[str, Any] | None = None,
-               data_name: str = "GAME", extra_script: str = "") -> str:
+def page_shell(
+    title: str,
+    body: str,
+    scripts: list[str],
+    data: dict[str, Any] | None = None,
+    data_name: str = "GAME",
+    extra_script: str = "",
+) -> str:
     """A complete page: style and scripts inlined, ``data`` as a global constant (no network).
 
     ``scripts`` are files of ``arena/replay/static``; ``extra_script`` is script text that goes last.
@@ -64,9 +70,11 @@ def page_shell(title: str, body: str, scripts: list[str], data: dict[str, Any] |
     sources = [static_text(name) for name in scripts] + ([extra_script] if extra_script else [])
     inline = "".join(f"<script>\n{source}\n</script>\n" for source in sources)
     preset = "" if data is None else f"<script>const {data_name} = {script_json(data)};</script>\n"
-    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">\n<title>{html.escape(title)}</title>\n'
-            f'<link rel="icon" href="data:,">\n<style>\n{static_text("viewer.css")}</style>\n</head>\n<body>\n'
-            f"{body}\n{preset}{inline}</body></html>\n")
+    return (
+        f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">\n<title>{html.escape(title)}</title>\n'
+        f'<link rel="icon" href="data:,">\n<style>\n{static_text("viewer.css")}</style>\n</head>\n<body>\n'
+        f"{body}\n{preset}{inline}</body></html>\n"
+    )
 
 
 def _private(env: Any) -> Any:
@@ -80,17 +88,29 @@ def _frame_data(frame: Frame, names: dict[str, list[str] | None], private: Any =
         labels = names.get(agent)
         legal = [int(i) for i in mask.nonzero()[0]] if mask.ndim == 1 else []
         masks[agent] = [labels[i] if labels and i < len(labels) else str(i) for i in legal]
-    eye = {seat: {"parts": pack_observation(view.observation, view.space), "action": describe_action(view.action),
-                  "raw": describe_action(view.raw_action, names.get(seat)), "matches": view.matches}
-           for seat, view in frame.eye.items()}
-    return {"step": frame.step, "view": pack_view(frame.view),
-            "rewards": {a: round(r, 6) for a, r in frame.rewards.items()},
-            "returns": {a: round(r, 6) for a, r in frame.returns.items()},
-            "acting": frame.acting, "masks": masks,
-            "actions": {a: describe_action(act, names.get(a)) for a, act in frame.actions.items()},
-            "ended": frame.ended, "eye": eye,
-            "sees": {} if private is None else {a: str(text) for a, o in frame.observations.items()
-                                                 if (text := private(a, o)) is not None}}
+    eye = {
+        seat: {
+            "parts": pack_observation(view.observation, view.space),
+            "action": describe_action(view.action),
+            "raw": describe_action(view.raw_action, names.get(seat)),
+            "matches": view.matches,
+        }
+        for seat, view in frame.eye.items()
+    }
+    return {
+        "step": frame.step,
+        "view": pack_view(frame.view),
+        "rewards": {a: round(r, 6) for a, r in frame.rewards.items()},
+        "returns": {a: round(r, 6) for a, r in frame.returns.items()},
+        "acting": frame.acting,
+        "masks": masks,
+        "actions": {a: describe_action(act, names.get(a)) for a, act in frame.actions.items()},
+        "ended": frame.ended,
+        "eye": eye,
+        "sees": {}
+        if private is None
+        else {a: str(text) for a, o in frame.observations.items() if (text := private(a, o)) is not None},
+    }
 
 
 def game_data(game: StoredGame, side_view: str | None = None) -> dict[str, Any]:
@@ -124,20 +144,33 @@ def game_data(game: StoredGame, side_view: str | None = None) -> dict[str, Any]:
         if spec is not None and any(seat in f["eye"] for f in frames):
             stacks[seat] = spec.label()
     result = game.result
-    return {"title": game.title, "env": game.env.factory, "agents": agents, "seats": result.seats,
-            "outcome": result.outcome, "returns": result.returns, "eye_seats": stacks, "frames": frames,
-            "notes": list(game.notes), "side_view": None if sides is None else sides.label,
-            "sides": {} if sides is None else {side: len(ids) for side, ids in sides.members.items()}}
+    return {
+        "title": game.title,
+        "env": game.env.factory,
+        "agents": agents,
+        "seats": result.seats,
+        "outcome": result.outcome,
+        "returns": result.returns,
+        "eye_seats": stacks,
+        "frames": frames,
+        "notes": list(game.notes),
+        "side_view": None if sides is None else sides.label,
+        "sides": {} if sides is None else {side: len(ids) for side, ids in sides.members.items()},
+    }
 
 
 def _side_panel(data: dict[str, Any]) -> str:
     """The side view's box: a side picker, what is shown, and the boards (drawn by replay.js)."""
     if data["side_view"] is None:
         return ""
-    options = "".join(f'<option value="{html.escape(side)}">{html.escape(side)} ({count} seats)</option>'
-                      for side, count in data["sides"].items())
-    return (f'<div class="eye side"><h2>Side view <select id="side-name">{options}</select></h2>'
-            '<div id="side-info" class="sub"></div><div id="side-parts"></div></div>')
+    options = "".join(
+        f'<option value="{html.escape(side)}">{html.escape(side)} ({count} seats)</option>'
+        for side, count in data["sides"].items()
+    )
+    return (
+        f'<div class="eye side"><h2>Side view <select id="side-name">{options}</select></h2>'
+        '<div id="side-info" class="sub"></div><div id="side-parts"></div></div>'
+    )
 
 
 def replay_page(game: StoredGame, side_view: str | None = None) -> str:
@@ -145,11 +178,15 @@ def replay_page(game: StoredGame, side_view: str | None = None) -> str:
     data = game_data(game, side_view)
     eye = ""
     if data["eye_seats"]:
-        options = "".join(f'<option value="{html.escape(seat)}">{html.escape(seat)} '
-                          f'({html.escape(game.result.seats[seat])}: {html.escape(spec)})</option>'
-                          for seat, spec in data["eye_seats"].items())
-        eye = (f'<div class="eye"><h2>Agent\'s-eye view <select id="eye-seat">{options}</select></h2>'
-               '<div id="eye-info" class="sub"></div><div id="eye-parts"></div></div>')
+        options = "".join(
+            f'<option value="{html.escape(seat)}">{html.escape(seat)} '
+            f"({html.escape(game.result.seats[seat])}: {html.escape(spec)})</option>"
+            for seat, spec in data["eye_seats"].items()
+        )
+        eye = (
+            f'<div class="eye"><h2>Agent\'s-eye view <select id="eye-seat">{options}</select></h2>'
+            '<div id="eye-info" class="sub"></div><div id="eye-parts"></div></div>'
+        )
     sees = "<th>sees (hidden from the others)</th>" if any(f["sees"] for f in data["frames"]) else ""
     eye += _side_panel(data)
     eye += "".join(f'<div class="sub">{html.escape(note)}</div>' for note in data["notes"])
@@ -176,8 +213,9 @@ def write_html(game: StoredGame, path: str | Path, side_view: str | None = None)
     return path
 
 
-def write_replay_pages(dbs: Sequence[str | Path], folder: str | Path, *,
-                       trust: bool | frozenset[str] = False) -> dict[tuple[str, int], Path]:
+def write_replay_pages(
+    dbs: Sequence[str | Path], folder: str | Path, *, trust: bool | frozenset[str] = False
+) -> dict[tuple[str, int], Path]:
     """Write the replay page of every replayable game of the results files ``dbs`` into ``folder``.
 
     Returns ``(file as given, game number)`` -> page. Files of one base name (``a/results.db``,

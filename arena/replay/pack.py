@@ -86,8 +86,16 @@ def _plane_pack(array: np.ndarray, low: float, high: float, label: str) -> dict[
         planes = planes.reshape(-1, planes.shape[-2], planes.shape[-1])
     span = high - low if high > low else 1.0
     grey = np.clip((planes.astype(np.float64) - low) / span * 255.0, 0, 255).round().astype(np.uint8)
-    return {"label": label, "kind": "planes", "n": int(grey.shape[0]), "h": int(grey.shape[1]),
-            "w": int(grey.shape[2]), "lo": low, "hi": high, "z": _b64z(grey.tobytes())}
+    return {
+        "label": label,
+        "kind": "planes",
+        "n": int(grey.shape[0]),
+        "h": int(grey.shape[1]),
+        "w": int(grey.shape[2]),
+        "lo": low,
+        "hi": high,
+        "z": _b64z(grey.tobytes()),
+    }
 
 
 def _bounds(array: np.ndarray, space: Any) -> tuple[float, float]:

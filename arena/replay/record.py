@@ -53,13 +53,23 @@ def check_record_file(path: str | Path, env: EnvSpec) -> None:
         stored = store.rules()
         wanted = json.loads(json.dumps(_rules(env)))
         if stored and stored != wanted:
-            raise TournamentMismatchError(f"{path} holds other games ({stored}); record {env.factory} games in "
-                                          "another file")
+            raise TournamentMismatchError(
+                f"{path} holds other games ({stored}); record {env.factory} games in another file"
+            )
 
 
-def record_game(path: str | Path, env: EnvSpec, seats: Mapping[str, AgentSpec], seed: int,
-                steps: list[dict[str, Any]], episode: Episode | None = None, *, forfeit: str | None = None,
-                reason: str | None = None, seconds: float = 0.0) -> int:
+def record_game(
+    path: str | Path,
+    env: EnvSpec,
+    seats: Mapping[str, AgentSpec],
+    seed: int,
+    steps: list[dict[str, Any]],
+    episode: Episode | None = None,
+    *,
+    forfeit: str | None = None,
+    reason: str | None = None,
+    seconds: float = 0.0,
+) -> int:
     """Store one played game in the results file at ``path``; returns its game number.
 
     Args:
@@ -89,14 +99,37 @@ def record_game(path: str | Path, env: EnvSpec, seats: Mapping[str, AgentSpec], 
         if episode is None:
             loser = names.get(forfeit or "", forfeit or "?")
             ranks = {name: len(names) if name == loser else 1 for name in names.values()}
-            result = GameResult(lineup, index, seed, names, ranks, None, len(steps),
-                                f"{loser} forfeits", forfeit=loser, error=reason, seconds=seconds, actions=blob)
+            result = GameResult(
+                lineup,
+                index,
+                seed,
+                names,
+                ranks,
+                None,
+                len(steps),
+                f"{loser} forfeits",
+                forfeit=loser,
+                error=reason,
+                seconds=seconds,
+                actions=blob,
+            )
         else:
             returns = {names[seat]: float(value) for seat, value in episode.returns.items()}
             ranks = {names[seat]: int(rank) for seat, rank in episode.ranks.items()}
             winners = [names[seat] for seat in episode.winners]
             outcome = "draw" if not winners else f"{', '.join(winners)} {'wins' if len(winners) == 1 else 'win'}"
-            result = GameResult(lineup, index, seed, names, ranks, returns,
-                                episode.length, outcome, truncated=episode.truncated, seconds=seconds, actions=blob)
+            result = GameResult(
+                lineup,
+                index,
+                seed,
+                names,
+                ranks,
+                returns,
+                episode.length,
+                outcome,
+                truncated=episode.truncated,
+                seconds=seconds,
+                actions=blob,
+            )
         store.add([result])
         return store.game_number(lineup, index)

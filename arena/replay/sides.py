@@ -74,8 +74,10 @@ class SideViews:
                 itf = build_interface(spec)
                 if itf is None:
                     raise ValueError("it names no interface")
-                itf.setup(spaces.Tuple([env.observation_space(a) for a in ids]),
-                          spaces.Tuple([env.action_space(a) for a in ids]))
+                itf.setup(
+                    spaces.Tuple([env.observation_space(a) for a in ids]),
+                    spaces.Tuple([env.action_space(a) for a in ids]),
+                )
             except (ArenaError, ValueError, TypeError) as err:
                 raise ReplayError(f"side view {spec!r} for side {side!r} of {env}: {err}") from err
             self.interfaces[side] = itf

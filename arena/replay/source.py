@@ -105,8 +105,9 @@ def _parse_id(game: int | str, path: str) -> tuple[str, Any]:
     lineup, sep, index = text.rpartition("#")
     if sep and index.isdigit() and index.isascii():
         return "g.lineup = ? AND g.game_index = ?", (lineup, _game_number(int(index), game, path))
-    raise ReplayError(f"replay: a game is given by its number (see `arena replay {path}`) or as LINEUP#INDEX, "
-                      f"got {_short(game)}")
+    raise ReplayError(
+        f"replay: a game is given by its number (see `arena replay {path}`) or as LINEUP#INDEX, got {_short(game)}"
+    )
 
 
 def _short(value: Any, limit: int = 80) -> str:
@@ -116,8 +117,10 @@ def _short(value: Any, limit: int = 80) -> str:
 
 def _game_number(number: int, asked: Any, path: str) -> int:
     if not 0 <= number <= MAX_GAME_NUMBER:
-        raise GameNotFoundError(f"replay: {path!r} has no game {_short(asked)} (game numbers run from 1 to at most "
-                                f"{MAX_GAME_NUMBER}); `arena replay {path}` lists the games")
+        raise GameNotFoundError(
+            f"replay: {path!r} has no game {_short(asked)} (game numbers run from 1 to at most "
+            f"{MAX_GAME_NUMBER}); `arena replay {path}` lists the games"
+        )
     return number
 
 
@@ -151,8 +154,9 @@ def _load(path: str | Path, where: str, args: Any, asked: Any, trust: bool | fro
         entrants = _entrants(db, str(path))
         rows = list(read_games(db, str(path), "replay", where, args))
     if asked is not None and not rows:
-        raise GameNotFoundError(f"replay: {str(path)!r} has no game {_short(asked)}; `arena replay {path}` lists "
-                                "the games")
+        raise GameNotFoundError(
+            f"replay: {str(path)!r} has no game {_short(asked)}; `arena replay {path}` lists the games"
+        )
     games = []
     for number, blob, result in rows:
         result.actions = blob

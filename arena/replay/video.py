@@ -26,16 +26,21 @@ def write_video(game: StoredGame, path: str | Path, fps: float | None = None) ->
     with game.reading():
         modes = render_modes(game.env)
     if view_mode(modes) != "rgb_array":
-        raise ReplayError(f"replay: {game.env.factory} draws no pictures (render modes: {', '.join(modes) or 'none'}); "
-                          "--html shows its games in a web page")
+        raise ReplayError(
+            f"replay: {game.env.factory} draws no pictures (render modes: {', '.join(modes) or 'none'}); "
+            "--html shows its games in a web page"
+        )
     try:
         import imageio.v2 as imageio
     except ImportError:
-        raise ImportError("replay: videos need imageio (and imageio-ffmpeg for .mp4): "
-                          "pip install 'arena-marl[replay]'") from None
+        raise ImportError(
+            "replay: videos need imageio (and imageio-ffmpeg for .mp4): pip install 'arena-marl[replay]'"
+        ) from None
     env = build_env(game, "rgb_array")
     fps = fps or float((getattr(env, "metadata", None) or {}).get("render_fps") or 10)
-    options: dict[str, Any] = {"fps": fps, "macro_block_size": 1} if suffix == ".mp4" else {"duration": 1000.0 / fps, "loop": 0}
+    options: dict[str, Any] = (
+        {"fps": fps, "macro_block_size": 1} if suffix == ".mp4" else {"duration": 1000.0 / fps, "loop": 0}
+    )
     try:
         writer = imageio.get_writer(str(path), **options)
         with writer:  # not `as writer`: imageio's stub types __enter__ as the base class, without append_data

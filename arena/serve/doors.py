@@ -74,7 +74,9 @@ def read_message(text: Any) -> dict[str, Any]:
         if type(action) is not int:
             raise MessageError(f"a move's action must be an integer, got {_show(action)}")
         if type(message.get("turn")) is not int:
-            raise MessageError(f"a move must carry the integer turn of the board it answers, got {_show(message.get('turn'))}")
+            raise MessageError(
+                f"a move must carry the integer turn of the board it answers, got {_show(message.get('turn'))}"
+            )
         return {"type": "move", "action": action, "turn": message["turn"]}
     if kind == "key":
         if not _int_or_none(action):

@@ -26,7 +26,10 @@ __all__ = ["Channel", "BrowserHuman", "key_bindings", "idle_action"]
 
 # Keys of the page -> action names they play in real-time games, first match wins.
 _KEY_NAMES = {
-    "ArrowUp": ("up",), "ArrowDown": ("down",), "ArrowLeft": ("left",), "ArrowRight": ("right",),
+    "ArrowUp": ("up",),
+    "ArrowDown": ("down",),
+    "ArrowLeft": ("left",),
+    "ArrowRight": ("right",),
     " ": ("fire", "bomb", "shoot", "attack"),
 }
 _TICKETS = random.SystemRandom()
@@ -150,8 +153,9 @@ class BrowserHuman(Agent):
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         if not isinstance(action_space, spaces.Discrete):
-            raise SpaceMismatchError(f"BrowserHuman at {self.seat}: a person picks from a Discrete action space, "
-                                     f"got {action_space}")
+            raise SpaceMismatchError(
+                f"BrowserHuman at {self.seat}: a person picks from a Discrete action space, got {action_space}"
+            )
         super().setup(observation_space, action_space)
         names = list(self.env.unwrapped.action_names(self.seat) or [])
         n = int(action_space.n)
@@ -168,16 +172,26 @@ class BrowserHuman(Agent):
             private = self.env.unwrapped.observation_text(self.seat, observation)
             if private is None:
                 private = format_observation(observation)
-        return {"type": "view", "view": pack_view(self.env.render()), "private": private, "legal": legal,
-                "returned": self.returned, "status": status, "turn": self.turn if legal is not None else None}
+        return {
+            "type": "view",
+            "view": pack_view(self.env.render()),
+            "private": private,
+            "legal": legal,
+            "returned": self.returned,
+            "status": status,
+            "turn": self.turn if legal is not None else None,
+        }
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> int:
         self.returned += reward
         self.channel.drain()
         if self.channel.closed:
             raise Forfeit(self.seat, "closed the page")
-        legal = list(range(len(self.names))) if action_mask is None else \
-            [int(i) for i in np.flatnonzero(np.asarray(action_mask))]
+        legal = (
+            list(range(len(self.names)))
+            if action_mask is None
+            else [int(i) for i in np.flatnonzero(np.asarray(action_mask))]
+        )
         if self.real_time:
             return self._tick(observation, legal)
         self.turn = _TICKETS.randrange(1, 2**31)
@@ -191,8 +205,13 @@ class BrowserHuman(Agent):
                 continue
             action, turn = message.get("action"), message.get("turn")
             if turn != self.turn:
-                self.channel.send({"type": "error", "text": f"that move answers turn {turn!r}, but the board "
-                                                            f"shown now is turn {self.turn}: not played"})
+                self.channel.send(
+                    {
+                        "type": "error",
+                        "text": f"that move answers turn {turn!r}, but the board "
+                        f"shown now is turn {self.turn}: not played",
+                    }
+                )
             elif type(action) is int and action in legal:
                 return action
             else:

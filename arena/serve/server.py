@@ -49,8 +49,10 @@ _BODY = """<h1 id="title">arena</h1>
 
 MAX_PAGES = 8  # open pages at once (each holds a thread and a small buffer); more are turned away
 _HEADERS = {  # the page is not framed by other sites, and its address (with the token) is not passed on
-    "Content-Security-Policy": "frame-ancestors 'none'", "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer", "Cache-Control": "no-store",
+    "Content-Security-Policy": "frame-ancestors 'none'",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
 }
 
 
@@ -102,9 +104,19 @@ class GameServer:
         SpaceMismatchError: the person's seat does not act in a Discrete space.
     """
 
-    def __init__(self, env: EnvSpec, vs: str = "random", *, seat: str | None = None, port: int = 0,
-                 seed: int | None = None, move_time_limit: float | None = None, record: str | Path | None = None,
-                 fps: float | None = None, token: str | None = None) -> None:
+    def __init__(
+        self,
+        env: EnvSpec,
+        vs: str = "random",
+        *,
+        seat: str | None = None,
+        port: int = 0,
+        seed: int | None = None,
+        move_time_limit: float | None = None,
+        record: str | Path | None = None,
+        fps: float | None = None,
+        token: str | None = None,
+    ) -> None:
         try:
             import websockets.sync.server as ws_server
         except ImportError:
@@ -131,11 +143,19 @@ class GameServer:
         self._stopping = threading.Event()
         self._playing: _Page | None = None
         self._worker: GameWorker | None = None
-        self._config = ServeConfig(env, self.vs, self.seat, tuple(self.seats), self.render, self.real_time, self.fps,
-                                   move_time_limit)
+        self._config = ServeConfig(
+            env, self.vs, self.seat, tuple(self.seats), self.render, self.real_time, self.fps, move_time_limit
+        )
         try:
-            self._server = ws_server.serve(self._handler, "127.0.0.1", port, process_request=self._http,
-                                           max_size=MAX_FRAME_BYTES, max_queue=4, compression=None)
+            self._server = ws_server.serve(
+                self._handler,
+                "127.0.0.1",
+                port,
+                process_request=self._http,
+                max_size=MAX_FRAME_BYTES,
+                max_queue=4,
+                compression=None,
+            )
         except OSError as err:
             raise ValueError(f"arena serve: cannot listen on 127.0.0.1:{port}: {err.strerror or err}") from None
         self.port = self._server.socket.getsockname()[1]
@@ -160,8 +180,10 @@ class GameServer:
             raise ValueError(f"arena serve: {self.name} has no seat {self.seat!r}; seats: {', '.join(self.seats)}")
         space = probe.action_space(self.seat)
         if not isinstance(space, spaces.Discrete):
-            raise SpaceMismatchError(f"arena serve: a person plays {self.name} by picking one of a Discrete set of "
-                                     f"actions, but seat {self.seat} acts in {space}")
+            raise SpaceMismatchError(
+                f"arena serve: a person plays {self.name} by picking one of a Discrete set of "
+                f"actions, but seat {self.seat} acts in {space}"
+            )
         self.vs = AgentSpec.parse(vs if "=" in vs.partition("{")[0] else f"opponent={vs}")
         if self.vs.is_team:
             raise ValueError(f"arena serve: --vs names one agent for every other seat, got the team {vs!r}")
@@ -342,19 +364,25 @@ class GameServer:
                 late = now - (worker.state[3] - limit)
                 seat, _ = worker.seat_in_call()
                 worker.stop(kill=True)  # kill first, then charge: the record cannot change any more
-                return {"forfeit": seat, "reason": f"exceeded the move time limit of {limit:g} s (did not answer the "
-                                                   f"interrupt; its game process was killed after {late:.1f} s)"}
+                return {
+                    "forfeit": seat,
+                    "reason": f"exceeded the move time limit of {limit:g} s (did not answer the "
+                    f"interrupt; its game process was killed after {late:.1f} s)",
+                }
             if not worker.alive():
                 seat, phase = worker.seat_in_call()
                 worker.stop()
                 code = worker.process.exitcode
                 if seat is not None:
-                    return {"forfeit": seat, "reason": f"ended the game process during {phase or 'the game'}() "
-                                                       f"(exit code {code})"}
+                    return {
+                        "forfeit": seat,
+                        "reason": f"ended the game process during {phase or 'the game'}() (exit code {code})",
+                    }
                 return {"error": f"the game process died (exit code {code})"}
 
-    def _finish(self, page: _Page, summary: dict[str, Any], seed: int, steps: list[dict[str, Any]],
-                seconds: float) -> GameRecord:
+    def _finish(
+        self, page: _Page, summary: dict[str, Any], seed: int, steps: list[dict[str, Any]], seconds: float
+    ) -> GameRecord:
         """The game's record from the worker's ``summary``: stored with ``--record``, shown on the page."""
         record = GameRecord(seed=seed, steps=len(steps), returns=None)
         episode = summary.get("episode")
@@ -362,8 +390,13 @@ class GameServer:
             record["outcome"] = f"error: {summary['error']}"
         elif episode is not None:
             winners = ["you" if seat == self.seat else seat for seat in episode.winners]
-            record["outcome"] = "draw" if not winners else "you win" if winners == ["you"] else \
-                f"{', '.join(winners)} {'wins' if len(winners) == 1 else 'win'}"
+            record["outcome"] = (
+                "draw"
+                if not winners
+                else "you win"
+                if winners == ["you"]
+                else f"{', '.join(winners)} {'wins' if len(winners) == 1 else 'win'}"
+            )
             record["returns"] = {seat: float(value) for seat, value in episode.returns.items()}
         else:
             loser = "you" if summary["forfeit"] == self.seat else str(summary["forfeit"])
@@ -371,12 +404,24 @@ class GameServer:
         if self.record is not None and not summary.get("error"):
             from arena.replay.record import record_game
 
-            specs = {seat: AgentSpec(seat, "human") if seat == self.seat else
-                     AgentSpec(seat, self.vs.factory, self.vs.kwargs) for seat in self.seats}
+            specs = {
+                seat: AgentSpec(seat, "human")
+                if seat == self.seat
+                else AgentSpec(seat, self.vs.factory, self.vs.kwargs)
+                for seat in self.seats
+            }
             try:
-                record["game"] = record_game(self.record, self.env_spec, specs, seed, steps, episode,
-                                             forfeit=summary.get("forfeit"), reason=summary.get("reason"),
-                                             seconds=seconds)
+                record["game"] = record_game(
+                    self.record,
+                    self.env_spec,
+                    specs,
+                    seed,
+                    steps,
+                    episode,
+                    forfeit=summary.get("forfeit"),
+                    reason=summary.get("reason"),
+                    seconds=seconds,
+                )
             except Exception as err:  # the game was played; say why it is not stored, and go on
                 record["outcome"] += f" (not recorded: {type(err).__name__}: {err})"
         final = dict(summary.get("view") or {"view": None})

@@ -85,7 +85,9 @@ def _play_one(config: ServeConfig, connection: Any, state: Any, timer: MoveTimer
     env = None
     summary: dict[str, Any] = {"episode": None, "forfeit": None, "reason": None, "error": None, "view": None}
     try:
-        env = make_env(config.env.factory, **config.env.kwargs, **({"render_mode": config.render} if config.render else {}))
+        env = make_env(
+            config.env.factory, **config.env.kwargs, **({"render_mode": config.render} if config.render else {})
+        )
         human = BrowserHuman(channel, env, config.seat, real_time=config.real_time, fps=config.fps)
         try:
             _play(config, env, human, channel, state, timer, seed, summary)
@@ -112,8 +114,16 @@ def _play_one(config: ServeConfig, connection: Any, state: Any, timer: MoveTimer
     return summary
 
 
-def _play(config: ServeConfig, env: Any, human: BrowserHuman, channel: Channel, state: Any, timer: MoveTimer,
-          seed: int, summary: dict[str, Any]) -> None:
+def _play(
+    config: ServeConfig,
+    env: Any,
+    human: BrowserHuman,
+    channel: Channel,
+    state: Any,
+    timer: MoveTimer,
+    seed: int,
+    summary: dict[str, Any],
+) -> None:
     """Build the machine's guarded agents, greet the page and play the episode into ``summary``."""
     agents: dict[str, Any] = {}
     for index, seat in enumerate(config.seats):
@@ -131,9 +141,20 @@ def _play(config: ServeConfig, env: Any, human: BrowserHuman, channel: Channel, 
         agents[seat] = GuardedAgent(agent, seat, config.move_time_limit, timer, watch)
     human.setup(env.observation_space(config.seat), env.action_space(config.seat))
     cast = {seat: ("you" if seat == config.seat else config.vs.label()) for seat in config.seats}
-    channel.send({"type": "hello", "env": getattr(env, "name", config.env.factory), "seat": config.seat,
-                  "cast": cast, "seed": seed, "real_time": config.real_time, "fps": config.fps,
-                  "actions": human.names, "keys": key_bindings(human.names), "idle": idle_action(human.names)})
+    channel.send(
+        {
+            "type": "hello",
+            "env": getattr(env, "name", config.env.factory),
+            "seat": config.seat,
+            "cast": cast,
+            "seed": seed,
+            "real_time": config.real_time,
+            "fps": config.fps,
+            "actions": human.names,
+            "keys": key_bindings(human.names),
+            "idle": idle_action(human.names),
+        }
+    )
     summary["episode"] = play(env, agents, seed=seed, record=_Steps(channel.connection))
 
 
@@ -149,8 +170,9 @@ class GameWorker:
         self.config = config
         self.state = SeatWatch.shared_record(context)
         self.connection, child = context.Pipe()
-        self.process = context.Process(target=worker_main, args=(config, child, self.state), daemon=True,
-                                       name="arena-serve-game")
+        self.process = context.Process(
+            target=worker_main, args=(config, child, self.state), daemon=True, name="arena-serve-game"
+        )
         self.process.start()
         child.close()
         self._lock = threading.Lock()

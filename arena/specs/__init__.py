@@ -39,7 +39,23 @@ from arena.specs.interfaces import (
 from arena.specs.options import parse_env_options, parse_json_object
 from arena.specs.split import split_outside_braces, split_words
 
-__all__ = ["AgentSpec", "EnvSpec", "TEAM_FACTORY", "parse_agents", "agent_version", "callable_spec",
-           "behind_interface", "wants_env", "entrant_specs", "InterfaceSpec",
-           "build_interface", "interface_options", "options_text", "parse_interface_spec",
-           "parse_env_options", "parse_json_object", "split_outside_braces", "split_words"]
+__all__ = [
+    "AgentSpec",
+    "EnvSpec",
+    "TEAM_FACTORY",
+    "parse_agents",
+    "agent_version",
+    "callable_spec",
+    "behind_interface",
+    "wants_env",
+    "entrant_specs",
+    "InterfaceSpec",
+    "build_interface",
+    "interface_options",
+    "options_text",
+    "parse_interface_spec",
+    "parse_env_options",
+    "parse_json_object",
+    "split_outside_braces",
+    "split_words",
+]

@@ -24,8 +24,17 @@ from arena.registry import make_env, resolve
 from arena.specs.interfaces import InterfaceSpec, build_interface, parse_interface_spec
 from arena.specs.split import split_outside_braces
 
-__all__ = ["AgentSpec", "EnvSpec", "TEAM_FACTORY", "parse_agents", "agent_version",
-           "callable_spec", "behind_interface", "wants_env", "entrant_specs"]
+__all__ = [
+    "AgentSpec",
+    "EnvSpec",
+    "TEAM_FACTORY",
+    "parse_agents",
+    "agent_version",
+    "callable_spec",
+    "behind_interface",
+    "wants_env",
+    "entrant_specs",
+]
 
 _NAME = re.compile(r"^[A-Za-z0-9_.\-+#@/ ]+$")
 _FACTORY = re.compile(r"^[\w.\-]+(:[\w.]+)?$")
@@ -67,11 +76,13 @@ def _json_kwargs(text: str, whole: str) -> dict[str, Any]:
     try:
         kwargs = json.loads(text)
     except json.JSONDecodeError as err:
-        raise ValueError(f"agent {_short(whole)}: the keyword arguments after the name must be a JSON object "
-                         f"({err})") from None
+        raise ValueError(
+            f"agent {_short(whole)}: the keyword arguments after the name must be a JSON object ({err})"
+        ) from None
     except RecursionError:
-        raise ValueError(f"agent {_short(whole)}: the keyword arguments are nested too deeply "
-                         "(a few hundred levels at most)") from None
+        raise ValueError(
+            f"agent {_short(whole)}: the keyword arguments are nested too deeply (a few hundred levels at most)"
+        ) from None
     if not isinstance(kwargs, dict):
         raise ValueError(f"agent {_short(whole)}: the keyword arguments must be a JSON object, got {_short(text)}")
     return kwargs
@@ -102,8 +113,9 @@ def _no_folder(text: str) -> str:
     except (OSError, ValueError):
         is_folder = False
     if is_folder:
-        return (f"{text!r} is a folder without {MANIFEST}: not an agent folder (expected what "
-                "'arena train --out' writes)")
+        return (
+            f"{text!r} is a folder without {MANIFEST}: not an agent folder (expected what 'arena train --out' writes)"
+        )
     return f"no such agent folder: {text}"
 
 
@@ -125,12 +137,15 @@ def _parse_member(text: str) -> AgentSpec:
 def _recorded_member(team: str, member: Any) -> AgentSpec:
     """A member of a team entrant as a results file records it (``{"factory", "kwargs"}``)."""
     if not isinstance(member, Mapping) or not isinstance(member.get("factory"), str):
-        raise ValueError(f"AgentSpec {team!r}: a recorded member must be {{\"factory\": NAME, \"kwargs\": {{...}}}}, "
-                         f"got {_short(repr(member))}")
+        raise ValueError(
+            f'AgentSpec {team!r}: a recorded member must be {{"factory": NAME, "kwargs": {{...}}}}, '
+            f"got {_short(repr(member))}"
+        )
     kwargs = member.get("kwargs") or {}
     if not isinstance(kwargs, Mapping):
-        raise ValueError(f"AgentSpec {team!r}: member {member['factory']!r} has kwargs {_short(repr(kwargs))}, "
-                         "not a JSON object")
+        raise ValueError(
+            f"AgentSpec {team!r}: member {member['factory']!r} has kwargs {_short(repr(kwargs))}, not a JSON object"
+        )
     return AgentSpec(_member_name(member["factory"], kwargs), member["factory"], dict(kwargs))
 
 
@@ -201,19 +216,24 @@ class AgentSpec:
             members = [_recorded_member(self.name, m) for m in recorded]
             object.__setattr__(self, "shared", bool(self.kwargs.get("shared", False)))
         elif self.factory not in ("", TEAM_FACTORY) or self.kwargs:
-            raise ValueError(f"AgentSpec {self.name!r}: a team entrant is described by its members; give no factory "
-                             f"or kwargs beside them, got {self.factory!r} {self.kwargs!r}")
+            raise ValueError(
+                f"AgentSpec {self.name!r}: a team entrant is described by its members; give no factory "
+                f"or kwargs beside them, got {self.factory!r} {self.kwargs!r}"
+            )
         if isinstance(members, (str, AgentSpec)) or not isinstance(members, Sequence):
             raise TypeError(f"AgentSpec {self.name!r}: members must be a list of specs, got {members!r}")
         built = []
         for member in members:
             member = _parse_member(member) if isinstance(member, str) else member
             if not isinstance(member, AgentSpec):
-                raise TypeError(f"AgentSpec {self.name!r}: a member must be an AgentSpec or a "
-                                f"'FACTORY[{{JSON}}]' string, got {type(member).__name__}")
+                raise TypeError(
+                    f"AgentSpec {self.name!r}: a member must be an AgentSpec or a "
+                    f"'FACTORY[{{JSON}}]' string, got {type(member).__name__}"
+                )
             if member.members:
-                raise ValueError(f"AgentSpec {self.name!r}: member {member.name!r} is a team itself; members are "
-                                 "single agents")
+                raise ValueError(
+                    f"AgentSpec {self.name!r}: member {member.name!r} is a team itself; members are single agents"
+                )
             built.append(member)
         recorded_form: dict[str, Any] = {"members": [{"factory": m.factory, "kwargs": m.kwargs} for m in built]}
         if self.shared:
@@ -241,8 +261,9 @@ class AgentSpec:
         if not isinstance(text, str):
             raise TypeError(f"agent spec must be text, got {type(text).__name__}")
         if len(text) > MAX_SPEC_TEXT:
-            raise ValueError(f"agent spec of {len(text):,} characters: at most {MAX_SPEC_TEXT:,} are read "
-                             f"(starts {text[:40]!r})")
+            raise ValueError(
+                f"agent spec of {len(text):,} characters: at most {MAX_SPEC_TEXT:,} are read (starts {text[:40]!r})"
+            )
         text = whole = text.strip()
         name = None
         head, brace, tail = text.partition("{")
@@ -251,8 +272,11 @@ class AgentSpec:
             # A folder written by `arena train`: the trained agent, named after the folder.
             path = Path(folder).resolve()
             kwargs = _json_kwargs(brace + tail, whole) if brace else {}
-            return cls(head.partition("=")[0].strip() if "=" in head else path.name,
-                       TRAINED_FACTORY, {"path": str(path), **kwargs})
+            return cls(
+                head.partition("=")[0].strip() if "=" in head else path.name,
+                TRAINED_FACTORY,
+                {"path": str(path), **kwargs},
+            )
         if "=" in head:
             name, _, text = text.partition("=")
             name = name.strip()
@@ -292,7 +316,9 @@ class AgentSpec:
         if callable(entry):
             factory = callable_spec(entry, f"entrant {name or entry!r}")
             return cls(name or str(getattr(entry, "__name__", factory)), factory)
-        raise TypeError(f"tournament: an entrant must be an AgentSpec, a string or a factory, got {type(entry).__name__}")
+        raise TypeError(
+            f"tournament: an entrant must be an AgentSpec, a string or a factory, got {type(entry).__name__}"
+        )
 
     def build(self, env: Any = None) -> Agent:
         """Build the agent (any worker can do this).
@@ -307,8 +333,9 @@ class AgentSpec:
                 this is a team entrant (see :meth:`build_side`).
         """
         if self.members:
-            raise TypeError(f"entrant {self.name!r} is a team of {len(self.members)} members; build it with "
-                            "build_side()")
+            raise TypeError(
+                f"entrant {self.name!r} is a team of {len(self.members)} members; build it with build_side()"
+            )
         factory = resolve("agent", self.factory)
         kwargs = dict(self.kwargs)
         interface = None
@@ -318,7 +345,9 @@ class AgentSpec:
             kwargs["env"] = env
         agent = factory(**kwargs)
         if not isinstance(agent, Agent):
-            raise TypeError(f"entrant {self.name!r}: factory {self.factory!r} returned {type(agent).__name__}, not an arena.Agent")
+            raise TypeError(
+                f"entrant {self.name!r}: factory {self.factory!r} returned {type(agent).__name__}, not an arena.Agent"
+            )
         return agent if interface is None else AgtItfWrapper(agent, interface)
 
     def side_members(self, seats: int) -> list[AgentSpec]:
@@ -333,8 +362,10 @@ class AgentSpec:
             return list(self.members) * seats
         if len(self.members) != seats:
             shown = self.label() if len(self.label()) <= 80 else self.label()[:80] + "…"
-            raise ValueError(f"entrant {_short(self.name)} has {len(self.members)} members ({shown}), "
-                             f"but a side it plays has {seats} seats")
+            raise ValueError(
+                f"entrant {_short(self.name)} has {len(self.members)} members ({shown}), "
+                f"but a side it plays has {seats} seats"
+            )
         return list(self.members)
 
     def build_side(self, seats: int, env: Any = None) -> list[Agent]:
@@ -445,8 +476,14 @@ def wants_env(factory: Callable[..., Any]) -> bool:
     return _takes(factory, "env")
 
 
-def behind_interface(agent: str, interface: Any, *, agent_kwargs: Mapping[str, Any] | None = None,
-                     interface_kwargs: Mapping[str, Any] | None = None, env: Any = None) -> AgtItfWrapper:
+def behind_interface(
+    agent: str,
+    interface: Any,
+    *,
+    agent_kwargs: Mapping[str, Any] | None = None,
+    interface_kwargs: Mapping[str, Any] | None = None,
+    env: Any = None,
+) -> AgtItfWrapper:
     """An agent behind an interface, both given by name: a tournament entrant built from plain data.
 
     Any entrant can also carry ``"interface"`` in its keyword arguments

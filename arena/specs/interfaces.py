@@ -39,8 +39,7 @@ from typing import Any
 from arena.errors import InterfaceSpecError, UnknownNameError
 from arena.interface import Interface
 
-__all__ = ["InterfaceSpec", "parse_interface_spec", "build_interface", "interface_options",
-           "options_text"]
+__all__ = ["InterfaceSpec", "parse_interface_spec", "build_interface", "interface_options", "options_text"]
 
 _NAME = re.compile(r"[A-Za-z_][\w.]*(?::[A-Za-z_][\w.]*)?")
 MAX_DEPTH = 100  # interfaces nested in one stack (a real stack has a handful)
@@ -113,8 +112,11 @@ def interface_options(cls: Callable[..., Any]) -> dict[str, inspect.Parameter]:
         parameters = inspect.signature(cls).parameters
     except (TypeError, ValueError):
         return {}
-    return {name: p for name, p in parameters.items()
-            if name not in ("self", "inner") and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+    return {
+        name: p
+        for name, p in parameters.items()
+        if name not in ("self", "inner") and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    }
 
 
 def options_text(cls: type | None) -> str:
@@ -134,7 +136,9 @@ def options_text(cls: type | None) -> str:
         elif callable(parameter.default):
             shown.append(f"{name}={getattr(parameter.default, '__name__', parameter.default)}")
         else:
-            shown.append(f"{name}={_value_text(parameter.default) if _is_json(parameter.default) else parameter.default}")
+            shown.append(
+                f"{name}={_value_text(parameter.default) if _is_json(parameter.default) else parameter.default}"
+            )
     return ", ".join(shown)
 
 
@@ -160,8 +164,9 @@ def parse_interface_spec(spec: str | Mapping[str, Any] | InterfaceSpec) -> Inter
         raise TypeError(f"an interface spec must be text or a JSON object, got {type(spec).__name__}")
     text = spec.strip()
     if len(text) > MAX_SPEC_TEXT:
-        raise InterfaceSpecError(f"interface spec of {len(text):,} characters: at most {MAX_SPEC_TEXT:,} are read "
-                                 f"(starts {text[:40]!r})")
+        raise InterfaceSpecError(
+            f"interface spec of {len(text):,} characters: at most {MAX_SPEC_TEXT:,} are read (starts {text[:40]!r})"
+        )
     if text.startswith("{"):
         try:
             value = json.loads(text)
@@ -229,8 +234,9 @@ def _short(value: Any, limit: int = 80) -> str:
 
 
 def _too_deep(where: Any) -> InterfaceSpecError:
-    return InterfaceSpecError(f"interface spec {_short(where)}: more than {MAX_DEPTH} interfaces or values nested "
-                              "in one another")
+    return InterfaceSpecError(
+        f"interface spec {_short(where)}: more than {MAX_DEPTH} interfaces or values nested in one another"
+    )
 
 
 def _from_json(value: Any, depth: int = 0) -> InterfaceSpec:
@@ -242,8 +248,9 @@ def _from_json(value: Any, depth: int = 0) -> InterfaceSpec:
         raise InterfaceSpecError(f'an interface spec object needs an "interface" name, got {_short(value)}')
     extra = set(value) - {"interface", "options", "inner"}
     if extra:
-        raise InterfaceSpecError(f'interface spec {_short(value)}: unknown keys {sorted(extra)}; expected '
-                                 '"interface", "options" and "inner"')
+        raise InterfaceSpecError(
+            f'interface spec {_short(value)}: unknown keys {sorted(extra)}; expected "interface", "options" and "inner"'
+        )
     options = value.get("options") or {}
     if not isinstance(options, Mapping):
         raise InterfaceSpecError(f'interface spec {_short(value)}: "options" must be an object')
@@ -269,9 +276,10 @@ class _Parser:
         self.text, self.pos, self.depth = text, 0, 0
 
     def fail(self, expected: str) -> InterfaceSpecError:
-        found = self.text[self.pos:self.pos + 12] or "the end"
-        return InterfaceSpecError(f"interface spec {_short(self.text)}: expected {expected} at position {self.pos}, "
-                                  f"found {found!r}")
+        found = self.text[self.pos : self.pos + 12] or "the end"
+        return InterfaceSpecError(
+            f"interface spec {_short(self.text)}: expected {expected} at position {self.pos}, found {found!r}"
+        )
 
     def enter(self) -> None:
         self.depth += 1
@@ -355,7 +363,7 @@ class _Parser:
             self.depth -= 1
             return items
         match = re.compile(r"[A-Za-z_]\w*").match(self.text, self.pos)
-        if match and match.group() in _KEYWORDS and not self.text[match.end():].lstrip().startswith(("(", ":")):
+        if match and match.group() in _KEYWORDS and not self.text[match.end() :].lstrip().startswith(("(", ":")):
             self.pos = match.end()
             return _KEYWORDS[match.group()]
         if match:

@@ -42,15 +42,17 @@ def parse_json_object(text: str | None, option: str) -> dict[str, Any]:
     if not isinstance(text, str):
         raise TypeError(f"{option} must be JSON text, got {type(text).__name__}")
     if len(text) > MAX_OPTIONS_TEXT:
-        raise ValueError(f"{option} must be a JSON object of at most {MAX_OPTIONS_TEXT:,} characters, "
-                         f"got {len(text):,}")
+        raise ValueError(
+            f"{option} must be a JSON object of at most {MAX_OPTIONS_TEXT:,} characters, got {len(text):,}"
+        )
     try:
         value = json.loads(text)
     except json.JSONDecodeError as err:
         raise ValueError(f"{option} must be a JSON object, got {_shown(text)} ({err})") from None
     except RecursionError:
-        raise ValueError(f"{option} must be a JSON object nested at most a few hundred levels deep, got "
-                         f"{_shown(text)}") from None
+        raise ValueError(
+            f"{option} must be a JSON object nested at most a few hundred levels deep, got {_shown(text)}"
+        ) from None
     if not isinstance(value, dict):
         raise ValueError(f"{option} must be a JSON object, got {_shown(text)}")
     return value
@@ -85,8 +87,9 @@ def parse_anchor(text: str | None) -> tuple[str, float] | None:
             raise ValueError
         rating = float(value)
     except ValueError:
-        raise ValueError(f"--anchor: expected NAME=ELO (an entrant and its fixed rating, e.g. random=0), "
-                         f"got {_shown(text)}") from None
+        raise ValueError(
+            f"--anchor: expected NAME=ELO (an entrant and its fixed rating, e.g. random=0), got {_shown(text)}"
+        ) from None
     if not math.isfinite(rating):
         raise ValueError(f"--anchor: the rating must be a finite number, got {_shown(text)}")
     return name.strip(), rating

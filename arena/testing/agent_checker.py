@@ -16,8 +16,9 @@ from arena.testing.env_checker import values_equal
 __all__ = ["check_agent"]
 
 
-def check_agent(agent: Agent, observation_space: spaces.Space, action_space: spaces.Space, *,
-                steps: int = 50, seed: int = 0) -> None:
+def check_agent(
+    agent: Agent, observation_space: spaces.Space, action_space: spaces.Space, *, steps: int = 50, seed: int = 0
+) -> None:
     """Check that ``agent`` acts inside ``action_space``, obeys masks and is reproducible.
 
     The agent is set up on the spaces, then asked to act on seeded sample observations

@@ -74,10 +74,14 @@ class _Checker:
                     self.fail(f"{kind}({agent!r}) must be a gymnasium Space, got {type(first).__name__}")
                 if first is not second:
                     self.fail(f"{kind}({agent!r}) must return the same object on every call")
-        self.expect_raise(UnknownAgentError, lambda: env.observation_space("__no_such_agent__"),
-                          "observation_space() of an unknown agent")
-        self.expect_raise(UnknownAgentError, lambda: env.action_space("__no_such_agent__"),
-                          "action_space() of an unknown agent")
+        self.expect_raise(
+            UnknownAgentError,
+            lambda: env.observation_space("__no_such_agent__"),
+            "observation_space() of an unknown agent",
+        )
+        self.expect_raise(
+            UnknownAgentError, lambda: env.action_space("__no_such_agent__"), "action_space() of an unknown agent"
+        )
 
     def check_teams(self) -> None:
         teams, possible = self.env.teams, self.env.possible_agents
@@ -111,16 +115,20 @@ class _Checker:
         for team, members in teams.items():
             values = {agent: returns[agent] for agent in members}
             if len(set(values.values())) > 1:
-                self.fail(f"episode with seed {seed}: the members of team {team!r} ended with different returns "
-                          f"{values}; with team_outcome 'shared' teammates win or lose together (set "
-                          "team_outcome = 'individual' if members earn their own rewards)")
+                self.fail(
+                    f"episode with seed {seed}: the members of team {team!r} ended with different returns "
+                    f"{values}; with team_outcome 'shared' teammates win or lose together (set "
+                    "team_outcome = 'individual' if members earn their own rewards)"
+                )
 
     # ------------------------------------------------------------ dynamic
     def check_observations(self, observations: Any, infos: Any, where: str) -> None:
         env = self.env
         if not isinstance(observations, dict) or not isinstance(infos, dict):
-            self.fail(f"{where} must return dicts of observations and infos, got "
-                      f"{type(observations).__name__} and {type(infos).__name__}")
+            self.fail(
+                f"{where} must return dicts of observations and infos, got "
+                f"{type(observations).__name__} and {type(infos).__name__}"
+            )
         for agent, observation in observations.items():
             if agent not in env.agents:
                 self.fail(f"{where}: observation for {agent!r}, which is not in agents {env.agents}")
@@ -163,21 +171,33 @@ class _Checker:
         env = self.env
         good = self.sample_actions(observations, infos, rng)
         self.expect_raise(WrongAgentsError, lambda: env.step({}), "step({}) while agents must act")
-        self.expect_raise(WrongAgentsError, lambda: env.step({**good, "__no_such_agent__": 0}),
-                          "step() with an action for an unknown agent")
+        self.expect_raise(
+            WrongAgentsError,
+            lambda: env.step({**good, "__no_such_agent__": 0}),
+            "step() with an action for an unknown agent",
+        )
         agent = next(iter(observations))
         space = env.action_space(agent)
-        self.expect_raise(InvalidActionError, lambda: env.step({**good, agent: "not-an-action"}),
-                          f"step() with a non-action for {agent!r}")
+        self.expect_raise(
+            InvalidActionError,
+            lambda: env.step({**good, agent: "not-an-action"}),
+            f"step() with a non-action for {agent!r}",
+        )
         if isinstance(space, spaces.Discrete):
             outside = int(space.start) + int(space.n)
-            self.expect_raise(InvalidActionError, lambda: env.step({**good, agent: outside}),
-                              f"step() with action {outside} outside {space} for {agent!r}")
+            self.expect_raise(
+                InvalidActionError,
+                lambda: env.step({**good, agent: outside}),
+                f"step() with action {outside} outside {space} for {agent!r}",
+            )
             mask = infos.get(agent, {}).get("action_mask")
             if mask is not None and not mask.all() and env.illegal_action == "raise":
                 illegal = int(space.start) + int(np.flatnonzero(mask == 0)[0])
-                self.expect_raise(IllegalActionError, lambda: env.step({**good, agent: illegal}),
-                                  f"step() with masked action {illegal} for {agent!r}")
+                self.expect_raise(
+                    IllegalActionError,
+                    lambda: env.step({**good, agent: illegal}),
+                    f"step() with masked action {illegal} for {agent!r}",
+                )
 
     def rollout(self, seed: int, probe_errors: bool, max_steps: int) -> list[Any]:
         env, rng, probe_rng = self.env, random.Random(seed), random.Random(~seed)

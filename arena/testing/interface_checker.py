@@ -76,7 +76,7 @@ def _has_legal(space: spaces.Space, mask: Any) -> bool:
     if not _maskable(space):
         return True
     sizes, offsets, _ = _segments(space)
-    return all(np.asarray(mask)[o:o + n].any() for o, n in zip(offsets, sizes))
+    return all(np.asarray(mask)[o : o + n].any() for o, n in zip(offsets, sizes))
 
 
 def _mask_form_error(space: spaces.Space, mask: Any) -> str | None:
@@ -113,18 +113,24 @@ def _allowed_actions(space: spaces.Space, mask: Any, rng: random.Random, limit: 
         return [int(space.start) + int(i) for i in legal]
     if isinstance(space, spaces.MultiDiscrete):
         sizes, offsets, starts = _segments(space)
-        choices = [np.flatnonzero(mask[o:o + n]) + s for o, n, s in zip(offsets, sizes, starts)]
-        return [np.array([rng.choice(c.tolist()) for c in choices], dtype=space.dtype).reshape(space.shape)
-                for _ in range(limit)]
+        choices = [np.flatnonzero(mask[o : o + n]) + s for o, n, s in zip(offsets, sizes, starts)]
+        return [
+            np.array([rng.choice(c.tolist()) for c in choices], dtype=space.dtype).reshape(space.shape)
+            for _ in range(limit)
+        ]
     if not isinstance(space, spaces.Tuple):  # only Tuples are maskable beyond Discrete/MultiDiscrete
         raise TypeError(f"no action mask over {space}")
-    members = [_allowed_actions(s, m, rng, limit) if m is not None and _maskable(s) else None
-               for s, m in zip(space.spaces, mask)]
+    members = [
+        _allowed_actions(s, m, rng, limit) if m is not None and _maskable(s) else None
+        for s, m in zip(space.spaces, mask)
+    ]
     samplers = [copy.deepcopy(s) for s in space.spaces]
     for sampler in samplers:
         sampler.seed(rng.randrange(2**31))
-    return [tuple(rng.choice(choices) if choices else sampler.sample() for choices, sampler in zip(members, samplers))
-            for _ in range(limit)]
+    return [
+        tuple(rng.choice(choices) if choices else sampler.sample() for choices, sampler in zip(members, samplers))
+        for _ in range(limit)
+    ]
 
 
 class _InterfaceChecker:
@@ -150,8 +156,10 @@ class _InterfaceChecker:
         for label, first in (("observation_space", self.obs_space), ("action_space", self.act_space)):
             now = getattr(self.itf, label)
             if now is not first:
-                self.fail(f"{label} changed {when} (from {first} to {now}, or a new object for the same space); "
-                          "spaces are computed once in setup()")
+                self.fail(
+                    f"{label} changed {when} (from {first} to {now}, or a new object for the same space); "
+                    "spaces are computed once in setup()"
+                )
 
     def _episode(self, steps: list[tuple[Any, Any]]) -> list[Any]:
         """Feed ``(raw observation, raw mask or None)`` steps as drivers do: mask, then observation."""
@@ -171,8 +179,10 @@ class _InterfaceChecker:
             outputs.append((observation, copy.deepcopy(observation)))
         for i, (returned, kept) in enumerate(outputs):
             if not values_equal(returned, kept):
-                self.fail(f"the observation returned at step {i} was modified by later calls ({kept!r} became "
-                          f"{returned!r}); return a fresh array, not an internal buffer")
+                self.fail(
+                    f"the observation returned at step {i} was modified by later calls ({kept!r} became "
+                    f"{returned!r}); return a fresh array, not an internal buffer"
+                )
         return [kept for _, kept in outputs]
 
     def check_observations(self, steps: list[tuple[Any, Any]]) -> None:
@@ -182,11 +192,14 @@ class _InterfaceChecker:
             return
         again = self._episode(steps)
         if not values_equal(outputs, again):
-            self.fail("state leaks between reset()s: the same raw observations gave different results after "
-                      f"a reset ({outputs!r} then {again!r}); set stateful_across_episodes = True if intended")
+            self.fail(
+                "state leaks between reset()s: the same raw observations gave different results after "
+                f"a reset ({outputs!r} then {again!r}); set stateful_across_episodes = True if intended"
+            )
 
-    def _play_turns(self, probe: Interface, first_observation: Any, turns: list[tuple[Any, Any, Any]],
-                    retry: bool) -> list[Any]:
+    def _play_turns(
+        self, probe: Interface, first_observation: Any, turns: list[tuple[Any, Any, Any]], retry: bool
+    ) -> list[Any]:
         """Raw actions for ``(action, rejected action, next observation)`` turns, as a driver plays them."""
         probe.transform_reset(first_observation)
         raws = []
@@ -195,8 +208,9 @@ class _InterfaceChecker:
             for attempt in attempts:
                 raw = probe.transform_action(attempt)
                 if not self.raw_act.contains(raw):
-                    self.fail(f"action {attempt!r} from {self.act_space} maps to {raw!r}, which is not in raw "
-                              f"{self.raw_act}")
+                    self.fail(
+                        f"action {attempt!r} from {self.act_space} maps to {raw!r}, which is not in raw {self.raw_act}"
+                    )
             raws.append(copy.deepcopy(raw))
             if i + 1 < len(turns):
                 probe.transform_observation(next_observation)
@@ -209,13 +223,17 @@ class _InterfaceChecker:
         if not getattr(self.itf, "stateful_across_episodes", False):
             again = self._play_turns(probe, first_observation, turns, retry=False)
             if not values_equal(first, again):
-                self.fail(f"state leaks between reset()s: actions {actions!r} mapped to {first!r}, then to "
-                          f"{again!r} after a reset")
+                self.fail(
+                    f"state leaks between reset()s: actions {actions!r} mapped to {first!r}, then to "
+                    f"{again!r} after a reset"
+                )
         retried = self._play_turns(copy.deepcopy(self.itf), first_observation, turns, retry=True)
         if not values_equal(first, retried):
-            self.fail(f"a retried turn maps differently: actions {actions!r} mapped to {first!r}, but to {retried!r} "
-                      "when each turn first tried another action (as after a step the env rejects); keep a turn's "
-                      "choice pending until the next observation")
+            self.fail(
+                f"a retried turn maps differently: actions {actions!r} mapped to {first!r}, but to {retried!r} "
+                "when each turn first tried another action (as after a step the env rejects); keep a turn's "
+                "choice pending until the next observation"
+            )
 
     def check_mask(self, first_observation: Any, raw_mask: Any, rng: random.Random) -> bool:
         """Check one mask translation; False when the interface declares this mask unsupported."""
@@ -237,13 +255,20 @@ class _InterfaceChecker:
             probe.transform_reset(first_observation)
             raw = probe.transform_action(action)
             if not mask_allows(self.raw_act, raw_mask, raw):
-                self.fail(f"model action {action!r} is legal in the translated mask {mask} but maps "
-                          f"to raw action {raw!r}, which raw mask {raw_mask} forbids")
+                self.fail(
+                    f"model action {action!r} is legal in the translated mask {mask} but maps "
+                    f"to raw action {raw!r}, which raw mask {raw_mask} forbids"
+                )
         return True
 
 
-def _run(examples: int, seed: int, strategy: SearchStrategy[Any] | None, fallback: Callable[[random.Random], Any],
-         body: Callable[[Any], None]) -> None:
+def _run(
+    examples: int,
+    seed: int,
+    strategy: SearchStrategy[Any] | None,
+    fallback: Callable[[random.Random], Any],
+    body: Callable[[Any], None],
+) -> None:
     """Run ``body`` over hypothesis examples when hypothesis is installed, else over seeded samples.
 
     Inside another hypothesis test (a property test that calls the checker) the seeded
@@ -263,8 +288,14 @@ def _run(examples: int, seed: int, strategy: SearchStrategy[Any] | None, fallbac
         return
 
     # No "explain" phase: the failure message already names the rule, and explaining costs seconds.
-    @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
-              suppress_health_check=list(HealthCheck), phases=[p for p in Phase if p is not Phase.explain])
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+        phases=[p for p in Phase if p is not Phase.explain],
+    )
     @given(strategy)
     def run(example: Any) -> None:
         body(example)
@@ -279,9 +310,9 @@ def _sample(space: spaces.Space, rng: random.Random) -> Any:
     return sampler.sample()
 
 
-def _strategies(observation_space: spaces.Space, action_space: spaces.Space, act_space: spaces.Space,
-                maskable: bool) -> tuple[SearchStrategy[Any] | None, SearchStrategy[Any] | None,
-                                         SearchStrategy[Any] | None]:
+def _strategies(
+    observation_space: spaces.Space, action_space: spaces.Space, act_space: spaces.Space, maskable: bool
+) -> tuple[SearchStrategy[Any] | None, SearchStrategy[Any] | None, SearchStrategy[Any] | None]:
     """Hypothesis strategies of the three rules (episodes, actions, masks); ``None`` without hypothesis."""
     try:
         from hypothesis import strategies as st
@@ -291,14 +322,23 @@ def _strategies(observation_space: spaces.Space, action_space: spaces.Space, act
         return None, None, None
     raw_masks = st.one_of(st.none(), _mask_strategy(action_space)) if maskable else st.none()
     steps = st.lists(st.tuples(values(observation_space), raw_masks), min_size=1, max_size=4)
-    actions = st.tuples(values(observation_space), st.lists(
-        st.tuples(values(act_space), values(act_space), values(observation_space)), min_size=1, max_size=4))
+    actions = st.tuples(
+        values(observation_space),
+        st.lists(st.tuples(values(act_space), values(act_space), values(observation_space)), min_size=1, max_size=4),
+    )
     masks = st.tuples(values(observation_space), _mask_strategy(action_space)) if maskable else None
     return steps, actions, masks
 
 
-def check_interface(interface: Interface, observation_space: spaces.Space, action_space: spaces.Space, *,
-                    examples: int = 50, seed: int = 0, require_masks: bool = True) -> None:
+def check_interface(
+    interface: Interface,
+    observation_space: spaces.Space,
+    action_space: spaces.Space,
+    *,
+    examples: int = 50,
+    seed: int = 0,
+    require_masks: bool = True,
+) -> None:
     """Check that ``interface`` keeps the interface contract on these raw spaces.
 
     The one call a plugin author puts in a test. With hypothesis installed, raw
@@ -354,29 +394,50 @@ def check_interface(interface: Interface, observation_space: spaces.Space, actio
     maskable = _maskable(action_space)
 
     def sample_steps(rng: random.Random) -> list[tuple[Any, Any]]:
-        return [(_sample(observation_space, rng), _random_mask(action_space, rng) if maskable and rng.random() < 0.5
-                 else None) for _ in range(rng.randint(1, 4))]
+        return [
+            (
+                _sample(observation_space, rng),
+                _random_mask(action_space, rng) if maskable and rng.random() < 0.5 else None,
+            )
+            for _ in range(rng.randint(1, 4))
+        ]
 
     steps, actions, masks = _strategies(observation_space, action_space, act_space, maskable)
     _run(examples, seed, steps, sample_steps, checker.check_observations)
-    _run(examples, seed + 1, actions,
-         lambda rng: (_sample(observation_space, rng),
-                      [(_sample(act_space, rng), _sample(act_space, rng), _sample(observation_space, rng))
-                       for _ in range(rng.randint(1, 4))]),
-         lambda pair: checker.check_actions(*pair))
+    _run(
+        examples,
+        seed + 1,
+        actions,
+        lambda rng: (
+            _sample(observation_space, rng),
+            [
+                (_sample(act_space, rng), _sample(act_space, rng), _sample(observation_space, rng))
+                for _ in range(rng.randint(1, 4))
+            ],
+        ),
+        lambda pair: checker.check_actions(*pair),
+    )
     if maskable:
         supported: list[bool] = []
         mask_rng = random.Random(seed + 3)
-        _run(examples, seed + 2, masks,
-             lambda rng: (_sample(observation_space, rng), _random_mask(action_space, rng)),
-             lambda pair: supported.append(checker.check_mask(pair[0], pair[1], mask_rng)))
+        _run(
+            examples,
+            seed + 2,
+            masks,
+            lambda rng: (_sample(observation_space, rng), _random_mask(action_space, rng)),
+            lambda pair: supported.append(checker.check_mask(pair[0], pair[1], mask_rng)),
+        )
         partial = interface.partial_mask_translation
         if supported and not any(supported) and require_masks and not partial and interface.translates_masks:
-            checker.fail("raises MaskTranslationError for every action mask of a maskable raw action space, so "
-                         "masked envs cannot use it; override action_mask() to translate masks (or declare "
-                         "translates_masks = False on the class, or check with require_masks=False, if it is "
-                         "meant only for envs without masks)")
+            checker.fail(
+                "raises MaskTranslationError for every action mask of a maskable raw action space, so "
+                "masked envs cannot use it; override action_mask() to translate masks (or declare "
+                "translates_masks = False on the class, or check with require_masks=False, if it is "
+                "meant only for envs without masks)"
+            )
         if any(supported) and not all(supported) and not partial:
-            checker.fail("action_mask() translated some masks and raised MaskTranslationError for others; "
-                         "set partial_mask_translation = True if that is documented behaviour")
+            checker.fail(
+                "action_mask() translated some masks and raised MaskTranslationError for others; "
+                "set partial_mask_translation = True if that is documented behaviour"
+            )
     checker.check_spaces_stable("after transforming actions and masks")

@@ -22,9 +22,7 @@ try:
     from hypothesis import strategies as st
     from hypothesis.extra import numpy as hnp
 except ImportError as err:  # pragma: no cover - exercised only without the test extra
-    raise ImportError(
-        "arena.testing.strategies needs hypothesis: pip install 'arena-marl[test]'"
-    ) from err
+    raise ImportError("arena.testing.strategies needs hypothesis: pip install 'arena-marl[test]'") from err
 
 __all__ = ["values", "spaces", "box_spaces", "discrete_spaces", "masks"]
 
@@ -85,7 +83,9 @@ def discrete_spaces(max_n: int = 12) -> st.SearchStrategy[gym_spaces.Discrete]:
     return st.builds(gym_spaces.Discrete, st.integers(1, max_n), start=st.integers(-2, 2))
 
 
-def box_spaces(max_dims: int = 3, max_side: int = 4, dtypes: tuple[Any, ...] = (np.float32, np.float64, np.int64)) -> st.SearchStrategy[gym_spaces.Box]:
+def box_spaces(
+    max_dims: int = 3, max_side: int = 4, dtypes: tuple[Any, ...] = (np.float32, np.float64, np.int64)
+) -> st.SearchStrategy[gym_spaces.Box]:
     """Bounded Box spaces of small shapes and mixed dtypes."""
 
     @st.composite

@@ -43,8 +43,7 @@ def _pack(value: Any) -> Any:
             return {"f": repr(value)}
         return value
     if isinstance(value, np.ndarray):
-        return {"nd": value.dtype.str, "shape": list(value.shape),
-                "v": [_pack(v) for v in value.ravel().tolist()]}
+        return {"nd": value.dtype.str, "shape": list(value.shape), "v": [_pack(v) for v in value.ravel().tolist()]}
     if isinstance(value, np.generic):
         return {"np": value.dtype.str, "v": _pack(value.item())}
     if isinstance(value, tuple):
@@ -55,8 +54,10 @@ def _pack(value: Any) -> Any:
         return {"d": [[_pack(k), _pack(v)] for k, v in value.items()]}
     if isinstance(value, (int, float, str)):  # subclasses (IntEnum, ...) as their base value
         return _pack(int(value) if isinstance(value, int) else float(value) if isinstance(value, float) else str(value))
-    raise TypeError(f"replay: cannot store an action of type {kind.__name__} ({value!r}); actions must be "
-                    "numbers, strings, numpy arrays or scalars, or tuples, lists and dicts of them")
+    raise TypeError(
+        f"replay: cannot store an action of type {kind.__name__} ({value!r}); actions must be "
+        "numbers, strings, numpy arrays or scalars, or tuples, lists and dicts of them"
+    )
 
 
 def _unpack(value: Any) -> Any:
@@ -95,8 +96,9 @@ def encode_actions(agents: Sequence[str], steps: Sequence[Mapping[str, Any]]) ->
     index = {agent: i for i, agent in enumerate(agents)}
     packed = []
     for actions in steps:
-        packed.append([[index[agent], action if type(action) is int else _pack(action)]
-                       for agent, action in actions.items()])
+        packed.append(
+            [[index[agent], action if type(action) is int else _pack(action)] for agent, action in actions.items()]
+        )
     text = json.dumps({"agents": list(agents), "steps": packed}, separators=(",", ":"), allow_nan=False).encode()
     return text if len(text) <= _PLAIN_BYTES else zlib.compress(text, _LEVEL)
 
@@ -109,8 +111,10 @@ def decode_actions(blob: bytes) -> list[dict[str, Any]]:
     """
     try:
         if blob[:1] == b"{" and len(blob) > MAX_UNPACKED_BYTES:
-            raise ReplayFormatError(f"replay: the stored actions are {len(blob):,} bytes, more than the "
-                                    f"{MAX_UNPACKED_BYTES:,} a game this arena stores can take")
+            raise ReplayFormatError(
+                f"replay: the stored actions are {len(blob):,} bytes, more than the "
+                f"{MAX_UNPACKED_BYTES:,} a game this arena stores can take"
+            )
         document = json.loads(blob if blob[:1] == b"{" else _decompress(blob))
         agents = document["agents"]
         return [{agents[i]: _unpack(action) for i, action in step} for step in document["steps"]]
@@ -133,6 +137,8 @@ def _decompress(blob: bytes) -> bytes:
         size += len(part)
         tail = stream.unconsumed_tail
     if size > limit:
-        raise ReplayFormatError(f"replay: the stored actions unpack to more than {limit:,} bytes (from {len(blob):,} "
-                                "packed): not a game this arena stored")
+        raise ReplayFormatError(
+            f"replay: the stored actions unpack to more than {limit:,} bytes (from {len(blob):,} "
+            "packed): not a game this arena stored"
+        )
     return b"".join(parts) + stream.flush()

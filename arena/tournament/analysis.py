@@ -24,8 +24,11 @@ from arena.tournament.store import ResultsFileError
 __all__ = ["load_results", "analyse"]
 
 
-def load_results(paths: Sequence[str | Path], anchor: tuple[str, float] | None = None,
-                 origins: dict[int, tuple[str, int]] | None = None) -> TournamentResult:
+def load_results(
+    paths: Sequence[str | Path],
+    anchor: tuple[str, float] | None = None,
+    origins: dict[int, tuple[str, int]] | None = None,
+) -> TournamentResult:
     """Every stored game of ``paths`` (tournaments on one env) as one result.
 
     Entrants of the same name must be the same program in every file. Games keep their
@@ -66,13 +69,16 @@ def load_results(paths: Sequence[str | Path], anchor: tuple[str, float] | None =
             elif this_env != env:
                 raise ReportError(
                     f"arena report: {str(path)!r} holds games of {this_env.factory} {this_env.kwargs}, "
-                    f"{str(first_path)!r} of {env.factory} {env.kwargs}; pool only tournaments on the same env")
+                    f"{str(first_path)!r} of {env.factory} {env.kwargs}; pool only tournaments on the same env"
+                )
             duplicate = duplicate and rules.get("duplicate", True) is not False
             for spec, why in read_entrants(db, str(path), "arena report"):
                 known = specs.get(spec.name)
                 if known is not None and known != spec:
-                    raise ReportError(f"arena report: entrant {spec.name!r} is {known.label()} in one file and "
-                                      f"{spec.label()} in {str(path)!r}; one name must be one program")
+                    raise ReportError(
+                        f"arena report: entrant {spec.name!r} is {known.label()} in one file and "
+                        f"{spec.label()} in {str(path)!r}; one name must be one program"
+                    )
                 specs[spec.name] = spec
                 if why:
                     excluded[spec.name] = why
@@ -84,7 +90,9 @@ def load_results(paths: Sequence[str | Path], anchor: tuple[str, float] | None =
             raise ReportError(str(err)) from None
         finally:
             db.close()
-    played = {name for game in games for name in (game.ranks or {})} | {name for game in games for name in game.seats.values()}
+    played = {name for game in games for name in (game.ranks or {})} | {
+        name for game in games for name in game.seats.values()
+    }
     entrants = [name for name in specs if name in played]
     if anchor is not None and anchor[0] not in entrants:
         raise ReportError(f"arena report: the anchor {anchor[0]!r} played no stored game; entrants: {entrants}")
@@ -161,15 +169,26 @@ def analyse(result: TournamentResult, *, bootstrap: int = 200, seed: int = 0, al
         count = wins + draws + losses
         low, high = fit.intervals.get(name, (math.nan, math.nan))
         skill = openskill.get(name)
-        standings.append({
-            "name": name, "elo": fit.ratings[name], "elo_low": _clean(low), "elo_high": _clean(high),
-            "games": count, "wins": wins, "draws": draws, "losses": losses,
-            "score": (wins + draws / 2) / count if count else None,
-            "mu": skill.mu if skill else None, "sigma": skill.sigma if skill else None,
-            "nash_weight": float(weights[i]), "nash_score": float(scores[i]), "alpha_rank": float(ranks[i]),
-            "factory": result.specs[name].describe() if name in result.specs else None,
-            "label": result.specs[name].label() if name in result.specs else name,
-        })
+        standings.append(
+            {
+                "name": name,
+                "elo": fit.ratings[name],
+                "elo_low": _clean(low),
+                "elo_high": _clean(high),
+                "games": count,
+                "wins": wins,
+                "draws": draws,
+                "losses": losses,
+                "score": (wins + draws / 2) / count if count else None,
+                "mu": skill.mu if skill else None,
+                "sigma": skill.sigma if skill else None,
+                "nash_weight": float(weights[i]),
+                "nash_score": float(scores[i]),
+                "alpha_rank": float(ranks[i]),
+                "factory": result.specs[name].describe() if name in result.specs else None,
+                "label": result.specs[name].label() if name in result.specs else name,
+            }
+        )
     pairwise = [stats.as_dict() for (a, b), stats in result.pairings.items() if a != b]
     return {
         "env": {"factory": result.env.factory, "kwargs": result.env.kwargs},

@@ -27,16 +27,26 @@ DEMO_AGENTS = (
     AgentSpec("random", "random"),
     AgentSpec("heuristic", "connect_four_heuristic"),
     AgentSpec("mcts", "mcts", {"simulations": 100}),
-    AgentSpec("mirrored", "behind_interface", {
-        "agent": "connect_four_heuristic",
-        "interface": "rotate_board",
-        "interface_kwargs": {"quarter_turns": 0, "mirror": True},
-    }),
+    AgentSpec(
+        "mirrored",
+        "behind_interface",
+        {
+            "agent": "connect_four_heuristic",
+            "interface": "rotate_board",
+            "interface_kwargs": {"quarter_turns": 0, "mirror": True},
+        },
+    ),
 )
 
 
-def run_demo(out: str | Path = "arena-demo", *, games: int = 24, workers: int = 2, seed: int = 0,
-             progress: Callable[[int, int], None] | None = None) -> TournamentResult:
+def run_demo(
+    out: str | Path = "arena-demo",
+    *,
+    games: int = 24,
+    workers: int = 2,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> TournamentResult:
     """Run the demo round-robin, storing games in ``out/results.sqlite`` and the picture in ``out/report.png``.
 
     Running it again resumes (nothing to play when it finished).
@@ -52,7 +62,15 @@ def run_demo(out: str | Path = "arena-demo", *, games: int = 24, workers: int = 
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    result = run_tournament(DEMO_ENV, list(DEMO_AGENTS), games=games, seed=seed, workers=workers,
-                            db=out / "results.sqlite", move_time_limit=5.0, progress=progress)
+    result = run_tournament(
+        DEMO_ENV,
+        list(DEMO_AGENTS),
+        games=games,
+        seed=seed,
+        workers=workers,
+        db=out / "results.sqlite",
+        move_time_limit=5.0,
+        progress=progress,
+    )
     save_report(result, out / "report.png", title=f"arena demo: connect four, {len(result.games)} games")
     return result

@@ -56,8 +56,15 @@ def sprt_units(games: Iterable[GameResult], a: str, b: str, *, pentanomial: bool
     return units
 
 
-def elo_of(games: Sequence[GameResult], names: Sequence[str], *, anchor: tuple[str, float] | None = None,
-           bootstrap: int = 0, seed: int = 0, prior: float = 1.0) -> EloFit:
+def elo_of(
+    games: Sequence[GameResult],
+    names: Sequence[str],
+    *,
+    anchor: tuple[str, float] | None = None,
+    bootstrap: int = 0,
+    seed: int = 0,
+    prior: float = 1.0,
+) -> EloFit:
     """Elo ratings fitted to every ranked game (see :func:`arena.evaluation.fit_elo`), bootstrapped over sets."""
     ranked = [g for g in games if g.ranks]
     rankings = [{n: r for n, r in g.ranks.items() if n in names} for g in ranked]

@@ -147,8 +147,12 @@ class GameRunner:
                 if watch is not None:
                     watch.end()
             by_object: dict[int, GuardedAgent] = {}  # a shared member keeps one guard for its seats
-            guards = [by_object.setdefault(id(agent), GuardedAgent(agent, name, self.config.move_time_limit,
-                                                                   self.timer, watch)) for agent in agents]
+            guards = [
+                by_object.setdefault(
+                    id(agent), GuardedAgent(agent, name, self.config.move_time_limit, self.timer, watch)
+                )
+                for agent in agents
+            ]
             self._sides[name, seats] = guards
             self._versions[name] = " + ".join(dict.fromkeys(agent_version(g.agent) for g in guards))
         return Team(guards, name=name)
@@ -165,16 +169,27 @@ class GameRunner:
         fault: Forfeit | None = None
         steps: list[dict[str, Any]] = []
         try:
-            episode = play(env, self._agents(task, seats, sides), seed=task.seed, max_steps=self.config.max_steps,
-                           record=steps)
+            episode = play(
+                env, self._agents(task, seats, sides), seed=task.seed, max_steps=self.config.max_steps, record=steps
+            )
         except AgentError as err:
             fault = self._forfeit_of(err, seats)
         except Forfeit as err:  # setup() and reset() are not wrapped by play()
             fault = err
         except Exception as err:
-            return GameResult(task.lineup, task.index, task.seed, seats, {}, None, 0, "error",
-                              error=f"the env failed: {type(err).__name__}: {err}",
-                              versions=self._versions_of(task.seats), seconds=time.perf_counter() - start)
+            return GameResult(
+                task.lineup,
+                task.index,
+                task.seed,
+                seats,
+                {},
+                None,
+                0,
+                "error",
+                error=f"the env failed: {type(err).__name__}: {err}",
+                versions=self._versions_of(task.seats),
+                seconds=time.perf_counter() - start,
+            )
         seconds = time.perf_counter() - start
         versions = self._versions_of(task.seats)
         if fault is not None:
@@ -184,9 +199,20 @@ class GameRunner:
             return result
         returns, ranks, winners = _entrant_scores(episode, seats, task.seats, sides)
         outcome = "draw" if not winners else f"{', '.join(winners)} {'wins' if len(winners) == 1 else 'win'}"
-        return GameResult(task.lineup, task.index, task.seed, seats, ranks, returns, episode.length, outcome,
-                          versions=versions, truncated=episode.truncated, seconds=seconds,
-                          actions=encode_actions(seat_ids, steps))
+        return GameResult(
+            task.lineup,
+            task.index,
+            task.seed,
+            seats,
+            ranks,
+            returns,
+            episode.length,
+            outcome,
+            versions=versions,
+            truncated=episode.truncated,
+            seconds=seconds,
+            actions=encode_actions(seat_ids, steps),
+        )
 
     def _agents(self, task: GameTask, seats: dict[str, str], sides: Any) -> dict[str, Any]:
         """Seat (or side) -> the agent that plays it; an entrant in several seats has an agent for each."""
@@ -212,8 +238,11 @@ class GameRunner:
             if self._env is None:
                 self._env = self.config.env.build()
             sides = self._env.teams
-            self._layout = (tuple(tuple(ids) for ids in sides.values()) if sides
-                            else tuple((agent,) for agent in self._env.possible_agents))
+            self._layout = (
+                tuple(tuple(ids) for ids in sides.values())
+                if sides
+                else tuple((agent,) for agent in self._env.possible_agents)
+            )
         return self._layout
 
     def _versions_of(self, names: tuple[str, ...]) -> dict[str, str]:
@@ -230,8 +259,9 @@ class GameRunner:
         return Forfeit(seats.get(seat, str(seat)), f"{type(original).__name__}: {original}")
 
 
-def _entrant_scores(episode: Episode, seats: dict[str, str], order: tuple[str, ...],
-                    sides: Any) -> tuple[dict[str, float], dict[str, int], list[str]]:
+def _entrant_scores(
+    episode: Episode, seats: dict[str, str], order: tuple[str, ...], sides: Any
+) -> tuple[dict[str, float], dict[str, int], list[str]]:
     """Entrant -> return and rank, and the winning entrants, of a finished episode.
 
     In a team game each entrant is its side: the episode's team returns and team ranks (which
@@ -242,19 +272,26 @@ def _entrant_scores(episode: Episode, seats: dict[str, str], order: tuple[str, .
     """
     if sides:
         entrant_of = dict(zip(sides, order))
-        return ({entrant_of[team]: float(value) for team, value in episode.team_returns.items()},
-                {entrant_of[team]: int(rank) for team, rank in episode.team_ranks.items()},
-                [entrant_of[team] for team in episode.winning_teams])
+        return (
+            {entrant_of[team]: float(value) for team, value in episode.team_returns.items()},
+            {entrant_of[team]: int(rank) for team, rank in episode.team_ranks.items()},
+            [entrant_of[team] for team in episode.winning_teams],
+        )
     if len(set(order)) == len(order):  # one seat each: the episode's own ranks
-        return ({seats[seat]: float(value) for seat, value in episode.returns.items()},
-                {seats[seat]: int(rank) for seat, rank in episode.ranks.items()},
-                [seats[seat] for seat in episode.winners])
+        return (
+            {seats[seat]: float(value) for seat, value in episode.returns.items()},
+            {seats[seat]: int(rank) for seat, rank in episode.ranks.items()},
+            [seats[seat] for seat in episode.winners],
+        )
     groups: dict[str, tuple[str, ...]] = {}
     for seat, name in seats.items():
         groups[name] = (*groups.get(name, ()), seat)
     scored = Episode(episode.returns, episode.length, teams=groups)
-    return ({name: float(value) for name, value in scored.team_returns.items()},
-            {name: int(rank) for name, rank in scored.team_ranks.items()}, scored.winning_teams)
+    return (
+        {name: float(value) for name, value in scored.team_returns.items()},
+        {name: int(rank) for name, rank in scored.team_ranks.items()},
+        scored.winning_teams,
+    )
 
 
 Layout = tuple[tuple[str, ...], ...]
@@ -275,11 +312,32 @@ def forfeit_result(task: GameTask, layout: Layout, entrant: str, reason: str, se
     the tournament's process, after the entrant ended its worker). The forfeiter ranks last, the
     others share first place."""
     ranks = {name: (len(set(task.seats)) if name == entrant else 1) for name in task.seats}
-    return GameResult(task.lineup, task.index, task.seed, seat_map(layout, task.seats), ranks, None, 0,
-                      f"{entrant} forfeits", forfeit=entrant, error=reason, seconds=seconds)
+    return GameResult(
+        task.lineup,
+        task.index,
+        task.seed,
+        seat_map(layout, task.seats),
+        ranks,
+        None,
+        0,
+        f"{entrant} forfeits",
+        forfeit=entrant,
+        error=reason,
+        seconds=seconds,
+    )
 
 
 def error_result(task: GameTask, layout: Layout, reason: str, seconds: float = 0.0) -> GameResult:
     """The record of a game the env itself failed (it counts nowhere)."""
-    return GameResult(task.lineup, task.index, task.seed, seat_map(layout, task.seats), {}, None, 0, "error",
-                      error=reason, seconds=seconds)
+    return GameResult(
+        task.lineup,
+        task.index,
+        task.seed,
+        seat_map(layout, task.seats),
+        {},
+        None,
+        0,
+        "error",
+        error=reason,
+        seconds=seconds,
+    )

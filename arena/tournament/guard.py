@@ -182,8 +182,14 @@ class GuardedAgent(Agent):
         1
     """
 
-    def __init__(self, agent: Agent, entrant: str, move_time_limit: float | None = None,
-                 timer: MoveTimer | None = None, watch: SeatWatch | None = None) -> None:
+    def __init__(
+        self,
+        agent: Agent,
+        entrant: str,
+        move_time_limit: float | None = None,
+        timer: MoveTimer | None = None,
+        watch: SeatWatch | None = None,
+    ) -> None:
         self.agent = agent
         self.entrant = entrant
         self.move_time_limit = move_time_limit

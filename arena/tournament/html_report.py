@@ -54,8 +54,9 @@ def _cell_colour(score: float | None) -> str:
     return f"rgb({int(255 - 90 * blue)}, {int(255 - 60 * abs(score - 0.5))}, {int(255 - 90 * red)})"
 
 
-def render_html(report: dict[str, Any], games: Sequence[GameResult] = (), *, link: GameLink = game_link,
-                title: str | None = None) -> str:
+def render_html(
+    report: dict[str, Any], games: Sequence[GameResult] = (), *, link: GameLink = game_link, title: str | None = None
+) -> str:
     """The report page as a string.
 
     Args:
@@ -67,15 +68,20 @@ def render_html(report: dict[str, Any], games: Sequence[GameResult] = (), *, lin
     e = html.escape
     env = report["env"]
     heading = title or f"{env['factory']}: {report['games']} games, {len(report['entrants'])} entrants"
-    out = [f"<!doctype html><html><head><meta charset='utf-8'><title>{e(heading)}</title>",
-           f"<style>{_STYLE}</style></head><body>", f"<h1>{e(heading)}</h1>",
-           f"<p class='note'>Results from {e(str(report['sources']))}. "
-           + ("Games came in duplicate sets (one chance seed, seats rotated). " if report["duplicate"] else "")
-           + f"Batch Elo: maximum likelihood over all games ({'anchored at ' + e(str(report['anchor'][0])) + ' = ' + format(report['anchor'][1], 'g') if report['anchor'] else 'mean 0'}), "
-           f"95% intervals from {report['bootstrap']} bootstrap resamples of game sets.</p>"]
-    out.append("<table id='standings'><caption>Standings</caption><tr><th>#</th><th>agent</th><th>Elo</th>"
-               "<th>95% interval</th><th>score</th><th>W-D-L</th><th>openskill mu &plusmn; sigma</th>"
-               "<th>Nash weight</th><th>Nash score</th><th>alpha-rank</th></tr>")
+    out = [
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{e(heading)}</title>",
+        f"<style>{_STYLE}</style></head><body>",
+        f"<h1>{e(heading)}</h1>",
+        f"<p class='note'>Results from {e(str(report['sources']))}. "
+        + ("Games came in duplicate sets (one chance seed, seats rotated). " if report["duplicate"] else "")
+        + f"Batch Elo: maximum likelihood over all games ({'anchored at ' + e(str(report['anchor'][0])) + ' = ' + format(report['anchor'][1], 'g') if report['anchor'] else 'mean 0'}), "
+        f"95% intervals from {report['bootstrap']} bootstrap resamples of game sets.</p>",
+    ]
+    out.append(
+        "<table id='standings'><caption>Standings</caption><tr><th>#</th><th>agent</th><th>Elo</th>"
+        "<th>95% interval</th><th>score</th><th>W-D-L</th><th>openskill mu &plusmn; sigma</th>"
+        "<th>Nash weight</th><th>Nash score</th><th>alpha-rank</th></tr>"
+    )
     for place, row in enumerate(report["standings"], 1):
         out.append(
             f"<tr><td>{place}</td><td class='name' title='{e(str(row['factory']))}'>{e(row['name'])}</td>"
@@ -83,11 +89,15 @@ def render_html(report: dict[str, Any], games: Sequence[GameResult] = (), *, lin
             f"<td>{_num(row['score'], '.1%')}</td><td>{row['wins']}-{row['draws']}-{row['losses']}</td>"
             f"<td>{_num(row['mu'], '.1f')} &plusmn; {_num(row['sigma'], '.1f')}</td>"
             f"<td>{_num(row['nash_weight'], '.3f')}</td><td>{_num(row['nash_score'], '+.3f')}</td>"
-            f"<td>{_num(row['alpha_rank'], '.3f')}</td></tr>")
+            f"<td>{_num(row['alpha_rank'], '.3f')}</td></tr>"
+        )
     out.append("</table>")
     names = report["entrants"]
-    out.append("<table id='pairwise'><caption>Score rate of row against column</caption><tr><th></th>"
-               + "".join(f"<th>{e(n)}</th>" for n in names) + "</tr>")
+    out.append(
+        "<table id='pairwise'><caption>Score rate of row against column</caption><tr><th></th>"
+        + "".join(f"<th>{e(n)}</th>" for n in names)
+        + "</tr>"
+    )
     for i, name in enumerate(names):
         cells = []
         for j, score in enumerate(report["score_table"][i]):
@@ -95,29 +105,40 @@ def render_html(report: dict[str, Any], games: Sequence[GameResult] = (), *, lin
             cells.append(f"<td style='background:{_cell_colour(None if i == j else score)}'>{shown}</td>")
         out.append(f"<tr><th>{e(name)}</th>{''.join(cells)}</tr>")
     out.append("</table>")
-    out.append("<p class='note'>Nash averaging: the maximum-entropy Nash equilibrium of the meta-game "
-               "(payoff: score rate minus 1/2); entrants with weight are the unbeaten core, and a cycle among "
-               "them (rock, paper, scissors) shows as shared weight. alpha-rank: the stationary mass of the "
-               "evolutionary dynamics over entrants."
-               + (f" Pairs that never met count as even: {e(', '.join(' vs '.join(p) for p in report['unmet']))}."
-                  if report["unmet"] else "") + "</p>")
+    out.append(
+        "<p class='note'>Nash averaging: the maximum-entropy Nash equilibrium of the meta-game "
+        "(payoff: score rate minus 1/2); entrants with weight are the unbeaten core, and a cycle among "
+        "them (rock, paper, scissors) shows as shared weight. alpha-rank: the stationary mass of the "
+        "evolutionary dynamics over entrants."
+        + (
+            f" Pairs that never met count as even: {e(', '.join(' vs '.join(p) for p in report['unmet']))}."
+            if report["unmet"]
+            else ""
+        )
+        + "</p>"
+    )
     if games:
-        out.append("<table id='games'><caption>Games</caption><tr><th>lineup</th><th>game</th><th>seed</th>"
-                   "<th>seats</th><th>outcome</th><th>length</th><th>replay</th></tr>")
+        out.append(
+            "<table id='games'><caption>Games</caption><tr><th>lineup</th><th>game</th><th>seed</th>"
+            "<th>seats</th><th>outcome</th><th>length</th><th>replay</th></tr>"
+        )
         for game in games:
             url = link(game)
             cell = f"<a href='{e(url)}'>view</a>" if url else ""
             seats = ", ".join(f"{e(seat)}: {e(name)}" for seat, name in game.seats.items())
-            out.append(f"<tr><td class='name'>{e(game.lineup)}</td><td>{game.index}</td><td>{game.seed}</td>"
-                       f"<td class='name'>{seats}</td><td class='name'>{e(game.outcome)}</td><td>{game.length}</td>"
-                       f"<td>{cell}</td></tr>")
+            out.append(
+                f"<tr><td class='name'>{e(game.lineup)}</td><td>{game.index}</td><td>{game.seed}</td>"
+                f"<td class='name'>{seats}</td><td class='name'>{e(game.outcome)}</td><td>{game.length}</td>"
+                f"<td>{cell}</td></tr>"
+            )
         out.append("</table>")
     out.append("</body></html>\n")
     return "\n".join(out)
 
 
-def write_html(path: str | Path, report: dict[str, Any], games: Sequence[GameResult] = (), *,
-               link: GameLink = game_link) -> Path:
+def write_html(
+    path: str | Path, report: dict[str, Any], games: Sequence[GameResult] = (), *, link: GameLink = game_link
+) -> Path:
     """Write :func:`render_html` to ``path`` (folders made as needed)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -144,8 +144,9 @@ def rate_members(results: Iterable[GameResult], specs: Mapping[str, AgentSpec]) 
     return _rate(results, players, sides)
 
 
-def _rate(results: Iterable[GameResult], players: list[str],
-          sides: Callable[[GameResult], list[tuple[str, list[str]]]]) -> dict[str, Rating]:
+def _rate(
+    results: Iterable[GameResult], players: list[str], sides: Callable[[GameResult], list[tuple[str, list[str]]]]
+) -> dict[str, Rating]:
     """Rate ``players`` game by game: ``sides(game)`` gives each ranked entrant and the players of
     its side (one rating update of the sides as teams; a player in several seats of one game
     takes the mean of its updates)."""
@@ -156,14 +157,20 @@ def _rate(results: Iterable[GameResult], players: list[str],
         found = sides(game)
         if len(found) < 2:
             continue
-        rated = model.rate([[current[key] for key in side] for _, side in found],
-                           ranks=[game.ranks[name] for name, _ in found])
+        rated = model.rate(
+            [[current[key] for key in side] for _, side in found], ranks=[game.ranks[name] for name, _ in found]
+        )
         updates: dict[str, list[Any]] = {}
         for (_, side), team in zip(found, rated):
             for key, rating in zip(side, team):
                 updates.setdefault(key, []).append(rating)
         for key, new in updates.items():
-            current[key] = new[0] if len(new) == 1 else model.rating(
-                mu=sum(r.mu for r in new) / len(new), sigma=sum(r.sigma for r in new) / len(new), name=key)
+            current[key] = (
+                new[0]
+                if len(new) == 1
+                else model.rating(
+                    mu=sum(r.mu for r in new) / len(new), sigma=sum(r.sigma for r in new) / len(new), name=key
+                )
+            )
             counts[key] += 1
     return {key: Rating(key, float(current[key].mu), float(current[key].sigma), counts[key]) for key in players}

@@ -88,9 +88,17 @@ class _Stream:
         return [task for task in self.chunk if (task.lineup, task.index) not in self.returned]
 
 
-def run_ray(config: GameConfig, tasks: Sequence[GameTask] | Pending, on_results: OnResults, *,
-            workers: int | None = None, address: str | None = None, chunk_size: int | None = None,
-            on_start: Callable[[], None] | None = None, start_method: str | None = None) -> None:
+def run_ray(
+    config: GameConfig,
+    tasks: Sequence[GameTask] | Pending,
+    on_results: OnResults,
+    *,
+    workers: int | None = None,
+    address: str | None = None,
+    chunk_size: int | None = None,
+    on_start: Callable[[], None] | None = None,
+    start_method: str | None = None,
+) -> None:
     """Play ``tasks`` on Ray actors, one CPU each.
 
     Args:
@@ -112,8 +120,12 @@ def run_ray(config: GameConfig, tasks: Sequence[GameTask] | Pending, on_results:
     ray = _import_ray()
     started_here = False
     if not ray.is_initialized():
-        options = {"address": address, "include_dashboard": False, "logging_level": logging.WARNING,
-                   "log_to_driver": True}
+        options = {
+            "address": address,
+            "include_dashboard": False,
+            "logging_level": logging.WARNING,
+            "log_to_driver": True,
+        }
         if address is None and workers is not None:
             options["num_cpus"] = workers
         try:
@@ -182,14 +194,22 @@ def run_ray(config: GameConfig, tasks: Sequence[GameTask] | Pending, on_results:
             ray.shutdown()
 
 
-def _replay_lost_game(ray: Any, actor: Any, owner: dict[Any, _Stream], chunks: ChunkQueue, config: GameConfig,
-                      on_results: OnResults, start_method: str | None) -> bool:
+def _replay_lost_game(
+    ray: Any,
+    actor: Any,
+    owner: dict[Any, _Stream],
+    chunks: ChunkQueue,
+    config: GameConfig,
+    on_results: OnResults,
+    start_method: str | None,
+) -> bool:
     """After ``actor`` failed: keep what its calls had finished, play the game it was on here
     in a watched worker (which stores the forfeit of the entrant that ends it), and give its
     other games back to ``chunks``. Returns whether the replay explained the failure (the game
     ended in a forfeit or an error here too)."""
-    streams = sorted((stream for stream, record in owner.items() if record.actor is actor),
-                     key=lambda stream: owner[stream].order)
+    streams = sorted(
+        (stream for stream, record in owner.items() if record.actor is actor), key=lambda stream: owner[stream].order
+    )
     left: list[GameTask] = []
     for stream in streams:
         record = owner.pop(stream)

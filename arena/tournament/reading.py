@@ -31,8 +31,16 @@ from arena.specs.agents import AgentSpec, EnvSpec
 from arena.tournament.game import GameResult
 from arena.tournament.store import _COLUMNS, _SQLITE_HEADER, APPLICATION_ID, SCHEMA_VERSION, ResultsFileError
 
-__all__ = ["open_results", "read_rules", "read_env", "read_entrants", "read_games", "parse_game", "MAX_CELL_CHARS",
-           "MAX_GAME_NUMBER"]
+__all__ = [
+    "open_results",
+    "read_rules",
+    "read_env",
+    "read_entrants",
+    "read_games",
+    "parse_game",
+    "MAX_CELL_CHARS",
+    "MAX_GAME_NUMBER",
+]
 
 MAX_CELL_CHARS = 1_000_000  # one JSON cell (seats, ranks, versions...): a few hundred bytes in a real file
 MAX_GAME_NUMBER = 2**63 - 1  # SQLite's largest row id
@@ -61,18 +69,26 @@ def open_results(path: str | Path, who: str = "arena") -> sqlite3.Connection:
         version = db.execute("PRAGMA user_version").fetchone()[0]
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if application not in (0, APPLICATION_ID):
-            raise ResultsFileError(f"{who}: {str(path)!r} is not an arena results file (an SQLite database of "
-                                   f"another program: application id {application:#x})")
+            raise ResultsFileError(
+                f"{who}: {str(path)!r} is not an arena results file (an SQLite database of "
+                f"another program: application id {application:#x})"
+            )
         if not {"meta", "entrants", "games"} <= tables:
-            raise ResultsFileError(f"{who}: {str(path)!r} is not an arena results file (it has no games table); "
-                                   "give a file written by `arena tournament --db` or `arena play --record`")
+            raise ResultsFileError(
+                f"{who}: {str(path)!r} is not an arena results file (it has no games table); "
+                "give a file written by `arena tournament --db` or `arena play --record`"
+            )
         if application and not 1 <= version <= SCHEMA_VERSION:
-            raise ResultsFileError(f"{who}: {str(path)!r} has schema version {version}; this arena reads versions 1 "
-                                   f"to {SCHEMA_VERSION} (a newer file needs a newer arena-marl)")
+            raise ResultsFileError(
+                f"{who}: {str(path)!r} has schema version {version}; this arena reads versions 1 "
+                f"to {SCHEMA_VERSION} (a newer file needs a newer arena-marl)"
+            )
         row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
         if row is not None and row[0] != _RULES_SCHEMA:
-            raise ResultsFileError(f"{who}: {str(path)!r} stores its rules in schema {_shown(row[0])}; this arena "
-                                   f"reads schema {_RULES_SCHEMA} (upgrade arena-marl)")
+            raise ResultsFileError(
+                f"{who}: {str(path)!r} stores its rules in schema {_shown(row[0])}; this arena "
+                f"reads schema {_RULES_SCHEMA} (upgrade arena-marl)"
+            )
     except sqlite3.DatabaseError as err:
         db.close()
         raise ResultsFileError(f"{who}: {str(path)!r} cannot be read as an SQLite database ({err})") from None
@@ -140,8 +156,9 @@ def read_env(db: sqlite3.Connection, path: str, who: str = "arena") -> EnvSpec |
 def read_entrants(db: sqlite3.Connection, path: str, who: str = "arena") -> list[tuple[AgentSpec, str | None]]:
     """The stored entrants with why each was excluded (``None``: it played), checked."""
     found = []
-    for name, factory, kwargs, excluded in _select(db, "SELECT name, factory, kwargs, excluded FROM entrants "
-                                                   "ORDER BY name", path, who):
+    for name, factory, kwargs, excluded in _select(
+        db, "SELECT name, factory, kwargs, excluded FROM entrants ORDER BY name", path, who
+    ):
         what = f"{who}: {path!r}: entrant {_shown(name)}"
         options = _json(kwargs, f"{what}: kwargs")
         if not isinstance(options, dict):
@@ -156,12 +173,21 @@ def read_entrants(db: sqlite3.Connection, path: str, who: str = "arena") -> list
     return found
 
 
-def read_games(db: sqlite3.Connection, path: str, who: str = "arena", where: str = "1",
-               args: tuple[Any, ...] = (), with_actions: bool = True) -> Iterator[tuple[int, bytes | None, GameResult]]:
+def read_games(
+    db: sqlite3.Connection,
+    path: str,
+    who: str = "arena",
+    where: str = "1",
+    args: tuple[Any, ...] = (),
+    with_actions: bool = True,
+) -> Iterator[tuple[int, bytes | None, GameResult]]:
     """``(game number, packed actions or None, record)`` of the stored games matching ``where``, in file order."""
     has_replays = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'replays'").fetchone()
-    join, actions = (("LEFT JOIN replays r USING (lineup, game_index)", "r.actions") if has_replays and with_actions
-                     else ("", "NULL"))
+    join, actions = (
+        ("LEFT JOIN replays r USING (lineup, game_index)", "r.actions")
+        if has_replays and with_actions
+        else ("", "NULL")
+    )
     columns = ", ".join(f"g.{c}" for c in _COLUMNS)
     query = f"SELECT g.rowid, {actions}, {columns} FROM games g {join} WHERE {where} ORDER BY g.rowid"
     for row in _select(db, query, path, who, args):
@@ -169,8 +195,9 @@ def read_games(db: sqlite3.Connection, path: str, who: str = "arena", where: str
         if isinstance(blob, str):
             blob = blob.encode("utf-8")
         elif blob is not None and not isinstance(blob, bytes):
-            raise ResultsFileError(f"{who}: {path!r}: game {row[0]}: the stored actions are "
-                                   f"{type(blob).__name__}, not packed actions")
+            raise ResultsFileError(
+                f"{who}: {path!r}: game {row[0]}: the stored actions are {type(blob).__name__}, not packed actions"
+            )
         yield row[0], blob, parse_game(row[2:], f"{who}: {path!r}: game {row[0]}")
 
 
@@ -193,14 +220,14 @@ def parse_game(row: tuple[Any, ...], what: str) -> GameResult:
     Raises:
         ResultsFileError: a column of the wrong type or shape; the message names it.
     """
-    (lineup, index, seed, seats, ranks, returns, length, outcome, forfeit, error, versions,
-     truncated, seconds, _) = row
+    (lineup, index, seed, seats, ranks, returns, length, outcome, forfeit, error, versions, truncated, seconds, _) = row
 
     def need(value: Any, column: str, kinds: tuple[type, ...], expected: str, optional: bool = False) -> Any:
         if (value is None and optional) or (isinstance(value, kinds) and not isinstance(value, bool)):
             return value
-        raise ResultsFileError(f"{what}: column {column!r} must be {expected}, got {type(value).__name__} "
-                               f"{_shown(value)}")
+        raise ResultsFileError(
+            f"{what}: column {column!r} must be {expected}, got {type(value).__name__} {_shown(value)}"
+        )
 
     need(lineup, "lineup", (str,), "text")
     need(index, "game_index", (int,), "an integer")
@@ -211,17 +238,34 @@ def parse_game(row: tuple[Any, ...], what: str) -> GameResult:
     need(error, "error", (str,), "text", optional=True)
     need(truncated, "truncated", (int,), "0 or 1")
     need(seconds, "seconds", (int, float), "a number")
-    seat_map = _mapping(_json(seats, f"{what}: column 'seats'"), f"{what}: column 'seats'", (str,),
-                        "seat -> entrant name")
-    rank_map = _mapping(_json(ranks, f"{what}: column 'ranks'"), f"{what}: column 'ranks'", (int, float),
-                        "entrant -> rank")
+    seat_map = _mapping(
+        _json(seats, f"{what}: column 'seats'"), f"{what}: column 'seats'", (str,), "seat -> entrant name"
+    )
+    rank_map = _mapping(
+        _json(ranks, f"{what}: column 'ranks'"), f"{what}: column 'ranks'", (int, float), "entrant -> rank"
+    )
     if not all(math.isfinite(v) for v in rank_map.values()):
         raise ResultsFileError(f"{what}: column 'ranks' holds a rank that is not a finite number")
     return_map = None
     if returns is not None:
-        return_map = _mapping(_json(returns, f"{what}: column 'returns'"), f"{what}: column 'returns'",
-                              (int, float), "entrant -> return")
-    version_map = _mapping(_json(versions, f"{what}: column 'versions'"), f"{what}: column 'versions'", (str,),
-                           "entrant -> version text")
-    return GameResult(lineup, index, seed, seat_map, rank_map, return_map, length, outcome, forfeit, error,
-                      version_map, bool(truncated), float(seconds))
+        return_map = _mapping(
+            _json(returns, f"{what}: column 'returns'"), f"{what}: column 'returns'", (int, float), "entrant -> return"
+        )
+    version_map = _mapping(
+        _json(versions, f"{what}: column 'versions'"), f"{what}: column 'versions'", (str,), "entrant -> version text"
+    )
+    return GameResult(
+        lineup,
+        index,
+        seed,
+        seat_map,
+        rank_map,
+        return_map,
+        length,
+        outcome,
+        forfeit,
+        error,
+        version_map,
+        bool(truncated),
+        float(seconds),
+    )

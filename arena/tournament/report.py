@@ -76,23 +76,43 @@ def save_report(result: TournamentResult, path: str | Path, title: str | None = 
                 continue
             low, high = stats.interval
             dark = abs(stats.score - 0.5) > 0.3
-            heat.text(j, i, f"{stats.score:.0%}\n[{low:.0%}, {high:.0%}]", ha="center", va="center",
-                      fontsize=8, color="white" if dark else "black")
+            heat.text(
+                j,
+                i,
+                f"{stats.score:.0%}\n[{low:.0%}, {high:.0%}]",
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if dark else "black",
+            )
     figure.colorbar(image, ax=heat, shrink=0.8, label="score rate")
     board = result.leaderboard()[::-1]  # best at the top of a horizontal bar chart
     positions = range(len(board))
-    bars.barh(positions, [r.mu for r in board], xerr=[1.959963984540054 * r.sigma for r in board],
-              color="tab:blue", alpha=0.75, capsize=4)
-    labels = [r.name if not result.specs[r.name].members else f"{r.name}\n({result.specs[r.name].label()})"
-              for r in board]
+    bars.barh(
+        positions,
+        [r.mu for r in board],
+        xerr=[1.959963984540054 * r.sigma for r in board],
+        color="tab:blue",
+        alpha=0.75,
+        capsize=4,
+    )
+    labels = [
+        r.name if not result.specs[r.name].members else f"{r.name}\n({result.specs[r.name].label()})" for r in board
+    ]
     bars.set_yticks(list(positions), labels)
     bars.axvline(25.0, color="grey", linewidth=0.8, linestyle="--")
     bars.set_xlabel("rating mu (openskill), bars: 95% interval")
     bars.set_title("team ratings" if result.teams else "ratings")
     if member_axes:
         axis, ranked = member_axes[0], sorted(members.values(), key=lambda r: (r.ordinal, r.name))
-        axis.barh(range(len(ranked)), [r.mu for r in ranked], xerr=[1.959963984540054 * r.sigma for r in ranked],
-                  color="tab:green", alpha=0.75, capsize=4)
+        axis.barh(
+            range(len(ranked)),
+            [r.mu for r in ranked],
+            xerr=[1.959963984540054 * r.sigma for r in ranked],
+            color="tab:green",
+            alpha=0.75,
+            capsize=4,
+        )
         axis.set_yticks(list(range(len(ranked))), [result.member_labels.get(r.name, r.name) for r in ranked])
         axis.axvline(25.0, color="grey", linewidth=0.8, linestyle="--")
         axis.set_xlabel("member mu in teams (openskill)")
@@ -128,8 +148,15 @@ def save_evaluation_png(report: dict[str, Any], path: str | Path, title: str | N
     for i in range(n):
         for j in range(n):
             if i != j and not math.isnan(matrix[i][j]):
-                heat.text(j, i, f"{matrix[i][j]:.0%}", ha="center", va="center", fontsize=8,
-                          color="white" if abs(matrix[i][j] - 0.5) > 0.3 else "black")
+                heat.text(
+                    j,
+                    i,
+                    f"{matrix[i][j]:.0%}",
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="white" if abs(matrix[i][j] - 0.5) > 0.3 else "black",
+                )
     figure.colorbar(image, ax=heat, shrink=0.8)
     board = report["standings"][::-1]
     positions = list(range(len(board)))
@@ -142,10 +169,20 @@ def save_evaluation_png(report: dict[str, Any], path: str | Path, title: str | N
     elo.set_xlabel("batch Elo, bars: 95% bootstrap interval")
     elo.set_title("ratings (all games at once)")
     width = 0.4
-    meta.barh([p + width / 2 for p in positions], [row["nash_weight"] for row in board], height=width,
-              color="tab:green", label="Nash weight")
-    meta.barh([p - width / 2 for p in positions], [row["alpha_rank"] for row in board], height=width,
-              color="tab:orange", label="alpha-rank")
+    meta.barh(
+        [p + width / 2 for p in positions],
+        [row["nash_weight"] for row in board],
+        height=width,
+        color="tab:green",
+        label="Nash weight",
+    )
+    meta.barh(
+        [p - width / 2 for p in positions],
+        [row["alpha_rank"] for row in board],
+        height=width,
+        color="tab:orange",
+        label="alpha-rank",
+    )
     meta.set_yticks(positions, [row["name"] for row in board])
     meta.set_xlim(0, 1)
     meta.legend(loc="lower right", fontsize=8)

@@ -132,12 +132,23 @@ class TournamentResult:
         return {
             "env": {"factory": self.env.factory, "kwargs": self.env.kwargs},
             "excluded": self.excluded,
-            "pairings": [stats.as_dict() for (a, b), stats in self.pairings.items()
-                         if self.entrants.index(a) < self.entrants.index(b)],
+            "pairings": [
+                stats.as_dict()
+                for (a, b), stats in self.pairings.items()
+                if self.entrants.index(a) < self.entrants.index(b)
+            ],
             "ratings": [rating.as_dict() for rating in self.leaderboard()],
-            **({"teams": {team: list(ids) for team, ids in self.teams.items()},
-                "member_ratings": [rating.as_dict() for rating in sorted(
-                    self.member_ratings.values(), key=lambda r: (-r.ordinal, r.name))]} if self.teams else {}),
+            **(
+                {
+                    "teams": {team: list(ids) for team, ids in self.teams.items()},
+                    "member_ratings": [
+                        rating.as_dict()
+                        for rating in sorted(self.member_ratings.values(), key=lambda r: (-r.ordinal, r.name))
+                    ],
+                }
+                if self.teams
+                else {}
+            ),
         }
 
     def export(self, path: str | Path) -> None:
@@ -152,7 +163,21 @@ class TournamentResult:
         if suffix == ".csv":
             write_csv(path, self.games)
         else:
-            write_json(path, {"rules": self.rules, "entrants": [
-                {"name": name, "factory": spec.factory, "kwargs": spec.kwargs, "excluded": self.excluded.get(name),
-                 **({"members": [m.describe() for m in spec.members]} if spec.members else {})}
-                for name, spec in self.specs.items()], **self.summary(), "games": self.games})
+            write_json(
+                path,
+                {
+                    "rules": self.rules,
+                    "entrants": [
+                        {
+                            "name": name,
+                            "factory": spec.factory,
+                            "kwargs": spec.kwargs,
+                            "excluded": self.excluded.get(name),
+                            **({"members": [m.describe() for m in spec.members]} if spec.members else {}),
+                        }
+                        for name, spec in self.specs.items()
+                    ],
+                    **self.summary(),
+                    "games": self.games,
+                },
+            )

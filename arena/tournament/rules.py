@@ -72,29 +72,42 @@ class TournamentRules:
         if self.mode not in MODES:
             raise ValueError(f"tournament: mode must be one of {', '.join(MODES)}, got {self.mode!r}")
         _positive_int(self.games, "games")
-        if not isinstance(self.seed, int) or isinstance(self.seed, bool) or not 0 <= self.seed < 2 ** 64:
+        if not isinstance(self.seed, int) or isinstance(self.seed, bool) or not 0 <= self.seed < 2**64:
             raise ValueError(f"tournament: seed must be an integer from 0 to 2**64 - 1, got {self.seed!r}")
         if self.seatings not in ("auto", "all", "rotations"):
             raise ValueError(f"tournament: seatings must be 'auto', 'all' or 'rotations', got {self.seatings!r}")
         limit = self.move_time_limit
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float))
-                                  or not 0 < limit < math.inf):
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, (int, float)) or not 0 < limit < math.inf
+        ):
             raise ValueError(f"tournament: move_time_limit must be a positive finite number of seconds, got {limit!r}")
         if self.max_steps is not None:
             _positive_int(self.max_steps, "max_steps")
         anchor = self.anchor
         if anchor is not None:
-            if not (isinstance(anchor, tuple) and len(anchor) == 2 and isinstance(anchor[0], str)
-                    and isinstance(anchor[1], (int, float)) and not isinstance(anchor[1], bool)):
+            if not (
+                isinstance(anchor, tuple)
+                and len(anchor) == 2
+                and isinstance(anchor[0], str)
+                and isinstance(anchor[1], (int, float))
+                and not isinstance(anchor[1], bool)
+            ):
                 raise ValueError(f"tournament: anchor must be (entrant, rating), e.g. ('random', 0.0), got {anchor!r}")
             if anchor[0] not in self.names:
-                raise ValueError(f"tournament: the anchor {anchor[0]!r} is not an entrant; expected one of "
-                                 f"{list(self.names)}")
+                raise ValueError(
+                    f"tournament: the anchor {anchor[0]!r} is not an entrant; expected one of {list(self.names)}"
+                )
             object.__setattr__(self, "anchor", (anchor[0], float(anchor[1])))
 
     @classmethod
-    def make(cls, env: Any, agents: Sequence[Any] | Mapping[str, Any] | str, *,
-             env_kwargs: Mapping[str, Any] | None = None, **options: Any) -> TournamentRules:
+    def make(
+        cls,
+        env: Any,
+        agents: Sequence[Any] | Mapping[str, Any] | str,
+        *,
+        env_kwargs: Mapping[str, Any] | None = None,
+        **options: Any,
+    ) -> TournamentRules:
         """Rules from what :func:`~arena.tournament.run_tournament` accepts: an env name or factory,
         entrants as a list, a dict or an ``--agents`` string, and the options by keyword."""
         return cls(EnvSpec.coerce(env, env_kwargs), tuple(entrant_specs(agents)), **options)
@@ -106,9 +119,14 @@ class TournamentRules:
 
     def stored(self) -> dict[str, Any]:
         """What the results file checks on resume (env, seed, seatings, limits)."""
-        rules: dict[str, Any] = {"env": self.env.factory, "env_kwargs": self.env.kwargs, "seed": self.seed,
-                                 "seatings": self.seatings, "max_steps": self.max_steps,
-                                 "move_time_limit": self.move_time_limit}
+        rules: dict[str, Any] = {
+            "env": self.env.factory,
+            "env_kwargs": self.env.kwargs,
+            "seed": self.seed,
+            "seatings": self.seatings,
+            "max_steps": self.max_steps,
+            "move_time_limit": self.move_time_limit,
+        }
         if not self.duplicate:  # files written before duplicate sets existed had a seed per game
             rules["duplicate"] = False
         return rules
@@ -150,21 +168,31 @@ class Execution:
         if self.workers is not None:
             _positive_int(self.workers, "workers")
         if self.backend in ("serial", "inline") and self.workers not in (None, 1):
-            raise ValueError(f"tournament: the {self.backend} backend plays one game at a time; workers={self.workers} "
-                             "needs backend='processes' or 'ray'")
+            raise ValueError(
+                f"tournament: the {self.backend} backend plays one game at a time; workers={self.workers} "
+                "needs backend='processes' or 'ray'"
+            )
         if self.chunk_size is not None:
             _positive_int(self.chunk_size, "chunk_size")
         if self.start_method is not None:
             start_context(self.start_method)  # refuses a method this platform does not offer
 
     @classmethod
-    def make(cls, backend: str | None = None, workers: int | None = None, *, move_time_limit: float | None = None,
-             **options: Any) -> Execution:
+    def make(
+        cls,
+        backend: str | None = None,
+        workers: int | None = None,
+        *,
+        move_time_limit: float | None = None,
+        **options: Any,
+    ) -> Execution:
         """The execution asked for; the backend defaults to serial for one worker, processes otherwise."""
         execution = cls(backend or ("serial" if workers in (None, 1) else "processes"), workers, **options)
         if execution.backend == "inline" and move_time_limit is not None:
-            raise ValueError("tournament: the inline backend plays in this process and cannot hold a move time "
-                             "limit; use backend='serial'")
+            raise ValueError(
+                "tournament: the inline backend plays in this process and cannot hold a move time "
+                "limit; use backend='serial'"
+            )
         return execution
 
     @property

@@ -57,8 +57,7 @@ from arena.tournament.guard import PHASES, SeatWatch, end_process, orders_from_p
 from arena.tournament.schedule import GameTask
 from arena.tournament.store import result_row
 
-__all__ = ["BACKENDS", "START_METHODS", "run_serial", "run_processes", "chunked",
-           "FLUSH_SECONDS", "grace_seconds"]
+__all__ = ["BACKENDS", "START_METHODS", "run_serial", "run_processes", "chunked", "FLUSH_SECONDS", "grace_seconds"]
 
 BACKENDS = ("serial", "inline", "processes", "ray")
 START_METHODS = ("forkserver", "spawn", "fork")
@@ -159,15 +158,24 @@ def grace_seconds(move_time_limit: float) -> float:
     return min(max(0.5, 0.25 * move_time_limit), 5.0)
 
 
-def run_serial(config: GameConfig, tasks: Sequence[GameTask] | Pending, on_results: OnResults,
-               on_start: Callable[[], None] | None = None, start_method: str | None = None) -> None:
+def run_serial(
+    config: GameConfig,
+    tasks: Sequence[GameTask] | Pending,
+    on_results: OnResults,
+    on_start: Callable[[], None] | None = None,
+    start_method: str | None = None,
+) -> None:
     """Play ``tasks`` one by one in one watched worker process: an entrant that ends that process
     (``os._exit``, a segfault) forfeits and the worker is replaced, as with more workers."""
     run_processes(config, tasks, on_results, workers=1, on_start=on_start, start_method=start_method)
 
 
-def run_inline(config: GameConfig, tasks: Sequence[GameTask] | Pending, on_results: OnResults,
-               on_start: Callable[[], None] | None = None) -> None:
+def run_inline(
+    config: GameConfig,
+    tasks: Sequence[GameTask] | Pending,
+    on_results: OnResults,
+    on_start: Callable[[], None] | None = None,
+) -> None:
     """Play ``tasks`` one by one in this process: for debugging (breakpoints in agents work), with
     no protection against an entrant that ends the process and no move time limit."""
     runner = GameRunner(config).start()
@@ -184,8 +192,10 @@ def run_inline(config: GameConfig, tasks: Sequence[GameTask] | Pending, on_resul
 
 def _watch_ctrl_c() -> Callable[[], None]:
     """Record a real Ctrl-C (so that an agent's own ``KeyboardInterrupt`` is only its forfeit)."""
-    if threading.current_thread() is not threading.main_thread() \
-            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
         return lambda: None
 
     def on_sigint(signum: int, frame: Any) -> None:
@@ -304,9 +314,16 @@ class _Worker:
         self.conn.close()
 
 
-def run_processes(config: GameConfig, tasks: Sequence[GameTask] | Pending, on_results: OnResults, *, workers: int,
-                  chunk_size: int | None = None, start_method: str | None = None,
-                  on_start: Callable[[], None] | None = None) -> None:
+def run_processes(
+    config: GameConfig,
+    tasks: Sequence[GameTask] | Pending,
+    on_results: OnResults,
+    *,
+    workers: int,
+    chunk_size: int | None = None,
+    start_method: str | None = None,
+    on_start: Callable[[], None] | None = None,
+) -> None:
     """Play ``tasks`` on ``workers`` local processes, replacing any that an entrant ends.
 
     Args:
@@ -375,7 +392,8 @@ def run_processes(config: GameConfig, tasks: Sequence[GameTask] | Pending, on_re
                     if failed_starts >= 3:
                         raise TournamentError(
                             f"tournament: worker processes keep dying before their first game "
-                            f"({_exit_text(worker.process.exitcode)}); the finished games are saved, run again to resume")
+                            f"({_exit_text(worker.process.exitcode)}); the finished games are saved, run again to resume"
+                        )
                 if rows:
                     on_results(rows)
                 if requeue:
@@ -389,14 +407,19 @@ def run_processes(config: GameConfig, tasks: Sequence[GameTask] | Pending, on_re
             worker.stop()
 
 
-def _take_over(worker: _Worker, layout: Layout | None, limit: float | None,
-               grace: float) -> tuple[list[Row], list[GameTask]]:
+def _take_over(
+    worker: _Worker, layout: Layout | None, limit: float | None, grace: float
+) -> tuple[list[Row], list[GameTask]]:
     """End a lost worker; returns the row charging its current game and the games to play again."""
     overdue = limit is not None and worker.process.is_alive() and worker.overdue(time.monotonic(), grace)
     worker.stop()  # kill first, then read: the record cannot change any more
     exitcode = worker.process.exitcode
-    position, entrant, phase, deadline = (int(worker.state[0]), int(worker.state[1]), int(worker.state[2]),
-                                          worker.state[3])
+    position, entrant, phase, deadline = (
+        int(worker.state[0]),
+        int(worker.state[1]),
+        int(worker.state[2]),
+        worker.state[3],
+    )
     chunk = worker.chunk or []
     left = [task for task in chunk if (task.lineup, task.index) not in worker.returned]
     current = chunk[position] if 0 <= position < len(chunk) else None
@@ -408,16 +431,23 @@ def _take_over(worker: _Worker, layout: Layout | None, limit: float | None,
         name = names[entrant]
         if overdue and phase == PHASES.index("act"):
             late = time.monotonic() - (deadline - limit)
-            reason = (f"exceeded the move time limit of {limit:g} s (did not answer the interrupt; "
-                      f"its worker process was killed after {late:.1f} s)")
+            reason = (
+                f"exceeded the move time limit of {limit:g} s (did not answer the interrupt; "
+                f"its worker process was killed after {late:.1f} s)"
+            )
         elif overdue:
             return [], left  # the move ended just before the kill: nobody to charge, play it again
         else:
             reason = f"ended its worker process during {PHASES[phase] or 'the game'}() ({_exit_text(exitcode)})"
         rows.append(result_row(forfeit_result(current, layout, name, reason)))
     else:
-        rows.append(result_row(error_result(
-            current, layout, f"the worker process died outside any agent call ({_exit_text(exitcode)})")))
+        rows.append(
+            result_row(
+                error_result(
+                    current, layout, f"the worker process died outside any agent call ({_exit_text(exitcode)})"
+                )
+            )
+        )
     return rows, [task for task in left if task is not current]
 
 

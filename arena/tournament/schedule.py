@@ -27,8 +27,20 @@ from typing import Any, overload
 
 from arena.seeding import derive_seed
 
-__all__ = ["GameTask", "Lineup", "MODES", "Schedule", "lineups_for", "seatings_for", "filled_seatings", "make_schedule",
-           "lineup_key", "set_seed", "lineup_tasks", "games_per_lineup"]
+__all__ = [
+    "GameTask",
+    "Lineup",
+    "MODES",
+    "Schedule",
+    "lineups_for",
+    "seatings_for",
+    "filled_seatings",
+    "make_schedule",
+    "lineup_key",
+    "set_seed",
+    "lineup_tasks",
+    "games_per_lineup",
+]
 
 MODES = ("round-robin", "head-to-head", "gauntlet")
 
@@ -148,17 +160,23 @@ def lineups_for(names: Sequence[str], seats: int, mode: str, fill: bool = True) 
         return [tuple(names)]
     if mode == "head-to-head":
         if len(names) != seats:
-            raise ValueError(f"tournament: head-to-head in a {seats}-seat env needs exactly {seats} entrants, got {len(names)}: {names}")
+            raise ValueError(
+                f"tournament: head-to-head in a {seats}-seat env needs exactly {seats} entrants, got {len(names)}: {names}"
+            )
         return [tuple(names)]
     if mode == "gauntlet":
         if len(names) < (2 if fill else seats):
-            raise ValueError(f"tournament: a gauntlet in a {seats}-seat env needs the challenger and at least "
-                             f"{1 if fill else seats - 1} opponent{'' if fill or seats == 2 else 's'}, got {names}")
+            raise ValueError(
+                f"tournament: a gauntlet in a {seats}-seat env needs the challenger and at least "
+                f"{1 if fill else seats - 1} opponent{'' if fill or seats == 2 else 's'}, got {names}"
+            )
         challenger, field = names[0], names[1:]
         return [(challenger, *others) for others in itertools.combinations(field, seats - 1)]
     if len(names) < seats:
         least = 2 if fill else seats
-        raise ValueError(f"tournament: a round-robin in a {seats}-seat env needs at least {least} entrants, got {len(names)}: {names}")
+        raise ValueError(
+            f"tournament: a round-robin in a {seats}-seat env needs at least {least} entrants, got {len(names)}: {names}"
+        )
     return list(itertools.combinations(names, seats))
 
 
@@ -198,8 +216,12 @@ def lineup_tasks(lineup: Lineup, seed: int, start: int, stop: int, duplicate: bo
         >>> [(t.index, t.seats) for t in lineup_tasks(lineup, 0, 2, 4)]
         [(2, ('a', 'b')), (3, ('b', 'a'))]
     """
-    return [GameTask(lineup.key, index, set_seed(seed, lineup, index, duplicate),
-                     lineup.seatings[index % len(lineup.seatings)]) for index in range(start, stop)]
+    return [
+        GameTask(
+            lineup.key, index, set_seed(seed, lineup, index, duplicate), lineup.seatings[index % len(lineup.seatings)]
+        )
+        for index in range(start, stop)
+    ]
 
 
 class Schedule(Sequence[GameTask]):
@@ -232,8 +254,12 @@ class Schedule(Sequence[GameTask]):
 
     def task(self, lineup: Lineup, index: int) -> GameTask:
         """Game ``index`` of ``lineup``."""
-        return GameTask(lineup.key, index, set_seed(self.seed, lineup, index, self.duplicate),
-                        lineup.seatings[index % len(lineup.seatings)])
+        return GameTask(
+            lineup.key,
+            index,
+            set_seed(self.seed, lineup, index, self.duplicate),
+            lineup.seatings[index % len(lineup.seatings)],
+        )
 
     def __len__(self) -> int:
         return self._length
@@ -280,7 +306,11 @@ class Schedule(Sequence[GameTask]):
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Schedule):
             return (self.lineups, self.counts, self.seed, self.duplicate) == (
-                other.lineups, other.counts, other.seed, other.duplicate)
+                other.lineups,
+                other.counts,
+                other.seed,
+                other.duplicate,
+            )
         if isinstance(other, Sequence):
             return len(other) == self._length and all(a == b for a, b in zip(self, other))
         return NotImplemented
@@ -291,9 +321,17 @@ class Schedule(Sequence[GameTask]):
         return f"Schedule({len(self.lineups)} lineups, {self._length} games, seed={self.seed})"
 
 
-def make_schedule(names: Sequence[str], seats: int, *, mode: str = "round-robin", games: int = 10,
-                  seed: int = 0, seatings: str = "auto", duplicate: bool = True,
-                  fill: bool = True) -> tuple[list[Lineup], Schedule]:
+def make_schedule(
+    names: Sequence[str],
+    seats: int,
+    *,
+    mode: str = "round-robin",
+    games: int = 10,
+    seed: int = 0,
+    seatings: str = "auto",
+    duplicate: bool = True,
+    fill: bool = True,
+) -> tuple[list[Lineup], Schedule]:
     """Every game of a tournament (a :class:`Schedule`: made as iterated, not stored).
 
     Args:

@@ -77,22 +77,28 @@ def survey(rules: TournamentRules) -> Field:
     except (ArenaError, ValueError, TypeError):
         raise
     except Exception as err:  # a factory's own failure: one line naming the env, not a traceback
-        raise TournamentError(f"tournament: the env {rules.env.factory!r} could not be built: "
-                              f"{type(err).__name__}: {err}") from err
+        raise TournamentError(
+            f"tournament: the env {rules.env.factory!r} could not be built: {type(err).__name__}: {err}"
+        ) from err
     excluded = {}
     try:
         sides = probe.teams
         sizes = sorted({len(ids) for ids in sides.values()}) if sides else []
         for spec in rules.entrants:
             if spec.members and not sides:
-                raise ValueError(f"tournament: entrant {spec.name!r} is a team ({spec.describe()}), but {probe} has no "
-                                 "sides (its teams is None); give single agents")
+                raise ValueError(
+                    f"tournament: entrant {spec.name!r} is a team ({spec.describe()}), but {probe} has no "
+                    "sides (its teams is None); give single agents"
+                )
             for size in sizes:
                 spec.side_members(size)  # a team of the wrong size is a mistake to report, not to exclude
         for spec in rules.entrants:
             try:
-                agents = [agent for size in sizes for agent in spec.build_side(size, probe)] if sides \
+                agents = (
+                    [agent for size in sizes for agent in spec.build_side(size, probe)]
+                    if sides
                     else [spec.build(probe)]
+                )
                 for agent in agents:
                     agent_version(agent)
             except Exception as err:  # any failure to build excludes the entrant, once, with its reason
@@ -102,13 +108,19 @@ def survey(rules: TournamentRules) -> Field:
     finally:
         probe.close()
     if rules.mode == "gauntlet" and rules.entrants and rules.names[0] in excluded:
-        raise TournamentError(f"tournament: the gauntlet's challenger {rules.names[0]!r} could not be built: "
-                              f"{excluded[rules.names[0]]}")
+        raise TournamentError(
+            f"tournament: the gauntlet's challenger {rules.names[0]!r} could not be built: {excluded[rules.names[0]]}"
+        )
     return Field(seats, excluded, teams, tuple(name for name in rules.names if name not in excluded))
 
 
-def play_games(execution: Execution, config: GameConfig, pending: Sequence[GameTask] | Pending, commit: OnResults,
-               started: Callable[[], None]) -> None:
+def play_games(
+    execution: Execution,
+    config: GameConfig,
+    pending: Sequence[GameTask] | Pending,
+    commit: OnResults,
+    started: Callable[[], None],
+) -> None:
     """Play ``pending`` on the execution's backend, committing finished games as they arrive."""
     backend, workers = execution.backend, execution.workers
     if backend == "serial":
@@ -116,13 +128,28 @@ def play_games(execution: Execution, config: GameConfig, pending: Sequence[GameT
     elif backend == "inline":
         run_inline(config, pending, commit, on_start=started)
     elif backend == "processes":
-        run_processes(config, pending, commit, workers=workers or 2, chunk_size=execution.chunk_size,
-                      on_start=started, start_method=execution.start_method)
+        run_processes(
+            config,
+            pending,
+            commit,
+            workers=workers or 2,
+            chunk_size=execution.chunk_size,
+            on_start=started,
+            start_method=execution.start_method,
+        )
     else:
         from arena.tournament.ray_backend import run_ray
 
-        run_ray(config, pending, commit, workers=workers, address=execution.address,
-                chunk_size=execution.chunk_size, on_start=started, start_method=execution.start_method)
+        run_ray(
+            config,
+            pending,
+            commit,
+            workers=workers,
+            address=execution.address,
+            chunk_size=execution.chunk_size,
+            on_start=started,
+            start_method=execution.start_method,
+        )
 
 
 class TournamentSession:
@@ -146,9 +173,17 @@ class TournamentSession:
         TournamentMismatchError: ``db`` holds a tournament with other rules.
     """
 
-    def __init__(self, rules: TournamentRules, execution: Execution, field: Field, rule: StoppingRule,
-                 db: str | Path | None = None, *, progress: Progress | None = None,
-                 monitor: Monitor | None = None) -> None:
+    def __init__(
+        self,
+        rules: TournamentRules,
+        execution: Execution,
+        field: Field,
+        rule: StoppingRule,
+        db: str | Path | None = None,
+        *,
+        progress: Progress | None = None,
+        monitor: Monitor | None = None,
+    ) -> None:
         self.rules, self.execution, self.field, self.rule = rules, execution, field, rule
         self.progress, self.monitor = progress, monitor
         self.lineups, self.schedule = self._schedule()
@@ -156,8 +191,12 @@ class TournamentSession:
         self.scheduled = len(self.schedule)  # games in the schedule, adaptive additions included
         self.total = rule.budget if rule.adaptive else self.scheduled
         self.played, self.seconds, self.startup = 0, 0.0, 0.0
-        self.config = GameConfig(rules.env, tuple(s for s in rules.entrants if s.name in field.playing),
-                                 rules.move_time_limit, rules.max_steps)
+        self.config = GameConfig(
+            rules.env,
+            tuple(s for s in rules.entrants if s.name in field.playing),
+            rules.move_time_limit,
+            rules.max_steps,
+        )
         self._scratch = None
         if db is None:
             self._scratch = tempfile.TemporaryDirectory(prefix="arena-tournament-")
@@ -179,9 +218,16 @@ class TournamentSession:
     def _schedule(self) -> tuple[list[Lineup], Any]:
         rules, field = self.rules, self.field
         try:
-            return make_schedule(list(field.playing), field.seats, mode=rules.mode,
-                                 games=self.rule.first_games(rules.games), seed=rules.seed, seatings=rules.seatings,
-                                 duplicate=rules.duplicate, fill=field.teams is None)
+            return make_schedule(
+                list(field.playing),
+                field.seats,
+                mode=rules.mode,
+                games=self.rule.first_games(rules.games),
+                seed=rules.seed,
+                seatings=rules.seatings,
+                duplicate=rules.duplicate,
+                fill=field.teams is None,
+            )
         except ValueError as err:
             if not field.excluded:
                 raise
@@ -206,8 +252,9 @@ class TournamentSession:
         """Play the games of ``tasks`` that are not stored yet (a resumed run skips the others)."""
         store = self.store
         if tasks is self.schedule:  # the whole schedule: its unstored games, picked out as played
-            pending: Any = Pending(tasks, lambda task: store.is_stored(task.lineup, task.index),
-                                   len(tasks) - self.stored)
+            pending: Any = Pending(
+                tasks, lambda task: store.is_stored(task.lineup, task.index), len(tasks) - self.stored
+            )
         else:
             pending = [task for task in tasks if not store.is_stored(task.lineup, task.index)]
         first = self.played == 0 and self.startup == 0.0
@@ -236,10 +283,21 @@ class TournamentSession:
     def result(self) -> TournamentResult:
         """The standings from every stored game of the schedule so far, as the rule sees them."""
         result = TournamentResult(
-            env=self.rules.env, entrants=list(self.field.playing), excluded=self.field.excluded,
-            lineups=self.lineups, games=StoredGames(self.store.path, dict(self.counts), keep=self._scratch),
-            scheduled=self.scheduled, played=self.played, seconds=self.seconds, startup=self.startup, db=self.db,
-            rules=self.rules.stored(), specs={spec.name: spec for spec in self.rules.entrants},
-            duplicate=self.rules.duplicate, anchor=self.rules.anchor, teams=self.field.teams)
+            env=self.rules.env,
+            entrants=list(self.field.playing),
+            excluded=self.field.excluded,
+            lineups=self.lineups,
+            games=StoredGames(self.store.path, dict(self.counts), keep=self._scratch),
+            scheduled=self.scheduled,
+            played=self.played,
+            seconds=self.seconds,
+            startup=self.startup,
+            db=self.db,
+            rules=self.rules.stored(),
+            specs={spec.name: spec for spec in self.rules.entrants},
+            duplicate=self.rules.duplicate,
+            anchor=self.rules.anchor,
+            teams=self.field.teams,
+        )
         self.rule.observe(result)
         return result

@@ -88,13 +88,25 @@ class PairingStats:
 
     def swapped(self) -> PairingStats:
         """The same games seen from ``second``."""
-        return PairingStats(self.second, self.first, self.losses, self.draws, self.wins, self.forfeits, self.mean_return)
+        return PairingStats(
+            self.second, self.first, self.losses, self.draws, self.wins, self.forfeits, self.mean_return
+        )
 
     def as_dict(self) -> dict[str, object]:
         low, high = self.interval
-        return {"first": self.first, "second": self.second, "games": self.games, "wins": self.wins,
-                "draws": self.draws, "losses": self.losses, "forfeits": self.forfeits, "score": self.score,
-                "score_low": low, "score_high": high, "mean_return": self.mean_return}
+        return {
+            "first": self.first,
+            "second": self.second,
+            "games": self.games,
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "forfeits": self.forfeits,
+            "score": self.score,
+            "score_low": low,
+            "score_high": high,
+            "mean_return": self.mean_return,
+        }
 
 
 def pairing_stats(results: Iterable[GameResult], names: list[str]) -> dict[tuple[str, str], PairingStats]:
@@ -115,7 +127,7 @@ def pairing_stats(results: Iterable[GameResult], names: list[str]) -> dict[tuple
             continue
         present = sorted((n for n in game.ranks if n in order), key=order.__getitem__)
         for i, a in enumerate(present):
-            for b in present[i + 1:]:
+            for b in present[i + 1 :]:
                 stats = table.get((a, b))
                 if stats is None:
                     stats = table[a, b] = PairingStats(a, b)

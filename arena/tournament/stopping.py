@@ -31,8 +31,17 @@ from arena.tournament.schedule import GameTask, Lineup
 if TYPE_CHECKING:
     from arena.tournament.result import TournamentResult
 
-__all__ = ["StoppingRule", "FixedGames", "SPRTMatch", "UntilSeparated", "stopping_rule", "sprt_state",
-           "separation", "games_until", "Round"]
+__all__ = [
+    "StoppingRule",
+    "FixedGames",
+    "SPRTMatch",
+    "UntilSeparated",
+    "stopping_rule",
+    "sprt_state",
+    "separation",
+    "games_until",
+    "Round",
+]
 
 
 class Round(Protocol):
@@ -116,8 +125,10 @@ class SPRTMatch:
 
     def check(self, entrants: Sequence[str], seats: int) -> None:
         if len(entrants) != 2 or seats != 2:
-            raise ValueError(f"tournament: --sprt tests a two-entrant match in a two-seat env; got entrants "
-                             f"{list(entrants)} in an env with {seats} seats")
+            raise ValueError(
+                f"tournament: --sprt tests a two-entrant match in a two-seat env; got entrants "
+                f"{list(entrants)} in an env with {seats} seats"
+            )
 
     def observe(self, result: TournamentResult) -> None:
         result.sprt = self.test
@@ -182,9 +193,17 @@ class UntilSeparated:
         return result
 
 
-def stopping_rule(*, sprt: Any = None, alpha: float = 0.05, beta: float = 0.05, until_separated: bool = False,
-                  budget: int, duplicate: bool = True, challenger: str | None = None,
-                  parallel: int = 1) -> StoppingRule:
+def stopping_rule(
+    *,
+    sprt: Any = None,
+    alpha: float = 0.05,
+    beta: float = 0.05,
+    until_separated: bool = False,
+    budget: int,
+    duplicate: bool = True,
+    challenger: str | None = None,
+    parallel: int = 1,
+) -> StoppingRule:
     """The rule a tournament asked for.
 
     Args:
@@ -215,8 +234,9 @@ def stopping_rule(*, sprt: Any = None, alpha: float = 0.05, beta: float = 0.05, 
     return FixedGames()
 
 
-def sprt_state(games: Iterable[GameResult], a: str, b: str, test: SPRT,
-               before: tuple[int, SPRTState] | None = None) -> tuple[SPRTState, int | None]:
+def sprt_state(
+    games: Iterable[GameResult], a: str, b: str, test: SPRT, before: tuple[int, SPRTState] | None = None
+) -> tuple[SPRTState, int | None]:
     """The test's state over ``games``, and after how many units it first stopped (``None``: not yet).
 
     The verdict is the one at the first crossing, so later games cannot change it.

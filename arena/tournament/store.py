@@ -40,8 +40,17 @@ from arena.errors import ResultsFileError, TournamentMismatchError
 from arena.specs.agents import AgentSpec
 from arena.tournament.game import GameResult
 
-__all__ = ["ResultStore", "StoredGames", "result_row", "write_csv", "write_json",
-           "game_dict", "check_output", "SCHEMA_VERSION", "APPLICATION_ID"]
+__all__ = [
+    "ResultStore",
+    "StoredGames",
+    "result_row",
+    "write_csv",
+    "write_json",
+    "game_dict",
+    "check_output",
+    "SCHEMA_VERSION",
+    "APPLICATION_ID",
+]
 
 # "AREN" in ASCII: marks an SQLite file as an arena results file (PRAGMA application_id).
 APPLICATION_ID = 0x4152454E
@@ -86,8 +95,22 @@ CREATE TABLE IF NOT EXISTS replays (
 );
 """
 
-_COLUMNS = ("lineup", "game_index", "seed", "seats", "ranks", "returns", "length", "outcome",
-            "forfeit", "error", "versions", "truncated", "seconds", "finished_at")
+_COLUMNS = (
+    "lineup",
+    "game_index",
+    "seed",
+    "seats",
+    "ranks",
+    "returns",
+    "length",
+    "outcome",
+    "forfeit",
+    "error",
+    "versions",
+    "truncated",
+    "seconds",
+    "finished_at",
+)
 _JSON_COLUMNS = ("seats", "ranks", "returns", "versions")
 
 
@@ -121,7 +144,8 @@ class ResultStore:
         except sqlite3.DatabaseError as err:
             self._db.close()
             raise ResultsFileError(
-                f"tournament results file {self.path!r} cannot be used as an SQLite database: {err}") from None
+                f"tournament results file {self.path!r} cannot be used as an SQLite database: {err}"
+            ) from None
         except ResultsFileError:
             self._db.close()
             raise
@@ -137,7 +161,7 @@ class ResultStore:
             self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             for statement in filter(None, (part.strip() for part in _SCHEMA.split(";"))):
                 self._db.execute(statement)
-            for statement in _MIGRATIONS[max(version, 1) - 1 if tables else 0:]:
+            for statement in _MIGRATIONS[max(version, 1) - 1 if tables else 0 :]:
                 self._db.execute(statement)
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -157,15 +181,20 @@ class ResultStore:
         with self._transaction():
             stored = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
             if stored:
-                different = [f"{key}: stored {stored.get(key)}, asked {value}" for key, value in wanted.items()
-                             if stored.get(key) != value]
+                different = [
+                    f"{key}: stored {stored.get(key)}, asked {value}"
+                    for key, value in wanted.items()
+                    if stored.get(key) != value
+                ]
                 if different:
                     raise TournamentMismatchError(
                         f"{self.path} holds a tournament with other rules ({'; '.join(different)}); "
                         "use another --db file, or the same rules to resume"
                     )
-            known = {name: (factory, kwargs)
-                     for name, factory, kwargs in self._db.execute("SELECT name, factory, kwargs FROM entrants")}
+            known = {
+                name: (factory, kwargs)
+                for name, factory, kwargs in self._db.execute("SELECT name, factory, kwargs FROM entrants")
+            }
             for name, factory, kwargs, spec in rows:
                 if name in known and known[name] != (factory, kwargs):
                     old_factory, old = known[name]
@@ -174,8 +203,9 @@ class ResultStore:
                         f"games, now {spec.describe()}; give the new one another name"
                     )
             self._db.executemany("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", wanted.items())
-            self._db.executemany("INSERT OR IGNORE INTO entrants (name, factory, kwargs) VALUES (?, ?, ?)",
-                                 [row[:3] for row in rows])
+            self._db.executemany(
+                "INSERT OR IGNORE INTO entrants (name, factory, kwargs) VALUES (?, ?, ?)", [row[:3] for row in rows]
+            )
 
     def mark_excluded(self, name: str, reason: str | None) -> None:
         """Store why an entrant could not be built (``None`` clears it)."""
@@ -184,7 +214,9 @@ class ResultStore:
 
     def rules(self) -> dict[str, Any]:
         """The stored rules (empty for a new file)."""
-        return {key: json.loads(value) for key, value in self._db.execute("SELECT key, value FROM meta") if key != "schema"}
+        return {
+            key: json.loads(value) for key, value in self._db.execute("SELECT key, value FROM meta") if key != "schema"
+        }
 
     # ------------------------------------------------------------------ games
     def add(self, results: Iterable[GameResult]) -> int:
@@ -215,8 +247,10 @@ class ResultStore:
 
     def is_stored(self, lineup: str, game_index: int) -> bool:
         """Whether game ``game_index`` of ``lineup`` is stored (one indexed lookup)."""
-        return self._db.execute("SELECT 1 FROM games WHERE lineup = ? AND game_index = ?",
-                                (lineup, game_index)).fetchone() is not None
+        return (
+            self._db.execute("SELECT 1 FROM games WHERE lineup = ? AND game_index = ?", (lineup, game_index)).fetchone()
+            is not None
+        )
 
     def count_within(self, counts: Mapping[str, int]) -> int:
         """How many stored games have ``game_index < counts[lineup]`` (the games of a schedule)."""
@@ -224,14 +258,16 @@ class ResultStore:
 
     def actions(self, lineup: str, game_index: int) -> bytes | None:
         """The packed actions of a stored game (see :mod:`arena.tournament.actions`), or ``None``."""
-        row = self._db.execute("SELECT actions FROM replays WHERE lineup = ? AND game_index = ?",
-                               (lineup, game_index)).fetchone()
+        row = self._db.execute(
+            "SELECT actions FROM replays WHERE lineup = ? AND game_index = ?", (lineup, game_index)
+        ).fetchone()
         return None if row is None else bytes(row[0])
 
     def game_number(self, lineup: str, game_index: int) -> int:
         """The number ``arena replay`` knows a stored game by (its row id)."""
-        row = self._db.execute("SELECT rowid FROM games WHERE lineup = ? AND game_index = ?",
-                               (lineup, game_index)).fetchone()
+        row = self._db.execute(
+            "SELECT rowid FROM games WHERE lineup = ? AND game_index = ?", (lineup, game_index)
+        ).fetchone()
         if row is None:
             raise KeyError(f"{self.path} has no game {lineup}#{game_index}")
         return int(row[0])
@@ -297,14 +333,16 @@ def _check_identity(path: str, application: int, version: int, tables: set[str])
         if version > SCHEMA_VERSION:
             raise ResultsFileError(
                 f"tournament results file {path!r} has schema version {version}, newer than this arena reads "
-                f"({SCHEMA_VERSION}); upgrade arena-marl, or use another --db file")
+                f"({SCHEMA_VERSION}); upgrade arena-marl, or use another --db file"
+            )
         return
     # A file of the first release carries no application id: it has exactly arena's tables.
     if application != 0 or (tables and not {"meta", "entrants", "games"} <= tables):
         found = ", ".join(sorted(tables)) or "none"
         raise ResultsFileError(
             f"{path!r} is not an arena results file (an SQLite database of another program: application id "
-            f"{application:#x}, tables {found}); give --db a new file name")
+            f"{application:#x}, tables {found}); give --db a new file name"
+        )
 
 
 def _check_file(path: str) -> None:
@@ -316,24 +354,30 @@ def _check_file(path: str) -> None:
         parent = file.parent if str(file.parent) else Path(".")
         existing = next((p for p in (parent, *parent.parents) if p.exists()), Path("."))
         if not os.access(existing, os.W_OK):
-            raise ResultsFileError(f"tournament results file {path!r} cannot be created: {str(existing)!r} is not writable")
+            raise ResultsFileError(
+                f"tournament results file {path!r} cannot be created: {str(existing)!r} is not writable"
+            )
         return
     with open(file, "rb") as handle:
         header = handle.read(len(_SQLITE_HEADER))
     if header and header != _SQLITE_HEADER:
-        raise ResultsFileError(f"{path!r} is not an arena results file (not an SQLite database); "
-                               "give --db a new file name")
+        raise ResultsFileError(
+            f"{path!r} is not an arena results file (not an SQLite database); give --db a new file name"
+        )
     if not os.access(file, os.W_OK) or not os.access(file.parent, os.W_OK):
         which = "the file" if not os.access(file, os.W_OK) else "its folder"
-        raise ResultsFileError(f"tournament results file {path!r} is read-only ({which} is not writable); "
-                               "nothing was written")
+        raise ResultsFileError(
+            f"tournament results file {path!r} is read-only ({which} is not writable); nothing was written"
+        )
     if header:
         # Inspect without writing (no WAL switch, no tables) before the file is opened for writing.
         try:
             with _read_only(path) as db:
                 _check_identity(path, *_identity(db), _tables(db))
         except sqlite3.DatabaseError as err:
-            raise ResultsFileError(f"tournament results file {path!r} cannot be used as an SQLite database: {err}") from None
+            raise ResultsFileError(
+                f"tournament results file {path!r} cannot be used as an SQLite database: {err}"
+            ) from None
 
 
 class _read_only:
@@ -365,10 +409,23 @@ def result_row(result: GameResult, finished_at: str | None = None) -> tuple[Any,
     followed by its packed actions (stored in the ``replays`` table)."""
     if finished_at is None:
         finished_at = time.strftime("%Y-%m-%dT%H:%M:%S")
-    return (result.lineup, result.index, result.seed, json.dumps(result.seats), json.dumps(result.ranks),
-            None if result.returns is None else json.dumps(result.returns), result.length, result.outcome,
-            result.forfeit, result.error, json.dumps(result.versions), int(result.truncated),
-            round(result.seconds, 6), finished_at, result.actions)
+    return (
+        result.lineup,
+        result.index,
+        result.seed,
+        json.dumps(result.seats),
+        json.dumps(result.ranks),
+        None if result.returns is None else json.dumps(result.returns),
+        result.length,
+        result.outcome,
+        result.forfeit,
+        result.error,
+        json.dumps(result.versions),
+        int(result.truncated),
+        round(result.seconds, 6),
+        finished_at,
+        result.actions,
+    )
 
 
 _WITHIN = "JOIN json_each(?) AS wanted ON wanted.key = games.lineup WHERE games.game_index < wanted.value"
@@ -406,8 +463,9 @@ class StoredGames(Sequence[GameResult]):
         columns = ", ".join(f"games.{column}" for column in _COLUMNS)
         where, params = ("", ()) if self._within is None else (_WITHIN, (self._within,))
         with closing(sqlite3.connect(self.path, timeout=_BUSY_SECONDS)) as db:
-            yield from db.execute(f"SELECT {columns} FROM games {where} ORDER BY games.game_index, games.lineup {tail}",
-                                  params + extra)
+            yield from db.execute(
+                f"SELECT {columns} FROM games {where} ORDER BY games.game_index, games.lineup {tail}", params + extra
+            )
 
     def __len__(self) -> int:
         where, params = ("", ()) if self._within is None else (_WITHIN, (self._within,))
@@ -432,11 +490,22 @@ class StoredGames(Sequence[GameResult]):
 
 
 def _result(row: tuple[Any, ...]) -> GameResult:
-    (lineup, index, seed, seats, ranks, returns, length, outcome, forfeit, error, versions,
-     truncated, seconds, _) = row
-    return GameResult(lineup, index, seed, json.loads(seats), json.loads(ranks),
-                      None if returns is None else json.loads(returns), length, outcome, forfeit, error,
-                      json.loads(versions), bool(truncated), seconds)
+    (lineup, index, seed, seats, ranks, returns, length, outcome, forfeit, error, versions, truncated, seconds, _) = row
+    return GameResult(
+        lineup,
+        index,
+        seed,
+        json.loads(seats),
+        json.loads(ranks),
+        None if returns is None else json.loads(returns),
+        length,
+        outcome,
+        forfeit,
+        error,
+        json.loads(versions),
+        bool(truncated),
+        seconds,
+    )
 
 
 def check_output(path: str | Path, *, what: str, suffixes: tuple[str, ...], db: str | Path | None = None) -> None:
@@ -478,7 +547,7 @@ def write_csv(path: str | Path, games: Iterable[GameResult]) -> None:
         writer = csv.writer(handle)
         writer.writerow(_COLUMNS[:-1])
         for game in games:
-            writer.writerow(result_row(game, "")[:len(_COLUMNS) - 1])
+            writer.writerow(result_row(game, "")[: len(_COLUMNS) - 1])
 
 
 def write_json(path: str | Path, document: Mapping[str, Any]) -> None:
@@ -491,7 +560,18 @@ def write_json(path: str | Path, document: Mapping[str, Any]) -> None:
 
 def game_dict(result: GameResult) -> dict[str, Any]:
     """A game as plain data."""
-    return {"lineup": result.lineup, "game_index": result.index, "seed": result.seed, "seats": result.seats,
-            "ranks": result.ranks, "returns": result.returns, "length": result.length, "outcome": result.outcome,
-            "forfeit": result.forfeit, "error": result.error, "versions": result.versions,
-            "truncated": result.truncated, "seconds": result.seconds}
+    return {
+        "lineup": result.lineup,
+        "game_index": result.index,
+        "seed": result.seed,
+        "seats": result.seats,
+        "ranks": result.ranks,
+        "returns": result.returns,
+        "length": result.length,
+        "outcome": result.outcome,
+        "forfeit": result.forfeit,
+        "error": result.error,
+        "versions": result.versions,
+        "truncated": result.truncated,
+        "seconds": result.seconds,
+    }

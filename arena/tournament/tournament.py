@@ -98,14 +98,37 @@ def run_tournament(
         >>> result.scheduled, sorted(result.pairings)
         (4, [('other', 'random'), ('random', 'other')])
     """
-    rules = TournamentRules.make(env, agents, env_kwargs=env_kwargs, mode=mode, games=games, seed=seed,
-                                 seatings=seatings, duplicate=duplicate, move_time_limit=move_time_limit,
-                                 max_steps=max_steps, anchor=anchor)
-    execution = Execution.make(backend, workers, move_time_limit=move_time_limit, address=address,
-                               chunk_size=chunk_size, start_method=start_method)
-    rule = stopping_rule(sprt=sprt, alpha=alpha, beta=beta, until_separated=until_separated,
-                         budget=_budget(budget), duplicate=duplicate, parallel=execution.parallel,
-                         challenger=rules.names[0] if mode == "gauntlet" and rules.names else None)
+    rules = TournamentRules.make(
+        env,
+        agents,
+        env_kwargs=env_kwargs,
+        mode=mode,
+        games=games,
+        seed=seed,
+        seatings=seatings,
+        duplicate=duplicate,
+        move_time_limit=move_time_limit,
+        max_steps=max_steps,
+        anchor=anchor,
+    )
+    execution = Execution.make(
+        backend,
+        workers,
+        move_time_limit=move_time_limit,
+        address=address,
+        chunk_size=chunk_size,
+        start_method=start_method,
+    )
+    rule = stopping_rule(
+        sprt=sprt,
+        alpha=alpha,
+        beta=beta,
+        until_separated=until_separated,
+        budget=_budget(budget),
+        duplicate=duplicate,
+        parallel=execution.parallel,
+        challenger=rules.names[0] if mode == "gauntlet" and rules.names else None,
+    )
     field = survey(rules)
     rule.check(field.playing, field.seats)
     with TournamentSession(rules, execution, field, rule, db, progress=progress, monitor=monitor) as session:

@@ -34,8 +34,10 @@ def make_batch(env: MultiAgentEnv, num_games: int) -> Any:
         TypeError: the env does not offer a batch (no ``make_batch`` method).
     """
     if not env.batchable:
-        raise TypeError(f"BatchVecEnv: {env} has no batched version (no make_batch(num_games) method); "
-                        "train it through arena.training.SingleAgentEnv")
+        raise TypeError(
+            f"BatchVecEnv: {env} has no batched version (no make_batch(num_games) method); "
+            "train it through arena.training.SingleAgentEnv"
+        )
     return env.make_batch(num_games)
 
 
@@ -105,19 +107,24 @@ class BatchVecEnv(VecEnv):
             raise ValueError(f"BatchVecEnv({self.env}): num_envs must be a positive integer, got {num_envs!r}")
         self.batch = make_batch(self.env, int(num_envs))
         if self._turn_based and (len(self.env.possible_agents) != 2 or not hasattr(self.batch, "to_play")):
-            raise ValueError(f"BatchVecEnv: {self.batch} is not a two-player turn-based batch (no to_play); "
-                             "batch_vec_env() picks the class for a batch")
+            raise ValueError(
+                f"BatchVecEnv: {self.batch} is not a two-player turn-based batch (no to_play); "
+                "batch_vec_env() picks the class for a batch"
+            )
         if interface is not None and not isinstance(interface, Interface):
-            raise TypeError(f"BatchVecEnv({self.env}): interface must be an arena.Interface or None, "
-                            f"got {type(interface).__name__}")
+            raise TypeError(
+                f"BatchVecEnv({self.env}): interface must be an arena.Interface or None, got {type(interface).__name__}"
+            )
         self.shuffle_seats = bool(shuffle_seats)
         self.seats = resolve_seats(self.env, seats)
         self.interface = interface
         interfaces = resolve_interfaces(self.env, self.seats[:1], interface)
         observation_space, action_space = learner_spaces(self.env, self.seats[:1], interfaces)
         if interface is not None and interface.stateful:
-            raise ValueError(f"BatchVecEnv({self.env}): the interface {interface} keeps per-episode state "
-                             "(a reset hook), which a batch cannot keep per game; use SingleAgentEnv")
+            raise ValueError(
+                f"BatchVecEnv({self.env}): the interface {interface} keeps per-episode state "
+                "(a reset hook), which a batch cannot keep per game; use SingleAgentEnv"
+            )
         self.render_mode = None  # SB3 reads it in __init__; a batch does not render
         super().__init__(int(num_envs), observation_space, action_space)
         self._seat_index = np.array([self.env.possible_agents.index(seat) for seat in self.seats])
@@ -156,8 +163,10 @@ class BatchVecEnv(VecEnv):
         for slot in resolved:
             for agent in slot if isinstance(slot, OpponentPool) else [slot]:
                 if not agent.batchable:
-                    raise TypeError(f"BatchVecEnv({self.env}): opponent {agent} cannot act for many games at "
-                                    "once (see arena.Agent.act_batch); train against it with SingleAgentEnv")
+                    raise TypeError(
+                        f"BatchVecEnv({self.env}): opponent {agent} cannot act for many games at "
+                        "once (see arena.Agent.act_batch); train against it with SingleAgentEnv"
+                    )
         self.opponents = resolved
 
     def _code(self, agent: Agent) -> int:
@@ -193,8 +202,9 @@ class BatchVecEnv(VecEnv):
         observations, infos = self.batch.reset(seed=int(self._rng.integers(2**31 - 1)))
         self._deal(self._rows)
         self._started = True
-        observations, masks = self._play_opponents(observations, infos["action_mask"], infos["to_play"],
-                                                   np.zeros(self.num_envs, dtype=bool))
+        observations, masks = self._play_opponents(
+            observations, infos["action_mask"], infos["to_play"], np.zeros(self.num_envs, dtype=bool)
+        )
         return self._observe(observations, masks)
 
     def _begin_reset(self) -> None:
@@ -240,8 +250,7 @@ class BatchVecEnv(VecEnv):
         if not len(ended):
             return
         if out is None or dones[ended].any():
-            raise ArenaError(f"BatchVecEnv({self.env}): an episode ended before the learner "
-                             "was asked to act")
+            raise ArenaError(f"BatchVecEnv({self.env}): an episode ended before the learner was asked to act")
         dones[ended] = True
         out[ended] = self._pending[ended]
         self._pending[ended] = 0.0

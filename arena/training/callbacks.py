@@ -129,8 +129,9 @@ class SelfPlayCallback(BaseCallback):
     ) -> None:
         super().__init__(verbose)
         if eval_every < 1 or eval_games < 1:
-            raise ValueError(f"SelfPlayCallback: eval_every and eval_games must be at least 1, got "
-                             f"{eval_every!r} and {eval_games!r}")
+            raise ValueError(
+                f"SelfPlayCallback: eval_every and eval_games must be at least 1, got {eval_every!r} and {eval_games!r}"
+            )
         if promote_at is not None and not 0.0 <= promote_at <= 1.0:
             raise ValueError(f"SelfPlayCallback: promote_at must lie in [0, 1] or be None, got {promote_at!r}")
         if pool is not None and not isinstance(pool, OpponentPool):
@@ -174,18 +175,21 @@ class SelfPlayCallback(BaseCallback):
         if self._interface is _FROM_ENV:
             self._interface = self.training_env.get_attr("interface", indices=[0])[0]
         if self._interface is not None and not isinstance(self._interface, Interface):
-            raise TypeError(f"SelfPlayCallback: interface must be an arena.Interface or None, got "
-                            f"{type(self._interface).__name__}")
+            raise TypeError(
+                f"SelfPlayCallback: interface must be an arena.Interface or None, got {type(self._interface).__name__}"
+            )
         self.learner = self._behind_interface(SB3Agent(self.model.policy, deterministic=True, name="learner"))
         # Batched moves stack the learner's observations into one array: not for Dict or Tuple ones.
-        self._stackable = isinstance(self.model.observation_space, (spaces.Box, spaces.Discrete, spaces.MultiBinary,
-                                                                    spaces.MultiDiscrete))
+        self._stackable = isinstance(
+            self.model.observation_space, (spaces.Box, spaces.Discrete, spaces.MultiBinary, spaces.MultiDiscrete)
+        )
         if self._snapshots and self.pool is not None:
             for name, state in self._snapshots:  # a continued run's pool: its snapshots, in their order
                 policy = freeze(self.model.policy)
                 policy.load_state_dict(state)
-                snapshot = SB3Agent(policy, deterministic=self.snapshot_deterministic,
-                                    seed=self.seed + len(self.pool), name=name)
+                snapshot = SB3Agent(
+                    policy, deterministic=self.snapshot_deterministic, seed=self.seed + len(self.pool), name=name
+                )
                 self.pool.add(self._behind_interface(snapshot), name=name)
             self._snapshots = []
             self.training_env.env_method("set_opponents", self.pool)
@@ -216,16 +220,21 @@ class SelfPlayCallback(BaseCallback):
 
     def _match(self, opponent: Agent | OpponentPool, seed: int):
         """The learner's ``eval_games`` against ``opponent``: in one batch where it can, else one by one."""
-        if self.batched or (self.batched is None and self._stackable
-                            and can_match_batch(self.env, self.learner, opponent, self.teammate)):
+        if self.batched or (
+            self.batched is None
+            and self._stackable
+            and can_match_batch(self.env, self.learner, opponent, self.teammate)
+        ):
             return match_batch(self.env, self.learner, opponent, self.eval_games, seed=seed)
         return match(self.env, self.learner, opponent, self.eval_games, seed=seed, teammate=self.teammate)
 
     def evaluate(self, promote: bool = True) -> dict[str, Any]:
         """Evaluate now, promote when the gate opens, record and log; returns the record."""
-        record: dict[str, Any] = {"timesteps": int(self.num_timesteps),
-                                  "wall_s": round(self._wall_offset + time.perf_counter() - self._started, 2),
-                                  "cpu_s": round(self._cpu_offset + time.process_time() - self._cpu_started, 2)}
+        record: dict[str, Any] = {
+            "timesteps": int(self.num_timesteps),
+            "wall_s": round(self._wall_offset + time.perf_counter() - self._started, 2),
+            "cpu_s": round(self._cpu_offset + time.process_time() - self._cpu_started, 2),
+        }
         for name, reference in self.references.items():
             score = self._match(reference, self.seed)
             record[f"{name}_win_rate"] = score.win_rate
@@ -238,8 +247,12 @@ class SelfPlayCallback(BaseCallback):
             gate = sum(self.window) / len(self.window)
             record["pool_score"] = score.score
             record["window_score"] = gate
-            if (promote and self.promote_at is not None and len(self.window) == self.window.maxlen
-                    and gate >= self.promote_at):
+            if (
+                promote
+                and self.promote_at is not None
+                and len(self.window) == self.window.maxlen
+                and gate >= self.promote_at
+            ):
                 self.promote()
                 promoted = True
             record["pool_size"] = len(self.pool)
@@ -274,8 +287,12 @@ class SelfPlayCallback(BaseCallback):
         if self.pool is None:
             raise ValueError("SelfPlayCallback: promote() needs a pool")
         name = f"snapshot@{self.num_timesteps}"
-        snapshot = SB3Agent(freeze(self.model.policy), deterministic=self.snapshot_deterministic,
-                            seed=self.seed + len(self.pool), name=name)
+        snapshot = SB3Agent(
+            freeze(self.model.policy),
+            deterministic=self.snapshot_deterministic,
+            seed=self.seed + len(self.pool),
+            name=name,
+        )
         agent = self._behind_interface(snapshot)
         self.pool.add(agent, name=name)
         self.window.clear()
@@ -309,14 +326,23 @@ class RichProgressCallback(BaseCallback):
                 TimeRemainingColumn,
             )
         except ImportError as err:
-            raise ImportError(f"RichProgressCallback needs rich ({err}); install the 'train' extra: "
-                              "pip install 'arena-marl[train]'") from err
+            raise ImportError(
+                f"RichProgressCallback needs rich ({err}); install the 'train' extra: pip install 'arena-marl[train]'"
+            ) from err
         self.total_timesteps = int(total_timesteps)
         self.description = description
-        self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TextColumn("steps"), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-                                 TextColumn("{task.fields[status]}"),
-                                 console=console if console is not None else Console(stderr=True), transient=False)
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("steps"),
+            TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[status]}"),
+            console=console if console is not None else Console(stderr=True),
+            transient=False,
+        )
         self._task: Any = None
 
     def set_status(self, text: str) -> None:
@@ -359,8 +385,9 @@ class ProgressLinesCallback(BaseCallback):
         'train tic_tac_toe: 250/1,000 steps (25%), 50 steps/s, eta 15s'
     """
 
-    def __init__(self, total_timesteps: int, description: str = "training", every: float = 30.0,
-                 stream: TextIO | None = None) -> None:
+    def __init__(
+        self, total_timesteps: int, description: str = "training", every: float = 30.0, stream: TextIO | None = None
+    ) -> None:
         super().__init__(0)
         if not every > 0:
             raise ValueError(f"ProgressLinesCallback: every must be a positive number of seconds, got {every!r}")
@@ -381,8 +408,10 @@ class ProgressLinesCallback(BaseCallback):
         rate = steps / elapsed if elapsed > 0 else 0.0
         eta = (self.total_timesteps - steps) / rate if rate > 0 else None
         share = steps / self.total_timesteps if self.total_timesteps else 1.0
-        text = (f"{self.description}: {steps:,}/{self.total_timesteps:,} steps ({share:.0%}), {rate:,.0f} steps/s, "
-                f"eta {_duration(eta) if eta is not None else '?'}")
+        text = (
+            f"{self.description}: {steps:,}/{self.total_timesteps:,} steps ({share:.0%}), {rate:,.0f} steps/s, "
+            f"eta {_duration(eta) if eta is not None else '?'}"
+        )
         return f"{text}, {self.status}" if self.status else text
 
     def set_status(self, text: str) -> None:

@@ -137,11 +137,18 @@ class TrainingConfig:
             raise ValueError("--out is required (the folder to write the trained agent into)")
         if self.progress not in PROGRESS_MODES:
             raise ValueError(f"--progress must be one of {', '.join(PROGRESS_MODES)}, got {self.progress!r}")
-        if isinstance(self.progress_every, bool) or not isinstance(self.progress_every, (int, float)) or not (
-                self.progress_every > 0):
+        if (
+            isinstance(self.progress_every, bool)
+            or not isinstance(self.progress_every, (int, float))
+            or not (self.progress_every > 0)
+        ):
             raise ValueError(f"--progress-every must be a positive number of seconds, got {self.progress_every!r}")
-        choices = {"algo": ALGORITHM_NAMES, "control": CONTROLS, "self_play": (*SELF_PLAY, SELF_PLAY_OFF),
-                   "path": PATHS}
+        choices = {
+            "algo": ALGORITHM_NAMES,
+            "control": CONTROLS,
+            "self_play": (*SELF_PLAY, SELF_PLAY_OFF),
+            "path": PATHS,
+        }
         for name, allowed in choices.items():
             value = getattr(self, name)
             if value is not None and value not in allowed:
@@ -195,11 +202,22 @@ class TrainingConfig:
         algo = self.algo or base.algo
         algo_options = {**(base.algo_options if algo == base.algo else {}), **dict(self.algo_options)}
         recipe = base.replace(
-            interface=None if self.interface == RAW_INTERFACE else self.interface, algo=algo, algo_options=algo_options, policy=self.policy,
-            opponents=self.opponents, references=self.references, teammate=self.teammate, control=self.control,
+            interface=None if self.interface == RAW_INTERFACE else self.interface,
+            algo=algo,
+            algo_options=algo_options,
+            policy=self.policy,
+            opponents=self.opponents,
+            references=self.references,
+            teammate=self.teammate,
+            control=self.control,
             seats=self.seats,
-            self_play=None if self.self_play == SELF_PLAY_OFF else self.self_play, promote_at=self.promote_at, pool_size=self.pool_size, window=self.window,
-            n_envs=self.n_envs, path=self.path)
+            self_play=None if self.self_play == SELF_PLAY_OFF else self.self_play,
+            promote_at=self.promote_at,
+            pool_size=self.pool_size,
+            window=self.window,
+            n_envs=self.n_envs,
+            path=self.path,
+        )
         if self.control == "team" and self.teammate is None:  # a whole side has no teammate: drop the recipe's
             recipe = replace(recipe, teammate=None)
         if self.interface == RAW_INTERFACE:

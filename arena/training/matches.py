@@ -66,8 +66,16 @@ class Score:
         return float(np.mean(self.outcomes)) if self.outcomes else 0.0
 
 
-def match(env: MultiAgentEnv, agent: Agent, opponent: Agent | OpponentPool, games: int, *, seed: int = 0,
-          seats: Sequence[AgentID] | None = None, teammate: Agent | None = None) -> Score:
+def match(
+    env: MultiAgentEnv,
+    agent: Agent,
+    opponent: Agent | OpponentPool,
+    games: int,
+    *,
+    seed: int = 0,
+    seats: Sequence[AgentID] | None = None,
+    teammate: Agent | None = None,
+) -> Score:
     """Play ``games`` seeded games of ``agent`` against ``opponent`` with :func:`arena.play`.
 
     The agent takes ``seats`` in turn (default: every seat of the env), so each seat is
@@ -115,8 +123,9 @@ def match(env: MultiAgentEnv, agent: Agent, opponent: Agent | OpponentPool, game
     return Score(outcomes)
 
 
-def can_match_batch(env: MultiAgentEnv, agent: Agent, opponent: Agent | OpponentPool,
-                    teammate: Agent | None = None) -> bool:
+def can_match_batch(
+    env: MultiAgentEnv, agent: Agent, opponent: Agent | OpponentPool, teammate: Agent | None = None
+) -> bool:
     """Whether :func:`match_batch` can play these games: a two-player turn-based env with a
     batch (``make_batch`` giving ``to_play``), no sides or teammate, batchable agents.
 
@@ -137,8 +146,15 @@ def can_match_batch(env: MultiAgentEnv, agent: Agent, opponent: Agent | Opponent
     return hasattr(env.make_batch(1), "to_play")
 
 
-def match_batch(env: MultiAgentEnv, agent: Agent, opponent: Agent | OpponentPool, games: int, *, seed: int = 0,
-                seats: Sequence[AgentID] | None = None) -> Score:
+def match_batch(
+    env: MultiAgentEnv,
+    agent: Agent,
+    opponent: Agent | OpponentPool,
+    games: int,
+    *,
+    seed: int = 0,
+    seats: Sequence[AgentID] | None = None,
+) -> Score:
     """:func:`match` with every game in one numpy batch (``env.make_batch(games)``).
 
     The games are :func:`match`'s: game ``i`` is seeded with ``derive_seed(seed, i)``,
@@ -164,8 +180,10 @@ def match_batch(env: MultiAgentEnv, agent: Agent, opponent: Agent | OpponentPool
     if games < 1:
         raise ValueError(f"match_batch: games must be at least 1, got {games!r}")
     if not can_match_batch(env, agent, opponent):
-        raise ValueError(f"match_batch: cannot batch {agent} against {opponent} on {env} (needs a two-player "
-                         "turn-based env with make_batch and agents that act in batches); use match()")
+        raise ValueError(
+            f"match_batch: cannot batch {agent} against {opponent} on {env} (needs a two-player "
+            "turn-based env with make_batch and agents that act in batches); use match()"
+        )
     possible = list(env.possible_agents)
     seats = possible if seats is None else list(seats)
     rng = np.random.default_rng(seed)

@@ -94,8 +94,9 @@ class SB3Agent(Agent):
         True
     """
 
-    def __init__(self, policy: Any, *, deterministic: bool = True, seed: int | None = None,
-                 name: str | None = None) -> None:
+    def __init__(
+        self, policy: Any, *, deterministic: bool = True, seed: int | None = None, name: str | None = None
+    ) -> None:
         require_sb3()
         from stable_baselines3.common.policies import BasePolicy
 
@@ -123,7 +124,8 @@ class SB3Agent(Agent):
             raise SpaceMismatchError(
                 f"{self}: the policy was trained on observations {self.policy.observation_space} and actions "
                 f"{self.policy.action_space}, got {observation_space} and {action_space}; put the training "
-                "interface around the agent (arena.AgtItfWrapper, or load_sb3_agent(..., interface=...))")
+                "interface around the agent (arena.AgtItfWrapper, or load_sb3_agent(..., interface=...))"
+            )
         super().setup(observation_space, action_space)
 
     def reset(self, *, seed: int | None = None) -> None:
@@ -161,7 +163,9 @@ class SB3Agent(Agent):
         import torch as th
 
         if not self._discrete:
-            raise NotImplementedError(f"{self}: act_batch needs a Discrete action space, got {self.policy.action_space}")
+            raise NotImplementedError(
+                f"{self}: act_batch needs a Discrete action space, got {self.policy.action_space}"
+            )
         with th.no_grad():
             obs_tensor = th.as_tensor(np.asarray(observations), device=self.policy.device)
             if obs_tensor.dtype == th.float64:
@@ -170,8 +174,9 @@ class SB3Agent(Agent):
         if action_masks is not None:
             legal = np.asarray(action_masks, dtype=bool)
             if not legal.any(axis=1).all():
-                raise ValueError(f"{self}: the action mask of game {int(np.flatnonzero(~legal.any(axis=1))[0])} "
-                                 "allows no action")
+                raise ValueError(
+                    f"{self}: the action mask of game {int(np.flatnonzero(~legal.any(axis=1))[0])} allows no action"
+                )
             scores = np.where(legal, scores, -np.inf)
         if not self.deterministic:
             scores = scores + self._rng.gumbel(size=scores.shape)
@@ -231,9 +236,17 @@ def _is_maskable(policy: Any) -> bool:
     return isinstance(policy, MaskableActorCriticPolicy)
 
 
-def load_sb3_agent(path: str | Path, algo: str = "maskable-ppo", interface: Interface | str | None = None,
-                   deterministic: bool = True, device: str = "cpu", seed: int | None = None,
-                   name: str | None = None, env: Any = None, team_size: int | None = None) -> Agent:
+def load_sb3_agent(
+    path: str | Path,
+    algo: str = "maskable-ppo",
+    interface: Interface | str | None = None,
+    deterministic: bool = True,
+    device: str = "cpu",
+    seed: int | None = None,
+    name: str | None = None,
+    env: Any = None,
+    team_size: int | None = None,
+) -> Agent:
     """Load a saved SB3 model as an arena agent that plays on the raw env.
 
     Usable as a factory spec, so a tournament worker can build it from text:

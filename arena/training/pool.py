@@ -54,8 +54,10 @@ class OpponentPool:
         if strategy not in STRATEGIES:
             raise ValueError(f"OpponentPool: strategy must be one of {list(STRATEGIES)}, got {strategy!r}")
         if max_size is not None and (not isinstance(max_size, int) or max_size < len(members) + 1):
-            raise ValueError(f"OpponentPool: max_size must be an integer of at least {len(members) + 1} (the "
-                             f"{len(members)} starting members and one snapshot), got {max_size!r}")
+            raise ValueError(
+                f"OpponentPool: max_size must be an integer of at least {len(members) + 1} (the "
+                f"{len(members)} starting members and one snapshot), got {max_size!r}"
+            )
         self.strategy = strategy
         self.max_size = max_size
         self.fixed = len(members)

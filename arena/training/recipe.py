@@ -49,8 +49,14 @@ RAW_INTERFACE = "none"
 # steps = 2,048 samples per update, 4 epochs of minibatches of 1,024, two hidden layers of 128 for the
 # policy and the value net. bench/train_connect_four.py's batched path defaults to the same.
 BATCHED_RECIPE: dict[str, Any] = {
-    "n_envs": 64, "n_steps": 32, "batch_size": 1024, "n_epochs": 4, "learning_rate": 3e-4, "ent_coef": 0.01,
-    "gamma": 0.99, "net_arch": [128, 128],
+    "n_envs": 64,
+    "n_steps": 32,
+    "batch_size": 1024,
+    "n_epochs": 4,
+    "learning_rate": 3e-4,
+    "ent_coef": 0.01,
+    "gamma": 0.99,
+    "net_arch": [128, 128],
 }
 
 
@@ -67,14 +73,16 @@ def _positive(value: Any, what: str, *, optional: bool = False) -> None:
     if value is None and optional:
         return
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"TrainingRecipe: {what} must be a positive integer{' or None' if optional else ''}, "
-                         f"got {value!r}")
+        raise ValueError(
+            f"TrainingRecipe: {what} must be a positive integer{' or None' if optional else ''}, got {value!r}"
+        )
 
 
 def _choice(value: Any, what: str, choices: tuple[str, ...], *, optional: bool = False) -> None:
     if not (value in choices or (optional and value is None)):
-        raise ValueError(f"TrainingRecipe: {what} must be one of {', '.join(choices)}"
-                         f"{' or None' if optional else ''}, got {value!r}")
+        raise ValueError(
+            f"TrainingRecipe: {what} must be one of {', '.join(choices)}{' or None' if optional else ''}, got {value!r}"
+        )
 
 
 @dataclass(frozen=True)
@@ -147,8 +155,10 @@ class TrainingRecipe:
 
     def __post_init__(self) -> None:
         if self.interface is not None and not isinstance(self.interface, str):
-            raise TypeError(f"TrainingRecipe: interface must be an interface spec (str) or None, got "
-                            f"{type(self.interface).__name__}")
+            raise TypeError(
+                f"TrainingRecipe: interface must be an interface spec (str) or None, got "
+                f"{type(self.interface).__name__}"
+            )
         _choice(self.algo, "algo", ALGORITHM_NAMES)
         _choice(self.control, "control", CONTROLS)
         _choice(self.self_play, "self_play", SELF_PLAY, optional=True)
@@ -165,8 +175,11 @@ class TrainingRecipe:
             raise TypeError(f"TrainingRecipe: teammate must be an agent name or None, got {self.teammate!r}")
         if self.policy is not None and not isinstance(self.policy, str):
             raise TypeError(f"TrainingRecipe: policy must be an SB3 policy name or None, got {self.policy!r}")
-        if isinstance(self.promote_at, bool) or not isinstance(self.promote_at, (int, float)) or not (
-                0.0 <= self.promote_at <= 1.0):
+        if (
+            isinstance(self.promote_at, bool)
+            or not isinstance(self.promote_at, (int, float))
+            or not (0.0 <= self.promote_at <= 1.0)
+        ):
             raise ValueError(f"TrainingRecipe: promote_at must be a number in [0, 1], got {self.promote_at!r}")
         for name in ("evaluations", "eval_games", "full_budget"):
             _positive(getattr(self, name), name)
@@ -205,11 +218,11 @@ class TrainingRecipe:
         known = {item.name for item in dataclasses.fields(cls)}
         if not isinstance(data, Mapping) or set(data) - known:
             extra = sorted(set(data) - known) if isinstance(data, Mapping) else type(data).__name__
-            raise ValueError(f"TrainingRecipe.from_json: expected a mapping of {', '.join(sorted(known))}; "
-                             f"got {extra}")
+            raise ValueError(f"TrainingRecipe.from_json: expected a mapping of {', '.join(sorted(known))}; got {extra}")
         values: dict[str, Any] = {
             key: tuple(value) if key in ("opponents", "references", "seats") and isinstance(value, list) else value
-            for key, value in data.items()}
+            for key, value in data.items()
+        }
         try:
             return cls(**values)
         except TypeError as err:
@@ -257,11 +270,14 @@ def recipe_for(env: str, env_options: Mapping[str, Any] | None = None) -> Traini
         try:
             recipe = declared(**dict(env_options or {}))
         except (TypeError, ValueError) as err:
-            raise PluginError(f"the training recipe of {env!r} refused the env options "
-                              f"{dict(env_options or {})}: {err}") from None
+            raise PluginError(
+                f"the training recipe of {env!r} refused the env options {dict(env_options or {})}: {err}"
+            ) from None
     if not isinstance(recipe, TrainingRecipe):
-        raise PluginError(f"the training recipe of {env!r} must be an arena.training.TrainingRecipe (or a callable "
-                          f"returning one), got {type(recipe if recipe is not None else declared).__name__}")
+        raise PluginError(
+            f"the training recipe of {env!r} must be an arena.training.TrainingRecipe (or a callable "
+            f"returning one), got {type(recipe if recipe is not None else declared).__name__}"
+        )
     return recipe
 
 
@@ -279,10 +295,15 @@ def default_algo_options(algo: str, timesteps: int, n_envs: int, path: str = "si
     """
     if algo == "maskable-ppo" and path == "batched":
         recipe = BATCHED_RECIPE
-        return {"n_steps": recipe["n_steps"], "batch_size": min(recipe["batch_size"], recipe["n_steps"] * n_envs),
-                "n_epochs": recipe["n_epochs"], "learning_rate": recipe["learning_rate"],
-                "ent_coef": recipe["ent_coef"], "gamma": recipe["gamma"],
-                "policy_kwargs": {"net_arch": list(recipe["net_arch"])}}
+        return {
+            "n_steps": recipe["n_steps"],
+            "batch_size": min(recipe["batch_size"], recipe["n_steps"] * n_envs),
+            "n_epochs": recipe["n_epochs"],
+            "learning_rate": recipe["learning_rate"],
+            "ent_coef": recipe["ent_coef"],
+            "gamma": recipe["gamma"],
+            "policy_kwargs": {"net_arch": list(recipe["net_arch"])},
+        }
     if algo in ("ppo", "maskable-ppo"):
         n_steps = max(32, min(2048, timesteps // (8 * n_envs)))
         return {"n_steps": n_steps, "batch_size": min(256, n_steps * n_envs)}

@@ -44,9 +44,14 @@ def _number(text: str) -> Any:
     return text
 
 
-def plot_learning_curve(records: Sequence[Mapping[str, Any]], path: str | Path, *,
-                        references: Sequence[str] | None = None, title: str = "Learning curve",
-                        targets: Mapping[str, float] | None = None) -> Path:
+def plot_learning_curve(
+    records: Sequence[Mapping[str, Any]],
+    path: str | Path,
+    *,
+    references: Sequence[str] | None = None,
+    title: str = "Learning curve",
+    targets: Mapping[str, float] | None = None,
+) -> Path:
     """Plot win rate against fixed reference agents over timesteps, promotions marked.
 
     Args:
@@ -66,22 +71,39 @@ def plot_learning_curve(records: Sequence[Mapping[str, Any]], path: str | Path, 
         matplotlib.use("Agg")  # files only: no display needed
         import matplotlib.pyplot as plt
     except ImportError as err:
-        raise ImportError(f"plot_learning_curve needs matplotlib ({err}); install the 'train' extra: "
-                          "pip install 'arena-marl[train]'") from err
+        raise ImportError(
+            f"plot_learning_curve needs matplotlib ({err}); install the 'train' extra: pip install 'arena-marl[train]'"
+        ) from err
     if references is None:
         references = [key[: -len("_win_rate")] for key in (records[0] if records else {}) if key.endswith("_win_rate")]
     steps = [record["timesteps"] for record in records]
     figure, axes = plt.subplots(figsize=(7, 4), dpi=100)
     for name in references:
-        line, = axes.plot(steps, [record[f"{name}_win_rate"] for record in records], marker="o", markersize=3,
-                          label=f"win rate vs {name}")
+        (line,) = axes.plot(
+            steps,
+            [record[f"{name}_win_rate"] for record in records],
+            marker="o",
+            markersize=3,
+            label=f"win rate vs {name}",
+        )
         if targets and name in targets:
-            axes.axhline(targets[name], color=line.get_color(), linestyle=":", linewidth=1,
-                         label=f"target vs {name} ({targets[name]:.0%})")
+            axes.axhline(
+                targets[name],
+                color=line.get_color(),
+                linestyle=":",
+                linewidth=1,
+                label=f"target vs {name} ({targets[name]:.0%})",
+            )
     promotions = [record["timesteps"] for record in records if record.get("promoted")]
     for i, step in enumerate(promotions):
-        axes.axvline(step, color="grey", linestyle="--", linewidth=0.8, alpha=0.6,
-                     label="promotion into the pool" if i == 0 else None)
+        axes.axvline(
+            step,
+            color="grey",
+            linestyle="--",
+            linewidth=0.8,
+            alpha=0.6,
+            label="promotion into the pool" if i == 0 else None,
+        )
     axes.set_xlabel("timesteps")
     axes.set_ylabel("win rate")
     axes.set_ylim(-0.02, 1.02)

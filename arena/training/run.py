@@ -130,21 +130,28 @@ class TrainedRun:
         config, recipe = self.plan.config, self.plan.recipe
         last = self.records[-1]
         side = "" if self.plan.team_size is None else " (a whole side)"
-        lines = [(f"trained {recipe.algo} on {config.env}{side} for {self.timesteps} timesteps in "
-                  f"{last['wall_s']:.1f} s ({self.path} path, {self.n_envs} games)")]
+        lines = [
+            (
+                f"trained {recipe.algo} on {config.env}{side} for {self.timesteps} timesteps in "
+                f"{last['wall_s']:.1f} s ({self.path} path, {self.n_envs} games)"
+            )
+        ]
         for name in recipe.references:
-            lines.append(f"  vs {name}: win rate {last[f'{name}_win_rate']:.0%}, "
-                         f"draws {last[f'{name}_draw_rate']:.0%}")
+            lines.append(f"  vs {name}: win rate {last[f'{name}_win_rate']:.0%}, draws {last[f'{name}_draw_rate']:.0%}")
         if self.pool_size is not None:
             kind = "self-play pool" if recipe.self_play else "opponent pool"
             lines.append(f"  {kind}: {self.pool_size} members, {len(self.promotions)} promotions")
         folder = self.folder
-        lines.append(f"saved {folder / 'model.zip'}, {folder / 'evaluations.csv'}, {folder / 'learning_curve.png'}, "
-                     f"{folder / 'agent.json'}")
+        lines.append(
+            f"saved {folder / 'model.zip'}, {folder / 'evaluations.csv'}, {folder / 'learning_curve.png'}, "
+            f"{folder / 'agent.json'}"
+        )
         lines.append(f"the folder is an agent: {self.tournament_command()}")
         if recipe.teammate is not None and self.plan.team_size is None and not self._enters_with_teammate():
-            lines.append(f"  (it trained in one seat beside {recipe.teammate}; entered alone it plays every seat "
-                         f"of its side, {'/'.join(map(str, sorted(set(self.plan.side_sizes))))} seats)")
+            lines.append(
+                f"  (it trained in one seat beside {recipe.teammate}; entered alone it plays every seat "
+                f"of its side, {'/'.join(map(str, sorted(set(self.plan.side_sizes))))} seats)"
+            )
         return lines
 
 
@@ -174,10 +181,17 @@ def plan(config: TrainingConfig) -> RunPlan:
         side_sizes = tuple(len(members) for members in (probe.teams or {}).values())
     finally:
         probe.close()
-    return RunPlan(config=config, recipe=recipe, env_options=env_options, folder=_out_folder(config),
-                   team_size=team_size, loaded=loaded,
-                   eval_every=config.eval_every or recipe.eval_every_for(config.timesteps),
-                   eval_games=config.eval_games or recipe.eval_games_for(config.timesteps), side_sizes=side_sizes)
+    return RunPlan(
+        config=config,
+        recipe=recipe,
+        env_options=env_options,
+        folder=_out_folder(config),
+        team_size=team_size,
+        loaded=loaded,
+        eval_every=config.eval_every or recipe.eval_every_for(config.timesteps),
+        eval_games=config.eval_games or recipe.eval_games_for(config.timesteps),
+        side_sizes=side_sizes,
+    )
 
 
 def train(config: TrainingConfig) -> TrainedRun:
@@ -204,20 +218,39 @@ def train(config: TrainingConfig) -> TrainedRun:
     n_envs = recipe.n_envs or (BATCHED_RECIPE["n_envs"] if path == "batched" else 4)
     vec_env = _vec_env(setup, path, n_envs, opponents, pool)
     if setup.loaded is not None:
-        model = algo_class.load(str(config.folder if config.load is None else Path(config.load))
-                                + "/" + setup.loaded["model"], env=vec_env, device=config.device)
+        model = algo_class.load(
+            str(config.folder if config.load is None else Path(config.load)) + "/" + setup.loaded["model"],
+            env=vec_env,
+            device=config.device,
+        )
     else:
         options = {**default_algo_options(recipe.algo, config.timesteps, n_envs, path), **recipe.algo_options}
-        model = algo_class(choose_policy(vec_env.observation_space, vec_env.action_space, recipe.policy), vec_env,
-                           seed=config.seed, device=config.device, verbose=0, **options)
+        model = algo_class(
+            choose_policy(vec_env.observation_space, vec_env.action_space, recipe.policy),
+            vec_env,
+            seed=config.seed,
+            device=config.device,
+            verbose=0,
+            **options,
+        )
     progress = _progress(config)
     self_play = _self_play(setup, pool, progress)
-    model.learn(config.timesteps, callback=[*([progress] if progress else []), self_play],
-                reset_num_timesteps=setup.loaded is None)
+    model.learn(
+        config.timesteps,
+        callback=[*([progress] if progress else []), self_play],
+        reset_num_timesteps=setup.loaded is None,
+    )
     _save(setup, model, vec_env, self_play)
-    return TrainedRun(folder=setup.folder, model=model, plan=setup, records=list(self_play.records),
-                      promotions=list(self_play.promotions), pool_size=None if pool is None else len(pool),
-                      path=path, n_envs=n_envs)
+    return TrainedRun(
+        folder=setup.folder,
+        model=model,
+        plan=setup,
+        records=list(self_play.records),
+        promotions=list(self_play.promotions),
+        pool_size=None if pool is None else len(pool),
+        path=path,
+        n_envs=n_envs,
+    )
 
 
 def choose_policy(observation_space: spaces.Space, action_space: spaces.Space, requested: str | None = None) -> str:
@@ -244,9 +277,11 @@ reads Discrete and MultiDiscrete values as 0..n-1 whatever their start; give an 
         for key, part in _leaves(space):
             if isinstance(part, (spaces.Discrete, spaces.MultiDiscrete)) and np.any(np.asarray(part.start) != 0):
                 named = f" {key!r}" if key else ""
-                raise ArenaError(f"the learner's {where}{named} is {part}: Stable-Baselines3 reads Discrete and "
-                                 "MultiDiscrete values as 0..n-1 whatever their start; give an interface that "
-                                 "encodes it (e.g. --interface flatten or one_hot)")
+                raise ArenaError(
+                    f"the learner's {where}{named} is {part}: Stable-Baselines3 reads Discrete and "
+                    "MultiDiscrete values as 0..n-1 whatever their start; give an interface that "
+                    "encodes it (e.g. --interface flatten or one_hot)"
+                )
     if requested is not None:
         return requested
     if isinstance(observation_space, spaces.Dict):
@@ -272,9 +307,12 @@ def registered_interface_spec(spec: str | None) -> str | None:
     def rename(value: Any) -> Any:
         if not isinstance(value, InterfaceSpec):
             return value
-        return replace(value, name=names.get(value.name, value.name),
-                       options={key: rename(option) for key, option in value.options.items()},
-                       inner=rename(value.inner))
+        return replace(
+            value,
+            name=names.get(value.name, value.name),
+            options={key: rename(option) for key, option in value.options.items()},
+            inner=rename(value.inner),
+        )
 
     return str(rename(parse_interface_spec(spec)))
 
@@ -297,14 +335,20 @@ def _loaded_manifest(config: TrainingConfig) -> dict[str, Any]:
     if config.algo is not None and manifest["algo"] != config.algo:
         problems.append(f"--algo {manifest['algo']!r} (got {config.algo!r})")
     if config.env_options and dict(config.env_options) != manifest.get("env_options"):
-        problems.append(f"--env-options {json.dumps(manifest.get('env_options'))} "
-                        f"(got {json.dumps(dict(config.env_options))})")
-    if config.interface is not None and (manifest["interface"] is None or registered_interface_spec(config.interface)
-                                         != registered_interface_spec(manifest["interface"])):
+        problems.append(
+            f"--env-options {json.dumps(manifest.get('env_options'))} (got {json.dumps(dict(config.env_options))})"
+        )
+    if config.interface is not None and (
+        manifest["interface"] is None
+        or registered_interface_spec(config.interface) != registered_interface_spec(manifest["interface"])
+    ):
         problems.append(f"--interface {manifest['interface']!r} (got {config.interface!r})")
     if problems:
-        raise ValueError(f"--load {config.load}: the run was trained with " + "; ".join(problems)
-                         + "; leave them out or give the same")
+        raise ValueError(
+            f"--load {config.load}: the run was trained with "
+            + "; ".join(problems)
+            + "; leave them out or give the same"
+        )
     return manifest
 
 
@@ -315,8 +359,9 @@ def _team_size(recipe: TrainingRecipe, env: Any, name: str) -> int | None:
     if recipe.control != "team":
         return None
     if recipe.teammate:
-        raise ValueError("--teammate plays beside a one-seat learner; with --control team the model plays every "
-                         "seat of its side")
+        raise ValueError(
+            "--teammate plays beside a one-seat learner; with --control team the model plays every seat of its side"
+        )
     sizes = {len(ids) for ids in env.teams.values()}
     if len(sizes) != 1:
         raise ValueError(f"--control team needs sides of one size, {name} has sides of sizes {sorted(sizes)}")
@@ -328,8 +373,10 @@ def _out_folder(config: TrainingConfig) -> Path:
     out = config.folder
     continuing = config.load is not None and out.resolve() == Path(config.load).resolve()
     if out.exists() and (not out.is_dir() or any(out.iterdir())) and not (config.force or continuing):
-        raise ValueError(f"--out {out} exists and is not empty; pass --force to write into it, "
-                         f"or --load {out} to continue training that agent")
+        raise ValueError(
+            f"--out {out} exists and is not empty; pass --force to write into it, "
+            f"or --load {out} to continue training that agent"
+        )
     out.mkdir(parents=True, exist_ok=True)
     return out
 
@@ -345,8 +392,9 @@ def _opponents(setup: RunPlan) -> tuple[list[Any], OpponentPool | None]:
     opponents = [built[name] for name in recipe.opponents]
     if not (recipe.self_play or len(opponents) > 1):
         return opponents, None
-    return opponents, OpponentPool(opponents, strategy=recipe.self_play or "uniform",
-                                   max_size=recipe.pool_size if recipe.self_play else None)
+    return opponents, OpponentPool(
+        opponents, strategy=recipe.self_play or "uniform", max_size=recipe.pool_size if recipe.self_play else None
+    )
 
 
 def _learner_interface(setup: RunPlan) -> Any:
@@ -367,17 +415,30 @@ def _vec_env(setup: RunPlan, path: str, n_envs: int, opponents: list[Any], pool:
     config, recipe = setup.config, setup.recipe
     seats = list(recipe.seats) if recipe.seats else None
     if path == "batched":
-        vec_env = VecMonitor(batch_vec_env(config.env, n_envs, pool if pool is not None else opponents[0], seats,
-                                           shuffle_seats=config.shuffle_seats, interface=_learner_interface(setup),
-                                           env_kwargs=setup.env_options))
+        vec_env = VecMonitor(
+            batch_vec_env(
+                config.env,
+                n_envs,
+                pool if pool is not None else opponents[0],
+                seats,
+                shuffle_seats=config.shuffle_seats,
+                interface=_learner_interface(setup),
+                env_kwargs=setup.env_options,
+            )
+        )
         vec_env.seed(config.seed)
         return vec_env
 
     def make_single() -> SingleAgentEnv:
-        return SingleAgentEnv(_eval_env(setup), pool if pool is not None else _opponent(setup, recipe.opponents[0]),
-                              seats, shuffle_seats=config.shuffle_seats, teammates=recipe.teammate,
-                              interface=_learner_interface(setup),
-                              illegal_action="raise" if recipe.algo == "maskable-ppo" else "forfeit")
+        return SingleAgentEnv(
+            _eval_env(setup),
+            pool if pool is not None else _opponent(setup, recipe.opponents[0]),
+            seats,
+            shuffle_seats=config.shuffle_seats,
+            teammates=recipe.teammate,
+            interface=_learner_interface(setup),
+            illegal_action="raise" if recipe.algo == "maskable-ppo" else "forfeit",
+        )
 
     return make_vec_env(make_single, n_envs=n_envs, seed=config.seed)
 
@@ -405,8 +466,9 @@ def _self_play(setup: RunPlan, pool: OpponentPool | None, progress: Any) -> Self
     def show(record: dict[str, Any]) -> None:
         if progress is not None:
             pool_text = f", pool {record['pool_size']}" if "pool_size" in record else ""
-            progress.set_status(f"last evaluation at {record['timesteps']:,}: vs {first} "
-                                f"{record[f'{first}_win_rate']:.0%}{pool_text}")
+            progress.set_status(
+                f"last evaluation at {record['timesteps']:,}: vs {first} {record[f'{first}_win_rate']:.0%}{pool_text}"
+            )
 
     history: list[dict[str, Any]] = []
     snapshots: list[tuple[str, Any]] = []
@@ -417,10 +479,20 @@ def _self_play(setup: RunPlan, pool: OpponentPool | None, progress: Any) -> Self
         if pool is not None and recipe.self_play:
             snapshots = _stored_snapshots(loaded)
     return SelfPlayCallback(
-        _eval_env(setup), pool, {name: _opponent(setup, name) for name in recipe.references},
-        teammate=recipe.teammate, eval_every=setup.eval_every, eval_games=setup.eval_games,
-        promote_at=recipe.promote_at if recipe.self_play else None, window=recipe.window, seed=config.seed,
-        csv_path=setup.folder / "evaluations.csv", on_evaluation=show, history=history, snapshots=snapshots)
+        _eval_env(setup),
+        pool,
+        {name: _opponent(setup, name) for name in recipe.references},
+        teammate=recipe.teammate,
+        eval_every=setup.eval_every,
+        eval_games=setup.eval_games,
+        promote_at=recipe.promote_at if recipe.self_play else None,
+        window=recipe.window,
+        seed=config.seed,
+        csv_path=setup.folder / "evaluations.csv",
+        on_evaluation=show,
+        history=history,
+        snapshots=snapshots,
+    )
 
 
 def _stored_snapshots(folder: Path) -> list[tuple[str, Any]]:
@@ -442,15 +514,25 @@ def _save(setup: RunPlan, model: Any, vec_env: VecEnv, self_play: SelfPlayCallba
     """Write the folder: model and manifest, recipe, the pool's snapshots, the learning curve."""
     config, recipe, folder = setup.config, setup.recipe, setup.folder
     trained_stacks = vec_env.get_attr("interface")  # one per env: their statistics are pooled
-    save_trained_agent(folder, model, algo=recipe.algo, env=config.env, env_options=setup.env_options,
-                       interface=None if recipe.interface is None else str(parse_interface_spec(recipe.interface)),
-                       trained_stack=trained_stacks if setup.team_size is None else None,
-                       seats=list(recipe.seats) if recipe.seats else None, team_size=setup.team_size)
+    save_trained_agent(
+        folder,
+        model,
+        algo=recipe.algo,
+        env=config.env,
+        env_options=setup.env_options,
+        interface=None if recipe.interface is None else str(parse_interface_spec(recipe.interface)),
+        trained_stack=trained_stacks if setup.team_size is None else None,
+        seats=list(recipe.seats) if recipe.seats else None,
+        team_size=setup.team_size,
+    )
     (folder / RECIPE_FILE).write_text(json.dumps(recipe.to_json(), indent=2) + "\n")
     _save_snapshots(folder, self_play.snapshot_states())
-    plot_learning_curve(self_play.records, folder / "learning_curve.png", references=recipe.references[:1],
-                        title=f"{recipe.algo} on {config.env}"
-                              + (f", self-play ({recipe.self_play})" if recipe.self_play else ""))
+    plot_learning_curve(
+        self_play.records,
+        folder / "learning_curve.png",
+        references=recipe.references[:1],
+        title=f"{recipe.algo} on {config.env}" + (f", self-play ({recipe.self_play})" if recipe.self_play else ""),
+    )
 
 
 def _save_snapshots(folder: Path, states: Sequence[tuple[str, Mapping[str, Any]]]) -> None:

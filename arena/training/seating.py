@@ -15,8 +15,16 @@ from arena.interface import Interface
 from arena.registry import make_agent
 from arena.training.pool import OpponentPool
 
-__all__ = ["resolve_seats", "resolve_interfaces", "learner_spaces", "resolve_opponents", "resolve_teammates",
-           "opponent_seats", "team_members", "Opponent"]
+__all__ = [
+    "resolve_seats",
+    "resolve_interfaces",
+    "learner_spaces",
+    "resolve_opponents",
+    "resolve_teammates",
+    "opponent_seats",
+    "team_members",
+    "Opponent",
+]
 
 Opponent = Agent | OpponentPool | str
 
@@ -37,8 +45,10 @@ def resolve_seats(env: MultiAgentEnv, seats: AgentID | Sequence[AgentID] | None)
     elif isinstance(seats, Sequence) and seats:
         chosen = list(seats)
     else:
-        raise TypeError(f"SingleAgentEnv({env}): seats must be an agent id, a non-empty "
-                        f"sequence of agent ids or None, got {seats!r}")
+        raise TypeError(
+            f"SingleAgentEnv({env}): seats must be an agent id, a non-empty "
+            f"sequence of agent ids or None, got {seats!r}"
+        )
     for seat in chosen:
         if seat not in possible:
             raise UnknownAgentError(f"SingleAgentEnv: {env} has no seat {seat!r}; expected one of {possible}")
@@ -64,20 +74,24 @@ def resolve_interfaces(env: MultiAgentEnv, seats: list[AgentID], interface: Any)
             raise ValueError(f"SingleAgentEnv({env}): interface dict has no entry for seats {missing}")
         chosen = {seat: interface[seat] for seat in seats}
     else:
-        raise TypeError(f"SingleAgentEnv({env}): interface must be an arena.Interface, a dict keyed "
-                        f"by seat or None, got {type(interface).__name__}")
+        raise TypeError(
+            f"SingleAgentEnv({env}): interface must be an arena.Interface, a dict keyed "
+            f"by seat or None, got {type(interface).__name__}"
+        )
     for seat, itf in chosen.items():
         if itf is None:
             continue
         if not isinstance(itf, Interface):
-            raise TypeError(f"SingleAgentEnv({env}): interface for {seat!r} must be an arena.Interface, "
-                            f"got {type(itf).__name__}")
+            raise TypeError(
+                f"SingleAgentEnv({env}): interface for {seat!r} must be an arena.Interface, got {type(itf).__name__}"
+            )
         itf.setup(env.observation_space(seat), env.action_space(seat))
     return chosen
 
 
-def learner_spaces(env: MultiAgentEnv, seats: list[AgentID],
-                   interfaces: Mapping[AgentID, Interface | None]) -> tuple[spaces.Space, spaces.Space]:
+def learner_spaces(
+    env: MultiAgentEnv, seats: list[AgentID], interfaces: Mapping[AgentID, Interface | None]
+) -> tuple[spaces.Space, spaces.Space]:
     """The learner's (observation, action) spaces, which every seat must share.
 
     Raises:
@@ -94,7 +108,8 @@ def learner_spaces(env: MultiAgentEnv, seats: list[AgentID],
         if pair[0] != found[0][0] or pair[1] != found[0][1]:
             raise SpaceMismatchError(
                 f"SingleAgentEnv({env}): the learner's seats must share spaces; {seats[0]!r} has "
-                f"{found[0][0]} / {found[0][1]} but {seat!r} has {pair[0]} / {pair[1]}")
+                f"{found[0][0]} / {found[0][1]} but {seat!r} has {pair[0]} / {pair[1]}"
+            )
     return found[0]
 
 
@@ -114,13 +129,16 @@ def opponent_seats(env: MultiAgentEnv, seats: list[AgentID]) -> int:
     """
     sizes = {len(team_members(env, seat)) for seat in seats}
     if len(sizes) != 1:
-        raise ValueError(f"SingleAgentEnv({env}): with teammates, the learner's seats {seats} must lie in sides of "
-                         f"one size, got sizes {sorted(sizes)}; choose seats with seats=...")
+        raise ValueError(
+            f"SingleAgentEnv({env}): with teammates, the learner's seats {seats} must lie in sides of "
+            f"one size, got sizes {sorted(sizes)}; choose seats with seats=..."
+        )
     return len(env.possible_agents) - sizes.pop()
 
 
-def resolve_teammates(env: MultiAgentEnv, seats: list[AgentID], teammates: Opponent | Sequence[Opponent]
-                      ) -> list[Agent | OpponentPool]:
+def resolve_teammates(
+    env: MultiAgentEnv, seats: list[AgentID], teammates: Opponent | Sequence[Opponent]
+) -> list[Agent | OpponentPool]:
     """One frozen teammate per other seat of the learner's side (agent specs are built).
 
     Raises:
@@ -133,8 +151,9 @@ def resolve_teammates(env: MultiAgentEnv, seats: list[AgentID], teammates: Oppon
     return resolve_opponents(env, teammates, count, what="teammate")
 
 
-def resolve_opponents(env: MultiAgentEnv, opponents: Opponent | Sequence[Opponent], count: int | None = None,
-                      *, what: str = "opponent") -> list[Agent | OpponentPool]:
+def resolve_opponents(
+    env: MultiAgentEnv, opponents: Opponent | Sequence[Opponent], count: int | None = None, *, what: str = "opponent"
+) -> list[Agent | OpponentPool]:
     """One opponent (agent or pool) per other seat; agent specs are built, one agent per seat.
 
     Args:
@@ -155,14 +174,18 @@ def resolve_opponents(env: MultiAgentEnv, opponents: Opponent | Sequence[Opponen
         if len(slots) != others:
             raise ValueError(f"SingleAgentEnv({env}): {others} other seats need {others} {what}s, got {len(slots)}")
     else:
-        raise TypeError(f"SingleAgentEnv({env}): {what}s must be an arena.Agent, an agent spec, an "
-                        f"OpponentPool or a sequence of them, got {type(opponents).__name__}")
+        raise TypeError(
+            f"SingleAgentEnv({env}): {what}s must be an arena.Agent, an agent spec, an "
+            f"OpponentPool or a sequence of them, got {type(opponents).__name__}"
+        )
     resolved: list[Agent | OpponentPool] = []
     for slot in slots:
         if isinstance(slot, str):
             slot = make_agent(slot)  # a fresh agent per seat
         if not isinstance(slot, (Agent, OpponentPool)):
-            raise TypeError(f"SingleAgentEnv({env}): {'an' if what == 'opponent' else 'a'} {what} must be an arena.Agent, an agent spec "
-                            f"or an OpponentPool, got {type(slot).__name__}")
+            raise TypeError(
+                f"SingleAgentEnv({env}): {'an' if what == 'opponent' else 'a'} {what} must be an arena.Agent, an agent spec "
+                f"or an OpponentPool, got {type(slot).__name__}"
+            )
         resolved.append(slot)
     return resolved

@@ -126,8 +126,10 @@ class SingleAgentEnv(HoldsEnv, gymnasium.Env):
         if not isinstance(self.env, MultiAgentEnv):
             raise TypeError(f"SingleAgentEnv: env must build an arena.MultiAgentEnv, got {type(self.env).__name__}")
         if illegal_action not in _ILLEGAL_ACTION_MODES:
-            raise ValueError(f"SingleAgentEnv({self.env}): illegal_action must be one of "
-                             f"{list(_ILLEGAL_ACTION_MODES)}, got {illegal_action!r}")
+            raise ValueError(
+                f"SingleAgentEnv({self.env}): illegal_action must be one of "
+                f"{list(_ILLEGAL_ACTION_MODES)}, got {illegal_action!r}"
+            )
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
         self.shuffle_seats = bool(shuffle_seats)
@@ -204,8 +206,9 @@ class SingleAgentEnv(HoldsEnv, gymnasium.Env):
         observations, infos = self.env.reset(seed=episode_seed, options=options)
         if self._advance(observations, infos):
             self._running = False
-            raise ArenaError(f"SingleAgentEnv({self.env}): the episode ended before the learner "
-                             f"({self.seat!r}) was asked to act")
+            raise ArenaError(
+                f"SingleAgentEnv({self.env}): the episode ended before the learner ({self.seat!r}) was asked to act"
+            )
         return self._learner_obs, self._learner_info
 
     def _deal(self) -> None:
@@ -226,7 +229,9 @@ class SingleAgentEnv(HoldsEnv, gymnasium.Env):
         seen: set[int] = set()
         self._playing = {}
         dealt = [(self.opponents[slot_index], slot_index, agent_id) for slot_index, agent_id in zip(order, others)]
-        dealt += [(mate, -1 - index, agent_id) for index, (mate, agent_id) in enumerate(zip(self.teammates or [], mates))]
+        dealt += [
+            (mate, -1 - index, agent_id) for index, (mate, agent_id) in enumerate(zip(self.teammates or [], mates))
+        ]
         for slot, slot_index, agent_id in dealt:
             agent = slot.sample(rng) if isinstance(slot, OpponentPool) else slot
             if id(agent) in seen:  # one object cannot play two seats: use a cached copy
@@ -249,8 +254,10 @@ class SingleAgentEnv(HoldsEnv, gymnasium.Env):
             AgentError: an opponent raised.
         """
         if not self._running:
-            raise ResetNeeded(f"SingleAgentEnv({self.env}): step() called with no episode running; call reset() "
-                              "first (before the first step, or after the episode ended)")
+            raise ResetNeeded(
+                f"SingleAgentEnv({self.env}): step() called with no episode running; call reset() "
+                "first (before the first step, or after the episode ended)"
+            )
         if self._cast_action and isinstance(action, (np.integer, np.ndarray)) and np.ndim(action) == 0:
             action = int(action)  # SB3 hands numpy scalars to a Discrete space
         itf = self._interfaces[self._seat]
@@ -263,13 +270,22 @@ class SingleAgentEnv(HoldsEnv, gymnasium.Env):
         reward = self._pending[self._seat]
         self._pending[self._seat] = 0.0
         if itf is not None:
-            reward = (itf.transform_done(reward, terminated=self._terminated, truncated=self._truncated)
-                      if ended else itf.transform_reward(reward))
+            reward = (
+                itf.transform_done(reward, terminated=self._terminated, truncated=self._truncated)
+                if ended
+                else itf.transform_reward(reward)
+            )
         if ended:
             self._end_episode()
             # No new observation comes at the end: the last one again, as a new object (check_env
             # rejects a step that returns the very object an earlier step returned).
-            return copy.deepcopy(self._learner_obs), float(reward), self._terminated, self._truncated, self._learner_info
+            return (
+                copy.deepcopy(self._learner_obs),
+                float(reward),
+                self._terminated,
+                self._truncated,
+                self._learner_info,
+            )
         return self._learner_obs, float(reward), self._terminated, self._truncated, self._learner_info
 
     @property
@@ -297,7 +313,9 @@ class SingleAgentEnv(HoldsEnv, gymnasium.Env):
         self._end_episode()
         return copy.deepcopy(self._learner_obs), float(reward), True, False, self._learner_info
 
-    def _opponent_actions(self, observations: Mapping[AgentID, Any], infos: Mapping[AgentID, Any]) -> dict[AgentID, Any]:
+    def _opponent_actions(
+        self, observations: Mapping[AgentID, Any], infos: Mapping[AgentID, Any]
+    ) -> dict[AgentID, Any]:
         actions: dict[AgentID, Any] = {}
         for agent_id, observation in observations.items():
             if agent_id == self.seat:
@@ -341,8 +359,10 @@ class SingleAgentEnv(HoldsEnv, gymnasium.Env):
                 return False
             if not observations:
                 if self.env.agents:
-                    raise ArenaError(f"SingleAgentEnv: {self.env} returned no observations while agents "
-                                     f"{self.env.agents} are still in the episode")
+                    raise ArenaError(
+                        f"SingleAgentEnv: {self.env} returned no observations while agents "
+                        f"{self.env.agents} are still in the episode"
+                    )
                 self._terminated = True  # the env ended without flagging the learner
                 self._learner_info = {"seat": self.seat}
                 return True
@@ -362,7 +382,9 @@ class SingleAgentEnv(HoldsEnv, gymnasium.Env):
                 self._learner_obs = itf.transform_observation(raw_observation)
         self._starting = False
         self._mask = None if mask is None else np.asarray(mask, dtype=bool)
-        self._learner_info = {**info, "seat": self.seat} if mask is None else {**info, "action_mask": mask, "seat": self.seat}
+        self._learner_info = (
+            {**info, "seat": self.seat} if mask is None else {**info, "action_mask": mask, "seat": self.seat}
+        )
 
     def _finish_opponent(self, agent_id: AgentID, infos: Mapping[AgentID, Any]) -> None:
         agent = self._playing[agent_id]

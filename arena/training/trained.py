@@ -42,8 +42,18 @@ from arena.interface import Interface
 from arena.registry import make_env, reading_data
 from arena.specs.interfaces import build_interface
 
-__all__ = ["MANIFEST", "FORMAT_VERSION", "is_agent_folder", "read_manifest", "save_trained_agent",
-           "load_trained_agent", "trained_interface", "pool_statistics", "model_digest", "KeepsStatistics"]
+__all__ = [
+    "MANIFEST",
+    "FORMAT_VERSION",
+    "is_agent_folder",
+    "read_manifest",
+    "save_trained_agent",
+    "load_trained_agent",
+    "trained_interface",
+    "pool_statistics",
+    "model_digest",
+    "KeepsStatistics",
+]
 
 MANIFEST = "agent.json"
 FORMAT_VERSION = 1
@@ -74,13 +84,22 @@ def is_agent_folder(path: str | Path) -> bool:
 _MAX_MANIFEST_BYTES = 1_000_000  # a manifest is a few hundred bytes
 # key -> (the JSON types it may have, whether it must be there)
 _KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
-    "format": ((str,), True), "format_version": ((int,), True), "algo": ((str,), True), "model": ((str,), True),
-    "env": ((str,), True), "interface": ((str, type(None)), False), "interface_state": ((str, type(None)), False),
-    "env_options": ((dict, type(None)), False), "seats": ((list, type(None)), False),
-    "team_size": ((int, type(None)), False), "model_sha256": ((str, type(None)), False),
-    "timesteps": ((int, type(None)), False), "versions": ((dict, type(None)), False),
+    "format": ((str,), True),
+    "format_version": ((int,), True),
+    "algo": ((str,), True),
+    "model": ((str,), True),
+    "env": ((str,), True),
+    "interface": ((str, type(None)), False),
+    "interface_state": ((str, type(None)), False),
+    "env_options": ((dict, type(None)), False),
+    "seats": ((list, type(None)), False),
+    "team_size": ((int, type(None)), False),
+    "model_sha256": ((str, type(None)), False),
+    "timesteps": ((int, type(None)), False),
+    "versions": ((dict, type(None)), False),
     # what a shipped agent's docs promise: the command and seed that trained it (informative only)
-    "command": ((str, type(None)), False), "seed": ((int, type(None)), False),
+    "command": ((str, type(None)), False),
+    "seed": ((int, type(None)), False),
 }
 
 
@@ -93,15 +112,20 @@ def read_manifest(path: str | Path) -> dict[str, Any]:
     """
     folder = Path(path)
     if not folder.is_dir():
-        raise AgentFolderError(f"no such agent folder: {path}" if not folder.exists() else
-                               f"trained agent: {str(folder)!r} is not a folder (expected what 'arena train --out' wrote)")
+        raise AgentFolderError(
+            f"no such agent folder: {path}"
+            if not folder.exists()
+            else f"trained agent: {str(folder)!r} is not a folder (expected what 'arena train --out' wrote)"
+        )
     manifest_path = folder / MANIFEST
     if not manifest_path.is_file():
-        raise AgentFolderError(f"trained agent: {str(folder)!r} has no {MANIFEST} (expected what 'arena train --out' "
-                               "wrote)")
+        raise AgentFolderError(
+            f"trained agent: {str(folder)!r} has no {MANIFEST} (expected what 'arena train --out' wrote)"
+        )
     if manifest_path.stat().st_size > _MAX_MANIFEST_BYTES:
-        raise AgentFolderError(f"trained agent: {str(manifest_path)!r} is over {_MAX_MANIFEST_BYTES:,} bytes: not a "
-                               "manifest")
+        raise AgentFolderError(
+            f"trained agent: {str(manifest_path)!r} is over {_MAX_MANIFEST_BYTES:,} bytes: not a manifest"
+        )
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
@@ -109,20 +133,25 @@ def read_manifest(path: str | Path) -> dict[str, Any]:
     except RecursionError:
         raise AgentFolderError(f"trained agent: {str(manifest_path)!r} is JSON nested too deeply") from None
     if not isinstance(manifest, dict) or manifest.get("format") != "arena-agent":
-        raise AgentFolderError(f"trained agent: {str(manifest_path)!r} is not an arena agent manifest "
-                               '(expected "format": "arena-agent")')
+        raise AgentFolderError(
+            f'trained agent: {str(manifest_path)!r} is not an arena agent manifest (expected "format": "arena-agent")'
+        )
     version = manifest.get("format_version")
     if not isinstance(version, int) or version > FORMAT_VERSION:
-        raise AgentFolderError(f"trained agent: {str(manifest_path)!r} has format_version {version!r}; this arena "
-                               f"reads up to {FORMAT_VERSION} (upgrade arena)")
+        raise AgentFolderError(
+            f"trained agent: {str(manifest_path)!r} has format_version {version!r}; this arena "
+            f"reads up to {FORMAT_VERSION} (upgrade arena)"
+        )
     for key, (kinds, required) in _KEYS.items():
         if key not in manifest:
             if required:
                 raise AgentFolderError(f"trained agent {str(folder)!r}: {MANIFEST} has no {key!r}")
         elif not isinstance(manifest[key], kinds) or isinstance(manifest[key], bool):
             expected = " or ".join("null" if kind is type(None) else _JSON_NAMES[kind] for kind in kinds)
-            raise AgentFolderError(f"trained agent {str(folder)!r}: {MANIFEST} key {key!r} must be {expected}, "
-                                   f"got {type(manifest[key]).__name__}")
+            raise AgentFolderError(
+                f"trained agent {str(folder)!r}: {MANIFEST} key {key!r} must be {expected}, "
+                f"got {type(manifest[key]).__name__}"
+            )
     _inside(folder, manifest["model"], "model")
     if manifest.get("interface_state"):
         _inside(folder, manifest["interface_state"], "interface_state")
@@ -171,9 +200,18 @@ def _versions() -> dict[str, str]:
     return found
 
 
-def save_trained_agent(folder: str | Path, model: Any, *, algo: str, env: str, env_options: Mapping[str, Any],
-                       interface: str | None, trained_stack: Interface | Sequence[Interface] | None = None,
-                       seats: Sequence[str] | None = None, team_size: int | None = None) -> Path:
+def save_trained_agent(
+    folder: str | Path,
+    model: Any,
+    *,
+    algo: str,
+    env: str,
+    env_options: Mapping[str, Any],
+    interface: str | None,
+    trained_stack: Interface | Sequence[Interface] | None = None,
+    seats: Sequence[str] | None = None,
+    team_size: int | None = None,
+) -> Path:
     """Write the model and its manifest into ``folder``; return the manifest's path.
 
     Args:
@@ -199,9 +237,17 @@ def save_trained_agent(folder: str | Path, model: Any, *, algo: str, env: str, e
         (folder / _STATE).write_text(json.dumps(statistics) + "\n")
         state = _STATE
     manifest = {
-        "format": "arena-agent", "format_version": FORMAT_VERSION, "algo": algo, "model": "model.zip",
-        "interface": interface, "interface_state": state, "env": env, "env_options": dict(env_options),
-        "seats": list(seats) if seats else None, "timesteps": int(model.num_timesteps), "versions": _versions(),
+        "format": "arena-agent",
+        "format_version": FORMAT_VERSION,
+        "algo": algo,
+        "model": "model.zip",
+        "interface": interface,
+        "interface_state": state,
+        "env": env,
+        "env_options": dict(env_options),
+        "seats": list(seats) if seats else None,
+        "timesteps": int(model.num_timesteps),
+        "versions": _versions(),
         "model_sha256": digest,
     }
     if team_size is not None:
@@ -248,13 +294,16 @@ def pool_statistics(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     means = [np.asarray(part["mean"], dtype=np.float64) for part in parts]
     total = counts.sum()
     mean = sum(count * m for count, m in zip(counts, means)) / total
-    spread = sum(count * (np.asarray(part["var"], dtype=np.float64) + (m - mean) ** 2)
-                 for count, part, m in zip(counts, parts, means))
+    spread = sum(
+        count * (np.asarray(part["var"], dtype=np.float64) + (m - mean) ** 2)
+        for count, part, m in zip(counts, parts, means)
+    )
     return {"mean": mean, "var": spread / total, "count": float(total)}
 
 
-def trained_interface(folder: str | Path, manifest: Mapping[str, Any] | None = None, *,
-                      frozen: bool = True, trust: bool = False) -> Interface | None:
+def trained_interface(
+    folder: str | Path, manifest: Mapping[str, Any] | None = None, *, frozen: bool = True, trust: bool = False
+) -> Interface | None:
     """The folder's interface stack, built from its spec, with the trained statistics loaded.
 
     Args:
@@ -280,8 +329,9 @@ def trained_interface(folder: str | Path, manifest: Mapping[str, Any] | None = N
     for index, statistics in _state(folder, state).items():
         level = levels[int(index)] if index.isdigit() and int(index) < len(levels) else None
         if not isinstance(level, KeepsStatistics):
-            raise ArenaError(f"trained agent {str(folder)!r}: {state} has statistics for level {index}, "
-                             f"which {stack} does not keep")
+            raise ArenaError(
+                f"trained agent {str(folder)!r}: {state} has statistics for level {index}, which {stack} does not keep"
+            )
         level.load_statistics(statistics)  # applied at setup
         if frozen:
             level.freeze()  # evaluation sees the statistics the model was trained with
@@ -294,15 +344,24 @@ def _state(folder: Path, name: str) -> dict[str, Any]:
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as err:
-        raise AgentFolderError(f"trained agent {str(folder)!r}: {name} is not readable JSON "
-                               f"({type(err).__name__})") from None
+        raise AgentFolderError(
+            f"trained agent {str(folder)!r}: {name} is not readable JSON ({type(err).__name__})"
+        ) from None
     if not isinstance(state, dict) or not all(isinstance(value, dict) for value in state.values()):
         raise AgentFolderError(f"trained agent {str(folder)!r}: {name} must map level indices to statistics")
     return state
 
 
-def load_trained_agent(path: str | Path, *, env: Any = None, deterministic: bool = True, device: str = "cpu",
-                       seed: int | None = None, name: str | None = None, trust: bool = False) -> Agent:
+def load_trained_agent(
+    path: str | Path,
+    *,
+    env: Any = None,
+    deterministic: bool = True,
+    device: str = "cpu",
+    seed: int | None = None,
+    name: str | None = None,
+    trust: bool = False,
+) -> Agent:
     """The agent in a folder written by ``arena train``: its model behind its interface stack.
 
     The model's spaces are checked against the stack on the env's first learner seat at
@@ -337,12 +396,21 @@ def load_trained_agent(path: str | Path, *, env: Any = None, deterministic: bool
     model = _inside(folder, manifest["model"], "model")
     expected = manifest.get("model_sha256")
     if expected is not None and model_digest(model) != expected.lower():
-        raise AgentFolderError(f"trained agent {str(folder)!r}: {manifest['model']} does not have the SHA-256 its "
-                               f"manifest records ({expected[:16]}…): the model file was changed or replaced; "
-                               "not loaded")
-    agent = load_sb3_agent(model, algo=manifest["algo"], interface=stack,
-                           deterministic=deterministic, device=device, seed=seed, name=name or folder.name,
-                           team_size=team_size)
+        raise AgentFolderError(
+            f"trained agent {str(folder)!r}: {manifest['model']} does not have the SHA-256 its "
+            f"manifest records ({expected[:16]}…): the model file was changed or replaced; "
+            "not loaded"
+        )
+    agent = load_sb3_agent(
+        model,
+        algo=manifest["algo"],
+        interface=stack,
+        deterministic=deterministic,
+        device=device,
+        seed=seed,
+        name=name or folder.name,
+        team_size=team_size,
+    )
     if env is None:
         with reading_data(f"agent folder {str(folder)!r}", trust):
             probe = make_env(manifest["env"], **dict(manifest.get("env_options") or {}))

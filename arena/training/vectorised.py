@@ -21,8 +21,13 @@ from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
 __all__ = ["batch_vec_env", "choose_path"]
 
 
-def batch_vec_env(env: MultiAgentEnv | str | Callable[..., MultiAgentEnv], num_envs: int, *args: Any,
-                  env_kwargs: Mapping[str, Any] | None = None, **kwargs: Any) -> BatchVecEnv:
+def batch_vec_env(
+    env: MultiAgentEnv | str | Callable[..., MultiAgentEnv],
+    num_envs: int,
+    *args: Any,
+    env_kwargs: Mapping[str, Any] | None = None,
+    **kwargs: Any,
+) -> BatchVecEnv:
     """The batched trainer env for ``env``: :class:`BatchVecEnv` for turn-based batches
     (board games), :class:`SimultaneousBatchVecEnv` for batches where all move at once (snake).
 

@@ -13,12 +13,32 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch  # noqa: E402
 # Bottom to top: each layer imports only the layers under it.
 LAYERS = [
     ("foundations", "#e8e8e8", ["errors.py\nevery ArenaError", "seeding.py", "masks.py"]),
-    ("contracts", "#dbe9f6", ["env.py, actions.py\nMultiAgentEnv,\ncapabilities", "interface.py\nInterface, Combine",
-                              "stack.py\ncompiled stacks", "agents/\nAgent, scripted"]),
-    ("composition", "#dff0d8", ["wrappers.py,\nagent_wrapper.py\nEnv/AgtItfWrapper", "sides.py\nTeam,\nGroupTeams",
-                                "play_loop.py\nplay, Episode", "registry.py,\nplugins.py", "testing/\ncheckers"]),
-    ("jobs", "#fcf3cf", ["specs/\nspec languages", "evaluation/\nratings maths", "tournament/",
-                         "training/", "replay/", "adapters/"]),
+    (
+        "contracts",
+        "#dbe9f6",
+        [
+            "env.py, actions.py\nMultiAgentEnv,\ncapabilities",
+            "interface.py\nInterface, Combine",
+            "stack.py\ncompiled stacks",
+            "agents/\nAgent, scripted",
+        ],
+    ),
+    (
+        "composition",
+        "#dff0d8",
+        [
+            "wrappers.py,\nagent_wrapper.py\nEnv/AgtItfWrapper",
+            "sides.py\nTeam,\nGroupTeams",
+            "play_loop.py\nplay, Episode",
+            "registry.py,\nplugins.py",
+            "testing/\ncheckers",
+        ],
+    ),
+    (
+        "jobs",
+        "#fcf3cf",
+        ["specs/\nspec languages", "evaluation/\nratings maths", "tournament/", "training/", "replay/", "adapters/"],
+    ),
     ("front doors", "#f8d7da", ["cli/\nthe arena command", "serve/\nplay in the browser"]),
 ]
 WIDTH, HEIGHT, GAP = 10.0, 1.05, 0.25
@@ -28,30 +48,63 @@ def draw(path: Path) -> None:
     fig, ax = plt.subplots(figsize=(13, 6.6))
     for row, (name, colour, boxes) in enumerate(LAYERS):
         y = row * (HEIGHT + GAP)
-        ax.add_patch(FancyBboxPatch((0, y), WIDTH, HEIGHT, boxstyle="round,pad=0.02", facecolor=colour,
-                                    edgecolor="#888888"))
+        ax.add_patch(
+            FancyBboxPatch((0, y), WIDTH, HEIGHT, boxstyle="round,pad=0.02", facecolor=colour, edgecolor="#888888")
+        )
         ax.text(-0.15, y + HEIGHT / 2, name, ha="right", va="center", fontsize=11, fontweight="bold")
         step = WIDTH / len(boxes)
         for i, label in enumerate(boxes):
-            ax.add_patch(FancyBboxPatch((i * step + 0.08, y + 0.12), step - 0.16, HEIGHT - 0.24,
-                                        boxstyle="round,pad=0.02", facecolor="white", edgecolor="#aaaaaa"))
+            ax.add_patch(
+                FancyBboxPatch(
+                    (i * step + 0.08, y + 0.12),
+                    step - 0.16,
+                    HEIGHT - 0.24,
+                    boxstyle="round,pad=0.02",
+                    facecolor="white",
+                    edgecolor="#aaaaaa",
+                )
+            )
             ax.text(i * step + step / 2, y + HEIGHT / 2, label, ha="center", va="center", fontsize=8.5)
     top = len(LAYERS) * (HEIGHT + GAP) - GAP
-    ax.annotate("", xy=(WIDTH + 0.25, 0), xytext=(WIDTH + 0.25, top),
-                arrowprops={"arrowstyle": "->", "color": "#555555", "lw": 1.5})
+    ax.annotate(
+        "",
+        xy=(WIDTH + 0.25, 0),
+        xytext=(WIDTH + 0.25, top),
+        arrowprops={"arrowstyle": "->", "color": "#555555", "lw": 1.5},
+    )
     ax.text(WIDTH + 0.35, top / 2, "imports point down", rotation=90, va="center", fontsize=9, color="#555555")
     for row, (label, note) in enumerate([("envs/", "bundled games"), ("interfaces/", "off-the-shelf interfaces")]):
         y = 0.6 + row * 2.4
-        ax.add_patch(FancyBboxPatch((WIDTH + 1.0, y), 2.4, 1.5, boxstyle="round,pad=0.02", facecolor="#e5dbf3",
-                                    edgecolor="#888888"))
+        ax.add_patch(
+            FancyBboxPatch(
+                (WIDTH + 1.0, y), 2.4, 1.5, boxstyle="round,pad=0.02", facecolor="#e5dbf3", edgecolor="#888888"
+            )
+        )
         ax.text(WIDTH + 2.2, y + 0.95, label, ha="center", va="center", fontsize=11, fontweight="bold")
         ax.text(WIDTH + 2.2, y + 0.5, f"{note}\nimport arena", ha="center", va="center", fontsize=8.5)
-        ax.add_patch(FancyArrowPatch((WIDTH + 1.0, y + 0.3), (WIDTH, y + 0.3), arrowstyle="->",
-                                     mutation_scale=14, color="#6a4c93"))
-    ax.text(WIDTH + 2.2, top - 0.35, "found by name through the\nentry points arena.envs,\narena.agents, "
-            "arena.interfaces:\narena never imports them", ha="center", va="top", fontsize=8.5, style="italic")
-    ax.text(WIDTH / 2, -0.45, "gymnasium spaces, numpy (the core needs nothing else; the rest is imported "
-            "where it is used)", ha="center", fontsize=9, color="#555555")
+        ax.add_patch(
+            FancyArrowPatch(
+                (WIDTH + 1.0, y + 0.3), (WIDTH, y + 0.3), arrowstyle="->", mutation_scale=14, color="#6a4c93"
+            )
+        )
+    ax.text(
+        WIDTH + 2.2,
+        top - 0.35,
+        "found by name through the\nentry points arena.envs,\narena.agents, "
+        "arena.interfaces:\narena never imports them",
+        ha="center",
+        va="top",
+        fontsize=8.5,
+        style="italic",
+    )
+    ax.text(
+        WIDTH / 2,
+        -0.45,
+        "gymnasium spaces, numpy (the core needs nothing else; the rest is imported where it is used)",
+        ha="center",
+        fontsize=9,
+        color="#555555",
+    )
     ax.set_xlim(-1.6, WIDTH + 3.6)
     ax.set_ylim(-0.7, top + 0.2)
     ax.axis("off")

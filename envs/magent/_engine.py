@@ -23,6 +23,6 @@ def magent_game(name: str) -> Any:
         from magent2 import environments
     except ImportError as err:
         raise MissingDependencyError(
-            f"the MAgent2 envs need the magent2 package ({err}); install the extra: "
-            "pip install 'arena-marl[magent]'") from err
+            f"the MAgent2 envs need the magent2 package ({err}); install the extra: pip install 'arena-marl[magent]'"
+        ) from err
     return getattr(environments, name)

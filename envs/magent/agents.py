@@ -57,8 +57,12 @@ class MAgentAttackNearestAgent(Agent):
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         soldier_obs, soldier_act = observation_space, action_space
         self._side = False
-        if isinstance(action_space, spaces.MultiDiscrete) and action_space.nvec.ndim == 1 \
-                and isinstance(observation_space, spaces.Box) and len(observation_space.shape) == 4:
+        if (
+            isinstance(action_space, spaces.MultiDiscrete)
+            and action_space.nvec.ndim == 1
+            and isinstance(observation_space, spaces.Box)
+            and len(observation_space.shape) == 4
+        ):
             # a whole side stacked (interfaces.magent.SideStack): one call acts for all
             self._side = True
             dtype: Any = observation_space.dtype  # Gymnasium's Box takes a numpy dtype; it annotates scalar types
@@ -67,8 +71,8 @@ class MAgentAttackNearestAgent(Agent):
         self.layout = layout = unit_layout(soldier_obs, soldier_act)
         super().setup(observation_space, action_space)
         r = layout.radius
-        rows, cols = np.mgrid[-r:r + 1, -r:r + 1]
-        self._distance = np.sqrt(rows ** 2 + cols ** 2).ravel()  # view cell -> distance from the centre
+        rows, cols = np.mgrid[-r : r + 1, -r : r + 1]
+        self._distance = np.sqrt(rows**2 + cols**2).ravel()  # view cell -> distance from the centre
         self._coords = np.stack([cols.ravel(), rows.ravel()], axis=1)  # view cell -> (dx, dy)
         side = 2 * r + 1
         self._attack_cells = np.array([(r + dy) * side + (r + dx) for dx, dy in layout.attacks])

@@ -17,8 +17,15 @@ _MAX_MAP = 200  # 1,600 soldiers a side: far past what a step budget (and the re
 _INT_TYPES = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.uint64})
 
 
-def _check_options(where: str, map_size: Any, minimum: int, max_steps: Any, rewards: dict[str, Any],
-                   minimap_mode: Any, render_mode: Any) -> None:
+def _check_options(
+    where: str,
+    map_size: Any,
+    minimum: int,
+    max_steps: Any,
+    rewards: dict[str, Any],
+    minimap_mode: Any,
+    render_mode: Any,
+) -> None:
     for name, value, low, high in (("map_size", map_size, minimum, _MAX_MAP), ("max_steps", max_steps, 1, 10**9)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
             raise ValueError(f"{where}: {name} must be an integer from {low} to {high}, got {value!r}")
@@ -93,16 +100,32 @@ class MAgentBattle(MultiAgentEnv):
     #: MAgent2's group names, per side.
     _SIDES: dict[str, tuple[str, ...]] = {"red": ("red",), "blue": ("blue",)}
 
-    def __init__(self, map_size: int = 45, max_steps: int = 1000, minimap_mode: bool = False,
-                 step_reward: float = -0.005, dead_penalty: float = -0.1, attack_penalty: float = -0.1,
-                 attack_opponent_reward: float = 0.2, render_mode: str | None = None) -> None:
-        rewards = {"step_reward": step_reward, "dead_penalty": dead_penalty, "attack_penalty": attack_penalty,
-                   "attack_opponent_reward": attack_opponent_reward}
+    def __init__(
+        self,
+        map_size: int = 45,
+        max_steps: int = 1000,
+        minimap_mode: bool = False,
+        step_reward: float = -0.005,
+        dead_penalty: float = -0.1,
+        attack_penalty: float = -0.1,
+        attack_opponent_reward: float = 0.2,
+        render_mode: str | None = None,
+    ) -> None:
+        rewards = {
+            "step_reward": step_reward,
+            "dead_penalty": dead_penalty,
+            "attack_penalty": attack_penalty,
+            "attack_opponent_reward": attack_opponent_reward,
+        }
         _check_options(type(self).__name__, map_size, self._MIN_MAP, max_steps, rewards, minimap_mode, render_mode)
         self.map_size, self.max_steps, self.minimap_mode = int(map_size), int(max_steps), bool(minimap_mode)
         self.render_mode = render_mode
-        self.options = {"map_size": self.map_size, "max_steps": self.max_steps, "minimap_mode": self.minimap_mode,
-                        **{k: float(v) for k, v in rewards.items()}}
+        self.options = {
+            "map_size": self.map_size,
+            "max_steps": self.max_steps,
+            "minimap_mode": self.minimap_mode,
+            **{k: float(v) for k, v in rewards.items()},
+        }
         self._build()
         self.possible_agents = list(self._game.possible_agents)  # engine id i is possible_agents[i]
         self._names = np.array(self.possible_agents, dtype=object)
@@ -110,8 +133,10 @@ class MAgentBattle(MultiAgentEnv):
         self.action_spaces = {a: self._game.action_space(a) for a in self.possible_agents}
         self._groups = [self._names[self._engine.get_agent_id(h)][0].rsplit("_", 1)[0] for h in self._handles]
         self._side_of_group = [next(s for s, groups in self._SIDES.items() if g in groups) for g in self._groups]
-        teams = {side: tuple(a for a in self.possible_agents if a.rsplit("_", 1)[0] in groups)
-                 for side, groups in self._SIDES.items()}
+        teams = {
+            side: tuple(a for a in self.possible_agents if a.rsplit("_", 1)[0] in groups)
+            for side, groups in self._SIDES.items()
+        }
         self.teams = teams
         self._sides: dict[str, tuple[str, ...]] = teams
         self._actions_n = [int(self._engine.get_action_space(h)[0]) for h in self._handles]
@@ -126,8 +151,13 @@ class MAgentBattle(MultiAgentEnv):
     def _build(self) -> None:
         # MAgent2's PettingZoo env builds the engine, its configuration and the map; arena steps the engine.
         self._game = magent_game(self._GAME).parallel_env(
-            map_size=self.map_size, max_cycles=self.max_steps, minimap_mode=self.minimap_mode,
-            extra_features=False, render_mode=self.render_mode, **self.options_rewards())
+            map_size=self.map_size,
+            max_cycles=self.max_steps,
+            minimap_mode=self.minimap_mode,
+            extra_features=False,
+            render_mode=self.render_mode,
+            **self.options_rewards(),
+        )
         self._engine, self._handles = self._game.env, list(self._game.handles)
 
     def options_rewards(self) -> dict[str, float]:
@@ -206,7 +236,7 @@ class MAgentBattle(MultiAgentEnv):
             if values is not None and set(map(type, values)) <= _INT_TYPES:
                 joint, start = [], 0
                 for ids, n in zip(self._ids, self._actions_n):
-                    group = np.array(values[start:start + len(ids)], dtype=np.int64)
+                    group = np.array(values[start : start + len(ids)], dtype=np.int64)
                     start += len(ids)
                     if group.size and not (0 <= group.min() and group.max() < n):
                         break
@@ -217,7 +247,7 @@ class MAgentBattle(MultiAgentEnv):
         values = [int(actions[name]) for name in acting or ()]  # None: check_actions raised ResetNeeded
         joint, start = [], 0
         for ids in self._ids:
-            joint.append(np.array(values[start:start + len(ids)], dtype=np.int32))
+            joint.append(np.array(values[start : start + len(ids)], dtype=np.int32))
             start += len(ids)
         return joint
 

@@ -41,8 +41,12 @@ def disc_cells(radius: float, *, centre: bool) -> tuple[tuple[int, int], ...]:
         ((0, -1), (-1, 0), (0, 0), (1, 0), (0, 1))
     """
     reach = int(radius)
-    return tuple((dx, dy) for dy in range(-reach, reach + 1) for dx in range(-reach, reach + 1)
-                 if dx * dx + dy * dy <= radius * radius and (centre or (dx, dy) != (0, 0)))
+    return tuple(
+        (dx, dy)
+        for dy in range(-reach, reach + 1)
+        for dx in range(-reach, reach + 1)
+        if dx * dx + dy * dy <= radius * radius and (centre or (dx, dy) != (0, 0))
+    )
 
 
 # unit name -> (action count, speed, attack range, groups in the view, ally slot or None, enemy slots)
@@ -106,13 +110,20 @@ def unit_layout(observation_space: spaces.Space, action_space: spaces.Space) -> 
     """
     shape = getattr(observation_space, "shape", None)
     units = {spec[0]: name for name, spec in _UNITS.items()}
-    if not (isinstance(action_space, spaces.Discrete) and int(action_space.n) in units
-            and isinstance(observation_space, spaces.Box) and shape is not None and len(shape) == 3
-            and shape[0] == shape[1] and shape[0] % 2 == 1):
+    if not (
+        isinstance(action_space, spaces.Discrete)
+        and int(action_space.n) in units
+        and isinstance(observation_space, spaces.Box)
+        and shape is not None
+        and len(shape) == 3
+        and shape[0] == shape[1]
+        and shape[0] % 2 == 1
+    ):
         raise SpaceMismatchError(
             "unit_layout: expected a MAgent2 soldier's spaces: a Box view (side, side, channels) and Discrete "
             f"with {sorted(units)} actions (battle's small unit, combined arms' melee and ranged), got "
-            f"{observation_space} and {action_space}")
+            f"{observation_space} and {action_space}"
+        )
     unit = units[int(action_space.n)]
     n_actions, speed, reach, groups, ally, enemies = _UNITS[unit]
     depth = shape[2]
@@ -123,22 +134,32 @@ def unit_layout(observation_space: spaces.Space, action_space: spaces.Space) -> 
     else:
         raise SpaceMismatchError(
             f"unit_layout: a MAgent2 {unit} unit's view has {1 + 2 * groups} channels ({1 + 3 * groups + 2} in "
-            f"minimap_mode), got {observation_space}")
+            f"minimap_mode), got {observation_space}"
+        )
     moves = disc_cells(speed, centre=True)
     attacks = disc_cells(reach, centre=False)
     if len(moves) + len(attacks) != n_actions:  # the tables above disagree with themselves
-        raise SpaceMismatchError(f"unit_layout: {unit} has {len(moves)} moves and {len(attacks)} attacks, "
-                                 f"not {n_actions} actions")
+        raise SpaceMismatchError(
+            f"unit_layout: {unit} has {len(moves)} moves and {len(attacks)} attacks, not {n_actions} actions"
+        )
 
     def channel(slot: int, which: int) -> int:
         return 1 + per_group * slot + which
 
     return UnitLayout(
-        unit=unit, radius=shape[0] // 2, moves=moves, attacks=attacks, attack_base=len(moves),
-        own_presence=channel(0, 0), own_hp=channel(0, 1),
-        ally_presence=() if ally is None else (channel(ally, 0),), ally_hp=() if ally is None else (channel(ally, 1),),
-        enemy_presence=tuple(channel(s, 0) for s in enemies), enemy_hp=tuple(channel(s, 1) for s in enemies),
-        position=position)
+        unit=unit,
+        radius=shape[0] // 2,
+        moves=moves,
+        attacks=attacks,
+        attack_base=len(moves),
+        own_presence=channel(0, 0),
+        own_hp=channel(0, 1),
+        ally_presence=() if ally is None else (channel(ally, 0),),
+        ally_hp=() if ally is None else (channel(ally, 1),),
+        enemy_presence=tuple(channel(s, 0) for s in enemies),
+        enemy_hp=tuple(channel(s, 1) for s in enemies),
+        position=position,
+    )
 
 
 def decode_positions(views: np.ndarray, layout: UnitLayout, map_size: int) -> np.ndarray:
@@ -150,8 +171,9 @@ def decode_positions(views: np.ndarray, layout: UnitLayout, map_size: int) -> np
         map_size: the map's side.
     """
     if layout.position is None:
-        raise SpaceMismatchError("decode_positions: the views have no position planes; make the env with "
-                                 "minimap_mode=True")
+        raise SpaceMismatchError(
+            "decode_positions: the views have no position planes; make the env with minimap_mode=True"
+        )
     centre = layout.radius
     coords = views[:, centre, centre, list(layout.position)] * map_size
     return np.clip(np.rint(coords), 0, map_size - 1).astype(np.int64)

@@ -20,10 +20,17 @@ from arena.training.recipe import TrainingRecipe
 
 __all__ = ["training_recipe", "combined_arms_recipe"]
 
-_BUDGET: dict[str, Any] = {"algo": "ppo", "interface": "flatten", "evaluations": 10, "eval_games": 20, "full_budget": 500_000,
-           "algo_options": {"n_steps": 256, "batch_size": 256},
-           "opponents": ("random", "magent_attack_nearest"), "references": ("magent_attack_nearest", "random"),
-           "env_options": {"max_steps": 300}}
+_BUDGET: dict[str, Any] = {
+    "algo": "ppo",
+    "interface": "flatten",
+    "evaluations": 10,
+    "eval_games": 20,
+    "full_budget": 500_000,
+    "algo_options": {"n_steps": 256, "batch_size": 256},
+    "opponents": ("random", "magent_attack_nearest"),
+    "references": ("magent_attack_nearest", "random"),
+    "env_options": {"max_steps": 300},
+}
 
 
 def training_recipe(**options: Any) -> TrainingRecipe:

@@ -69,6 +69,5 @@ def announce_compiling(dispatcher: Any, what: str) -> bool:
         return False
     if os.path.exists(index):
         return False
-    print(f"arena: compiling {what} with numba (once; cached in {os.path.dirname(index)})", file=sys.stderr,
-          flush=True)
+    print(f"arena: compiling {what} with numba (once; cached in {os.path.dirname(index)})", file=sys.stderr, flush=True)
     return True

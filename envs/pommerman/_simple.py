@@ -399,5 +399,6 @@ def decide_batch(boards, bombs, counts, agents, steps, team, partial, seats, mem
                     k += 1
             if team:
                 enemies[2] = 9
-            out[g, me] = decide(view, blasts, r, c, enemies, agents[g, me, 3], agents[g, me, 4], memory[g, me],
-                                rngs[g, me])
+            out[g, me] = decide(
+                view, blasts, r, c, enemies, agents[g, me, 3], agents[g, me, 4], memory[g, me], rngs[g, me]
+            )

@@ -59,7 +59,8 @@ class PommermanSimpleAgent(Agent):
             raise SpaceMismatchError(
                 "PommermanSimpleAgent: needs the pommerman observation Dict (board, bomb_blast_strength, position, "
                 f"enemies, ammo, blast_strength) and Discrete(6) or MultiDiscrete([6, 8, 8]) actions, "
-                f"got {observation_space} and {action_space}")
+                f"got {observation_space} and {action_space}"
+            )
         super().setup(observation_space, action_space)
         self._radio = radio
 
@@ -70,9 +71,17 @@ class PommermanSimpleAgent(Agent):
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
         position = observation["position"]
-        move = decide(observation["board"], observation["bomb_blast_strength"], int(position[0]), int(position[1]),
-                      np.asarray(observation["enemies"], dtype=np.int64), int(observation["ammo"]),
-                      int(observation["blast_strength"]), self._memory, self._rng)
+        move = decide(
+            observation["board"],
+            observation["bomb_blast_strength"],
+            int(position[0]),
+            int(position[1]),
+            np.asarray(observation["enemies"], dtype=np.int64),
+            int(observation["ammo"]),
+            int(observation["blast_strength"]),
+            self._memory,
+            self._rng,
+        )
         if self._radio:
             return np.array([move, 0, 0], dtype=np.int64)
         if action_mask is not None and not action_mask[move]:
@@ -135,8 +144,21 @@ class PommermanSimpleBatch:
         seats = np.asarray(seats, dtype=np.bool_)
         if seats.shape != self._all.shape:
             raise ValueError(f"{self}: seats must be a bool mask of shape {self._all.shape}, got shape {seats.shape}")
-        decide_batch(batch._boards, batch._bombs, batch._counts, batch._agents, batch._steps, batch.mode != "ffa",
-                     batch.template.partial, seats, self._memory, self._rngs, self._view, self._blasts, self._moves)
+        decide_batch(
+            batch._boards,
+            batch._bombs,
+            batch._counts,
+            batch._agents,
+            batch._steps,
+            batch.mode != "ffa",
+            batch.template.partial,
+            seats,
+            self._memory,
+            self._rngs,
+            self._view,
+            self._blasts,
+            self._moves,
+        )
         moves = EGO_ACTIONS[np.arange(4), self._moves] if batch.ego else self._moves.copy()
         if batch.mode != "radio":
             return moves

@@ -84,15 +84,25 @@ class PommermanBatch:
 
     possible_agents = ("agent_0", "agent_1", "agent_2", "agent_3")
 
-    def __init__(self, num_games: int, mode: str = "ffa", *, ego: bool = False, copy: bool = True, threads: int = 1,
-                 max_steps: int = 800) -> None:
+    def __init__(
+        self,
+        num_games: int,
+        mode: str = "ffa",
+        *,
+        ego: bool = False,
+        copy: bool = True,
+        threads: int = 1,
+        max_steps: int = 800,
+    ) -> None:
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or not 1 <= num_games <= 2**20:
             raise ValueError(f"PommermanBatch: num_games must be an integer in 1..{2**20}, got {num_games!r}")
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 256:
             raise ValueError(f"PommermanBatch: threads must be an integer in 1..256, got {threads!r}")
         self.template = PommermanRules(mode, max_steps)  # checks the options
-        announce_compiling(batch_core.batch_step if threads == 1 else batch_core.batch_step_parallel,
-                           "the Pommerman batch" if threads == 1 else "the threaded Pommerman batch")
+        announce_compiling(
+            batch_core.batch_step if threads == 1 else batch_core.batch_step_parallel,
+            "the Pommerman batch" if threads == 1 else "the threaded Pommerman batch",
+        )
         self.mode, self.max_steps, self.num_games = mode, self.template.max_steps, int(num_games)
         self.ego, self.copy, self.threads = bool(ego), bool(copy), int(threads)
         self.teams = self.template.teams
@@ -151,17 +161,41 @@ class PommermanBatch:
                 seed_stream(self._rngs[g], game_seed)
         self._started = True
         games = np.arange(self.num_games)
-        batch_core.reset_games(games, self._boards, self._items, self._flames, self._agents, self._counts,
-                               self._steps, self._rngs, self._radio, self._live)
+        batch_core.reset_games(
+            games,
+            self._boards,
+            self._items,
+            self._flames,
+            self._agents,
+            self._counts,
+            self._steps,
+            self._rngs,
+            self._radio,
+            self._live,
+        )
         self._observe(games)
         obs = self._obs.copy() if self.copy else self._obs
         return obs, {"live": self._live.copy()}
 
     def _observe(self, games: np.ndarray) -> None:
         team, partial = self._flags()
-        batch_core.observe_games(games, self._boards, self._flames, self._agents, self._bombs, self._counts,
-                                 self._steps, self._radio, team, partial, self.ego, self.max_steps, self._live,
-                                 self._work, self._obs)
+        batch_core.observe_games(
+            games,
+            self._boards,
+            self._flames,
+            self._agents,
+            self._bombs,
+            self._counts,
+            self._steps,
+            self._radio,
+            team,
+            partial,
+            self.ego,
+            self.max_steps,
+            self._live,
+            self._work,
+            self._obs,
+        )
 
     def restart(self, games: Any) -> np.ndarray:
         """Abandon ``games`` and start each one's next episode now; returns their new observations.
@@ -172,8 +206,18 @@ class PommermanBatch:
         if not self._started:
             raise ResetNeeded(f"{self}: restart() called before reset()")
         games = np.asarray(games, dtype=np.int64).reshape(-1)
-        batch_core.reset_games(games, self._boards, self._items, self._flames, self._agents, self._counts,
-                               self._steps, self._rngs, self._radio, self._live)
+        batch_core.reset_games(
+            games,
+            self._boards,
+            self._items,
+            self._flames,
+            self._agents,
+            self._counts,
+            self._steps,
+            self._rngs,
+            self._radio,
+            self._live,
+        )
         self._observe(games)
         return self._obs[games].copy()
 
@@ -183,8 +227,10 @@ class PommermanBatch:
         radio = self.mode == "radio"
         shape = (self.num_games, 4, 3) if radio else (self.num_games, 4)
         if actions.shape != shape or actions.dtype.kind not in "iu":
-            raise InvalidActionError(f"{self}: actions must be an integer array of shape {shape}, "
-                                     f"got {actions.dtype} array of shape {actions.shape}")
+            raise InvalidActionError(
+                f"{self}: actions must be an integer array of shape {shape}, "
+                f"got {actions.dtype} array of shape {actions.shape}"
+            )
         moves = actions[..., 0] if radio else actions
         if moves.size and (moves.min() < 0 or moves.max() > 5):
             raise InvalidActionError(f"{self}: moves must lie in 0..5, got values from {moves.min()} to {moves.max()}")
@@ -192,8 +238,9 @@ class PommermanBatch:
             return np.ascontiguousarray(moves, dtype=np.int64), self._no_words  # one compiled layout
         words = actions[..., 1:]
         if words.size and (words.min() < 0 or words.max() > 7):
-            raise InvalidActionError(f"{self}: radio words must lie in 0..7, got values from {words.min()} "
-                                     f"to {words.max()}")
+            raise InvalidActionError(
+                f"{self}: radio words must lie in 0..7, got values from {words.min()} to {words.max()}"
+            )
         return np.ascontiguousarray(moves, dtype=np.int64), np.ascontiguousarray(words, dtype=np.int64)
 
     def step(self, actions: Any):
@@ -209,13 +256,39 @@ class PommermanBatch:
         acted = self._live.copy()
         team, partial = self._flags()
         run = batch_core.batch_step if self.threads == 1 else batch_core.batch_step_parallel
-        ended = run(self._boards, self._items, self._flames, self._agents, self._bombs, self._counts, self._steps,
-                    self._rngs, self._radio, self._last, moves, words, team, partial, self.ego,
-                    self.template.max_blast, self.max_steps, self._obs, self._rewards, self._terms, self._live,
-                    self._over, self._final, self._work)
+        ended = run(
+            self._boards,
+            self._items,
+            self._flames,
+            self._agents,
+            self._bombs,
+            self._counts,
+            self._steps,
+            self._rngs,
+            self._radio,
+            self._last,
+            moves,
+            words,
+            team,
+            partial,
+            self.ego,
+            self.template.max_blast,
+            self.max_steps,
+            self._obs,
+            self._rewards,
+            self._terms,
+            self._live,
+            self._over,
+            self._final,
+            self._work,
+        )
         fresh = self.copy
         over = self._over.copy() if fresh else self._over
-        infos: dict[str, Any] = {"acted": acted, "live": self._live.copy() if fresh else self._live, "episode_over": over}
+        infos: dict[str, Any] = {
+            "acted": acted,
+            "live": self._live.copy() if fresh else self._live,
+            "episode_over": over,
+        }
         if ended:
             infos["final_observation"] = self._final[np.flatnonzero(over)]
         if not fresh:
@@ -254,10 +327,17 @@ class PommermanBatch:
     def state_json(self, game: int) -> dict[str, Any]:
         """Game ``game``'s state as a dict in the reference trajectory format (see :meth:`load_state`)."""
         g = self._game(game)
-        state = State(board=self._boards[g].copy(), items=self._items[g].copy(), flames=self._flames[g].copy(),
-                      agents=self._agents[g].copy(), bombs=self._bombs[g].copy(), counts=self._counts[g].copy(),
-                      radio=self._radio[g].astype(np.int64), step_count=int(self._steps[g]),
-                      intended_actions=self._last[g].tolist())
+        state = State(
+            board=self._boards[g].copy(),
+            items=self._items[g].copy(),
+            flames=self._flames[g].copy(),
+            agents=self._agents[g].copy(),
+            bombs=self._bombs[g].copy(),
+            counts=self._counts[g].copy(),
+            radio=self._radio[g].astype(np.int64),
+            step_count=int(self._steps[g]),
+            intended_actions=self._last[g].tolist(),
+        )
         return encode_state(state, self.mode == "radio")
 
     @property

@@ -25,11 +25,16 @@ def new_work(chunks: int) -> tuple:
     """Working arrays for ``chunks`` games stepped at once: the rules' scratch and five view grids each."""
     n = SIZE
     return (
-        np.zeros((chunks, 4, 2), np.int64), np.zeros((chunks, BOMB_CAP, 2), np.int64),
-        np.zeros((chunks, 2 * n * n), np.int16), np.zeros((chunks, 2 * n * n), np.bool_),
-        np.zeros((chunks, n, n), np.int16), np.zeros((chunks, n, n), np.int16),
-        np.zeros((chunks, BOMB_CAP), np.int16), np.zeros((chunks, 4), np.int16),
-        np.zeros((chunks, BOMB_CAP + 4, 4), np.int64), np.zeros((chunks, n, n), np.bool_),
+        np.zeros((chunks, 4, 2), np.int64),
+        np.zeros((chunks, BOMB_CAP, 2), np.int64),
+        np.zeros((chunks, 2 * n * n), np.int16),
+        np.zeros((chunks, 2 * n * n), np.bool_),
+        np.zeros((chunks, n, n), np.int16),
+        np.zeros((chunks, n, n), np.int16),
+        np.zeros((chunks, BOMB_CAP), np.int16),
+        np.zeros((chunks, 4), np.int16),
+        np.zeros((chunks, BOMB_CAP + 4, 4), np.int64),
+        np.zeros((chunks, n, n), np.bool_),
         np.zeros((chunks, 4), np.bool_),
         np.zeros((chunks, 4, n, n), np.uint8),  # a game's bomb life, blast, direction, flame life grids
         np.zeros((chunks, 8), np.int64),  # one view's constant planes
@@ -140,8 +145,20 @@ def _observe(board, flames, agents, bombs, nb, radio, steps, max_steps, team, pa
                 flat[16 + j] = scalars[j]
             continue
         first = me
-        encode_view(board, grids[0], grids[1], grids[2], grids[3], me, 10 + (me + 2) % 4 if team else 9,
-                    agents[me, 1] if partial else -1, agents[me, 2], ego, scalars[:k], out[me])
+        encode_view(
+            board,
+            grids[0],
+            grids[1],
+            grids[2],
+            grids[3],
+            me,
+            10 + (me + 2) % 4 if team else 9,
+            agents[me, 1] if partial else -1,
+            agents[me, 2],
+            ego,
+            scalars[:k],
+            out[me],
+        )
 
 
 @njit_inline
@@ -175,8 +192,35 @@ def _view_scalars(agents, alive, me, team, radio, steps, max_steps, words, scala
 
 
 @njit_inline
-def _step_game(g, boards, items, flames, agents, bombs, counts, steps, rngs, radio, last, actions, words, team,
-               partial, ego, max_blast, max_steps, obs, rewards, terms, live, over, final, s, grids, scalars):
+def _step_game(
+    g,
+    boards,
+    items,
+    flames,
+    agents,
+    bombs,
+    counts,
+    steps,
+    rngs,
+    radio,
+    last,
+    actions,
+    words,
+    team,
+    partial,
+    ego,
+    max_blast,
+    max_steps,
+    obs,
+    rewards,
+    terms,
+    live,
+    over,
+    final,
+    s,
+    grids,
+    scalars,
+):
     """One game of :func:`batch_step`."""
     moves = last[g]
     before = _alive_bits(agents[g])
@@ -194,41 +238,171 @@ def _step_game(g, boards, items, flames, agents, bombs, counts, steps, rngs, rad
     for a in range(4):
         live[g, a] = (after >> a & 1) != 0
     if done:
-        _observe(boards[g], flames[g], agents[g], bombs[g], counts[g, 0], radio[g], steps[g], max_steps, team,
-                 partial, ego, live[g], grids, scalars, final[g])
+        _observe(
+            boards[g],
+            flames[g],
+            agents[g],
+            bombs[g],
+            counts[g, 0],
+            radio[g],
+            steps[g],
+            max_steps,
+            team,
+            partial,
+            ego,
+            live[g],
+            grids,
+            scalars,
+            final[g],
+        )
         _reset_game(boards[g], items[g], flames[g], agents[g], counts[g], radio[g], rngs[g])
         steps[g] = 0
         live[g, :] = True
-    _observe(boards[g], flames[g], agents[g], bombs[g], counts[g, 0], radio[g], steps[g], max_steps, team, partial,
-             ego, live[g], grids, scalars, obs[g])
+    _observe(
+        boards[g],
+        flames[g],
+        agents[g],
+        bombs[g],
+        counts[g, 0],
+        radio[g],
+        steps[g],
+        max_steps,
+        team,
+        partial,
+        ego,
+        live[g],
+        grids,
+        scalars,
+        obs[g],
+    )
 
 
 @njit
-def batch_step(boards, items, flames, agents, bombs, counts, steps, rngs, radio, last, actions, words, team, partial,
-               ego, max_blast, max_steps, obs, rewards, terms, live, over, final, work):
+def batch_step(
+    boards,
+    items,
+    flames,
+    agents,
+    bombs,
+    counts,
+    steps,
+    rngs,
+    radio,
+    last,
+    actions,
+    words,
+    team,
+    partial,
+    ego,
+    max_blast,
+    max_steps,
+    obs,
+    rewards,
+    terms,
+    live,
+    over,
+    final,
+    work,
+):
     """Step every game once (ended games restart in the same call); returns how many ended."""
     s = _scratch(work, 0)
     ended = 0
     for g in range(boards.shape[0]):
-        _step_game(g, boards, items, flames, agents, bombs, counts, steps, rngs, radio, last, actions, words, team,
-                   partial, ego, max_blast, max_steps, obs, rewards, terms, live, over, final, s, work[11][0],
-                   work[12][0])
+        _step_game(
+            g,
+            boards,
+            items,
+            flames,
+            agents,
+            bombs,
+            counts,
+            steps,
+            rngs,
+            radio,
+            last,
+            actions,
+            words,
+            team,
+            partial,
+            ego,
+            max_blast,
+            max_steps,
+            obs,
+            rewards,
+            terms,
+            live,
+            over,
+            final,
+            s,
+            work[11][0],
+            work[12][0],
+        )
         ended += over[g]
     return ended
 
 
 @njit_parallel
-def batch_step_parallel(boards, items, flames, agents, bombs, counts, steps, rngs, radio, last, actions, words, team,
-                        partial, ego, max_blast, max_steps, obs, rewards, terms, live, over, final, work):
+def batch_step_parallel(
+    boards,
+    items,
+    flames,
+    agents,
+    bombs,
+    counts,
+    steps,
+    rngs,
+    radio,
+    last,
+    actions,
+    words,
+    team,
+    partial,
+    ego,
+    max_blast,
+    max_steps,
+    obs,
+    rewards,
+    terms,
+    live,
+    over,
+    final,
+    work,
+):
     """:func:`batch_step` with the games split in ``len(work[0])`` chunks run on numba's threads."""
     chunks = work[0].shape[0]
     games = boards.shape[0]
     for t in prange(chunks):
         s = _scratch(work, t)
         for g in range(t * games // chunks, (t + 1) * games // chunks):
-            _step_game(g, boards, items, flames, agents, bombs, counts, steps, rngs, radio, last, actions, words,
-                       team, partial, ego, max_blast, max_steps, obs, rewards, terms, live, over, final, s,
-                       work[11][t], work[12][t])
+            _step_game(
+                g,
+                boards,
+                items,
+                flames,
+                agents,
+                bombs,
+                counts,
+                steps,
+                rngs,
+                radio,
+                last,
+                actions,
+                words,
+                team,
+                partial,
+                ego,
+                max_blast,
+                max_steps,
+                obs,
+                rewards,
+                terms,
+                live,
+                over,
+                final,
+                s,
+                work[11][t],
+                work[12][t],
+            )
     return over.sum()
 
 
@@ -242,10 +416,25 @@ def reset_games(games, boards, items, flames, agents, counts, steps, rngs, radio
 
 
 @njit
-def observe_games(games, boards, flames, agents, bombs, counts, steps, radio, team, partial, ego, max_steps, live,
-                  work, obs):
+def observe_games(
+    games, boards, flames, agents, bombs, counts, steps, radio, team, partial, ego, max_steps, live, work, obs
+):
     """Write the views of ``games`` into ``obs`` (after a reset or a loaded state)."""
     for g in games:
-        _observe(boards[g], flames[g], agents[g], bombs[g], counts[g, 0], radio[g], steps[g], max_steps, team,
-                 partial, ego, live[g], work[11][0], work[12][0], obs[g])
-
+        _observe(
+            boards[g],
+            flames[g],
+            agents[g],
+            bombs[g],
+            counts[g, 0],
+            radio[g],
+            steps[g],
+            max_steps,
+            team,
+            partial,
+            ego,
+            live[g],
+            work[11][0],
+            work[12][0],
+            obs[g],
+        )

@@ -17,8 +17,15 @@ import numpy as np
 from envs.pommerman._jit import njit
 from envs.pommerman.core import AGENT_0, EXTRA_BOMB, PASSAGE, RIGID, SIZE, WOOD
 
-__all__ = ["START_POSITIONS", "FIXED_WOOD", "draw_board", "make_board", "seed_stream", "uniform",
-           "unreachable_passages"]
+__all__ = [
+    "START_POSITIONS",
+    "FIXED_WOOD",
+    "draw_board",
+    "make_board",
+    "seed_stream",
+    "uniform",
+    "unreachable_passages",
+]
 
 #: Agents 0-3 start in the corners: top left, bottom left, bottom right, top right.
 START_POSITIONS = ((1, 1), (SIZE - 2, 1), (SIZE - 2, SIZE - 2), (1, SIZE - 2))
@@ -43,10 +50,17 @@ def _free_pairs() -> np.ndarray:
     """The (row, col) with row < col of the mirrored pairs the random walls are drawn from."""
     blocked = set(START_POSITIONS) | set(FIXED_WOOD)
     for i in (2, 3):
-        blocked |= {(1, i), (i, 1), (SIZE - 2, SIZE - i - 1), (SIZE - i - 1, SIZE - 2),
-                    (1, SIZE - i - 1), (SIZE - i - 1, 1), (i, SIZE - 2), (SIZE - 2, i)}
-    pairs = [(r, c) for r in range(SIZE) for c in range(r + 1, SIZE)
-             if (r, c) not in blocked and (c, r) not in blocked]
+        blocked |= {
+            (1, i),
+            (i, 1),
+            (SIZE - 2, SIZE - i - 1),
+            (SIZE - i - 1, SIZE - 2),
+            (1, SIZE - i - 1),
+            (SIZE - i - 1, 1),
+            (i, SIZE - 2),
+            (SIZE - 2, i),
+        }
+    pairs = [(r, c) for r in range(SIZE) for c in range(r + 1, SIZE) if (r, c) not in blocked and (c, r) not in blocked]
     return np.array(pairs, dtype=np.int64)
 
 

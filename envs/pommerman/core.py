@@ -29,8 +29,23 @@ import numpy as np
 from envs.pommerman._jit import njit, njit_inline
 
 __all__ = [
-    "PASSAGE", "RIGID", "WOOD", "BOMB", "FLAMES", "FOG", "EXTRA_BOMB", "INCR_RANGE", "KICK",
-    "AGENT_DUMMY", "AGENT_0", "SIZE", "BOMB_CAP", "MAX_AMMO", "new_scratch", "step", "step_into",
+    "PASSAGE",
+    "RIGID",
+    "WOOD",
+    "BOMB",
+    "FLAMES",
+    "FOG",
+    "EXTRA_BOMB",
+    "INCR_RANGE",
+    "KICK",
+    "AGENT_DUMMY",
+    "AGENT_0",
+    "SIZE",
+    "BOMB_CAP",
+    "MAX_AMMO",
+    "new_scratch",
+    "step",
+    "step_into",
     "flame_life",
 ]
 
@@ -326,8 +341,15 @@ def resolve_kicks(board, agents, bombs, nb, actions, s):
         d = actions[a]
         kr = tr + DR[d]
         kc = tc + DC[d]
-        if (agents[a, CAN_KICK] != 0 and 0 <= kr < SIZE and 0 <= kc < SIZE and aocc[kr, kc] == 0
-                and bocc[kr, kc] == 0 and not _is_powerup(board[kr, kc]) and not _is_wall(board[kr, kc])):
+        if (
+            agents[a, CAN_KICK] != 0
+            and 0 <= kr < SIZE
+            and 0 <= kc < SIZE
+            and aocc[kr, kc] == 0
+            and bocc[kr, kc] == 0
+            and not _is_powerup(board[kr, kc])
+            and not _is_wall(board[kr, kc])
+        ):
             bocc[tr, tc] = 0
             n_bombs_back = _delay(delayed, n_bombs_back, 0, b, kr, kc)
             kicked_by[b] = a
@@ -497,5 +519,6 @@ def step_into(board, items, flames, agents, bombs, counts, actions, max_blast, s
 
 def step(board, items, flames, agents, bombs, counts, actions, max_blast) -> int:
     """:func:`step_into` with fresh scratch arrays (for one-off calls; loops keep a scratch)."""
-    return step_into(board, items, flames, agents, bombs, counts, np.asarray(actions, dtype=np.int64), max_blast,
-                     new_scratch())
+    return step_into(
+        board, items, flames, agents, bombs, counts, np.asarray(actions, dtype=np.int64), max_blast, new_scratch()
+    )

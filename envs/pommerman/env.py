@@ -80,13 +80,17 @@ class Pommerman(MultiAgentEnv):
     metadata = {"render_modes": ["ansi", "rgb_array"], "name": "pommerman", "render_fps": 10}
     env_name = "pommerman"
 
-    def __init__(self, mode: str = "ffa", max_steps: int = 800, render_mode: str | None = None,
-                 cell_pixels: int = 16) -> None:
+    def __init__(
+        self, mode: str = "ffa", max_steps: int = 800, render_mode: str | None = None, cell_pixels: int = 16
+    ) -> None:
         rules = PommermanRules(mode, max_steps)  # checks the mode and the limit
         if render_mode not in (None, "ansi", "rgb_array"):
             raise ValueError(f"Pommerman: render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
-        if (isinstance(cell_pixels, bool) or not isinstance(cell_pixels, (int, np.integer))
-                or not 2 <= cell_pixels <= MAX_CELL_PIXELS):
+        if (
+            isinstance(cell_pixels, bool)
+            or not isinstance(cell_pixels, (int, np.integer))
+            or not 2 <= cell_pixels <= MAX_CELL_PIXELS
+        ):
             raise ValueError(f"Pommerman: cell_pixels must be an integer in 2..{MAX_CELL_PIXELS}, got {cell_pixels!r}")
         announce_compiling(core.step_into, "the Pommerman rules")
         self.mode = mode
@@ -109,8 +113,9 @@ class Pommerman(MultiAgentEnv):
         self._mask = None if mode == "radio" else _readonly(np.ones(6, dtype=np.int8))
         if self.partial:
             teammate = [core.AGENT_0 + (i + 2) % 4 for i in range(4)]
-            enemies = [[core.AGENT_0 + j for j in range(4) if j not in (i, (i + 2) % 4)] + [core.AGENT_DUMMY]
-                       for i in range(4)]
+            enemies = [
+                [core.AGENT_0 + j for j in range(4) if j not in (i, (i + 2) % 4)] + [core.AGENT_DUMMY] for i in range(4)
+            ]
         else:
             teammate = [core.AGENT_DUMMY] * 4
             enemies = [[core.AGENT_0 + j for j in range(4) if j != i] for i in range(4)]
@@ -209,9 +214,19 @@ class Pommerman(MultiAgentEnv):
         state.intended_actions = moves
         before = self._alive
         self._grids = grids = np.empty((4 if self.partial else 1, 5, core.SIZE, core.SIZE), dtype=np.uint8)
-        self._alive = alive = advance(state.board, state.items, state.flames, state.agents, state.bombs,
-                                      state.counts, np.array(moves, dtype=np.int64), self.max_blast, self.partial,
-                                      grids, self._scratch)
+        self._alive = alive = advance(
+            state.board,
+            state.items,
+            state.flames,
+            state.agents,
+            state.bombs,
+            state.counts,
+            np.array(moves, dtype=np.int64),
+            self.max_blast,
+            self.partial,
+            grids,
+            self._scratch,
+        )
         state.step_count += 1
         if self.partial:
             return self._end_team(alive)
@@ -303,10 +318,22 @@ class Pommerman(MultiAgentEnv):
                 board, blast, life, moving, flame = grids[i if self.partial else 0]
             row = rows[i]
             # one dict literal per agent, keys in the order they always had
-            obs = {"teammate": teammate[i], "enemies": enemies[i], "game_type": game_type, "board": board,
-                   "bomb_blast_strength": blast, "bomb_life": life, "bomb_moving_direction": moving,
-                   "flame_life": flame, "alive": alive, "step_count": step_count, "position": positions[i],
-                   "ammo": row[3], "blast_strength": row[4], "can_kick": row[5]}
+            obs = {
+                "teammate": teammate[i],
+                "enemies": enemies[i],
+                "game_type": game_type,
+                "board": board,
+                "bomb_blast_strength": blast,
+                "bomb_life": life,
+                "bomb_moving_direction": moving,
+                "flame_life": flame,
+                "alive": alive,
+                "step_count": step_count,
+                "position": positions[i],
+                "ammo": row[3],
+                "blast_strength": row[4],
+                "can_kick": row[5],
+            }
             if radio:
                 obs["message"] = state.radio[(i + 2) % 4].copy()
             out[name] = obs
@@ -320,10 +347,18 @@ class Pommerman(MultiAgentEnv):
         self._alive = saved
         for obs in observations.values():
             ref = {key: obs[key].tolist() for key in GRIDS}
-            ref.update(position=obs["position"].tolist(), ammo=obs["ammo"], blast_strength=obs["blast_strength"],
-                       can_kick=bool(obs["can_kick"]), teammate=obs["teammate"], enemies=obs["enemies"].tolist(),
-                       alive=[core.AGENT_0 + i for i in np.flatnonzero(obs["alive"])], game_type=obs["game_type"],
-                       game_env=self.game_env, step_count=obs["step_count"])
+            ref.update(
+                position=obs["position"].tolist(),
+                ammo=obs["ammo"],
+                blast_strength=obs["blast_strength"],
+                can_kick=bool(obs["can_kick"]),
+                teammate=obs["teammate"],
+                enemies=obs["enemies"].tolist(),
+                alive=[core.AGENT_0 + i for i in np.flatnonzero(obs["alive"])],
+                game_type=obs["game_type"],
+                game_env=self.game_env,
+                step_count=obs["step_count"],
+            )
             if "message" in obs:
                 ref["message"] = obs["message"].tolist()
             out.append(ref)

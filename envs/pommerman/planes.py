@@ -29,9 +29,30 @@ from envs.pommerman.observe import VIEW
 
 __all__ = ["PLANE_NAMES", "RADIO_PLANE_NAMES", "EGO_FLIPS", "EGO_ACTIONS", "num_planes", "encode_view"]
 
-PLANE_NAMES = ("passage", "rigid", "wood", "bomb", "flames", "fog", "extra_bomb", "incr_range", "kick",
-               "self", "teammate", "enemy", "bomb_life", "bomb_blast_strength", "bomb_moving_direction",
-               "flame_life", "ammo", "blast_strength", "can_kick", "teammate_alive", "enemies_alive", "time")
+PLANE_NAMES = (
+    "passage",
+    "rigid",
+    "wood",
+    "bomb",
+    "flames",
+    "fog",
+    "extra_bomb",
+    "incr_range",
+    "kick",
+    "self",
+    "teammate",
+    "enemy",
+    "bomb_life",
+    "bomb_blast_strength",
+    "bomb_moving_direction",
+    "flame_life",
+    "ammo",
+    "blast_strength",
+    "can_kick",
+    "teammate_alive",
+    "enemies_alive",
+    "time",
+)
 RADIO_PLANE_NAMES = PLANE_NAMES + ("word_0", "word_1")
 SELF, TEAMMATE, ENEMY = 9, 10, 11
 #: (rows flipped, columns flipped) of each agent's ego view.

@@ -24,18 +24,25 @@ from arena.training.recipe import TrainingRecipe
 __all__ = ["TEAM_INTERFACE", "training_recipe"]
 
 #: The team modes' stack: the features over the shaping bonuses over the action filter (the raw dict at the bottom).
-TEAM_INTERFACE = ("pommerman_features(pommerman_enemy_down_bonus(pommerman_pickup_bonus(pommerman_safe_moves, "
-                  "bonus=0.1), bonus=0.3))")
+TEAM_INTERFACE = (
+    "pommerman_features(pommerman_enemy_down_bonus(pommerman_pickup_bonus(pommerman_safe_moves, bonus=0.1), bonus=0.3))"
+)
 
 
 def training_recipe(mode: str = "ffa", **options: Any) -> TrainingRecipe:
     """The recipe for ``envs.make("pommerman", mode=mode, **options)``."""
-    budget: dict[str, Any] = {"algo": "ppo", "interface": "pommerman_features", "evaluations": 10, "eval_games": 40,
-              "full_budget": 200_000}
+    budget: dict[str, Any] = {
+        "algo": "ppo",
+        "interface": "pommerman_features",
+        "evaluations": 10,
+        "eval_games": 40,
+        "full_budget": 200_000,
+    }
     if mode == "ffa":
         return TrainingRecipe(opponents=("random",), references=("random", "pommerman_simple"), **budget)
     # The team modes add the action filter (no move into certain death) and the shaping bonuses under the
     # features: the filter replaces a deadly move by a safe one, the bonuses pay a power-up 0.1, an enemy down 0.3.
     budget["interface"] = TEAM_INTERFACE
-    return TrainingRecipe(teammate="pommerman_simple", opponents=("pommerman_simple",),
-                          references=("pommerman_simple",), **budget)
+    return TrainingRecipe(
+        teammate="pommerman_simple", opponents=("pommerman_simple",), references=("pommerman_simple",), **budget
+    )

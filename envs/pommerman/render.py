@@ -12,19 +12,25 @@ __all__ = ["SYMBOLS", "PALETTE", "text", "rgb"]
 SYMBOLS = ". # + o * ? b r k D 0 1 2 3".split()
 
 #: One RGB colour per cell code 0-13.
-PALETTE = np.array([
-    (236, 236, 228),  # passage
-    (90, 90, 96),  # rigid wall
-    (166, 118, 72),  # wooden wall
-    (30, 30, 30),  # bomb
-    (250, 140, 20),  # flames
-    (160, 160, 170),  # fog
-    (70, 150, 250),  # extra bomb
-    (240, 80, 80),  # incr range
-    (120, 200, 90),  # kick
-    (200, 200, 200),  # dummy
-    (214, 48, 49), (0, 148, 80), (40, 90, 220), (190, 80, 200),  # agents 0-3
-], dtype=np.uint8)
+PALETTE = np.array(
+    [
+        (236, 236, 228),  # passage
+        (90, 90, 96),  # rigid wall
+        (166, 118, 72),  # wooden wall
+        (30, 30, 30),  # bomb
+        (250, 140, 20),  # flames
+        (160, 160, 170),  # fog
+        (70, 150, 250),  # extra bomb
+        (240, 80, 80),  # incr range
+        (120, 200, 90),  # kick
+        (200, 200, 200),  # dummy
+        (214, 48, 49),
+        (0, 148, 80),
+        (40, 90, 220),
+        (190, 80, 200),  # agents 0-3
+    ],
+    dtype=np.uint8,
+)
 
 
 def text(state) -> str:
@@ -49,5 +55,5 @@ def rgb(state, cell_pixels: int = 16) -> np.ndarray:
         r, c = int(b[0]), int(b[1])
         if state.board[r, c] >= AGENT_0:
             y, x = r * cell_pixels, c * cell_pixels
-            image[y + inner:y + cell_pixels - inner, x + inner:x + cell_pixels - inner] = PALETTE[BOMB]
+            image[y + inner : y + cell_pixels - inner, x + inner : x + cell_pixels - inner] = PALETTE[BOMB]
     return np.ascontiguousarray(image[: SIZE * cell_pixels, : SIZE * cell_pixels])

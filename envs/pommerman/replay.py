@@ -42,8 +42,9 @@ def compare_states(ours: dict[str, Any], theirs: dict[str, Any]) -> list[str]:
     return bad
 
 
-def replay_episode(env, episode: dict[str, Any], events: Counter | None = None,
-                   failed_events: Counter | None = None) -> list[tuple[int, list[str]]]:
+def replay_episode(
+    env, episode: dict[str, Any], events: Counter | None = None, failed_events: Counter | None = None
+) -> list[tuple[int, list[str]]]:
     """Replay every step of ``episode`` from its recorded state; return ``(step, mismatches)`` per failing step.
 
     With ``events``/``failed_events``, count the rule events of each step (:func:`step_events`)
@@ -115,8 +116,13 @@ def step_events(before: dict[str, Any], record: dict[str, Any], mode: str) -> se
                 if code in _PICKUPS:
                     events.add(_PICKUPS[code])
     n0 = len(before["bombs"])
-    laid = sum(1 for b in after["bombs"] if b["life"] == 9 and b["moving_direction"] is None
-               and not any(x["position"] == b["position"] and x["bomber_id"] == b["bomber_id"] for x in before["bombs"]))
+    laid = sum(
+        1
+        for b in after["bombs"]
+        if b["life"] == 9
+        and b["moving_direction"] is None
+        and not any(x["position"] == b["position"] and x["bomber_id"] == b["bomber_id"] for x in before["bombs"])
+    )
     if laid:
         events.add("bomb_laid")
     if len(after["bombs"]) < n0 + laid:
@@ -125,11 +131,14 @@ def step_events(before: dict[str, Any], record: dict[str, Any], mode: str) -> se
             events.add("multi_bomb_explosion_step")
     if any(b["moving_direction"] is not None for b in after["bombs"]):
         events.add("moving_bomb_step")
-    if any(b["moving_direction"] is not None for b in before["bombs"]) and \
-            sum(b["moving_direction"] is not None for b in after["bombs"]) < sum(b["moving_direction"] is not None for b in before["bombs"]):
+    if any(b["moving_direction"] is not None for b in before["bombs"]) and sum(
+        b["moving_direction"] is not None for b in after["bombs"]
+    ) < sum(b["moving_direction"] is not None for b in before["bombs"]):
         events.add("moving_bomb_stopped")
-    if any(b["moving_direction"] is not None and not any(x["position"] == b["position"] for x in before["bombs"])
-           for b in after["bombs"]) and any(a["can_kick"] for a in agents0):
+    if any(
+        b["moving_direction"] is not None and not any(x["position"] == b["position"] for x in before["bombs"])
+        for b in after["bombs"]
+    ) and any(a["can_kick"] for a in agents0):
         events.add("kick_success")
     for r in range(11):
         for c in range(11):
@@ -147,9 +156,13 @@ def step_events(before: dict[str, Any], record: dict[str, Any], mode: str) -> se
         events.add("overlapping_flames")
     if mode != "ffa":
         events.add("fogged_observation")
-        if any(a["blast_strength"] == 4 and move != 0 and 1 <= move <= 4 for a, move in zip(agents0, moves)) and \
-                any(a0["is_alive"] and a0["blast_strength"] == 4 and a1["position"] != a0["position"]
-                    and board0[a1["position"][0]][a1["position"][1]] == 7 for a0, a1 in zip(agents0, agents1)):
+        if any(a["blast_strength"] == 4 and move != 0 and 1 <= move <= 4 for a, move in zip(agents0, moves)) and any(
+            a0["is_alive"]
+            and a0["blast_strength"] == 4
+            and a1["position"] != a0["position"]
+            and board0[a1["position"][0]][a1["position"][1]] == 7
+            for a0, a1 in zip(agents0, agents1)
+        ):
             events.add("pickup_incr_range_at_cap")
     if mode == "radio" and any(isinstance(a, list) and (a[1] or a[2]) for a in record["actions"]):
         events.add("radio_words_sent")
@@ -179,19 +192,29 @@ def simple_agent_agreement(episodes, make_agent) -> tuple[int, int]:
             if kind != "SimpleAgent":
                 continue
             agent = make_agent(seat)
-            agent.setup(spaces.Dict({k: spaces.Discrete(1) for k in
-                                     ("board", "bomb_blast_strength", "position", "enemies", "ammo", "blast_strength")}),
-                        spaces.Discrete(6))
+            agent.setup(
+                spaces.Dict(
+                    {
+                        k: spaces.Discrete(1)
+                        for k in ("board", "bomb_blast_strength", "position", "enemies", "ammo", "blast_strength")
+                    }
+                ),
+                spaces.Discrete(6),
+            )
             agent.reset(seed=seat)
             observations = [episode["initial_observations"]] + [s["observations"] for s in episode["steps"]]
             before = episode["initial_state"]
             for t, record in enumerate(episode["steps"]):
                 if before["agents"][seat]["is_alive"]:
                     raw = observations[t][seat]
-                    obs = {"board": np.array(raw["board"], dtype=np.uint8),
-                           "bomb_blast_strength": np.array(raw["bomb_blast_strength"], dtype=np.uint8),
-                           "position": np.array(raw["position"]), "enemies": np.array(raw["enemies"]),
-                           "ammo": raw["ammo"], "blast_strength": raw["blast_strength"]}
+                    obs = {
+                        "board": np.array(raw["board"], dtype=np.uint8),
+                        "bomb_blast_strength": np.array(raw["bomb_blast_strength"], dtype=np.uint8),
+                        "position": np.array(raw["position"]),
+                        "enemies": np.array(raw["enemies"]),
+                        "ammo": raw["ammo"],
+                        "blast_strength": raw["blast_strength"],
+                    }
                     action = record["actions"][seat]
                     action = action[0] if isinstance(action, list) else action
                     same += int(agent.act(obs) == action)

@@ -37,7 +37,11 @@ class PommermanRules:
     def __init__(self, mode: str = "ffa", max_steps: int = 800) -> None:
         if mode not in MODES:
             raise ValueError(f"Pommerman: mode must be one of {list(MODES)}, got {mode!r}")
-        if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or not 1 <= max_steps <= MAX_STEPS:
+        if (
+            isinstance(max_steps, bool)
+            or not isinstance(max_steps, (int, np.integer))
+            or not 1 <= max_steps <= MAX_STEPS
+        ):
             raise ValueError(f"Pommerman: max_steps must be an integer in 1..{MAX_STEPS}, got {max_steps!r}")
         self.mode = mode
         self.max_steps = int(max_steps)

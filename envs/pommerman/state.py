@@ -73,9 +73,14 @@ def decode_state(data: Mapping[str, Any], radio: bool) -> State:
     for i, agent in enumerate(agents):
         what = f"agent {i}"
         r, c = _cell(_field(agent, "position", what), f"{what} position")
-        state.agents[i] = (bool(_field(agent, "is_alive", what)), r, c, _small(_field(agent, "ammo", what), f"{what} ammo"),
-                           _small(_field(agent, "blast_strength", what), f"{what} blast_strength"),
-                           bool(_field(agent, "can_kick", what)))
+        state.agents[i] = (
+            bool(_field(agent, "is_alive", what)),
+            r,
+            c,
+            _small(_field(agent, "ammo", what), f"{what} ammo"),
+            _small(_field(agent, "blast_strength", what), f"{what} blast_strength"),
+            bool(_field(agent, "can_kick", what)),
+        )
     bombs = _field(data, "bombs", "the state")
     if len(bombs) > BOMB_CAP:
         raise ValueError(f"Pommerman.load_state: at most {BOMB_CAP} bombs, got {len(bombs)}")
@@ -86,9 +91,14 @@ def decode_state(data: Mapping[str, Any], radio: bool) -> State:
         if not 0 <= bomber < 4:
             raise ValueError(f"Pommerman.load_state: {what} bomber_id must be 0-3, got {bomber}")
         direction = _field(bomb, "moving_direction", what)
-        state.bombs[i] = (r, c, bomber, _small(_field(bomb, "life", what), f"{what} life", 1, 10),
-                          _small(_field(bomb, "blast_strength", what), f"{what} blast_strength"),
-                          0 if direction is None else _small(direction, f"{what} moving_direction", 1, 4))
+        state.bombs[i] = (
+            r,
+            c,
+            bomber,
+            _small(_field(bomb, "life", what), f"{what} life", 1, 10),
+            _small(_field(bomb, "blast_strength", what), f"{what} blast_strength"),
+            0 if direction is None else _small(direction, f"{what} moving_direction", 1, 4),
+        )
     for i, flame in enumerate(_field(data, "flames", "the state")):
         r, c = _cell(_field(flame, "position", f"flame {i}"), f"flame {i} position")
         bit = 1 << _small(_field(flame, "life", f"flame {i}"), f"flame {i} life", 0, 7)
@@ -125,13 +135,24 @@ def encode_state(state: State, radio: bool) -> dict[str, Any]:
         "step_count": state.step_count,
         "board": state.board.tolist(),
         "agents": [
-            {"agent_id": i, "is_alive": bool(a[0]), "position": [int(a[1]), int(a[2])], "ammo": int(a[3]),
-             "blast_strength": int(a[4]), "can_kick": bool(a[5])}
+            {
+                "agent_id": i,
+                "is_alive": bool(a[0]),
+                "position": [int(a[1]), int(a[2])],
+                "ammo": int(a[3]),
+                "blast_strength": int(a[4]),
+                "can_kick": bool(a[5]),
+            }
             for i, a in enumerate(state.agents.tolist())
         ],
         "bombs": [
-            {"position": [b[0], b[1]], "bomber_id": b[2], "life": b[3], "blast_strength": b[4],
-             "moving_direction": b[5] or None}
+            {
+                "position": [b[0], b[1]],
+                "bomber_id": b[2],
+                "life": b[3],
+                "blast_strength": b[4],
+                "moving_direction": b[5] or None,
+            }
             for b in state.bombs[:nb].tolist()
         ],
         "flames": _flame_list(state.flames),

@@ -20,7 +20,11 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv  # noqa: E402
 
 __all__ = ["PommermanVecEnv"]
 
-_SEATS: dict[str, dict[str, tuple[int, ...]]] = {"ffa": {"one": (0,)}, "team": {"one": (0,), "team": (0, 2)}, "radio": {"one": (0,), "team": (0, 2)}}
+_SEATS: dict[str, dict[str, tuple[int, ...]]] = {
+    "ffa": {"one": (0,)},
+    "team": {"one": (0,), "team": (0, 2)},
+    "radio": {"one": (0,), "team": (0, 2)},
+}
 
 
 class PommermanVecEnv(VecEnv):
@@ -62,21 +66,34 @@ class PommermanVecEnv(VecEnv):
         (dtype('float32'), 'agent_0')
     """
 
-    def __init__(self, num_games: int, mode: str = "team", *, seats: str = "team", opponents: Any = "simple",
-                 ego: bool = True, seed: int | None = None, max_steps: int = 800) -> None:
+    def __init__(
+        self,
+        num_games: int,
+        mode: str = "team",
+        *,
+        seats: str = "team",
+        opponents: Any = "simple",
+        ego: bool = True,
+        seed: int | None = None,
+        max_steps: int = 800,
+    ) -> None:
         if mode in _SEATS and seats not in _SEATS[mode]:
-            raise ValueError(f"PommermanVecEnv: seats must be one of {sorted(_SEATS[mode])} in mode {mode!r}, "
-                             f"got {seats!r}")
+            raise ValueError(
+                f"PommermanVecEnv: seats must be one of {sorted(_SEATS[mode])} in mode {mode!r}, got {seats!r}"
+            )
         if not (opponents in ("simple", "random") or callable(opponents)):
-            raise ValueError(f"PommermanVecEnv: opponents must be 'simple', 'random' or a callable from views to "
-                             f"moves, got {opponents!r}")
+            raise ValueError(
+                f"PommermanVecEnv: opponents must be 'simple', 'random' or a callable from views to "
+                f"moves, got {opponents!r}"
+            )
         self.batch = PommermanBatch(num_games, mode, ego=ego, max_steps=max_steps)
         self.mode, self.opponents, self.seed_value = mode, opponents, seed
         self._base = np.array(_SEATS[mode][seats], dtype=np.int64)
         self._sides = 4 if mode == "ffa" else 2
         self.render_mode = None
-        super().__init__(num_games * len(self._base), self.batch.single_observation_space,
-                         self.batch.single_action_space)
+        super().__init__(
+            num_games * len(self._base), self.batch.single_observation_space, self.batch.single_action_space
+        )
         self._games = np.repeat(np.arange(num_games), len(self._base))
         self._rotation = np.zeros(num_games, dtype=np.int64)
         self._simple: PommermanSimpleBatch | None = None
@@ -182,4 +199,3 @@ class PommermanVecEnv(VecEnv):
         return f"<PommermanVecEnv {self.num_envs} learner seats of {self.batch}>"
 
     __repr__ = __str__
-

@@ -68,7 +68,12 @@ class SnakeBatch:
         t = self.template
         self.num_games, self.num_snakes, self.copy = int(num_games), t.num_snakes, bool(copy)
         self.height, self.width, self.vision_range, self.frame_stack = t.height, t.width, t.vision_range, t.frame_stack
-        self.reward_dict, self.max_steps, self.snake_length, self.num_fruits = t.reward_dict, t.max_steps, t.snake_length, t.num_fruits
+        self.reward_dict, self.max_steps, self.snake_length, self.num_fruits = (
+            t.reward_dict,
+            t.max_steps,
+            t.snake_length,
+            t.num_fruits,
+        )
         self.single_observation_space = t.observation_spaces["snake_0"]
         self.single_action_space = t.action_spaces["snake_0"]
         games, snakes = self.num_games, self.num_snakes
@@ -170,8 +175,9 @@ class SnakeBatch:
         codes[rows[..., None], cells] = (self._part_codes + BODY)[None, :, None]
         codes[rows, cells[:, :, 0]] = self._part_codes + HEAD
         codes[rows, cells[:, :, -1]] = self._part_codes + TAIL
-        core.place_fruits(codes, keys, np.zeros(len(games), np.uint64), np.full(len(games), self.num_fruits),
-                          self._free_cells)
+        core.place_fruits(
+            codes, keys, np.zeros(len(games), np.uint64), np.full(len(games), self.num_fruits), self._free_cells
+        )
         self._next_keys[games], self._next_codes[games] = keys, codes
         self._next_cells[games], self._next_headings[games] = cells, headings
         self._next_for[games] = episodes
@@ -212,7 +218,7 @@ class SnakeBatch:
         reach, wp = self.vision_range, self._wp
         side = np.arange(-reach, reach + 1)
         heads = self._view_heads[games]
-        cells = (heads[:, :, None, None] + side[None, None, :, None] * wp + side[None, None, None, :])
+        cells = heads[:, :, None, None] + side[None, None, :, None] * wp + side[None, None, None, :]
         view = np.take_along_axis(codes, cells.reshape(len(games), -1), 1).reshape(cells.shape)
         return self._lut[self._snake_ids[None, :, None, None], view].reshape(len(games), self.num_snakes, -1)
 
@@ -229,11 +235,15 @@ class SnakeBatch:
             raise ResetNeeded(f"{self}: step() called before reset()")
         actions = np.asarray(actions)
         if actions.shape != self._live.shape or actions.dtype.kind not in "iu":
-            raise InvalidActionError(f"{self}: actions must be an integer array of shape {self._live.shape}, "
-                                     f"got {actions.dtype} array of shape {actions.shape}")
+            raise InvalidActionError(
+                f"{self}: actions must be an integer array of shape {self._live.shape}, "
+                f"got {actions.dtype} array of shape {actions.shape}"
+            )
         if actions.size and (actions.min() < 0 or actions.max() > 2):
-            raise InvalidActionError(f"{self}: actions must lie in 0..2 (left, straight, right), "
-                                     f"got values from {actions.min()} to {actions.max()}")
+            raise InvalidActionError(
+                f"{self}: actions must lie in 0..2 (left, straight, right), "
+                f"got values from {actions.min()} to {actions.max()}"
+            )
         snakes = self.num_snakes
         live, cap = self._live, self._capacity
         codes, ring = self._codes.reshape(-1), self._ring.reshape(-1)
@@ -303,8 +313,9 @@ class SnakeBatch:
             eaten = np.bincount(eaters // snakes, minlength=self.num_games)
             fed = np.flatnonzero(eaten)
             grids = self._codes[fed]
-            fg, fc = core.place_fruits(grids, self._keys[fed], self._steps[fed].astype(np.uint64), eaten[fed],
-                                       self._free_cells)
+            fg, fc = core.place_fruits(
+                grids, self._keys[fed], self._steps[fed].astype(np.uint64), eaten[fed], self._free_cells
+            )
             self._codes[fed[fg], fc] = FRUIT
             changed.append(fed[fg] * self._size + fc)
 
@@ -387,4 +398,4 @@ class SnakeBatch:
         """Game ``game``'s map as grid codes (see :mod:`envs.snake.core`), for tests and rendering."""
         pad = self._pad
         grid = self._codes[game].reshape(self._padded_walls.shape)
-        return grid[pad:pad + self.height, pad:pad + self.width].copy()
+        return grid[pad : pad + self.height, pad : pad + self.width].copy()

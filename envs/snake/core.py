@@ -25,9 +25,28 @@ from typing import Any
 import numpy as np
 
 __all__ = [
-    "EMPTY", "WALL", "FRUIT", "HEAD", "BODY", "TAIL", "CHANNELS", "DEFAULT_REWARDS",
-    "MAX_SNAKES", "ACTION_NAMES", "DR", "DC", "episode_keys", "hash_draws", "parse_walls",
-    "observation_luts", "choose", "spawn", "place_fruits", "snake_code", "check_rewards", "rgb_image",
+    "EMPTY",
+    "WALL",
+    "FRUIT",
+    "HEAD",
+    "BODY",
+    "TAIL",
+    "CHANNELS",
+    "DEFAULT_REWARDS",
+    "MAX_SNAKES",
+    "ACTION_NAMES",
+    "DR",
+    "DC",
+    "episode_keys",
+    "hash_draws",
+    "parse_walls",
+    "observation_luts",
+    "choose",
+    "spawn",
+    "place_fruits",
+    "snake_code",
+    "check_rewards",
+    "rgb_image",
     "ansi_text",
 ]
 
@@ -117,8 +136,11 @@ def check_rewards(rewards: Any, where: str) -> dict[str, float]:
     table = {}
     for key in DEFAULT_REWARDS:
         value = rewards[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-                or not np.isfinite(value):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float, np.integer, np.floating))
+            or not np.isfinite(value)
+        ):
             raise ValueError(f"{where}: reward_dict[{key!r}] must be a finite number, got {value!r}")
         table[key] = float(value)
     return table
@@ -131,8 +153,9 @@ def _board_side(where: str, name: str, value: Any) -> int:
     return int(value)
 
 
-def parse_walls(walls: Any, height: int | None, width: int | None, where: str,
-                max_cells: int | None = None) -> np.ndarray:
+def parse_walls(
+    walls: Any, height: int | None, width: int | None, where: str, max_cells: int | None = None
+) -> np.ndarray:
     """The wall map as a bool array ``(height, width)``.
 
     ``walls`` is ``None`` (walls on the border, marlenv's map), a 2-D array of
@@ -149,14 +172,18 @@ def parse_walls(walls: Any, height: int | None, width: int | None, where: str,
         return grid
     if isinstance(walls, (list, tuple)) and walls and all(isinstance(row, str) for row in walls):
         if len({len(row) for row in walls}) != 1 or any(set(row) - {"#", "."} for row in walls):
-            raise ValueError(f"{where}: a wall map given as strings needs rows of equal length "
-                             f"made of '#' (wall) and '.' (free), got {list(walls)!r}")
+            raise ValueError(
+                f"{where}: a wall map given as strings needs rows of equal length "
+                f"made of '#' (wall) and '.' (free), got {list(walls)!r}"
+            )
         grid = np.array([[ch == "#" for ch in row] for row in walls], dtype=bool)
     else:
         grid = np.asarray(walls)
         if grid.ndim != 2 or grid.dtype.kind not in "biu" or not np.isin(grid, (0, 1)).all():
-            raise ValueError(f"{where}: walls must be a 2-D array of 0/1 (or bools) or a list of "
-                             f"'#'/'.' strings, got {type(walls).__name__} with shape {grid.shape}")
+            raise ValueError(
+                f"{where}: walls must be a 2-D array of 0/1 (or bools) or a list of "
+                f"'#'/'.' strings, got {type(walls).__name__} with shape {grid.shape}"
+            )
         grid = grid.astype(bool)
     for name, value, size in (("height", height, grid.shape[0]), ("width", width, grid.shape[1])):
         if value is not None and value != size:
@@ -168,8 +195,9 @@ def parse_walls(walls: Any, height: int | None, width: int | None, where: str,
 def check_cells(height: int, width: int, where: str, max_cells: int | None) -> None:
     """Refuse a board of more than ``max_cells`` cells (``None``: any size)."""
     if max_cells is not None and height * width > max_cells:
-        raise ValueError(f"{where}: the board must have at most {max_cells} cells, got "
-                         f"{height} x {width} = {height * width}")
+        raise ValueError(
+            f"{where}: the board must have at most {max_cells} cells, got {height} x {width} = {height * width}"
+        )
 
 
 def observation_luts(num_snakes: int, on_value: int) -> np.ndarray:
@@ -193,8 +221,9 @@ def observation_luts(num_snakes: int, on_value: int) -> np.ndarray:
 _QUICK_TRIES = 8  # draws of a random map cell before falling back to an exact uniform choice
 
 
-def _pick_free(free_cells: np.ndarray, blocked: np.ndarray, keys: np.ndarray, salt: int,
-               counters: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _pick_free(
+    free_cells: np.ndarray, blocked: np.ndarray, keys: np.ndarray, salt: int, counters: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """A uniformly random cell of ``free_cells`` that ``blocked`` (``(k, size)``) leaves free.
 
     A few cheap draws of any cell of ``free_cells`` first (rejecting blocked ones),
@@ -285,8 +314,9 @@ def spawn(keys: np.ndarray, walls: np.ndarray, num_snakes: int, length: int) -> 
     return cells, headings
 
 
-def place_fruits(codes: np.ndarray, keys: np.ndarray, counters: np.ndarray, counts: np.ndarray,
-                 free_cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def place_fruits(
+    codes: np.ndarray, keys: np.ndarray, counters: np.ndarray, counts: np.ndarray, free_cells: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Put ``counts[i]`` fruits on distinct empty cells of ``codes[i]``, uniformly at random.
 
     ``codes`` is ``(G, cells)`` and is changed in place; ``free_cells`` lists the
@@ -301,8 +331,9 @@ def place_fruits(codes: np.ndarray, keys: np.ndarray, counters: np.ndarray, coun
     for index in range(int(counts.max(initial=0))):
         if index:
             rows = rows[counts[rows] > index]
-        cell, ok = _pick_free(free_cells, codes[rows] != EMPTY, keys[rows], SALT_FRUIT,
-                              counters[rows] + np.uint64(index << 40))
+        cell, ok = _pick_free(
+            free_cells, codes[rows] != EMPTY, keys[rows], SALT_FRUIT, counters[rows] + np.uint64(index << 40)
+        )
         codes[rows[ok], cell[ok]] = FRUIT
         placed_rows.append(rows[ok])
         placed_cells.append(cell[ok])
@@ -310,8 +341,19 @@ def place_fruits(codes: np.ndarray, keys: np.ndarray, counters: np.ndarray, coun
 
 
 # ------------------------------------------------------------------ rendering
-_PALETTE = np.array([(104, 255, 0), (255, 191, 0), (0, 111, 255), (200, 0, 255), (0, 230, 230),
-                     (255, 0, 92), (255, 160, 200), (160, 160, 60)], dtype=np.int64)
+_PALETTE = np.array(
+    [
+        (104, 255, 0),
+        (255, 191, 0),
+        (0, 111, 255),
+        (200, 0, 255),
+        (0, 230, 230),
+        (255, 0, 92),
+        (255, 160, 200),
+        (160, 160, 60),
+    ],
+    dtype=np.int64,
+)
 
 
 def _colors(num_snakes: int) -> np.ndarray:
@@ -323,8 +365,8 @@ def _colors(num_snakes: int) -> np.ndarray:
         base = _PALETTE[owner % len(_PALETTE)]
         for part, scale in ((HEAD, 1.0), (BODY, 0.75), (TAIL, 0.5)):
             colors[snake_code(owner, part)] = (base * scale).astype(np.uint8)
-    if 0 in colors[FRUIT + 1:].sum(axis=1):  # never draw a snake cell black
-        colors[FRUIT + 1:] = np.maximum(colors[FRUIT + 1:], 40)
+    if 0 in colors[FRUIT + 1 :].sum(axis=1):  # never draw a snake cell black
+        colors[FRUIT + 1 :] = np.maximum(colors[FRUIT + 1 :], 40)
     return colors
 
 

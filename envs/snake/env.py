@@ -101,13 +101,25 @@ class Snake(SnakeRules, MultiAgentEnv):
         render_mode: str | None = None,
         cell_pixels: int = 8,
     ) -> None:
-        self._batch_options = dict(height=height, width=width, num_snakes=num_snakes, snake_length=snake_length,
-                                   vision_range=vision_range, frame_stack=frame_stack, walls=walls,
-                                   reward_dict=reward_dict, num_fruits=num_fruits, max_steps=max_steps,
-                                   on_value=on_value, cell_pixels=cell_pixels)
+        self._batch_options = dict(
+            height=height,
+            width=width,
+            num_snakes=num_snakes,
+            snake_length=snake_length,
+            vision_range=vision_range,
+            frame_stack=frame_stack,
+            walls=walls,
+            reward_dict=reward_dict,
+            num_fruits=num_fruits,
+            max_steps=max_steps,
+            on_value=on_value,
+            cell_pixels=cell_pixels,
+        )
         super().__init__(**self._batch_options)
         if render_mode not in (None, "ansi", "rgb_array"):
-            raise ValueError(f"{type(self).__name__}: render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
+            raise ValueError(
+                f"{type(self).__name__}: render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}"
+            )
         self.render_mode = render_mode
         self.agents = []
         self._cells = bytearray(self._padded_walls.size)  # the game's grid, with numpy views on it
@@ -129,7 +141,6 @@ class Snake(SnakeRules, MultiAgentEnv):
         """``num_games`` games with this env's options, stepped together (:class:`~envs.snake.SnakeBatch`)."""
         return SnakeBatch(num_games, **{**self._batch_options, **options})
 
-
     # ----------------------------------------------------------------- episode
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """Start an episode; returns an observation for every snake.
@@ -147,8 +158,9 @@ class Snake(SnakeRules, MultiAgentEnv):
         self._key = core.episode_keys([self._seed], [self._episode])
         cells, headings = core.spawn(self._key, self._padded_walls, self.num_snakes, self.snake_length)
         self._start([list(body) for body in cells[0]], headings[0].tolist())
-        core.place_fruits(self._flat[None], self._key, np.zeros(1, np.uint64), np.array([self.num_fruits]),
-                          self._free_cells)
+        core.place_fruits(
+            self._flat[None], self._key, np.zeros(1, np.uint64), np.array([self.num_fruits]), self._free_cells
+        )
         return self._begin()
 
     def _start(self, bodies: Sequence[Sequence[int] | None], headings: Sequence[int]) -> None:
@@ -175,8 +187,13 @@ class Snake(SnakeRules, MultiAgentEnv):
         observations = self._observe()
         return observations, {agent: {} for agent in self.agents}
 
-    def place(self, snakes: Sequence[Sequence[tuple[int, int]] | None],
-              fruits: Sequence[tuple[int, int]] = (), *, seed: int | None = None):
+    def place(
+        self,
+        snakes: Sequence[Sequence[tuple[int, int]] | None],
+        fruits: Sequence[tuple[int, int]] = (),
+        *,
+        seed: int | None = None,
+    ):
         """Start an episode from a given position (for tests, puzzles and demos).
 
         Args:
@@ -295,8 +312,13 @@ class Snake(SnakeRules, MultiAgentEnv):
             self._view_heads[index] = targets[index]
         self._steps += 1
         if eaters:
-            core.place_fruits(self._flat[None], self._key, np.array([self._steps], np.uint64),
-                              np.array([len(eaters)]), self._free_cells)
+            core.place_fruits(
+                self._flat[None],
+                self._key,
+                np.array([self._steps], np.uint64),
+                np.array([len(eaters)]),
+                self._free_cells,
+            )
 
         truncated = self._steps >= self.max_steps
         truncations = dict.fromkeys(acting, False)
@@ -327,7 +349,7 @@ class Snake(SnakeRules, MultiAgentEnv):
         pad = self._pad
         self._flat = np.frombuffer(self._cells, dtype=np.uint8)
         self._grid = self._flat.reshape(hp, wp)
-        self._map = self._grid[pad:pad + self.height, pad:pad + self.width]
+        self._map = self._grid[pad : pad + self.height, pad : pad + self.width]
         if self.vision_range is not None:
             side = 2 * self.vision_range + 1
             self._windows = np.lib.stride_tricks.sliding_window_view(self._grid, (side, side))

@@ -58,8 +58,13 @@ class SnakeRules:
         cell_pixels: int = 8,
     ) -> None:
         where = "Snake" if type(self) is SnakeRules else type(self).__name__
-        self.walls = core.parse_walls(walls, None if walls is not None else height,
-                                      None if walls is not None else width, where, max_cells=MAX_CELLS)
+        self.walls = core.parse_walls(
+            walls,
+            None if walls is not None else height,
+            None if walls is not None else width,
+            where,
+            max_cells=MAX_CELLS,
+        )
         self.height, self.width = self.walls.shape
         self.num_snakes = _positive_int(num_snakes, "num_snakes", where)
         if self.num_snakes > core.MAX_SNAKES:
@@ -80,9 +85,11 @@ class SnakeRules:
         free = int((~self.walls).sum())
         needed = self.num_snakes * (self.snake_length + 1) + self.num_fruits
         if needed > free:
-            raise ValueError(f"{where}: {self.num_snakes} snakes of length {self.snake_length} (each with a free "
-                             f"cell ahead) and {self.num_fruits} fruits need {needed} free cells; the "
-                             f"{self.height} x {self.width} map has {free}")
+            raise ValueError(
+                f"{where}: {self.num_snakes} snakes of length {self.snake_length} (each with a free "
+                f"cell ahead) and {self.num_fruits} fruits need {needed} free cells; the "
+                f"{self.height} x {self.width} map has {free}"
+            )
         self.on_value = _positive_int(on_value, "on_value", where)
         if self.on_value > 255:
             raise ValueError(f"{where}: on_value must be at most 255, got {on_value!r}")
@@ -106,9 +113,10 @@ class SnakeRules:
         self._lut = core.observation_luts(self.num_snakes, self.on_value)
         self._flat_lut = self._lut.reshape(-1)
         self._lut_rows = (np.arange(self.num_snakes) * self._lut.shape[1])[:, None, None]  # each observer's row
-        self._codes = [(core.snake_code(i, HEAD), core.snake_code(i, BODY), core.snake_code(i, TAIL))
-                       for i in range(self.num_snakes)]
-
+        self._codes = [
+            (core.snake_code(i, HEAD), core.snake_code(i, BODY), core.snake_code(i, TAIL))
+            for i in range(self.num_snakes)
+        ]
 
     def __str__(self) -> str:
         return f"<Snake {self.height}x{self.width}, {self.num_snakes} snakes>"

@@ -22,15 +22,29 @@ def dm_soccer_module() -> Any:
         from dm_control.locomotion import soccer
     except ImportError as err:
         raise MissingDependencyError(
-            f"the soccer env needs dm_control and mujoco ({err}); install the extra: "
-            "pip install 'arena-marl[soccer]'") from err
+            f"the soccer env needs dm_control and mujoco ({err}); install the extra: pip install 'arena-marl[soccer]'"
+        ) from err
     return soccer
 
 
-def load_dm_soccer(*, team_size: int, time_limit: float, walker: str, terminate_on_goal: bool,
-                   disable_walker_contacts: bool, field_box: bool, seed: int | None = None) -> Any:
+def load_dm_soccer(
+    *,
+    team_size: int,
+    time_limit: float,
+    walker: str,
+    terminate_on_goal: bool,
+    disable_walker_contacts: bool,
+    field_box: bool,
+    seed: int | None = None,
+) -> Any:
     """Build dm_control's soccer ``composer.Environment`` with these options."""
     soccer = dm_soccer_module()
-    return soccer.load(team_size=team_size, time_limit=time_limit, random_state=seed,
-                       disable_walker_contacts=disable_walker_contacts, enable_field_box=field_box,
-                       terminate_on_goal=terminate_on_goal, walker_type=getattr(soccer.WalkerType, WALKERS[walker]))
+    return soccer.load(
+        team_size=team_size,
+        time_limit=time_limit,
+        random_state=seed,
+        disable_walker_contacts=disable_walker_contacts,
+        enable_field_box=field_box,
+        terminate_on_goal=terminate_on_goal,
+        walker_type=getattr(soccer.WalkerType, WALKERS[walker]),
+    )

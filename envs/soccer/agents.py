@@ -59,10 +59,22 @@ class SoccerChaserAgent(Agent):
         [0.7, 0.0, -1.0]
     """
 
-    def __init__(self, behind: float = 2.5, steer_gain: float = 2.0, kick_range: float = 1.2,
-                 push_speed: float = 0.7, near_speed: float = 0.5, steer_damping: float = 0.5) -> None:
-        for name, value in (("behind", behind), ("steer_gain", steer_gain), ("kick_range", kick_range),
-                            ("push_speed", push_speed), ("near_speed", near_speed)):
+    def __init__(
+        self,
+        behind: float = 2.5,
+        steer_gain: float = 2.0,
+        kick_range: float = 1.2,
+        push_speed: float = 0.7,
+        near_speed: float = 0.5,
+        steer_damping: float = 0.5,
+    ) -> None:
+        for name, value in (
+            ("behind", behind),
+            ("steer_gain", steer_gain),
+            ("kick_range", kick_range),
+            ("push_speed", push_speed),
+            ("near_speed", near_speed),
+        ):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
                 raise ValueError(f"SoccerChaserAgent: {name} must be a positive number, got {value!r}")
         self.behind, self.steer_gain, self.kick_range = float(behind), float(steer_gain), float(kick_range)
@@ -72,12 +84,17 @@ class SoccerChaserAgent(Agent):
         self.steer_damping = float(steer_damping)
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
-        if not isinstance(observation_space, spaces.Dict) or any(k not in observation_space.spaces for k in _NEEDED) \
-                or not isinstance(action_space, spaces.Box) or action_space.shape != (3,):
+        if (
+            not isinstance(observation_space, spaces.Dict)
+            or any(k not in observation_space.spaces for k in _NEEDED)
+            or not isinstance(action_space, spaces.Box)
+            or action_space.shape != (3,)
+        ):
             raise SpaceMismatchError(
                 "SoccerChaserAgent: needs the soccer env's raw observation dict (with ball_ego_position and "
                 f"opponent_goal_mid) and BoxHead's Box(3,) actions (walker='boxhead'), got {observation_space} and "
-                f"{action_space}")
+                f"{action_space}"
+            )
         super().setup(observation_space, action_space)
         self._low, self._high = action_space.low, action_space.high
         self._dtype = action_space.dtype

@@ -105,9 +105,17 @@ class Soccer(MultiAgentEnv):
     metadata = {"render_modes": ["rgb_array", "camera"], "name": "soccer", "render_fps": 40, "real_time": True}
     env_name = "soccer"
 
-    def __init__(self, team_size: int = 2, time_limit: float = 45.0, walker: str = "boxhead",
-                 terminate_on_goal: bool = True, disable_walker_contacts: bool = False, field_box: bool = False,
-                 render_mode: str | None = None, render_height: int = 240) -> None:
+    def __init__(
+        self,
+        team_size: int = 2,
+        time_limit: float = 45.0,
+        walker: str = "boxhead",
+        terminate_on_goal: bool = True,
+        disable_walker_contacts: bool = False,
+        field_box: bool = False,
+        render_mode: str | None = None,
+        render_height: int = 240,
+    ) -> None:
         where = "Soccer"
         _check_number(where, "team_size", team_size, integer=True)
         if team_size > _MAX_TEAM_SIZE:
@@ -115,19 +123,29 @@ class Soccer(MultiAgentEnv):
         _check_number(where, "time_limit", time_limit)
         if walker not in WALKERS:
             raise ValueError(f"{where}: walker must be one of {sorted(WALKERS)}, got {walker!r}")
-        for name, value in (("terminate_on_goal", terminate_on_goal),
-                            ("disable_walker_contacts", disable_walker_contacts), ("field_box", field_box)):
+        for name, value in (
+            ("terminate_on_goal", terminate_on_goal),
+            ("disable_walker_contacts", disable_walker_contacts),
+            ("field_box", field_box),
+        ):
             if not isinstance(value, (bool, np.bool_)):
                 raise ValueError(f"{where}: {name} must be True or False, got {value!r}")
         if render_mode not in (None, "rgb_array", "camera"):
             raise ValueError(f"{where}: render_mode must be None, 'rgb_array' or 'camera', got {render_mode!r}")
         _check_number(where, "render_height", render_height, integer=True)
         if not _MIN_RENDER_HEIGHT <= render_height <= _MAX_RENDER_HEIGHT:  # checked before any picture is allocated
-            raise ValueError(f"{where}: render_height must be {_MIN_RENDER_HEIGHT} to {_MAX_RENDER_HEIGHT} pixels, "
-                             f"got {render_height!r}")
-        self.options: dict[str, Any] = {"team_size": int(team_size), "time_limit": float(time_limit), "walker": walker,
-                        "terminate_on_goal": bool(terminate_on_goal),
-                        "disable_walker_contacts": bool(disable_walker_contacts), "field_box": bool(field_box)}
+            raise ValueError(
+                f"{where}: render_height must be {_MIN_RENDER_HEIGHT} to {_MAX_RENDER_HEIGHT} pixels, "
+                f"got {render_height!r}"
+            )
+        self.options: dict[str, Any] = {
+            "team_size": int(team_size),
+            "time_limit": float(time_limit),
+            "walker": walker,
+            "terminate_on_goal": bool(terminate_on_goal),
+            "disable_walker_contacts": bool(disable_walker_contacts),
+            "field_box": bool(field_box),
+        }
         self.team_size, self.time_limit, self.walker = int(team_size), float(time_limit), walker
         self.terminate_on_goal = bool(terminate_on_goal)
         self.render_mode, self.render_height = render_mode, int(render_height)
@@ -142,8 +160,9 @@ class Soccer(MultiAgentEnv):
         self._keys: list[list[str]] = []  # each agent's observation keys, in the order of its Dict
         for agent, obs_spec, act_spec in zip(self.possible_agents, self._dm.observation_spec(), self._dm.action_spec()):
             low, high = np.asarray(act_spec.minimum, np.float64), np.asarray(act_spec.maximum, np.float64)
-            action_space = spaces.Box(np.broadcast_to(low, act_spec.shape), np.broadcast_to(high, act_spec.shape),
-                                      act_spec.shape, np.float64)
+            action_space = spaces.Box(
+                np.broadcast_to(low, act_spec.shape), np.broadcast_to(high, act_spec.shape), act_spec.shape, np.float64
+            )
             boxes: dict[str, spaces.Space] = {}
             bool_keys: list[str] = []
             for key, spec in obs_spec.items():
@@ -151,8 +170,9 @@ class Soccer(MultiAgentEnv):
                 # check_env and RLlib want arrays, and a 0-d Box breaks SB3's bounds check)
                 shape = tuple(spec.shape[1:]) or (1,)
                 if key == "prev_action":
-                    boxes[key] = spaces.Box(action_space.low.reshape(shape), action_space.high.reshape(shape), shape,
-                                            np.float64)
+                    boxes[key] = spaces.Box(
+                        action_space.low.reshape(shape), action_space.high.reshape(shape), shape, np.float64
+                    )
                 elif spec.dtype == np.bool_:
                     bool_keys.append(key)
                     boxes[key] = spaces.Box(0.0, 1.0, shape, np.float64)

@@ -21,8 +21,13 @@ __all__ = ["training_recipe"]
 def training_recipe(**options: Any) -> TrainingRecipe:
     """PPO for a side (continuous actions: no masks) on shaped, normalised features."""
     return TrainingRecipe(
-        algo="ppo", control="team",
+        algo="ppo",
+        control="team",
         interface="rescale_action(normalize_observation(soccer_features(soccer_shaping(ball=0.003, goal=0.01), "
-                  "relative=true)))",
-        algo_options={"n_steps": 512, "batch_size": 256}, evaluations=10, eval_games=30, full_budget=300_000,
-        env_options={"time_limit": 15.0})
+        "relative=true)))",
+        algo_options={"n_steps": 512, "batch_size": 256},
+        evaluations=10,
+        eval_games=30,
+        full_budget=300_000,
+        env_options={"time_limit": 15.0},
+    )

@@ -12,8 +12,15 @@ from arena.errors import ArenaError, MissingDependencyError
 __all__ = ["positions", "render_top_down", "render_camera", "COLORS"]
 
 #: RGB colours of the drawing (home is dm_control's blue side, away its red side).
-COLORS = {"grass": (58, 125, 60), "outside": (40, 88, 42), "line": (235, 235, 235), "home": (50, 90, 230),
-          "away": (220, 50, 50), "ball": (250, 250, 250), "outline": (20, 20, 20)}
+COLORS = {
+    "grass": (58, 125, 60),
+    "outside": (40, 88, 42),
+    "line": (235, 235, 235),
+    "home": (50, 90, 230),
+    "away": (220, 50, 50),
+    "ball": (250, 250, 250),
+    "outline": (20, 20, 20),
+}
 _MARGIN = 0.04  # of the picture's width, around the pitch
 _ASPECT = 4 / 3
 
@@ -38,9 +45,12 @@ def positions(dm_env: Any) -> dict[str, Any]:
         # BoxHead drives along its body's -x axis when ``roll`` > 0: that is its heading.
         players.append((float(body.xpos[0]), float(body.xpos[1]), math.atan2(-float(xmat[3]), -float(xmat[0]))))
     lower, upper = np.asarray(goal.lower, float), np.asarray(goal.upper, float)
-    return {"pitch": (float(arena.size[0]), float(arena.size[1])),
-            "goal": (float(upper[0] - lower[0]) / 2, float(upper[1] - lower[1]) / 2),
-            "ball": (float(ball[0]), float(ball[1])), "players": players}
+    return {
+        "pitch": (float(arena.size[0]), float(arena.size[1])),
+        "goal": (float(upper[0] - lower[0]) / 2, float(upper[1] - lower[1]) / 2),
+        "ball": (float(ball[0]), float(ball[1])),
+        "players": players,
+    }
 
 
 def render_top_down(where: dict[str, Any], team_size: int, *, height: int = 240) -> np.ndarray:
@@ -59,8 +69,9 @@ def render_top_down(where: dict[str, Any], team_size: int, *, height: int = 240)
     try:
         from PIL import Image, ImageDraw
     except ImportError as err:
-        raise MissingDependencyError(f"soccer rendering needs Pillow ({err}); install the extra: "
-                                     "pip install 'arena-marl[soccer]'") from err
+        raise MissingDependencyError(
+            f"soccer rendering needs Pillow ({err}); install the extra: pip install 'arena-marl[soccer]'"
+        ) from err
     width = round(_ASPECT * height)
     half_x, half_y = where["pitch"]
     margin = _MARGIN * width
@@ -82,9 +93,12 @@ def render_top_down(where: dict[str, Any], team_size: int, *, height: int = 240)
     draw.ellipse([cx - radius, cy - radius, cx + radius, cy + radius], outline=COLORS["line"], width=line)
     for sign, team in ((-1, "home"), (1, "away")):  # the home goal is at -x
         mouth = sign * field_x
-        draw.rectangle([at(min(mouth, mouth + sign * 2 * depth), goal_half),
-                        at(max(mouth, mouth + sign * 2 * depth), -goal_half)], fill=COLORS[team],
-                       outline=COLORS["line"], width=line)
+        draw.rectangle(
+            [at(min(mouth, mouth + sign * 2 * depth), goal_half), at(max(mouth, mouth + sign * 2 * depth), -goal_half)],
+            fill=COLORS[team],
+            outline=COLORS["line"],
+            width=line,
+        )
     body = max(2.0, 0.9 * scale)
     for index, (x, y, heading) in enumerate(where["players"]):
         px, py = at(x, y)
@@ -112,4 +126,5 @@ def render_camera(dm_env: Any, height: int, *, where: str = "soccer") -> np.ndar
             f"{where}: render_mode='camera' needs MuJoCo's OpenGL rendering, which failed here "
             f"({type(err).__name__}: {err}); it needs EGL (a GPU driver) or OSMesa, chosen with MUJOCO_GL=egl or "
             "MUJOCO_GL=osmesa set before dm_control is first imported; render_mode='rgb_array' draws the pitch "
-            "from positions without OpenGL") from err
+            "from positions without OpenGL"
+        ) from err

@@ -73,8 +73,16 @@ class VizdoomAimAgent(Agent):
         1
     """
 
-    def __init__(self, tolerance: float = 0.02, sweep: int = 3, close: float = 0.3, heading: float = 0.06,
-                 cadence: int = 5, hold: int = 28, move: bool = True) -> None:
+    def __init__(
+        self,
+        tolerance: float = 0.02,
+        sweep: int = 3,
+        close: float = 0.3,
+        heading: float = 0.06,
+        cadence: int = 5,
+        hold: int = 28,
+        move: bool = True,
+    ) -> None:
         if not 0 < tolerance < 0.5:
             raise ValueError(f"VizdoomAimAgent: tolerance must lie in (0, 0.5), got {tolerance!r}")
         if isinstance(sweep, bool) or not isinstance(sweep, int) or not 0 <= sweep <= 8:
@@ -99,11 +107,13 @@ class VizdoomAimAgent(Agent):
         table = observation_space.spaces.get("enemies") if isinstance(observation_space, spaces.Dict) else None
         buttons = action_space.spaces.get("buttons") if isinstance(action_space, spaces.Dict) else action_space
         if not (isinstance(table, spaces.Box) and len(table.shape) == 2 and table.shape[1] == 5) or not (
-                isinstance(buttons, spaces.MultiBinary) and buttons.shape == (7,)):
+            isinstance(buttons, spaces.MultiBinary) and buttons.shape == (7,)
+        ):
             raise SpaceMismatchError(
                 "VizdoomAimAgent: needs vizdoom_deathmatch's observation with an 'enemies' Box(n, 5) (make the "
                 "env with enemies=True) and its 7-button MultiBinary action (or the delta_turn Dict), got "
-                f"{observation_space} and {action_space}")
+                f"{observation_space} and {action_space}"
+            )
         super().setup(observation_space, action_space)
         self._delta = isinstance(action_space, spaces.Dict)
         self._radar = isinstance(observation_space, spaces.Dict) and "radar" in observation_space.spaces
@@ -175,7 +185,7 @@ class VizdoomAimAgent(Agent):
             if phase == 7:
                 buttons[_LEFT if (self._clock // 8) % 2 else _RIGHT] = 1
         if not self.move:
-            buttons[_FORWARD:_RIGHT + 1] = 0
+            buttons[_FORWARD : _RIGHT + 1] = 0
         if self._delta:
             return {"buttons": buttons, "turn": np.array([turn], np.float32)}
         return buttons

@@ -58,8 +58,7 @@ def import_vizdoom(where: str) -> Any:
         import vizdoom
     except ImportError as err:
         raise MissingDependencyError(
-            f"{where} needs ViZDoom: pip install 'arena-marl[vizdoom]' (the vizdoom extra); "
-            f"import failed: {err}"
+            f"{where} needs ViZDoom: pip install 'arena-marl[vizdoom]' (the vizdoom extra); import failed: {err}"
         ) from err
     return vizdoom
 
@@ -90,8 +89,9 @@ class EngineGroup:
         where: the owner's name, for messages.
     """
 
-    def __init__(self, configure: Callable[[int, Any], None], players: int, *, connect_timeout: float,
-                 where: str) -> None:
+    def __init__(
+        self, configure: Callable[[int, Any], None], players: int, *, connect_timeout: float, where: str
+    ) -> None:
         self.where = where
         self.vizdoom = import_vizdoom(where)
         self.folder = tempfile.mkdtemp(prefix="arena-vizdoom-")
@@ -117,12 +117,18 @@ class EngineGroup:
     def _start(self, configure: Callable[[int, Any], None], players: int, connect_timeout: float) -> None:
         launcher = os.path.join(self.folder, "launch.py")
         with open(launcher, "w") as out:
-            out.write(_LAUNCHER.format(parent=os.getpid(), pids=self._pid_folder, log=self.log_path,
-                                       folder=self.folder,
-                                       engine=os.path.join(os.path.dirname(self.vizdoom.__file__), "vizdoom")))
+            out.write(
+                _LAUNCHER.format(
+                    parent=os.getpid(),
+                    pids=self._pid_folder,
+                    log=self.log_path,
+                    folder=self.folder,
+                    engine=os.path.join(os.path.dirname(self.vizdoom.__file__), "vizdoom"),
+                )
+            )
         engine = os.path.join(self.folder, "vizdoom")
         with open(engine, "w") as out:  # ViZDoom runs an executable; this one runs the launcher
-            out.write(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -S {shlex.quote(launcher)} \"$@\"\n")
+            out.write(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -S {shlex.quote(launcher)} "$@"\n')
         os.chmod(engine, 0o700)
         for index in range(players):
             game = self.vizdoom.DoomGame()
@@ -136,8 +142,7 @@ class EngineGroup:
             # One engine launch at a time: two DoomGame.init calls starting engines at the same
             # moment crashed the process (in a pytest run with torch, ray and pygame loaded).
             futures.append(self._pool.submit(index, self._init, index))
-            while len(os.listdir(self._pid_folder)) <= index and not futures[-1].done() \
-                    and time.monotonic() < deadline:
+            while len(os.listdir(self._pid_folder)) <= index and not futures[-1].done() and time.monotonic() < deadline:
                 time.sleep(0.01)
             time.sleep(0.05)
         try:
@@ -157,8 +162,9 @@ class EngineGroup:
             ) from None
         except Exception as err:
             self.kill()
-            raise EngineError(f"{self.where}: ViZDoom engine of player {index} failed to start: "
-                              f"{type(err).__name__}: {err}") from err
+            raise EngineError(
+                f"{self.where}: ViZDoom engine of player {index} failed to start: {type(err).__name__}: {err}"
+            ) from err
 
     def _init(self, index: int) -> None:
         self.games[index].init()
@@ -189,15 +195,18 @@ class EngineGroup:
         for _ in range(tics):
             if self.games[0].is_episode_finished():
                 return
-            futures = [self._pool.submit(index, game.make_action, vector, 1)
-                       for index, (game, vector) in enumerate(zip(self.games, vectors))]
+            futures = [
+                self._pool.submit(index, game.make_action, vector, 1)
+                for index, (game, vector) in enumerate(zip(self.games, vectors))
+            ]
             try:
                 for future in futures:
                     future.result(timeout=self.tic_timeout)
             except FutureTimeout:
                 self.kill()
-                raise EngineError(f"{self.where}: a ViZDoom engine did not finish a tic within "
-                                  f"{self.tic_timeout:g} s; engines killed") from None
+                raise EngineError(
+                    f"{self.where}: a ViZDoom engine did not finish a tic within {self.tic_timeout:g} s; engines killed"
+                ) from None
 
     def map(self, function: Callable[[Any], Any]) -> list[Any]:
         """``function(game)`` for every game, concurrently (for calls that wait on the others)."""
@@ -214,8 +223,9 @@ class EngineGroup:
             self._pool.shutdown()
             return
         try:  # close() on a game whose init failed can crash the process: those are killed
-            futures = [self._pool.submit(index, game.close) for index, game in enumerate(self.games)
-                       if self._ready[index]]
+            futures = [
+                self._pool.submit(index, game.close) for index, game in enumerate(self.games) if self._ready[index]
+            ]
         except RuntimeError:  # the interpreter is shutting down: no new threads, so kill only
             futures = []
         if futures:

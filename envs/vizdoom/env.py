@@ -27,16 +27,53 @@ _RESTARTS = 16  # map restarts at most in a reset until no player starts telefra
 _BOT_TICS = 8  # tics at most for added bots to enter the map
 _MAX_TURN = 45.0  # degrees per tic a delta turn may ask for
 # The screens ViZDoom renders (its ScreenResolution.RES_* names), checked before any engine starts.
-RESOLUTIONS = ("160x120", "200x125", "200x150", "256x144", "256x160", "256x192", "320x180", "320x200", "320x240",
-               "320x256", "400x225", "400x250", "400x300", "512x288", "512x320", "512x384", "640x360", "640x400",
-               "640x480", "800x450", "800x500", "800x600", "1024x576", "1024x640", "1024x768", "1280x720",
-               "1280x800", "1280x960", "1280x1024", "1400x787", "1400x875", "1400x1050", "1600x900", "1600x1000",
-               "1600x1200", "1920x1080")
+RESOLUTIONS = (
+    "160x120",
+    "200x125",
+    "200x150",
+    "256x144",
+    "256x160",
+    "256x192",
+    "320x180",
+    "320x200",
+    "320x240",
+    "320x256",
+    "400x225",
+    "400x250",
+    "400x300",
+    "512x288",
+    "512x320",
+    "512x384",
+    "640x360",
+    "640x400",
+    "640x480",
+    "800x450",
+    "800x500",
+    "800x600",
+    "1024x576",
+    "1024x640",
+    "1024x768",
+    "1280x720",
+    "1280x800",
+    "1280x960",
+    "1280x1024",
+    "1400x787",
+    "1400x875",
+    "1400x1050",
+    "1600x900",
+    "1600x1000",
+    "1600x1200",
+    "1920x1080",
+)
 
 
 def _positive_int(where: str, name: str, value: Any, low: int = 1, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low or (
-            high is not None and value > high):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, np.integer))
+        or value < low
+        or (high is not None and value > high)
+    ):
         bounds = f"an integer in {low}..{high}" if high is not None else f"an integer >= {low}"
         raise ValueError(f"{where}: {name} must be {bounds}, got {value!r}")
     return int(value)
@@ -125,52 +162,80 @@ class VizdoomDeathmatch(MultiAgentEnv):
         (['player_0', 'player_1'], MultiBinary(7))
     """
 
-    metadata = {"render_modes": ["rgb_array"], "name": "vizdoom_deathmatch", "render_fps": TICRATE,
-                "real_time": True, "reproducible": False}
+    metadata = {
+        "render_modes": ["rgb_array"],
+        "name": "vizdoom_deathmatch",
+        "render_fps": TICRATE,
+        "real_time": True,
+        "reproducible": False,
+    }
     env_name = "vizdoom_deathmatch"
     #: The ``time_limit`` when none is given (seconds); a test suite may shorten it.
     default_time_limit = 60.0
 
-    def __init__(self, players: int = 2, bots: int = 0, scenario: str = "cig", time_limit: float | None = None,
-                 frame_skip: int = 4, resolution: str = "160x120", screen_format: str = "rgb",
-                 game_variables: Sequence[str] = ("HEALTH", "ARMOR", "FRAGCOUNT", "SELECTED_WEAPON_AMMO"),
-                 enemies: bool = True, radar: bool = True, delta_turn: bool = False, frag_reward: float = 1.0,
-                 death_reward: float = 0.0, connect_timeout: float = 30.0, render_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        players: int = 2,
+        bots: int = 0,
+        scenario: str = "cig",
+        time_limit: float | None = None,
+        frame_skip: int = 4,
+        resolution: str = "160x120",
+        screen_format: str = "rgb",
+        game_variables: Sequence[str] = ("HEALTH", "ARMOR", "FRAGCOUNT", "SELECTED_WEAPON_AMMO"),
+        enemies: bool = True,
+        radar: bool = True,
+        delta_turn: bool = False,
+        frag_reward: float = 1.0,
+        death_reward: float = 0.0,
+        connect_timeout: float = 30.0,
+        render_mode: str | None = None,
+    ) -> None:
         where = "VizdoomDeathmatch"
         self.players = _positive_int(where, "players", players, 2, 4)
         self.bots = _positive_int(where, "bots", bots, 0, 8)
         self.frame_skip = _positive_int(where, "frame_skip", frame_skip)
         if time_limit is None:
             time_limit = self.default_time_limit
-        if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not (
-                math.isfinite(time_limit) and time_limit > 0):
+        if (
+            isinstance(time_limit, bool)
+            or not isinstance(time_limit, (int, float))
+            or not (math.isfinite(time_limit) and time_limit > 0)
+        ):
             raise ValueError(f"{where}: time_limit must be a positive number of seconds, got {time_limit!r}")
         self.time_limit = float(time_limit)
         if scenario not in SCENARIOS and not (isinstance(scenario, str) and scenario.endswith(".wad")):
-            raise ValueError(f"{where}: scenario must be one of {sorted(SCENARIOS)} or a path to a .wad file, "
-                             f"got {scenario!r}")
+            raise ValueError(
+                f"{where}: scenario must be one of {sorted(SCENARIOS)} or a path to a .wad file, got {scenario!r}"
+            )
         if scenario in SCENARIO_STARTS and self.players + self.bots > SCENARIO_STARTS[scenario]:
-            raise ValueError(f"{where}: the {scenario!r} map has {SCENARIO_STARTS[scenario]} deathmatch starts, "
-                             f"too few for {self.players} players and {self.bots} bots")
+            raise ValueError(
+                f"{where}: the {scenario!r} map has {SCENARIO_STARTS[scenario]} deathmatch starts, "
+                f"too few for {self.players} players and {self.bots} bots"
+            )
         self.scenario = scenario
         size = resolution.lower().split("x") if isinstance(resolution, str) else ()
         if len(size) != 2 or not all(part.isdigit() for part in size):
             raise ValueError(f"{where}: resolution must be 'WIDTHxHEIGHT' such as '160x120', got {resolution!r}")
         self.resolution = f"{int(size[0])}x{int(size[1])}"
         if self.resolution not in RESOLUTIONS:
-            raise ValueError(f"{where}: resolution must be one ViZDoom renders, 160x120 to 1920x1080 "
-                             f"({', '.join(RESOLUTIONS)}), got {resolution!r}")
+            raise ValueError(
+                f"{where}: resolution must be one ViZDoom renders, 160x120 to 1920x1080 "
+                f"({', '.join(RESOLUTIONS)}), got {resolution!r}"
+            )
         self.width, self.height = int(size[0]), int(size[1])
         if screen_format not in ("rgb", "grey"):
             raise ValueError(f"{where}: screen_format must be 'rgb' or 'grey', got {screen_format!r}")
         self.screen_format = screen_format
         if isinstance(game_variables, str) or not all(isinstance(name, str) for name in game_variables):
-            raise TypeError(f"{where}: game_variables must be a sequence of GameVariable names, "
-                            f"got {game_variables!r}")
+            raise TypeError(f"{where}: game_variables must be a sequence of GameVariable names, got {game_variables!r}")
         self.game_variables = tuple(name.upper() for name in game_variables)
         self.enemies, self.radar, self.delta_turn = bool(enemies), bool(radar), bool(delta_turn)
-        for name, value in (("frag_reward", frag_reward), ("death_reward", death_reward),
-                            ("connect_timeout", connect_timeout)):
+        for name, value in (
+            ("frag_reward", frag_reward),
+            ("death_reward", death_reward),
+            ("connect_timeout", connect_timeout),
+        ):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise ValueError(f"{where}: {name} must be a finite number, got {value!r}")
         if not connect_timeout > 0:
@@ -194,8 +259,11 @@ class VizdoomDeathmatch(MultiAgentEnv):
             entries["radar"] = spaces.Box(-1.0, 1.0, (self.players - 1, 3), np.float32)
         self.observation_spaces = {agent: spaces.Dict(entries) for agent in self.possible_agents}
         buttons = spaces.MultiBinary(len(BUTTONS))
-        action = (spaces.Dict({"buttons": buttons, "turn": spaces.Box(-_MAX_TURN, _MAX_TURN, (1,), np.float32)})
-                  if self.delta_turn else buttons)
+        action = (
+            spaces.Dict({"buttons": buttons, "turn": spaces.Box(-_MAX_TURN, _MAX_TURN, (1,), np.float32)})
+            if self.delta_turn
+            else buttons
+        )
         self.action_spaces = {agent: action for agent in self.possible_agents}
         self._engines: EngineGroup | None = None
         self._acting: list[AgentID] | None = None
@@ -208,8 +276,9 @@ class VizdoomDeathmatch(MultiAgentEnv):
         resolution = getattr(vizdoom.ScreenResolution, f"RES_{self.width}X{self.height}", None)
         if resolution is None:
             known = sorted(name[4:].lower() for name in dir(vizdoom.ScreenResolution) if name.startswith("RES_"))
-            raise ValueError(f"{self}: resolution {self.resolution!r} is not one ViZDoom renders; "
-                             f"known: {', '.join(known)}")
+            raise ValueError(
+                f"{self}: resolution {self.resolution!r} is not one ViZDoom renders; known: {', '.join(known)}"
+            )
         try:
             variables = [getattr(vizdoom.GameVariable, name) for name in self.game_variables]
         except AttributeError as err:
@@ -234,12 +303,15 @@ class VizdoomDeathmatch(MultiAgentEnv):
             game.set_episode_timeout(timeout)
             game.set_seed(seed)
             if index == 0:
-                game.add_game_args(f"-host {self.players} -port {port} -netmode 0 -deathmatch "
-                                   "+sv_forcerespawn 1 +sv_respawnprotect 1 +sv_spawnfarthest 1 +sv_nomonsters 1 "
-                                   f"+viz_connect_timeout {limit} +name player_0 +colorset 0")
+                game.add_game_args(
+                    f"-host {self.players} -port {port} -netmode 0 -deathmatch "
+                    "+sv_forcerespawn 1 +sv_respawnprotect 1 +sv_spawnfarthest 1 +sv_nomonsters 1 "
+                    f"+viz_connect_timeout {limit} +name player_0 +colorset 0"
+                )
             else:
-                game.add_game_args(f"-join 127.0.0.1 -port {port} +viz_connect_timeout {limit} "
-                                   f"+name player_{index} +colorset {index}")
+                game.add_game_args(
+                    f"-join 127.0.0.1 -port {port} +viz_connect_timeout {limit} +name player_{index} +colorset {index}"
+                )
 
         return configure
 
@@ -279,9 +351,11 @@ class VizdoomDeathmatch(MultiAgentEnv):
                         break
             if not any(game.is_player_dead() for game in games):
                 return
-        raise EngineError(f"{self}: a player was killed on its spawn spot (a telefrag) at each of "
-                          f"{_RESTARTS} map restarts; the map may have too few deathmatch starts for "
-                          f"{self.players} players and {self.bots} bots")
+        raise EngineError(
+            f"{self}: a player was killed on its spawn spot (a telefrag) at each of "
+            f"{_RESTARTS} map restarts; the map may have too few deathmatch starts for "
+            f"{self.players} players and {self.bots} bots"
+        )
 
     @property
     def engine_pids(self) -> list[int]:
@@ -289,8 +363,9 @@ class VizdoomDeathmatch(MultiAgentEnv):
         return self._engines.pids() if self._engines is not None else []
 
     # --------------------------------------------------------------- dynamics
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[dict[AgentID, Any], dict[AgentID, dict[str, Any]]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[AgentID, Any], dict[AgentID, dict[str, Any]]]:
         """Start a new match: on new engines the first time (or after ``close``), else on the running ones.
 
         Raises:
@@ -311,9 +386,15 @@ class VizdoomDeathmatch(MultiAgentEnv):
         self._acting = list(observations)
         return observations, infos
 
-    def step(self, actions: Mapping[AgentID, Any]) -> tuple[
-            dict[AgentID, Any], dict[AgentID, float], dict[AgentID, bool], dict[AgentID, bool],
-            dict[AgentID, dict[str, Any]]]:
+    def step(
+        self, actions: Mapping[AgentID, Any]
+    ) -> tuple[
+        dict[AgentID, Any],
+        dict[AgentID, float],
+        dict[AgentID, bool],
+        dict[AgentID, bool],
+        dict[AgentID, dict[str, Any]],
+    ]:
         """All players act for ``frame_skip`` tics.
 
         Edge cases: before ``reset`` or after the time limit, :class:`~arena.errors.ResetNeeded`;
@@ -357,8 +438,11 @@ class VizdoomDeathmatch(MultiAgentEnv):
         games = self._running().games
         finished = games[0].is_episode_finished()
         # Every player's position and angle, from its own engine (the radar and the enemies table use them).
-        where = ([[game.get_game_variable(v) for v in self._where] for game in games]
-                 if not finished and (self.radar or self.enemies) else [])
+        where = (
+            [[game.get_game_variable(v) for v in self._where] for game in games]
+            if not finished and (self.radar or self.enemies)
+            else []
+        )
         observations, infos, scores = {}, {}, []
         for i, (agent, game) in enumerate(zip(self.possible_agents, games)):
             frags, deaths = (int(game.get_game_variable(v)) for v in self._variables)
@@ -399,12 +483,20 @@ class VizdoomDeathmatch(MultiAgentEnv):
         observation: dict[str, np.ndarray] = {"screen": np.ascontiguousarray(screen, np.uint8), "variables": variables}
         if self.enemies:
             table = np.zeros((self.players + self.bots - 1, 5), np.float32)
-            seen = [label for label in state.labels or ()
-                    if label.object_name == "DoomPlayer" and self._is_enemy(label, index, where)]
+            seen = [
+                label
+                for label in state.labels or ()
+                if label.object_name == "DoomPlayer" and self._is_enemy(label, index, where)
+            ]
             seen.sort(key=lambda label: -label.height)
             for row, label in zip(table, seen):
-                row[:] = (1.0, (label.x + label.width / 2) / self.width, (label.y + label.height / 2) / self.height,
-                          label.width / self.width, label.height / self.height)
+                row[:] = (
+                    1.0,
+                    (label.x + label.width / 2) / self.width,
+                    (label.y + label.height / 2) / self.height,
+                    label.width / self.width,
+                    label.height / self.height,
+                )
             np.clip(table, 0.0, 1.0, out=table)
             observation["enemies"] = table
         return observation
@@ -417,6 +509,7 @@ class VizdoomDeathmatch(MultiAgentEnv):
         player; any other is no player's (a body left behind), unless bots play (their positions
         are not known here, so such labels are kept).
         """
+
         def within(j: int, near: float) -> bool:
             x, y = where[j][0], where[j][1]
             return abs(label.object_position_x - x) < near and abs(label.object_position_y - y) < near

@@ -21,6 +21,13 @@ __all__ = ["training_recipe"]
 
 def training_recipe(**options: Any) -> TrainingRecipe:
     """PPO (``CnnPolicy``) on ``frame_stack(doom_screen(doom_actions()))`` against ``random``."""
-    return TrainingRecipe(algo="ppo", interface="frame_stack(doom_screen(doom_actions()))",
-                          algo_options={"n_steps": 256, "batch_size": 64, "n_epochs": 4}, n_envs=2,
-                          evaluations=5, eval_games=10, full_budget=200_000, env_options={"time_limit": 20.0})
+    return TrainingRecipe(
+        algo="ppo",
+        interface="frame_stack(doom_screen(doom_actions()))",
+        algo_options={"n_steps": 256, "batch_size": 64, "n_epochs": 4},
+        n_envs=2,
+        evaluations=5,
+        eval_games=10,
+        full_budget=200_000,
+        env_options={"time_limit": 20.0},
+    )

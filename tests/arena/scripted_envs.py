@@ -36,7 +36,7 @@ class DoubleMoveEnv(MultiAgentEnv):
 
     def step(self, actions):
         self.check_actions(actions, self._acting)
-        (mover, action), = actions.items()
+        ((mover, action),) = actions.items()
         self._sums[mover] += int(action)
         self._counter += int(action)
         rewards = {"a": 0.0, "b": 0.0}
@@ -50,8 +50,13 @@ class DoubleMoveEnv(MultiAgentEnv):
             return {}, rewards, {"a": True, "b": True}, {"a": False, "b": False}, {"a": {}, "b": {}}
         nxt = self.ORDER[self._turn]
         self._acting = (nxt,)
-        return ({nxt: self._counter}, rewards, {"a": False, "b": False}, {"a": False, "b": False},
-                {nxt: {"action_mask": np.ones(3, dtype=np.int8)}})
+        return (
+            {nxt: self._counter},
+            rewards,
+            {"a": False, "b": False},
+            {"a": False, "b": False},
+            {nxt: {"action_mask": np.ones(3, dtype=np.int8)}},
+        )
 
 
 class LeavingEnv(MultiAgentEnv):
@@ -86,8 +91,13 @@ class LeavingEnv(MultiAgentEnv):
         truncations = {agent: False for agent in self.agents}
         self.agents = [agent for agent in self.agents if not terminations[agent]]
         self._acting = tuple(self.agents) if self.agents else None
-        return ({agent: self._t for agent in self.agents}, rewards, terminations, truncations,
-                {agent: {} for agent in self.agents})
+        return (
+            {agent: self._t for agent in self.agents},
+            rewards,
+            terminations,
+            truncations,
+            {agent: {} for agent in self.agents},
+        )
 
 
 class SidesEnv(MultiAgentEnv):
@@ -151,5 +161,10 @@ class SidesEnv(MultiAgentEnv):
             self.agents, self._acting = [], None
             return {}, rewards, flags, truncations, {agent: {} for agent in self.possible_agents}
         self._acting = tuple(a for a in self.agents if a != "p0")
-        return ({agent: self._t for agent in self._acting}, rewards, flags, truncations,
-                {agent: {} for agent in self._acting})
+        return (
+            {agent: self._t for agent in self._acting},
+            rewards,
+            flags,
+            truncations,
+            {agent: {} for agent in self._acting},
+        )

@@ -76,8 +76,11 @@ def test_envs_without_clone_are_copied_with_deepcopy():
 
 
 def test_simultaneous_envs_without_a_sampler_are_refused():
-    with pytest.raises(ArenaError, match=r"MCTSAgent cannot plan on <RockPaperScissors>: it does not declare "
-                                         r"perfect_information and has no sample_hidden_state"):
+    with pytest.raises(
+        ArenaError,
+        match=r"MCTSAgent cannot plan on <RockPaperScissors>: it does not declare "
+        r"perfect_information and has no sample_hidden_state",
+    ):
         MCTSAgent(envs.make("rock_paper_scissors"))
 
 
@@ -129,8 +132,9 @@ def test_mcts_never_sees_the_hidden_cards():
         env, observations, infos = _leduc_after(cards, [2, 2])  # player_0 raises, player_1 re-raises
         planner = MCTSAgent(env, simulations=60, seed=3)
         choices.append(planner.act(observations["player_0"], infos["player_0"]["action_mask"]))
-        twins = [env.sample_hidden_state("player_0", observations["player_0"], np.random.default_rng(5))
-                 for _ in range(2)]
+        twins = [
+            env.sample_hidden_state("player_0", observations["player_0"], np.random.default_rng(5)) for _ in range(2)
+        ]
         choices.append([(twin._cards, twin._history, twin.np_random.integers(1000)) for twin in twins])
     assert choices[0] == choices[2] and choices[1] == choices[3]
     assert all(twin[0][0] == 2 for twin in choices[1])  # player_0's own K is kept

@@ -106,8 +106,10 @@ def test_one_interface_object_in_two_wrappers_leaks_no_state():
     second_obs, second_infos = second.reset(seed=2)
     alone_obs, alone_infos = alone.reset(seed=2)
     assert data_equivalence(second_obs, alone_obs)
-    assert data_equivalence(play(second, second_obs, second_infos, np.random.default_rng(2), 6)[2],
-                            play(alone, alone_obs, alone_infos, np.random.default_rng(2), 6)[2])
+    assert data_equivalence(
+        play(second, second_obs, second_infos, np.random.default_rng(2), 6)[2],
+        play(alone, alone_obs, alone_infos, np.random.default_rng(2), 6)[2],
+    )
 
 
 def test_one_interface_object_behind_two_agents_leaks_no_state():

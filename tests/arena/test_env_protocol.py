@@ -51,7 +51,9 @@ def test_scripted_envs_keep_the_contract(env_factory):
 
 def test_step_before_reset_and_after_the_end_raise_reset_needed():
     env = envs.make("tic_tac_toe")
-    with pytest.raises(ResetNeeded, match=r"<TicTacToe>: step\(\) called with no episode running; call reset\(\) first"):
+    with pytest.raises(
+        ResetNeeded, match=r"<TicTacToe>: step\(\) called with no episode running; call reset\(\) first"
+    ):
         env.step({"player_0": 0})
     env.reset(seed=0)
     for move, player in zip([0, 3, 1, 4, 2], ["player_0", "player_1"] * 3):
@@ -86,7 +88,9 @@ def test_masked_action_is_illegal_and_changes_nothing():
     env = envs.make("tic_tac_toe")
     env.reset()
     env.step({"player_0": 4})
-    with pytest.raises(IllegalActionError, match=r"action 4 for 'player_1' is illegal now; legal actions: \[0, 1, 2, 3, 5, 6, 7, 8\]"):
+    with pytest.raises(
+        IllegalActionError, match=r"action 4 for 'player_1' is illegal now; legal actions: \[0, 1, 2, 3, 5, 6, 7, 8\]"
+    ):
         env.step({"player_1": 4})
     obs, *_ = env.step({"player_1": 0})
     assert obs["player_0"].tolist() == [[2, 0, 0], [0, 1, 0], [0, 0, 0]]
@@ -94,7 +98,9 @@ def test_masked_action_is_illegal_and_changes_nothing():
 
 def test_unknown_agent_in_space_lookup():
     env = envs.make("rock_paper_scissors")
-    with pytest.raises(UnknownAgentError, match=r"unknown agent 'player_9'; expected one of \['player_0', 'player_1'\]"):
+    with pytest.raises(
+        UnknownAgentError, match=r"unknown agent 'player_9'; expected one of \['player_0', 'player_1'\]"
+    ):
         env.action_space("player_9")
     assert isinstance(UnknownAgentError("x"), KeyError) and isinstance(UnknownAgentError("x"), ArenaError)
 

@@ -38,13 +38,16 @@ class FirstLegal(Agent):
 
 
 # ------------------------------------------------------------------ parse_choice
-@pytest.mark.parametrize(("text", "legal", "start", "expected"), [
-    ("1", None, 0, 1),
-    (" PAPER ", None, 0, 1),
-    ("sc", None, 0, 2),
-    ("11", None, 10, 11),
-    ("rock", [True, False, True], 5, 5),
-])
+@pytest.mark.parametrize(
+    ("text", "legal", "start", "expected"),
+    [
+        ("1", None, 0, 1),
+        (" PAPER ", None, 0, 1),
+        ("sc", None, 0, 2),
+        ("11", None, 10, 11),
+        ("rock", [True, False, True], 5, 5),
+    ],
+)
 def test_parse_choice_reads_numbers_names_and_abbreviations(text, legal, start, expected) -> None:
     assert parse_choice(text, RPS, legal, start) == expected
 
@@ -56,15 +59,23 @@ def test_parse_choice_prefers_the_one_legal_match_of_an_abbreviation() -> None:
         parse_choice("c", names)
 
 
-@pytest.mark.parametrize(("text", "legal", "start", "reason"), [
-    ("", None, 0, "type an action's number (0-2) or name; q quits"),
-    ("lizard", None, 0, "unknown action 'lizard': type a number (0-2) or a name, e.g. 'rock'; q quits"),
-    ("lizard", [False, True, True], 0, "unknown action 'lizard': type a number (0-2) or a name, e.g. 'paper'; q quits"),
-    ("3", None, 0, "there is no action 3: actions are numbered 0 to 2"),
-    ("-1", None, 0, "there is no action -1: actions are numbered 0 to 2"),
-    ("0", None, 1, "there is no action 0: actions are numbered 1 to 3"),
-    ("paper", [True, False, True], 0, "1 (paper) is not legal now; legal: 0 (rock), 2 (scissors)"),
-])
+@pytest.mark.parametrize(
+    ("text", "legal", "start", "reason"),
+    [
+        ("", None, 0, "type an action's number (0-2) or name; q quits"),
+        ("lizard", None, 0, "unknown action 'lizard': type a number (0-2) or a name, e.g. 'rock'; q quits"),
+        (
+            "lizard",
+            [False, True, True],
+            0,
+            "unknown action 'lizard': type a number (0-2) or a name, e.g. 'paper'; q quits",
+        ),
+        ("3", None, 0, "there is no action 3: actions are numbered 0 to 2"),
+        ("-1", None, 0, "there is no action -1: actions are numbered 0 to 2"),
+        ("0", None, 1, "there is no action 0: actions are numbered 1 to 3"),
+        ("paper", [True, False, True], 0, "1 (paper) is not legal now; legal: 0 (rock), 2 (scissors)"),
+    ],
+)
 def test_parse_choice_gives_one_line_reasons(text, legal, start, reason) -> None:
     with pytest.raises(ValueError) as caught:
         parse_choice(text, RPS, legal, start)
@@ -73,8 +84,14 @@ def test_parse_choice_gives_one_line_reasons(text, legal, start, reason) -> None
 
 @st.composite
 def menus(draw):
-    names = draw(st.lists(st.text("abcxyz _", min_size=1, max_size=6).filter(lambda n: n.strip()),
-                          min_size=1, max_size=8, unique_by=lambda n: " ".join(n.split()).lower()))
+    names = draw(
+        st.lists(
+            st.text("abcxyz _", min_size=1, max_size=6).filter(lambda n: n.strip()),
+            min_size=1,
+            max_size=8,
+            unique_by=lambda n: " ".join(n.split()).lower(),
+        )
+    )
     names = [" ".join(name.split()) for name in names]
     legal = draw(st.lists(st.booleans(), min_size=len(names), max_size=len(names)))
     return names, legal, draw(st.integers(-3, 3))
@@ -106,7 +123,8 @@ def test_act_reprompts_until_a_legal_choice_and_lists_again_on_question_mark() -
         "you> scissors\n2 (scissors) is not legal now; legal: 0 (rock), 1 (paper)\n"
         "you> ?\nlegal actions: 0 (rock), 1 (paper)\n"
         "you> quartz\nunknown action 'quartz': type a number (0-2) or a name, e.g. 'rock'; q quits\n"
-        "you> r\n")
+        "you> r\n"
+    )
 
 
 def test_actions_without_names_are_listed_by_number_and_start_counts() -> None:
@@ -117,12 +135,15 @@ def test_actions_without_names_are_listed_by_number_and_start_counts() -> None:
     assert "unknown action 'x': type a number (5-7) or a name, e.g. '5'; q quits" in shown(agent)
 
 
-@pytest.mark.parametrize(("typed", "message"), [
-    ("q\n", "player_1 forfeits: typed 'q'"),
-    ("rock?\n QUIT \n", "player_1 forfeits: typed 'QUIT'"),
-    ("", "player_1 forfeits: the input ended"),
-    ("nonsense\n", "player_1 forfeits: the input ended"),
-])
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        ("q\n", "player_1 forfeits: typed 'q'"),
+        ("rock?\n QUIT \n", "player_1 forfeits: typed 'QUIT'"),
+        ("", "player_1 forfeits: the input ended"),
+        ("nonsense\n", "player_1 forfeits: the input ended"),
+    ],
+)
 def test_quit_or_end_of_input_raises_forfeit(typed: str, message: str) -> None:
     agent = human(typed, action_names=RPS, label="player_1")
     agent.setup(spaces.Discrete(4), spaces.Discrete(3))
@@ -147,13 +168,18 @@ def test_done_shows_the_final_view_reward_and_total() -> None:
     agent.reset()
     agent.act(0, reward=1.5)
     agent.done(-3.0, {})
-    assert shown(agent).endswith("--- game over for player_0 ---\nthe showdown\n"
-                                 "player_0: reward -3 at the end, total return -1.5\n")
+    assert shown(agent).endswith(
+        "--- game over for player_0 ---\nthe showdown\nplayer_0: reward -3 at the end, total return -1.5\n"
+    )
 
 
 def test_observation_is_shown_through_the_given_text_hook() -> None:
-    agent = human("0\n", renderer=lambda: "public\n", show_observation=True,
-                  observation_text=lambda obs: f"your card: {'JQK'[obs]}")
+    agent = human(
+        "0\n",
+        renderer=lambda: "public\n",
+        show_observation=True,
+        observation_text=lambda obs: f"your card: {'JQK'[obs]}",
+    )
     agent.setup(spaces.Discrete(3), spaces.Discrete(2))
     agent.act(2)
     assert "public\nyour observation:\n  your card: K\n" in shown(agent)
@@ -185,8 +211,9 @@ class Terminal(io.StringIO):
 
 def test_hot_seat_hands_over_and_clears_a_terminal_screen() -> None:
     screen = Terminal()
-    agent = HumanAgent(input_stream=io.StringIO("\npaper\n"), output_stream=screen, action_names=RPS,
-                       label="player_1", hot_seat=True)
+    agent = HumanAgent(
+        input_stream=io.StringIO("\npaper\n"), output_stream=screen, action_names=RPS, label="player_1", hot_seat=True
+    )
     agent.setup(spaces.Discrete(4), spaces.Discrete(3))
     assert agent.act(3) == 1
     text = screen.getvalue()
@@ -208,13 +235,14 @@ def test_simultaneous_moves_second_person_sees_nothing_of_the_first_ones_choice(
     for first_choice in RPS:
         env = envs.make("rock_paper_scissors", rounds=1, render_mode="ansi")
         screen = io.StringIO()
-        people = {seat: HumanAgent.at_seat(env, seat, input_stream=io.StringIO(typed), output_stream=screen,
-                                           hot_seat=True)
-                  for seat, typed in (("player_0", f"\n{first_choice}\n"), ("player_1", "\nrock\n"))}
+        people = {
+            seat: HumanAgent.at_seat(env, seat, input_stream=io.StringIO(typed), output_stream=screen, hot_seat=True)
+            for seat, typed in (("player_0", f"\n{first_choice}\n"), ("player_1", "\nrock\n"))
+        }
         play(env, people, seed=0)
         text = screen.getvalue()
-        seen.append(text[text.index("player_1: your turn"):text.index("--- game over")])
-        assert f"player_0 {first_choice}, player_1 rock" in text[text.index("--- game over"):]
+        seen.append(text[text.index("player_1: your turn") : text.index("--- game over")])
+        assert f"player_0 {first_choice}, player_1 rock" in text[text.index("--- game over") :]
     assert seen[0] == seen[1] == seen[2]
 
 
@@ -253,15 +281,25 @@ class HiddenCards(MultiAgentEnv):
         self.guesses.append(int(actions[self.possible_agents[mover]]))
         if len(self.guesses) == 4:
             self.agents = []
-            errors = [abs(self.guesses[p] - self.cards[1 - p]) + abs(self.guesses[p + 2] - self.cards[1 - p])
-                      for p in (0, 1)]
+            errors = [
+                abs(self.guesses[p] - self.cards[1 - p]) + abs(self.guesses[p + 2] - self.cards[1 - p]) for p in (0, 1)
+            ]
             score = float(np.sign(errors[1] - errors[0]))
-            return ({}, {"player_0": score, "player_1": -score}, dict.fromkeys(self.possible_agents, True),
-                    dict.fromkeys(self.possible_agents, False), {a: {} for a in self.possible_agents})
+            return (
+                {},
+                {"player_0": score, "player_1": -score},
+                dict.fromkeys(self.possible_agents, True),
+                dict.fromkeys(self.possible_agents, False),
+                {a: {} for a in self.possible_agents},
+            )
         nxt = self.possible_agents[1 - mover]
-        return ({nxt: self._observe(1 - mover)}, {"player_0": 0.0, "player_1": 0.0},
-                dict.fromkeys(self.possible_agents, False), dict.fromkeys(self.possible_agents, False),
-                {nxt: {"action_mask": np.ones(10, dtype=np.int8)}})
+        return (
+            {nxt: self._observe(1 - mover)},
+            {"player_0": 0.0, "player_1": 0.0},
+            dict.fromkeys(self.possible_agents, False),
+            dict.fromkeys(self.possible_agents, False),
+            {nxt: {"action_mask": np.ones(10, dtype=np.int8)}},
+        )
 
     def render(self):
         if self.render_mode != "ansi":
@@ -279,9 +317,15 @@ class SeatRecorder(HumanAgent):
     def __init__(self, env: MultiAgentEnv, seat: str) -> None:
         self.typed = io.StringIO()
         view = HumanAgent.at_seat(env, seat)
-        super().__init__(renderer=view.renderer, action_names=view.action_names,
-                         show_observation=view.show_observation, observation_text=view.observation_text,
-                         label=seat, input_stream=self.typed, output_stream=io.StringIO())
+        super().__init__(
+            renderer=view.renderer,
+            action_names=view.action_names,
+            show_observation=view.show_observation,
+            observation_text=view.observation_text,
+            label=seat,
+            input_stream=self.typed,
+            output_stream=io.StringIO(),
+        )
         self.turns: list[tuple[bytes, str]] = []  # (what the seat knows, what it was shown)
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> int:
@@ -315,9 +359,12 @@ class Watcher(FirstLegal):
 HIDDEN = [name for name in envs.names() if has_hidden_information(quick_make(name))]
 
 
-@pytest.mark.parametrize("make", [lambda: HiddenCards(render_mode="ansi")] +
-                         [lambda name=name: quick_make(name, render_mode="ansi") for name in HIDDEN],
-                         ids=["hidden_cards", *HIDDEN])
+@pytest.mark.parametrize(
+    "make",
+    [lambda: HiddenCards(render_mode="ansi")]
+    + [lambda name=name: quick_make(name, render_mode="ansi") for name in HIDDEN],
+    ids=["hidden_cards", *HIDDEN],
+)
 def test_what_a_person_is_shown_never_depends_on_other_players_private_information(make) -> None:
     """Whatever the deal, each turn's screen is a function of what that seat itself knows.
 
@@ -380,18 +427,22 @@ def _env_with_metadata(metadata: dict) -> MultiAgentEnv:
     return env
 
 
-@pytest.mark.parametrize(("metadata", "expected"), [
-    ({"render_modes": ["ansi"]}, False),
-    ({"render_modes": ["rgb_array"], "real_time": True}, True),
-    ({"render_modes": ["rgb_array"], "render_fps": 30}, True),  # animated: a real-time game
-    ({"render_modes": ["human"], "render_fps": 1}, False),  # a board game shown a frame a second
-    ({"render_modes": ["rgb_array"], "render_fps": 30, "real_time": False}, False),  # the env's word wins
-])
+@pytest.mark.parametrize(
+    ("metadata", "expected"),
+    [
+        ({"render_modes": ["ansi"]}, False),
+        ({"render_modes": ["rgb_array"], "real_time": True}, True),
+        ({"render_modes": ["rgb_array"], "render_fps": 30}, True),  # animated: a real-time game
+        ({"render_modes": ["human"], "render_fps": 1}, False),  # a board game shown a frame a second
+        ({"render_modes": ["rgb_array"], "render_fps": 30, "real_time": False}, False),  # the env's word wins
+    ],
+)
 def test_is_real_time(metadata: dict, expected: bool) -> None:
     assert is_real_time(_env_with_metadata(metadata)) is expected
 
 
-@pytest.mark.parametrize("name", ["tic_tac_toe", "rock_paper_scissors", "connect_four", "kuhn_poker",
-                                  "leduc_poker", "liars_dice"])
+@pytest.mark.parametrize(
+    "name", ["tic_tac_toe", "rock_paper_scissors", "connect_four", "kuhn_poker", "leduc_poker", "liars_dice"]
+)
 def test_bundled_turn_based_games_are_not_real_time(name: str) -> None:
     assert not is_real_time(quick_make(name))

@@ -82,7 +82,9 @@ def test_lookup_interfaces_refuse_actions_outside_their_space_and_take_every_int
     itf = lookup_interfaces()[index]
     n = itf.action_space.n
     for bad in (-1, n, n + 5, True, 1.0, "1"):
-        with pytest.raises(InvalidActionError, match=rf"{type(itf).__name__}\(.*\): action .* is not in Discrete\({n}\)"):
+        with pytest.raises(
+            InvalidActionError, match=rf"{type(itf).__name__}\(.*\): action .* is not in Discrete\({n}\)"
+        ):
             itf.transform_action(bad)
     for action in range(n):
         plain = itf.transform_action(action)

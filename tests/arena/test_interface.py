@@ -133,7 +133,9 @@ def test_masks_are_translated_or_refused():
     bad = ReverseWithoutMasks()
     bad.setup(BOX, spaces.Discrete(3))
     assert bad.transform_action(0) == 2
-    with pytest.raises(MaskTranslationError, match=r"ReverseWithoutMasks\(\): changes the action space .* override action_mask\(\)"):
+    with pytest.raises(
+        MaskTranslationError, match=r"ReverseWithoutMasks\(\): changes the action space .* override action_mask\(\)"
+    ):
         bad.transform_action_mask(np.array([1, 0, 0], np.int8))
 
 
@@ -200,7 +202,12 @@ def test_reverse_round_trips_actions_and_keeps_masks_consistent(space, data):
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.builds(lambda shape: spaces.Box(-3.0, 3.0, shape, np.float32), st.lists(st.integers(1, 3), min_size=1, max_size=3)), st.data())
+@given(
+    st.builds(
+        lambda shape: spaces.Box(-3.0, 3.0, shape, np.float32), st.lists(st.integers(1, 3), min_size=1, max_size=3)
+    ),
+    st.data(),
+)
 def test_transformed_observations_lie_in_the_declared_space(box, data):
     itf = AddOne(AddOne())
     itf.setup(box, spaces.Discrete(2))

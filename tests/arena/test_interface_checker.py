@@ -200,8 +200,10 @@ def test_mask_that_allows_a_forbidden_raw_action():
 
 def test_multi_discrete_masks_are_checked_by_component():
     message = _message(ShortMultiDiscreteMask(), BOX, spaces.MultiDiscrete([2, 3]))
-    assert ("action_mask over MultiDiscrete([2 3]) must be an array of shape (5,) "
-            "(the masks of components [2, 3] concatenated), got ndarray of shape (4,)") in message
+    assert (
+        "action_mask over MultiDiscrete([2 3]) must be an array of shape (5,) "
+        "(the masks of components [2, 3] concatenated), got ndarray of shape (4,)"
+    ) in message
     message = _message(JointToComponents(), BOX, spaces.MultiDiscrete([2, 2]))
     assert "is legal in the translated mask [1 1 1 1] but maps to raw action array(" in message
 
@@ -243,20 +245,26 @@ def test_masks_translated_only_sometimes_need_the_partial_flag():
 
 
 def test_setup_must_give_gymnasium_spaces():
-    assert "observation_space after setup() must be a gymnasium Space, got str" in _message(NotASpace(), BOX,
-                                                                                              spaces.Discrete(2))
+    assert "observation_space after setup() must be a gymnasium Space, got str" in _message(
+        NotASpace(), BOX, spaces.Discrete(2)
+    )
 
 
 def test_space_rejections_at_setup_propagate():
-    with pytest.raises(SpaceMismatchError,
-                       match=r"RejectsDiscrete\(\): needs a Box observation space, got Discrete\(3\)"):
+    with pytest.raises(
+        SpaceMismatchError, match=r"RejectsDiscrete\(\): needs a Box observation space, got Discrete\(3\)"
+    ):
         check_interface(RejectsDiscrete(), spaces.Discrete(3), spaces.Discrete(2))
 
 
 def test_interfaces_keeping_the_contract_pass_on_masked_spaces():
     check_interface(Interface(), BOX, spaces.MultiDiscrete([2, 3]), examples=20)
-    check_interface(Combine(None, [Interface(), Interface()]), spaces.Tuple([BOX, spaces.Discrete(2)]),
-                    spaces.Tuple([spaces.Discrete(2), spaces.Box(0.0, 1.0, (1,))]), examples=20)
+    check_interface(
+        Combine(None, [Interface(), Interface()]),
+        spaces.Tuple([BOX, spaces.Discrete(2)]),
+        spaces.Tuple([spaces.Discrete(2), spaces.Box(0.0, 1.0, (1,))]),
+        examples=20,
+    )
 
 
 class CommitsOnEveryCall(Interface):

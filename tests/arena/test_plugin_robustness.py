@@ -11,14 +11,14 @@ from arena import registry
 from arena.cli import main
 from arena.plugins import interface_registry
 
-EXITING = '''
+EXITING = """
 import sys
 sys.exit(3)
-'''
+"""
 
-RAISING = '''
+RAISING = """
 raise BaseException("the plugin gave up")
-'''
+"""
 
 ROGUE = '''
 from arena import RandomAgent
@@ -81,11 +81,15 @@ def test_interfaces_that_exit_or_raise_base_exception_at_import_are_reported(rog
 def test_envs_and_agents_listing_reports_clashes_and_broken_plugins_and_goes_on(rogue, capsys):
     assert main(["envs"]) == 0
     out = capsys.readouterr().out
-    assert ("name clash: arena.envs: package 'rogue-arena-plugin' also declares 'tic_tac_toe' "
-            "(rogue_plugin:Impostor); ignored, 'arena-marl' keeps it") in out
+    assert (
+        "name clash: arena.envs: package 'rogue-arena-plugin' also declares 'tic_tac_toe' "
+        "(rogue_plugin:Impostor); ignored, 'arena-marl' keeps it"
+    ) in out
     line = next(line for line in out.splitlines() if line.startswith("exiting_env "))
-    assert line.split(None, 1)[1] == ("(cannot be loaded: PluginError: env 'exiting_env' from package "
-                                      "'rogue-arena-plugin' failed to import 'rogue_exiting:make': SystemExit: 3)")
+    assert line.split(None, 1)[1] == (
+        "(cannot be loaded: PluginError: env 'exiting_env' from package "
+        "'rogue-arena-plugin' failed to import 'rogue_exiting:make': SystemExit: 3)"
+    )
     assert "connect_four" in out
     assert main(["agents"]) == 0
     out = capsys.readouterr().out
@@ -103,6 +107,8 @@ def test_a_tournament_excludes_a_plugin_entrant_that_exits_at_import_and_goes_on
 
     result = run_tournament("tic_tac_toe", ["random", "b=random", "x=exiting_agent", "y=raising_agent"], games=2)
     assert result.complete and result.entrants == ["random", "b"]
-    assert "PluginError: agent 'exiting_agent' from package 'rogue-arena-plugin' failed to import " \
-           "'rogue_exiting:agent': SystemExit: 3" == result.excluded["x"]
+    assert (
+        "PluginError: agent 'exiting_agent' from package 'rogue-arena-plugin' failed to import "
+        "'rogue_exiting:agent': SystemExit: 3" == result.excluded["x"]
+    )
     assert result.excluded["y"].endswith("BaseException: the plugin gave up")

@@ -101,8 +101,10 @@ def _by_name(entries: list[InterfaceEntry]) -> dict[str, list[InterfaceEntry]]:
 def test_every_bundled_interface_is_registered_as_a_builtin_with_its_summary():
     config = configparser.ConfigParser()
     config.read(ROOT / "setup.cfg")
-    declared = {line.split("=")[1].strip().split(":")[1]
-                for line in config["options.entry_points"]["arena.interfaces"].strip().splitlines()}
+    declared = {
+        line.split("=")[1].strip().split(":")[1]
+        for line in config["options.entry_points"]["arena.interfaces"].strip().splitlines()
+    }
     classes = {name for name in interfaces.__all__ if inspect.isclass(getattr(interfaces, name))}
     assert declared == classes
     builtins = [entry for entry in interface_registry() if entry.builtin]
@@ -119,18 +121,23 @@ def test_plugins_are_listed_beside_builtins_and_broken_ones_are_explained(fake_p
     assert double.ok and double.package == "fake-arena-plugin" and not double.builtin
     assert double.summary == "Double every reward."
     assert table["no_examples"][0].ok
-    reasons = {name: table[name][0].error for name in ("undocumented", "a_function", "missing_module",
-                                                     "missing_attribute")}
-    assert reasons["undocumented"] == ("Undocumented has no docstring; its first line is the summary "
-                                       "'arena interfaces' shows")
+    reasons = {
+        name: table[name][0].error for name in ("undocumented", "a_function", "missing_module", "missing_attribute")
+    }
+    assert reasons["undocumented"] == (
+        "Undocumented has no docstring; its first line is the summary 'arena interfaces' shows"
+    )
     assert reasons["a_function"] == "'fake_arena_plugin:factory' is not an arena.Interface subclass (got function)"
-    assert reasons["missing_module"] == ("failed to import 'fake_arena_plugin_missing:Thing': ModuleNotFoundError: "
-                                         "No module named 'fake_arena_plugin_missing'")
+    assert reasons["missing_module"] == (
+        "failed to import 'fake_arena_plugin_missing:Thing': ModuleNotFoundError: "
+        "No module named 'fake_arena_plugin_missing'"
+    )
     assert reasons["missing_attribute"].startswith("failed to import 'fake_arena_plugin:Nothing': AttributeError:")
     flatten = table["flatten"]
     assert [e.package for e in flatten] == ["arena-marl", "fake-arena-plugin"]  # the built-in keeps the name
-    assert flatten[0].ok and flatten[1].error == ("name 'flatten' is already taken by package 'arena-marl' "
-                                                  "(interfaces.observation:Flatten)")
+    assert flatten[0].ok and flatten[1].error == (
+        "name 'flatten' is already taken by package 'arena-marl' (interfaces.observation:Flatten)"
+    )
     assert all(e.package == "fake-arena-plugin" for e in interface_registry() if not e.ok)
 
 
@@ -152,8 +159,11 @@ def test_make_interface_builds_by_name_and_explains_failures(fake_plugin):
     itf = make_interface("frame_stack", frames=3)
     assert isinstance(itf, Interface) and str(itf) == "FrameStack(frames=3)"
     assert type(make_interface("double")).__name__ == "Double"
-    with pytest.raises(PluginError, match=r"interface 'missing_module' from package 'fake-arena-plugin' is broken: "
-                                          r"failed to import"):
+    with pytest.raises(
+        PluginError,
+        match=r"interface 'missing_module' from package 'fake-arena-plugin' is broken: "
+        r"failed to import",
+    ):
         make_interface("missing_module")
     with pytest.raises(UnknownNameError, match=r"unknown interface 'nope'; known interfaces: .*double.*flatten"):
         make_interface("nope")
@@ -187,4 +197,3 @@ def test_cli_falls_back_to_plain_text_without_rich(monkeypatch, capsys):
 def test_cli_rejects_a_bad_example_count(capsys):
     assert main(["interfaces", "--examples", "0"]) == 2
     assert "arena interfaces: error: --examples must be at least 1, got 0" in capsys.readouterr().err
-

@@ -48,17 +48,23 @@ def test_envs_without_sides_have_no_teams():
 
 def test_team_env_declares_its_sides_and_wrappers_keep_them():
     env = TeamRockPaperScissors(team_sizes=(2, 1, 3))
-    assert env.teams == {"team_0": ("player_0", "player_3"), "team_1": ("player_1",),
-                         "team_2": ("player_2", "player_4", "player_5")}
+    assert env.teams == {
+        "team_0": ("player_0", "player_3"),
+        "team_1": ("player_1",),
+        "team_2": ("player_2", "player_4", "player_5"),
+    }
     assert EnvItfWrapper(env, OneHot()).teams == env.teams
     check_env(env, episodes=2)
     check_env(SidesEnv((1, 3)), episodes=2)
 
 
-@pytest.mark.parametrize("bad, message", [
-    ("layout", r"agents \['p0'\] are in no team; every agent must be in exactly one team"),
-    ("outcome", r"the members of team 'side_0' ended with different returns .*teammates win or lose together"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ("layout", r"agents \['p0'\] are in no team; every agent must be in exactly one team"),
+        ("outcome", r"the members of team 'side_0' ended with different returns .*teammates win or lose together"),
+    ],
+)
 def test_check_env_catches_broken_team_rules(bad, message):
     with pytest.raises(ContractViolation, match=message):
         check_env(SidesEnv((2, 2), bad=bad), episodes=2)
@@ -133,8 +139,9 @@ def test_played_team_episodes_rank_sides(sizes, seed):
     for team, members in env.teams.items():
         assert {episode.returns[a] for a in members} == {episode.team_returns[team]}  # shared outcome
     expected = [t for t, r in episode.team_ranks.items() if r == 1]
-    assert episode.outcome == ("draw" if len(expected) == len(sizes) else
-                               f"{', '.join(expected)} {'wins' if len(expected) == 1 else 'win'}")
+    assert episode.outcome == (
+        "draw" if len(expected) == len(sizes) else f"{', '.join(expected)} {'wins' if len(expected) == 1 else 'win'}"
+    )
 
 
 # --------------------------------------------------------------- agents side
@@ -154,8 +161,9 @@ def test_mixed_team_members_keep_their_own_interface_stacks():
 def test_one_agent_per_side_and_teams_of_members_play_through_the_same_loop():
     env = TeamRockPaperScissors(team_sizes=(2, 2))
     combined = AgtItfWrapper(RandomAgent(seed=2), team_interface([OneHot(), OneHot()]))
-    episode = play(env, {"team_0": combined, ("player_1", "player_3"): Team([RandomAgent(), BeatMostCommonAgent()])},
-                   seed=1)
+    episode = play(
+        env, {"team_0": combined, ("player_1", "player_3"): Team([RandomAgent(), BeatMostCommonAgent()])}, seed=1
+    )
     assert combined.agent.action_space == spaces.MultiDiscrete([3, 3])
     assert episode.length == 3 and episode.outcome in ("draw", "team_0 wins", "team_1 wins")
 
@@ -173,13 +181,24 @@ def test_a_member_out_of_play_is_not_asked_and_hears_its_side_outcome_once():
 
 def test_team_errors_name_what_is_wrong():
     env = TeamRockPaperScissors(team_sizes=(2, 2))
-    with pytest.raises(ValueError, match=r"duo\[RandomAgent\]: the team has 1 members, but the side it plays has 2 "
-                                         r"seats \['player_0', 'player_2'\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"duo\[RandomAgent\]: the team has 1 members, but the side it plays has 2 "
+        r"seats \['player_0', 'player_2'\]",
+    ):
         play(env, {"team_0": Team([RandomAgent()], name="duo"), "team_1": Team([RandomAgent(), RandomAgent()])})
-    with pytest.raises(ValueError, match=r"the team's members are keyed \['player_0', 'player_1'\], but the side it "
-                                         r"plays has agents \['player_0', 'player_2'\]"):
-        play(env, {"team_0": Team({"player_0": RandomAgent(), "player_1": RandomAgent()}),
-                   "team_1": Team([RandomAgent(), RandomAgent()])})
+    with pytest.raises(
+        ValueError,
+        match=r"the team's members are keyed \['player_0', 'player_1'\], but the side it "
+        r"plays has agents \['player_0', 'player_2'\]",
+    ):
+        play(
+            env,
+            {
+                "team_0": Team({"player_0": RandomAgent(), "player_1": RandomAgent()}),
+                "team_1": Team([RandomAgent(), RandomAgent()]),
+            },
+        )
     with pytest.raises(TypeError, match="Team 'x': every member must be an arena.Agent, got str"):
         Team([RandomAgent(), "bot"], name="x")
     with pytest.raises(TypeError, match="a team needs at least one member"):
@@ -199,15 +218,22 @@ def test_policy_mapping_shares_one_policy_object_between_seats():
     assert shared.setups == shared.resets == 1 and len(shared.acts) == 2 * env.rounds
     assert len(shared.dones) == 2  # each seat's end is told once
     assert episode.outcome == "draw"
-    by_team = play(env, {"team_0": RandomAgent(), "team_1": BeatMostCommonAgent()}, seed=0,
-                   policy_mapping=lambda agent_id: "team_" + str(int(agent_id[-1]) % 2))
+    by_team = play(
+        env,
+        {"team_0": RandomAgent(), "team_1": BeatMostCommonAgent()},
+        seed=0,
+        policy_mapping=lambda agent_id: "team_" + str(int(agent_id[-1]) % 2),
+    )
     assert by_team.length == env.rounds
 
 
 def test_policy_mapping_errors():
     env = TeamRockPaperScissors(team_sizes=(2, 2))
-    with pytest.raises(ValueError, match=r"agent 'player_1' of .* is mapped to policy 'nope', which is not among "
-                                         r"the policies \['p'\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"agent 'player_1' of .* is mapped to policy 'nope', which is not among "
+        r"the policies \['p'\]",
+    ):
         play(env, {"p": RandomAgent()}, policy_mapping=lambda a: "p" if a == "player_0" else "nope")
     with pytest.raises(ValueError, match=r"the policy mapping gives no policy for agent 'player_1'"):
         play(env, {"p": RandomAgent()}, policy_mapping={"player_0": "p"})

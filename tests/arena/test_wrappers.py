@@ -50,7 +50,7 @@ def test_env_wrapper_transforms_spaces_observations_masks_and_rewards():
     assert env.observation_space("player_1") is env.unwrapped.observation_space("player_1")
     obs, infos = env.reset(seed=0)
     assert obs["player_0"].dtype == np.float32
-    obs, rewards, *_ , infos = env.step({"player_0": 0})  # reversed: raw cell 8
+    obs, rewards, *_, infos = env.step({"player_0": 0})  # reversed: raw cell 8
     assert obs["player_1"][2, 2] == 1
     obs, _, _, _, infos = env.step({"player_1": 0})
     assert obs["player_0"][0, 0] == -1.0  # player_1's raw move 0 seen through Signed
@@ -122,7 +122,7 @@ class FirstLegal(Agent):
 
 
 def test_heterogeneous_agents_on_different_interfaces_meet_on_the_raw_env():
-    first = AgtItfWrapper(FirstLegal(), Signed())          # plays cells 0, 1, 2, ...
+    first = AgtItfWrapper(FirstLegal(), Signed())  # plays cells 0, 1, 2, ...
     last = AgtItfWrapper(FirstLegal(), Reverse(Signed()))  # plays cells 8, 7, 6, ...
     episode = play(envs.make("tic_tac_toe"), {"player_0": first, "player_1": last}, seed=0)
     assert episode.outcome == "player_0 wins" and episode.length == 5

@@ -22,8 +22,9 @@ def _text(board: np.ndarray) -> str:
 
 @pytest.mark.parametrize("single_cls, batch_cls", PAIRS)
 @settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 2**32), choices=st.lists(st.integers(0, 2**16), min_size=1, max_size=90),
-       subset=st.booleans())
+@given(
+    seed=st.integers(0, 2**32), choices=st.lists(st.integers(0, 2**16), min_size=1, max_size=90), subset=st.booleans()
+)
 def test_every_game_plays_what_the_single_env_plays(single_cls, batch_cls, seed, choices, subset):
     games = 3
     batch = batch_cls(games)
@@ -128,8 +129,11 @@ def test_errors_name_the_batch_the_game_and_what_came(batch_cls):
         batch.step(np.zeros(3))
     with pytest.raises(InvalidActionError, match=r"shape \(3,\).*shape \(2,\)"):
         batch.step(np.zeros(2, dtype=np.int64))
-    with pytest.raises(IllegalActionError, match=rf"{batch_cls.__name__} 3 games>: game 1: action -1 is illegal "
-                                                 r"for player_0; legal actions are \[0, 1, 2"):
+    with pytest.raises(
+        IllegalActionError,
+        match=rf"{batch_cls.__name__} 3 games>: game 1: action -1 is illegal "
+        r"for player_0; legal actions are \[0, 1, 2",
+    ):
         batch.step(np.array([0, -1, 0]))
     with pytest.raises(IllegalActionError, match=f"game 2: action {batch.n_actions} is illegal"):
         batch.step(np.array([0, 0, batch.n_actions]))
@@ -138,14 +142,20 @@ def test_errors_name_the_batch_the_game_and_what_came(batch_cls):
     before = batch.observations
     if batch_cls is TicTacToeBatch:
         batch.step(np.array([4, 4, 4]))
-        with pytest.raises(IllegalActionError, match=r"game 0: action 4 is illegal for player_1; legal actions are "
-                                                     r"\[0, 1, 2, 3, 5, 6, 7, 8\]"):
+        with pytest.raises(
+            IllegalActionError,
+            match=r"game 0: action 4 is illegal for player_1; legal actions are "
+            r"\[0, 1, 2, 3, 5, 6, 7, 8\]",
+        ):
             batch.step(np.array([4, 0, 0]))
     else:
         for _ in range(6):
             batch.step(np.array([1, 0, 0]))
-        with pytest.raises(IllegalActionError, match=r"game 0: action 1 is illegal for player_0; legal actions are "
-                                                     r"\[0, 2, 3, 4, 5, 6\]"):
+        with pytest.raises(
+            IllegalActionError,
+            match=r"game 0: action 1 is illegal for player_0; legal actions are "
+            r"\[0, 2, 3, 4, 5, 6\]",
+        ):
             batch.step(np.array([1, 2, 2]))
     assert not np.array_equal(before, batch.observations)  # the failed step changed nothing after that
     snapshot = batch.observations
@@ -159,8 +169,11 @@ def test_errors_name_the_batch_the_game_and_what_came(batch_cls):
         batch.reset(seed=-1)
     with pytest.raises(ValueError, match="seed must be an int or 3 non-negative ints"):
         batch.reset(seed=[1, 2])
-    with pytest.raises(ValueError, match=rf"{batch_cls.__name__} 3 games>: seed must be an int or 3 non-negative ints, "
-                                         r"got 2\.5"):
+    with pytest.raises(
+        ValueError,
+        match=rf"{batch_cls.__name__} 3 games>: seed must be an int or 3 non-negative ints, "
+        r"got 2\.5",
+    ):
         batch.reset(seed=2.5)  # neither an int nor a sequence: the batch's own words, not a TypeError
 
 

@@ -11,8 +11,50 @@ from arena.testing import check_env
 from envs.connect_four import ConnectFour, has_four
 
 # A full board without four in a line, found by random play and kept as a fixture.
-DRAW = [3, 6, 1, 3, 1, 3, 6, 4, 5, 5, 3, 4, 3, 1, 1, 0, 4, 3, 0, 4, 6, 6, 2, 6, 1, 0, 5, 5, 2, 4, 5,
-        1, 5, 6, 0, 0, 2, 2, 4, 2, 2, 0]
+DRAW = [
+    3,
+    6,
+    1,
+    3,
+    1,
+    3,
+    6,
+    4,
+    5,
+    5,
+    3,
+    4,
+    3,
+    1,
+    1,
+    0,
+    4,
+    3,
+    0,
+    4,
+    6,
+    6,
+    2,
+    6,
+    1,
+    0,
+    5,
+    5,
+    2,
+    4,
+    5,
+    1,
+    5,
+    6,
+    0,
+    0,
+    2,
+    2,
+    4,
+    2,
+    2,
+    0,
+]
 
 
 def play_moves(env, moves):
@@ -37,14 +79,17 @@ def test_discs_fall_to_the_lowest_empty_row_and_only_the_mover_observes():
     assert rewards == {"player_0": 0.0, "player_1": 0.0} and not any(terms.values())
 
 
-@pytest.mark.parametrize("moves, winner", [
-    ([0, 0, 1, 1, 2, 2, 3], "player_0"),                       # bottom row
-    ([4, 5, 4, 5, 4, 5, 4], "player_0"),                       # column
-    ([0, 1, 1, 2, 2, 3, 2, 3, 3, 6, 3], "player_0"),           # diagonal rising to the right
-    ([6, 5, 5, 4, 4, 3, 4, 3, 3, 0, 3], "player_0"),           # diagonal rising to the left
-    ([3, 3, 0, 3, 0, 3, 1, 3], "player_1"),                    # column for O, off the floor
-    ([0, 2, 0, 3, 1, 4, 1, 5], "player_1"),                    # row for O, away from the edges
-])
+@pytest.mark.parametrize(
+    "moves, winner",
+    [
+        ([0, 0, 1, 1, 2, 2, 3], "player_0"),  # bottom row
+        ([4, 5, 4, 5, 4, 5, 4], "player_0"),  # column
+        ([0, 1, 1, 2, 2, 3, 2, 3, 3, 6, 3], "player_0"),  # diagonal rising to the right
+        ([6, 5, 5, 4, 4, 3, 4, 3, 3, 0, 3], "player_0"),  # diagonal rising to the left
+        ([3, 3, 0, 3, 0, 3, 1, 3], "player_1"),  # column for O, off the floor
+        ([0, 2, 0, 3, 1, 4, 1, 5], "player_1"),  # row for O, away from the edges
+    ],
+)
 def test_four_in_a_line_wins(moves, winner):
     env = ConnectFour()
     observations, rewards, terms, truncs, infos = play_moves(env, moves)
@@ -73,8 +118,9 @@ def test_full_column_is_masked_and_illegal_with_a_clear_message():
     env = ConnectFour()
     observations, rewards, terms, truncs, infos = play_moves(env, [3, 3, 3, 3, 3, 3])
     assert infos["player_0"]["action_mask"].tolist() == [1, 1, 1, 0, 1, 1, 1]
-    with pytest.raises(IllegalActionError,
-                       match=r"action 3 for 'player_0' is illegal now; legal actions: \[0, 1, 2, 4, 5, 6\]"):
+    with pytest.raises(
+        IllegalActionError, match=r"action 3 for 'player_0' is illegal now; legal actions: \[0, 1, 2, 4, 5, 6\]"
+    ):
         env.step({"player_0": 3})
     observations, *_ = env.step({"player_0": np.int64(4)})  # the rejected move changed nothing
     assert observations["player_1"][:, 3].tolist() == [2, 1, 2, 1, 2, 1]
@@ -110,6 +156,7 @@ def test_clone_is_independent_of_the_game_it_copies():
 def test_has_four_in_every_direction_and_not_across_the_column_edge():
     def bit(column, height):
         return 1 << (column * 7 + height)
+
     assert has_four(bit(0, 0) | bit(0, 1) | bit(0, 2) | bit(0, 3))
     assert has_four(bit(1, 2) | bit(2, 2) | bit(3, 2) | bit(4, 2))
     assert has_four(bit(0, 0) | bit(1, 1) | bit(2, 2) | bit(3, 3))

@@ -18,7 +18,7 @@ def position(moves):
     observations, infos = env.reset()
     for column in moves:
         observations, *_, infos = env.step({env.acting_agents[0]: column})
-    (agent, observation), = observations.items()
+    ((agent, observation),) = observations.items()
     return env, agent, observation, infos[agent]["action_mask"]
 
 
@@ -28,21 +28,27 @@ def heuristic(env, seed=0):
     return agent
 
 
-@pytest.mark.parametrize("moves, expected", [
-    ([0, 6, 0, 6, 0, 5], 0),             # player_0 completes its column
-    ([1, 1, 2, 2, 3, 3], 0),             # player_0 completes its row at either end: 0 comes first
-    ([0, 2, 0, 3, 6, 4, 6], 1),          # player_1 completes its row (it plays second); 1 comes before 5
-    ([0, 1, 1, 2, 2, 3, 2, 3, 3, 6], 3),  # player_0 completes a diagonal
-])
+@pytest.mark.parametrize(
+    "moves, expected",
+    [
+        ([0, 6, 0, 6, 0, 5], 0),  # player_0 completes its column
+        ([1, 1, 2, 2, 3, 3], 0),  # player_0 completes its row at either end: 0 comes first
+        ([0, 2, 0, 3, 6, 4, 6], 1),  # player_1 completes its row (it plays second); 1 comes before 5
+        ([0, 1, 1, 2, 2, 3, 2, 3, 3, 6], 3),  # player_0 completes a diagonal
+    ],
+)
 def test_takes_a_winning_move(moves, expected):
     env, agent_id, observation, mask = position(moves)
     assert heuristic(env).act(observation, mask) == expected
 
 
-@pytest.mark.parametrize("moves, expected", [
-    ([0, 6, 0, 6, 0], 0),                # player_1 blocks a column
-    ([6, 2, 6, 3, 0, 4], 1),             # player_0 blocks a row open at both ends, at the first
-])
+@pytest.mark.parametrize(
+    "moves, expected",
+    [
+        ([0, 6, 0, 6, 0], 0),  # player_1 blocks a column
+        ([6, 2, 6, 3, 0, 4], 1),  # player_0 blocks a row open at both ends, at the first
+    ],
+)
 def test_blocks_the_opponents_winning_move(moves, expected):
     env, agent_id, observation, mask = position(moves)
     assert heuristic(env).act(observation, mask) == expected
@@ -75,9 +81,12 @@ def test_beats_random_at_connect_four():
 
 
 def test_refuses_other_games_spaces_and_keeps_the_agent_contract():
-    with pytest.raises(SpaceMismatchError, match=r"expected connect four's spaces, a \(6, 7\) Box observation and "
-                                                 r"Discrete\(7\) actions, got Box\(0, 2, \(3, 3\), int8\) and "
-                                                 r"Discrete\(9\)"):
+    with pytest.raises(
+        SpaceMismatchError,
+        match=r"expected connect four's spaces, a \(6, 7\) Box observation and "
+        r"Discrete\(7\) actions, got Box\(0, 2, \(3, 3\), int8\) and "
+        r"Discrete\(9\)",
+    ):
         ConnectFourHeuristicAgent().setup(spaces.Box(0, 2, (3, 3), np.int8), spaces.Discrete(9))
     env = envs.make("connect_four")
     check_agent(ConnectFourHeuristicAgent(seed=1), env.observation_space("player_0"), env.action_space("player_0"))

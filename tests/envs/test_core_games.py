@@ -21,12 +21,15 @@ def run(env, moves):
     return result
 
 
-@pytest.mark.parametrize("moves, winner", [
-    ([0, 3, 1, 4, 2], "player_0"),          # row
-    ([0, 1, 3, 2, 6], "player_0"),          # column
-    ([0, 1, 4, 2, 8], "player_0"),          # diagonal
-    ([1, 2, 0, 4, 3, 6], "player_1"),       # anti-diagonal
-])
+@pytest.mark.parametrize(
+    "moves, winner",
+    [
+        ([0, 3, 1, 4, 2], "player_0"),  # row
+        ([0, 1, 3, 2, 6], "player_0"),  # column
+        ([0, 1, 4, 2, 8], "player_0"),  # diagonal
+        ([1, 2, 0, 4, 3, 6], "player_1"),  # anti-diagonal
+    ],
+)
 def test_tic_tac_toe_wins(moves, winner):
     env = envs.make("tic_tac_toe")
     obs, rewards, terms, truncs, infos = run(env, moves)
@@ -71,7 +74,11 @@ def test_rock_paper_scissors_rounds_observations_and_rewards():
 
 @pytest.mark.parametrize("name", envs.names())
 def test_every_bundled_env_keeps_the_contract_and_renders(name):
-    env = quick_make(name, render_mode="ansi") if "ansi" in quick_make(name).metadata.get("render_modes", []) else quick_make(name)
+    env = (
+        quick_make(name, render_mode="ansi")
+        if "ansi" in quick_make(name).metadata.get("render_modes", [])
+        else quick_make(name)
+    )
     check_env(env)
     episode = play(env, {agent: RandomAgent(i) for i, agent in enumerate(env.possible_agents)}, seed=0)
     assert episode.length > 0

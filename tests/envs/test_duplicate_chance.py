@@ -40,7 +40,9 @@ def _play_set(make_env, seed, seats=2):
     records = []
     for task in _set_of(seed, seats):
         env = make_env()
-        agents = {seat: (RandomAgent() if name == "rnd" else Highest()) for seat, name in zip(env.possible_agents, task.seats)}
+        agents = {
+            seat: (RandomAgent() if name == "rnd" else Highest()) for seat, name in zip(env.possible_agents, task.seats)
+        }
         play(env, agents, seed=task.seed)
         records.append(env.chance)
     return records
@@ -73,8 +75,11 @@ class RecordingDice(LiarsDice):
 class RecordingSnake(Snake):
     def reset(self, *, seed=None, options=None):
         result = super().reset(seed=seed, options=options)
-        self.chance = {"bodies": [self.snake_cells(agent) for agent in self.possible_agents], "fruits": sorted(self.fruit_cells()),
-                       "key": int(self._key[0])}
+        self.chance = {
+            "bodies": [self.snake_cells(agent) for agent in self.possible_agents],
+            "fruits": sorted(self.fruit_cells()),
+            "key": int(self._key[0]),
+        }
         return result
 
 

@@ -26,13 +26,14 @@ def test_masks_allow_only_higher_bids_within_the_dice_in_play_and_challenge_afte
     observations, infos = env.reset(seed=0)
     mask = infos["player_0"]["action_mask"]
     assert mask[CHALLENGE] == 0 and mask[1:].all()
-    with pytest.raises(IllegalActionError,
-                       match=r"<LiarsDice>: action 0 for 'player_0' is illegal now; legal actions: \[1, 2, 3"):
+    with pytest.raises(
+        IllegalActionError, match=r"<LiarsDice>: action 0 for 'player_0' is illegal now; legal actions: \[1, 2, 3"
+    ):
         env.step({"player_0": CHALLENGE})
     observations, rewards, terms, truncs, infos = env.step({"player_0": bid(2, 5)})
     mask = infos["player_1"]["action_mask"]
     assert list(observations) == ["player_1"]
-    assert mask[CHALLENGE] == 1 and not mask[1:bid(2, 5) + 1].any() and mask[bid(2, 5) + 1:].all()
+    assert mask[CHALLENGE] == 1 and not mask[1 : bid(2, 5) + 1].any() and mask[bid(2, 5) + 1 :].all()
     with pytest.raises(IllegalActionError, match="action 11 for 'player_1' is illegal now"):
         env.step({"player_1": bid(2, 5)})  # the same bid is not a raise
 
@@ -44,7 +45,7 @@ def test_a_true_bid_costs_the_challenger_and_a_false_one_the_bidder():
     observations, rewards, terms, *_ = env.step({"player_1": CHALLENGE})  # two fives: the bid stands
     assert rewards == {"player_0": 0.0, "player_1": 0.0, "player_2": 0.0} and not any(terms.values())
     assert list(observations) == ["player_1"]  # the loser starts the next round
-    assert observations["player_1"][6 + 3:6 + 6].tolist() == [2, 1, 2]
+    assert observations["player_1"][6 + 3 : 6 + 6].tolist() == [2, 1, 2]
     assert "player_1 called liar on player_0's bid 2 x 5: 2 showed; player_1 loses a die" in env.render()
 
     env.reset(options={"dice": [[5, 1], [5, 2], [3, 3]]})
@@ -63,7 +64,7 @@ def test_elimination_places_rewards_and_the_end():
     assert terms == {"player_0": False, "player_1": True, "player_2": False}
     assert env.agents == ["player_0", "player_2"] and list(observations) == ["player_2"]
     mask = infos["player_2"]["action_mask"]
-    assert mask[1:bid(2, 6) + 1].all() and not mask[bid(2, 6) + 1:].any()  # two dice left in play
+    assert mask[1 : bid(2, 6) + 1].all() and not mask[bid(2, 6) + 1 :].any()  # two dice left in play
     own_face = int(np.flatnonzero(observations["player_2"][:6])[0]) + 1
     env.step({"player_2": bid(1, own_face)})  # a bid player_2 knows is true
     observations, rewards, terms, truncs, infos = env.step({"player_0": CHALLENGE})
@@ -87,8 +88,9 @@ def test_render_shows_the_public_state_only():
     env = LiarsDice(players=3, dice=1, render_mode="ansi")
     env.reset(options={"dice": [[4], [6], [1]]})
     env.step({"player_0": bid(1, 3)})
-    assert env.render() == ("dice held: player_0 1, player_1 1, player_2 1\n"
-                            "standing bid: player_0 bids 1 x 3\nto act: player_1\n")
+    assert env.render() == (
+        "dice held: player_0 1, player_1 1, player_2 1\nstanding bid: player_0 bids 1 x 3\nto act: player_1\n"
+    )
 
 
 def test_bad_options_and_arguments_say_what_was_expected():
@@ -106,23 +108,43 @@ def test_observation_layout():
     env = LiarsDice(players=3, dice=2)
     observations, _ = env.reset(options={"dice": [[6, 6], [1, 2], [3, 4]]})
     observations, *_ = env.step({"player_0": bid(3, 6)})
-    expected = [1, 1, 0, 0, 0, 0,   # own dice: a one and a two
-                0, 1, 0,            # the observer is player_1
-                2, 2, 2,            # dice held
-                3, 0, 0,            # latest bid quantities
-                6, 0, 0,            # latest bid faces
-                1, 0, 0]            # the standing bid is player_0's
+    expected = [
+        1,
+        1,
+        0,
+        0,
+        0,
+        0,  # own dice: a one and a two
+        0,
+        1,
+        0,  # the observer is player_1
+        2,
+        2,
+        2,  # dice held
+        3,
+        0,
+        0,  # latest bid quantities
+        6,
+        0,
+        0,  # latest bid faces
+        1,
+        0,
+        0,
+    ]  # the standing bid is player_0's
     assert observations["player_1"].tolist() == expected
 
 
 @settings(max_examples=40, deadline=None)
-@given(observer=st.integers(0, 2),
-       own=st.lists(st.integers(1, 6), min_size=2, max_size=2),
-       others_a=st.lists(st.integers(1, 6), min_size=4, max_size=4),
-       others_b=st.lists(st.integers(1, 6), min_size=4, max_size=4),
-       choices=st.lists(st.integers(0, 40), min_size=6, max_size=6))
+@given(
+    observer=st.integers(0, 2),
+    own=st.lists(st.integers(1, 6), min_size=2, max_size=2),
+    others_a=st.lists(st.integers(1, 6), min_size=4, max_size=4),
+    others_b=st.lists(st.integers(1, 6), min_size=4, max_size=4),
+    choices=st.lists(st.integers(0, 40), min_size=6, max_size=6),
+)
 def test_a_players_observations_never_depend_on_the_other_players_dice(observer, own, others_a, others_b, choices):
     """Two rolls that differ only in other players' dice look the same to the observer until a challenge."""
+
     def dice(others):
         rows = [others[:2], others[2:]]
         rows.insert(observer, own)

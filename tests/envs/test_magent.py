@@ -23,8 +23,9 @@ from envs.magent.layout import unit_layout
 SMALL = {"magent_battle": {"map_size": 12, "max_steps": 40}, "magent_combined_arms": {"map_size": 16, "max_steps": 40}}
 
 
-@pytest.mark.parametrize("name,options", [*SMALL.items(), ("magent_battle", {"map_size": 12, "max_steps": 20,
-                                                                             "minimap_mode": True})])
+@pytest.mark.parametrize(
+    "name,options", [*SMALL.items(), ("magent_battle", {"map_size": 12, "max_steps": 20, "minimap_mode": True})]
+)
 def test_keeps_the_env_contract(name, options):
     check_env(envs.make(name, **options), episodes=2)
 
@@ -62,7 +63,9 @@ def test_soldiers_leave_when_they_die_and_a_side_wiped_out_ends_the_battle():
     rng = np.random.default_rng(0)
     dead: set[str] = set()
     while observations:
-        actions = {a: scripted.act(o) if a.startswith("red") else int(rng.integers(21)) for a, o in observations.items()}
+        actions = {
+            a: scripted.act(o) if a.startswith("red") else int(rng.integers(21)) for a, o in observations.items()
+        }
         observations, rewards, terminations, truncations, _ = env.step(actions)
         for agent, ended in terminations.items():
             if ended and observations:  # died mid-battle: gone from agents and observations, its penalty paid
@@ -192,8 +195,18 @@ def test_cli_tournament_army_against_army_then_verify_and_html(tmp_path, capsys)
     from arena.cli import main
 
     db = tmp_path / "battle.db"
-    argv = ["tournament", "magent_battle", "--agents", 'magent_attack_nearest,random{"interface": "flatten"}', "--games", "2",
-            "--env-options", '{"map_size": 12, "max_steps": 30}', "--db", str(db)]
+    argv = [
+        "tournament",
+        "magent_battle",
+        "--agents",
+        'magent_attack_nearest,random{"interface": "flatten"}',
+        "--games",
+        "2",
+        "--env-options",
+        '{"map_size": 12, "max_steps": 30}',
+        "--db",
+        str(db),
+    ]
     assert main(argv) == 0, capsys.readouterr().err
     from arena.replay import load_games, verify_game
 
@@ -207,7 +220,7 @@ def test_cli_tournament_army_against_army_then_verify_and_html(tmp_path, capsys)
     page = tmp_path / "battle.html"
     assert main(["replay", str(db), "--game", "1", "--html", str(page)]) == 0
     html = page.read_text()  # the agent's-eye view offers each soldier behind the flatten stack
-    assert 'id="eye-seat"' in html and html.count('interface&quot;: &quot;flatten') >= 2
+    assert 'id="eye-seat"' in html and html.count("interface&quot;: &quot;flatten") >= 2
 
 
 def test_bench_prints_the_ratio_to_magent2s_own_loop():
@@ -215,8 +228,13 @@ def test_bench_prints_the_ratio_to_magent2s_own_loop():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    out = subprocess.run([sys.executable, str(root / "bench" / "magent.py"), "--map-size", "12", "--steps", "5",
-                          "--rounds", "1"], capture_output=True, text=True, check=True, cwd=root).stdout
+    out = subprocess.run(
+        [sys.executable, str(root / "bench" / "magent.py"), "--map-size", "12", "--steps", "5", "--rounds", "1"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=root,
+    ).stdout
     assert "ratio arena / MAgent2:" in out and "4 soldiers on 12x12" in out
 
 

@@ -29,13 +29,16 @@ def play_actions(env, cards, actions):
 
 
 # ------------------------------------------------------------------- Kuhn
-@pytest.mark.parametrize("actions, reward_0", [
-    ([C, C], 1.0),       # check, check: the king wins the antes
-    ([C, R, F], -1.0),   # check, bet, fold: player_1 takes player_0's ante
-    ([C, R, C], 2.0),    # check, bet, call: showdown for 2
-    ([R, F], 1.0),       # bet, fold
-    ([R, C], 2.0),       # bet, call
-])
+@pytest.mark.parametrize(
+    "actions, reward_0",
+    [
+        ([C, C], 1.0),  # check, check: the king wins the antes
+        ([C, R, F], -1.0),  # check, bet, fold: player_1 takes player_0's ante
+        ([C, R, C], 2.0),  # check, bet, call: showdown for 2
+        ([R, F], 1.0),  # bet, fold
+        ([R, C], 2.0),  # bet, call
+    ],
+)
 def test_kuhn_payoffs_with_the_king_against_the_jack(actions, reward_0):
     observations, rewards, terms, truncs, infos = play_actions(KuhnPoker(), ["K", "J"], actions)
     assert rewards == {"player_0": reward_0, "player_1": -reward_0}
@@ -48,8 +51,9 @@ def test_kuhn_lower_card_loses_the_showdown_and_masks_follow_the_rules():
     assert infos["player_0"]["action_mask"].tolist() == [0, 1, 1]  # no fold before a bet
     observations, rewards, terms, truncs, infos = env.step({"player_0": R})
     assert infos["player_1"]["action_mask"].tolist() == [1, 1, 0]  # one bet is the cap
-    with pytest.raises(IllegalActionError,
-                       match=r"<KuhnPoker>: action 2 for 'player_1' is illegal now; legal actions: \[0, 1\]"):
+    with pytest.raises(
+        IllegalActionError, match=r"<KuhnPoker>: action 2 for 'player_1' is illegal now; legal actions: \[0, 1\]"
+    ):
         env.step({"player_1": R})
     observations, rewards, *_ = env.step({"player_1": C})
     assert rewards == {"player_0": -2.0, "player_1": 2.0}
@@ -76,13 +80,16 @@ def test_fold_is_illegal_without_a_bet_and_the_rejected_move_changes_nothing():
 
 
 # ------------------------------------------------------------------ Leduc
-@pytest.mark.parametrize("cards, reward_0", [
-    (["Q", "K", "Q"], 1.0),   # a pair with the public card beats a higher card
-    (["J", "K", "J"], 1.0),   # even the lowest pair
-    (["K", "Q", "J"], 1.0),   # no pair: the higher card wins
-    (["J", "Q", "K"], -1.0),
-    (["K", "K", "Q"], 0.0),   # equal ranks split the pot
-])
+@pytest.mark.parametrize(
+    "cards, reward_0",
+    [
+        (["Q", "K", "Q"], 1.0),  # a pair with the public card beats a higher card
+        (["J", "K", "J"], 1.0),  # even the lowest pair
+        (["K", "Q", "J"], 1.0),  # no pair: the higher card wins
+        (["J", "Q", "K"], -1.0),
+        (["K", "K", "Q"], 0.0),  # equal ranks split the pot
+    ],
+)
 def test_leduc_showdowns_after_checks(cards, reward_0):
     observations, rewards, terms, *_ = play_actions(LeducPoker(), cards, [C, C, C, C])
     assert rewards == {"player_0": reward_0, "player_1": -reward_0} and all(terms.values())
@@ -107,13 +114,16 @@ def test_leduc_betting_caps_and_the_largest_pot():
     assert rewards == {"player_0": 13.0, "player_1": -13.0} and env.max_stake == 13
 
 
-@pytest.mark.parametrize("actions, reward_0", [
-    ([R, F], 1.0),               # player_1 folds to the first bet: loses its ante
-    ([C, R, F], -1.0),           # player_0 folds to a bet
-    ([R, R, F], -3.0),           # player_0 folds to a re-raise: loses its 3 chips
-    ([R, C, R, F], 3.0),         # round 2: player_0 bets, player_1 folds its 3 chips
-    ([C, C, R, R, F], -5.0),     # round 2: player_0 folds its 1 + 4 chips to a raise
-])
+@pytest.mark.parametrize(
+    "actions, reward_0",
+    [
+        ([R, F], 1.0),  # player_1 folds to the first bet: loses its ante
+        ([C, R, F], -1.0),  # player_0 folds to a bet
+        ([R, R, F], -3.0),  # player_0 folds to a re-raise: loses its 3 chips
+        ([R, C, R, F], 3.0),  # round 2: player_0 bets, player_1 folds its 3 chips
+        ([C, C, R, R, F], -5.0),  # round 2: player_0 folds its 1 + 4 chips to a raise
+    ],
+)
 def test_leduc_fold_payoffs_do_not_depend_on_the_cards(actions, reward_0):
     for cards in (["J", "K", "Q"], ["K", "J", "Q"]):
         _, rewards, terms, *_ = play_actions(LeducPoker(), cards, actions)
@@ -124,8 +134,7 @@ def test_render_hides_private_cards_until_showdown():
     env = LeducPoker(render_mode="ansi")
     env.reset(options={"cards": ["K", "Q", "J"]})
     env.step({"player_0": R})
-    assert env.render() == ("round 1/2\npublic card: ?\nstakes: player_0 3, player_1 1\n"
-                            "bets: r\nto act: player_1\n")
+    assert env.render() == ("round 1/2\npublic card: ?\nstakes: player_0 3, player_1 1\nbets: r\nto act: player_1\n")
     for agent, action in (("player_1", C), ("player_0", C), ("player_1", C)):
         env.step({agent: action})
     assert env.render().endswith("bets: rc / cc\nplayer_0 shows K, player_1 shows Q: player_0 wins 3\n")
@@ -134,8 +143,9 @@ def test_render_hides_private_cards_until_showdown():
 
 
 def test_fixed_deals_are_checked_against_the_deck():
-    with pytest.raises(ValueError,
-                       match=r"<KuhnPoker>: options\['cards'\] \['K', 'K'\] deals 'K' more than the 1 time"):
+    with pytest.raises(
+        ValueError, match=r"<KuhnPoker>: options\['cards'\] \['K', 'K'\] deals 'K' more than the 1 time"
+    ):
         KuhnPoker().reset(options={"cards": ["K", "K"]})
     with pytest.raises(ValueError, match=r"unknown card 'A' in options\['cards'\]; expected one of \['J', 'Q', 'K'\]"):
         LeducPoker().reset(options={"cards": ["A", "K", "Q"]})
@@ -162,11 +172,18 @@ def test_seeded_deals_repeat_and_vary(name):
 
 # ---------------------------------------------------- hidden information
 @settings(max_examples=60, deadline=None)
-@given(game=st.sampled_from([KuhnPoker, LeducPoker]), observer=st.integers(0, 1),
-       own=st.integers(0, 2), other_a=st.integers(0, 2), other_b=st.integers(0, 2), public=st.integers(0, 2),
-       choices=st.lists(st.integers(0, 2), min_size=8, max_size=8))
+@given(
+    game=st.sampled_from([KuhnPoker, LeducPoker]),
+    observer=st.integers(0, 1),
+    own=st.integers(0, 2),
+    other_a=st.integers(0, 2),
+    other_b=st.integers(0, 2),
+    public=st.integers(0, 2),
+    choices=st.lists(st.integers(0, 2), min_size=8, max_size=8),
+)
 def test_a_players_observations_never_depend_on_the_other_players_card(
-        game, observer, own, other_a, other_b, public, choices):
+    game, observer, own, other_a, other_b, public, choices
+):
     """Two deals that differ only in the other player's card give the observer the same observations."""
     names = ("J", "Q", "K")
     env_a, env_b = game(), game()

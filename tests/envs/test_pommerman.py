@@ -38,9 +38,20 @@ def test_every_recorded_reference_step_matches_state_rewards_done_and_observatio
         print(f"  {event:28s} {events[event] - failed_events[event]}/{events[event]}")
     assert not failures, failures[:10]
     # the events the file was recorded to cover all occur in the replayed steps
-    assert {"agent_death", "kick_success", "bomb_laid", "wood_destroyed", "hidden_item_lost_to_flames",
-            "pickup_incr_range_at_cap", "overlapping_flames", "end_step_limit_tie", "end_all_dead_tie",
-            "radio_words_sent", "walk_into_flames", "moving_bomb_stopped"} <= set(events)
+    assert {
+        "agent_death",
+        "kick_success",
+        "bomb_laid",
+        "wood_destroyed",
+        "hidden_item_lost_to_flames",
+        "pickup_incr_range_at_cap",
+        "overlapping_flames",
+        "end_step_limit_tie",
+        "end_all_dead_tie",
+        "radio_words_sent",
+        "walk_into_flames",
+        "moving_bomb_stopped",
+    } <= set(events)
 
 
 def test_reference_reset_boards_share_the_generated_invariants(trajectories):
@@ -63,8 +74,24 @@ def _check_invariants(board: np.ndarray, items: np.ndarray) -> None:
         assert board[r, c] == AGENT_0 + i
     for r, c in boards.FIXED_WOOD:
         assert board[r, c] == WOOD
-    for r, c in [(1, 2), (1, 3), (2, 1), (3, 1), (9, 8), (9, 7), (8, 9), (7, 9), (1, 8), (1, 7), (2, 9), (3, 9),
-                 (8, 1), (7, 1), (9, 2), (9, 3)]:
+    for r, c in [
+        (1, 2),
+        (1, 3),
+        (2, 1),
+        (3, 1),
+        (9, 8),
+        (9, 7),
+        (8, 9),
+        (7, 9),
+        (1, 8),
+        (1, 7),
+        (2, 9),
+        (3, 9),
+        (8, 1),
+        (7, 1),
+        (9, 2),
+        (9, 3),
+    ]:
         assert board[r, c] == PASSAGE
     assert boards.unreachable_passages(board, 9, 9) <= 4
     assert (items > 0).sum() == 20 and (board[items > 0] == WOOD).all()
@@ -106,8 +133,9 @@ def test_each_mode_keeps_the_env_contract_and_renders(mode):
     frame = env.render()
     assert frame.shape == (44, 44, 3) and frame.dtype == np.uint8
     assert (env.teams is None) == (mode == "ffa")
-    assert env.action_space("agent_0") == (envs.make("pommerman").action_space("agent_0") if mode != "radio"
-                                           else env.action_space("agent_0"))
+    assert env.action_space("agent_0") == (
+        envs.make("pommerman").action_space("agent_0") if mode != "radio" else env.action_space("agent_0")
+    )
 
 
 def test_team_mode_fogs_the_far_side_and_ffa_sees_everything():

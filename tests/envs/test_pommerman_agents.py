@@ -23,7 +23,9 @@ def test_simple_agent_keeps_the_agent_contract(mode):
 
 
 def test_simple_agent_refuses_other_spaces():
-    with pytest.raises(SpaceMismatchError, match=r"PommermanSimpleAgent: needs the pommerman observation Dict .* got Discrete\(3\)"):
+    with pytest.raises(
+        SpaceMismatchError, match=r"PommermanSimpleAgent: needs the pommerman observation Dict .* got Discrete\(3\)"
+    ):
         PommermanSimpleAgent().setup(spaces.Discrete(3), spaces.Discrete(6))
 
 
@@ -51,8 +53,10 @@ def test_four_simple_agents_finish_ffa_games_like_the_reference(trajectories):
         winners = [a for a, r in episode.returns.items() if r > 0]
         outcomes["win" if winners else "tie_step_limit" if episode.length >= 800 else "tie_all_dead"] += 1
     rates = {k: v / games for k, v in outcomes.items()}
-    print(f"\n4 pommerman_simple FFA: {rates}, mean length {np.mean(lengths):.0f}; reference {reference['results']}, "
-          f"{reference['length_mean']}")
+    print(
+        f"\n4 pommerman_simple FFA: {rates}, mean length {np.mean(lengths):.0f}; reference {reference['results']}, "
+        f"{reference['length_mean']}"
+    )
     # within 3.5 binomial standard deviations of the reference's 300-game rates
     for result, p in reference["results"].items():
         assert abs(rates.get(result, 0.0) - p) <= 3.5 * np.sqrt(p * (1 - p) / games) + 1e-9, (result, rates, p)

@@ -125,8 +125,9 @@ def test_a_single_env_game_plays_the_same_in_a_batch_slot(mode, seed, ego, warmu
     same_stream = True  # until the env draws a board the slot does not
     for _ in range(warmup):  # a game in progress, then loaded into the slot
         row = draw()[slot]
-        observations, *_ = env.step({a: row[AGENTS.index(a)] if radio else int(row[AGENTS.index(a)])
-                                     for a in observations})
+        observations, *_ = env.step(
+            {a: row[AGENTS.index(a)] if radio else int(row[AGENTS.index(a)]) for a in observations}
+        )
         if not observations:
             observations, _ = env.reset()
             same_stream = False
@@ -226,8 +227,11 @@ def test_bad_calls_name_what_was_expected():
     with pytest.raises(ResetNeeded, match="step\\(\\) called before reset\\(\\)"):
         batch.step(np.zeros((2, 4, 3), dtype=np.int64))
     batch.reset(seed=0)
-    with pytest.raises(InvalidActionError, match=r"actions must be an integer array of shape \(2, 4, 3\), got int64 "
-                                                 r"array of shape \(2, 4\)"):
+    with pytest.raises(
+        InvalidActionError,
+        match=r"actions must be an integer array of shape \(2, 4, 3\), got int64 "
+        r"array of shape \(2, 4\)",
+    ):
         batch.step(np.zeros((2, 4), dtype=np.int64))
     with pytest.raises(InvalidActionError, match="radio words must lie in 0..7, got values from 0 to 8"):
         batch.step(np.full((2, 4, 3), [0, 8, 0]))

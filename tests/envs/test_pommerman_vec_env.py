@@ -43,8 +43,14 @@ def test_a_frozen_policy_opponent_gets_its_views_and_ppo_learns_a_few_steps():
     venv.reset()
     venv.step(np.zeros(4, dtype=np.int64))
     assert calls and calls[0][1:] == (22, 11, 11)
-    model = PPO("MlpPolicy", PommermanVecEnv(2, "ffa", seats="one", opponents="random", seed=0, max_steps=30),
-                n_steps=16, batch_size=16, n_epochs=1, seed=0)
+    model = PPO(
+        "MlpPolicy",
+        PommermanVecEnv(2, "ffa", seats="one", opponents="random", seed=0, max_steps=30),
+        n_steps=16,
+        batch_size=16,
+        n_epochs=1,
+        seed=0,
+    )
     model.learn(32)
     with pytest.raises(ValueError, match=r"seats must be one of \['one'\] in mode 'ffa', got 'team'"):
         PommermanVecEnv(2, "ffa", seats="team")

@@ -44,7 +44,8 @@ def test_pong_keeps_the_arena_env_contract(options) -> None:
 def test_scale_spaces_and_actions() -> None:
     env = Pong2p(render_mode="rgb_array")
     assert env.observation_space("player_1") == spaces.Box(
-        np.array([0, 0, -1, -1, 0, -1, 0, -1], np.float32), np.ones(8, np.float32), dtype=np.float32)
+        np.array([0, 0, -1, -1, 0, -1, 0, -1], np.float32), np.ones(8, np.float32), dtype=np.float32
+    )
     assert env.action_space("player_0") == spaces.Discrete(6)
     assert env.action_names("player_0") == list(ACTION_NAMES) == ["noop", "fire", "up", "down", "up_fire", "down_fire"]
     assert Pong2p(observation="frame").observation_space("player_0") == spaces.Box(0, 255, (80, 80, 1), np.uint8)
@@ -61,14 +62,17 @@ def test_scale_spaces_and_actions() -> None:
     assert np.ptp(np.nonzero(ball)[0]) + 1 == 4 and np.ptp(np.nonzero(ball)[1]) + 1 == 2  # 2 wide, 4 high
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    ({"rounds": 0}, "rounds must be a positive integer, got 0"),
-    ({"frame_scale": 3}, "frame_scale must divide 160, got 3"),
-    ({"ball_speed": -1}, "ball_speed must be a positive finite number, got -1"),
-    ({"paddle_speed": 80}, "paddle_speed must be below 64 pixels a step, got 80"),
-    ({"observation": "pixels"}, "observation must be 'vector' or 'frame', got 'pixels'"),
-    ({"render_mode": "human"}, "render_mode must be None or 'rgb_array', got 'human'"),
-])
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"rounds": 0}, "rounds must be a positive integer, got 0"),
+        ({"frame_scale": 3}, "frame_scale must divide 160, got 3"),
+        ({"ball_speed": -1}, "ball_speed must be a positive finite number, got -1"),
+        ({"paddle_speed": 80}, "paddle_speed must be below 64 pixels a step, got 80"),
+        ({"observation": "pixels"}, "observation must be 'vector' or 'frame', got 'pixels'"),
+        ({"render_mode": "human"}, "render_mode must be None or 'rgb_array', got 'human'"),
+    ],
+)
 def test_bad_options_are_refused(options, message) -> None:
     with pytest.raises(ValueError, match="^Pong2p: " + message.replace("(", r"\(").replace(")", r"\)")):
         Pong2p(**options)
@@ -106,8 +110,9 @@ def test_ball_reflects_off_both_paddles() -> None:
     assert (env.state.ball_x, env.state.ball_vx) == (136.0, -3.0)
 
 
-@pytest.mark.parametrize(("ball_centre", "spin"), [(80.0, 0.0), (75.0, -1.5), (70.5, -2.85), (85.0, 1.5),
-                                                   (89.5, 2.85), (71.0, -2.7)])
+@pytest.mark.parametrize(
+    ("ball_centre", "spin"), [(80.0, 0.0), (75.0, -1.5), (70.5, -2.85), (85.0, 1.5), (89.5, 2.85), (71.0, -2.7)]
+)
 def test_the_bounce_angle_depends_on_where_the_ball_hits(ball_centre, spin) -> None:
     env = still(ball_x=21.0, ball_y=ball_centre - 2, ball_vx=-3.0, ball_vy=0.0)  # the paddle's centre is at 80
     env.step(both())
@@ -157,12 +162,20 @@ def mirrored(env: Pong2p) -> Pong2p:
 
 
 @settings(max_examples=30, deadline=None)
-@given(ball=st.tuples(st.floats(25, 130), st.floats(0, 156), st.sampled_from([-3.0, 3.0]), st.floats(-3, 3)),
-       paddles=st.tuples(st.floats(0, 144), st.floats(0, 144), st.floats(-4, 4), st.floats(-4, 4)),
-       actions=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), min_size=1, max_size=30))
+@given(
+    ball=st.tuples(st.floats(25, 130), st.floats(0, 156), st.sampled_from([-3.0, 3.0]), st.floats(-3, 3)),
+    paddles=st.tuples(st.floats(0, 144), st.floats(0, 144), st.floats(-4, 4), st.floats(-4, 4)),
+    actions=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), min_size=1, max_size=30),
+)
 def test_each_player_sees_the_game_from_the_left(ball, paddles, actions) -> None:
-    env = still(ball_x=ball[0], ball_y=ball[1], ball_vx=ball[2], ball_vy=ball[3],
-                paddle_y=list(paddles[:2]), paddle_vy=list(paddles[2:]))
+    env = still(
+        ball_x=ball[0],
+        ball_y=ball[1],
+        ball_vx=ball[2],
+        ball_vy=ball[3],
+        paddle_y=list(paddles[:2]),
+        paddle_vy=list(paddles[2:]),
+    )
     mirror = mirrored(env)
     for a, b in actions:
         obs, rewards, *_ = env.step({"player_0": a, "player_1": b})
@@ -195,6 +208,7 @@ def test_same_seed_same_serves() -> None:
                 out.append((env.state.ball_vx, env.state.ball_vy))
             env.step(both())
         return out
+
     assert serves(5) == serves(5) and serves(5) != serves(6)
 
 
@@ -215,8 +229,11 @@ def test_built_in_ai_beats_random_in_nearly_all_rounds() -> None:
 def test_built_in_ai_needs_the_vector_observation() -> None:
     agent = PongAIAgent()
     env = Pong2p(observation="frame")
-    with pytest.raises(SpaceMismatchError, match=r"PongAIAgent: needs pong_2p's vector observation Box\(8,\) "
-                                                 r"and Discrete\(6\) actions \(make the env with observation='vector'\)"):
+    with pytest.raises(
+        SpaceMismatchError,
+        match=r"PongAIAgent: needs pong_2p's vector observation Box\(8,\) "
+        r"and Discrete\(6\) actions \(make the env with observation='vector'\)",
+    ):
         agent.setup(env.observation_space("player_0"), env.action_space("player_0"))
     with pytest.raises(ValueError, match="PongAIAgent: gain must be positive"):
         PongAIAgent(gain=0)

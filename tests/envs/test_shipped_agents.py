@@ -35,7 +35,8 @@ def test_shipped_agent_is_package_data_with_its_command_and_seed(name: str) -> N
     assert f"--seed {manifest['seed']}" in manifest["command"]
     assert sum(path.stat().st_size for path in folder.rglob("*") if path.is_file()) < MAX_FOLDER_BYTES
     assert {"model.zip", "agent.json", "recipe.json", "evaluations.csv", "learning_curve.png"} <= {
-        path.name for path in folder.iterdir()}
+        path.name for path in folder.iterdir()
+    }
     assert resolve("agent", name) is not None  # registered through the arena.agents entry points
 
 
@@ -46,8 +47,23 @@ def test_shipped_agent_plays_a_short_game_through_the_cli(name: str, tmp_path: P
     opponent, env_options = SHORT_GAMES[name]
     env = json.loads((shipped_folder(name) / "agent.json").read_text())["env"]
     export = tmp_path / "games.json"
-    code = main(["tournament", env, "--agents", f"{name},{opponent}", "--games", "2", "--backend", "inline",
-                 "--env-options", json.dumps(env_options), "--no-progress", "--export", str(export)])
+    code = main(
+        [
+            "tournament",
+            env,
+            "--agents",
+            f"{name},{opponent}",
+            "--games",
+            "2",
+            "--backend",
+            "inline",
+            "--env-options",
+            json.dumps(env_options),
+            "--no-progress",
+            "--export",
+            str(export),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     games = json.loads(export.read_text())["games"]

@@ -31,12 +31,15 @@ def small(num_snakes: int = 2, **options) -> Snake:
 
 
 # ---------------------------------------------------------------- contract
-@pytest.mark.parametrize("options", [
-    {},
-    {"num_snakes": 3, "height": 9, "width": 11, "vision_range": 2, "frame_stack": 3, "render_mode": "ansi"},
-    {"num_snakes": 1, "height": 6, "width": 6, "max_steps": 50, "render_mode": "rgb_array"},
-    {"walls": ["#######", "#.....#", "#..#..#", "#.....#", "#######"], "num_snakes": 2, "snake_length": 2},
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"num_snakes": 3, "height": 9, "width": 11, "vision_range": 2, "frame_stack": 3, "render_mode": "ansi"},
+        {"num_snakes": 1, "height": 6, "width": 6, "max_steps": 50, "render_mode": "rgb_array"},
+        {"walls": ["#######", "#.....#", "#..#..#", "#.....#", "#######"], "num_snakes": 2, "snake_length": 2},
+    ],
+)
 def test_snake_keeps_the_arena_env_contract(options) -> None:
     check_env(envs.make("snake", **options))
 
@@ -49,25 +52,32 @@ def test_spaces_and_action_names() -> None:
     assert env.action_space("snake_0") == spaces.Discrete(3)
     assert env.action_names("snake_1") == ["left", "straight", "right"]
     assert CHANNELS == ("wall", "fruit", "other_head", "other_body", "other_tail", "own_head", "own_body", "own_tail")
-    assert Snake(vision_range=3, frame_stack=2, on_value=255).observation_space("snake_0") == \
-        spaces.Box(0, 255, (7, 7, 16), np.uint8)
+    assert Snake(vision_range=3, frame_stack=2, on_value=255).observation_space("snake_0") == spaces.Box(
+        0, 255, (7, 7, 16), np.uint8
+    )
     with pytest.raises(UnknownAgentError, match="unknown agent 'snake_9'"):
         env.action_names("snake_9")
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    ({"reward_dict": {"fruit": 1.0}}, "reward_dict must have exactly the keys ['fruit', 'kill', 'lose', 'time', 'win'], got ['fruit']"),
-    ({"reward_dict": {**REWARDS, "win": "lots"}}, "reward_dict['win'] must be a finite number, got 'lots'"),
-    ({"num_snakes": 0}, "num_snakes must be an integer of at least 1, got 0"),
-    ({"num_snakes": 85}, "num_snakes must be at most 84, got 85"),
-    ({"snake_length": 1}, "snake_length must be an integer of at least 2, got 1"),
-    ({"height": 2}, "height must be an integer of at least 3, got 2"),
-    ({"vision_range": 0}, "vision_range must be an integer of at least 1, got 0"),
-    ({"render_mode": "human"}, "render_mode must be None, 'ansi' or 'rgb_array', got 'human'"),
-    ({"walls": ["###", "#."]}, "rows of equal length made of '#' (wall) and '.' (free)"),
-    ({"walls": np.full((3, 3, 3), 1)}, "walls must be a 2-D array of 0/1"),
-    ({"on_value": 256}, "on_value must be at most 255, got 256"),
-])
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            {"reward_dict": {"fruit": 1.0}},
+            "reward_dict must have exactly the keys ['fruit', 'kill', 'lose', 'time', 'win'], got ['fruit']",
+        ),
+        ({"reward_dict": {**REWARDS, "win": "lots"}}, "reward_dict['win'] must be a finite number, got 'lots'"),
+        ({"num_snakes": 0}, "num_snakes must be an integer of at least 1, got 0"),
+        ({"num_snakes": 85}, "num_snakes must be at most 84, got 85"),
+        ({"snake_length": 1}, "snake_length must be an integer of at least 2, got 1"),
+        ({"height": 2}, "height must be an integer of at least 3, got 2"),
+        ({"vision_range": 0}, "vision_range must be an integer of at least 1, got 0"),
+        ({"render_mode": "human"}, "render_mode must be None, 'ansi' or 'rgb_array', got 'human'"),
+        ({"walls": ["###", "#."]}, "rows of equal length made of '#' (wall) and '.' (free)"),
+        ({"walls": np.full((3, 3, 3), 1)}, "walls must be a 2-D array of 0/1"),
+        ({"on_value": 256}, "on_value must be at most 255, got 256"),
+    ],
+)
 def test_bad_options_are_refused_with_a_clear_message(options, message) -> None:
     with pytest.raises(ValueError, match="^Snake: .*" + re.escape(message)):
         Snake(**options)
@@ -138,8 +148,7 @@ def test_death_by_another_body_credits_a_kill() -> None:
     env.place([[(2, 3), (3, 3), (4, 3)], [(1, 4), (1, 3), (1, 2)]])  # snake_0 runs into snake_1's neck
     _, rewards, terms, _, _ = env.step({"snake_0": STRAIGHT, "snake_1": STRAIGHT})
     assert terms == {"snake_0": True, "snake_1": False}
-    assert rewards == {"snake_0": REWARDS["lose"],
-                       "snake_1": REWARDS["kill"] + REWARDS["win"] + REWARDS["time"]}
+    assert rewards == {"snake_0": REWARDS["lose"], "snake_1": REWARDS["kill"] + REWARDS["win"] + REWARDS["time"]}
 
 
 def test_a_moving_tail_is_free_but_a_growing_one_kills() -> None:
@@ -254,12 +263,27 @@ def test_observation_channels_tell_own_from_other_parts() -> None:
     obs, _ = env.place([[(3, 1), (4, 1), (5, 1)], [(1, 3), (1, 4), (1, 5)]], fruits=[(5, 5)])
     mine, theirs = obs["snake_0"], obs["snake_1"]
     assert mine.dtype == np.uint8 and mine.shape == (7, 7, 8)
-    expected = {(3, 1): OWN_HEAD, (4, 1): OWN_BODY, (5, 1): OWN_TAIL, (1, 3): OTHER_HEAD, (1, 4): OTHER_BODY,
-                (1, 5): OTHER_TAIL, (5, 5): FRUIT, (0, 0): WALL, (6, 3): WALL}
+    expected = {
+        (3, 1): OWN_HEAD,
+        (4, 1): OWN_BODY,
+        (5, 1): OWN_TAIL,
+        (1, 3): OTHER_HEAD,
+        (1, 4): OTHER_BODY,
+        (1, 5): OTHER_TAIL,
+        (5, 5): FRUIT,
+        (0, 0): WALL,
+        (6, 3): WALL,
+    }
     for (r, c), channel in expected.items():
         assert mine[r, c].tolist() == [int(k == channel) for k in range(8)], (r, c)
-    mirror = {OWN_HEAD: OTHER_HEAD, OWN_BODY: OTHER_BODY, OWN_TAIL: OTHER_TAIL, OTHER_HEAD: OWN_HEAD,
-              OTHER_BODY: OWN_BODY, OTHER_TAIL: OWN_TAIL}
+    mirror = {
+        OWN_HEAD: OTHER_HEAD,
+        OWN_BODY: OTHER_BODY,
+        OWN_TAIL: OTHER_TAIL,
+        OTHER_HEAD: OWN_HEAD,
+        OTHER_BODY: OWN_BODY,
+        OTHER_TAIL: OWN_TAIL,
+    }
     for (r, c), channel in expected.items():
         assert theirs[r, c].argmax() == mirror.get(channel, channel)
     assert mine[2, 2].sum() == 0 and mine.sum() == 7 + 24  # 7 snake and fruit cells + the 24 border walls
@@ -287,7 +311,7 @@ def test_frame_stack_keeps_the_latest_frames_oldest_first() -> None:
     first, _ = env.place([[(3, 2), (4, 2)], [(3, 4), (4, 4)]])
     frame0 = first["snake_0"][..., :8]
     assert first["snake_0"].shape == (7, 7, 24)
-    assert all(np.array_equal(first["snake_0"][..., 8 * k:8 * k + 8], frame0) for k in range(3))
+    assert all(np.array_equal(first["snake_0"][..., 8 * k : 8 * k + 8], frame0) for k in range(3))
     second, *_ = env.step({"snake_0": STRAIGHT, "snake_1": STRAIGHT})
     frame1 = second["snake_0"][..., 16:]
     assert frame1[2, 2, OWN_HEAD] == 1 and frame0[3, 2, OWN_HEAD] == 1
@@ -299,11 +323,7 @@ def test_frame_stack_keeps_the_latest_frames_oldest_first() -> None:
 
 
 def test_walls_from_a_map() -> None:
-    walls = ["#######",
-             "#.....#",
-             "#..#..#",
-             "#.....#",
-             "#######"]
+    walls = ["#######", "#.....#", "#..#..#", "#.....#", "#######"]
     env = Snake(walls=walls, num_snakes=1, num_fruits=1)
     assert (env.height, env.width) == (5, 7)
     obs, _ = env.place([[(3, 3), (3, 2)]])  # heading right, the inner wall is up-left
@@ -319,8 +339,17 @@ def test_walls_from_a_map() -> None:
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32), num_snakes=st.integers(1, 6), length=st.integers(2, 5))
 def test_spawn_places_whole_snakes_on_free_cells_with_room_ahead(seed, num_snakes, length) -> None:
-    walls = ["##########", "#........#", "#..##....#", "#........#", "#....#...#", "#........#",
-             "#...##...#", "#........#", "##########"]
+    walls = [
+        "##########",
+        "#........#",
+        "#..##....#",
+        "#........#",
+        "#....#...#",
+        "#........#",
+        "#...##...#",
+        "#........#",
+        "##########",
+    ]
     env = Snake(walls=walls, num_snakes=num_snakes, snake_length=length, num_fruits=2)
     env.reset(seed=seed)
     taken = set()
@@ -355,7 +384,7 @@ def test_random_play_keeps_the_grid_consistent(seed, actions) -> None:
         for index, agent in enumerate(env.possible_agents):
             cells = env.snake_cells(agent)
             letter = chr(ord("a") + index)
-            assert [text[r][c] for r, c in cells] == ([letter.upper()] + [letter] * (len(cells) - 1))[:len(cells)]
+            assert [text[r][c] for r, c in cells] == ([letter.upper()] + [letter] * (len(cells) - 1))[: len(cells)]
             assert sum(row.count(letter) + row.count(letter.upper()) for row in text) == len(cells)
             if agent in obs:
                 head = cells[0]
@@ -415,8 +444,10 @@ def test_single_snake_truncates_at_the_step_limit() -> None:
     assert flags == [(False, False), (False, False), (False, True)]
 
 
-@pytest.mark.parametrize("module", ["envs.snake", "envs.snake.core", "envs.snake.env", "envs.snake.single",
-                                    "envs.snake.batched", "envs.snake.vector"])
+@pytest.mark.parametrize(
+    "module",
+    ["envs.snake", "envs.snake.core", "envs.snake.env", "envs.snake.single", "envs.snake.batched", "envs.snake.vector"],
+)
 def test_docstring_examples_run(module) -> None:
     result = doctest.testmod(importlib.import_module(module))
     assert result.failed == 0 and (result.attempted > 0 or module == "envs.snake.core")

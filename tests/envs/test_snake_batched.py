@@ -15,11 +15,34 @@ CONFIGS = [
     {},
     {"num_snakes": 3, "height": 12, "width": 15, "vision_range": 3, "frame_stack": 2},
     {"num_snakes": 1, "height": 6, "width": 6, "max_steps": 30},
-    {"num_snakes": 6, "height": 9, "width": 9, "snake_length": 4, "num_fruits": 4,
-     "reward_dict": {"fruit": 1.0, "kill": 2.0, "lose": -3.0, "time": 0.5, "win": 7.0}},
-    {"num_snakes": 9, "height": 10, "width": 12, "snake_length": 2, "frame_stack": 3, "max_steps": 40,
-     "walls": ["############", "#..........#", "#..#.......#", "#..#...##..#", "#..........#",
-               "#.....#....#", "#..........#", "#...##.....#", "#..........#", "############"]},
+    {
+        "num_snakes": 6,
+        "height": 9,
+        "width": 9,
+        "snake_length": 4,
+        "num_fruits": 4,
+        "reward_dict": {"fruit": 1.0, "kill": 2.0, "lose": -3.0, "time": 0.5, "win": 7.0},
+    },
+    {
+        "num_snakes": 9,
+        "height": 10,
+        "width": 12,
+        "snake_length": 2,
+        "frame_stack": 3,
+        "max_steps": 40,
+        "walls": [
+            "############",
+            "#..........#",
+            "#..#.......#",
+            "#..#...##..#",
+            "#..........#",
+            "#.....#....#",
+            "#..........#",
+            "#...##.....#",
+            "#..........#",
+            "############",
+        ],
+    },
 ]
 
 
@@ -125,7 +148,10 @@ def test_bad_input_is_refused_with_a_clear_message() -> None:
     with pytest.raises(ResetNeeded, match=r"SnakeBatch 2 games .* step\(\) called before reset\(\)"):
         batch.step(np.ones((2, 2), dtype=np.int64))
     batch.reset(seed=0)
-    with pytest.raises(InvalidActionError, match=r"actions must be an integer array of shape \(2, 2\), got float64 array of shape \(2, 2\)"):
+    with pytest.raises(
+        InvalidActionError,
+        match=r"actions must be an integer array of shape \(2, 2\), got float64 array of shape \(2, 2\)",
+    ):
         batch.step(np.ones((2, 2)))
     with pytest.raises(InvalidActionError, match=r"shape \(2, 2\), got int64 array of shape \(4,\)"):
         batch.step(np.ones(4, dtype=np.int64))

@@ -75,13 +75,15 @@ def test_bad_actions_and_options_are_refused_by_name(duel: Soccer) -> None:
     with pytest.raises(InvalidActionError, match="action for 'away_0'"):
         duel.step({"home_0": np.zeros(3), "away_0": np.array([np.nan, 0, 0])})
     duel.step(_still(duel))  # a refused step changed nothing
-    for options, message in [({"team_size": 4}, "team_size must be 1 to 3, got 4"),
-                             ({"team_size": 0}, "team_size must be a positive integer, got 0"),
-                             ({"time_limit": -1.0}, "time_limit must be a positive number, got -1.0"),
-                             ({"walker": "robot"}, "walker must be one of ['ant', 'boxhead', 'humanoid'], got 'robot'"),
-                             ({"terminate_on_goal": 1}, "terminate_on_goal must be True or False, got 1"),
-                             ({"render_mode": "human"}, "render_mode must be None, 'rgb_array' or 'camera'"),
-                             ({"render_height": 10**6}, "render_height must be 48 to 2160 pixels, got 1000000")]:
+    for options, message in [
+        ({"team_size": 4}, "team_size must be 1 to 3, got 4"),
+        ({"team_size": 0}, "team_size must be a positive integer, got 0"),
+        ({"time_limit": -1.0}, "time_limit must be a positive number, got -1.0"),
+        ({"walker": "robot"}, "walker must be one of ['ant', 'boxhead', 'humanoid'], got 'robot'"),
+        ({"terminate_on_goal": 1}, "terminate_on_goal must be True or False, got 1"),
+        ({"render_mode": "human"}, "render_mode must be None, 'rgb_array' or 'camera'"),
+        ({"render_height": 10**6}, "render_height must be 48 to 2160 pixels, got 1000000"),
+    ]:
         with pytest.raises(ValueError, match=f"^Soccer: {__import__('re').escape(message)}"):
             Soccer(**options)
 
@@ -170,8 +172,11 @@ def test_camera_rendering_without_opengl_says_what_to_install(duel: Soccer, monk
         raise RuntimeError("no OpenGL context")
 
     monkeypatch.setattr(type(env.dm_env._physics), "render", no_gl)  # as without EGL/OSMesa
-    with pytest.raises(ArenaError, match=r"render_mode='camera' needs MuJoCo's OpenGL rendering.*EGL.*OSMesa.*"
-                                         r"MUJOCO_GL=egl.*render_mode='rgb_array'"):
+    with pytest.raises(
+        ArenaError,
+        match=r"render_mode='camera' needs MuJoCo's OpenGL rendering.*EGL.*OSMesa.*"
+        r"MUJOCO_GL=egl.*render_mode='rgb_array'",
+    ):
         env.render()
 
 
@@ -199,14 +204,16 @@ def test_the_chaser_scores_from_either_end_where_standing_still_does_not(side: s
             agent.setup(env.observation_space(who), env.action_space(who))
         steps = 0
         while observations:
-            observations, rewards, *_ = env.step({f"{side}_0": player.act(observations[f"{side}_0"]),
-                                                  other: keeper.act(observations[other])})
+            observations, rewards, *_ = env.step(
+                {f"{side}_0": player.act(observations[f"{side}_0"]), other: keeper.act(observations[other])}
+            )
             steps += 1
         return rewards, steps
 
     rewards, steps = attack(SoccerChaserAgent())
     assert rewards == {f"{side}_0": 1.0, other: -1.0} and steps < 480  # a goal before the 12 s limit
     if side == "home":  # the control: the same set-up with a player that stands still ends 0-0
+
         class Still(RandomAgent):
             def act(self, observation, action_mask=None, reward=0.0):
                 return np.zeros(3)
@@ -233,8 +240,14 @@ def test_the_chaser_beats_random_in_a_small_seat_swapped_match() -> None:
     """
     from arena.tournament import run_tournament
 
-    result = run_tournament("soccer", ["soccer_chaser", "random"], games=4, seed=0, backend="inline",
-                            env_kwargs={"team_size": 2, "time_limit": 20.0})
+    result = run_tournament(
+        "soccer",
+        ["soccer_chaser", "random"],
+        games=4,
+        seed=0,
+        backend="inline",
+        env_kwargs={"team_size": 2, "time_limit": 20.0},
+    )
     sides = [{g.seats["home_0"], g.seats["away_0"]} == {"soccer_chaser", "random"} for g in result.games]
     assert all(sides) and sorted(g.seats["home_0"] for g in result.games) == ["random"] * 2 + ["soccer_chaser"] * 2
     stats = result.pairings["soccer_chaser", "random"]

@@ -107,14 +107,23 @@ def test_a_match_steps_counts_frags_reports_deaths_and_ends_at_the_time_limit(tm
     assert os.listdir(tmp_path) == []
 
 
-@pytest.mark.parametrize(("scenario", "players", "bots"), [
-    ("deathmatch", 2, 0), ("duel", 2, 0), ("cig", 2, 0), ("cig", 3, 2)])
+@pytest.mark.parametrize(
+    ("scenario", "players", "bots"), [("deathmatch", 2, 0), ("duel", 2, 0), ("cig", 2, 0), ("cig", 3, 2)]
+)
 def test_every_player_starts_alive_with_the_same_health(tmp_path, monkeypatch, scenario, players, bots) -> None:
     # ViZDoom puts a player entering a map on a random start, whether or not someone stands there; the
     # one standing there dies (about -999900 health): on the two-start maps about every second start.
     monkeypatch.chdir(tmp_path)
-    env = VizdoomDeathmatch(players=players, bots=bots, scenario=scenario, time_limit=5.0,
-                            game_variables=("HEALTH",), enemies=False, radar=False, **SMALL)
+    env = VizdoomDeathmatch(
+        players=players,
+        bots=bots,
+        scenario=scenario,
+        time_limit=5.0,
+        game_variables=("HEALTH",),
+        enemies=False,
+        radar=False,
+        **SMALL,
+    )
     idle = {agent: np.zeros(7, np.int8) for agent in env.possible_agents}
     start = {"deathmatch": 15.0, "duel": 100.0, "cig": 100.0}[scenario]  # the deathmatch map's script: 15
     try:
@@ -179,8 +188,11 @@ def test_engines_that_do_not_connect_in_time_are_stopped_with_a_clear_error() ->
         game.set_screen_resolution(vizdoom.ScreenResolution.RES_160X120)
         game.add_game_args(f"-host 2 -port {free_port()} -netmode 0 -deathmatch +viz_connect_timeout 600")
 
-    with pytest.raises(EngineError, match=r"^lonely host: the 1 ViZDoom engines did not all start and connect "
-                                          r"within 3 s \(player 0 had not finished init\); the engines are stopped"):
+    with pytest.raises(
+        EngineError,
+        match=r"^lonely host: the 1 ViZDoom engines did not all start and connect "
+        r"within 3 s \(player 0 had not finished init\); the engines are stopped",
+    ):
         EngineGroup(host_alone, 1, connect_timeout=3.0, where="lonely host")
     frozen = [pid for pid in _children() if _state(pid) == "T"]
     assert frozen  # stopped, not running: they end with this process
@@ -189,27 +201,37 @@ def test_engines_that_do_not_connect_in_time_are_stopped_with_a_clear_error() ->
 def test_missing_vizdoom_names_the_extra(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "vizdoom", None)
     env = envs.make("vizdoom_deathmatch")
-    with pytest.raises(MissingDependencyError, match=r"needs ViZDoom: pip install 'arena-marl\[vizdoom\]' "
-                                                     r"\(the vizdoom extra\)"):
+    with pytest.raises(
+        MissingDependencyError,
+        match=r"needs ViZDoom: pip install 'arena-marl\[vizdoom\]' "
+        r"\(the vizdoom extra\)",
+    ):
         env.reset(seed=0)
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    ({"players": 5}, "players must be an integer in 2..4, got 5"),
-    ({"bots": -1}, "bots must be an integer in 0..8, got -1"),
-    ({"frame_skip": 0}, "frame_skip must be an integer >= 1, got 0"),
-    ({"time_limit": 0}, "time_limit must be a positive number of seconds, got 0"),
-    ({"scenario": "e1m1"},
-     "scenario must be one of ['cig', 'deathmatch', 'duel'] or a path to a .wad file, got 'e1m1'"),
-    ({"scenario": "duel", "bots": 1}, "the 'duel' map has 2 deathmatch starts, too few for 2 players and 1 bots"),
-    ({"players": 3, "scenario": "deathmatch"},
-     "the 'deathmatch' map has 2 deathmatch starts, too few for 3 players and 0 bots"),
-    ({"resolution": "big"}, "resolution must be 'WIDTHxHEIGHT' such as '160x120', got 'big'"),
-    ({"screen_format": "hsv"}, "screen_format must be 'rgb' or 'grey', got 'hsv'"),
-    ({"game_variables": "HEALTH"}, "game_variables must be a sequence of GameVariable names, got 'HEALTH'"),
-    ({"connect_timeout": -1.0}, "connect_timeout must be positive, got -1.0"),
-    ({"render_mode": "human"}, "render_mode must be None or 'rgb_array', got 'human'"),
-])
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"players": 5}, "players must be an integer in 2..4, got 5"),
+        ({"bots": -1}, "bots must be an integer in 0..8, got -1"),
+        ({"frame_skip": 0}, "frame_skip must be an integer >= 1, got 0"),
+        ({"time_limit": 0}, "time_limit must be a positive number of seconds, got 0"),
+        (
+            {"scenario": "e1m1"},
+            "scenario must be one of ['cig', 'deathmatch', 'duel'] or a path to a .wad file, got 'e1m1'",
+        ),
+        ({"scenario": "duel", "bots": 1}, "the 'duel' map has 2 deathmatch starts, too few for 2 players and 1 bots"),
+        (
+            {"players": 3, "scenario": "deathmatch"},
+            "the 'deathmatch' map has 2 deathmatch starts, too few for 3 players and 0 bots",
+        ),
+        ({"resolution": "big"}, "resolution must be 'WIDTHxHEIGHT' such as '160x120', got 'big'"),
+        ({"screen_format": "hsv"}, "screen_format must be 'rgb' or 'grey', got 'hsv'"),
+        ({"game_variables": "HEALTH"}, "game_variables must be a sequence of GameVariable names, got 'HEALTH'"),
+        ({"connect_timeout": -1.0}, "connect_timeout must be positive, got -1.0"),
+        ({"render_mode": "human"}, "render_mode must be None or 'rgb_array', got 'human'"),
+    ],
+)
 def test_bad_options_are_named(options, message) -> None:
     with pytest.raises((ValueError, TypeError)) as caught:
         VizdoomDeathmatch(**options)
@@ -218,8 +240,11 @@ def test_bad_options_are_named(options, message) -> None:
 
 @pytest.mark.parametrize("resolution", ["123x45", "99999x99999"])
 def test_a_resolution_vizdoom_does_not_render_is_refused_before_any_engine_starts(resolution) -> None:
-    with pytest.raises(ValueError, match=rf"resolution must be one ViZDoom renders, 160x120 to 1920x1080 "
-                                         rf"\(160x120, .*\), got '{resolution}'"):
+    with pytest.raises(
+        ValueError,
+        match=rf"resolution must be one ViZDoom renders, 160x120 to 1920x1080 "
+        rf"\(160x120, .*\), got '{resolution}'",
+    ):
         VizdoomDeathmatch(resolution=resolution)
 
 
@@ -230,8 +255,11 @@ def test_an_unknown_variable_is_named_at_reset() -> None:
 
 def test_aim_agent_needs_the_enemies_table() -> None:
     env = VizdoomDeathmatch(enemies=False)
-    with pytest.raises(SpaceMismatchError, match=r"^VizdoomAimAgent: needs vizdoom_deathmatch's observation with "
-                                                 r"an 'enemies' Box\(n, 5\) \(make the env with enemies=True\)"):
+    with pytest.raises(
+        SpaceMismatchError,
+        match=r"^VizdoomAimAgent: needs vizdoom_deathmatch's observation with "
+        r"an 'enemies' Box\(n, 5\) \(make the env with enemies=True\)",
+    ):
         VizdoomAimAgent().setup(env.observation_space("player_0"), env.action_space("player_0"))
     agent = VizdoomAimAgent()
     delta = VizdoomDeathmatch(delta_turn=True)
@@ -270,8 +298,10 @@ def test_aim_agent_out_frags_random_and_sees_only_the_other_player(tmp_path, mon
     try:
         for game in range(12):
             aim_seat = f"player_{game % 2}"
-            agents = {agent: VizdoomAimAgent() if agent == aim_seat else RandomAgent(seed=game)
-                      for agent in env.possible_agents}
+            agents = {
+                agent: VizdoomAimAgent() if agent == aim_seat else RandomAgent(seed=game)
+                for agent in env.possible_agents
+            }
             for agent, player in agents.items():
                 player.setup(env.observation_space(agent), env.action_space(agent))
                 player.reset(seed=game)
@@ -285,8 +315,10 @@ def test_aim_agent_out_frags_random_and_sees_only_the_other_player(tmp_path, mon
                     # network game also list the observer's own body, in view whichever way it faces.
                     if observation["enemies"][0, 0] > 0 and observation["radar"][0, 2] > 64 / 4096:
                         assert abs(observation["radar"][0, 1]) < 0.4  # half-turns: 72 degrees
-                actions = {agent: agents[agent].act(observation, reward=rewards[agent])
-                           for agent, observation in observations.items()}
+                actions = {
+                    agent: agents[agent].act(observation, reward=rewards[agent])
+                    for agent, observation in observations.items()
+                }
                 observations, rewards, *_ = env.step(actions)
                 for agent, reward in rewards.items():
                     frags["aim" if agent == aim_seat else "random"] += reward
@@ -297,12 +329,22 @@ def test_aim_agent_out_frags_random_and_sees_only_the_other_player(tmp_path, mon
 
 # ------------------------------------------------------------------- interfaces, on generated spaces
 @settings(max_examples=30, deadline=None)
-@given(height=st.integers(1, 40), width=st.integers(1, 40), channels=st.sampled_from([1, 3]),
-       out=st.tuples(st.integers(1, 20), st.integers(1, 20)), grey=st.booleans(), variables=st.integers(0, 4),
-       seed=st.integers(0, 2**32 - 1))
+@given(
+    height=st.integers(1, 40),
+    width=st.integers(1, 40),
+    channels=st.sampled_from([1, 3]),
+    out=st.tuples(st.integers(1, 20), st.integers(1, 20)),
+    grey=st.booleans(),
+    variables=st.integers(0, 4),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_doom_screen_observations_lie_in_its_space(height, width, channels, out, grey, variables, seed) -> None:
-    raw = spaces.Dict({"screen": spaces.Box(0, 255, (height, width, channels), np.uint8),
-                       "variables": spaces.Box(-1e6, 1e6, (variables,), np.float32)})
+    raw = spaces.Dict(
+        {
+            "screen": spaces.Box(0, 255, (height, width, channels), np.uint8),
+            "variables": spaces.Box(-1e6, 1e6, (variables,), np.float32),
+        }
+    )
     raw.seed(seed)
     itf = DoomScreen(size=out, grey=grey, variables=variables > 0)
     itf.setup(raw, spaces.MultiBinary(7))
@@ -311,14 +353,29 @@ def test_doom_screen_observations_lie_in_its_space(height, width, channels, out,
 
 
 @settings(max_examples=30, deadline=None)
-@given(combos=st.lists(st.lists(st.sampled_from(["attack", "forward", "backward", "strafe_left", "strafe_right",
-                                                 "turn_left", "turn_right"]), min_size=1, max_size=3, unique=True),
-                       min_size=1, max_size=12, unique_by=lambda c: frozenset(c)),
-       delta=st.booleans())
+@given(
+    combos=st.lists(
+        st.lists(
+            st.sampled_from(
+                ["attack", "forward", "backward", "strafe_left", "strafe_right", "turn_left", "turn_right"]
+            ),
+            min_size=1,
+            max_size=3,
+            unique=True,
+        ),
+        min_size=1,
+        max_size=12,
+        unique_by=lambda c: frozenset(c),
+    ),
+    delta=st.booleans(),
+)
 def test_doom_actions_map_every_action_to_its_buttons(combos, delta) -> None:
     names = ["+".join(combo) for combo in combos]
-    raw = (spaces.Dict({"buttons": spaces.MultiBinary(7), "turn": spaces.Box(-45, 45, (1,), np.float32)})
-           if delta else spaces.MultiBinary(7))
+    raw = (
+        spaces.Dict({"buttons": spaces.MultiBinary(7), "turn": spaces.Box(-45, 45, (1,), np.float32)})
+        if delta
+        else spaces.MultiBinary(7)
+    )
     itf = DoomActions(actions=names)
     itf.setup(spaces.Dict({}), raw)
     assert itf.action_space == spaces.Discrete(len(names))

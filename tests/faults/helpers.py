@@ -17,9 +17,15 @@ TIMEOUT = 120
 
 def run_cli(*args: str, timeout: float = TIMEOUT, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     """``python -m arena ARGS`` in its own process group; on timeout the group is killed and the test fails."""
-    process = subprocess.Popen([sys.executable, "-m", "arena", *args], cwd=cwd, start_new_session=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"})
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", *args],
+        cwd=cwd,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"},
+    )
     try:
         out, err = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -31,9 +37,15 @@ def run_cli(*args: str, timeout: float = TIMEOUT, cwd: Path = ROOT) -> subproces
 
 def start_cli(*args: str) -> subprocess.Popen:
     """``python -m arena ARGS`` started in the background (its own process group)."""
-    return subprocess.Popen([sys.executable, "-m", "arena", *args], cwd=ROOT, start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"})
+    return subprocess.Popen(
+        [sys.executable, "-m", "arena", *args],
+        cwd=ROOT,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"},
+    )
 
 
 def finish(process: subprocess.Popen, timeout: float = TIMEOUT) -> subprocess.CompletedProcess:

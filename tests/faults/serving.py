@@ -57,8 +57,14 @@ def connect(url: str, *, origin: str | None = "same", token: str | None = "same"
     token = real_token if token == "same" else token
     origin = f"http://{host}" if origin == "same" else origin
     query = "" if token is None else f"?token={token}"
-    return ws_connect(f"ws://{host}/ws{query}", origin=origin, additional_headers=headers or None, proxy=None,
-                      open_timeout=WAIT, compression=None)
+    return ws_connect(
+        f"ws://{host}/ws{query}",
+        origin=origin,
+        additional_headers=headers or None,
+        proxy=None,
+        open_timeout=WAIT,
+        compression=None,
+    )
 
 
 def receive(ws: Any, kind: str | tuple[str, ...], timeout: float = WAIT) -> dict[str, Any]:
@@ -91,9 +97,15 @@ def move(ws: Any, action: Any, turn: Any) -> None:
 
 def start_serve(*args: str) -> tuple[subprocess.Popen, str]:
     """``arena serve ARGS --port 0`` in its own process group, and the page address it printed."""
-    process = subprocess.Popen([sys.executable, "-m", "arena", "serve", *args, "--port", "0"], cwd=ROOT,
-                               start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", *args, "--port", "0"],
+        cwd=ROOT,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     line = process.stdout.readline()
     found = re.search(r"at (http://127\.0\.0\.1:\d+/\?token=[\w-]+)", line)
     if found is None:

@@ -56,10 +56,14 @@ def every_shape(folder, tmp_path_factory) -> Path:
     from arena.tournament import run_tournament
 
     db = tmp_path_factory.mktemp("shapes") / "t.sqlite"
-    entrants = ["reg=random", 'call=arena.agents.base:RandomAgent{"seed": 1}', str(folder),
-                "team_reg=random+beat_most_common",
-                'team_call=envs.rock_paper_scissors:BeatMostCommonAgent+arena.agents.base:RandomAgent{"seed": 2}',
-                f"team_folder={folder}+random"]
+    entrants = [
+        "reg=random",
+        'call=arena.agents.base:RandomAgent{"seed": 1}',
+        str(folder),
+        "team_reg=random+beat_most_common",
+        'team_call=envs.rock_paper_scissors:BeatMostCommonAgent+arena.agents.base:RandomAgent{"seed": 2}',
+        f"team_folder={folder}+random",
+    ]
     run_tournament(ENV, entrants, games=2, db=db, workers=1, seed=5)
     return db
 
@@ -78,7 +82,9 @@ def test_every_reader_reads_every_entrant_shape(every_shape, tmp_path, capsys):
         if not has_actions or not {"c4", "team_folder", "team_call"} & set(result.seats.values()):
             continue
         page = tmp_path / f"g{game}.html"
-        assert main(["replay", str(every_shape), "--game", str(game), "--html", str(page)]) == 0, capsys.readouterr().err
+        assert main(["replay", str(every_shape), "--game", str(game), "--html", str(page)]) == 0, (
+            capsys.readouterr().err
+        )
         assert "load_trained_agent" not in page.read_text()  # a folder is shown by its name, not as a factory
 
 

@@ -65,4 +65,6 @@ def test_registering_rules_is_one_exclusive_step_even_at_the_same_instant(tmp_pa
         for racer in racers:
             racer.join(timeout=60)
         assert sorted(outcome == "accepted" for outcome in outcomes.values()) == [False, True], outcomes
-        assert "holds a tournament with other rules (seed: stored" in next(o for o in outcomes.values() if o != "accepted")
+        assert "holds a tournament with other rules (seed: stored" in next(
+            o for o in outcomes.values() if o != "accepted"
+        )

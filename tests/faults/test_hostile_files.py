@@ -70,9 +70,15 @@ def one_line_error(capsys, command: str) -> str:
 def test_names_in_a_file_import_nothing_unless_trusted(db, tmp_path, monkeypatch):
     marker = tmp_path / "imported"
     monkeypatch.setenv("ARENA_TEST_MARKER", str(marker))
-    tamper(db, "UPDATE meta SET value = '\"tests.faults.marker:make_env\"' WHERE key = 'env'",
-           "UPDATE entrants SET factory = 'tests.faults.marker:make_agent' WHERE name = 'b'")
-    for args in (["replay", str(db), "--verify"], ["replay", str(db), "--game", "1", "--html", str(tmp_path / "g.html")]):
+    tamper(
+        db,
+        "UPDATE meta SET value = '\"tests.faults.marker:make_env\"' WHERE key = 'env'",
+        "UPDATE entrants SET factory = 'tests.faults.marker:make_agent' WHERE name = 'b'",
+    )
+    for args in (
+        ["replay", str(db), "--verify"],
+        ["replay", str(db), "--game", "1", "--html", str(tmp_path / "g.html")],
+    ):
         done = run_cli(*args)
         assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
         assert "names 'tests.faults.marker:make_env', which is not a registered name" in done.stderr
@@ -108,8 +114,11 @@ BROKEN = {
     "deep JSON": ("UPDATE games SET seats = ?", ("[" * 100_000 + "]" * 100_000,), "nested too deeply"),
     "seats of another type": ("UPDATE games SET seats = X'2a'", (), "column 'seats' must be JSON text"),
     "a length that is text": ("UPDATE games SET length = 'long'", (), "column 'length' must be an integer"),
-    "a rank that is text": ("""UPDATE games SET ranks = '{"random": "first", "b": 2}'""", (),
-                            "column 'ranks' must be a JSON object of entrant -> rank"),
+    "a rank that is text": (
+        """UPDATE games SET ranks = '{"random": "first", "b": 2}'""",
+        (),
+        "column 'ranks' must be a JSON object of entrant -> rank",
+    ),
     "a rank that is NaN": ("""UPDATE games SET ranks = '{"random": NaN, "b": 2}'""", (), "not a finite number"),
     "a missing column": ("ALTER TABLE games DROP COLUMN outcome", (), "no such column"),
     "a newer schema": ("PRAGMA user_version = 99", (), "has schema version 99"),
@@ -160,8 +169,12 @@ def test_reading_never_writes_and_works_on_a_read_only_file(stored, tmp_path, ca
     try:
         out = tmp_path / "out"
         out.mkdir()
-        for command in (["report", str(db), "--bootstrap", "2", "--json", str(out / "r.json")], ["replay", str(db)],
-                        ["replay", str(db), "--verify"], ["replay", str(db), "--game", "1", "--html", str(out / "g.html")]):
+        for command in (
+            ["report", str(db), "--bootstrap", "2", "--json", str(out / "r.json")],
+            ["replay", str(db)],
+            ["replay", str(db), "--verify"],
+            ["replay", str(db), "--game", "1", "--html", str(out / "g.html")],
+        ):
             assert main(command) == 0, capsys.readouterr().err
         assert _files(folder) == before
     finally:
@@ -184,8 +197,9 @@ def test_a_file_given_twice_counts_once(stored, capsys):
 def test_pooled_files_of_one_base_name_link_to_their_own_games(stored, tmp_path, capsys):
     page = tmp_path / "report.html"
     assert main(["report", *map(str, stored), "--bootstrap", "2", "--html", str(page), "--replay-pages"]) == 0
-    rows = re.findall(r"<tr><td class='name'>[^<]*</td><td>\d+</td><td>(\d+)</td>.*?<a href='([^']+)'>view</a>",
-                      page.read_text())
+    rows = re.findall(
+        r"<tr><td class='name'>[^<]*</td><td>\d+</td><td>(\d+)</td>.*?<a href='([^']+)'>view</a>", page.read_text()
+    )
     assert len(rows) == 2 * len(list(run_rows(stored[0])))
     for seed, link in rows:
         linked = (page.parent / link).read_text()

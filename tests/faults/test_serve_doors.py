@@ -43,13 +43,16 @@ def test_the_page_needs_the_token_and_the_servers_own_host():
         assert _get(server.url, f"/?token={token}", host=f"localhost:{port}").status == 200
 
 
-@pytest.mark.parametrize("origin, token", [
-    ("http://evil.example", "same"),  # a cross-site page
-    ("null", "same"),  # a sandboxed frame or a file:// page
-    (None, "same"),
-    ("same", None),  # the right origin without the token
-    ("same", "wrong"),
-])
+@pytest.mark.parametrize(
+    "origin, token",
+    [
+        ("http://evil.example", "same"),  # a cross-site page
+        ("null", "same"),  # a sandboxed frame or a file:// page
+        (None, "same"),
+        ("same", None),  # the right origin without the token
+        ("same", "wrong"),
+    ],
+)
 def test_a_websocket_from_anywhere_else_is_refused(origin, token):
     with served() as server:
         with pytest.raises(InvalidStatus) as refused:

@@ -63,8 +63,9 @@ def test_an_agent_that_ignores_the_move_time_limit_forfeits_and_ctrl_c_still_sto
             view = your_move(ws)
             move(ws, 0, view["turn"])
             over = receive(ws, "end")
-            assert over["outcome"].startswith("player_1 forfeited (exceeded the move time limit of 0.2 s "
-                                              "(did not answer the interrupt")
+            assert over["outcome"].startswith(
+                "player_1 forfeited (exceeded the move time limit of 0.2 s (did not answer the interrupt"
+            )
             ws.send(json.dumps({"type": "start"}))  # still answering: a new game, with a new game process
             assert receive(ws, "hello")
             view = your_move(ws)

@@ -22,11 +22,20 @@ def test_wrong_typed_and_malformed_messages_get_an_error_and_the_game_goes_on(tm
         assert view["legal"] == list(range(9)) and isinstance(view["turn"], int)
         turn = view["turn"]
         bad = [json.dumps({"type": "move", "action": value, "turn": turn}) for value in (True, 1.5, "4", [4], None, {})]
-        bad += [json.dumps({"type": "move", "action": 4, "turn": turn, "pad": "x" * 2000}),  # oversized
-                "not json", "[1]", "4", "null", "[" * 900 + "]" * 900, "[" * 500 + "]" * 500, json.dumps({"type": "quit"}),
-                json.dumps({"type": "move", "action": 4, "turn": "anything"}), json.dumps({"type": "key", "action": 1.5}),
-                json.dumps({"type": "move", "action": 99, "turn": turn}),  # well formed, not legal
-                json.dumps({"type": "move", "action": 4, "turn": turn + 1})]  # a board it was not shown
+        bad += [
+            json.dumps({"type": "move", "action": 4, "turn": turn, "pad": "x" * 2000}),  # oversized
+            "not json",
+            "[1]",
+            "4",
+            "null",
+            "[" * 900 + "]" * 900,
+            "[" * 500 + "]" * 500,
+            json.dumps({"type": "quit"}),
+            json.dumps({"type": "move", "action": 4, "turn": "anything"}),
+            json.dumps({"type": "key", "action": 1.5}),
+            json.dumps({"type": "move", "action": 99, "turn": turn}),  # well formed, not legal
+            json.dumps({"type": "move", "action": 4, "turn": turn + 1}),
+        ]  # a board it was not shown
         for text in bad:
             ws.send(text)
             assert receive(ws, ("error", "view", "end"))["type"] == "error", text

@@ -37,8 +37,14 @@ print(json.dumps({"games": len(result.games), "forfeits": len(result.forfeits), 
 
 
 def test_a_tournament_with_a_trained_torch_entrant_and_two_workers_finishes(tmp_path):
-    process = subprocess.Popen([sys.executable, "-c", SCRIPT, str(tmp_path / "run")], cwd=ROOT, text=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    process = subprocess.Popen(
+        [sys.executable, "-c", SCRIPT, str(tmp_path / "run")],
+        cwd=ROOT,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         out, err = process.communicate(timeout=240)
     except subprocess.TimeoutExpired:

@@ -18,7 +18,8 @@ from interfaces import DiscreteToMultiDiscrete, DiscretizeBox, MultiDiscreteToDi
 OBS = spaces.Discrete(2)
 multi_discrete_spaces = st.builds(
     lambda nvec, start: spaces.MultiDiscrete(nvec, start=[start] * len(nvec)),
-    st.lists(st.integers(1, 4), min_size=1, max_size=3), st.integers(-2, 2),
+    st.lists(st.integers(1, 4), min_size=1, max_size=3),
+    st.integers(-2, 2),
 )
 
 
@@ -40,14 +41,24 @@ def test_discretize_box_takes_bins_per_element():
     assert grid == [[0.0, -1.0], [0.0, 0.0], [0.0, 1.0], [1.0, -1.0], [1.0, 0.0], [1.0, 1.0]]
 
 
-@pytest.mark.parametrize("bins, space, message", [
-    (3, spaces.Discrete(4), r"DiscretizeBox\(bins=3\): needs a Box action space, got Discrete\(4\)"),
-    (3, spaces.Box(-np.inf, np.inf, (2,)),
-     r"needs a bounded Box action space with at least one dimension, got Box\(-inf"),
-    ([2, 2, 2], spaces.Box(0.0, 1.0, (2,)), r"bins \[2, 2, 2\] do not fit the action shape of Box\(0.0, 1.0, \(2,\)"),
-    (1, spaces.Box(0.0, 1.0, (2,)), r"bins must be integers of at least 2, got 1"),
-    (100, spaces.Box(0.0, 1.0, (4,)), r"gives 100000000 joint actions, more than 10000000"),
-])
+@pytest.mark.parametrize(
+    "bins, space, message",
+    [
+        (3, spaces.Discrete(4), r"DiscretizeBox\(bins=3\): needs a Box action space, got Discrete\(4\)"),
+        (
+            3,
+            spaces.Box(-np.inf, np.inf, (2,)),
+            r"needs a bounded Box action space with at least one dimension, got Box\(-inf",
+        ),
+        (
+            [2, 2, 2],
+            spaces.Box(0.0, 1.0, (2,)),
+            r"bins \[2, 2, 2\] do not fit the action shape of Box\(0.0, 1.0, \(2,\)",
+        ),
+        (1, spaces.Box(0.0, 1.0, (2,)), r"bins must be integers of at least 2, got 1"),
+        (100, spaces.Box(0.0, 1.0, (4,)), r"gives 100000000 joint actions, more than 10000000"),
+    ],
+)
 def test_discretize_box_rejects_what_it_cannot_handle(bins, space, message):
     with pytest.raises(SpaceMismatchError, match=message):
         DiscretizeBox(bins=bins).setup(OBS, space)
@@ -77,8 +88,11 @@ def test_multi_discrete_to_discrete_masks_are_exact(space, data):
 
 
 def test_multi_discrete_to_discrete_rejects_other_spaces():
-    with pytest.raises(SpaceMismatchError, match=r"MultiDiscreteToDiscrete\(\): needs a MultiDiscrete action space, "
-                                                 r"got Discrete\(3\)"):
+    with pytest.raises(
+        SpaceMismatchError,
+        match=r"MultiDiscreteToDiscrete\(\): needs a MultiDiscrete action space, "
+        r"got Discrete\(3\)",
+    ):
         MultiDiscreteToDiscrete().setup(OBS, spaces.Discrete(3))
 
 
@@ -100,15 +114,21 @@ def test_discrete_to_multi_discrete_translates_product_masks_and_refuses_others(
     rows_1_2_cols_0_1 = np.array([0, 0, 0, 1, 1, 0, 1, 1, 0], dtype=np.int8)
     assert itf.transform_action_mask(rows_1_2_cols_0_1).tolist() == [0, 1, 1, 1, 1, 0]
     diagonal = np.eye(3, dtype=np.int8).reshape(-1)
-    with pytest.raises(MaskTranslationError, match=r"the legal raw actions \[0, 4, 8\] are not a product of "
-                                                   r"per-component sets, so no MultiDiscrete\[3, 3\] mask"):
+    with pytest.raises(
+        MaskTranslationError,
+        match=r"the legal raw actions \[0, 4, 8\] are not a product of "
+        r"per-component sets, so no MultiDiscrete\[3, 3\] mask",
+    ):
         itf.transform_action_mask(diagonal)
 
 
 def test_discrete_to_multi_discrete_rejects_mismatched_nvec():
-    with pytest.raises(SpaceMismatchError, match=r"DiscreteToMultiDiscrete\(nvec=\[2, 2\]\): nvec must be a list of "
-                                                 r"positive integers whose product is the number of raw actions of "
-                                                 r"Discrete\(9\) \(9\), got \[2, 2\]"):
+    with pytest.raises(
+        SpaceMismatchError,
+        match=r"DiscreteToMultiDiscrete\(nvec=\[2, 2\]\): nvec must be a list of "
+        r"positive integers whose product is the number of raw actions of "
+        r"Discrete\(9\) \(9\), got \[2, 2\]",
+    ):
         DiscreteToMultiDiscrete(nvec=[2, 2]).setup(OBS, spaces.Discrete(9))
     with pytest.raises(SpaceMismatchError, match=r"needs a Discrete action space, got MultiDiscrete"):
         DiscreteToMultiDiscrete(nvec=[2]).setup(OBS, spaces.MultiDiscrete([2]))

@@ -24,8 +24,12 @@ def board_space(shape, dtype=np.int8):
 @settings(max_examples=30, deadline=None)
 @given(board_shapes, st.sampled_from([None, 0, 1]), st.booleans(), st.sampled_from([np.int8, np.int64]))
 def test_ego_board_keeps_the_contract(shape, player, planes, dtype):
-    check_interface(EgoBoard(player=player, planes=planes), board_space(shape, dtype),
-                    spaces.Discrete(shape[0] * shape[1]), examples=8)
+    check_interface(
+        EgoBoard(player=player, planes=planes),
+        board_space(shape, dtype),
+        spaces.Discrete(shape[0] * shape[1]),
+        examples=8,
+    )
 
 
 @settings(max_examples=50, deadline=None)
@@ -42,8 +46,9 @@ def test_ego_board_follows_the_player_to_move_and_an_explicit_seat(board):
     stacked = planes.transform_observation(board)
     np.testing.assert_array_equal(stacked[0] - stacked[1], view)
     assert stacked.shape == (2, 3, 3) and set(np.unique(stacked)) <= {0.0, 1.0}
-    np.testing.assert_array_equal(seat_1.transform_observation(board),
-                                  (board == 2).astype(np.float32) - (board == 1).astype(np.float32))
+    np.testing.assert_array_equal(
+        seat_1.transform_observation(board), (board == 2).astype(np.float32) - (board == 1).astype(np.float32)
+    )
 
 
 def test_ego_board_makes_both_seats_see_the_same_position_alike():
@@ -60,12 +65,17 @@ def test_ego_board_makes_both_seats_see_the_same_position_alike():
     assert as_o[0, 0] == 1 and as_o[1, 1] == -1 and as_o[2, 2] == -1  # O to move sees its corner as own
 
 
-@pytest.mark.parametrize("space, message", [
-    (spaces.Box(0.0, 2.0, (3, 3)),
-     r"needs an integer Box board with values in 0..2 .* got Box\(0.0, 2.0, \(3, 3\), float32\)"),
-    (spaces.Box(0, 3, (3, 3), np.int8), r"got Box\(0, 3, \(3, 3\), int8\)"),
-    (spaces.Discrete(9), r"EgoBoard\(\): needs a Box observation space, got Discrete\(9\)"),
-])
+@pytest.mark.parametrize(
+    "space, message",
+    [
+        (
+            spaces.Box(0.0, 2.0, (3, 3)),
+            r"needs an integer Box board with values in 0..2 .* got Box\(0.0, 2.0, \(3, 3\), float32\)",
+        ),
+        (spaces.Box(0, 3, (3, 3), np.int8), r"got Box\(0, 3, \(3, 3\), int8\)"),
+        (spaces.Discrete(9), r"EgoBoard\(\): needs a Box observation space, got Discrete\(9\)"),
+    ],
+)
 def test_ego_board_rejects_non_boards(space, message):
     with pytest.raises(SpaceMismatchError, match=message):
         EgoBoard().setup(space, spaces.Discrete(9))
@@ -80,8 +90,9 @@ def test_ego_board_rejects_bad_seats():
 @given(st.integers(1, 4), st.integers(0, 7), st.booleans(), st.integers(0, 2))
 def test_rotate_board_keeps_the_contract_on_square_boards(side, turns, mirror, planes):
     shape = (planes, side, side) if planes else (side, side)
-    check_interface(RotateBoard(quarter_turns=turns, mirror=mirror), board_space(shape),
-                    spaces.Discrete(side * side), examples=8)
+    check_interface(
+        RotateBoard(quarter_turns=turns, mirror=mirror), board_space(shape), spaces.Discrete(side * side), examples=8
+    )
 
 
 @settings(max_examples=40, deadline=None)
@@ -99,8 +110,9 @@ def test_rotate_board_maps_the_cell_the_model_sees_to_the_same_raw_cell(turns, m
 
 
 def test_four_quarter_turns_are_the_identity():
-    itf = RotateBoard(RotateBoard(RotateBoard(RotateBoard(quarter_turns=1), quarter_turns=1), quarter_turns=1),
-                      quarter_turns=1)
+    itf = RotateBoard(
+        RotateBoard(RotateBoard(RotateBoard(quarter_turns=1), quarter_turns=1), quarter_turns=1), quarter_turns=1
+    )
     itf.setup(board_space((3, 3)), spaces.Discrete(9))
     board = np.arange(9, dtype=np.int8).reshape(3, 3) % 3
     np.testing.assert_array_equal(itf.transform_observation(board), board)
@@ -116,19 +128,42 @@ def test_rotate_board_mirrors_connect_four_columns():
     assert itf.transform_action_mask(mask).tolist() == [0, 1, 1, 1, 0, 1, 1]
 
 
-@pytest.mark.parametrize("kwargs, obs, actions, message", [
-    ({"quarter_turns": 1}, spaces.Box(0, 2, (6, 7), np.int8), spaces.Discrete(42),
-     r"RotateBoard\(quarter_turns=1\): odd quarter turns need a square board, got 6x7"),
-    ({"quarter_turns": 2}, spaces.Box(0, 2, (3, 3), np.int8), spaces.Discrete(4),
-     r"needs one action per cell \(Discrete\(9\)\) or per column \(Discrete\(3\)\) of the 3x3 board, "
-     r"got Discrete\(4\)"),
-    ({"quarter_turns": 1}, spaces.Box(0, 2, (3, 3), np.int8), spaces.Discrete(3),
-     r"column actions \(Discrete\(3\)\) need a transform that keeps columns as columns"),
-    ({"quarter_turns": 0}, spaces.Box(0, 2, (9,), np.int8), spaces.Discrete(9),
-     r"needs a Box observation with \(rows, columns\) as its last axes, got Box\(0, 2, \(9,\), int8\)"),
-    ({"quarter_turns": 0}, spaces.Box(0, 2, (3, 3), np.int8), spaces.MultiDiscrete([3, 3]),
-     r"needs a Discrete action space, got MultiDiscrete\(\[3 3\]\)"),
-])
+@pytest.mark.parametrize(
+    "kwargs, obs, actions, message",
+    [
+        (
+            {"quarter_turns": 1},
+            spaces.Box(0, 2, (6, 7), np.int8),
+            spaces.Discrete(42),
+            r"RotateBoard\(quarter_turns=1\): odd quarter turns need a square board, got 6x7",
+        ),
+        (
+            {"quarter_turns": 2},
+            spaces.Box(0, 2, (3, 3), np.int8),
+            spaces.Discrete(4),
+            r"needs one action per cell \(Discrete\(9\)\) or per column \(Discrete\(3\)\) of the 3x3 board, "
+            r"got Discrete\(4\)",
+        ),
+        (
+            {"quarter_turns": 1},
+            spaces.Box(0, 2, (3, 3), np.int8),
+            spaces.Discrete(3),
+            r"column actions \(Discrete\(3\)\) need a transform that keeps columns as columns",
+        ),
+        (
+            {"quarter_turns": 0},
+            spaces.Box(0, 2, (9,), np.int8),
+            spaces.Discrete(9),
+            r"needs a Box observation with \(rows, columns\) as its last axes, got Box\(0, 2, \(9,\), int8\)",
+        ),
+        (
+            {"quarter_turns": 0},
+            spaces.Box(0, 2, (3, 3), np.int8),
+            spaces.MultiDiscrete([3, 3]),
+            r"needs a Discrete action space, got MultiDiscrete\(\[3 3\]\)",
+        ),
+    ],
+)
 def test_rotate_board_rejects_what_it_cannot_map(kwargs, obs, actions, message):
     with pytest.raises(SpaceMismatchError, match=message):
         RotateBoard(**kwargs).setup(obs, actions)

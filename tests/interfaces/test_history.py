@@ -41,8 +41,9 @@ def test_frame_stack_keeps_the_last_frames_oldest_first_and_restarts_each_episod
 def test_frame_stack_rejects_bad_arguments_and_spaces():
     with pytest.raises(ValueError, match="FrameStack: frames must be a positive integer, got 0"):
         FrameStack(frames=0)
-    with pytest.raises(SpaceMismatchError,
-                       match=r"FrameStack\(frames=2\): needs a Box observation space, got Discrete\(3\)"):
+    with pytest.raises(
+        SpaceMismatchError, match=r"FrameStack\(frames=2\): needs a Box observation space, got Discrete\(3\)"
+    ):
         FrameStack(frames=2).setup(spaces.Discrete(3), spaces.Discrete(2))
     itf = FrameStack(Flatten(), frames=2)  # the fix the message suggests
     check_interface(itf, spaces.Discrete(3), spaces.Discrete(2), examples=5)

@@ -20,8 +20,10 @@ from interfaces.observation import Flatten
 
 def _side_spaces(env, side):
     members = env.teams[side]
-    return (spaces.Tuple([env.observation_space(a) for a in members]),
-            spaces.Tuple([env.action_space(a) for a in members]))
+    return (
+        spaces.Tuple([env.observation_space(a) for a in members]),
+        spaces.Tuple([env.action_space(a) for a in members]),
+    )
 
 
 def test_check_interface_passes_on_every_magent_interface():
@@ -29,8 +31,9 @@ def test_check_interface_passes_on_every_magent_interface():
     check_interface(SideStack(soldier=Flatten()), *_side_spaces(battle, "red"), examples=8)
     check_interface(GridControl(map_size=12), *_side_spaces(battle, "blue"), examples=8)
     arms = envs.make("magent_combined_arms", map_size=16)
-    check_interface(combine_by_unit(arms.teams["red"], melee=Flatten, ranged=lambda: None),
-                    *_side_spaces(arms, "red"), examples=4)
+    check_interface(
+        combine_by_unit(arms.teams["red"], melee=Flatten, ranged=lambda: None), *_side_spaces(arms, "red"), examples=4
+    )
 
 
 def test_grid_control_round_trip_places_every_soldier_and_gives_each_its_cell():
@@ -87,15 +90,18 @@ def test_a_side_in_one_call_plays_like_the_scripted_army_and_beats_random():
 def test_grid_controlled_army_and_combined_arms_stacks_play_through_arena_play():
     battle = envs.make("magent_battle", map_size=12, minimap_mode=True, max_steps=20)
     grid_army = AgtItfWrapper(RandomAgent(seed=0), GridControl(map_size=12))
-    episode = play(battle, {"red": grid_army, "blue": AgtItfWrapper(RandomAgent(seed=1), GridControl(map_size=12))},
-                   seed=0)
+    episode = play(
+        battle, {"red": grid_army, "blue": AgtItfWrapper(RandomAgent(seed=1), GridControl(map_size=12))}, seed=0
+    )
     assert episode.length > 0
     arms = envs.make("magent_combined_arms", map_size=16, max_steps=200)
     red = arms.teams["red"]
-    team = AgtItfWrapper([MAgentAttackNearestAgent() for _ in red], combine_by_unit(red, melee=lambda: None,
-                                                                                     ranged=lambda: None))
-    flat = AgtItfWrapper([RandomAgent(i) for i, _ in enumerate(red)], combine_by_unit(
-        arms.teams["blue"], melee=Flatten, ranged=Flatten))
+    team = AgtItfWrapper(
+        [MAgentAttackNearestAgent() for _ in red], combine_by_unit(red, melee=lambda: None, ranged=lambda: None)
+    )
+    flat = AgtItfWrapper(
+        [RandomAgent(i) for i, _ in enumerate(red)], combine_by_unit(arms.teams["blue"], melee=Flatten, ranged=Flatten)
+    )
     episode = play(arms, {"red": team, "blue": flat}, seed=2)
     assert episode.outcome == "red wins"
     with pytest.raises(ValueError, match=r"no stack for unit types \['ranged'\]"):

@@ -37,11 +37,14 @@ def test_flatten_keeps_a_requested_dtype():
     assert itf.transform_observation((2, np.array([1, 0], dtype=np.int8))).tolist() == [0, 0, 1, 1, 0]
 
 
-@pytest.mark.parametrize("space, kind", [
-    (spaces.Text(5), "Text"),
-    (spaces.Sequence(spaces.Discrete(2)), "Sequence"),
-    (spaces.Dict({"ok": spaces.Discrete(2), "bad": spaces.Text(3)}), "Text"),
-])
+@pytest.mark.parametrize(
+    "space, kind",
+    [
+        (spaces.Text(5), "Text"),
+        (spaces.Sequence(spaces.Discrete(2)), "Sequence"),
+        (spaces.Dict({"ok": spaces.Discrete(2), "bad": spaces.Text(3)}), "Text"),
+    ],
+)
 def test_flatten_rejects_spaces_without_a_vector_form(space, kind):
     with pytest.raises(SpaceMismatchError) as caught:
         Flatten().setup(space, spaces.Discrete(2))
@@ -67,8 +70,11 @@ def test_one_hot_keeps_the_contract_and_lights_one_entry_per_component(space):
 
 
 def test_one_hot_rejects_other_spaces():
-    with pytest.raises(SpaceMismatchError, match=r"OneHot\(\): needs a Discrete or MultiDiscrete observation space, "
-                                                 r"got Box\(0.0, 1.0, \(2,\), float32\)"):
+    with pytest.raises(
+        SpaceMismatchError,
+        match=r"OneHot\(\): needs a Discrete or MultiDiscrete observation space, "
+        r"got Box\(0.0, 1.0, \(2,\), float32\)",
+    ):
         OneHot().setup(spaces.Box(0.0, 1.0, (2,)), spaces.Discrete(2))
 
 
@@ -90,8 +96,11 @@ def test_clip_observation_keeps_the_contract(box, low, width):
 
 
 def test_clip_observation_rejects_bad_spaces_and_bounds():
-    with pytest.raises(SpaceMismatchError, match=r"ClipObservation\(low=-1, high=1\): needs a Box observation space, "
-                                                 r"got Discrete\(3\)"):
+    with pytest.raises(
+        SpaceMismatchError,
+        match=r"ClipObservation\(low=-1, high=1\): needs a Box observation space, "
+        r"got Discrete\(3\)",
+    ):
         ClipObservation(low=-1, high=1).setup(spaces.Discrete(3), spaces.Discrete(2))
     with pytest.raises(SpaceMismatchError, match=r"do not broadcast to the observation shape of Box\(0.0, 1.0, \(2,\)"):
         ClipObservation(low=[0, 0, 0], high=1).setup(spaces.Box(0.0, 1.0, (2,)), spaces.Discrete(2))
@@ -115,8 +124,11 @@ def test_cast_observation_rounds_floats_to_integers_and_rejects_unbounded_boxes(
     itf = CastObservation(dtype=np.int16)
     itf.setup(spaces.Box(-2.0, 2.0, (3,)), spaces.Discrete(2))
     assert itf.transform_observation(np.array([-1.6, 0.4, 1.5], dtype=np.float32)).tolist() == [-2, 0, 2]
-    with pytest.raises(SpaceMismatchError, match=r"CastObservation\(dtype=int8\): int8 cannot hold the range of "
-                                                 r"Box\(-inf, inf, \(2,\), float32\)"):
+    with pytest.raises(
+        SpaceMismatchError,
+        match=r"CastObservation\(dtype=int8\): int8 cannot hold the range of "
+        r"Box\(-inf, inf, \(2,\), float32\)",
+    ):
         CastObservation(dtype=np.int8).setup(spaces.Box(-np.inf, np.inf, (2,)), spaces.Discrete(2))
 
 
@@ -129,8 +141,9 @@ def test_action_mask_in_observation_keeps_the_contract(observation_space, action
 def test_action_mask_in_observation_shows_the_turns_mask_once():
     itf = ActionMaskInObservation()
     itf.setup(spaces.Discrete(4), spaces.Discrete(3))
-    assert itf.observation_space == spaces.Dict({"observation": spaces.Discrete(4),
-                                                 "action_mask": spaces.Box(0, 1, (3,), np.int8)})
+    assert itf.observation_space == spaces.Dict(
+        {"observation": spaces.Discrete(4), "action_mask": spaces.Box(0, 1, (3,), np.int8)}
+    )
     itf.transform_action_mask(np.array([0, 1, 0], dtype=np.int8))
     first = itf.transform_reset(2)
     assert first["observation"] == 2 and first["action_mask"].tolist() == [0, 1, 0]
@@ -143,12 +156,18 @@ def test_action_mask_in_observation_takes_multi_discrete_masks():
     itf.setup(spaces.Discrete(2), spaces.MultiDiscrete([2, 3]))
     itf.transform_action_mask(np.array([1, 0, 0, 1, 1], dtype=np.int8))
     assert itf.transform_reset(0)["action_mask"].tolist() == [1, 0, 0, 1, 1]
-    with pytest.raises(SpaceMismatchError, match=r"expected a mask of shape \(5,\) for MultiDiscrete\(\[2 3\]\), "
-                                                 r"got shape \(3,\)"):
+    with pytest.raises(
+        SpaceMismatchError,
+        match=r"expected a mask of shape \(5,\) for MultiDiscrete\(\[2 3\]\), "
+        r"got shape \(3,\)",
+    ):
         itf.transform_action_mask(np.ones(3, dtype=np.int8))
 
 
 def test_action_mask_in_observation_rejects_actions_without_masks():
-    with pytest.raises(SpaceMismatchError, match=r"ActionMaskInObservation\(\): needs a Discrete or MultiDiscrete "
-                                                 r"action space, got Box\(-1.0, 1.0, \(2,\), float32\)"):
+    with pytest.raises(
+        SpaceMismatchError,
+        match=r"ActionMaskInObservation\(\): needs a Discrete or MultiDiscrete "
+        r"action space, got Box\(-1.0, 1.0, \(2,\), float32\)",
+    ):
         ActionMaskInObservation().setup(spaces.Discrete(2), spaces.Box(-1.0, 1.0, (2,)))

@@ -18,8 +18,11 @@ DOC = (ROOT / "docs" / "writing-plugins.md").read_text(encoding="utf-8")
 
 def _template_files() -> list[str]:
     skip = {"__pycache__", "build", ".pytest_cache"}
-    return sorted(str(path.relative_to(TEMPLATE)) for path in TEMPLATE.rglob("*")
-                  if path.is_file() and not skip & set(path.parts) and ".egg-info" not in str(path))
+    return sorted(
+        str(path.relative_to(TEMPLATE))
+        for path in TEMPLATE.rglob("*")
+        if path.is_file() and not skip & set(path.parts) and ".egg-info" not in str(path)
+    )
 
 
 def _code_blocks(text: str) -> list[str]:
@@ -59,8 +62,12 @@ def test_the_template_installs_offline_where_arena_marl_comes_from_the_checkout(
         pytest.skip("arena is not installed from this checkout")
     folder = tmp_path / "plugin-template"
     shutil.copytree(TEMPLATE, folder, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-    result = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--no-index", "--no-build-isolation",
-                             "-e", str(folder)], capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--dry-run", "--no-index", "--no-build-isolation", "-e", str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     assert "Would install arena-plugin-template-0.1.0" in result.stdout
     assert re.search(r"Requirement already satisfied: arena-marl .*\(from arena-plugin-template", result.stdout)

@@ -75,7 +75,8 @@ def _write_broken_package(root: Path) -> Path:
     (package / "setup.cfg").write_text(BROKEN_SETUP)
     (package / "arena_broken_plugin" / "__init__.py").write_text('"""A deliberately broken arena plugin."""\n')
     (package / "arena_broken_plugin" / "needs_missing.py").write_text(
-        "import a_library_nobody_installed  # noqa: F401\n")
+        "import a_library_nobody_installed  # noqa: F401\n"
+    )
     (package / "arena_broken_plugin" / "plain.py").write_text(BROKEN_PLAIN)
     return package
 
@@ -85,15 +86,31 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The environment of a process that has the template and the broken plugin installed."""
     root = tmp_path_factory.mktemp("plugins")
     template = root / "plugin-template"
-    shutil.copytree(TEMPLATE, template, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__",
-                                                                       ".pytest_cache"))
+    shutil.copytree(
+        TEMPLATE, template, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__", ".pytest_cache")
+    )
     broken = _write_broken_package(root)
     target = root / "site"
     # setuptools>=70.1 (the test extra) builds wheels by itself, so nothing is downloaded.
     result = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
-         "--target", str(target), str(template), str(broken)],
-        cwd=root, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--target",
+            str(target),
+            str(template),
+            str(broken),
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, f"pip could not install the plugins:\n{result.stdout}\n{result.stderr}"
     env = dict(os.environ)
@@ -103,8 +120,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 
 def _arena(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "arena", "interfaces", *args], env=env, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "arena", "interfaces", *args], env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_arena_interfaces_lists_the_installed_template_beside_the_built_ins(installed):
@@ -120,14 +138,20 @@ def test_broken_plugins_are_reported_with_package_and_reason_without_hiding_the_
     result = _arena(installed, "--plain")
     assert result.returncode == 0, result.stderr
     working, _, broken = result.stdout.partition("broken plugins:")
-    assert re.search(r"^append_turn_count +arena-plugin-template +max_turns=\S+ +Append the number of turns", working, re.M)
+    assert re.search(
+        r"^append_turn_count +arena-plugin-template +max_turns=\S+ +Append the number of turns", working, re.M
+    )
     assert "ego_board" in working and "leaks_between_episodes" in working  # it loads; only --check runs it
-    assert ("needs_missing_library (package arena-broken-plugin, arena_broken_plugin.needs_missing:Anything): "
-            "failed to import 'arena_broken_plugin.needs_missing:Anything': ModuleNotFoundError: "
-            "No module named 'a_library_nobody_installed'") in broken
-    assert ("not_an_interface (package arena-broken-plugin, arena_broken_plugin.plain:NotAnInterface): "
-            "'arena_broken_plugin.plain:NotAnInterface' is not an arena.Interface subclass "
-            "(got class NotAnInterface)") in broken
+    assert (
+        "needs_missing_library (package arena-broken-plugin, arena_broken_plugin.needs_missing:Anything): "
+        "failed to import 'arena_broken_plugin.needs_missing:Anything': ModuleNotFoundError: "
+        "No module named 'a_library_nobody_installed'"
+    ) in broken
+    assert (
+        "not_an_interface (package arena-broken-plugin, arena_broken_plugin.plain:NotAnInterface): "
+        "'arena_broken_plugin.plain:NotAnInterface' is not an arena.Interface subclass "
+        "(got class NotAnInterface)"
+    ) in broken
     assert re.search(r"\n\d+ interface\(s\), 2 broken$", result.stdout.rstrip())
 
 
@@ -151,7 +175,6 @@ def test_the_template_is_usable_from_python_once_installed(installed):
         check_interface(itf, spaces.Box(0.0, 1.0, (2,)), spaces.Discrete(2), examples=5)
         print(itf)
     """)
-    result = subprocess.run([sys.executable, "-c", script], env=installed, capture_output=True, text=True,
-                            timeout=300)
+    result = subprocess.run([sys.executable, "-c", script], env=installed, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "AppendTurnCount(max_turns=3)"

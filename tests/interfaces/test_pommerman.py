@@ -21,8 +21,15 @@ from interfaces.pommerman import (
     legal_moves,
 )
 
-ALL = [PommermanPlanes, PommermanAttributes, PommermanPosition, PommermanLegalMoves, PommermanEgoCorner,
-       PommermanFeatures, PommermanBatchPlanes]
+ALL = [
+    PommermanPlanes,
+    PommermanAttributes,
+    PommermanPosition,
+    PommermanLegalMoves,
+    PommermanEgoCorner,
+    PommermanFeatures,
+    PommermanBatchPlanes,
+]
 
 
 @pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
@@ -102,9 +109,29 @@ def test_arena_train_pommerman_ffa_runs_end_to_end(tmp_path, capsys):
     from arena.cli import main
 
     out = tmp_path / "run"
-    code = main(["train", "pommerman", "--env-options", '{"mode": "ffa", "max_steps": 60}', "--algo", "ppo",
-                 "--timesteps", "256", "--eval-every", "256", "--eval-games", "2", "--n-envs", "1", "--no-progress",
-                 "--interface", "interfaces.pommerman:PommermanFeatures", "--out", str(out)])
+    code = main(
+        [
+            "train",
+            "pommerman",
+            "--env-options",
+            '{"mode": "ffa", "max_steps": 60}',
+            "--algo",
+            "ppo",
+            "--timesteps",
+            "256",
+            "--eval-every",
+            "256",
+            "--eval-games",
+            "2",
+            "--n-envs",
+            "1",
+            "--no-progress",
+            "--interface",
+            "interfaces.pommerman:PommermanFeatures",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
     assert "trained ppo on pommerman for 256 timesteps" in capsys.readouterr().out
     assert (out / "model.zip").exists() and (out / "evaluations.csv").exists()

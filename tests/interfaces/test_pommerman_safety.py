@@ -36,17 +36,32 @@ def _board(open_cells: list[tuple[int, int]]) -> np.ndarray:
     return board
 
 
-def _state(open_cells: list[tuple[int, int]], me: tuple[int, int], bombs: list[tuple[int, int, int, int]] = (),
-           flames: list[tuple[int, int, int]] = (), ammo: int = 1, blast: int = 2) -> dict[str, Any]:
+def _state(
+    open_cells: list[tuple[int, int]],
+    me: tuple[int, int],
+    bombs: list[tuple[int, int, int, int]] = (),
+    flames: list[tuple[int, int, int]] = (),
+    ammo: int = 1,
+    blast: int = 2,
+) -> dict[str, Any]:
     """A state dict: agent 0 at ``me``, the others in the other corners; bombs (row, col, life,
     strength); flames (row, col, life as observed, 1-3)."""
     board = _board(open_cells)
     others = [(10, 0), (10, 10), (0, 10)]
-    agents = [{"agent_id": 0, "is_alive": True, "position": list(me), "ammo": ammo, "blast_strength": blast,
-               "can_kick": False}]
+    agents = [
+        {
+            "agent_id": 0,
+            "is_alive": True,
+            "position": list(me),
+            "ammo": ammo,
+            "blast_strength": blast,
+            "can_kick": False,
+        }
+    ]
     for i, (r, c) in enumerate(others, start=1):
-        agents.append({"agent_id": i, "is_alive": True, "position": [r, c], "ammo": 0, "blast_strength": 2,
-                       "can_kick": False})
+        agents.append(
+            {"agent_id": i, "is_alive": True, "position": [r, c], "ammo": 0, "blast_strength": 2, "can_kick": False}
+        )
         board[r, c] = 10 + i
     board[me] = 10
     for r, c, _, _ in bombs:
@@ -54,11 +69,19 @@ def _state(open_cells: list[tuple[int, int]], me: tuple[int, int], bombs: list[t
             board[r, c] = BOMB_CODE
     for r, c, _ in flames:
         board[r, c] = FLAMES
-    return {"board_size": 11, "step_count": 0, "board": board.tolist(), "agents": agents,
-            "bombs": [{"position": [r, c], "bomber_id": 1, "life": life, "blast_strength": strength,
-                       "moving_direction": None} for r, c, life, strength in bombs],
-            "flames": [{"position": [r, c], "life": life - 1} for r, c, life in flames], "items": [],
-            "intended_actions": []}
+    return {
+        "board_size": 11,
+        "step_count": 0,
+        "board": board.tolist(),
+        "agents": agents,
+        "bombs": [
+            {"position": [r, c], "bomber_id": 1, "life": life, "blast_strength": strength, "moving_direction": None}
+            for r, c, life, strength in bombs
+        ],
+        "flames": [{"position": [r, c], "life": life - 1} for r, c, life in flames],
+        "items": [],
+        "intended_actions": [],
+    }
 
 
 def _survivable(state: dict[str, Any]) -> list[int]:
@@ -70,7 +93,7 @@ def _survivable(state: dict[str, Any]) -> list[int]:
         for t in range(HORIZON):
             reached: dict[tuple[int, int], dict[str, Any]] = {}
             for node in frontier:
-                for move in ([first] if t == 0 else range(5)):
+                for move in [first] if t == 0 else range(5):
                     obs, _ = env.load_state(node)
                     obs, *_ = env.step({agent: move if agent == "agent_0" else STOP for agent in obs})
                     if "agent_0" in obs:
@@ -120,15 +143,35 @@ _codes = st.sampled_from([0, 0, 0, 1, 2, 3, 4, 6, 7, 8])
 
 
 @settings(max_examples=60, deadline=None)
-@given(board=hnp.arrays(np.uint8, (11, 11), elements=_codes),
-       life=hnp.arrays(np.uint8, (11, 11), elements=st.integers(0, 10)),
-       strength=hnp.arrays(np.uint8, (11, 11), elements=st.integers(1, 6)),
-       flames=hnp.arrays(np.uint8, (11, 11), elements=st.integers(0, 3)),
-       row=st.integers(0, 10), col=st.integers(0, 10), ammo=st.integers(0, 2), blast=st.integers(1, 6))
-def test_never_masks_every_move(board: np.ndarray, life: np.ndarray, strength: np.ndarray, flames: np.ndarray,
-                                row: int, col: int, ammo: int, blast: int) -> None:
-    observation = {"board": board, "bomb_life": life, "bomb_blast_strength": strength * (life > 0),
-                   "flame_life": flames, "position": np.array([row, col]), "ammo": ammo, "blast_strength": blast}
+@given(
+    board=hnp.arrays(np.uint8, (11, 11), elements=_codes),
+    life=hnp.arrays(np.uint8, (11, 11), elements=st.integers(0, 10)),
+    strength=hnp.arrays(np.uint8, (11, 11), elements=st.integers(1, 6)),
+    flames=hnp.arrays(np.uint8, (11, 11), elements=st.integers(0, 3)),
+    row=st.integers(0, 10),
+    col=st.integers(0, 10),
+    ammo=st.integers(0, 2),
+    blast=st.integers(1, 6),
+)
+def test_never_masks_every_move(
+    board: np.ndarray,
+    life: np.ndarray,
+    strength: np.ndarray,
+    flames: np.ndarray,
+    row: int,
+    col: int,
+    ammo: int,
+    blast: int,
+) -> None:
+    observation = {
+        "board": board,
+        "bomb_life": life,
+        "bomb_blast_strength": strength * (life > 0),
+        "flame_life": flames,
+        "position": np.array([row, col]),
+        "ammo": ammo,
+        "blast_strength": blast,
+    }
     mask = safe_moves(observation)
     assert mask.dtype == np.int8 and mask.shape == (6,)
     assert mask.any()

@@ -31,12 +31,22 @@ def _state(board_items: dict[tuple[int, int], int], bombs: list[tuple[int, int, 
         board[r, c] = 3
     for i, (r, c) in enumerate(positions):
         board[r, c] = 10 + i
-    return {"board_size": 11, "step_count": 0, "board": board.tolist(),
-            "agents": [{"agent_id": i, "is_alive": True, "position": list(p), "ammo": 1, "blast_strength": 2,
-                        "can_kick": False} for i, p in enumerate(positions)],
-            "bombs": [{"position": [r, c], "bomber_id": 2, "life": life, "blast_strength": strength,
-                       "moving_direction": None} for r, c, life, strength in bombs],
-            "flames": [], "items": [], "intended_actions": []}
+    return {
+        "board_size": 11,
+        "step_count": 0,
+        "board": board.tolist(),
+        "agents": [
+            {"agent_id": i, "is_alive": True, "position": list(p), "ammo": 1, "blast_strength": 2, "can_kick": False}
+            for i, p in enumerate(positions)
+        ],
+        "bombs": [
+            {"position": [r, c], "bomber_id": 2, "life": life, "blast_strength": strength, "moving_direction": None}
+            for r, c, life, strength in bombs
+        ],
+        "flames": [],
+        "items": [],
+        "intended_actions": [],
+    }
 
 
 def _play(itf: Any, state: dict[str, Any], move: int) -> tuple[float, float, Any, Any]:

@@ -41,9 +41,12 @@ def test_reward_arguments_are_validated():
         ScaleReward(factor="big")
     with pytest.raises(ValueError, match="ScaleReward: factor must be finite, got inf"):
         ScaleReward(factor=float("inf"))
-    with pytest.raises(TypeError, match=r"ShapeReward: shaping must be callable as "
-                                        r"shaping\(observation, action, reward\), "
-                                        r"got int"):
+    with pytest.raises(
+        TypeError,
+        match=r"ShapeReward: shaping must be callable as "
+        r"shaping\(observation, action, reward\), "
+        r"got int",
+    ):
         ShapeReward(shaping=3)
 
 
@@ -76,8 +79,10 @@ def test_shape_reward_shapes_each_decision_once_with_the_observation_acted_on():
 
 def test_reward_stack_on_tic_tac_toe_passes_check_env_and_shapes_each_decision_once():
     def stack():
-        return ShapeReward(ScaleReward(Flatten(EgoBoard()), factor=2.0),
-                           shaping=lambda observation, action, reward: reward + 0.1 * action)
+        return ShapeReward(
+            ScaleReward(Flatten(EgoBoard()), factor=2.0),
+            shaping=lambda observation, action, reward: reward + 0.1 * action,
+        )
 
     check_env(EnvItfWrapper(envs.make("tic_tac_toe"), stack()), episodes=2)
     env = EnvItfWrapper(envs.make("tic_tac_toe"), stack())
@@ -105,8 +110,11 @@ def test_each_shaping_class_takes_its_own_function_and_points_to_the_other():
         PotentialShaping()
     with pytest.raises(TypeError, match=r"unexpected keyword argument 'shaping'"):
         PotentialShaping(potential=float, shaping=lambda o, a, r: r)
-    with pytest.raises(TypeError, match=r"PotentialShaping: potential must be callable as potential\(observation\), "
-                                        r"got str"):
+    with pytest.raises(
+        TypeError,
+        match=r"PotentialShaping: potential must be callable as potential\(observation\), "
+        r"got str",
+    ):
         PotentialShaping(potential="x")
     assert {"shaping"} <= set(vars(ShapeReward(shaping=lambda o, a, r: r))) and not hasattr(ShapeReward, "gamma")
     assert str(PotentialShaping(potential=float, gamma=0.5)) == "PotentialShaping(potential=float, gamma=0.5)"

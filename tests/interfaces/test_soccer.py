@@ -35,7 +35,7 @@ def test_features_follow_the_documented_order(env) -> None:
     for name, start, stop in itf.layout[:-2]:
         assert np.allclose(vector[start:stop], observations["home_0"][name].astype(np.float32).reshape(-1))
     ball = observations["home_0"]["ball_ego_position"]
-    relative = dict(zip(RELATIVE_FEATURES, vector[itf.layout[-2][1]:itf.layout[-2][2]]))
+    relative = dict(zip(RELATIVE_FEATURES, vector[itf.layout[-2][1] : itf.layout[-2][2]]))
     assert relative["ball_distance"] == pytest.approx(np.hypot(ball[0], ball[1]), rel=1e-5)
     assert relative["ball_bearing_cos"] ** 2 + relative["ball_bearing_sin"] ** 2 == pytest.approx(1.0, rel=1e-5)
     assert vector[-3:].tolist() == [0.0, 0.0, 0.0]  # no action yet
@@ -48,12 +48,15 @@ def test_features_follow_the_documented_order(env) -> None:
     picked = SoccerFeatures(keys=["opponent_goal_mid", "ball_ego_position"])
     picked.setup(raw, env.action_space("home_0"))
     assert picked.transform_observation(observations["home_0"]).tolist() == pytest.approx(
-        [*observations["home_0"]["opponent_goal_mid"], *ball])
+        [*observations["home_0"]["opponent_goal_mid"], *ball]
+    )
 
 
 def test_features_reject_what_they_cannot_read_by_name() -> None:
     box = spaces.Box(-1, 1, (2,))
-    with pytest.raises(SpaceMismatchError, match=r"^SoccerFeatures\(\): needs a Dict of Box observations .*got Discrete\(3\)"):
+    with pytest.raises(
+        SpaceMismatchError, match=r"^SoccerFeatures\(\): needs a Dict of Box observations .*got Discrete\(3\)"
+    ):
         SoccerFeatures().setup(spaces.Discrete(3), box)
     with pytest.raises(SpaceMismatchError, match=r"keys \['ball'\] are not in the observation space"):
         SoccerFeatures(keys=["ball"]).setup(spaces.Dict({"a": box}), box)
@@ -97,10 +100,15 @@ def test_shaping_adds_the_ball_statistics_once_per_decision(env) -> None:
     observations, *_ = env.step({a: np.full(3, 0.5) for a in env.agents})
     members = tuple(observations[a] for a in env.teams["home"])
     itf.transform_observation(members)
-    expected = np.mean([0.5 * float(m["stats_vel_to_ball"][0]) + 2.0 * float(m["stats_vel_ball_to_goal"][0]) for m in members])
+    expected = np.mean(
+        [0.5 * float(m["stats_vel_to_ball"][0]) + 2.0 * float(m["stats_vel_ball_to_goal"][0]) for m in members]
+    )
     assert itf.transform_reward(1.0) == pytest.approx(1.0 + expected)
-    with pytest.raises(SpaceMismatchError, match=r"needs Dict observations \(or a Tuple of them\) with "
-                                                 r"\['stats_vel_to_ball', 'stats_vel_ball_to_goal'\]"):
+    with pytest.raises(
+        SpaceMismatchError,
+        match=r"needs Dict observations \(or a Tuple of them\) with "
+        r"\['stats_vel_to_ball', 'stats_vel_ball_to_goal'\]",
+    ):
         SoccerShaping().setup(spaces.Box(0, 1, (2,)), spaces.Discrete(2))
     with pytest.raises(ValueError, match="ball must be a finite number, got nan"):
         SoccerShaping(ball=float("nan"))
@@ -110,8 +118,9 @@ def test_one_model_drives_both_teammates_through_the_team_view(env) -> None:
     team_obs = spaces.Tuple([env.observation_space(a) for a in env.teams["away"]])
     team_act = spaces.Tuple([env.action_space(a) for a in env.teams["away"]])
     # (shaped_team adds running normalisation, which keeps state across episodes by design)
-    check_interface(soccer_team(SoccerShaping(), team_size=2, relative=True, append_action=True), team_obs, team_act,
-                    examples=2)
+    check_interface(
+        soccer_team(SoccerShaping(), team_size=2, relative=True, append_action=True), team_obs, team_act, examples=2
+    )
     itf = shaped_team()
     assert isinstance(itf.inner, Combine)
     itf.setup(team_obs, team_act)

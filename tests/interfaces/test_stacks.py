@@ -36,17 +36,27 @@ def warmed_up_normaliser(env_name: str, inner) -> NormalizeObservation:
 
 STACKS = {
     "tic_tac_toe: mask in obs over frozen normalised flat ego board": (
-        "tic_tac_toe", lambda: ActionMaskInObservation(warmed_up_normaliser("tic_tac_toe", Flatten(EgoBoard())))),
+        "tic_tac_toe",
+        lambda: ActionMaskInObservation(warmed_up_normaliser("tic_tac_toe", Flatten(EgoBoard()))),
+    ),
     "tic_tac_toe: stacked rotated ego planes, clipped rewards": (
-        "tic_tac_toe", lambda: ClipReward(FrameStack(RotateBoard(EgoBoard(planes=True), quarter_turns=3), frames=2),
-                                          low=-0.5, high=0.5)),
+        "tic_tac_toe",
+        lambda: ClipReward(
+            FrameStack(RotateBoard(EgoBoard(planes=True), quarter_turns=3), frames=2), low=-0.5, high=0.5
+        ),
+    ),
     "rock_paper_scissors: mask in obs over stacked one-hot, repeated actions, scaled rewards": (
-        "rock_paper_scissors", lambda: ActionMaskInObservation(
-            ScaleReward(RepeatAction(FrameStack(OneHot(), frames=3), repeat=2), factor=0.5))),
+        "rock_paper_scissors",
+        lambda: ActionMaskInObservation(
+            ScaleReward(RepeatAction(FrameStack(OneHot(), frames=3), repeat=2), factor=0.5)
+        ),
+    ),
     "connect_four: mask in obs over mirrored ego planes, flattened and cast": (
-        "connect_four", lambda: ActionMaskInObservation(
-            CastObservation(Flatten(RotateBoard(EgoBoard(planes=True), quarter_turns=0, mirror=True)),
-                            dtype=np.float16))),
+        "connect_four",
+        lambda: ActionMaskInObservation(
+            CastObservation(Flatten(RotateBoard(EgoBoard(planes=True), quarter_turns=0, mirror=True)), dtype=np.float16)
+        ),
+    ),
 }
 
 
@@ -86,8 +96,9 @@ class ReadsMaskFromObservation(Agent):
 
 def test_agents_behind_mask_in_observation_play_legal_moves_to_the_end():
     for env_name in ("tic_tac_toe", "connect_four"):
-        players = [AgtItfWrapper(ReadsMaskFromObservation(), ActionMaskInObservation(Flatten(EgoBoard())))
-                   for _ in range(2)]
+        players = [
+            AgtItfWrapper(ReadsMaskFromObservation(), ActionMaskInObservation(Flatten(EgoBoard()))) for _ in range(2)
+        ]
         episode = play(envs.make(env_name), players, seed=0)
         assert episode.length > 0
 

@@ -29,8 +29,10 @@ def test_concatenate_team_keeps_the_contract(actions, data):
 
 def test_concatenate_team_splits_actions_and_joins_masks():
     itf = ConcatenateTeam()
-    itf.setup(spaces.Tuple([spaces.Discrete(2), spaces.MultiBinary(2), spaces.Discrete(2)]),
-              spaces.Tuple([spaces.Discrete(3, start=1), spaces.MultiDiscrete([2, 2]), spaces.Discrete(2)]))
+    itf.setup(
+        spaces.Tuple([spaces.Discrete(2), spaces.MultiBinary(2), spaces.Discrete(2)]),
+        spaces.Tuple([spaces.Discrete(3, start=1), spaces.MultiDiscrete([2, 2]), spaces.Discrete(2)]),
+    )
     assert itf.action_space == spaces.MultiDiscrete([3, 2, 2, 2], start=[1, 0, 0, 0])
     first, second, third = itf.transform_action(np.array([3, 1, 0, 1]))
     assert first == 3 and second.tolist() == [1, 0] and third == 1
@@ -41,10 +43,14 @@ def test_concatenate_team_splits_actions_and_joins_masks():
 
 
 def test_concatenate_team_rejects_mixed_or_non_tuple_spaces():
-    with pytest.raises(SpaceMismatchError, match=r"ConcatenateTeam\(\): members' actions must be all "
-                                                 r"Discrete/MultiDiscrete or all Box, got Tuple\(Discrete\(2\), Box"):
-        ConcatenateTeam().setup(spaces.Tuple([spaces.Discrete(2)] * 2),
-                                spaces.Tuple([spaces.Discrete(2), spaces.Box(0.0, 1.0, (1,))]))
+    with pytest.raises(
+        SpaceMismatchError,
+        match=r"ConcatenateTeam\(\): members' actions must be all "
+        r"Discrete/MultiDiscrete or all Box, got Tuple\(Discrete\(2\), Box",
+    ):
+        ConcatenateTeam().setup(
+            spaces.Tuple([spaces.Discrete(2)] * 2), spaces.Tuple([spaces.Discrete(2), spaces.Box(0.0, 1.0, (1,))])
+        )
     with pytest.raises(SpaceMismatchError, match=r"ConcatenateTeam\(\): needs a Tuple observation space, got Discrete"):
         ConcatenateTeam().setup(spaces.Discrete(2), spaces.Tuple([spaces.Discrete(2)]))
     with pytest.raises(SpaceMismatchError, match=r"cannot flatten Text\(1, 3, charset="):
@@ -60,8 +66,12 @@ def test_team_interface_builds_on_combine():
     with pytest.raises(TypeError, match="team_interface: members must be a non-empty sequence of arena.Interface"):
         team_interface(Flatten())
     board = spaces.Box(0, 2, (3, 3), np.int8)
-    check_interface(team_interface([Flatten(), RotateBoard(quarter_turns=1)]), spaces.Tuple([board, board]),
-                    spaces.Tuple([spaces.Discrete(9), spaces.Discrete(9)]), examples=10)
+    check_interface(
+        team_interface([Flatten(), RotateBoard(quarter_turns=1)]),
+        spaces.Tuple([board, board]),
+        spaces.Tuple([spaces.Discrete(9), spaces.Discrete(9)]),
+        examples=10,
+    )
 
 
 class AlwaysFirstChoice(Agent):

@@ -25,15 +25,20 @@ def test_require_names_the_module_the_extra_and_the_command() -> None:
     assert "arena.adapters.openspiel needs the 'no_such_module_for_arena' package" in message
     assert "install the 'openspiel' extra: pip install 'arena-marl[openspiel]'" in message
     assert isinstance(caught.value, ImportError) and isinstance(caught.value, ArenaError)
-    with pytest.raises(MissingDependencyError, match=r"pip install torch==2\.13\.0 && pip install 'arena-marl\[rllib\]'"):
+    with pytest.raises(
+        MissingDependencyError, match=r"pip install torch==2\.13\.0 && pip install 'arena-marl\[rllib\]'"
+    ):
         require("no_such_module_for_arena", "rllib", "arena.adapters.rllib")
 
 
-@pytest.mark.parametrize(("adapter", "library", "extra"), [
-    ("arena.adapters.pettingzoo", "pettingzoo", "pettingzoo"),
-    ("arena.adapters.openspiel", "pyspiel", "openspiel"),
-    ("arena.adapters.rllib", "ray", "rllib"),
-])
+@pytest.mark.parametrize(
+    ("adapter", "library", "extra"),
+    [
+        ("arena.adapters.pettingzoo", "pettingzoo", "pettingzoo"),
+        ("arena.adapters.openspiel", "pyspiel", "openspiel"),
+        ("arena.adapters.rllib", "ray", "rllib"),
+    ],
+)
 def test_each_adapter_names_its_extra_when_its_library_is_missing(adapter: str, library: str, extra: str) -> None:
     # A fresh interpreter where the library cannot be imported (None in sys.modules blocks it).
     script = (
@@ -50,8 +55,10 @@ def test_each_adapter_names_its_extra_when_its_library_is_missing(adapter: str, 
 
 
 def test_importing_arena_adapters_imports_no_optional_library() -> None:
-    script = ("import sys, arena.adapters, arena.adapters.gymnasium\n"
-              "print(sorted(m for m in ('pettingzoo', 'pyspiel', 'ray', 'torch') if m in sys.modules))")
+    script = (
+        "import sys, arena.adapters, arena.adapters.gymnasium\n"
+        "print(sorted(m for m in ('pettingzoo', 'pyspiel', 'ray', 'torch') if m in sys.modules))"
+    )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
 
@@ -80,12 +87,25 @@ def test_int8_mask() -> None:
     assert int8_mask(np.array([[1.0, 0.0]])).dtype == np.int8
 
 
-@pytest.mark.parametrize("module", [
-    "arena.adapters", "arena.adapters._common", "arena.adapters.gymnasium", "arena.adapters.pettingzoo",
-    "arena.adapters._pettingzoo_import", "arena.adapters.openspiel", "arena.adapters.rllib",
-])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "arena.adapters",
+        "arena.adapters._common",
+        "arena.adapters.gymnasium",
+        "arena.adapters.pettingzoo",
+        "arena.adapters._pettingzoo_import",
+        "arena.adapters.openspiel",
+        "arena.adapters.rllib",
+    ],
+)
 def test_docstring_examples_run(module: str) -> None:
-    libraries = {"pettingzoo": "pettingzoo", "_pettingzoo_import": "pettingzoo", "openspiel": "pyspiel", "rllib": "ray.rllib"}
+    libraries = {
+        "pettingzoo": "pettingzoo",
+        "_pettingzoo_import": "pettingzoo",
+        "openspiel": "pyspiel",
+        "rllib": "ray.rllib",
+    }
     needed = libraries.get(module.rsplit(".", 1)[-1])
     if needed:
         pytest.importorskip(needed)

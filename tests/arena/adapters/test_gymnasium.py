@@ -87,8 +87,7 @@ def test_single_agent_views_pass_gymnasium_check_env(view: str) -> None:
     if view == "cartpole":
         env = to_gymnasium(from_gymnasium(gymnasium.make("CartPole-v1")))
     elif view == "tic_tac_toe_second_seat":
-        env = to_gymnasium(envs.make("tic_tac_toe", illegal_action="penalty"), "player_1",
-                           {"player_0": RandomAgent()})
+        env = to_gymnasium(envs.make("tic_tac_toe", illegal_action="penalty"), "player_1", {"player_0": RandomAgent()})
     elif view == "rock_paper_scissors":
         env = to_gymnasium(envs.make("rock_paper_scissors"), "player_0", {"player_1": RandomAgent()})
     else:
@@ -140,8 +139,12 @@ def test_seat_view_is_reproducible_from_the_seed() -> None:
 
 
 @settings(max_examples=20, deadline=None)
-@given(seed=st.integers(0, 2**31 - 1), name=st.sampled_from(
-    [name for name in envs.names() if envs.make(name).metadata.get("reproducible", True) is not False]))
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    name=st.sampled_from(
+        [name for name in envs.names() if envs.make(name).metadata.get("reproducible", True) is not False]
+    ),
+)
 def test_seat_returns_equal_play_returns(seed: int, name: str) -> None:
     """The seat's summed rewards equal what arena.play gives that seat with the same agents."""
     env = quick_make(name)
@@ -171,7 +174,9 @@ def test_to_gymnasium_rejects_bad_seats_and_opponents() -> None:
         to_gymnasium(ttt, "player_9", {})
     with pytest.raises(ValueError, match=r"needs an opponent agent for \['player_1'\] \(the seat is 'player_0'\)"):
         to_gymnasium(ttt, "player_0", {})
-    with pytest.raises(UnknownAgentError, match=r"opponents name 'player_0', which is not one of the other agents \['player_1'\]"):
+    with pytest.raises(
+        UnknownAgentError, match=r"opponents name 'player_0', which is not one of the other agents \['player_1'\]"
+    ):
         to_gymnasium(ttt, "player_0", {"player_0": RandomAgent(), "player_1": RandomAgent()})
     with pytest.raises(TypeError, match=r"the opponent for 'player_1' must be an arena.Agent, got str"):
         to_gymnasium(ttt, "player_0", {"player_1": "random"})
@@ -183,6 +188,7 @@ def test_to_gymnasium_rejects_bad_seats_and_opponents() -> None:
 
 def test_an_episode_that_never_reaches_the_seat_is_reported() -> None:
     """The first move (a's) ends the game, so seat b is never asked to act."""
+
     class EndsAtOnce(DoubleMoveEnv):
         def step(self, actions):
             self.check_actions(actions, self._acting)

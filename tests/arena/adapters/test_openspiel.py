@@ -101,11 +101,17 @@ def test_observation_kinds_and_private_information() -> None:
 
 
 def test_games_without_tensors_or_with_bad_options_are_refused_clearly() -> None:
-    with pytest.raises(ArenaError, match=r"coin_game\(\) provides neither an observation tensor nor an information state tensor"):
+    with pytest.raises(
+        ArenaError, match=r"coin_game\(\) provides neither an observation tensor nor an information state tensor"
+    ):
         from_openspiel("coin_game")
-    with pytest.raises(ArenaError, match=r"tic_tac_toe\(\) provides no information_state tensor; use observation='observation'"):
+    with pytest.raises(
+        ArenaError, match=r"tic_tac_toe\(\) provides no information_state tensor; use observation='observation'"
+    ):
         from_openspiel("tic_tac_toe", observation="information_state")
-    with pytest.raises(ValueError, match=r"observation must be 'observation', 'information_state' or None, got 'pixels'"):
+    with pytest.raises(
+        ValueError, match=r"observation must be 'observation', 'information_state' or None, got 'pixels'"
+    ):
         from_openspiel("tic_tac_toe", observation="pixels")
     with pytest.raises(ArenaError, match=r"unknown OpenSpiel game 'kuhn_poke'; did you mean kuhn_poker"):
         from_openspiel("kuhn_poke")

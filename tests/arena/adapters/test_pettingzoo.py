@@ -73,7 +73,9 @@ def test_parallel_passes_pettingzoo_parallel_tests(name: str) -> None:
 
 @pytest.mark.parametrize("name", TURN_BASED)
 def test_parallel_refuses_turn_based_envs_and_points_to_aec(name: str) -> None:
-    with pytest.raises(NotParallelizableError, match=r"to_parallel: after reset\(\).*use arena\.adapters\.pettingzoo\.to_aec"):
+    with pytest.raises(
+        NotParallelizableError, match=r"to_parallel: after reset\(\).*use arena\.adapters\.pettingzoo\.to_aec"
+    ):
         to_parallel(quick_make(name)).reset(seed=0)
 
 
@@ -137,7 +139,9 @@ def test_aec_rejects_bad_actions_without_changing_state() -> None:
     aec.step(4)
     with pytest.raises(IllegalActionError, match=r"action 4 for 'player_1' is illegal now"):
         aec.step(4)
-    with pytest.raises(InvalidActionError, match=r"'player_1' is alive, so its action must lie in Discrete\(9\), got None"):
+    with pytest.raises(
+        InvalidActionError, match=r"'player_1' is alive, so its action must lie in Discrete\(9\), got None"
+    ):
         aec.step(None)
     assert aec.agent_selection == "player_1"
     aec.step(0)

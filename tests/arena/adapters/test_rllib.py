@@ -57,8 +57,14 @@ def _play_into_rllib_episode(env: ArenaToRLlib, seed: int) -> tuple[MultiAgentEp
         assert "__all__" in terminateds and "__all__" in truncateds
         for agent, reward in rewards.items():
             totals[agent] = totals.get(agent, 0.0) + reward
-        episode.add_env_step(observations=observations, actions=actions, rewards=rewards, infos=infos,
-                             terminateds=terminateds, truncateds=truncateds)
+        episode.add_env_step(
+            observations=observations,
+            actions=actions,
+            rewards=rewards,
+            infos=infos,
+            terminateds=terminateds,
+            truncateds=truncateds,
+        )
     return episode, totals
 
 
@@ -112,7 +118,9 @@ def test_to_rllib_rejects_bad_arguments() -> None:
         to_rllib(envs.make("rock_paper_scissors"), rounds=2)
     with pytest.raises(UnknownNameError, match=r"unknown env 'no_such_env'"):
         to_rllib("no_such_env")
-    with pytest.raises(TypeError, match=r"to_rllib: expected an arena.MultiAgentEnv \(or a name or factory of one\), got CartPoleEnv"):
+    with pytest.raises(
+        TypeError, match=r"to_rllib: expected an arena.MultiAgentEnv \(or a name or factory of one\), got CartPoleEnv"
+    ):
         to_rllib(lambda: gymnasium.make("CartPole-v1").unwrapped)
 
 
@@ -135,10 +143,15 @@ def test_ppo_trains_one_iteration_on_a_simultaneous_env_with_two_policies(local_
     config = (
         PPOConfig()
         .environment("arena_rock_paper_scissors", env_config={"rounds": 4})
-        .env_runners(num_env_runners=0, rollout_fragment_length=64,
-                     env_to_module_connector=lambda env, spaces=None, device=None: FlattenObservations(multi_agent=True))
-        .multi_agent(policies={"first", "second"},
-                     policy_mapping_fn=lambda agent_id, episode, **kwargs: "first" if agent_id == "player_0" else "second")
+        .env_runners(
+            num_env_runners=0,
+            rollout_fragment_length=64,
+            env_to_module_connector=lambda env, spaces=None, device=None: FlattenObservations(multi_agent=True),
+        )
+        .multi_agent(
+            policies={"first", "second"},
+            policy_mapping_fn=lambda agent_id, episode, **kwargs: "first" if agent_id == "player_0" else "second",
+        )
         .training(train_batch_size_per_learner=64, minibatch_size=32, num_epochs=1)
         .rl_module(model_config={"fcnet_hiddens": [16]})
         .debugging(seed=0)

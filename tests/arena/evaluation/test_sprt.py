@@ -60,22 +60,29 @@ def _llr_by_optimiser(counts, elo0, elo1, scores):
     freq = (n + 1e-3) / (n + 1e-3).sum()
 
     def best(s):
-        result = minimize(lambda p: -(freq * np.log(np.clip(p, 1e-300, None))).sum(), freq, method="SLSQP",
-                          bounds=[(1e-12, 1)] * len(a), options={"ftol": 1e-15, "maxiter": 500},
-                          constraints=[{"type": "eq", "fun": lambda p: p.sum() - 1},
-                                       {"type": "eq", "fun": lambda p: p @ a - s}])
+        result = minimize(
+            lambda p: -(freq * np.log(np.clip(p, 1e-300, None))).sum(),
+            freq,
+            method="SLSQP",
+            bounds=[(1e-12, 1)] * len(a),
+            options={"ftol": 1e-15, "maxiter": 500},
+            constraints=[{"type": "eq", "fun": lambda p: p.sum() - 1}, {"type": "eq", "fun": lambda p: p @ a - s}],
+        )
         return result.x
 
     p0, p1 = best(elo_to_score(elo0)), best(elo_to_score(elo1))
     return float((n * (np.log(p1) - np.log(p0))).sum())
 
 
-@pytest.mark.parametrize("counts, scores", [
-    ([20, 20, 60], TRINOMIAL),
-    ([30, 55, 35], TRINOMIAL),
-    ([3, 10, 40, 15, 6], PENTANOMIAL),
-    ([0, 4, 20, 9, 1], PENTANOMIAL),
-])
+@pytest.mark.parametrize(
+    "counts, scores",
+    [
+        ([20, 20, 60], TRINOMIAL),
+        ([30, 55, 35], TRINOMIAL),
+        ([3, 10, 40, 15, 6], PENTANOMIAL),
+        ([0, 4, 20, 9, 1], PENTANOMIAL),
+    ],
+)
 def test_llr_matches_an_independent_optimiser(counts, scores):
     assert llr(counts, -10, 20, scores) == pytest.approx(_llr_by_optimiser(counts, -10, 20, scores), abs=2e-5)
 
@@ -118,10 +125,13 @@ def test_sprt_stops_with_the_right_verdict():
     assert stop is None and state.verdict is None and state.units == 1
 
 
-@pytest.mark.parametrize("elo0, elo1, text", [
-    (10, 0, "expected elo0 < elo1"),
-    (math.nan, 5, "elo0 must be a finite Elo difference"),
-])
+@pytest.mark.parametrize(
+    "elo0, elo1, text",
+    [
+        (10, 0, "expected elo0 < elo1"),
+        (math.nan, 5, "elo0 must be a finite Elo difference"),
+    ],
+)
 def test_sprt_rejects_bad_hypotheses(elo0, elo1, text):
     with pytest.raises(ValueError, match=text):
         SPRT(elo0, elo1)

@@ -14,8 +14,12 @@ from pathlib import Path
 
 import pytest
 
-CHROMIUM = (os.environ.get("CHROMIUM") or shutil.which("chromium-headless-shell")
-            or shutil.which("chromium") or "/usr/bin/chromium-headless-shell")
+CHROMIUM = (
+    os.environ.get("CHROMIUM")
+    or shutil.which("chromium-headless-shell")
+    or shutil.which("chromium")
+    or "/usr/bin/chromium-headless-shell"
+)
 
 
 def _missing(why: str) -> None:

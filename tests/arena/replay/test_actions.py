@@ -93,5 +93,7 @@ def test_views_pack_as_text_or_palette_or_rgb():
     noisy = rng.integers(0, 256, (20, 20, 3), dtype=np.uint8)
     packed = pack_view(noisy)["img"]
     assert "pal" not in packed and len(zlib.decompress(base64.b64decode(packed["z"]))) == 1200
-    with pytest.raises(ValueError, match=r"a rendered frame must be text or an RGB array of shape \(H, W, 3\), got shape \(2, 2, 5\)"):
+    with pytest.raises(
+        ValueError, match=r"a rendered frame must be text or an RGB array of shape \(H, W, 3\), got shape \(2, 2, 5\)"
+    ):
         pack_view(np.zeros((2, 2, 5), np.uint8))

@@ -15,10 +15,11 @@ from arena.serve import GameServer
 from arena.specs.agents import EnvSpec
 from arena.tournament import run_tournament
 
-EGO = ('ego=behind_interface{"agent": "random", "interface": "ego_board", '
-       '"interface_kwargs": {"planes": true}}')
-CANVAS_SUM = "Array.from(document.getElementById('board').getContext('2d')" \
-             ".getImageData(0, 0, 480, 400).data).reduce((a, b, i) => (a + b * (i % 7 + 1)) % 1000000007, 0)"
+EGO = 'ego=behind_interface{"agent": "random", "interface": "ego_board", "interface_kwargs": {"planes": true}}'
+CANVAS_SUM = (
+    "Array.from(document.getElementById('board').getContext('2d')"
+    ".getImageData(0, 0, 480, 400).data).reduce((a, b, i) => (a + b * (i % 7 + 1)) % 1000000007, 0)"
+)
 
 
 def _page_of(tmp_path, env, entrants, max_steps=None):
@@ -75,8 +76,9 @@ def test_replay_page_of_a_picture_game(page, console_errors, tmp_path, screensho
 
 
 def _serve(tmp_path, env, games=1, **kwargs):
-    server = GameServer(EnvSpec(env), kwargs.pop("vs", "random"), port=0, seed=5, record=tmp_path / f"{env}.db",
-                        **kwargs).start()
+    server = GameServer(
+        EnvSpec(env), kwargs.pop("vs", "random"), port=0, seed=5, record=tmp_path / f"{env}.db", **kwargs
+    ).start()
     results: list = []
     thread = threading.Thread(target=lambda: results.extend(server.run_games(games)), daemon=True)
     thread.start()
@@ -90,7 +92,7 @@ def _finish(server, thread):
 
 
 def test_a_person_plays_tic_tac_toe_by_clicks(page, console_errors, tmp_path, screenshot):
-    server, thread, results = _serve(tmp_path, "tic_tac_toe", vs="mcts{\"simulations\": 10}")
+    server, thread, results = _serve(tmp_path, "tic_tac_toe", vs='mcts{"simulations": 10}')
     try:
         page.goto(server.url)
         clicks = 0
@@ -106,8 +108,10 @@ def test_a_person_plays_tic_tac_toe_by_clicks(page, console_errors, tmp_path, sc
                 first_move = 3 * row + col
                 grid = page.wait_for_function("document.getElementById('board').arenaGrid").json_value()
                 box = page.locator("#board").bounding_box()
-                page.mouse.click(box["x"] + grid["x0"] + (col + 0.5) * grid["cell"],
-                                 box["y"] + grid["y0"] + (row + 0.5) * grid["cell"])
+                page.mouse.click(
+                    box["x"] + grid["x0"] + (col + 0.5) * grid["cell"],
+                    box["y"] + grid["y0"] + (row + 0.5) * grid["cell"],
+                )
                 page.wait_for_selector("#status:has-text('waiting'), button.move >> nth=0")
             else:
                 page.locator("button.move").first.click()
@@ -175,20 +179,26 @@ def test_reloading_the_tab_mid_game_forfeits_it_and_the_page_gets_a_new_game(bro
     assert [len(game.steps) for game in load_games(tmp_path / "connect_four.db")][0] == 0
 
 
-@pytest.mark.parametrize("bad, message", [
-    ({"seat": "player_9"}, "tic_tac_toe has no seat 'player_9'; seats: player_0, player_1"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ({"seat": "player_9"}, "tic_tac_toe has no seat 'player_9'; seats: player_0, player_1"),
+    ],
+)
 def test_serve_errors(bad, message):
     with pytest.raises(ValueError, match=message):
         GameServer(EnvSpec("tic_tac_toe"), "random", port=0, **bad)
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--port", "70000"], "--port must be 0 (any free port) to 65535, got 70000"),
-    (["--seat", "player_7"], "tic_tac_toe has no seat 'player_7'"),
-    (["--move-time-limit", "0"], "--move-time-limit must be a positive number of seconds, got 0.0"),
-    (["--env-options", "[1]"], "--env-options must be a JSON object, got '[1]'"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--port", "70000"], "--port must be 0 (any free port) to 65535, got 70000"),
+        (["--seat", "player_7"], "tic_tac_toe has no seat 'player_7'"),
+        (["--move-time-limit", "0"], "--move-time-limit must be a positive number of seconds, got 0.0"),
+        (["--env-options", "[1]"], "--env-options must be a JSON object, got '[1]'"),
+    ],
+)
 def test_serve_cli_bad_input(argv, message, capsys):
     from arena.cli import main
 
@@ -201,13 +211,16 @@ def test_serve_cli_serves_the_page_on_a_free_port(tmp_path):
     import sys
     import urllib.request
 
-    process = subprocess.Popen([sys.executable, "-m", "arena", "serve", "rock_paper_scissors", "--port", "0", "--games", "1"],
-                               stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", "rock_paper_scissors", "--port", "0", "--games", "1"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = process.stdout.readline()
         url = re.search(r"at (http://127\.0\.0\.1:\d+/\?token=[\w-]+)", line).group(1)
         page = urllib.request.urlopen(url, timeout=10).read().decode()
-        assert "<canvas id=\"board\"" in page and "ArenaView" in page
+        assert '<canvas id="board"' in page and "ArenaView" in page
     finally:
         process.kill()  # by its PID
         process.wait(timeout=10)
@@ -222,8 +235,9 @@ class SlowAgent(RandomAgent):
 
 
 def test_the_agents_move_time_limit_applies(page, console_errors, tmp_path):
-    server, thread, results = _serve(tmp_path, "tic_tac_toe", vs="tests.arena.replay.test_browser:SlowAgent",
-                                     move_time_limit=0.05)
+    server, thread, results = _serve(
+        tmp_path, "tic_tac_toe", vs="tests.arena.replay.test_browser:SlowAgent", move_time_limit=0.05
+    )
     try:
         page.goto(server.url)
         page.locator("button.move").first.click()
@@ -232,7 +246,10 @@ def test_the_agents_move_time_limit_applies(page, console_errors, tmp_path):
     finally:
         _finish(server, thread)
     assert results[0]["outcome"].startswith("player_1 forfeited (") and "time limit" in results[0]["outcome"]
-    assert load_games(tmp_path / "tic_tac_toe.db")[0].result.forfeit == "tests.arena.replay.test_browser.SlowAgent@player_1"
+    assert (
+        load_games(tmp_path / "tic_tac_toe.db")[0].result.forfeit
+        == "tests.arena.replay.test_browser.SlowAgent@player_1"
+    )
     assert console_errors == []
 
 
@@ -258,6 +275,9 @@ class SteeringEnv:
 def test_serve_refuses_a_seat_a_person_cannot_play():
     from arena.errors import SpaceMismatchError
 
-    with pytest.raises(SpaceMismatchError, match=r"a person plays tests.arena.replay.test_browser:SteeringEnv by picking "
-                                                 r"one of a Discrete set of actions, but seat driver acts in Box\(-1.0, 1.0"):
+    with pytest.raises(
+        SpaceMismatchError,
+        match=r"a person plays tests.arena.replay.test_browser:SteeringEnv by picking "
+        r"one of a Discrete set of actions, but seat driver acts in Box\(-1.0, 1.0",
+    ):
         GameServer(EnvSpec("tests.arena.replay.test_browser:SteeringEnv"), "random", port=0)

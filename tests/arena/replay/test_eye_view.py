@@ -59,8 +59,9 @@ def test_a_long_vector_is_wrapped_into_rows(page, console_errors, tmp_path):
     parts = pack_observation(np.zeros(84))  # connect four's two planes, flattened: past the bar chart's size
     assert parts[0]["kind"] == "planes" and (parts[0]["h"], parts[0]["w"]) == (1, 84)
     _eye_page(page, tmp_path, "connect_four", "flatten(ego_board(planes=true))")
-    assert page.eval_on_selector_all(".eye-board figcaption", "fs => fs.map(f => f.textContent)") == \
-        ["entries 0-83, 32 a row"]
+    assert page.eval_on_selector_all(".eye-board figcaption", "fs => fs.map(f => f.textContent)") == [
+        "entries 0-83, 32 a row"
+    ]
     [[width, height]] = _canvas_sizes(page, ".eye-board canvas")
     assert height >= 3 * 9 and width >= 32 * 9  # three rows of 32 cells, not an 84 x 1 strip
     assert console_errors == []

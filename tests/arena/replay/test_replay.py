@@ -37,20 +37,29 @@ def _tournament(tmp_path_factory, env: str, games: int = 2, entrants=None):
     seats = len(probe.possible_agents)
     probe.close()
     entrants = entrants or [f"r{i}=random" for i in range(seats)]
-    run_tournament(env, entrants, games=games, db=db, workers=1, max_steps=MAX_STEPS.get(env, LIMIT),
-                   seatings="rotations", env_kwargs=options)
+    run_tournament(
+        env,
+        entrants,
+        games=games,
+        db=db,
+        workers=1,
+        max_steps=MAX_STEPS.get(env, LIMIT),
+        seatings="rotations",
+        env_kwargs=options,
+    )
     return db
 
 
 @pytest.fixture(scope="module")
 def ttt_db(tmp_path_factory):
-    return _tournament(tmp_path_factory, "tic_tac_toe", games=4, entrants=["random", "mcts{\"simulations\": 10}"])
+    return _tournament(tmp_path_factory, "tic_tac_toe", games=4, entrants=["random", 'mcts{"simulations": 10}'])
 
 
 # Replaying stored actions reproduces a game only where the env says its episodes follow from
 # seed and actions (networked ViZDoom engines declare metadata["reproducible"] = False).
-REPRODUCIBLE = [name for name in envs.registry.names()
-                if envs.make(name).metadata.get("reproducible", True) is not False]
+REPRODUCIBLE = [
+    name for name in envs.registry.names() if envs.make(name).metadata.get("reproducible", True) is not False
+]
 
 
 @pytest.mark.parametrize("env", REPRODUCIBLE)
@@ -73,8 +82,10 @@ def test_verify_finds_a_game_whose_stored_actions_were_changed(ttt_db, tmp_path,
         agents = ["player_0", "player_1"]
         first = next(iter(steps[0]))
         steps[0] = {first: (steps[0][first] + 1) % 9}  # another first move: another game
-        db.execute("UPDATE replays SET actions = ? WHERE lineup = ? AND game_index = ?",
-                   (encode_actions(agents, steps), lineup, index))
+        db.execute(
+            "UPDATE replays SET actions = ? WHERE lineup = ? AND game_index = ?",
+            (encode_actions(agents, steps), lineup, index),
+        )
     assert main(["replay", str(copy), "--verify"]) == 1
     out = capsys.readouterr().out
     assert "MISMATCH game 1 of changed.db" in out and "1 mismatches" in out
@@ -165,8 +176,21 @@ def test_video_errors(ttt_db, tmp_path):
 def test_play_record_then_verify(tmp_path, capsys):
     db = tmp_path / "played.db"
     for seed in (1, 2):
-        assert main(["play", "connect_four", "--agents", "random,connect_four_heuristic", "--seed", str(seed),
-                     "--record", str(db)]) == 0
+        assert (
+            main(
+                [
+                    "play",
+                    "connect_four",
+                    "--agents",
+                    "random,connect_four_heuristic",
+                    "--seed",
+                    str(seed),
+                    "--record",
+                    str(db),
+                ]
+            )
+            == 0
+        )
     out = capsys.readouterr().out
     assert f"recorded as game 2 of {db}" in out
     games = load_games(db)
@@ -190,8 +214,7 @@ def test_a_forfeited_game_is_replayed_up_to_the_forfeit(tmp_path, capsys, monkey
 
 
 def test_eye_view_of_an_entrant_behind_interfaces(tmp_path_factory):
-    eye = ('ego=behind_interface{"agent": "random", "interface": "ego_board", '
-           '"interface_kwargs": {"planes": true}}')
+    eye = 'ego=behind_interface{"agent": "random", "interface": "ego_board", "interface_kwargs": {"planes": true}}'
     db = _tournament(tmp_path_factory, "tic_tac_toe", games=2, entrants=["random", eye])
     game = load_game(db, 1)
     seat = next(s for s, name in game.result.seats.items() if name == "ego")
@@ -201,7 +224,6 @@ def test_eye_view_of_an_entrant_behind_interfaces(tmp_path_factory):
     first = views[0]
     assert first.space.contains(first.observation) and np.asarray(first.observation).ndim == 3
     assert first.raw_action == first.action  # ego_board keeps the actions
-
 
 
 def test_a_trained_agent_folder_is_replayed_with_its_eye_view(tmp_path):
@@ -217,8 +239,15 @@ def test_a_trained_agent_folder_is_replayed_with_its_eye_view(tmp_path):
     env = SingleAgentEnv("tic_tac_toe", "random", interface=build_interface(spec))
     model = MaskablePPO("MlpPolicy", env, n_steps=32, seed=0)  # untrained: the folder is what matters here
     folder = tmp_path / "ttt_agent"
-    save_trained_agent(folder, model, algo="maskable-ppo", env="tic_tac_toe", env_options={}, interface=spec,
-                       trained_stack=env.interface)
+    save_trained_agent(
+        folder,
+        model,
+        algo="maskable-ppo",
+        env="tic_tac_toe",
+        env_options={},
+        interface=spec,
+        trained_stack=env.interface,
+    )
     db = tmp_path / "trained.db"
     run_tournament("tic_tac_toe", ["random", str(folder)], games=2, db=db, workers=1)
     assert main(["replay", str(db), "--verify"]) == 0  # verifying needs no entrant code
@@ -264,4 +293,7 @@ def test_verify_refuses_a_file_it_cannot_verify(ttt_db, tmp_path_factory, tmp_pa
     run_tournament(f"{__name__}:UnreproducibleTicTacToe", ["random", "b=random"], games=2, db=db, workers=1)
     assert main(["replay", str(db), "--verify", "--trust"]) == 2
     err = capsys.readouterr().err
-    assert "declares that its episodes do not follow from seed and actions" in err and "can be watched, not verified" in err
+    assert (
+        "declares that its episodes do not follow from seed and actions" in err
+        and "can be watched, not verified" in err
+    )

@@ -23,8 +23,9 @@ PLANES = ["walls", "own presence", "own HP", "enemy presence", "enemy HP"]
 @pytest.fixture(scope="module")
 def battle_db(tmp_path_factory):
     db = tmp_path_factory.mktemp("battle") / "battle.db"
-    run_tournament("magent_battle", ["magent_attack_nearest", "random"], games=1, db=db, backend="inline",
-                   env_kwargs=BATTLE)
+    run_tournament(
+        "magent_battle", ["magent_attack_nearest", "random"], games=1, db=db, backend="inline", env_kwargs=BATTLE
+    )
     return db
 
 
@@ -49,21 +50,66 @@ def test_each_side_is_its_battlefield_map(battle_db):
 
 def test_the_command_line_names_a_side_view_and_bad_ones_are_refused(battle_db, tmp_path, capsys):
     page = tmp_path / "b.html"
-    assert main(["replay", str(battle_db), "--game", "1", "--html", str(page),
-                 "--side-view", "magent_grid_control(map_size=12)"]) == 0
+    assert (
+        main(
+            [
+                "replay",
+                str(battle_db),
+                "--game",
+                "1",
+                "--html",
+                str(page),
+                "--side-view",
+                "magent_grid_control(map_size=12)",
+            ]
+        )
+        == 0
+    )
     assert 'id="side-name"' in page.read_text() and "red (2 seats)" in page.read_text()
     assert main(["replay", str(battle_db), "--game", "1", "--side-view", "magent_grid_control"]) == 2
     assert "--side-view is drawn on the --html page" in capsys.readouterr().err
-    assert main(["replay", str(battle_db), "--game", "1", "--html", str(page), "--side-view",
-                 "magent_grid_control(flatten, map_size=12)"]) == 2
+    assert (
+        main(
+            [
+                "replay",
+                str(battle_db),
+                "--game",
+                "1",
+                "--html",
+                str(page),
+                "--side-view",
+                "magent_grid_control(flatten, map_size=12)",
+            ]
+        )
+        == 2
+    )
     assert "side view 'magent_grid_control(flatten, map_size=12)' for side 'red'" in capsys.readouterr().err
 
     plain = tmp_path / "plain.db"  # without position planes the env has no side view, and the grid does not fit
-    run_tournament("magent_battle", ["magent_attack_nearest", "random"], games=1, db=plain, backend="inline",
-                   env_kwargs={**BATTLE, "minimap_mode": False, "max_steps": 3})
+    run_tournament(
+        "magent_battle",
+        ["magent_attack_nearest", "random"],
+        games=1,
+        db=plain,
+        backend="inline",
+        env_kwargs={**BATTLE, "minimap_mode": False, "max_steps": 3},
+    )
     assert game_data(load_game(plain, 1))["side_view"] is None
-    assert main(["replay", str(plain), "--game", "1", "--html", str(page),
-                 "--side-view", "magent_grid_control(map_size=12)"]) == 2
+    assert (
+        main(
+            [
+                "replay",
+                str(plain),
+                "--game",
+                "1",
+                "--html",
+                str(page),
+                "--side-view",
+                "magent_grid_control(map_size=12)",
+            ]
+        )
+        == 2
+    )
     assert "make the env with minimap_mode=True" in capsys.readouterr().err
 
     duel = tmp_path / "duel.db"

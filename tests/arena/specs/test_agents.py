@@ -12,20 +12,31 @@ from arena.tournament import run_tournament
 
 
 def test_parse_names_factories_and_json_kwargs():
-    specs = parse_agents('random, deep=mcts{"simulations": 4, "exploration": 1.0},x=tests.arena.tournament.helpers:SleepyAgent')
-    assert specs == [AgentSpec("random", "random"), AgentSpec("deep", "mcts", {"simulations": 4, "exploration": 1.0}),
-                     AgentSpec("x", "tests.arena.tournament.helpers:SleepyAgent")]
+    specs = parse_agents(
+        'random, deep=mcts{"simulations": 4, "exploration": 1.0},x=tests.arena.tournament.helpers:SleepyAgent'
+    )
+    assert specs == [
+        AgentSpec("random", "random"),
+        AgentSpec("deep", "mcts", {"simulations": 4, "exploration": 1.0}),
+        AgentSpec("x", "tests.arena.tournament.helpers:SleepyAgent"),
+    ]
     assert specs[1].describe() == 'mcts{"exploration": 1.0, "simulations": 4}'
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("a|b=random", "an entrant name must be letters, digits, spaces or _.-+#@/ (no '|', ',' or '='), got 'a|b'"),
-    ('a=random{"seed": 1', "the keyword arguments after the name must be a JSON object"),
-    ('a=random["seed"]', "AgentSpec 'a': factory must be a registered agent name or 'package.module:callable' "
-                         "(keyword arguments go in {JSON} after it), got 'random[\"seed\"]'"),
-    ("name=", "expected [NAME=]FACTORY[{JSON kwargs}], got no factory"),
-    ("", "--agents: expected comma-separated agents, got ''"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("a|b=random", "an entrant name must be letters, digits, spaces or _.-+#@/ (no '|', ',' or '='), got 'a|b'"),
+        ('a=random{"seed": 1', "the keyword arguments after the name must be a JSON object"),
+        (
+            'a=random["seed"]',
+            "AgentSpec 'a': factory must be a registered agent name or 'package.module:callable' "
+            "(keyword arguments go in {JSON} after it), got 'random[\"seed\"]'",
+        ),
+        ("name=", "expected [NAME=]FACTORY[{JSON kwargs}], got no factory"),
+        ("", "--agents: expected comma-separated agents, got ''"),
+    ],
+)
 def test_parse_errors_name_what_was_expected(text, message):
     with pytest.raises(ValueError) as info:
         parse_agents(text)
@@ -56,8 +67,10 @@ def test_behind_interface_wraps_an_agent_built_by_name():
     agent = behind_interface("random", "interfaces.board:RotateBoard", interface_kwargs={"quarter_turns": 2})
     assert isinstance(agent, AgtItfWrapper)
     assert str(agent) == "AgtItfWrapper(RandomAgent, RotateBoard(quarter_turns=2))"
-    assert str(behind_interface("random", "rotate_board", interface_kwargs={"mirror": True})) == \
-        "AgtItfWrapper(RandomAgent, RotateBoard(quarter_turns=1, mirror=True))"
+    assert (
+        str(behind_interface("random", "rotate_board", interface_kwargs={"mirror": True}))
+        == "AgtItfWrapper(RandomAgent, RotateBoard(quarter_turns=1, mirror=True))"
+    )
     with pytest.raises(KeyError, match="unknown interface 'no_such_interface'; known interfaces: "):
         behind_interface("random", "no_such_interface")
 
@@ -72,6 +85,8 @@ def test_agent_version_names_the_class_and_package():
 
 
 def test_an_unnamed_module_callable_or_folder_entrant_is_named_by_what_it_is():
-    specs = parse_agents('envs.rock_paper_scissors:BeatMostCommonAgent,arena.training:load_trained_agent{"path": "/r/c4"}')
+    specs = parse_agents(
+        'envs.rock_paper_scissors:BeatMostCommonAgent,arena.training:load_trained_agent{"path": "/r/c4"}'
+    )
     assert [spec.name for spec in specs] == ["BeatMostCommonAgent", "c4"]
     assert [spec.label() for spec in specs] == ["envs.rock_paper_scissors:BeatMostCommonAgent", "c4"]

@@ -30,8 +30,14 @@ def test_a_stacks_str_reads_back():
 
 
 names = st.sampled_from(["flatten", "ego_board", "one_hot", "frame_stack"])
-values = st.one_of(st.integers(-5, 5), st.booleans(), st.none(), st.text("abc xyz,()=", max_size=5),
-                   st.lists(st.integers(0, 3), max_size=3), st.floats(-2, 2, allow_nan=False))
+values = st.one_of(
+    st.integers(-5, 5),
+    st.booleans(),
+    st.none(),
+    st.text("abc xyz,()=", max_size=5),
+    st.lists(st.integers(0, 3), max_size=3),
+    st.floats(-2, 2, allow_nan=False),
+)
 
 
 @st.composite
@@ -64,7 +70,9 @@ def test_errors_name_the_unknown_interface_or_option_and_list_the_valid_ones():
 
 
 def test_entrants_name_interfaces_in_the_same_syntax():
-    spec = AgentSpec.parse('mirrored=random{"interface": "rotate_board(ego_board, quarter_turns=0, mirror=true)", "seed": 3}')
+    spec = AgentSpec.parse(
+        'mirrored=random{"interface": "rotate_board(ego_board, quarter_turns=0, mirror=true)", "seed": 3}'
+    )
     agent = spec.build()
     assert isinstance(agent, AgtItfWrapper)
     assert str(agent.interface) == "RotateBoard(EgoBoard(), quarter_turns=0, mirror=True)"

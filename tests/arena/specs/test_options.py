@@ -31,4 +31,4 @@ def test_every_command_refuses_bad_env_options_with_the_same_line(command, text,
 
 def test_splitter_keeps_braces_and_words_join_repeated_options():
     assert split_outside_braces('a+b{"x": "+", "y": {"z": 1}}+c', "+") == ["a", 'b{"x": "+", "y": {"z": 1}}', "c"]
-    assert split_words(["a, b{\"k\": 1, \"j\": 2}", " ", "c"]) == ["a", 'b{"k": 1, "j": 2}', "c"]
+    assert split_words(['a, b{"k": 1, "j": 2}', " ", "c"]) == ["a", 'b{"k": 1, "j": 2}', "c"]

@@ -22,18 +22,25 @@ def test_one_and_two_workers_give_identical_results():
     # chunks of one game, so the two workers interleave and finish out of order
     parallel = run_tournament("connect_four", ENTRANTS, games=4, seed=21, workers=2, chunk_size=1)
     assert_same_games(serial, parallel)
-    assert {r.name: (r.mu, r.sigma) for r in serial.leaderboard()} == {r.name: (r.mu, r.sigma) for r in parallel.leaderboard()}
+    assert {r.name: (r.mu, r.sigma) for r in serial.leaderboard()} == {
+        r.name: (r.mu, r.sigma) for r in parallel.leaderboard()
+    }
     # a different tournament seed plays different games
     other = run_tournament("connect_four", ENTRANTS, games=4, seed=22)
     assert [g.seed for g in other.games] != [g.seed for g in serial.games]
 
 
 def test_an_agent_behind_an_interface_is_a_first_class_entrant():
-    mirrored = ('mirrored=arena.specs.agents:behind_interface{"agent": "connect_four_heuristic", '
-                '"interface": "rotate_board", "interface_kwargs": {"quarter_turns": 0, "mirror": true}}')
+    mirrored = (
+        'mirrored=arena.specs.agents:behind_interface{"agent": "connect_four_heuristic", '
+        '"interface": "rotate_board", "interface_kwargs": {"quarter_turns": 0, "mirror": true}}'
+    )
     result = run_tournament("connect_four", ["random", mirrored], games=4, seed=5, workers=2)
     assert not result.forfeits and result.complete
-    assert "AgtItfWrapper(ConnectFourHeuristicAgent, RotateBoard(quarter_turns=0, mirror=True))" in result.games[0].versions["mirrored"]
+    assert (
+        "AgtItfWrapper(ConnectFourHeuristicAgent, RotateBoard(quarter_turns=0, mirror=True))"
+        in result.games[0].versions["mirrored"]
+    )
     assert result.pairings["mirrored", "random"].score > 0.5
 
 
@@ -41,8 +48,9 @@ def test_ray_gives_the_same_results_as_local_workers():
     ray = pytest.importorskip("ray")
     serial = run_tournament("tic_tac_toe", ["random", "b=random"], games=40, seed=13)
     try:
-        on_ray = run_tournament("tic_tac_toe", ["random", "b=random"], games=40, seed=13, backend="ray", workers=2,
-                                chunk_size=7)
+        on_ray = run_tournament(
+            "tic_tac_toe", ["random", "b=random"], games=40, seed=13, backend="ray", workers=2, chunk_size=7
+        )
     finally:
         ray.shutdown()
     assert_same_games(serial, on_ray)
@@ -53,7 +61,9 @@ def test_bad_backend_options_are_named():
         run_tournament("tic_tac_toe", ["random", "b=random"], backend="threads")
     with pytest.raises(ValueError, match="workers must be a positive integer, got 0"):
         run_tournament("tic_tac_toe", ["random", "b=random"], workers=0)
-    with pytest.raises(ValueError, match="the serial backend plays one game at a time; workers=2 needs backend='processes' or 'ray'"):
+    with pytest.raises(
+        ValueError, match="the serial backend plays one game at a time; workers=2 needs backend='processes' or 'ray'"
+    ):
         run_tournament("tic_tac_toe", ["random", "b=random"], backend="serial", workers=2)
     with pytest.raises(ValueError, match="move_time_limit must be a positive finite number of seconds, got -1"):
         run_tournament("tic_tac_toe", ["random", "b=random"], move_time_limit=-1)

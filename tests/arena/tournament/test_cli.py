@@ -15,8 +15,26 @@ pytest.importorskip("matplotlib")
 
 def test_tournament_command_prints_tables_and_writes_db_report_and_export(tmp_path, capsys):
     db, report, export = tmp_path / "t.sqlite", tmp_path / "t.png", tmp_path / "t.json"
-    code = main(["tournament", "tic_tac_toe", "--agents", 'random,b=random{"seed": 2},c=random', "--games", "4",
-                 "--workers", "2", "--db", str(db), "--report", str(report), "--export", str(export), "--seed", "5"])
+    code = main(
+        [
+            "tournament",
+            "tic_tac_toe",
+            "--agents",
+            'random,b=random{"seed": 2},c=random',
+            "--games",
+            "4",
+            "--workers",
+            "2",
+            "--db",
+            str(db),
+            "--report",
+            str(report),
+            "--export",
+            str(export),
+            "--seed",
+            "5",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "ratings (openskill Plackett-Luce" in out and "score rate of row against column" in out
@@ -26,15 +44,39 @@ def test_tournament_command_prints_tables_and_writes_db_report_and_export(tmp_pa
     with sqlite3.connect(db) as connection:
         assert connection.execute("SELECT COUNT(*) FROM games").fetchone() == (12,)
     # the same command again resumes: nothing left to play
-    assert main(["tournament", "tic_tac_toe", "--agents", 'random,b=random{"seed": 2},c=random', "--games", "4",
-                 "--db", str(db), "--seed", "5", "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "tournament",
+                "tic_tac_toe",
+                "--agents",
+                'random,b=random{"seed": 2},c=random',
+                "--games",
+                "4",
+                "--db",
+                str(db),
+                "--seed",
+                "5",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     assert "12 of 12 games stored (0 played now" in capsys.readouterr().out
 
 
 def test_tournament_command_reports_exclusions_and_forfeits(capsys):
-    code = main(["tournament", "tic_tac_toe", "--agents",
-                 "random,b=random,bad=tests.arena.tournament.helpers:IllegalAgent,gone=tests.arena.tournament.helpers:broken_agent",
-                 "--games", "2", "--no-progress"])
+    code = main(
+        [
+            "tournament",
+            "tic_tac_toe",
+            "--agents",
+            "random,b=random,bad=tests.arena.tournament.helpers:IllegalAgent,gone=tests.arena.tournament.helpers:broken_agent",
+            "--games",
+            "2",
+            "--no-progress",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert out.count("excluded gone: FileNotFoundError: no weights at /nowhere/model.zip") == 1
@@ -44,7 +86,10 @@ def test_tournament_command_reports_exclusions_and_forfeits(capsys):
 def test_tournament_command_bad_input_exits_2_with_one_line(capsys):
     assert main(["tournament", "tic_tac_toe", "--agents", "random,b=random{seed: 2}"]) == 2
     err = capsys.readouterr().err
-    assert "arena tournament: error: agent 'b=random{seed: 2}': the keyword arguments after the name must be a JSON object" in err
+    assert (
+        "arena tournament: error: agent 'b=random{seed: 2}': the keyword arguments after the name must be a JSON object"
+        in err
+    )
     assert main(["tournament", "tic_tac_toe", "--agents", "random,random"]) == 2
     assert "two entrants are named 'random'; name them apart, e.g. 'random_2=random'" in capsys.readouterr().err
 
@@ -71,10 +116,20 @@ def test_listing_commands(capsys):
 
 def test_texts_from_agents_and_files_are_shown_as_they_are(tmp_path, capsys):
     export = tmp_path / "g.json"
-    code = main(["tournament", "tic_tac_toe", "--agents",
-                 "random,b=random,bad=tests.arena.tournament.helpers:MarkupAgent,"
-                 "gone=tests.arena.tournament.helpers:markup_broken_agent",
-                 "--games", "2", "--no-progress", "--export", str(export)])
+    code = main(
+        [
+            "tournament",
+            "tic_tac_toe",
+            "--agents",
+            "random,b=random,bad=tests.arena.tournament.helpers:MarkupAgent,"
+            "gone=tests.arena.tournament.helpers:markup_broken_agent",
+            "--games",
+            "2",
+            "--no-progress",
+            "--export",
+            str(export),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0 and export.is_file()  # rich did not stop the run before the export
     assert "excluded gone: FileNotFoundError: [bold]missing[/bold] [/data/model.zip]" in out
@@ -84,8 +139,24 @@ def test_texts_from_agents_and_files_are_shown_as_they_are(tmp_path, capsys):
 def test_tables_fit_80_columns_without_cutting_names(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")  # a terminal of 80 columns
     long = "connect_four_heuristic"
-    assert main(["tournament", "connect_four", "--agents", f"{long},random,another_long_random_name=random",
-                 "--games", "2", "--max-steps", "12", "--no-progress", "--bootstrap", "10"]) == 0
+    assert (
+        main(
+            [
+                "tournament",
+                "connect_four",
+                "--agents",
+                f"{long},random,another_long_random_name=random",
+                "--games",
+                "2",
+                "--max-steps",
+                "12",
+                "--no-progress",
+                "--bootstrap",
+                "10",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert max(len(line.rstrip()) for line in out.splitlines()) <= 80
     assert "…" not in out
@@ -97,8 +168,11 @@ def test_tables_fit_80_columns_without_cutting_names(capsys, monkeypatch):
 def test_small_samples_print_intervals_that_are_not_a_point(capsys):
     assert main(["tournament", "tic_tac_toe", "--agents", "mcts,random", "--games", "2", "--no-progress"]) == 0
     out = capsys.readouterr().out
-    elo_rows = [line.split() for line in out.splitlines() if line.split()[:1] in (["1"], ["2"])
-                and ".." in line and len(line.split()) == 7]
+    elo_rows = [
+        line.split()
+        for line in out.splitlines()
+        if line.split()[:1] in (["1"], ["2"]) and ".." in line and len(line.split()) == 7
+    ]
     assert len(elo_rows) == 2
     for row in elo_rows:
         low, high = int(row[3]), int(row[5])

@@ -38,8 +38,9 @@ def test_sprt_match_stops_at_the_first_crossing_and_is_reproducible():
     assert first.sprt_state.llr >= first.sprt_state.upper
     units = sprt_units(first.games, "connect_four_heuristic", "random", pentanomial=True)
     assert len(units) == first.sprt_state.units == len(first.games) // 2
-    again = run_tournament("connect_four", ["connect_four_heuristic", "random"], sprt=(0, 150), seed=1,
-                           backend="processes", workers=2)
+    again = run_tournament(
+        "connect_four", ["connect_four_heuristic", "random"], sprt=(0, 150), seed=1, backend="processes", workers=2
+    )
     assert [g.same_play(h) for g, h in zip(first.games, again.games)] == [True] * len(first.games)
     assert len(again.games) == len(first.games)  # a second worker plays ahead; its extra games do not count
 
@@ -57,7 +58,9 @@ def test_sprt_budget_stops_an_undecided_match():
 
 
 def test_games_after_the_stop_do_not_count():
-    game = lambda i, winner: GameResult("a|b", i, i // 2, {}, {"a": 1 if winner == "a" else 2, "b": 1 if winner == "b" else 2}, {}, 1, "")
+    game = lambda i, winner: GameResult(
+        "a|b", i, i // 2, {}, {"a": 1 if winner == "a" else 2, "b": 1 if winner == "b" else 2}, {}, 1, ""
+    )
     games = [game(i, "a") for i in range(20)]
     stop, state = SPRT(0, 200).first_crossing(sprt_units(games, "a", "b", pentanomial=True))
     assert state.verdict == "H1"
@@ -65,39 +68,57 @@ def test_games_after_the_stop_do_not_count():
     assert len(kept) == 2 * stop
 
 
-@pytest.mark.parametrize("kwargs, text", [
-    ({"sprt": (0, 50), "until_separated": True}, "choose one of sprt"),
-    ({"sprt": (50, 0)}, "expected elo0 < elo1"),
-    ({"sprt": (0, 50), "alpha": 0.7}, "alpha must be a probability in"),
-    ({"budget": 0, "until_separated": True}, "budget must be a positive number of games, got 0"),
-    ({"anchor": ("nobody", 0.0)}, "the anchor 'nobody' is not an entrant; expected one of"),
-])
+@pytest.mark.parametrize(
+    "kwargs, text",
+    [
+        ({"sprt": (0, 50), "until_separated": True}, "choose one of sprt"),
+        ({"sprt": (50, 0)}, "expected elo0 < elo1"),
+        ({"sprt": (0, 50), "alpha": 0.7}, "alpha must be a probability in"),
+        ({"budget": 0, "until_separated": True}, "budget must be a positive number of games, got 0"),
+        ({"anchor": ("nobody", 0.0)}, "the anchor 'nobody' is not an entrant; expected one of"),
+    ],
+)
 def test_bad_evaluation_options_are_named(kwargs, text):
     with pytest.raises(ValueError, match=text):
         run_tournament("tic_tac_toe", ["random", "b=random"], games=2, **kwargs)
 
 
 def test_sprt_needs_a_two_entrant_match():
-    with pytest.raises(ValueError, match=r"--sprt tests a two-entrant match in a two-seat env; got entrants \['random', 'b', 'c'\]"):
+    with pytest.raises(
+        ValueError, match=r"--sprt tests a two-entrant match in a two-seat env; got entrants \['random', 'b', 'c'\]"
+    ):
         run_tournament("tic_tac_toe", ["random", "b=random", "c=random"], sprt=(0, 50))
 
 
 def test_until_separated_plays_only_the_uncertain_pairs():
-    result = run_tournament("tic_tac_toe", ["random", 'weak=mcts{"simulations": 4}', 'strong=mcts{"simulations": 60}'],
-                            games=2, until_separated=True, budget=80, seed=4)
+    result = run_tournament(
+        "tic_tac_toe",
+        ["random", 'weak=mcts{"simulations": 4}', 'strong=mcts{"simulations": 60}'],
+        games=2,
+        until_separated=True,
+        budget=80,
+        seed=4,
+    )
     assert result.separation is not None and len(result.separation) == 2
     assert len(result.games) <= 80
     counts = {key: sum(1 for g in result.games if g.lineup == key) for key in {g.lineup for g in result.games}}
     assert max(counts.values()) > 2  # more games where the order was uncertain
-    again = run_tournament("tic_tac_toe", ["random", 'weak=mcts{"simulations": 4}', 'strong=mcts{"simulations": 60}'],
-                           games=2, until_separated=True, budget=80, seed=4)
+    again = run_tournament(
+        "tic_tac_toe",
+        ["random", 'weak=mcts{"simulations": 4}', 'strong=mcts{"simulations": 60}'],
+        games=2,
+        until_separated=True,
+        budget=80,
+        seed=4,
+    )
     assert [g.same_play(h) for g, h in zip(result.games, again.games)] == [True] * len(result.games)
     assert again.separation == result.separation
 
 
 def test_gauntlet_reports_the_challenger_relative_to_the_anchor():
-    result = run_tournament("tic_tac_toe", ["mcts", "random", "b=random"], mode="gauntlet", games=4,
-                            anchor=("random", 0.0), seed=1)
+    result = run_tournament(
+        "tic_tac_toe", ["mcts", "random", "b=random"], mode="gauntlet", games=4, anchor=("random", 0.0), seed=1
+    )
     fit = result.elo()
     assert fit.ratings["random"] == 0.0 and fit.ratings["mcts"] > 100
     assert {g.lineup for g in result.games} == {"mcts|random", "b|mcts"}
@@ -123,8 +144,26 @@ def test_report_pools_files_of_one_env(tmp_path, capsys):
     page = render_html(report, pooled.games, link=lambda game: f"replays/{game.lineup}/{game.index}.html")
     assert "<table id='standings'>" in page and "href='replays/mcts|random/0.html'" in page
     html, png, js = tmp_path / "r.html", tmp_path / "r.png", tmp_path / "r.json"
-    assert main(["report", str(one), str(two), "--html", str(html), "--png", str(png), "--json", str(js),
-                 "--bootstrap", "10", "--anchor", "random=0"]) == 0
+    assert (
+        main(
+            [
+                "report",
+                str(one),
+                str(two),
+                "--html",
+                str(html),
+                "--png",
+                str(png),
+                "--json",
+                str(js),
+                "--bootstrap",
+                "10",
+                "--anchor",
+                "random=0",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "batch Elo" in out and "never met" in out
     assert json.loads(js.read_text())["anchor"] == ["random", 0.0]
@@ -144,24 +183,62 @@ def test_report_errors_name_the_files(tmp_path, capsys):
 
 
 def test_tournament_cli_sprt_and_until_separated(capsys):
-    assert main(["tournament", "connect_four", "--agents", "connect_four_heuristic,random", "--sprt", "0,150",
-                 "--no-progress", "--bootstrap", "5"]) == 0
+    assert (
+        main(
+            [
+                "tournament",
+                "connect_four",
+                "--agents",
+                "connect_four_heuristic,random",
+                "--sprt",
+                "0,150",
+                "--no-progress",
+                "--bootstrap",
+                "5",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "SPRT elo0=0 elo1=150" in out and "H1 accepted, connect_four_heuristic is stronger" in out
-    assert main(["tournament", "tic_tac_toe", "--agents", 'random,mcts{"simulations": 30}', "--until-separated",
-                 "--games", "2", "--budget", "30", "--anchor", "random=0", "--no-progress", "--no-duplicate",
-                 "--bootstrap", "5"]) == 0
+    assert (
+        main(
+            [
+                "tournament",
+                "tic_tac_toe",
+                "--agents",
+                'random,mcts{"simulations": 30}',
+                "--until-separated",
+                "--games",
+                "2",
+                "--budget",
+                "30",
+                "--anchor",
+                "random=0",
+                "--no-progress",
+                "--no-duplicate",
+                "--bootstrap",
+                "5",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "anchored at" in out and "separated" in out
 
 
-@pytest.mark.parametrize("args, text", [
-    (["--sprt", "0"], "--sprt: expected ELO0,ELO1 (two numbers, e.g. 0,50), got '0'"),
-    (["--anchor", "random"], "--anchor: expected NAME=ELO"),
-    (["--bootstrap", "-1"], "--bootstrap must be a non-negative number of resamples, got -1"),
-])
+@pytest.mark.parametrize(
+    "args, text",
+    [
+        (["--sprt", "0"], "--sprt: expected ELO0,ELO1 (two numbers, e.g. 0,50), got '0'"),
+        (["--anchor", "random"], "--anchor: expected NAME=ELO"),
+        (["--bootstrap", "-1"], "--bootstrap must be a non-negative number of resamples, got -1"),
+    ],
+)
 def test_tournament_cli_rejects_bad_evaluation_values(args, text, capsys):
-    assert main(["tournament", "tic_tac_toe", "--agents", "random,b=random", "--games", "2", "--no-progress", *args]) == 2
+    assert (
+        main(["tournament", "tic_tac_toe", "--agents", "random,b=random", "--games", "2", "--no-progress", *args]) == 2
+    )
     assert text in capsys.readouterr().err
 
 
@@ -174,21 +251,36 @@ def test_live_board_shows_the_sprt_line_and_the_standings():
 
     buffer = io.StringIO()
     board = LiveBoard(Console(file=buffer, width=200, force_terminal=True))
-    result = run_tournament("connect_four", ["connect_four_heuristic", "random"], sprt=(0, 150), progress=board,
-                            monitor=board.monitor)
+    result = run_tournament(
+        "connect_four", ["connect_four_heuristic", "random"], sprt=(0, 150), progress=board, monitor=board.monitor
+    )
     board.stop()
     assert "SPRT elo0=0 elo1=150" in buffer.getvalue() and "LLR" in buffer.getvalue()
     assert "H1 accepted" in board.status.plain and result.sprt_state.verdict == "H1"
     board = LiveBoard(Console(file=io.StringIO(), width=200))
-    field = run_tournament("tic_tac_toe", ["random", "b=random", 'mcts{"simulations": 10}'], games=2, until_separated=True, budget=12,
-                           progress=board, monitor=board.monitor)
+    field = run_tournament(
+        "tic_tac_toe",
+        ["random", "b=random", 'mcts{"simulations": 10}'],
+        games=2,
+        until_separated=True,
+        budget=12,
+        progress=board,
+        monitor=board.monitor,
+    )
     board.stop()
     assert field.separation is not None
     assert type(board.status).__name__ == "Table" and board.status.row_count == 3
 
 
 def test_a_gauntlet_until_separated_judges_the_challenger_against_each_opponent():
-    result = run_tournament("tic_tac_toe", ['mcts{"simulations": 30}', "random", "b=random"], mode="gauntlet",
-                            games=2, until_separated=True, budget=24, seed=2)
+    result = run_tournament(
+        "tic_tac_toe",
+        ['mcts{"simulations": 30}', "random", "b=random"],
+        mode="gauntlet",
+        games=2,
+        until_separated=True,
+        budget=24,
+        seed=2,
+    )
     assert [(a, b) for a, b, _ in result.separation] == [("mcts", "random"), ("mcts", "b")]
     assert len(result.games) > 4  # it played on where the challenger was not yet separated

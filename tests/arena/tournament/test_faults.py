@@ -16,11 +16,14 @@ def only_forfeits_of(result, name):
     return all(game.forfeit == name for game in result.forfeits) and len(result.forfeits) > 0
 
 
-@pytest.mark.parametrize(("factory", "reason"), [
-    ("CrashingAgent", "act() raised RuntimeError: crashed on purpose (at "),
-    ("IllegalAgent", "illegal action 0; legal actions were ["),
-    ("OutOfSpaceAgent", "invalid action: action must lie in Discrete(9), got 42"),
-])
+@pytest.mark.parametrize(
+    ("factory", "reason"),
+    [
+        ("CrashingAgent", "act() raised RuntimeError: crashed on purpose (at "),
+        ("IllegalAgent", "illegal action 0; legal actions were ["),
+        ("OutOfSpaceAgent", "invalid action: action must lie in Discrete(9), got 42"),
+    ],
+)
 def test_a_faulty_agent_forfeits_and_the_tournament_goes_on(factory, reason):
     result = run_tournament("tic_tac_toe", ["random", f"bad={PREFIX}:{factory}"], games=6, seed=1)
     assert result.complete and len(result.games) == 6
@@ -42,8 +45,12 @@ def test_a_hung_agent_is_interrupted_at_the_move_time_limit(workers):
     # (serial) and in worker processes alike.
     start = time.perf_counter()
     result = run_tournament(
-        "tic_tac_toe", ["random", f'sleepy={PREFIX}:SleepyAgent{{"delay": 60}}', f"spinning={PREFIX}:SpinningAgent"],
-        games=2, seed=2, workers=workers, move_time_limit=0.2,
+        "tic_tac_toe",
+        ["random", f'sleepy={PREFIX}:SleepyAgent{{"delay": 60}}', f"spinning={PREFIX}:SpinningAgent"],
+        games=2,
+        seed=2,
+        workers=workers,
+        move_time_limit=0.2,
     )
     assert time.perf_counter() - start < 30  # far below one 60 s sleep: the moves were interrupted
     assert result.complete
@@ -60,8 +67,13 @@ def test_a_hung_agent_is_interrupted_at_the_move_time_limit(workers):
 
 
 def test_a_slow_agent_under_the_limit_plays_normally():
-    result = run_tournament("tic_tac_toe", ["random", f'slowish={PREFIX}:SleepyAgent{{"delay": 0.001}}'],
-                            games=2, seed=2, move_time_limit=5.0)
+    result = run_tournament(
+        "tic_tac_toe",
+        ["random", f'slowish={PREFIX}:SleepyAgent{{"delay": 0.001}}'],
+        games=2,
+        seed=2,
+        move_time_limit=5.0,
+    )
     assert not result.forfeits and result.complete
 
 
@@ -76,7 +88,9 @@ def test_too_few_buildable_entrants_is_an_error_naming_the_reason():
         run_tournament("tic_tac_toe", ["random", f"broken={PREFIX}:broken_agent"], games=2)
     assert "needs at least 2 entrants, got 1" in str(info.value)
     assert "broken: FileNotFoundError: no weights at /nowhere/model.zip" in str(info.value)
-    with pytest.raises(TournamentError, match="the gauntlet's challenger 'broken' could not be built: FileNotFoundError"):
+    with pytest.raises(
+        TournamentError, match="the gauntlet's challenger 'broken' could not be built: FileNotFoundError"
+    ):
         run_tournament("tic_tac_toe", [f"broken={PREFIX}:broken_agent", "random", "b=random"], mode="gauntlet")
 
 

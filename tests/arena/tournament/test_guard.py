@@ -29,8 +29,9 @@ class OneSeat(MultiAgentEnv):
         self.observation_spaces = {"p": spaces.Discrete(1)}
 
 
-actions = st.one_of(st.integers(-3, 12), st.integers(-3, 12).map(np.int64), st.booleans(), st.floats(0, 9),
-                    st.just("2"), st.none())
+actions = st.one_of(
+    st.integers(-3, 12), st.integers(-3, 12).map(np.int64), st.booleans(), st.floats(0, 9), st.just("2"), st.none()
+)
 
 
 @given(start=st.integers(-2, 2), n=st.integers(1, 8), action=actions, data=st.data())
@@ -57,5 +58,7 @@ def test_non_discrete_spaces_are_checked_by_contains():
     box = spaces.Box(0.0, 1.0, (2,))
     guard = GuardedAgent(Fixed(np.array([2.0, 0.0], dtype=np.float32)), "bot")
     guard.setup(spaces.Discrete(1), box)
-    with pytest.raises(Forfeit, match=r"bot forfeits: invalid action: array\(\[2., 0.\], dtype=float32\) does not lie in Box"):
+    with pytest.raises(
+        Forfeit, match=r"bot forfeits: invalid action: array\(\[2., 0.\], dtype=float32\) does not lie in Box"
+    ):
         guard.act(0)

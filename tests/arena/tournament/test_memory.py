@@ -43,8 +43,9 @@ def test_results_read_from_the_file_survive_the_run_and_match_a_fresh_read(tmp_p
     result = run_tournament("tic_tac_toe", ["random", "b=random"], games=6, seed=3, db=tmp_path / "t.sqlite")
     store = ResultStore(tmp_path / "t.sqlite")
     try:
-        assert [(g.lineup, g.index, g.seed, g.ranks) for g in result.games] == \
-               [(g.lineup, g.index, g.seed, g.ranks) for g in store.results()]
+        assert [(g.lineup, g.index, g.seed, g.ranks) for g in result.games] == [
+            (g.lineup, g.index, g.seed, g.ranks) for g in store.results()
+        ]
     finally:
         store.close()
     assert len(result.games) == 6 and result.games[-1].index == 5 and result.games[1:3] == list(result.games)[1:3]

@@ -18,8 +18,11 @@ def constant(name, value):
 
 def test_three_player_ranks_reach_the_ratings():
     # In HighestNumber the higher number ranks better; four entrants, three seats: 4 lineups of 6 seatings.
-    result = run_tournament(f"{PREFIX}:HighestNumber", [constant("three", 3), constant("one", 1),
-                                                        constant("two", 2), constant("zero", 0)], games=6)
+    result = run_tournament(
+        f"{PREFIX}:HighestNumber",
+        [constant("three", 3), constant("one", 1), constant("two", 2), constant("zero", 0)],
+        games=6,
+    )
     assert len(result.lineups) == 4 and len(result.games) == 24
     value = {"zero": 0, "one": 1, "two": 2, "three": 3}
     for game in result.games:
@@ -43,8 +46,13 @@ def test_ties_in_a_multi_player_game_share_the_rating_update():
 
 
 def test_liars_dice_seats_three_players_in_every_rotation():
-    result = run_tournament("liars_dice", ["random", "b=random", "c=random", "d=random"],
-                            env_kwargs={"players": 3, "dice": 1}, games=6, seed=4)
+    result = run_tournament(
+        "liars_dice",
+        ["random", "b=random", "c=random", "d=random"],
+        env_kwargs={"players": 3, "dice": 1},
+        games=6,
+        seed=4,
+    )
     assert result.complete and len(result.games) == 4 * 6 and not result.forfeits
     seats = Counter((game.lineup, seat, name) for game in result.games for seat, name in game.seats.items())
     assert set(seats.values()) == {2}  # each entrant twice in each of the 3 seats of each lineup
@@ -53,8 +61,10 @@ def test_liars_dice_seats_three_players_in_every_rotation():
 
 
 def test_rate_games_without_ranks_or_unknown_entrants_skips_them():
-    games = [GameResult("a|b", 0, 0, {}, {}, None, 0, "error"),
-             GameResult("a|x", 1, 1, {}, {"a": 1, "x": 2}, None, 0, "a wins")]
+    games = [
+        GameResult("a|b", 0, 0, {}, {}, None, 0, "error"),
+        GameResult("a|x", 1, 1, {}, {"a": 1, "x": 2}, None, 0, "a wins"),
+    ]
     ratings = rate_games(games, ["a", "b"])
     assert ratings["a"].games == 0 and ratings["a"].mu == 25.0
     assert ratings["a"].interval == pytest.approx((25 - 1.96 * 25 / 3, 25 + 1.96 * 25 / 3), abs=1e-3)

@@ -23,12 +23,15 @@ def seat_counts(tasks):
     return Counter((task.lineup, name, seat) for task in tasks for seat, name in enumerate(task.seats))
 
 
-@pytest.mark.parametrize(("entrants", "seats", "games", "per_lineup"), [
-    (2, 2, 10, 10),   # 2 seatings
-    (4, 2, 7, 8),     # rounded up to a multiple of 2
-    (4, 3, 10, 12),   # all 6 permutations of 3 seats
-    (5, 4, 6, 8),     # 4 rotations of 4 seats
-])
+@pytest.mark.parametrize(
+    ("entrants", "seats", "games", "per_lineup"),
+    [
+        (2, 2, 10, 10),  # 2 seatings
+        (4, 2, 7, 8),  # rounded up to a multiple of 2
+        (4, 3, 10, 12),  # all 6 permutations of 3 seats
+        (5, 4, 6, 8),  # 4 rotations of 4 seats
+    ],
+)
 def test_every_entrant_plays_every_seat_equally_often(entrants, seats, games, per_lineup):
     names = [f"agent{i}" for i in range(entrants)]
     lineups, tasks = make_schedule(names, seats, games=games, seed=3)
@@ -40,8 +43,14 @@ def test_every_entrant_plays_every_seat_equally_often(entrants, seats, games, pe
 
 
 @settings(max_examples=40, deadline=None)
-@given(entrants=st.integers(2, 6), seats=st.integers(2, 5), games=st.integers(1, 13), seed=st.integers(0, 2**31),
-       mode=st.sampled_from(["round-robin", "gauntlet"]), seatings=st.sampled_from(["auto", "all", "rotations"]))
+@given(
+    entrants=st.integers(2, 6),
+    seats=st.integers(2, 5),
+    games=st.integers(1, 13),
+    seed=st.integers(0, 2**31),
+    mode=st.sampled_from(["round-robin", "gauntlet"]),
+    seatings=st.sampled_from(["auto", "all", "rotations"]),
+)
 def test_seat_balance_and_unique_keys_for_any_schedule(entrants, seats, games, seed, mode, seatings):
     names = [f"e{i}" for i in range(entrants)]
     if entrants < seats:
@@ -88,7 +97,7 @@ def test_duplicate_sets_share_a_seed_and_rotate_every_seat(seats, extra, games, 
         k = len(lineup.seatings)
         assert len(own) % k == 0
         for start in range(0, len(own), k):
-            chunk = own[start:start + k]
+            chunk = own[start : start + k]
             assert len({t.seed for t in chunk}) == 1  # one chance seed per set
             assert sorted(t.seats for t in chunk) == sorted(lineup.seatings)  # every seating once
         assert len({t.seed for t in own}) == len(own) // k  # sets differ from each other
@@ -117,19 +126,35 @@ def test_modes():
     assert len(seatings_for(["a", "b", "c"], "rotations")) == 3
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: lineups_for(["a", "b", "c"], 2, "head-to-head"),
-     "head-to-head in a 2-seat env needs exactly 2 entrants, got 3: ['a', 'b', 'c']"),
-    (lambda: lineups_for(["a"], 2, "round-robin"), "a round-robin in a 2-seat env needs at least 2 entrants, got 1: ['a']"),
-    (lambda: lineups_for(["a", "b"], 3, "gauntlet", fill=False),
-     "a gauntlet in a 3-seat env needs the challenger and at least 2 opponents, got ['a', 'b']"),
-    (lambda: lineups_for(["a"], 4, "round-robin"), "a round-robin in a 4-seat env needs at least 2 entrants, got 1"),
-    (lambda: lineups_for(["a", "b"], 4, "head-to-head"), "head-to-head in a 4-seat env needs exactly 4 entrants"),
-    (lambda: lineups_for(["a", "b"], 2, "swiss"), "mode must be one of round-robin, head-to-head, gauntlet, got 'swiss'"),
-    (lambda: seatings_for(["a", "b"], "random"), "seatings must be 'auto', 'all' or 'rotations', got 'random'"),
-    (lambda: games_per_lineup(0, 2), "games must be a positive integer, got 0"),
-    (lambda: make_schedule(["a", "b"], 2, seed=-1), "seed must be a non-negative integer, got -1"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: lineups_for(["a", "b", "c"], 2, "head-to-head"),
+            "head-to-head in a 2-seat env needs exactly 2 entrants, got 3: ['a', 'b', 'c']",
+        ),
+        (
+            lambda: lineups_for(["a"], 2, "round-robin"),
+            "a round-robin in a 2-seat env needs at least 2 entrants, got 1: ['a']",
+        ),
+        (
+            lambda: lineups_for(["a", "b"], 3, "gauntlet", fill=False),
+            "a gauntlet in a 3-seat env needs the challenger and at least 2 opponents, got ['a', 'b']",
+        ),
+        (
+            lambda: lineups_for(["a"], 4, "round-robin"),
+            "a round-robin in a 4-seat env needs at least 2 entrants, got 1",
+        ),
+        (lambda: lineups_for(["a", "b"], 4, "head-to-head"), "head-to-head in a 4-seat env needs exactly 4 entrants"),
+        (
+            lambda: lineups_for(["a", "b"], 2, "swiss"),
+            "mode must be one of round-robin, head-to-head, gauntlet, got 'swiss'",
+        ),
+        (lambda: seatings_for(["a", "b"], "random"), "seatings must be 'auto', 'all' or 'rotations', got 'random'"),
+        (lambda: games_per_lineup(0, 2), "games must be a positive integer, got 0"),
+        (lambda: make_schedule(["a", "b"], 2, seed=-1), "seed must be a non-negative integer, got -1"),
+    ],
+)
 def test_bad_schedules_say_what_was_expected(call, message):
     with pytest.raises(ValueError) as info:
         call()

@@ -11,13 +11,16 @@ from arena.tournament.game import GameResult
 from arena.tournament.stats import pairing_stats, wilson_interval
 
 
-@pytest.mark.parametrize(("successes", "n", "low", "high"), [
-    (50, 100, 0.4038, 0.5962),   # width 0.1924 at p = 0.5, n = 100
-    (0, 10, 0.0, 0.2775),        # no collapse to [0, 0] as the Wald interval would
-    (10, 10, 0.7225, 1.0),
-    (8, 10, 0.4902, 0.9433),
-    (200, 400, 0.4512, 0.5488),  # four times the games, half the width
-])
+@pytest.mark.parametrize(
+    ("successes", "n", "low", "high"),
+    [
+        (50, 100, 0.4038, 0.5962),  # width 0.1924 at p = 0.5, n = 100
+        (0, 10, 0.0, 0.2775),  # no collapse to [0, 0] as the Wald interval would
+        (10, 10, 0.7225, 1.0),
+        (8, 10, 0.4902, 0.9433),
+        (200, 400, 0.4512, 0.5488),  # four times the games, half the width
+    ],
+)
 def test_wilson_interval_on_known_counts(successes, n, low, high):
     got_low, got_high = wilson_interval(successes, n)
     assert got_low == pytest.approx(low, abs=5e-5)

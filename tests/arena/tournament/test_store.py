@@ -58,7 +58,9 @@ def test_other_rules_in_the_same_file_are_refused(tmp_path):
     assert f"{db} holds a tournament with other rules (seed: stored 1, asked 2)" in str(info.value)
     with pytest.raises(TournamentMismatchError) as info:
         run_tournament("tic_tac_toe", ["random", 'b=random{"seed": 4}'], games=2, seed=1, db=db)
-    assert "entrant 'b' was random in the stored games, now random{\"seed\": 4}; give the new one another name" in str(info.value)
+    assert "entrant 'b' was random in the stored games, now random{\"seed\": 4}; give the new one another name" in str(
+        info.value
+    )
 
 
 def test_a_file_that_is_not_sqlite_is_reported(tmp_path):
@@ -75,7 +77,10 @@ def test_exports(tmp_path):
     result.export(tmp_path / "games.csv")
     rows = list(csv.DictReader(open(tmp_path / "games.csv")))
     assert [row["forfeit"] for row in rows] == ["bad", "bad"]
-    assert json.loads(rows[0]["seats"]) in ({"player_0": "random", "player_1": "bad"}, {"player_0": "bad", "player_1": "random"})
+    assert json.loads(rows[0]["seats"]) in (
+        {"player_0": "random", "player_1": "bad"},
+        {"player_0": "bad", "player_1": "random"},
+    )
     assert "RandomAgent (arena-marl " in json.loads(rows[0]["versions"])["random"]
     result.export(tmp_path / "all.json")
     document = json.loads((tmp_path / "all.json").read_text())
@@ -99,8 +104,12 @@ run_tournament("tic_tac_toe", ["random", 'sleepy=tests.arena.tournament.helpers:
 @pytest.mark.parametrize("workers", [1, 2])
 def test_resume_after_kill_9_in_the_middle(tmp_path, workers):
     db = tmp_path / "killed.sqlite"
-    process = subprocess.Popen([sys.executable, "-c", KILLED_RUN, str(db), str(workers)], cwd=ROOT,
-                               start_new_session=True, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "-c", KILLED_RUN, str(db), str(workers)],
+        cwd=ROOT,
+        start_new_session=True,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if db.exists() and process.poll() is None:
@@ -115,24 +124,48 @@ def test_resume_after_kill_9_in_the_middle(tmp_path, workers):
     process.wait()
     killed_at = len(stored_games(db))
     assert 20 <= killed_at < 120
-    resumed = run_tournament("tic_tac_toe", ["random", 'sleepy=tests.arena.tournament.helpers:SleepyAgent{"delay": 0.003}'],
-                             games=120, seed=8, db=db)
+    resumed = run_tournament(
+        "tic_tac_toe",
+        ["random", 'sleepy=tests.arena.tournament.helpers:SleepyAgent{"delay": 0.003}'],
+        games=120,
+        seed=8,
+        db=db,
+    )
     assert resumed.played == 120 - killed_at
     games = stored_games(db)
     assert len(games) == 120
     assert len({(lineup, index) for lineup, index, _ in games}) == 120
     assert len({seed for _, _, seed in games}) == 60  # duplicate sets: the two seatings share a seed
     # and the games are those of an uninterrupted run (the same agent without its sleep)
-    fresh = run_tournament("tic_tac_toe", ["random", "sleepy=tests.arena.tournament.helpers:SleepyAgent"], games=120, seed=8)
+    fresh = run_tournament(
+        "tic_tac_toe", ["random", "sleepy=tests.arena.tournament.helpers:SleepyAgent"], games=120, seed=8
+    )
     assert all(a.same_play(b) for a, b in zip(resumed.games, fresh.games))
 
 
 def test_ctrl_c_stops_the_cli_with_the_finished_games_saved(tmp_path):
     db = tmp_path / "interrupted.sqlite"
-    command = [sys.executable, "-m", "arena", "tournament", "tic_tac_toe", "--agents",
-               'random,sleepy=tests.arena.tournament.helpers:SleepyAgent{"delay": 0.03}', "--games", "400",
-               "--workers", "2", "--db", str(db), "--seed", "8", "--no-progress"]
-    process = subprocess.Popen(command, cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    command = [
+        sys.executable,
+        "-m",
+        "arena",
+        "tournament",
+        "tic_tac_toe",
+        "--agents",
+        'random,sleepy=tests.arena.tournament.helpers:SleepyAgent{"delay": 0.03}',
+        "--games",
+        "400",
+        "--workers",
+        "2",
+        "--db",
+        str(db),
+        "--seed",
+        "8",
+        "--no-progress",
+    ]
+    process = subprocess.Popen(
+        command, cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and process.poll() is None:
         try:
@@ -147,6 +180,12 @@ def test_ctrl_c_stops_the_cli_with_the_finished_games_saved(tmp_path):
     assert "arena tournament: interrupted" in err.decode()
     saved = len(stored_games(db))
     assert 10 <= saved < 400
-    resumed = run_tournament("tic_tac_toe", ["random", 'sleepy=tests.arena.tournament.helpers:SleepyAgent{"delay": 0.03}'],
-                             games=400, seed=8, db=db, workers=2)
+    resumed = run_tournament(
+        "tic_tac_toe",
+        ["random", 'sleepy=tests.arena.tournament.helpers:SleepyAgent{"delay": 0.03}'],
+        games=400,
+        seed=8,
+        db=db,
+        workers=2,
+    )
     assert resumed.played == 400 - saved and len(stored_games(db)) == 400

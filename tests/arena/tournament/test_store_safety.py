@@ -36,8 +36,11 @@ def test_random_bytes_are_refused_and_left_alone(tmp_path, capsys):
     db = tmp_path / "noise.sqlite"
     db.write_bytes(os.urandom(4096))
     before = digest(db)
-    one_line_error(capsys, ["tournament", "tic_tac_toe", *AGENTS, "--db", str(db)],
-                   f"{str(db)!r} is not an arena results file (not an SQLite database)")
+    one_line_error(
+        capsys,
+        ["tournament", "tic_tac_toe", *AGENTS, "--db", str(db)],
+        f"{str(db)!r} is not an arena results file (not an SQLite database)",
+    )
     assert digest(db) == before and sorted(os.listdir(tmp_path)) == ["noise.sqlite"]
 
 
@@ -48,8 +51,11 @@ def test_another_programs_sqlite_file_is_refused_and_left_alone(tmp_path, capsys
         connection.execute("INSERT INTO photos (path) VALUES ('a.jpg')")
     connection.close()
     before = digest(db)
-    one_line_error(capsys, ["tournament", "tic_tac_toe", *AGENTS, "--db", str(db)],
-                   "is not an arena results file (an SQLite database of another program: application id 0x0, tables photos)")
+    one_line_error(
+        capsys,
+        ["tournament", "tic_tac_toe", *AGENTS, "--db", str(db)],
+        "is not an arena results file (an SQLite database of another program: application id 0x0, tables photos)",
+    )
     assert digest(db) == before and sorted(os.listdir(tmp_path)) == ["photos.db"]
 
 
@@ -63,16 +69,24 @@ def test_a_newer_schema_is_refused_and_left_alone(tmp_path, capsys):
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     connection.close()
     before = digest(db)
-    one_line_error(capsys, ["tournament", "tic_tac_toe", *AGENTS, "--db", str(db)],
-                   f"has schema version {SCHEMA_VERSION + 1}, newer than this arena reads ({SCHEMA_VERSION}); upgrade arena-marl")
+    one_line_error(
+        capsys,
+        ["tournament", "tic_tac_toe", *AGENTS, "--db", str(db)],
+        f"has schema version {SCHEMA_VERSION + 1}, newer than this arena reads ({SCHEMA_VERSION}); upgrade arena-marl",
+    )
     assert digest(db) == before
 
 
 def deny_writes_to(monkeypatch, path):
     """``os.access`` says ``path`` is not writable (root may write anything, so chmod alone cannot show it)."""
     real = os.access
-    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if (os.path.abspath(p) == os.path.abspath(path)
-                                                                        and mode & os.W_OK) else real(p, mode, **kw))
+    monkeypatch.setattr(
+        os,
+        "access",
+        lambda p, mode, **kw: (
+            False if (os.path.abspath(p) == os.path.abspath(path) and mode & os.W_OK) else real(p, mode, **kw)
+        ),
+    )
 
 
 def test_a_read_only_results_file_is_refused_and_left_alone(tmp_path, capsys, monkeypatch):
@@ -82,8 +96,11 @@ def test_a_read_only_results_file_is_refused_and_left_alone(tmp_path, capsys, mo
     deny_writes_to(monkeypatch, db)
     before = digest(db)
     try:
-        one_line_error(capsys, ["tournament", "tic_tac_toe", *AGENTS, "--games", "4", "--db", str(db)],
-                       "is read-only (the file is not writable); nothing was written")
+        one_line_error(
+            capsys,
+            ["tournament", "tic_tac_toe", *AGENTS, "--games", "4", "--db", str(db)],
+            "is read-only (the file is not writable); nothing was written",
+        )
     finally:
         os.chmod(db, 0o644)
     assert digest(db) == before
@@ -110,11 +127,14 @@ def test_an_empty_sqlite_file_becomes_a_results_file(tmp_path):
         assert store.count() == 0
 
 
-@pytest.mark.parametrize(("export", "expected"), [
-    ("same", "is the --db results file itself; give the export another name"),
-    ("missing/games.csv", "the folder"),
-    ("games.txt", "--export: the file must end in .csv or .json, got"),
-])
+@pytest.mark.parametrize(
+    ("export", "expected"),
+    [
+        ("same", "is the --db results file itself; give the export another name"),
+        ("missing/games.csv", "the folder"),
+        ("games.txt", "--export: the file must end in .csv or .json, got"),
+    ],
+)
 def test_a_bad_export_path_is_refused_before_anything_is_written(tmp_path, capsys, export, expected):
     db = tmp_path / "t.json"  # a results file named like an export, so that 'same' passes the suffix check
     target = db if export == "same" else tmp_path / export
@@ -128,31 +148,40 @@ def test_an_unwritable_export_folder_is_refused_before_the_first_game(tmp_path, 
     deny_writes_to(monkeypatch, locked)
     db = tmp_path / "t.sqlite"
     try:
-        one_line_error(capsys, ["tournament", "tic_tac_toe", *AGENTS, "--db", str(db), "--export", str(locked / "g.csv")],
-                       "cannot be written (permission denied)")
+        one_line_error(
+            capsys,
+            ["tournament", "tic_tac_toe", *AGENTS, "--db", str(db), "--export", str(locked / "g.csv")],
+            "cannot be written (permission denied)",
+        )
     finally:
         locked.chmod(0o755)
     assert not db.exists()
 
 
-@pytest.mark.parametrize(("option", "expected"), [
-    (["--max-steps", "0"], "max_steps must be a positive integer, got 0"),
-    (["--move-time-limit", "-1"], "move_time_limit must be a positive finite number of seconds, got -1.0"),
-    (["--move-time-limit", "nan"], "move_time_limit must be a positive finite number of seconds, got nan"),
-    (["--move-time-limit", "inf"], "move_time_limit must be a positive finite number of seconds, got inf"),
-    (["--games", "0"], "games must be a positive integer, got 0"),
-    (["--seed", "-3"], "seed must be an integer from 0 to 2**64 - 1, got -3"),
-    (["--seed", str(2 ** 64)], f"seed must be an integer from 0 to 2**64 - 1, got {2 ** 64}"),
-])
+@pytest.mark.parametrize(
+    ("option", "expected"),
+    [
+        (["--max-steps", "0"], "max_steps must be a positive integer, got 0"),
+        (["--move-time-limit", "-1"], "move_time_limit must be a positive finite number of seconds, got -1.0"),
+        (["--move-time-limit", "nan"], "move_time_limit must be a positive finite number of seconds, got nan"),
+        (["--move-time-limit", "inf"], "move_time_limit must be a positive finite number of seconds, got inf"),
+        (["--games", "0"], "games must be a positive integer, got 0"),
+        (["--seed", "-3"], "seed must be an integer from 0 to 2**64 - 1, got -3"),
+        (["--seed", str(2**64)], f"seed must be an integer from 0 to 2**64 - 1, got {2**64}"),
+    ],
+)
 def test_bad_cli_values_get_one_line_and_exit_code_2(capsys, option, expected):
-    one_line_error(capsys, ["tournament", "tic_tac_toe", "--agents", "random,b=random", "--no-progress", *option],
-                   expected)
+    one_line_error(
+        capsys, ["tournament", "tic_tac_toe", "--agents", "random,b=random", "--no-progress", *option], expected
+    )
 
 
 def test_an_env_factory_that_raises_gets_one_line(capsys):
-    one_line_error(capsys, ["tournament", "tests.faults.entrants:broken_env", "--agents", "random,b=random",
-                            "--no-progress"],
-                   "the env 'tests.faults.entrants:broken_env' could not be built: OSError: the game server is down")
+    one_line_error(
+        capsys,
+        ["tournament", "tests.faults.entrants:broken_env", "--agents", "random,b=random", "--no-progress"],
+        "the env 'tests.faults.entrants:broken_env' could not be built: OSError: the game server is down",
+    )
 
 
 def test_reset_seeds_that_gymnasium_rejects_get_arenas_error_naming_the_env():

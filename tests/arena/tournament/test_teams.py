@@ -17,30 +17,57 @@ ENTRANTS = ["duo=random+beat_most_common", "bots=beat_most_common", "rnd=random"
 
 
 def test_team_entrants_parse_from_the_cli_syntax():
-    duo, single, kw = parse_agents('duo=random+beat_most_common,beat_most_common,'
-                                   'kw=random{"seed": 1}+x=random{"note": "a+b"}')
+    duo, single, kw = parse_agents(
+        'duo=random+beat_most_common,beat_most_common,kw=random{"seed": 1}+x=random{"note": "a+b"}'
+    )
     assert duo.name == "duo" and [m.factory for m in duo.members] == ["random", "beat_most_common"]
-    assert duo.factory == "team" and duo.kwargs == {"members": [{"factory": "random", "kwargs": {}},
-                                                                {"factory": "beat_most_common", "kwargs": {}}]}
+    assert duo.factory == "team" and duo.kwargs == {
+        "members": [{"factory": "random", "kwargs": {}}, {"factory": "beat_most_common", "kwargs": {}}]
+    }
     assert not single.members and single.side_members(2) == [single, single]
     assert [m.kwargs for m in kw.members] == [{"seed": 1}, {"note": "a+b"}]  # '+' inside JSON stays
     assert AgentSpec.parse("random+random").name == "random+random"
-    assert AgentSpec("t", members=["random", AgentSpec("b", "beat_most_common")]).describe() == "random+beat_most_common"
+    assert (
+        AgentSpec("t", members=["random", AgentSpec("b", "beat_most_common")]).describe() == "random+beat_most_common"
+    )
 
 
-@pytest.mark.parametrize("make, error, message", [
-    (lambda: AgentSpec.parse("duo=random+"), ValueError,
-     r"agent 'duo=random\+': a team entrant is MEMBER\+MEMBER\.\.\., got an empty member"),
-    (lambda: AgentSpec("duo", "random", members=["random"]), ValueError,
-     "a team entrant is described by its members; give no factory or kwargs beside them"),
-    (lambda: AgentSpec("solo", "random", shared=True), ValueError, "shared=True is for a team entrant with members"),
-    (lambda: AgentSpec("duo", members=[AgentSpec("t", members=["random"])]), ValueError,
-     "member 't' is a team itself; members are single agents"),
-    (lambda: AgentSpec("duo", members=[3]), TypeError, "a member must be an AgentSpec or a 'FACTORY"),
-    (lambda: AgentSpec.parse("duo=random+beat_most_common").side_members(3), ValueError,
-     r"entrant 'duo' has 2 members \(random\+beat_most_common\), but a side it plays has 3 seats"),
-    (lambda: AgentSpec.parse("duo=random+random").build(), TypeError, "is a team of 2 members; build it with build_side"),
-])
+@pytest.mark.parametrize(
+    "make, error, message",
+    [
+        (
+            lambda: AgentSpec.parse("duo=random+"),
+            ValueError,
+            r"agent 'duo=random\+': a team entrant is MEMBER\+MEMBER\.\.\., got an empty member",
+        ),
+        (
+            lambda: AgentSpec("duo", "random", members=["random"]),
+            ValueError,
+            "a team entrant is described by its members; give no factory or kwargs beside them",
+        ),
+        (
+            lambda: AgentSpec("solo", "random", shared=True),
+            ValueError,
+            "shared=True is for a team entrant with members",
+        ),
+        (
+            lambda: AgentSpec("duo", members=[AgentSpec("t", members=["random"])]),
+            ValueError,
+            "member 't' is a team itself; members are single agents",
+        ),
+        (lambda: AgentSpec("duo", members=[3]), TypeError, "a member must be an AgentSpec or a 'FACTORY"),
+        (
+            lambda: AgentSpec.parse("duo=random+beat_most_common").side_members(3),
+            ValueError,
+            r"entrant 'duo' has 2 members \(random\+beat_most_common\), but a side it plays has 3 seats",
+        ),
+        (
+            lambda: AgentSpec.parse("duo=random+random").build(),
+            TypeError,
+            "is a team of 2 members; build it with build_side",
+        ),
+    ],
+)
 def test_team_entrant_errors_name_what_is_wrong(make, error, message):
     with pytest.raises(error, match=message):
         make()
@@ -62,8 +89,10 @@ def test_sides_swap_and_results_are_team_results():
         assert sorted(firsts) == sorted(lineup.split("|") * 2)
     assert "RandomAgent" in result.games[0].versions.get("duo", "RandomAgent") or True
     duo_games = [g for g in result.games if "duo" in g.ranks]
-    assert all(g.versions["duo"].startswith("RandomAgent (") and " + BeatMostCommonAgent (" in g.versions["duo"]
-               for g in duo_games)
+    assert all(
+        g.versions["duo"].startswith("RandomAgent (") and " + BeatMostCommonAgent (" in g.versions["duo"]
+        for g in duo_games
+    )
 
 
 def test_team_and_member_ratings_and_export(tmp_path):
@@ -84,13 +113,17 @@ def test_team_and_member_ratings_and_export(tmp_path):
 
 
 def test_uneven_sides_and_three_teams():
-    result = run_tournament(ENV, ["random", "beat_most_common", "c=random"], games=6, seed=2,
-                            env_kwargs={"team_sizes": [1, 2, 1]})
+    result = run_tournament(
+        ENV, ["random", "beat_most_common", "c=random"], games=6, seed=2, env_kwargs={"team_sizes": [1, 2, 1]}
+    )
     assert result.complete and result.scheduled == 6
     game = result.games[0]
     assert len(set(game.seats.values())) == 3 and len(game.seats) == 4
-    with pytest.raises(ValueError, match=r"entrant 'duo' has 2 members \(random\+random\), but a side it plays has 1 "
-                                         "seats"):
+    with pytest.raises(
+        ValueError,
+        match=r"entrant 'duo' has 2 members \(random\+random\), but a side it plays has 1 "
+        "seats",
+    ):
         run_tournament(ENV, ["duo=random+random", "b=random"], env_kwargs={"team_sizes": [1, 2]})
     with pytest.raises(ValueError, match=r"entrant 'duo' is a team \(random\+random\), but .* has no sides"):
         run_tournament("rock_paper_scissors", ["duo=random+random", "b=random"])
@@ -98,8 +131,13 @@ def test_uneven_sides_and_three_teams():
 
 def test_a_faulty_member_forfeits_its_sides_game():
     slow = f'slow={PREFIX}:SleepyAgent{{"delay": 60}}'
-    result = run_tournament(ENV, [f"bad=random+{PREFIX}:ConstantAgent{{\"value\": 7}}", "good=random",
-                                  f"late=random+{slow}"], games=2, seed=4, move_time_limit=0.3)
+    result = run_tournament(
+        ENV,
+        [f'bad=random+{PREFIX}:ConstantAgent{{"value": 7}}', "good=random", f"late=random+{slow}"],
+        games=2,
+        seed=4,
+        move_time_limit=0.3,
+    )
     assert result.complete
     for game in result.games:
         if game.forfeit == "bad":
@@ -148,16 +186,30 @@ def test_resume_replays_workers_and_ray_give_the_same_team_games(tmp_path, capsy
 
 def test_cli_team_tournament_prints_teams_and_members(tmp_path, capsys):
     report, export = tmp_path / "r.png", tmp_path / "g.csv"
-    code = main(["tournament", ENV, "--agents", "duo=random+beat_most_common,bots=beat_most_common+beat_most_common",
-                 "--games", "2", "--no-progress", "--report", str(report), "--export", str(export)])
+    code = main(
+        [
+            "tournament",
+            ENV,
+            "--agents",
+            "duo=random+beat_most_common,bots=beat_most_common+beat_most_common",
+            "--games",
+            "2",
+            "--no-progress",
+            "--report",
+            str(report),
+            "--export",
+            str(export),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0 and report.stat().st_size > 0 and export.read_text().count("\n") == 3
     assert "team ratings" in out and "member contributions" in out and "members" in out
 
 
 def test_a_member_that_ends_its_worker_forfeits_its_sides_game_with_every_seat_recorded():
-    result = run_tournament(ENV, ["duo=random+tests.faults.entrants:ExitingAgent", "bots=beat_most_common"],
-                            games=2, seed=1)
+    result = run_tournament(
+        ENV, ["duo=random+tests.faults.entrants:ExitingAgent", "bots=beat_most_common"], games=2, seed=1
+    )
     assert result.complete and {g.forfeit for g in result.games} == {"duo"}
     for game in result.games:
         assert "ended its worker process" in game.error

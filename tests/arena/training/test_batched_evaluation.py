@@ -47,10 +47,13 @@ def test_deterministic_agents_play_the_games_of_match(name: str, seats: list[str
     assert len(set(batched.outcomes)) >= 2  # the games differ, so the comparison says something
 
 
-@pytest.mark.parametrize("name, agent, opponent", [
-    ("connect_four", ConnectFourHeuristicAgent(seed=1), RandomAgent(seed=2)),
-    ("tic_tac_toe", RandomAgent(seed=1), RandomAgent(seed=2)),
-])
+@pytest.mark.parametrize(
+    "name, agent, opponent",
+    [
+        ("connect_four", ConnectFourHeuristicAgent(seed=1), RandomAgent(seed=2)),
+        ("tic_tac_toe", RandomAgent(seed=1), RandomAgent(seed=2)),
+    ],
+)
 def test_random_players_give_match_statistics(name: str, agent: Agent, opponent: Agent) -> None:
     games = 1000
     one_by_one = match(envs.make(name), agent, opponent, games, seed=7, seats=["player_0"])
@@ -98,8 +101,15 @@ def _records(batched: bool | None, monkeypatch) -> tuple[list[dict], int]:
     venv = BatchVecEnv("tic_tac_toe", 8, pool, shuffle_seats=True)
     venv.seed(0)
     model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=64, n_epochs=1, seed=0)
-    callback = callbacks.SelfPlayCallback("tic_tac_toe", pool, {"hash": BoardHashAgent(4)}, eval_every=128,
-                                          eval_games=12, promote_at=None, batched=batched)
+    callback = callbacks.SelfPlayCallback(
+        "tic_tac_toe",
+        pool,
+        {"hash": BoardHashAgent(4)},
+        eval_every=128,
+        eval_games=12,
+        promote_at=None,
+        batched=batched,
+    )
     model.learn(256, callback=callback)
     drop = ("wall_s", "cpu_s")
     return [{k: v for k, v in r.items() if k not in drop} for r in callback.records], len(calls)

@@ -166,8 +166,11 @@ def test_maskable_ppo_trains_on_the_bridge_with_an_interface_and_snapshot_oppone
 
 
 def test_batch_vec_env_error_texts():
-    with pytest.raises(TypeError, match=r"BatchVecEnv: <RockPaperScissors> has no batched version \(no "
-                                        r"make_batch\(num_games\) method\); train it through arena.training.SingleAgentEnv"):
+    with pytest.raises(
+        TypeError,
+        match=r"BatchVecEnv: <RockPaperScissors> has no batched version \(no "
+        r"make_batch\(num_games\) method\); train it through arena.training.SingleAgentEnv",
+    ):
         BatchVecEnv("rock_paper_scissors", 2)
 
     class Stateful(Interface):
@@ -194,8 +197,7 @@ def test_batch_vec_env_error_texts():
 
 
 # ------------------------------------------------------- act_batch == act
-boards = st.lists(st.integers(0, 6), min_size=0, max_size=30).map(
-    lambda moves: _connect_four_after(moves))
+boards = st.lists(st.integers(0, 6), min_size=0, max_size=30).map(lambda moves: _connect_four_after(moves))
 
 
 def _connect_four_after(moves):

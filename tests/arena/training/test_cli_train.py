@@ -21,9 +21,30 @@ def test_train_promote_save_load_and_play_a_tournament(tmp_path, capsys) -> None
     import matplotlib.image
 
     out = tmp_path / "run"
-    code = main(["train", "tic_tac_toe", "--algo", "maskable-ppo", "--timesteps", "512", "--self-play", "latest",
-                 "--promote-at", "0", "--eval-every", "256", "--eval-games", "6", "--n-envs", "2",
-                 "--interface", "ego_board", "--out", str(out)])
+    code = main(
+        [
+            "train",
+            "tic_tac_toe",
+            "--algo",
+            "maskable-ppo",
+            "--timesteps",
+            "512",
+            "--self-play",
+            "latest",
+            "--promote-at",
+            "0",
+            "--eval-every",
+            "256",
+            "--eval-games",
+            "6",
+            "--n-envs",
+            "2",
+            "--interface",
+            "ego_board",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
     printed = capsys.readouterr()
     assert "trained maskable-ppo on tic_tac_toe for 512 timesteps" in printed.out
@@ -55,8 +76,21 @@ def test_train_promote_save_load_and_play_a_tournament(tmp_path, capsys) -> None
     assert main(["train", "tic_tac_toe", "--timesteps", "64", "--out", str(out), "--no-progress"]) == 2
     assert f"--out {out} exists and is not empty; pass --force" in capsys.readouterr().err
     adam_steps = _adam_steps(out)
-    code = main(["train", "tic_tac_toe", "--load", str(out), "--timesteps", "256", "--eval-games", "2",
-                 "--n-envs", "2", "--no-progress"])
+    code = main(
+        [
+            "train",
+            "tic_tac_toe",
+            "--load",
+            str(out),
+            "--timesteps",
+            "256",
+            "--eval-games",
+            "2",
+            "--n-envs",
+            "2",
+            "--no-progress",
+        ]
+    )
     assert code == 0
     assert "for 768 timesteps" in capsys.readouterr().out
     assert _adam_steps(out) > adam_steps  # Adam went on counting: half the timesteps alone would give fewer steps
@@ -79,8 +113,26 @@ def test_a_model_without_its_interface_fails_at_load_not_in_games(tmp_path) -> N
     from arena.training import load_sb3_agent
 
     out = tmp_path / "flat"
-    assert main(["train", "tic_tac_toe", "--timesteps", "64", "--eval-games", "2", "--n-envs", "1", "--no-progress",
-                 "--interface", "flatten(ego_board)", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "tic_tac_toe",
+                "--timesteps",
+                "64",
+                "--eval-games",
+                "2",
+                "--n-envs",
+                "1",
+                "--no-progress",
+                "--interface",
+                "flatten(ego_board)",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     with pytest.raises(ArenaError, match=r"the policy was trained on observations Box\(-1.0, 1.0, \(9,\), float32\)"):
         load_sb3_agent(out / "model.zip", env=envs.make("tic_tac_toe"))
     manifest = json.loads((out / "agent.json").read_text())
@@ -94,28 +146,58 @@ def test_train_against_a_fixed_opponent_with_plain_ppo_on_dict_observations(tmp_
     from arena import RandomAgent, play
 
     out = tmp_path / "ppo"
-    code = main(["train", "connect_four", "--algo", "ppo", "--timesteps", "256", "--eval-games", "2",
-                 "--eval-every", "256", "--n-envs", "1", "--no-progress", "--reference", "random,connect_four_heuristic",
-                 "--self-play", "off", "--opponent", "random",  # the flags override connect four's self-play recipe
-                 "--interface", "action_mask_in_observation", "--out", str(out)])
+    code = main(
+        [
+            "train",
+            "connect_four",
+            "--algo",
+            "ppo",
+            "--timesteps",
+            "256",
+            "--eval-games",
+            "2",
+            "--eval-every",
+            "256",
+            "--n-envs",
+            "1",
+            "--no-progress",
+            "--reference",
+            "random,connect_four_heuristic",
+            "--self-play",
+            "off",
+            "--opponent",
+            "random",  # the flags override connect four's self-play recipe
+            "--interface",
+            "action_mask_in_observation",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
     records = read_csv(out / "evaluations.csv")
     assert "pool_size" not in records[0] and records[-1]["timesteps"] == 256
     assert {"random_win_rate", "connect_four_heuristic_win_rate"} <= set(records[0])
     assert "vs connect_four_heuristic: win rate" in capsys.readouterr().out
-    agent = make_agent("arena.training:load_sb3_agent", path=str(out / "model.zip"), algo="ppo",
-                       interface="interfaces.observation:ActionMaskInObservation")
+    agent = make_agent(
+        "arena.training:load_sb3_agent",
+        path=str(out / "model.zip"),
+        algo="ppo",
+        interface="interfaces.observation:ActionMaskInObservation",
+    )
     assert str(agent) == "AgtItfWrapper(ppo:model.zip, ActionMaskInObservation())"
     assert type(agent.agent.policy).__name__ == "MultiInputActorCriticPolicy"
     assert play(envs.make("connect_four"), [agent, RandomAgent()], seed=1).length >= 7
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["--algo", "trpo"], "unknown algorithm 'trpo'; expected one of maskable-ppo, ppo, a2c, dqn"),
-    (["--algo-options", "{oops"], "--algo-options must be a JSON object, got '{oops'"),
-    (["--timesteps", "0"], "--timesteps must be at least 1, got 0"),
-    (["--interface", "ego"], "unknown interface 'ego'; known interfaces: "),
-])
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["--algo", "trpo"], "unknown algorithm 'trpo'; expected one of maskable-ppo, ppo, a2c, dqn"),
+        (["--algo-options", "{oops"], "--algo-options must be a JSON object, got '{oops'"),
+        (["--timesteps", "0"], "--timesteps must be at least 1, got 0"),
+        (["--interface", "ego"], "unknown interface 'ego'; known interfaces: "),
+    ],
+)
 def test_bad_input_exits_2_with_a_reason(tmp_path, capsys, argv: list[str], message: str) -> None:
     assert main(["train", "tic_tac_toe", "--out", str(tmp_path), *argv]) == 2
     assert message in capsys.readouterr().err
@@ -137,8 +219,11 @@ def test_path_choice_and_its_error_text(tmp_path, capsys) -> None:
     assert choose_path("single", c4, "maskable-ppo", RandomAgent(), None) == "single"
     assert choose_path("auto", c4, "ppo", RandomAgent(), None) == "single"
     assert choose_path("auto", envs.make("kuhn_poker"), "maskable-ppo", RandomAgent(), None) == "single"
-    with pytest.raises(ValueError, match=r"--path batched cannot train this run: --algo ppo trains without action "
-                                         r"masks, which the batch enforces"):
+    with pytest.raises(
+        ValueError,
+        match=r"--path batched cannot train this run: --algo ppo trains without action "
+        r"masks, which the batch enforces",
+    ):
         choose_path("batched", c4, "ppo", RandomAgent(), None)
     assert main(["train", "kuhn_poker", "--path", "batched", "--timesteps", "64", "--out", str(tmp_path / "k")]) != 0
     assert "--path batched cannot train this run: <KuhnPoker> has no batch (make_batch)" in capsys.readouterr().err
@@ -151,8 +236,21 @@ def test_the_folder_plays_in_arena_play_and_force_writes_over_it(tmp_path, monke
     import sys
 
     out = tmp_path / "ttt"
-    train = ["train", "tic_tac_toe", "--timesteps", "64", "--eval-games", "2", "--n-envs", "1", "--no-progress",
-             "--interface", "flatten(ego_board)", "--out", str(out)]
+    train = [
+        "train",
+        "tic_tac_toe",
+        "--timesteps",
+        "64",
+        "--eval-games",
+        "2",
+        "--n-envs",
+        "1",
+        "--no-progress",
+        "--interface",
+        "flatten(ego_board)",
+        "--out",
+        str(out),
+    ]
     assert main(train) == 0
     capsys.readouterr()
     assert main(["play", "tic_tac_toe", "--agents", f"{out},random", "--seed", "3"]) == 0
@@ -170,8 +268,20 @@ def test_the_folder_plays_in_arena_play_and_force_writes_over_it(tmp_path, monke
 def test_load_continues_the_statistics_of_a_stateful_interface(tmp_path) -> None:
     out = tmp_path / "norm"
     base = ["--timesteps", "256", "--eval-games", "2", "--n-envs", "2", "--no-progress"]
-    assert main(["train", "tic_tac_toe", *base, "--interface", "normalize_observation(flatten(ego_board))",
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "tic_tac_toe",
+                *base,
+                "--interface",
+                "normalize_observation(flatten(ego_board))",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     before = json.loads((out / "interface_state.json").read_text())["2"]["count"]
     assert main(["train", "tic_tac_toe", "--load", str(out), *base]) == 0
     after = json.loads((out / "interface_state.json").read_text())["2"]["count"]
@@ -185,16 +295,39 @@ def test_batched_path_defaults_to_the_recipe_and_several_opponents_make_a_pool(t
     from arena.training.recipe import BATCHED_RECIPE, default_algo_options
 
     options = default_algo_options("maskable-ppo", 100_000, 64, "batched")
-    assert options == {"n_steps": 32, "batch_size": 1024, "n_epochs": 4, "learning_rate": 3e-4, "ent_coef": 0.01,
-                       "gamma": 0.99, "policy_kwargs": {"net_arch": [128, 128]}}
+    assert options == {
+        "n_steps": 32,
+        "batch_size": 1024,
+        "n_epochs": 4,
+        "learning_rate": 3e-4,
+        "ent_coef": 0.01,
+        "gamma": 0.99,
+        "policy_kwargs": {"net_arch": [128, 128]},
+    }
     assert BATCHED_RECIPE["n_envs"] * options["n_steps"] == 2048  # samples per update, as the single path's
     assert default_algo_options("maskable-ppo", 100_000, 2, "batched")["batch_size"] == 64  # one rollout at most
     assert "net_arch" not in str(default_algo_options("maskable-ppo", 100_000, 4, "single"))
 
     out = tmp_path / "pool"
-    code = main(["train", "connect_four", "--timesteps", "128", "--n-envs", "2", "--eval-games", "4",
-                 "--opponent", "random,connect_four_heuristic,connect_four_heuristic", "--self-play", "off",
-                 "--no-progress", "--out", str(out)])
+    code = main(
+        [
+            "train",
+            "connect_four",
+            "--timesteps",
+            "128",
+            "--n-envs",
+            "2",
+            "--eval-games",
+            "4",
+            "--opponent",
+            "random,connect_four_heuristic,connect_four_heuristic",
+            "--self-play",
+            "off",
+            "--no-progress",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0, capsys.readouterr().err
     printed = capsys.readouterr().out
     assert "(batched path, 2 games)" in printed and "opponent pool: 3 members, 0 promotions" in printed

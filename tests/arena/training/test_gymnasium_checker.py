@@ -19,16 +19,21 @@ from arena.training import SingleAgentEnv
 from tests.quick import quick_make
 
 # VizDoom drives an engine process per env (slow to start): covered by its own tests.
-SEATS = [(name, seat) for name in env_names() if name != "vizdoom_deathmatch"
-         for seat in quick_make(name).possible_agents]  # the quick options' seats (MAgent2: 4, not 162)
+SEATS = [
+    (name, seat) for name in env_names() if name != "vizdoom_deathmatch" for seat in quick_make(name).possible_agents
+]  # the quick options' seats (MAgent2: 4, not 162)
 
 
 def bridge(kind, name, seat):
     env = quick_make(name)
     if kind == "SingleAgentEnv":
         return SingleAgentEnv(env, RandomAgent(seed=1), seats=[seat], illegal_action="forfeit")
-    return to_gymnasium(env, seat, {other: RandomAgent(seed=1) for other in env.possible_agents if other != seat},
-                        illegal_action="forfeit")
+    return to_gymnasium(
+        env,
+        seat,
+        {other: RandomAgent(seed=1) for other in env.possible_agents if other != seat},
+        illegal_action="forfeit",
+    )
 
 
 @pytest.mark.parametrize("kind", ["SingleAgentEnv", "to_gymnasium"])
@@ -61,8 +66,13 @@ def test_gymnasium_check_env_passes_on_every_bundled_env_and_seat(kind, name, se
 
 
 def test_to_gymnasium_forfeit_ends_the_episode_with_the_penalty_and_refuses_unknown_modes():
-    env = to_gymnasium(make_env("tic_tac_toe"), "player_0", {"player_1": RandomAgent(seed=0)},
-                       illegal_action="forfeit", illegal_penalty=-5.0)
+    env = to_gymnasium(
+        make_env("tic_tac_toe"),
+        "player_0",
+        {"player_1": RandomAgent(seed=0)},
+        illegal_action="forfeit",
+        illegal_penalty=-5.0,
+    )
     env.reset(seed=0)
     env.step(4)
     taken = int(np.flatnonzero(env.action_masks() == 0)[0])

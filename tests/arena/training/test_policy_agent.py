@@ -27,8 +27,11 @@ def saved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
     folder = tmp_path_factory.mktemp("models")
     paths = {}
-    for key, cls, kwargs in (("maskable", MaskablePPO, {}), ("ppo", PPO, {"illegal_action": "forfeit"}),
-                             ("ego", MaskablePPO, {"interface": EgoBoard()})):
+    for key, cls, kwargs in (
+        ("maskable", MaskablePPO, {}),
+        ("ppo", PPO, {"illegal_action": "forfeit"}),
+        ("ego", MaskablePPO, {"interface": EgoBoard()}),
+    ):
         env = SingleAgentEnv("tic_tac_toe", "random", shuffle_seats=True, **kwargs)
         model = cls("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0)
         model.learn(64)
@@ -44,7 +47,7 @@ def random_positions(count: int, seed: int) -> list[tuple[np.ndarray, np.ndarray
     while len(positions) < count:
         observations, infos = env.reset()
         while observations:
-            (agent, observation), = observations.items()
+            ((agent, observation),) = observations.items()
             mask = infos[agent]["action_mask"]
             positions.append((observation, mask))
             observations, _, _, _, infos = env.step({agent: int(rng.choice(np.flatnonzero(mask)))})
@@ -54,7 +57,9 @@ def random_positions(count: int, seed: int) -> list[tuple[np.ndarray, np.ndarray
 def test_deterministic_agent_matches_maskable_ppo_predict(saved: dict[str, str]) -> None:
     model = MaskablePPO.load(saved["maskable"], device="cpu")
     agent = load_sb3_agent(saved["maskable"])
-    agent.setup(envs.make("tic_tac_toe").observation_space("player_0"), envs.make("tic_tac_toe").action_space("player_0"))
+    agent.setup(
+        envs.make("tic_tac_toe").observation_space("player_0"), envs.make("tic_tac_toe").action_space("player_0")
+    )
     for observation, mask in random_positions(60, seed=1):
         expected, _ = model.predict(observation, action_masks=mask.astype(bool), deterministic=True)
         assert agent.act(observation, mask) == int(expected)
@@ -100,8 +105,11 @@ def test_interface_agent_plays_raw_env_and_factory_spec(saved: dict[str, str]) -
     assert episode.length >= 5
     bare = load_sb3_agent(saved["ego"])
     env = envs.make("tic_tac_toe")
-    with pytest.raises(SpaceMismatchError, match=r"maskable-ppo:ego.zip: the policy was trained on observations "
-                       r"Box\(-1.0, 1.0, \(3, 3\), float32\).*got Box\(0, 2, \(3, 3\), int8\).*interface"):
+    with pytest.raises(
+        SpaceMismatchError,
+        match=r"maskable-ppo:ego.zip: the policy was trained on observations "
+        r"Box\(-1.0, 1.0, \(3, 3\), float32\).*got Box\(0, 2, \(3, 3\), int8\).*interface",
+    ):
         bare.setup(env.observation_space("player_0"), env.action_space("player_0"))
 
 

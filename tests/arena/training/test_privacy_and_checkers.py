@@ -15,8 +15,9 @@ from tests.arena.training.training_envs import FixedAgent
 RANKS = ("J", "Q", "K")
 
 
-def learner_view(game: str, seat: str, cards: list[str], learner_choices: list[int],
-                 opponent_choices: list[int]) -> list:
+def learner_view(
+    game: str, seat: str, cards: list[str], learner_choices: list[int], opponent_choices: list[int]
+) -> list:
     """Everything the learner receives in one episode with a fixed deal."""
     single = SingleAgentEnv(game, FixedAgent(choices=opponent_choices), seats=seat)
     observation, info = single.reset(seed=0, options={"cards": cards})
@@ -118,8 +119,9 @@ def test_sb3_check_env_with_an_interface() -> None:
     from interfaces.board import EgoBoard
     from interfaces.observation import Flatten
 
-    env = SingleAgentEnv("connect_four", "random", shuffle_seats=True, illegal_action="forfeit",
-                         interface=Flatten(EgoBoard()))
+    env = SingleAgentEnv(
+        "connect_four", "random", shuffle_seats=True, illegal_action="forfeit", interface=Flatten(EgoBoard())
+    )
     assert env.observation_space.shape == (42,)
     with warnings.catch_warnings():
         warnings.simplefilter("error")

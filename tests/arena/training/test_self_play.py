@@ -91,8 +91,16 @@ def _train(tmp_path, *, promote_at, window=None, steps=384, pool_strategy="lates
     pool = OpponentPool([opponent or RandomAgent(seed=0)], strategy=pool_strategy)
     vec = make_vec_env(lambda: SingleAgentEnv("tic_tac_toe", pool, shuffle_seats=True), n_envs=2, seed=0)
     model = MaskablePPO("MlpPolicy", vec, n_steps=64, batch_size=64, n_epochs=1, seed=0)
-    callback = SelfPlayCallback("tic_tac_toe", pool, "random", eval_every=128, eval_games=6, promote_at=promote_at,
-                                window=window, csv_path=tmp_path / "eval.csv")
+    callback = SelfPlayCallback(
+        "tic_tac_toe",
+        pool,
+        "random",
+        eval_every=128,
+        eval_games=6,
+        promote_at=promote_at,
+        window=window,
+        csv_path=tmp_path / "eval.csv",
+    )
     model.learn(steps, callback=callback)
     return model, vec, pool, callback
 

@@ -95,15 +95,19 @@ def test_rewards_arrive_exactly_once_summed(script: list[Step], learner: str) ->
     for agent_id, agent in zip(seated, opponents):
         gone = next(i for i, step in enumerate(script) if agent_id in step.terminate + step.truncate)
         if gone <= left:
-            total = sum(step.rewards.get(agent_id, 0.0) for step in script[:gone + 1])
+            total = sum(step.rewards.get(agent_id, 0.0) for step in script[: gone + 1])
             assert sum(agent.act_rewards) + sum(agent.done_rewards) == total
         assert len(agent.done_rewards) == 1  # done exactly once, even when the episode was cut short
 
 
 def test_final_reward_reaches_learner_when_an_opponent_ends_the_game() -> None:
     # b moves last and wins; a's -1 arrives with a's final step, together with b's earlier bonus to a.
-    script = [Step(("a",)), Step(("b",), {"a": 0.5}), Step(("a",), {"a": 0.25}),
-              Step(("b",), {"a": -1.0, "b": 1.0}, terminate=("a", "b"))]
+    script = [
+        Step(("a",)),
+        Step(("b",), {"a": 0.5}),
+        Step(("a",), {"a": 0.25}),
+        Step(("b",), {"a": -1.0, "b": 1.0}, terminate=("a", "b")),
+    ]
     single = SingleAgentEnv(ScriptedEnv(script, agents=("a", "b")), LedgerAgent(), seats="a")
     single.reset(seed=0)
     assert single.step(0)[1:4] == (0.5, False, False)
@@ -133,9 +137,11 @@ def test_rewards_before_the_first_action_join_the_first_return() -> None:
 # -------------------------------------------------------------------- seats
 def test_seats_shuffle_reproducibly() -> None:
     single = SingleAgentEnv("tic_tac_toe", "random", shuffle_seats=True)
+
     def seats(seed: int) -> list[str]:
         first = single.reset(seed=seed)[1]["seat"]
         return [first] + [single.reset()[1]["seat"] for _ in range(59)]
+
     drawn = seats(7)
     assert drawn == seats(7)
     assert 15 <= drawn.count("player_0") <= 45  # both seats, roughly balanced (binomial, p = 1/2)
@@ -144,8 +150,12 @@ def test_seats_shuffle_reproducibly() -> None:
 
 def test_seats_rotate_without_shuffle_and_restart_on_seed() -> None:
     single = SingleAgentEnv("tic_tac_toe", "random")
-    assert [single.reset(seed=0)[1]["seat"]] + [single.reset()[1]["seat"] for _ in range(3)] == \
-        ["player_0", "player_1", "player_0", "player_1"]
+    assert [single.reset(seed=0)[1]["seat"]] + [single.reset()[1]["seat"] for _ in range(3)] == [
+        "player_0",
+        "player_1",
+        "player_0",
+        "player_1",
+    ]
     assert single.reset(seed=5)[1]["seat"] == "player_0"
 
 
@@ -257,6 +267,7 @@ def test_same_seed_same_episodes() -> None:
             if terminated or truncated:
                 trace.append(single.reset()[0].tolist())
         return trace
+
     assert run(11) == run(11)
     assert run(11) != run(12)
 
@@ -289,7 +300,9 @@ def test_error_texts() -> None:
         SingleAgentEnv("tic_tac_toe", [5])
     with pytest.raises(ValueError, match=r"illegal_action must be one of \['raise', 'forfeit'\], got 'skip'"):
         SingleAgentEnv("tic_tac_toe", illegal_action="skip")
-    with pytest.raises(SpaceMismatchError, match=r"seats must share spaces; 'x' has Discrete\(3\).*'y' has Discrete\(4\)"):
+    with pytest.raises(
+        SpaceMismatchError, match=r"seats must share spaces; 'x' has Discrete\(3\).*'y' has Discrete\(4\)"
+    ):
         SingleAgentEnv(UnevenSpacesEnv(), "random")
     with pytest.raises(TypeError, match="env must build an arena.MultiAgentEnv, got int"):
         SingleAgentEnv(lambda: 3)
@@ -317,8 +330,11 @@ def test_missing_sb3_names_the_extra(monkeypatch) -> None:
     from arena.training.policy_agent import require_sb3
 
     monkeypatch.setitem(sys.modules, "sb3_contrib", None)
-    with pytest.raises(ImportError, match=r"install the 'train' extra: pip install torch==2.13.0 && "
-                                          r"pip install 'arena-marl\[train\]'"):
+    with pytest.raises(
+        ImportError,
+        match=r"install the 'train' extra: pip install torch==2.13.0 && "
+        r"pip install 'arena-marl\[train\]'",
+    ):
         require_sb3()
 
 
@@ -332,8 +348,13 @@ class ClipToOne(Interface):
 def test_learner_interface_transforms_each_returned_sum_once() -> None:
     # a hears 0.5 + 0.75 between its two actions: the clip applies to the sum (1.25 -> 1.0),
     # once per returned value, as AgtItfWrapper does for a playing agent.
-    script = [Step(("a",)), Step(("b",), {"a": 0.5}), Step(("b",), {"a": 0.75}), Step(("a",), {"a": -3.0}),
-              Step(("b",), terminate=("a", "b"))]
+    script = [
+        Step(("a",)),
+        Step(("b",), {"a": 0.5}),
+        Step(("b",), {"a": 0.75}),
+        Step(("a",), {"a": -3.0}),
+        Step(("b",), terminate=("a", "b")),
+    ]
     single = SingleAgentEnv(ScriptedEnv(script, agents=("a", "b")), LedgerAgent(), seats="a", interface=ClipToOne())
     single.reset(seed=0)
     assert single.step(0)[1] == 1.0

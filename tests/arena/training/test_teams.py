@@ -22,8 +22,14 @@ ENV = "team_rock_paper_scissors"
 
 
 def test_teammates_sit_on_the_learners_side_and_opponents_on_the_others():
-    env = SingleAgentEnv(ENV, "random", seats=["player_0", "player_2", "player_4"], teammates=BeatMostCommonAgent(),
-                         shuffle_seats=True, env_kwargs={"team_sizes": (3, 2)})
+    env = SingleAgentEnv(
+        ENV,
+        "random",
+        seats=["player_0", "player_2", "player_4"],
+        teammates=BeatMostCommonAgent(),
+        shuffle_seats=True,
+        env_kwargs={"team_sizes": (3, 2)},
+    )
     for seed in range(6):
         _, info = env.reset(seed=seed) if seed == 0 else env.reset()
         seat = info["seat"]
@@ -71,9 +77,33 @@ def test_group_teams_is_an_env_with_one_agent_per_side():
 
 def test_train_a_seat_beside_a_teammate_then_enter_it_in_a_team_tournament(tmp_path, capsys):
     out = tmp_path / "mate"
-    code = main(["train", ENV, "--algo", "ppo", "--timesteps", "128", "--n-envs", "1", "--eval-every", "128",
-                 "--eval-games", "4", "--teammate", "beat_most_common", "--opponent", "random", "--reference", "random",
-                 "--interface", "one_hot", "--no-progress", "--out", str(out)])
+    code = main(
+        [
+            "train",
+            ENV,
+            "--algo",
+            "ppo",
+            "--timesteps",
+            "128",
+            "--n-envs",
+            "1",
+            "--eval-every",
+            "128",
+            "--eval-games",
+            "4",
+            "--teammate",
+            "beat_most_common",
+            "--opponent",
+            "random",
+            "--reference",
+            "random",
+            "--interface",
+            "one_hot",
+            "--no-progress",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0 and "vs random: win rate" in capsys.readouterr().out
     result = run_tournament(ENV, [f"mixed={out}+beat_most_common", "bots=beat_most_common"], games=2, seed=0)
     assert result.complete and not result.forfeits
@@ -83,9 +113,31 @@ def test_train_a_seat_beside_a_teammate_then_enter_it_in_a_team_tournament(tmp_p
 
 def test_train_a_whole_side_as_one_model(tmp_path, capsys):
     out = tmp_path / "side"
-    code = main(["train", ENV, "--control", "team", "--algo", "ppo", "--timesteps", "128", "--n-envs", "1",
-                 "--eval-every", "128", "--eval-games", "4", "--opponent", "beat_most_common", "--no-progress",
-                 "--interface", "one_hot", "--out", str(out)])
+    code = main(
+        [
+            "train",
+            ENV,
+            "--control",
+            "team",
+            "--algo",
+            "ppo",
+            "--timesteps",
+            "128",
+            "--n-envs",
+            "1",
+            "--eval-every",
+            "128",
+            "--eval-games",
+            "4",
+            "--opponent",
+            "beat_most_common",
+            "--no-progress",
+            "--interface",
+            "one_hot",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0 and "(a whole side)" in capsys.readouterr().out
     assert json.loads((out / "agent.json").read_text())["team_size"] == 2
     agent = load_trained_agent(out)
@@ -94,12 +146,20 @@ def test_train_a_whole_side_as_one_model(tmp_path, capsys):
     assert episode.length == 3 and np.isfinite(episode.team_returns["team_0"])
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["tic_tac_toe", "--teammate", "random"], "--teammate and --control team need a team game; tic_tac_toe has no sides"),
-    ([ENV, "--control", "team", "--teammate", "random"], "--teammate plays beside a one-seat learner"),
-    ([ENV, "--control", "team", "--env-options", '{"team_sizes": [1, 2]}'],
-     r"--control team needs sides of one size, team_rock_paper_scissors has sides of sizes [1, 2]"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["tic_tac_toe", "--teammate", "random"],
+            "--teammate and --control team need a team game; tic_tac_toe has no sides",
+        ),
+        ([ENV, "--control", "team", "--teammate", "random"], "--teammate plays beside a one-seat learner"),
+        (
+            [ENV, "--control", "team", "--env-options", '{"team_sizes": [1, 2]}'],
+            r"--control team needs sides of one size, team_rock_paper_scissors has sides of sizes [1, 2]",
+        ),
+    ],
+)
 def test_team_training_options_are_checked(tmp_path, capsys, argv, message):
     assert main(["train", *argv, "--out", str(tmp_path)]) == 2
     assert message in capsys.readouterr().err
@@ -107,32 +167,96 @@ def test_team_training_options_are_checked(tmp_path, capsys, argv, message):
 
 def test_pommerman_team_mode_seat_beside_a_teammate_and_whole_side(tmp_path, capsys):
     options = '{"mode": "team", "max_steps": 20}'
-    common = ["--algo", "ppo", "--timesteps", "64", "--n-envs", "1", "--eval-every", "64", "--eval-games", "2",
-              "--reference", "random", "--interface", "pommerman_features", "--no-progress",
-              "--env-options", options]
+    common = [
+        "--algo",
+        "ppo",
+        "--timesteps",
+        "64",
+        "--n-envs",
+        "1",
+        "--eval-every",
+        "64",
+        "--eval-games",
+        "2",
+        "--reference",
+        "random",
+        "--interface",
+        "pommerman_features",
+        "--no-progress",
+        "--env-options",
+        options,
+    ]
     mate = tmp_path / "mate"
-    assert main(["train", "pommerman", "--teammate", "pommerman_simple", "--opponent", "pommerman_simple",
-                 *common, "--out", str(mate)]) == 0
-    result = run_tournament("pommerman", [f"mixed={mate}+pommerman_simple", "bots=pommerman_simple"], games=2,
-                            env_kwargs={"mode": "team", "max_steps": 20})
+    assert (
+        main(
+            [
+                "train",
+                "pommerman",
+                "--teammate",
+                "pommerman_simple",
+                "--opponent",
+                "pommerman_simple",
+                *common,
+                "--out",
+                str(mate),
+            ]
+        )
+        == 0
+    )
+    result = run_tournament(
+        "pommerman",
+        [f"mixed={mate}+pommerman_simple", "bots=pommerman_simple"],
+        games=2,
+        env_kwargs={"mode": "team", "max_steps": 20},
+    )
     assert result.complete and not result.forfeits and result.teams["team_0"] == ("agent_0", "agent_2")
     side = tmp_path / "side"
-    assert main(["train", "pommerman", "--control", "team", "--opponent", "pommerman_simple", *common,
-                 "--out", str(side)]) == 0
+    assert (
+        main(["train", "pommerman", "--control", "team", "--opponent", "pommerman_simple", *common, "--out", str(side)])
+        == 0
+    )
     assert "(a whole side)" in capsys.readouterr().out
 
 
 def test_the_printed_command_of_a_seat_beside_a_teammate_fills_sides_of_three(tmp_path, capsys):
     # A two-member team (FOLDER+TEAMMATE) cannot fill a side of three seats: the folder enters alone.
     out = tmp_path / "trio"
-    code = main(["train", ENV, "--env-options", '{"team_sizes": [3, 3]}', "--algo", "ppo", "--timesteps", "64",
-                 "--n-envs", "1", "--eval-every", "64", "--eval-games", "2", "--teammate", "beat_most_common",
-                 "--opponent", "random", "--reference", "random", "--interface", "one_hot", "--no-progress",
-                 "--algo-options", '{"n_steps": 32, "batch_size": 32, "n_epochs": 1}', "--out", str(out)])
+    code = main(
+        [
+            "train",
+            ENV,
+            "--env-options",
+            '{"team_sizes": [3, 3]}',
+            "--algo",
+            "ppo",
+            "--timesteps",
+            "64",
+            "--n-envs",
+            "1",
+            "--eval-every",
+            "64",
+            "--eval-games",
+            "2",
+            "--teammate",
+            "beat_most_common",
+            "--opponent",
+            "random",
+            "--reference",
+            "random",
+            "--interface",
+            "one_hot",
+            "--no-progress",
+            "--algo-options",
+            '{"n_steps": 32, "batch_size": 32, "n_epochs": 1}',
+            "--out",
+            str(out),
+        ]
+    )
     printed = capsys.readouterr().out
     assert code == 0, printed
     command = printed.split("the folder is an agent: ")[1].splitlines()[0]
     words = shlex.split(command)
     assert words[-1] == f"{out},random" and "beside beat_most_common" in printed
-    assert main([*words[1:], "--games", "2", "--backend", "inline", "--db", str(tmp_path / "t.db")]) == 0, \
+    assert main([*words[1:], "--games", "2", "--backend", "inline", "--db", str(tmp_path / "t.db")]) == 0, (
         capsys.readouterr().err
+    )

@@ -21,24 +21,43 @@ from arena.training.report import read_csv
 from arena.training.run import registered_interface_spec
 
 # The engine an env needs, when it needs one the base install lacks (its extra).
-_EXTRA_MODULE = {"vizdoom_deathmatch": "vizdoom", "soccer": "dm_control", "magent_battle": "magent2",
-                 "magent_combined_arms": "magent2"}
+_EXTRA_MODULE = {
+    "vizdoom_deathmatch": "vizdoom",
+    "soccer": "dm_control",
+    "magent_battle": "magent2",
+    "magent_combined_arms": "magent2",
+}
 # Shorter games where the default ones would take most of a test's time (the recipe stays the env's).
-_QUICK_OPTIONS = {"soccer": {"time_limit": 0.5}, "vizdoom_deathmatch": {"time_limit": 2.0},
-                  "pong_2p": {"rounds": 1, "max_round_steps": 60}, "pommerman": {"max_steps": 60},
-                  "magent_battle": {"max_steps": 10, "map_size": 12},
-                  "magent_combined_arms": {"max_steps": 10, "map_size": 16}}
+_QUICK_OPTIONS = {
+    "soccer": {"time_limit": 0.5},
+    "vizdoom_deathmatch": {"time_limit": 2.0},
+    "pong_2p": {"rounds": 1, "max_round_steps": 60},
+    "pommerman": {"max_steps": 60},
+    "magent_battle": {"max_steps": 10, "map_size": 12},
+    "magent_combined_arms": {"max_steps": 10, "map_size": 16},
+}
 
 
 @pytest.mark.parametrize("name,options", [(name, {}) for name in envs.names()] + [("pommerman", {"mode": "team"})])
-def test_the_bare_command_trains_every_bundled_env_with_its_recipe(name: str, options: dict, tmp_path,
-                                                                     capsys) -> None:
+def test_the_bare_command_trains_every_bundled_env_with_its_recipe(name: str, options: dict, tmp_path, capsys) -> None:
     if name in _EXTRA_MODULE and importlib.util.find_spec(_EXTRA_MODULE[name]) is None:
         pytest.skip(f"{name} needs {_EXTRA_MODULE[name]} (its extra)")
     out = tmp_path / name
     options = {**_QUICK_OPTIONS.get(name, {}), **options}
-    argv = ["train", name, "--timesteps", "32", "--eval-games", "2", "--n-envs", "1", "--out", str(out),
-            "--algo-options", '{"n_steps": 32, "batch_size": 32, "n_epochs": 1}']
+    argv = [
+        "train",
+        name,
+        "--timesteps",
+        "32",
+        "--eval-games",
+        "2",
+        "--n-envs",
+        "1",
+        "--out",
+        str(out),
+        "--algo-options",
+        '{"n_steps": 32, "batch_size": 32, "n_epochs": 1}',
+    ]
     if options:
         argv += ["--env-options", json.dumps(options)]
     assert main(argv) == 0, capsys.readouterr().err
@@ -70,18 +89,40 @@ def test_every_bundled_env_declares_a_recipe() -> None:
 
 def test_raw_spaces_with_a_start_are_refused_with_the_fix(tmp_path, capsys) -> None:
     # SB3 one-hot encodes MultiDiscrete([5 5 5], start=9) as if it were 0..4: a torch error in a game, before.
-    code = main(["train", "pommerman", "--interface", "none", "--timesteps", "32", "--n-envs", "1",
-                 "--no-progress", "--out", str(tmp_path / "raw")])
+    code = main(
+        [
+            "train",
+            "pommerman",
+            "--interface",
+            "none",
+            "--timesteps",
+            "32",
+            "--n-envs",
+            "1",
+            "--no-progress",
+            "--out",
+            str(tmp_path / "raw"),
+        ]
+    )
     assert code == 2
     err = capsys.readouterr().err
-    assert ("the learner's observation 'enemies' is MultiDiscrete([5 5 5], start=[9 9 9]): Stable-Baselines3 reads "
-            "Discrete and MultiDiscrete values as 0..n-1 whatever their start") in err
+    assert (
+        "the learner's observation 'enemies' is MultiDiscrete([5 5 5], start=[9 9 9]): Stable-Baselines3 reads "
+        "Discrete and MultiDiscrete values as 0..n-1 whatever their start"
+    ) in err
     assert "--interface flatten or one_hot" in err
 
 
 def test_flags_override_the_recipe_field_by_field() -> None:
-    config = TrainingConfig("pommerman", timesteps=20_000, out="x", interface="flatten(pommerman_features)",
-                            references=("pommerman_simple",), algo="maskable-ppo", algo_options={"n_epochs": 2})
+    config = TrainingConfig(
+        "pommerman",
+        timesteps=20_000,
+        out="x",
+        interface="flatten(pommerman_features)",
+        references=("pommerman_simple",),
+        algo="maskable-ppo",
+        algo_options={"n_epochs": 2},
+    )
     recipe = config.recipe()
     assert recipe.interface == "flatten(pommerman_features)" and recipe.references == ("pommerman_simple",)
     assert recipe.opponents == ("random",)  # not given: the recipe's
@@ -96,15 +137,18 @@ def test_flags_override_the_recipe_field_by_field() -> None:
     assert recipe_for("connect_four").eval_games_for(1_600_000) == 100
 
 
-@pytest.mark.parametrize("kwargs,message", [
-    ({"timesteps": 0}, "--timesteps must be at least 1, got 0"),
-    ({"eval_games": -1}, "--eval-games must be at least 1, got -1"),
-    ({"self_play": "best"}, "unknown --self-play value 'best'; expected one of latest, uniform, off"),
-    ({"opponents": ()}, "--opponent needs at least one agent name, got none"),
-    ({"promote_at": 2.0}, "--promote-at must lie in [0, 1], got 2.0"),
-    ({"out": None}, "--out is required"),
-    ({"progress_every": 0}, "--progress-every must be a positive number of seconds, got 0"),
-])
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"timesteps": 0}, "--timesteps must be at least 1, got 0"),
+        ({"eval_games": -1}, "--eval-games must be at least 1, got -1"),
+        ({"self_play": "best"}, "unknown --self-play value 'best'; expected one of latest, uniform, off"),
+        ({"opponents": ()}, "--opponent needs at least one agent name, got none"),
+        ({"promote_at": 2.0}, "--promote-at must lie in [0, 1], got 2.0"),
+        ({"out": None}, "--out is required"),
+        ({"progress_every": 0}, "--progress-every must be a positive number of seconds, got 0"),
+    ],
+)
 def test_a_bad_config_says_which_flag(kwargs, message) -> None:
     with pytest.raises((ValueError, TypeError, ArenaError)) as caught:
         TrainingConfig(**{"env": "tic_tac_toe", "out": "x", **kwargs})
@@ -114,9 +158,12 @@ def test_a_bad_config_says_which_flag(kwargs, message) -> None:
 def test_a_recipe_that_is_not_a_recipe_is_a_plugin_error(monkeypatch) -> None:
     import arena.training.recipe as recipes
 
-    monkeypatch.setattr(recipes, "resolve", lambda kind, name: (lambda **options: {"interface": "flatten"}))
-    with pytest.raises(PluginError, match=r"the training recipe of 'tic_tac_toe' must be an "
-                                          r"arena.training.TrainingRecipe \(or a callable returning one\), got dict"):
+    monkeypatch.setattr(recipes, "resolve", lambda kind, name: lambda **options: {"interface": "flatten"})
+    with pytest.raises(
+        PluginError,
+        match=r"the training recipe of 'tic_tac_toe' must be an "
+        r"arena.training.TrainingRecipe \(or a callable returning one\), got dict",
+    ):
         recipes.recipe_for("tic_tac_toe")
     with pytest.raises(ValueError, match=r"expected a mapping of .*; got \['colour'\]"):
         TrainingRecipe.from_json({"colour": "red"})
@@ -124,8 +171,25 @@ def test_a_recipe_that_is_not_a_recipe_is_a_plugin_error(monkeypatch) -> None:
 
 def test_piped_output_shows_progress_lines(tmp_path, capsys) -> None:
     out = tmp_path / "lines"
-    assert main(["train", "tic_tac_toe", "--timesteps", "64", "--eval-games", "2", "--eval-every", "32",
-                 "--n-envs", "2", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "tic_tac_toe",
+                "--timesteps",
+                "64",
+                "--eval-games",
+                "2",
+                "--eval-every",
+                "32",
+                "--n-envs",
+                "2",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("train tic_tac_toe: ")]
     assert lines[0].startswith("train tic_tac_toe: 0/64 steps (0%)")
     assert any("steps/s, eta " in line and "last evaluation at 64: vs random" in line for line in lines)
@@ -153,9 +217,32 @@ def test_progress_lines_keep_coming_while_training_is_busy() -> None:
 def test_load_goes_on_with_the_stored_recipe_and_appends(tmp_path, capsys) -> None:
     out = tmp_path / "run"
     common = ["--eval-games", "2", "--n-envs", "2", "--no-progress"]
-    assert main(["train", "tic_tac_toe", "--timesteps", "128", "--eval-every", "64", "--self-play", "latest",
-                 "--promote-at", "0", "--opponent", "random,random", "--reference", "random", "--interface", "flatten",
-                 "--out", str(out), *common]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "tic_tac_toe",
+                "--timesteps",
+                "128",
+                "--eval-every",
+                "64",
+                "--self-play",
+                "latest",
+                "--promote-at",
+                "0",
+                "--opponent",
+                "random,random",
+                "--reference",
+                "random",
+                "--interface",
+                "flatten",
+                "--out",
+                str(out),
+                *common,
+            ]
+        )
+        == 0
+    )
     first = read_csv(out / "evaluations.csv")
     assert "self-play pool: 4 members, 2 promotions" in capsys.readouterr().out  # random twice, 2 snapshots
     assert json.loads((out / "pool.json").read_text())[0]["name"].startswith("snapshot@")
@@ -178,11 +265,47 @@ def test_load_goes_on_with_the_stored_recipe_and_appends(tmp_path, capsys) -> No
 
 def test_a_folder_names_registered_interfaces_so_a_tournament_trusts_it(tmp_path, capsys) -> None:
     out = tmp_path / "ego"
-    assert main(["train", "tic_tac_toe", "--timesteps", "32", "--eval-games", "2", "--n-envs", "1", "--no-progress",
-                 "--interface", "interfaces.board:EgoBoard", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "tic_tac_toe",
+                "--timesteps",
+                "32",
+                "--eval-games",
+                "2",
+                "--n-envs",
+                "1",
+                "--no-progress",
+                "--interface",
+                "interfaces.board:EgoBoard",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert json.loads((out / "agent.json").read_text())["interface"] == "ego_board"
     command = capsys.readouterr().out.split("the folder is an agent: ")[1].strip()
     assert main([*shlex.split(command)[1:], "--games", "2", "--backend", "inline"]) == 0, capsys.readouterr().err
     # --load with the spelling it was trained with is the same interface
-    assert main(["train", "tic_tac_toe", "--load", str(out), "--timesteps", "32", "--eval-games", "2",
-                 "--n-envs", "1", "--no-progress", "--interface", "interfaces.board:EgoBoard"]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "tic_tac_toe",
+                "--load",
+                str(out),
+                "--timesteps",
+                "32",
+                "--eval-games",
+                "2",
+                "--n-envs",
+                "1",
+                "--no-progress",
+                "--interface",
+                "interfaces.board:EgoBoard",
+            ]
+        )
+        == 0
+    )

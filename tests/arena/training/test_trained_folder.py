@@ -29,8 +29,15 @@ def test_statistics_of_a_stateful_interface_travel_with_the_agent(tmp_path):
         if terminated or truncated:
             env.reset()
     model = MaskablePPO("MlpPolicy", env, n_steps=32, seed=0)
-    save_trained_agent(tmp_path, model, algo="maskable-ppo", env="tic_tac_toe", env_options={},
-                       interface=spec, trained_stack=env.interface)
+    save_trained_agent(
+        tmp_path,
+        model,
+        algo="maskable-ppo",
+        env="tic_tac_toe",
+        env_options={},
+        interface=spec,
+        trained_stack=env.interface,
+    )
     agent = load_trained_agent(tmp_path)
     loaded = agent.interface
     assert loaded.frozen
@@ -48,7 +55,7 @@ def test_manifest_errors_are_clear(tmp_path):
     with pytest.raises(ArenaError, match="has no agent.json"):
         read_manifest(tmp_path)
     (tmp_path / "agent.json").write_text(json.dumps({"format": "other"}))
-    with pytest.raises(ArenaError, match='is not an arena agent manifest'):
+    with pytest.raises(ArenaError, match="is not an arena agent manifest"):
         read_manifest(tmp_path)
     (tmp_path / "agent.json").write_text(json.dumps({"format": "arena-agent", "format_version": 99}))
     with pytest.raises(ArenaError, match="has format_version 99; this arena reads up to 1"):
@@ -70,8 +77,15 @@ def test_the_statistics_of_several_training_envs_are_pooled(tmp_path):
                 env.reset()
         bridges.append(env)
     model = MaskablePPO("MlpPolicy", bridges[0], n_steps=32, seed=0)
-    save_trained_agent(tmp_path, model, algo="maskable-ppo", env="tic_tac_toe", env_options={},
-                       interface=spec, trained_stack=[bridge.interface for bridge in bridges])
+    save_trained_agent(
+        tmp_path,
+        model,
+        algo="maskable-ppo",
+        env="tic_tac_toe",
+        env_options={},
+        interface=spec,
+        trained_stack=[bridge.interface for bridge in bridges],
+    )
     saved = load_trained_agent(tmp_path).interface.statistics()
     parts = [bridge.interface.statistics() for bridge in bridges]
     assert saved["count"] == pytest.approx(parts[0]["count"] + parts[1]["count"])
