@@ -133,3 +133,26 @@ def test_no_import_circles_between_modules() -> None:
 def test_cycle_finder_finds_a_circle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_linter_and_type_checker_run_before_the_suite_with_nothing_ignored_wholesale() -> None:
+    """The README's test command (CI runs exactly it) lints, checks the layout and type-checks first, with
+    the tools pinned in the test extra; mypy ignores only named third-party packages' missing types."""
+    import configparser
+    import re
+    import tomllib
+
+    command = re.findall(r"```bash\n(.*?)\n```", (ROOT / "README.md").read_text(encoding="utf-8"), flags=re.S)[1]
+    assert "&& ruff check . && ruff format --check . && mypy && python -m pytest -q" in command
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    pins = config["options.extras_require"]["test"].split()
+    assert any(p.startswith("ruff==") for p in pins) and any(p.startswith("mypy==") for p in pins)
+    mypy = config["mypy"]
+    assert [name.strip() for name in mypy["files"].split(",")] == list(PACKAGES)
+    assert "ignore_missing_imports" not in mypy and "ignore_errors" not in mypy
+    for section in config.sections():
+        if section.startswith("mypy-"):
+            assert dict(config[section]) == {"ignore_missing_imports": "True"}, section
+    lint = tomllib.loads((ROOT / "ruff.toml").read_text(encoding="utf-8"))["lint"]
+    assert {"F", "B", "I"} <= set(lint["select"])
