@@ -161,6 +161,12 @@ class PommermanBatch:
                 seed_stream(self._rngs[g], game_seed)
         self._started = True
         games = np.arange(self.num_games)
+        self._start_games(games)
+        obs = self._obs.copy() if self.copy else self._obs
+        return obs, {"live": self._live.copy()}
+
+    def _start_games(self, games: np.ndarray) -> None:
+        """Deal fresh boards to ``games`` (each from its own stream) and observe them."""
         batch_core.reset_games(
             games,
             self._boards,
@@ -174,8 +180,6 @@ class PommermanBatch:
             self._live,
         )
         self._observe(games)
-        obs = self._obs.copy() if self.copy else self._obs
-        return obs, {"live": self._live.copy()}
 
     def _observe(self, games: np.ndarray) -> None:
         team, partial = self._flags()
@@ -206,19 +210,7 @@ class PommermanBatch:
         if not self._started:
             raise ResetNeeded(f"{self}: restart() called before reset()")
         games = np.asarray(games, dtype=np.int64).reshape(-1)
-        batch_core.reset_games(
-            games,
-            self._boards,
-            self._items,
-            self._flames,
-            self._agents,
-            self._counts,
-            self._steps,
-            self._rngs,
-            self._radio,
-            self._live,
-        )
-        self._observe(games)
+        self._start_games(games)
         return self._obs[games].copy()
 
     # --------------------------------------------------------------------- step
