@@ -158,10 +158,11 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--path",
-        choices=("auto", "batched", "single"),
+        choices=("auto", "batched", "single", "side"),
         default=None,
         help="batched: every game in one numpy batch (BatchVecEnv), opponents acting for all "
-        "games at once; single: one SingleAgentEnv per game; auto (default): batched when "
+        "games at once; single: one SingleAgentEnv per game; side: parameter sharing, every member of "
+        "the learner's side a sub-env (SideVecEnv, envs with two sides); auto (default): batched when "
         "the env has a batch, the algorithm is maskable-ppo, the opponents can act in "
         "batches and the interface keeps no per-episode state",
     )

@@ -23,7 +23,7 @@ from arena.agents.base import Agent
 from arena.env import MultiAgentEnv
 from arena.interface import Interface
 from arena.registry import make_agent, make_env
-from arena.training.matches import can_match_batch, match, match_batch
+from arena.training.matches import can_match_batch, match, match_batch, match_sides
 from arena.training.policy_agent import SB3Agent, freeze, require_sb3
 from arena.training.pool import OpponentPool
 from arena.training.report import write_csv
@@ -85,6 +85,8 @@ class SelfPlayCallback(BaseCallback):
             :func:`~arena.training.matches.can_match_batch`; and the learner's
             observations are arrays, not dicts), ``False`` plays them one by one with
             :func:`arena.play`.
+        sides: the learner plays every member of its side and each opponent the other side
+            (:func:`~arena.training.matches.match_sides`): the side path's evaluation.
         history: the records of the run this one continues (``arena train --load``): they
             start :attr:`records` (and so the CSV), time counts on from their last, and no
             evaluation is repeated at the timestep they end at.
@@ -123,6 +125,7 @@ class SelfPlayCallback(BaseCallback):
         stop_when: Callable[[dict[str, Any]], bool] | None = None,
         on_evaluation: Callable[[dict[str, Any]], None] | None = None,
         batched: bool | None = None,
+        sides: bool = False,
         history: Sequence[Mapping[str, Any]] = (),
         snapshots: Sequence[tuple[str, Mapping[str, Any]]] = (),
         verbose: int = 0,
@@ -157,6 +160,7 @@ class SelfPlayCallback(BaseCallback):
         self.stop_when = stop_when
         self.on_evaluation = on_evaluation
         self.batched = batched
+        self.sides = bool(sides)
         self.records: list[dict[str, Any]] = [dict(record) for record in history]
         # A continued run counts its time on from the records it continues.
         self._wall_offset = float(self.records[-1].get("wall_s", 0.0)) if self.records else 0.0
@@ -220,6 +224,8 @@ class SelfPlayCallback(BaseCallback):
 
     def _match(self, opponent: Agent | OpponentPool, seed: int):
         """The learner's ``eval_games`` against ``opponent``: in one batch where it can, else one by one."""
+        if self.sides:  # the side path's learner plays a whole side
+            return match_sides(self.env, self.learner, opponent, self.eval_games, seed=seed)
         if self.batched or (
             self.batched is None
             and self._stackable

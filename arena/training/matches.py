@@ -4,7 +4,9 @@ curves and promotion (the tournament's evaluation is :mod:`arena.tournament`; ra
 :func:`match` plays the games one by one with :func:`arena.play` (any env, any agent);
 :func:`match_batch` plays them all at once in the env's numpy batch (two-player
 turn-based games that offer ``make_batch``, agents that act for many games at once),
-one ``act_batch`` call per agent per move: the same games, many times faster.
+one ``act_batch`` call per agent per move: the same games, many times faster;
+:func:`match_sides` plays armies: each agent acts for every member of its side in one call
+(the side path's learner, :mod:`arena.training.side`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from arena.seeding import derive_seed
 from arena.training.pool import OpponentPool
 from arena.training.seating import team_members
 
-__all__ = ["Score", "match", "match_batch", "can_match_batch"]
+__all__ = ["Score", "match", "match_batch", "match_sides", "can_match_batch"]
 
 
 @dataclass
@@ -221,3 +223,67 @@ def match_batch(
     mine = returns[np.arange(games), seat]
     theirs = returns[np.arange(games), 1 - seat]
     return Score(np.where(mine > theirs, 1.0, np.where(mine == theirs, 0.5, 0.0)).tolist())
+
+
+def match_sides(
+    env: MultiAgentEnv, agent: Agent, opponent: Agent | OpponentPool, games: int, *, seed: int = 0
+) -> Score:
+    """Play ``games`` seeded games in an env with two sides, ``agent`` playing every member of one
+    side (the sides in turn) and ``opponent`` every member of the other.
+
+    Every step, each side's player acts for all its live members in one ``act_batch`` call over
+    their stacked observations, so both must be batchable (:attr:`arena.Agent.batchable`). A pool
+    gives a fresh draw every game. Game ``i`` is seeded with ``derive_seed(seed, i)``. The result
+    is the sides' outcome: :meth:`~arena.MultiAgentEnv.team_scores` where the env has it, else each
+    side's summed rewards; higher wins, equal is a draw.
+
+    Raises:
+        ValueError: ``games`` below 1, an env without two sides, a player that cannot act in batches.
+
+    Example::
+
+        score = match_sides(envs.make("magent_battle"), trained, make_agent("magent_attack_nearest"), 10)
+    """
+    if games < 1:
+        raise ValueError(f"match_sides: games must be at least 1, got {games!r}")
+    teams = env.teams or {}
+    if len(teams) != 2:
+        raise ValueError(f"match_sides: {env} must have two sides (teams), got {list(teams)}")
+    sides = list(teams)
+    first = teams[sides[0]][0]
+    spaces_ = (env.observation_space(first), env.action_space(first))
+    rng = np.random.default_rng(seed)
+    outcomes: list[float] = []
+    for game in range(games):
+        mine, theirs = sides[game % 2], sides[1 - game % 2]
+        drawn = opponent.sample(rng) if isinstance(opponent, OpponentPool) else opponent
+        players = {mine: agent, theirs: drawn}
+        for player in (agent, drawn):
+            if not player.batchable:
+                raise ValueError(f"match_sides: {player} cannot act for a side at once (act_batch)")
+            if player.observation_space is not spaces_[0] or player.action_space is not spaces_[1]:
+                player.setup(*spaces_)
+            player.reset(seed=derive_seed(seed, game))
+        scores = _play_sides(env, players, derive_seed(seed, game))
+        outcomes.append(1.0 if scores[mine] > scores[theirs] else 0.5 if scores[mine] == scores[theirs] else 0.0)
+    return Score(outcomes)
+
+
+def _play_sides(env: MultiAgentEnv, players: dict[str, Agent], seed: int) -> dict[str, float]:
+    """One game, each side's player acting for its live members at once; each side's outcome."""
+    teams = env.teams or {}
+    observations, _ = env.reset(seed=seed)
+    totals = dict.fromkeys(teams, 0.0)
+    side_of = {member: side for side, members in teams.items() for member in members}
+    while env.agents:
+        actions: dict[AgentID, object] = {}
+        for side, player in players.items():
+            live = [member for member in teams[side] if member in observations]
+            if live:
+                chosen = player.act_batch(np.stack([observations[member] for member in live]))
+                actions.update((m, int(a) if np.ndim(a) == 0 else a) for m, a in zip(live, chosen))
+        observations, rewards, _, _, _ = env.step(actions)
+        for member, reward in rewards.items():
+            totals[side_of[member]] += float(reward)
+    scores = env.team_scores()
+    return dict(scores) if scores else totals

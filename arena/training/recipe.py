@@ -41,7 +41,7 @@ __all__ = [
 ALGORITHM_NAMES = ("maskable-ppo", "ppo", "a2c", "dqn")
 SELF_PLAY = ("latest", "uniform")
 CONTROLS = ("seat", "team")
-PATHS = ("auto", "batched", "single")
+PATHS = ("auto", "batched", "single", "side")
 #: The interface spec that means "the raw observations" (a recipe's stack overridden by none).
 RAW_INTERFACE = "none"
 
@@ -118,7 +118,7 @@ class TrainingRecipe:
         eval_games: games per evaluation (against each reference and the pool) at full budget.
         full_budget: the run length, in timesteps, from which ``eval_games`` are played in full.
         n_envs: games stepped together (``None``: 64 on the batched path, 4 otherwise).
-        path: ``"auto"``, ``"batched"`` or ``"single"`` (see ``arena train --path``).
+        path: ``"auto"``, ``"batched"``, ``"single"`` or ``"side"`` (see ``arena train --path``).
         env_options: options the env is built with unless the command line gives its own.
 
     Example:

@@ -48,6 +48,7 @@ from arena.training.callbacks import (
     RichProgressCallback,
     SelfPlayCallback,
 )
+from arena.training.side import SideVecEnv
 from arena.training.vectorised import batch_vec_env, choose_path
 
 __all__ = ["POOL_FILE", "RunPlan", "TrainedRun", "choose_policy", "plan", "registered_interface_spec", "train"]
@@ -234,7 +235,7 @@ def train(config: TrainingConfig) -> TrainedRun:
             **options,
         )
     progress = _progress(config)
-    self_play = _self_play(setup, pool, progress)
+    self_play = _self_play(setup, pool, progress, path)
     model.learn(
         config.timesteps,
         callback=[*([progress] if progress else []), self_play],
@@ -411,9 +412,22 @@ def _eval_env(setup: RunPlan) -> Any:
 
 
 def _vec_env(setup: RunPlan, path: str, n_envs: int, opponents: list[Any], pool: OpponentPool | None) -> VecEnv:
-    """The learner's ``n_envs`` games: one numpy batch (``path="batched"``) or one SingleAgentEnv each."""
+    """The learner's ``n_envs`` games: one numpy batch (``path="batched"``), a side's members as
+    sub-envs (``path="side"``, :class:`SideVecEnv`) or one SingleAgentEnv each."""
     config, recipe = setup.config, setup.recipe
     seats = list(recipe.seats) if recipe.seats else None
+    if path == "side":
+        vec_env = VecMonitor(
+            SideVecEnv(
+                config.env,
+                n_envs,
+                pool if pool is not None else opponents[0],
+                interface=_learner_interface(setup),
+                env_kwargs=setup.env_options,
+            )
+        )
+        vec_env.seed(config.seed)
+        return vec_env
     if path == "batched":
         vec_env = VecMonitor(
             batch_vec_env(
@@ -458,7 +472,7 @@ def _progress(config: TrainingConfig) -> Any:
     return None
 
 
-def _self_play(setup: RunPlan, pool: OpponentPool | None, progress: Any) -> SelfPlayCallback:
+def _self_play(setup: RunPlan, pool: OpponentPool | None, progress: Any, path: str) -> SelfPlayCallback:
     """The evaluation (and promotion) callback, carrying on a loaded run's records and snapshots."""
     config, recipe = setup.config, setup.recipe
     first = recipe.references[0]
@@ -483,6 +497,7 @@ def _self_play(setup: RunPlan, pool: OpponentPool | None, progress: Any) -> Self
         pool,
         {name: _opponent(setup, name) for name in recipe.references},
         teammate=recipe.teammate,
+        sides=path == "side",
         eval_every=setup.eval_every,
         eval_games=setup.eval_games,
         promote_at=recipe.promote_at if recipe.self_play else None,

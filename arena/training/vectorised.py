@@ -17,6 +17,7 @@ from arena.env import MultiAgentEnv
 from arena.registry import make_env
 from arena.training.batched import BatchVecEnv, make_batch
 from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
+from arena.training.side import side_path_reasons
 
 __all__ = ["batch_vec_env", "choose_path"]
 
@@ -46,13 +47,13 @@ def batch_vec_env(
 
 
 def choose_path(requested: str, env: Any, algo: str, opponent: Any, interface: Any) -> str:
-    """``"batched"`` or ``"single"``: which training path ``requested`` (``"auto"``,
-    ``"batched"``, ``"single"``) gives for this run.
+    """``"batched"``, ``"single"`` or ``"side"``: which training path ``requested`` (``"auto"``,
+    ``"batched"``, ``"single"``, ``"side"``) gives for this run (``"side"`` only when asked for).
 
     ``opponent`` is one agent or a list of them (every one must act in batches).
 
     Raises:
-        ValueError: ``"batched"`` where the batched path cannot run, saying why.
+        ValueError: ``"batched"`` or ``"side"`` where that path cannot run, saying why.
 
     Example:
         >>> import envs
@@ -60,6 +61,13 @@ def choose_path(requested: str, env: Any, algo: str, opponent: Any, interface: A
         >>> choose_path("auto", envs.make("connect_four"), "maskable-ppo", RandomAgent(), None)
         'batched'
     """
+    if requested == "side":
+        side_reasons = side_path_reasons(
+            env, opponent if isinstance(opponent, (list, tuple)) else [opponent], interface
+        )
+        if side_reasons:
+            raise ValueError(f"--path side cannot train this run: {'; '.join(side_reasons)}")
+        return "side"
     reasons = []
     if not env.batchable:
         reasons.append(f"{env} has no batch (make_batch)")

@@ -1,9 +1,11 @@
-"""MAgent2's training recipes: parameter sharing: one policy trained on one soldier's seat plays them all.
+"""MAgent2's training recipes: parameter sharing: one policy plays every soldier of its side.
 
-``arena train magent_battle`` trains PPO on one soldier's flattened view (845 floats) against an
-enemy army drawn from a pool of ``random`` and ``magent_attack_nearest``; the trained folder then
-plays every seat of its side (one policy, state per seat: parameter sharing). ``magent_combined_arms`` trains the melee units (the recipe names
-their seats: the ranged units have other spaces). Battles are cut at 300 steps.
+``arena train magent_battle`` trains PPO on the side path (:class:`arena.training.side.SideVecEnv`):
+the policy acts for all 81 soldiers of its side in every battle, each soldier a sub-env seeing its
+own 13x13x5 view, against an enemy army drawn from a pool (``magent_attack_nearest`` three times in
+four at the start, ``random``, then snapshots of the learner); the trained folder plays every seat
+of its side in a tournament. ``magent_combined_arms`` trains one melee unit (the recipe names
+their seats: the ranged units have other spaces) beside scripted comrades. Battles are cut at 300 steps.
 
 Example:
     >>> training_recipe().algo, training_recipe().references[0]
@@ -22,6 +24,36 @@ __all__ = ["training_recipe", "combined_arms_recipe"]
 
 _BUDGET: dict[str, Any] = {
     "algo": "ppo",
+    "path": "side",
+    "n_envs": 2,
+    "evaluations": 10,
+    "eval_games": 10,
+    "full_budget": 5_000_000,
+    "algo_options": {
+        "n_steps": 64,
+        "batch_size": 2048,
+        "n_epochs": 4,
+        "learning_rate": 3e-4,
+        "ent_coef": 0.01,
+        "gamma": 0.98,
+        "policy_kwargs": {"net_arch": [256, 128]},
+    },
+    "opponents": ("magent_attack_nearest", "magent_attack_nearest", "magent_attack_nearest", "random"),
+    "references": ("magent_attack_nearest", "random"),
+    "self_play": "uniform",
+    "pool_size": 8,
+    "env_options": {"max_steps": 300},
+}
+
+
+def training_recipe(**options: Any) -> TrainingRecipe:
+    """PPO with parameter sharing over a whole side of ``magent_battle`` (the side path)."""
+    return TrainingRecipe(**_BUDGET)
+
+
+# Combined arms: the learner plays one melee seat (the ranged units have other spaces), beside scripted comrades.
+_ONE_SEAT: dict[str, Any] = {
+    "algo": "ppo",
     "interface": "flatten",
     "evaluations": 10,
     "eval_games": 20,
@@ -33,15 +65,11 @@ _BUDGET: dict[str, Any] = {
 }
 
 
-def training_recipe(**options: Any) -> TrainingRecipe:
-    """PPO on one soldier's flattened view of ``magent_battle``, comrades and enemies scripted."""
-    return TrainingRecipe(**_BUDGET)
-
-
 def combined_arms_recipe(**options: Any) -> TrainingRecipe:
-    """As :func:`training_recipe`, on the melee units of ``magent_combined_arms`` with ``options``."""
+    """PPO on one melee unit's flattened view of ``magent_combined_arms`` (with ``options``), the
+    rest of its side and the enemy scripted."""
     from envs.magent.env import MAgentCombinedArms
 
     size = {key: options[key] for key in ("map_size",) if key in options}
     seats = tuple(agent for agent in MAgentCombinedArms(**size).possible_agents if "melee" in agent)
-    return TrainingRecipe(seats=seats, **_BUDGET)
+    return TrainingRecipe(seats=seats, **_ONE_SEAT)

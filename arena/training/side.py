@@ -1,0 +1,277 @@
+"""Parameter sharing over a whole side: every soldier of the learner's side is one slot of a VecEnv.
+
+In an env with sides (:attr:`arena.MultiAgentEnv.teams`) where every live player moves at once
+(MAgent2's battles: 81 soldiers a side), training one seat at a time wastes the other 80 soldiers'
+experience. :class:`SideVecEnv` plays ``num_games`` games; in each, the learner's policy acts for
+every member of one side (the sides take turns game by game) and one opponent, drawn per game from a
+pool, acts for the other side in one ``act_batch`` call over its stacked views. Slot ``g * width + i``
+is member ``i`` of the learner's side in game ``g``.
+
+A member that leaves the game (killed) is *done* at that step, with its last observation as the
+``terminal_observation``; until its game ends, its slot sees zeros, earns nothing and its actions
+are ignored (the "black death" of PettingZoo's vectorising wrappers). When the game ends, every
+slot of it is done and a new game starts at once.
+
+``arena train ENV --path side`` (a recipe's ``path="side"``) trains this way; the folder it writes
+plays one seat, so a single spec plays its whole side in a tournament (one policy, state per seat).
+
+This module imports Stable-Baselines3 when it is imported (the ``train`` extra).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env import VecEnv
+
+from arena.agents.base import Agent
+from arena.env import MultiAgentEnv
+from arena.errors import ArenaError
+from arena.interface import Interface
+from arena.registry import make_agent, make_env
+from arena.training.pool import OpponentPool
+from arena.training.seating import learner_spaces, resolve_interfaces
+
+__all__ = ["SideVecEnv", "side_path_reasons"]
+
+
+def side_path_reasons(env: MultiAgentEnv, opponents: Sequence[Any], interface: Interface | None) -> list[str]:
+    """Why ``env`` cannot train on the side path (an empty list: it can).
+
+    Example:
+        >>> import envs
+        >>> side_path_reasons(envs.make("tic_tac_toe"), [], None)
+        ['<TicTacToe> has no sides (teams)']
+    """
+    reasons = []
+    if not env.teams or len(env.teams) != 2:
+        reasons.append(f"{env} has no sides (teams)" if not env.teams else f"{env} has {len(env.teams)} sides, not 2")
+    for agent in opponents:
+        members = agent if isinstance(agent, OpponentPool) else [agent]
+        reasons += [f"the opponent {m} cannot act for a side at once (act_batch)" for m in members if not m.batchable]
+    if interface is not None and interface.stateful:
+        reasons.append(f"the interface {interface} keeps per-episode state")
+    return reasons
+
+
+class SideVecEnv(VecEnv):
+    """Every member of the learner's side, in every game, is one sub-env (parameter sharing).
+
+    Args:
+        env: the env (an instance is a template: each game gets its own), its registered name or a factory.
+        num_games: games played at once; ``num_envs`` is ``num_games`` times the larger side.
+        opponents: the agent (or spec, or :class:`OpponentPool`) that plays the other side; it must
+            act in batches (:attr:`arena.Agent.batchable`). A sequence makes a uniform pool.
+        interface: the learner's interface (stateless), set up on one member's spaces.
+        env_kwargs: options for the env.
+
+    Raises:
+        ValueError: an env without two sides, an opponent that cannot act in batches, a
+            stateful interface, observations that are not a Box.
+        SpaceMismatchError: members whose (transformed) spaces differ.
+
+    Example:
+        >>> venv = SideVecEnv("magent_battle", 2, "magent_attack_nearest", env_kwargs={"map_size": 12})
+        >>> venv.num_envs, venv.observation_space.shape
+        (4, (13, 13, 5))
+        >>> venv.seed(0)
+        [0, 1, 2, 3]
+        >>> observations = venv.reset()
+        >>> observations.shape
+        (4, 13, 13, 5)
+    """
+
+    def __init__(
+        self,
+        env: MultiAgentEnv | str | Callable[..., MultiAgentEnv],
+        num_games: int,
+        opponents: Agent | OpponentPool | str | Sequence[Agent | str] = "random",
+        *,
+        interface: Interface | None = None,
+        env_kwargs: Mapping[str, Any] | None = None,
+    ) -> None:
+        if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
+            raise ValueError(f"SideVecEnv: num_games must be a positive integer, got {num_games!r}")
+        kwargs = dict(env_kwargs or {})
+        self.games: list[MultiAgentEnv] = [make_env(env, **kwargs) for _ in range(int(num_games))]
+        probe = self.games[0]
+        self.pool = _as_pool(opponents)
+        reasons = side_path_reasons(probe, [self.pool], interface)
+        if reasons:
+            raise ValueError(f"SideVecEnv({probe}): cannot train on the side path: {'; '.join(reasons)}")
+        self.sides: list[str] = list(probe.teams or {})
+        self.width = max(len(ids) for ids in (probe.teams or {}).values())
+        members = [seat for ids in (probe.teams or {}).values() for seat in ids]
+        self.interface = interface
+        interfaces = resolve_interfaces(probe, members[:1], interface)
+        self._interfaces = {seat: interfaces[members[0]] for seat in members}
+        observation_space, action_space = learner_spaces(probe, members, self._interfaces)
+        if not isinstance(observation_space, spaces.Box):  # members' views are stacked into one array
+            raise ValueError(f"SideVecEnv({probe}): a member's observations must be a Box, got {observation_space}")
+        self._raw_space = probe.observation_space(members[0]), probe.action_space(members[0])
+        self.render_mode = None  # SB3 reads it; these games do not render
+        super().__init__(len(self.games) * self.width, observation_space, action_space)
+        self._obs = np.zeros((self.num_envs, *observation_space.shape), dtype=observation_space.dtype)
+        self._raw: list[dict[str, Any]] = [{} for _ in self.games]
+        self._members: list[tuple[str, ...]] = [() for _ in self.games]  # the learner's seats, game by game
+        self._enemy: list[Agent | None] = [None for _ in self.games]
+        self._episodes = np.zeros(len(self.games), dtype=np.int64)
+        self._set_up: set[int] = set()
+        self._rng = np.random.default_rng()
+        self._actions: np.ndarray | None = None
+        self._started = False
+
+    # ------------------------------------------------------------ games
+    def _start(self, g: int) -> None:
+        """A new game ``g``: the learner's side (taking turns), its opponent and the first views."""
+        game = self.games[g]
+        raw, _ = game.reset(seed=int(self._rng.integers(2**31 - 1)))
+        side = self.sides[int(self._episodes[g]) % len(self.sides)]
+        self._episodes[g] += 1
+        self._members[g] = tuple((game.teams or {})[side])
+        enemy = self.pool.sample(self._rng)
+        if id(enemy) not in self._set_up:
+            enemy.setup(*self._raw_space)
+            enemy.reset(seed=int(self._rng.integers(2**31 - 1)))  # seeded from this env: reproducible runs
+            self._set_up.add(id(enemy))
+        self._enemy[g] = enemy
+        self._raw[g] = raw
+        self._fill(g, raw)
+
+    def _fill(self, g: int, raw: Mapping[str, Any]) -> None:
+        """The learner's observations of game ``g`` into its slots (zeros for members out of play)."""
+        block = self._obs[g * self.width : (g + 1) * self.width]
+        block[:] = 0
+        members = self._members[g]
+        live = [i for i, seat in enumerate(members) if seat in raw]
+        if not live:
+            return
+        views = np.stack([raw[members[i]] for i in live])
+        itf = self.interface
+        block[live] = views if itf is None else itf.transform_observation_batch(views)
+
+    # ------------------------------------------------------------ VecEnv API
+    def reset(self) -> np.ndarray:
+        """Start every game (seeded by :meth:`seed` when it was called)."""
+        seed = self._seeds[0]
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+            self._episodes[:] = 0
+        self._reset_seeds()
+        self._set_up = set()
+        for g in range(len(self.games)):
+            self._start(g)
+        self._started = True
+        return self._obs.copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions).reshape(self.num_envs, *np.shape(actions)[1:])
+
+    def step_wait(self):
+        if not self._started or self._actions is None:
+            raise ArenaError(f"{self}: step() called before reset()")
+        rewards = np.zeros(self.num_envs, dtype=np.float32)
+        dones = np.zeros(self.num_envs, dtype=bool)
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for g in range(len(self.games)):
+            self._step_game(g, rewards, dones, infos)
+        return self._obs.copy(), rewards, dones, infos
+
+    def _step_game(self, g: int, rewards: np.ndarray, dones: np.ndarray, infos: list[dict[str, Any]]) -> None:
+        game, raw, members = self.games[g], self._raw[g], self._members[g]
+        base = g * self.width
+        last = self._obs[base : base + self.width].copy()
+        actions = self._learner_actions(g, raw, members)
+        actions.update(self._enemy_actions(g, raw, set(members)))
+        raw, step_rewards, terminations, truncations, _ = game.step(actions)
+        for i, seat in enumerate(members):
+            if seat in step_rewards:
+                rewards[base + i] = step_rewards[seat]
+            if terminations.get(seat) or truncations.get(seat):
+                dones[base + i] = True
+                infos[base + i] = {"terminal_observation": last[i], "TimeLimit.truncated": bool(truncations.get(seat))}
+        if not game.agents:  # the game is over: every slot still in it was done above
+            for i in range(self.width):
+                if not dones[base + i] and i < len(members) and members[i] in self._raw[g]:
+                    dones[base + i] = True
+                    infos[base + i] = {"terminal_observation": last[i], "TimeLimit.truncated": True}
+            self._start(g)
+            return
+        self._raw[g] = raw
+        self._fill(g, raw)
+
+    def _learner_actions(self, g: int, raw: Mapping[str, Any], members: tuple[str, ...]) -> dict[str, Any]:
+        chosen = self._actions[g * self.width : (g + 1) * self.width]  # type: ignore[index]
+        itf = self.interface
+        translate = itf is not None and itf.compiled().action is not None
+        out = {}
+        for i, seat in enumerate(members):
+            if seat in raw:
+                action = chosen[i]
+                out[seat] = itf.transform_action(action) if translate and itf is not None else _plain(action)
+        return out
+
+    def _enemy_actions(self, g: int, raw: Mapping[str, Any], learner: set[str]) -> dict[str, Any]:
+        seats = [seat for seat in raw if seat not in learner]
+        if not seats:
+            return {}
+        enemy = self._enemy[g]
+        if enemy is None:
+            raise ArenaError(f"{self}: game {g} has no opponent (reset() first)")
+        chosen = enemy.act_batch(np.stack([raw[seat] for seat in seats]))
+        return {seat: _plain(action) for seat, action in zip(seats, chosen)}
+
+    def set_opponents(self, opponents: Agent | OpponentPool | str | Sequence[Agent | str]) -> None:
+        """Replace the opponents (from each game's next battle on)."""
+        pool = _as_pool(opponents)
+        reasons = side_path_reasons(self.games[0], [pool], None)
+        if reasons:
+            raise ValueError(f"{self}: {'; '.join(reasons)}")
+        self.pool = pool
+
+    def close(self) -> None:
+        """Close every game."""
+        for game in self.games:
+            game.close()
+
+    # ---------------------------------------------------- attribute access
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        """An attribute of this env, once per requested sub-env (they share it)."""
+        if attr_name.startswith("_") or not hasattr(self, attr_name):
+            raise AttributeError(f"{self} has no attribute {attr_name!r}")
+        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        if attr_name.startswith("_") or not hasattr(self, attr_name):
+            raise AttributeError(f"{self} has no attribute {attr_name!r}")
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices: Any = None, **method_kwargs) -> list[Any]:
+        """Methods of this env run once, for all sub-envs."""
+        result = self.get_attr(method_name)[0](*method_args, **method_kwargs)
+        return [result for _ in self._get_indices(indices)]
+
+    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def __str__(self) -> str:
+        return f"<SideVecEnv {len(self.games)} games of {self.games[0]}, {self.width} members a side>"
+
+    __repr__ = __str__
+
+
+def _as_pool(opponents: Agent | OpponentPool | str | Sequence[Agent | str]) -> OpponentPool:
+    if isinstance(opponents, OpponentPool):
+        return opponents
+    if isinstance(opponents, (Agent, str)):
+        opponents = [opponents]
+    agents = [make_agent(o) if isinstance(o, str) else o for o in opponents]
+    return OpponentPool(agents, strategy="uniform")
+
+
+def _plain(action: Any) -> Any:
+    """A numpy scalar as a Python int (envs check action types); arrays pass as they are."""
+    return int(action) if np.ndim(action) == 0 else action

@@ -1,0 +1,189 @@
+"""The side path: SideVecEnv plays every member of the learner's side as one sub-env (parameter sharing)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from arena.agents.base import Agent
+from arena.training.side import SideVecEnv
+from arena.training.vectorised import choose_path
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("magent2") is None, reason="needs magent2 (magent extra)")
+
+_SMALL = {"map_size": 16, "max_steps": 60}
+
+
+class _Recorder(Agent):
+    """Batchable: attacks nothing, stays put; records each act_batch call's batch size."""
+
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+
+    @property
+    def batchable(self) -> bool:
+        return True
+
+    def act(self, observation, action_mask=None, reward=0.0):
+        return 6
+
+    def act_batch(self, observations, action_masks=None):
+        self.calls.append(len(observations))
+        return np.full(len(observations), 6, dtype=np.int64)
+
+
+class _OneAtATime(Agent):
+    """Acts for one soldier per call only (not batchable)."""
+
+    def act(self, observation, action_mask=None, reward=0.0):
+        return 6
+
+
+def _play(venv: SideVecEnv, steps: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    venv.seed(seed)
+    frames = [venv.reset()]
+    rewards, dones, infos = [], [], []
+    for _ in range(steps):
+        obs, reward, done, info = venv.step(rng.integers(21, size=venv.num_envs))
+        frames.append(obs)
+        rewards.append(reward)
+        dones.append(done)
+        infos.append(info)
+    return np.stack(frames), np.stack(rewards), np.stack(dones), infos
+
+
+def test_every_member_of_the_side_is_a_sub_env_in_the_declared_space() -> None:
+    venv = SideVecEnv("magent_battle", 3, "magent_attack_nearest", env_kwargs=_SMALL)
+    width = len(venv.games[0].teams["red"])
+    assert venv.width == width and venv.num_envs == 3 * width
+    frames, rewards, _, _ = _play(venv, 20)
+    assert frames.shape == (21, 3 * width, 13, 13, 5)
+    assert all(venv.observation_space.contains(frame) for frame in frames[:, 0])
+    assert rewards.dtype == np.float32 and np.any(rewards != 0)
+
+
+def test_the_same_seed_plays_the_same_battles() -> None:
+    first = _play(SideVecEnv("magent_battle", 2, "magent_attack_nearest", env_kwargs=_SMALL), 80, seed=3)
+    second = _play(SideVecEnv("magent_battle", 2, "magent_attack_nearest", env_kwargs=_SMALL), 80, seed=3)
+    for a, b in zip(first[:3], second[:3]):
+        np.testing.assert_array_equal(a, b)
+    other = _play(SideVecEnv("magent_battle", 2, "magent_attack_nearest", env_kwargs=_SMALL), 80, seed=4)
+    assert not np.array_equal(first[0], other[0])
+
+
+def test_a_killed_member_is_done_once_then_sees_zeros_and_earns_nothing() -> None:
+    venv = SideVecEnv("magent_battle", 1, "magent_attack_nearest", env_kwargs={"map_size": 16, "max_steps": 400})
+    venv.seed(0)
+    venv.reset()
+    game, members = venv.games[0], venv._members[0]
+    for _ in range(400):
+        before = list(game.agents)
+        obs, reward, done, info = venv.step(np.full(venv.num_envs, 6))  # the learner stands still
+        if not game.agents or set(before) == set(game.agents):
+            continue
+        if not game.agents:
+            break
+        dead = [i for i, seat in enumerate(members) if seat in before and seat not in game.agents]
+        if not dead:
+            continue
+        i = dead[0]
+        assert done[i] and "terminal_observation" in info[i] and info[i]["terminal_observation"].any()
+        assert not obs[i].any()
+        obs, reward, done, info = venv.step(np.full(venv.num_envs, 6))
+        if game.agents:  # the battle goes on: the dead slot is quiet
+            assert not done[i] and reward[i] == 0 and not obs[i].any()
+        return
+    pytest.fail("no member of the learner's side died in 400 steps against magent_attack_nearest")
+
+
+def test_a_battle_that_ends_makes_every_slot_done_and_the_sides_take_turns() -> None:
+    venv = SideVecEnv("magent_battle", 1, _Recorder(), env_kwargs={"map_size": 16, "max_steps": 5})
+    venv.seed(0)
+    venv.reset()
+    sides = [venv._members[0][0].split("_")[0]]
+    for step in range(1, 16):
+        _, _, done, info = venv.step(np.full(venv.num_envs, 6))
+        if step % 5 == 0:
+            assert done.all() and all(i["TimeLimit.truncated"] for i in info)
+            sides.append(venv._members[0][0].split("_")[0])
+        else:
+            assert not done.any()
+    assert sides == ["red", "blue", "red", "blue"]
+
+
+def test_the_opponent_acts_for_its_whole_side_in_one_call_per_step() -> None:
+    recorder = _Recorder()
+    venv = SideVecEnv("magent_battle", 2, recorder, env_kwargs=_SMALL)
+    venv.seed(0)
+    venv.reset()
+    venv.step(np.zeros(venv.num_envs, dtype=np.int64))
+    assert recorder.calls == [venv.width, venv.width]  # one call per game, the whole enemy side
+
+
+@pytest.mark.parametrize(
+    "env,opponent,message",
+    [
+        ("tic_tac_toe", "random", "has no sides"),
+        ("magent_battle", _OneAtATime(), "cannot act for a side at once"),
+    ],
+)
+def test_runs_the_side_path_cannot_take_say_why(env, opponent, message) -> None:
+    kwargs = _SMALL if env == "magent_battle" else {}
+    with pytest.raises(ValueError, match=message):
+        SideVecEnv(env, 1, opponent, env_kwargs=kwargs)
+
+
+def test_bad_game_counts_and_steps_before_reset_are_refused() -> None:
+    with pytest.raises(ValueError, match="num_games must be a positive integer, got 0"):
+        SideVecEnv("magent_battle", 0, "magent_attack_nearest", env_kwargs=_SMALL)
+    venv = SideVecEnv("magent_battle", 1, "magent_attack_nearest", env_kwargs=_SMALL)
+    with pytest.raises(Exception, match="before reset"):
+        venv.step(np.zeros(venv.num_envs, dtype=np.int64))
+
+
+def test_choose_path_takes_the_side_path_only_when_asked_and_possible() -> None:
+    import envs
+    from arena.registry import make_agent
+
+    battle = envs.make("magent_battle", **_SMALL)
+    nearest = make_agent("magent_attack_nearest")
+    assert choose_path("side", battle, "ppo", nearest, None) == "side"
+    assert choose_path("auto", battle, "ppo", nearest, None) == "single"
+    with pytest.raises(ValueError, match="--path side cannot train this run: .*has no sides"):
+        choose_path("side", envs.make("tic_tac_toe"), "ppo", make_agent("random"), None)
+
+
+def test_arena_train_on_the_side_path_writes_a_folder_that_plays_a_whole_side(tmp_path) -> None:
+    from arena.cli import main
+    from arena.training.trained import load_trained_agent
+
+    out = tmp_path / "army"
+    options = '{"map_size": 16, "max_steps": 20}'
+    argv = ["train", "magent_battle", "--timesteps", "256", "--eval-games", "2", "--n-envs", "1"]
+    assert main([*argv, "--env-options", options, "--out", str(out), "--path", "side"]) in (0, None)
+    agent = load_trained_agent(out)
+    battle = SideVecEnv("magent_battle", 1, agent, env_kwargs={"map_size": 16, "max_steps": 20})
+    battle.seed(0)
+    battle.reset()
+    battle.step(np.zeros(battle.num_envs, dtype=np.int64))  # the trained folder acts for a side in one call
+
+
+def test_match_sides_plays_whole_armies_seeded_and_scores_by_survivors() -> None:
+    import envs
+    from arena.registry import make_agent
+    from arena.training.matches import match_sides
+
+    battle = envs.make("magent_battle", map_size=16, max_steps=200)
+    nearest, random_army = make_agent("magent_attack_nearest"), make_agent("random")
+    score = match_sides(battle, nearest, random_army, 4, seed=0)
+    assert score.outcomes == [1.0, 1.0, 1.0, 1.0]  # the scripted army beats a random one from either side
+    again = match_sides(battle, make_agent("magent_attack_nearest"), make_agent("random"), 4, seed=0)
+    assert again.outcomes == score.outcomes
+    assert match_sides(battle, random_army, nearest, 2, seed=0).outcomes == [0.0, 0.0]
+    with pytest.raises(ValueError, match="cannot act for a side at once"):
+        match_sides(battle, _OneAtATime(), nearest, 1)
+    with pytest.raises(ValueError, match="must have two sides"):
+        match_sides(envs.make("tic_tac_toe"), nearest, nearest, 1)
