@@ -10,7 +10,10 @@ The team recipe's pieces, assembled around :class:`~envs.pommerman.vec_env.Pomme
 * the action filter (:func:`interfaces.pommerman_safety.safe_moves_planes`) as MaskablePPO's
   action masks, and the shaping bonuses (:func:`interfaces.pommerman_shaping.pickups_planes`,
   :func:`~interfaces.pommerman_shaping.enemies_down_planes`) added to the rewards;
-* MaskablePPO on a small CNN over the 22 uint8 planes.
+* MaskablePPO on a small CNN over the 22 uint8 planes (:class:`envs.pommerman.policy.PlanesCNN`).
+
+``arena train pommerman --env-options '{"mode": "team"}'`` trains on the same pieces
+(:mod:`envs.pommerman.training`), with a self-play pool instead of the fixed half-and-half split.
 
 It trains ``--timesteps`` steps and prints the CPU time of this process spent in each part:
 the batch and its scripted opponents (``PommermanVecEnv.step``), the snapshot opponents'
@@ -31,36 +34,14 @@ from typing import Any
 
 import numpy as np
 import torch
-from gymnasium import spaces
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
+from envs.pommerman.planes import SELF
+from envs.pommerman.policy import PlanesCNN
 from envs.pommerman.vec_env import PommermanVecEnv
 from interfaces.pommerman_safety import safe_moves_planes
 from interfaces.pommerman_shaping import enemies_down_planes, pickups_planes
-
-
-class PlanesCNN(BaseFeaturesExtractor):
-    """Two 3x3 convolutions over the planes (each scaled by its space's high), then a linear layer."""
-
-    def __init__(self, observation_space: spaces.Box, features_dim: int = 256) -> None:
-        super().__init__(observation_space, features_dim)
-        planes = observation_space.shape[0]
-        high = np.maximum(np.asarray(observation_space.high, dtype=np.float32).reshape(planes, -1).max(axis=1), 1)
-        self.register_buffer("scale", torch.as_tensor(1.0 / high).view(1, planes, 1, 1))
-        self.net = torch.nn.Sequential(
-            torch.nn.Conv2d(planes, 32, 3, padding=1),
-            torch.nn.ReLU(),
-            torch.nn.Conv2d(32, 32, 3, padding=1),
-            torch.nn.ReLU(),
-            torch.nn.Flatten(),
-            torch.nn.Linear(32 * 11 * 11, features_dim),
-            torch.nn.ReLU(),
-        )
-
-    def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        return self.net(observations * self.scale)
 
 
 class Clock:
@@ -141,7 +122,8 @@ class FilterAndShaping(VecEnvWrapper):
         obs, rewards, dones, infos = self.venv.step_wait()
         since = time.process_time()
         bonus = self.pickup * pickups_planes(self._last, obs) + self.enemy_down * enemies_down_planes(self._last, obs)
-        rewards = rewards + np.where(dones, 0.0, bonus).astype(np.float32)
+        alive = obs[:, SELF].any(axis=(1, 2))  # a dead learner's zeros would read as "every enemy down"
+        rewards = rewards + np.where(dones | ~alive, 0.0, bonus).astype(np.float32)
         self.clock.add("shaping (pickups, enemies down)", since)
         self._last = obs
         self._filter(obs)

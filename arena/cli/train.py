@@ -154,17 +154,18 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         "--n-envs",
         type=int,
         default=None,
-        help="games stepped together (default 64 on the batched path, 4 on the single-env path)",
+        help="games stepped together (default 64 on the batched and env paths, 4 on the single-env path)",
     )
     parser.add_argument(
         "--path",
-        choices=("auto", "batched", "single", "side"),
+        choices=("auto", "batched", "single", "side", "env"),
         default=None,
         help="batched: every game in one numpy batch (BatchVecEnv), opponents acting for all "
         "games at once; single: one SingleAgentEnv per game; side: parameter sharing, every member of "
-        "the learner's side a sub-env (SideVecEnv, envs with two sides); auto (default): batched when "
-        "the env has a batch, the algorithm is maskable-ppo, the opponents can act in "
-        "batches and the interface keeps no per-episode state",
+        "the learner's side a sub-env (SideVecEnv, envs with two sides); env: the env's own vectorised "
+        "env, which its recipe names (Pommerman's team mode); auto (default): env where the recipe names "
+        "one, else batched when the env has a batch, the algorithm is maskable-ppo, the opponents can act "
+        "in batches and the interface keeps no per-episode state",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed for envs, model and evaluation (default 0)")
     parser.add_argument(

@@ -41,7 +41,7 @@ __all__ = [
 ALGORITHM_NAMES = ("maskable-ppo", "ppo", "a2c", "dqn")
 SELF_PLAY = ("latest", "uniform")
 CONTROLS = ("seat", "team")
-PATHS = ("auto", "batched", "single", "side")
+PATHS = ("auto", "batched", "single", "side", "env")
 #: The interface spec that means "the raw observations" (a recipe's stack overridden by none).
 RAW_INTERFACE = "none"
 
@@ -118,7 +118,10 @@ class TrainingRecipe:
         eval_games: games per evaluation (against each reference and the pool) at full budget.
         full_budget: the run length, in timesteps, from which ``eval_games`` are played in full.
         n_envs: games stepped together (``None``: 64 on the batched path, 4 otherwise).
-        path: ``"auto"``, ``"batched"``, ``"single"`` or ``"side"`` (see ``arena train --path``).
+        path: ``"auto"``, ``"batched"``, ``"single"``, ``"side"`` or ``"env"`` (see ``arena train --path``).
+        vec_env: the env's own vectorised trainer env: a name in the ``arena.vec_envs`` entry-point
+            group (or ``"module:callable"``), called as :func:`arena.training.vectorised.own_vec_env`
+            says; ``path="auto"`` then trains on it (the ``"env"`` path), ``--path single`` does not.
         env_options: options the env is built with unless the command line gives its own.
 
     Example:
@@ -151,6 +154,7 @@ class TrainingRecipe:
     full_budget: int = 100_000
     n_envs: int | None = None
     path: str = "auto"
+    vec_env: str | None = None
     env_options: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -173,6 +177,11 @@ class TrainingRecipe:
             object.__setattr__(self, "seats", _names(self.seats, "seats"))
         if self.teammate is not None and not (isinstance(self.teammate, str) and self.teammate.strip()):
             raise TypeError(f"TrainingRecipe: teammate must be an agent name or None, got {self.teammate!r}")
+        if self.vec_env is not None and not (isinstance(self.vec_env, str) and self.vec_env.strip()):
+            raise TypeError(
+                f"TrainingRecipe: vec_env must name a registered vectorised env factory (arena.vec_envs) "
+                f"or be None, got {self.vec_env!r}"
+            )
         if self.policy is not None and not isinstance(self.policy, str):
             raise TypeError(f"TrainingRecipe: policy must be an SB3 policy name or None, got {self.policy!r}")
         if (

@@ -1,12 +1,13 @@
 """One training run, from a :class:`~arena.training.config.TrainingConfig` to a trained-agent folder.
 
 :func:`train` is what ``arena train`` does once its flags are parsed: it applies the config to
-the env's recipe (or a loaded run's), builds the learner's vectorised env (the batched path
-where the env's numpy batch can serve, one :class:`~arena.training.SingleAgentEnv` per game
-otherwise), chooses the SB3 policy from the learner's spaces, trains with the self-play and
-progress callbacks, and writes the folder :mod:`arena.training.trained` reads: ``model.zip``,
-``agent.json``, :data:`~arena.training.config.RECIPE_FILE`, the self-play pool's snapshots,
-``evaluations.csv`` and ``learning_curve.png``.
+the env's recipe (or a loaded run's), builds the learner's vectorised env (the env's own where
+its recipe names one, the batched path where the env's numpy batch can serve, one
+:class:`~arena.training.SingleAgentEnv` per game otherwise), chooses the SB3 policy from the
+learner's spaces, trains with the self-play and progress callbacks, and writes the folder
+:mod:`arena.training.trained` reads: ``model.zip``, ``agent.json``,
+:data:`~arena.training.config.RECIPE_FILE`, the self-play pool's snapshots, ``evaluations.csv``
+and ``learning_curve.png``.
 
 This module imports Stable-Baselines3 and torch when it is imported (the ``train`` extra).
 """
@@ -24,12 +25,13 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from arena.agent_wrapper import AgtItfWrapper
 from arena.errors import ArenaError
-from arena.registry import make_agent, make_env
+from arena.registry import load_callable, make_agent, make_env
 from arena.sides import GroupTeams
 from arena.specs.interfaces import InterfaceSpec, build_interface, parse_interface_spec
 from arena.training.config import RECIPE_FILE, TrainingConfig
-from arena.training.policy_agent import algorithm_class, require_sb3
+from arena.training.policy_agent import SB3Agent, algorithm_class, require_sb3
 from arena.training.pool import OpponentPool
 from arena.training.recipe import BATCHED_RECIPE, RAW_INTERFACE, TrainingRecipe, default_algo_options
 from arena.training.report import plot_learning_curve, read_csv
@@ -49,7 +51,7 @@ from arena.training.callbacks import (
     SelfPlayCallback,
 )
 from arena.training.side import SideVecEnv
-from arena.training.vectorised import batch_vec_env, choose_path
+from arena.training.vectorised import batch_vec_env, choose_path, own_vec_env
 
 __all__ = ["POOL_FILE", "RunPlan", "TrainedRun", "choose_policy", "plan", "registered_interface_spec", "train"]
 
@@ -83,7 +85,7 @@ class TrainedRun:
         records: every evaluation record (a continued run's earlier ones first).
         promotions: timesteps at which the learner joined the pool in this run.
         pool_size: members of the opponent pool at the end (``None``: no pool).
-        path: ``"batched"`` or ``"single"``; ``n_envs``: games stepped together.
+        path: ``"env"``, ``"batched"``, ``"single"`` or ``"side"``; ``n_envs``: games stepped together.
     """
 
     folder: Path
@@ -214,9 +216,9 @@ def train(config: TrainingConfig) -> TrainedRun:
     algo_class: Any = algorithm_class(recipe.algo)
     opponents, pool = _opponents(setup)
     probe = make_env(config.env, **setup.env_options)
-    path = choose_path(recipe.path, probe, recipe.algo, opponents, build_interface(recipe.interface))
+    path = choose_path(recipe.path, probe, recipe.algo, opponents, build_interface(recipe.interface), recipe.vec_env)
     probe.close()
-    n_envs = recipe.n_envs or (BATCHED_RECIPE["n_envs"] if path == "batched" else 4)
+    n_envs = recipe.n_envs or (BATCHED_RECIPE["n_envs"] if path in ("batched", "env") else 4)
     vec_env = _vec_env(setup, path, n_envs, opponents, pool)
     if setup.loaded is not None:
         model = algo_class.load(
@@ -226,6 +228,7 @@ def train(config: TrainingConfig) -> TrainedRun:
         )
     else:
         options = {**default_algo_options(recipe.algo, config.timesteps, n_envs, path), **recipe.algo_options}
+        options = _resolved_policy_kwargs(options)
         model = algo_class(
             choose_policy(vec_env.observation_space, vec_env.action_space, recipe.policy),
             vec_env,
@@ -235,7 +238,7 @@ def train(config: TrainingConfig) -> TrainedRun:
             **options,
         )
     progress = _progress(config)
-    self_play = _self_play(setup, pool, progress, path)
+    self_play = _self_play(setup, pool, progress, path, model)
     model.learn(
         config.timesteps,
         callback=[*([progress] if progress else []), self_play],
@@ -413,9 +416,24 @@ def _eval_env(setup: RunPlan) -> Any:
 
 def _vec_env(setup: RunPlan, path: str, n_envs: int, opponents: list[Any], pool: OpponentPool | None) -> VecEnv:
     """The learner's ``n_envs`` games: one numpy batch (``path="batched"``), a side's members as
-    sub-envs (``path="side"``, :class:`SideVecEnv`) or one SingleAgentEnv each."""
+    sub-envs (``path="side"``, :class:`SideVecEnv`), the env's own (``path="env"``, the recipe's
+    ``vec_env``) or one SingleAgentEnv each."""
     config, recipe = setup.config, setup.recipe
     seats = list(recipe.seats) if recipe.seats else None
+    if path == "env" and recipe.vec_env is not None:
+        vec_env = VecMonitor(
+            own_vec_env(
+                recipe.vec_env,
+                config.env,
+                n_envs,
+                pool if pool is not None else opponents[0],
+                interface=_learner_interface(setup),
+                env_options=setup.env_options,
+                from_data=None if config.load is None else f"the recipe of {config.load}",
+            )
+        )
+        vec_env.seed(config.seed)
+        return vec_env
     if path == "side":
         vec_env = VecMonitor(
             SideVecEnv(
@@ -472,7 +490,29 @@ def _progress(config: TrainingConfig) -> Any:
     return None
 
 
-def _self_play(setup: RunPlan, pool: OpponentPool | None, progress: Any, path: str) -> SelfPlayCallback:
+def _resolved_policy_kwargs(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` with a ``policy_kwargs["features_extractor_class"]`` given by name (``"module:Class"``, as a
+    recipe, which is JSON, names it) imported: the env's recipe or the command line chose it, not a folder."""
+    kwargs = options.get("policy_kwargs")
+    if not isinstance(kwargs, Mapping) or not isinstance(kwargs.get("features_extractor_class"), str):
+        return options
+    extractor = load_callable(kwargs["features_extractor_class"])
+    return {**options, "policy_kwargs": {**kwargs, "features_extractor_class": extractor}}
+
+
+def _side_mate(setup: RunPlan, path: str, model: Any) -> Any:
+    """Who plays beside the learner in evaluation games: the recipe's teammate; on the env's own
+    path in a team game without one, the learner itself (its trainer shares the policy between
+    the side's seats, as a single entrant fills its side in a tournament)."""
+    recipe = setup.recipe
+    if recipe.teammate is not None or path != "env" or setup.team_size is not None or set(setup.side_sizes) <= {1}:
+        return recipe.teammate
+    mate = SB3Agent(model.policy, deterministic=True, name="learner")
+    stack = build_interface(recipe.interface)
+    return mate if stack is None else AgtItfWrapper(mate, stack)
+
+
+def _self_play(setup: RunPlan, pool: OpponentPool | None, progress: Any, path: str, model: Any) -> SelfPlayCallback:
     """The evaluation (and promotion) callback, carrying on a loaded run's records and snapshots."""
     config, recipe = setup.config, setup.recipe
     first = recipe.references[0]
@@ -496,7 +536,7 @@ def _self_play(setup: RunPlan, pool: OpponentPool | None, progress: Any, path: s
         _eval_env(setup),
         pool,
         {name: _opponent(setup, name) for name in recipe.references},
-        teammate=recipe.teammate,
+        teammate=_side_mate(setup, path, model),
         sides=path == "side",
         eval_every=setup.eval_every,
         eval_games=setup.eval_games,

@@ -1,18 +1,41 @@
 """Pommerman's training recipe: what ``arena train pommerman`` uses by default.
 
-The learner sees :class:`interfaces.pommerman.PommermanFeatures` (the ego-corner planes and the
-attribute vector with the legal moves: every entry a float in [0, 1], so no ``Discrete.start`` of
-the raw observation reaches Stable-Baselines3, whose one-hot encoding ignores it). In free-for-all
-it plays three ``random`` bombers and is judged against them and against ``pommerman_simple``; in
-the team modes it plays one seat beside a ``pommerman_simple`` teammate against two of them, behind
-the action filter (``pommerman_safe_moves``) and two shaping bonuses (``pommerman_pickup_bonus``,
-``pommerman_enemy_down_bonus``). The batched team trainer over ``PommermanVecEnv`` (parameter
-sharing, ego view) is ``bench/pommerman_team_train.py`` for now, not yet this recipe's path.
-Games last up to 800 steps, so evaluations are fewer and shorter than the board games'.
+In free-for-all the learner sees :class:`interfaces.pommerman.PommermanFeatures` (the ego-corner
+planes and the attribute vector with the legal moves: every entry a float in [0, 1], so no
+``Discrete.start`` of the raw observation reaches Stable-Baselines3, whose one-hot encoding
+ignores it), plays three ``random`` bombers and is judged against them and against
+``pommerman_simple``.
+
+In team mode it trains on the batch (the ``"env"`` path: :func:`envs.pommerman.training.team_vec_env`,
+registered as ``pommerman_team`` in ``arena.vec_envs``): many games in one compiled
+:class:`~envs.pommerman.vec_env.PommermanVecEnv`, one policy for both members of its side
+(parameter sharing, each seeing itself in the top-left corner: the ego view), MaskablePPO with
+the action filter's masks, the two shaping bonuses on the rewards, a small CNN over the 22 uint8
+planes (:class:`envs.pommerman.policy.PlanesCNN`), and opponents from a self-play pool: two batched
+``pommerman_simple`` per game, or a snapshot of the learner (one forward for all its games a
+step). The learner's stack, :func:`team_interface`, is what the trained folder plays behind on
+the single env: the batch's planes (``pommerman_batch_planes``, ego) over the shaping bonuses
+(``pommerman_pickup_bonus`` 0.1, ``pommerman_enemy_down_bonus`` 0.3) over the action filter
+(``pommerman_safe_moves``); the batched trainer runs those levels over the whole batch. It is
+evaluated on the single env against two ``pommerman_simple`` (its own copy beside it), and the
+folder it writes fills its side in a tournament::
+
+    arena train pommerman --env-options '{"mode": "team"}' --timesteps 2000000 --out pm_team
+    arena tournament pommerman --env-options '{"mode": "team"}' \\
+        --agents 'ppo=pm_team+pm_team,simple=pommerman_simple+pommerman_simple'
+
+``--path single`` trains the same stack one seat at a time on ``SingleAgentEnv`` (with
+``--teammate pommerman_simple`` beside it). Radio mode keeps the earlier single-env team recipe
+(:data:`TEAM_INTERFACE`, one seat beside ``pommerman_simple``). Games last up to 800 steps, so
+evaluations are fewer and shorter than the board games'.
 
 Example:
-    >>> training_recipe(mode="team").teammate
-    'pommerman_simple'
+    >>> recipe = training_recipe(mode="team")
+    >>> recipe.vec_env, recipe.teammate, recipe.algo
+    ('pommerman_team', None, 'maskable-ppo')
+    >>> team_interface(60)
+    'pommerman_batch_planes(pommerman_enemy_down_bonus(pommerman_pickup_bonus(pommerman_safe_moves, bonus=0.1), \
+bonus=0.3), ego=true, max_steps=60)'
 """
 
 from __future__ import annotations
@@ -21,12 +44,34 @@ from typing import Any
 
 from arena.training.recipe import TrainingRecipe
 
-__all__ = ["TEAM_INTERFACE", "training_recipe"]
+__all__ = ["TEAM_INTERFACE", "TEAM_ALGO_OPTIONS", "team_interface", "training_recipe"]
 
-#: The team modes' stack: the features over the shaping bonuses over the action filter (the raw dict at the bottom).
+#: The single-env team stack (radio mode): the features over the shaping bonuses over the action filter.
 TEAM_INTERFACE = (
     "pommerman_features(pommerman_enemy_down_bonus(pommerman_pickup_bonus(pommerman_safe_moves, bonus=0.1), bonus=0.3))"
 )
+
+#: MaskablePPO on the batched team trainer (bench/pommerman_team_train.py's settings): 32 games x 2 seats
+#: x 64 steps = 4,096 samples an update, the CNN over the planes with one hidden layer of 128.
+TEAM_ALGO_OPTIONS: dict[str, Any] = {
+    "n_steps": 64,
+    "batch_size": 1024,
+    "n_epochs": 4,
+    "learning_rate": 3e-4,
+    "ent_coef": 0.01,
+    "gamma": 0.995,
+    "policy_kwargs": {
+        "features_extractor_class": "envs.pommerman.policy:PlanesCNN",
+        "features_extractor_kwargs": {"features_dim": 256},
+        "net_arch": [128],
+    },
+}
+
+
+def team_interface(max_steps: int = 800) -> str:
+    """The batched team trainer's stack for games of ``max_steps`` (the time plane counts towards it)."""
+    shaped = "pommerman_enemy_down_bonus(pommerman_pickup_bonus(pommerman_safe_moves, bonus=0.1), bonus=0.3)"
+    return f"pommerman_batch_planes({shaped}, ego=true, max_steps={int(max_steps)})"
 
 
 def training_recipe(mode: str = "ffa", **options: Any) -> TrainingRecipe:
@@ -40,8 +85,22 @@ def training_recipe(mode: str = "ffa", **options: Any) -> TrainingRecipe:
     }
     if mode == "ffa":
         return TrainingRecipe(opponents=("random",), references=("random", "pommerman_simple"), **budget)
-    # The team modes add the action filter (no move into certain death) and the shaping bonuses under the
-    # features: the filter replaces a deadly move by a safe one, the bonuses pay a power-up 0.1, an enemy down 0.3.
+    if mode == "team":
+        return TrainingRecipe(
+            interface=team_interface(options.get("max_steps", 800)),
+            algo="maskable-ppo",
+            algo_options=TEAM_ALGO_OPTIONS,
+            opponents=("pommerman_simple",),
+            references=("pommerman_simple",),
+            self_play="uniform",
+            pool_size=8,
+            evaluations=20,
+            eval_games=40,
+            full_budget=2_000_000,
+            n_envs=32,
+            vec_env="pommerman_team",
+        )
+    # Radio: the features over the shaping bonuses over the action filter, one seat beside pommerman_simple.
     budget["interface"] = TEAM_INTERFACE
     return TrainingRecipe(
         teammate="pommerman_simple", opponents=("pommerman_simple",), references=("pommerman_simple",), **budget

@@ -34,10 +34,13 @@ class PommermanVecEnv(VecEnv):
     with ``seats="team"`` one policy plays both members of a side (parameter sharing; use
     ``ego=True`` so both see themselves in the same corner). The side each game's learners
     take alternates between episodes (``team_0``, then ``team_1``; FFA: seat 0, 1, 2, 3),
-    so the policy plays every corner. Every other seat is played by ``opponents``:
+    so the policy plays every corner. Every other seat is played by an opponent player:
     ``"simple"`` (batched ``pommerman_simple``, :class:`~envs.pommerman.agents.PommermanSimpleBatch`),
     ``"random"``, or a callable mapping ``(n, planes, 11, 11)`` uint8 views to ``n`` moves
-    (a frozen policy: one forward for all games). Observations are the batch's uint8 planes;
+    (a frozen policy: one forward for all the games it plays). ``opponents`` is one player or a
+    list of them (a pool): each game draws one uniformly at every episode's start (a player
+    listed twice is drawn twice as often), and each step every player acts once for all its
+    games. Observations are the batch's uint8 planes;
     rewards are each learner's own (the side's outcome in the team modes). A sub-env is done
     when its game ends; in FFA also when its learner dies (its game then starts again, as
     ``SingleAgentEnv`` does); in the team modes a learner that died earlier sees zeros and
@@ -47,13 +50,13 @@ class PommermanVecEnv(VecEnv):
         num_games: the number of games.
         mode: ``"ffa"``, ``"team"`` or ``"radio"``.
         seats: ``"one"`` (one learner per game) or ``"team"`` (both members of a side).
-        opponents: ``"simple"``, ``"random"`` or a callable (see above).
+        opponents: ``"simple"``, ``"random"``, a callable, or a non-empty list of them (see above).
         ego: the batch's ego views and moves.
         seed: seeds the boards, the opponents and the side rotation (``reset`` restarts them).
         max_steps: the step limit.
 
     Raises:
-        ValueError: unknown ``seats`` for the mode or unknown ``opponents``.
+        ValueError: unknown ``seats`` for the mode or unknown ``opponents`` (also :meth:`set_opponents`).
 
     Example:
         >>> import numpy as np
@@ -81,13 +84,9 @@ class PommermanVecEnv(VecEnv):
             raise ValueError(
                 f"PommermanVecEnv: seats must be one of {sorted(_SEATS[mode])} in mode {mode!r}, got {seats!r}"
             )
-        if not (opponents in ("simple", "random") or callable(opponents)):
-            raise ValueError(
-                f"PommermanVecEnv: opponents must be 'simple', 'random' or a callable from views to "
-                f"moves, got {opponents!r}"
-            )
+        self.opponents = _players(opponents)
         self.batch = PommermanBatch(num_games, mode, ego=ego, max_steps=max_steps)
-        self.mode, self.opponents, self.seed_value = mode, opponents, seed
+        self.mode, self.seed_value = mode, seed
         self._base = np.array(_SEATS[mode][seats], dtype=np.int64)
         self._sides = 4 if mode == "ffa" else 2
         self.render_mode = None
@@ -97,6 +96,8 @@ class PommermanVecEnv(VecEnv):
         self._games = np.repeat(np.arange(num_games), len(self._base))
         self._rotation = np.zeros(num_games, dtype=np.int64)
         self._simple: PommermanSimpleBatch | None = None
+        self._table: list[Any] = []  # every player a game has drawn (codes index it)
+        self._drawn = np.zeros(num_games, dtype=np.int64)  # each game's player, as a code
         self._rng = np.random.default_rng(seed)
         self._actions: np.ndarray | None = None
         self._obs: np.ndarray | None = None
@@ -113,8 +114,9 @@ class PommermanVecEnv(VecEnv):
         self._rng = np.random.default_rng(seed)
         self._rotation[:] = 0
         observations, _ = self.batch.reset(seed=int(self._rng.integers(2**31 - 1)))
-        if self.opponents == "simple":
-            self._simple = PommermanSimpleBatch(self.batch, seed=int(self._rng.integers(2**31 - 1)))
+        self._simple = PommermanSimpleBatch(self.batch, seed=int(self._rng.integers(2**31 - 1)))
+        self._table = []
+        self._draw(np.arange(self.batch.num_games))
         self._observations = observations
         self._obs = observations[self._games, self._learner_seats()]
         return self._obs
@@ -122,20 +124,43 @@ class PommermanVecEnv(VecEnv):
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = actions
 
+    def set_opponents(self, opponents: Any) -> None:
+        """Replace the opponents (one player or a list, as ``opponents`` takes them): each game
+        draws from them when its next episode starts.
+
+        Raises:
+            ValueError: not a player or a non-empty list of players.
+        """
+        self.opponents = _players(opponents)
+
+    def _draw(self, games: np.ndarray) -> None:
+        """Each of ``games`` draws its opponent player for the episode it starts."""
+        for game in games.tolist():
+            player = self.opponents[int(self._rng.integers(len(self.opponents)))]
+            code = next((i for i, known in enumerate(self._table) if known is player), len(self._table))
+            if code == len(self._table):
+                self._table.append(player)
+            self._drawn[game] = code
+
     def _opponent_moves(self, learners: np.ndarray) -> np.ndarray:
         batch = self.batch
         others = batch.live & ~learners
-        if self.opponents == "simple":
-            if self._simple is None:
-                raise ResetNeeded("PommermanVecEnv: step() before reset(); call reset() first")
-            moves = self._simple.act(others)
-            return moves[..., 0] if self.mode == "radio" else moves
-        if self.opponents == "random":
-            return self._rng.integers(0, 6, (batch.num_games, 4))
         moves = np.zeros((batch.num_games, 4), dtype=np.int64)
-        games, seats = np.nonzero(others)
-        if len(games):
-            moves[games, seats] = np.asarray(self.opponents(self._observations[games, seats])).reshape(-1)
+        for code in np.unique(self._drawn).tolist():
+            seats = others & (self._drawn == code)[:, None]
+            if not seats.any():
+                continue
+            player = self._table[code]
+            if isinstance(player, str) and player == "simple":
+                if self._simple is None:
+                    raise ResetNeeded("PommermanVecEnv: step() before reset(); call reset() first")
+                chosen = self._simple.act(seats)
+                moves[seats] = (chosen[..., 0] if self.mode == "radio" else chosen)[seats]
+            elif isinstance(player, str):  # "random"
+                moves[seats] = self._rng.integers(0, 6, int(seats.sum()))
+            else:  # one call (a frozen policy: one forward) for all the seats of all its games
+                games, who = np.nonzero(seats)
+                moves[games, who] = np.asarray(player(self._observations[games, who])).reshape(-1)
         return moves
 
     def step_wait(self):
@@ -163,6 +188,7 @@ class PommermanVecEnv(VecEnv):
         dones = over[games]
         last = self._obs
         self._rotation[over] += 1
+        self._draw(np.flatnonzero(over))
         names = batch.possible_agents
         info_list: list[dict[str, Any]] = [{"seat": names[s]} for s in seats.tolist()]
         for k in np.flatnonzero(dones).tolist():
@@ -199,3 +225,17 @@ class PommermanVecEnv(VecEnv):
         return f"<PommermanVecEnv {self.num_envs} learner seats of {self.batch}>"
 
     __repr__ = __str__
+
+
+def _players(opponents: Any) -> list[Any]:
+    """``opponents`` as a non-empty list of players (``"simple"``, ``"random"``, callables)."""
+    listed = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents]
+    for player in listed:
+        if not ((isinstance(player, str) and player in ("simple", "random")) or callable(player)):
+            raise ValueError(
+                f"PommermanVecEnv: opponents must be 'simple', 'random' or a callable from views to moves "
+                f"(or a non-empty list of them), got {player!r}"
+            )
+    if not listed:
+        raise ValueError("PommermanVecEnv: opponents must name at least one player, got an empty list")
+    return listed
