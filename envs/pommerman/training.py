@@ -80,7 +80,7 @@ def team_stack_levels(interface: Interface | None) -> TeamStack:
     if not isinstance(interface, PommermanBatchPlanes):
         raise ValueError(
             f"the batched Pommerman team trainer needs a stack topped by pommerman_batch_planes (the batch's "
-            f"planes are the model's observations), got {interface}"
+            f"planes are the model's observations), got {interface} (--path single trains any stack one game at a time)"
         )
     action_filter, pickup, enemy_down = False, 0.0, 0.0
     for level in interface.levels()[:-1]:
@@ -93,7 +93,8 @@ def team_stack_levels(interface: Interface | None) -> TeamStack:
         else:
             raise ValueError(
                 f"the batched Pommerman team trainer runs pommerman_safe_moves, pommerman_pickup_bonus and "
-                f"pommerman_enemy_down_bonus under pommerman_batch_planes; it cannot run {level} of {interface}"
+                f"pommerman_enemy_down_bonus under pommerman_batch_planes; it cannot run {level} of {interface} "
+                "(--path single trains any stack one game at a time)"
             )
     return TeamStack(interface.ego, interface.max_steps, action_filter, pickup, enemy_down)
 
@@ -270,9 +271,8 @@ def team_vec_env(
     options = dict(env_options)
     mode = options.get("mode", "ffa")
     if mode != "team":
-        raise ValueError(
-            f'pommerman_team trains Pommerman\'s team mode: give --env-options \'{{"mode": "team"}}\', got mode {mode!r}'
-        )
+        team = '{"mode": "team"}'
+        raise ValueError(f"pommerman_team trains Pommerman's team mode: give --env-options '{team}', got mode {mode!r}")
     unknown = sorted(set(options) - set(_GAME_OPTIONS) - set(_DRAWING_OPTIONS))
     if unknown:
         raise ValueError(f"pommerman_team: the batch takes the options {', '.join(_GAME_OPTIONS)}, got {unknown}")
