@@ -216,7 +216,7 @@ def train(config: TrainingConfig) -> TrainedRun:
     algo_class: Any = algorithm_class(recipe.algo)
     opponents, pool = _opponents(setup)
     probe = make_env(config.env, **setup.env_options)
-    path = choose_path(recipe.path, probe, recipe.algo, opponents, build_interface(recipe.interface), recipe.vec_env)
+    path = choose_path(recipe.path, probe, recipe.algo, opponents, build_interface(recipe.interface), _own(recipe))
     probe.close()
     n_envs = recipe.n_envs or (BATCHED_RECIPE["n_envs"] if path in ("batched", "env") else 4)
     vec_env = _vec_env(setup, path, n_envs, opponents, pool)
@@ -487,6 +487,26 @@ def _progress(config: TrainingConfig) -> Any:
         return RichProgressCallback(config.timesteps, description=description)
     if mode == "lines":
         return ProgressLinesCallback(config.timesteps, description=description, every=config.progress_every)
+    return None
+
+
+def _own(recipe: TrainingRecipe) -> str | None:
+    """The recipe's own vectorised env, unless the run puts the learner elsewhere than its trainer does.
+
+    The env's own trainer plays the recipe's learner (Pommerman's: both seats of a side, one policy);
+    a run that gives it a teammate or a whole side to control (``--teammate``, ``--control team``)
+    trains on the other paths, and ``--path env`` with them is refused.
+
+    Raises:
+        ValueError: ``path="env"`` with a teammate or ``control="team"``.
+    """
+    if recipe.vec_env is None or (recipe.teammate is None and recipe.control == "seat"):
+        return recipe.vec_env
+    if recipe.path == "env":
+        raise ValueError(
+            f"--path env trains on the recipe's own vectorised env ({recipe.vec_env}), whose learner plays as its "
+            "trainer says: leave out --teammate and --control team, or choose --path single"
+        )
     return None
 
 

@@ -117,4 +117,7 @@ def test_the_hook_refuses_bad_input_with_clear_errors(tmp_path, capsys) -> None:
     argv = ["train", "tic_tac_toe", "--path", "env", "--timesteps", "32", "--no-progress", "--out", str(tmp_path)]
     assert main(argv) == 2
     assert "--path env cannot train this run" in capsys.readouterr().err
+    argv = ["train", "pommerman", "--env-options", json.dumps(SHORT), "--path", "env", "--teammate", "pommerman_simple"]
+    assert main([*argv, "--no-progress", "--out", str(tmp_path / "mate")]) == 2
+    assert "leave out --teammate and --control team, or choose --path single" in capsys.readouterr().err
     assert recipe_for("pommerman", SHORT).vec_env == "pommerman_team"
