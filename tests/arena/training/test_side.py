@@ -41,6 +41,13 @@ class _OneAtATime(Agent):
         return 6
 
 
+def _spaces():
+    import envs
+
+    battle = envs.make("magent_battle", map_size=16)
+    return battle.observation_space("red_0"), battle.action_space("red_0")
+
+
 def _play(venv: SideVecEnv, steps: int, seed: int = 0):
     rng = np.random.default_rng(seed)
     venv.seed(seed)
@@ -169,6 +176,31 @@ def test_arena_train_on_the_side_path_writes_a_folder_that_plays_a_whole_side(tm
     battle.seed(0)
     battle.reset()
     battle.step(np.zeros(battle.num_envs, dtype=np.int64))  # the trained folder acts for a side in one call
+
+
+def test_ship_agent_writes_a_smaller_folder_that_loads_and_names_its_command(tmp_path) -> None:
+    import importlib.util as util
+    import json
+    from pathlib import Path
+
+    from arena.cli import main
+    from arena.training.trained import load_trained_agent
+
+    run = tmp_path / "run"
+    argv = ["train", "magent_battle", "--timesteps", "256", "--eval-games", "2", "--n-envs", "1", "--seed", "5"]
+    assert main([*argv, "--env-options", '{"map_size": 16, "max_steps": 20}', "--out", str(run)]) in (0, None)
+    spec = util.spec_from_file_location("ship_agent", Path(__file__).parents[3] / "tools" / "ship_agent.py")
+    assert spec is not None and spec.loader is not None
+    tool = util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    shipped = tool.ship(run, tmp_path / "shipped", "arena train magent_battle --seed 5", 5)
+    manifest = json.loads((shipped / "agent.json").read_text())
+    assert manifest["command"] == "arena train magent_battle --seed 5" and manifest["seed"] == 5
+    assert (shipped / "model.zip").stat().st_size < (run / "model.zip").stat().st_size  # no optimiser moments
+    agent = load_trained_agent(shipped)  # the SHA-256 in the manifest is the new file's
+    observation = np.zeros((3, 13, 13, 5), np.float32)
+    agent.setup(*_spaces())
+    assert agent.act_batch(observation).shape == (3,)
 
 
 def test_match_sides_plays_whole_armies_seeded_and_scores_by_survivors() -> None:
