@@ -91,6 +91,12 @@ def _add_opponent_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--pool-size", type=int, default=None, help="self-play: keep at most this many opponents")
     parser.add_argument(
+        "--team-spirit",
+        type=float,
+        default=None,
+        help="side path: the share of each member's reward that is its side's mean, 0 to 1 (default: the recipe's)",
+    )
+    parser.add_argument(
         "--reference",
         default=None,
         help="comma-separated fixed agents to evaluate against; the first draws the "
@@ -230,6 +236,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
         self_play=args.self_play,
         promote_at=args.promote_at,
         pool_size=args.pool_size,
+        team_spirit=args.team_spirit,
         window=args.window,
         n_envs=args.n_envs,
         path=args.path,

@@ -121,6 +121,7 @@ class TrainingConfig:
     window: int | None = None
     n_envs: int | None = None
     path: str | None = None
+    team_spirit: float | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.env, str) or not self.env:
@@ -217,6 +218,7 @@ class TrainingConfig:
             window=self.window,
             n_envs=self.n_envs,
             path=self.path,
+            team_spirit=self.team_spirit,
         )
         if self.control == "team" and self.teammate is None:  # a whole side has no teammate: drop the recipe's
             recipe = replace(recipe, teammate=None)

@@ -122,6 +122,8 @@ class TrainingRecipe:
         vec_env: the env's own vectorised trainer env: a name in the ``arena.vec_envs`` entry-point
             group (or ``"module:callable"``), called as :func:`arena.training.vectorised.own_vec_env`
             says; ``path="auto"`` then trains on it (the ``"env"`` path), ``--path single`` does not.
+        team_spirit: on the side path, how much of each member's reward is its side's mean
+            (OpenAI Five's "team spirit": 0 its own reward, 1 the side's mean).
         env_options: options the env is built with unless the command line gives its own.
 
     Example:
@@ -155,6 +157,7 @@ class TrainingRecipe:
     n_envs: int | None = None
     path: str = "auto"
     vec_env: str | None = None
+    team_spirit: float = 0.0
     env_options: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -194,6 +197,9 @@ class TrainingRecipe:
             _positive(getattr(self, name), name)
         for name in ("pool_size", "window", "n_envs"):
             _positive(getattr(self, name), name, optional=True)
+        spirit = self.team_spirit
+        if isinstance(spirit, bool) or not isinstance(spirit, (int, float)) or not 0.0 <= spirit <= 1.0:
+            raise ValueError(f"TrainingRecipe: team_spirit must be a number in [0, 1], got {spirit!r}")
 
     def eval_games_for(self, timesteps: int) -> int:
         """Games per evaluation for a run of ``timesteps``: ``eval_games`` scaled down for short runs."""

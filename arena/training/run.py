@@ -442,10 +442,13 @@ def _vec_env(setup: RunPlan, path: str, n_envs: int, opponents: list[Any], pool:
                 pool if pool is not None else opponents[0],
                 interface=_learner_interface(setup),
                 env_kwargs=setup.env_options,
+                team_spirit=recipe.team_spirit,
             )
         )
         vec_env.seed(config.seed)
         return vec_env
+    if recipe.team_spirit:
+        raise ValueError(f"--team-spirit mixes a side's rewards: only the side path takes it (this run: {path})")
     if path == "batched":
         vec_env = VecMonitor(
             batch_vec_env(

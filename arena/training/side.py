@@ -67,6 +67,8 @@ class SideVecEnv(VecEnv):
             act in batches (:attr:`arena.Agent.batchable`). A sequence makes a uniform pool.
         interface: the learner's interface (stateless), set up on one member's spaces.
         env_kwargs: options for the env.
+        team_spirit: the share of each member's reward that is the mean reward of the members
+            in play at that step (0: its own reward; 1: the side's mean), as OpenAI Five mixes them.
 
     Raises:
         ValueError: an env without two sides, an opponent that cannot act in batches, a
@@ -92,7 +94,11 @@ class SideVecEnv(VecEnv):
         *,
         interface: Interface | None = None,
         env_kwargs: Mapping[str, Any] | None = None,
+        team_spirit: float = 0.0,
     ) -> None:
+        if isinstance(team_spirit, bool) or not isinstance(team_spirit, (int, float)) or not 0 <= team_spirit <= 1:
+            raise ValueError(f"SideVecEnv: team_spirit must be a number in [0, 1], got {team_spirit!r}")
+        self.team_spirit = float(team_spirit)
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
             raise ValueError(f"SideVecEnv: num_games must be a positive integer, got {num_games!r}")
         kwargs = dict(env_kwargs or {})
@@ -187,9 +193,12 @@ class SideVecEnv(VecEnv):
         actions = self._learner_actions(g, raw, members)
         actions.update(self._enemy_actions(g, raw, set(members)))
         raw, step_rewards, terminations, truncations, _ = game.step(actions)
+        playing = [i for i, seat in enumerate(members) if seat in step_rewards]
+        if playing:
+            own = np.array([step_rewards[members[i]] for i in playing], dtype=np.float32)
+            spirit = self.team_spirit
+            rewards[[base + i for i in playing]] = (1 - spirit) * own + spirit * own.mean()
         for i, seat in enumerate(members):
-            if seat in step_rewards:
-                rewards[base + i] = step_rewards[seat]
             if terminations.get(seat) or truncations.get(seat):
                 dones[base + i] = True
                 infos[base + i] = {"terminal_observation": last[i], "TimeLimit.truncated": bool(truncations.get(seat))}

@@ -219,3 +219,27 @@ def test_match_sides_plays_whole_armies_seeded_and_scores_by_survivors() -> None
         match_sides(battle, _OneAtATime(), nearest, 1)
     with pytest.raises(ValueError, match="must have two sides"):
         match_sides(envs.make("tic_tac_toe"), nearest, nearest, 1)
+
+
+def test_team_spirit_mixes_each_members_reward_with_its_sides_mean() -> None:
+    own = _play(SideVecEnv("magent_battle", 1, "magent_attack_nearest", env_kwargs=_SMALL), 40, seed=2)[1]
+    shared = SideVecEnv("magent_battle", 1, "magent_attack_nearest", env_kwargs=_SMALL, team_spirit=1.0)
+    mixed = _play(shared, 40, seed=2)[1]
+    assert not np.array_equal(own, mixed)
+    for step_own, step_mixed in zip(own, mixed):  # all in play at the start: the same side's mean for each
+        playing = step_own != 0
+        if playing.all():
+            np.testing.assert_allclose(step_mixed, np.full_like(step_own, step_own.mean()), rtol=1e-5)
+    with pytest.raises(ValueError, match="team_spirit must be a number in \\[0, 1\\], got 2"):
+        SideVecEnv("magent_battle", 1, "magent_attack_nearest", env_kwargs=_SMALL, team_spirit=2)
+
+
+def test_team_spirit_off_the_side_path_is_refused(tmp_path, capsys) -> None:
+    from arena.cli import main
+
+    argv = ["train", "tic_tac_toe", "--timesteps", "64", "--out", str(tmp_path / "t"), "--team-spirit", "0.5"]
+    assert main(argv) != 0
+    assert (
+        "--team-spirit mixes a side's rewards: only the side path takes it (this run: batched)"
+        in capsys.readouterr().err
+    )
