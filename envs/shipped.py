@@ -23,12 +23,13 @@ from typing import Any
 from arena.agents.base import Agent
 from arena.errors import UnknownNameError
 
-__all__ = ["SHIPPED", "pong_ppo_preview", "shipped_folder", "load_shipped"]
+__all__ = ["SHIPPED", "pong_ppo_preview", "magent_army_ppo", "shipped_folder", "load_shipped"]
 
 _HERE = Path(__file__).resolve().parent
 #: Shipped agent name -> its folder, relative to the ``envs`` package.
 SHIPPED: dict[str, str] = {
     "pong_ppo_preview": "pong_trained/pong_ppo_preview",
+    "magent_army_ppo": "magent_trained/magent_army_ppo",
 }
 
 
@@ -59,3 +60,13 @@ def pong_ppo_preview(**options: Any) -> Agent:
     seed, steps and its score against ``pong_ai``.
     """
     return load_shipped("pong_ppo_preview", **options)
+
+
+def magent_army_ppo(**options: Any) -> Agent:
+    """A ``magent_battle`` soldier trained with parameter sharing over its whole side (the side path):
+    one spec plays an army, every seat of its side.
+
+    docs/performance.md, "A trained army", gives its command, seed, steps, training time and its
+    score against ``magent_attack_nearest``. It acts for a whole side at once (``act_batch``).
+    """
+    return load_shipped("magent_army_ppo", **options)

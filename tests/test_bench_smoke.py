@@ -79,3 +79,26 @@ def test_pommerman_team_training_bench_prints_where_the_time_goes():
     out = _bench("bench/pommerman_team_train.py", "--timesteps", "256", "--games", "2", "--n-steps", "32")
     assert "action filter (safe_moves_planes): " in out and "shaping (pickups, enemies down): " in out
     assert "env + interfaces (without the snapshot's forwards) / training CPU time: " in out
+
+
+def test_magent_army_curve_bench_scores_each_folder_and_draws_the_curve(tmp_path):
+    pytest.importorskip("magent2")
+    pytest.importorskip("matplotlib")
+    from envs.shipped import shipped_folder
+
+    folder = str(shipped_folder("magent_army_ppo"))
+    out = _bench(
+        "bench/magent_army_curve.py",
+        folder,
+        "--battles",
+        "2",
+        "--env-options",
+        '{"map_size": 16, "max_steps": 30}',
+        "--out",
+        str(tmp_path / "curve.png"),
+        "--csv",
+        str(tmp_path / "curve.csv"),
+    )
+    assert f"{folder}: " in out and "score " in out
+    assert (tmp_path / "curve.png").stat().st_size > 0
+    assert len((tmp_path / "curve.csv").read_text().splitlines()) == 2

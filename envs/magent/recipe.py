@@ -3,8 +3,10 @@
 ``arena train magent_battle`` trains PPO on the side path (:class:`arena.training.side.SideVecEnv`):
 the policy acts for all 81 soldiers of its side in every battle, each soldier a sub-env seeing its
 own 13x13x5 view, against an enemy army drawn from a pool (``magent_attack_nearest`` three times in
-four at the start, ``random``, then snapshots of the learner); the trained folder plays every seat
-of its side in a tournament. ``magent_combined_arms`` trains one melee unit (the recipe names
+four at the start, ``random``, then snapshots of the learner); each soldier's reward is half its own,
+half its side's mean (team spirit 0.5), with MAgent2's reward options set for training (attacks
+free, a hit 0.5, a death -2); the trained folder plays every seat of its side in a tournament.
+This recipe trained the shipped ``magent_army_ppo`` (docs/performance.md, "A trained army"). ``magent_combined_arms`` trains one melee unit (the recipe names
 their seats: the ranged units have other spaces) beside scripted comrades. Battles are cut at 300 steps.
 
 Example:
@@ -35,14 +37,17 @@ _BUDGET: dict[str, Any] = {
         "n_epochs": 4,
         "learning_rate": 3e-4,
         "ent_coef": 0.01,
-        "gamma": 0.98,
+        "gamma": 0.99,
         "policy_kwargs": {"net_arch": [256, 128]},
     },
+    "team_spirit": 0.5,
     "opponents": ("magent_attack_nearest", "magent_attack_nearest", "magent_attack_nearest", "random"),
     "references": ("magent_attack_nearest", "random"),
     "self_play": "uniform",
     "pool_size": 8,
-    "env_options": {"max_steps": 300},
+    # MAgent2's own reward options, for training: no cost to attack (so attacking is explored, and an army that
+    # holds its ground and strikes what comes into reach is found), a hit paid 0.5, a death -2 (a kill is 5).
+    "env_options": {"max_steps": 300, "dead_penalty": -2.0, "attack_penalty": 0.0, "attack_opponent_reward": 0.5},
 }
 
 
