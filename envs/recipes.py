@@ -76,14 +76,16 @@ def pong_2p(**options: Any) -> TrainingRecipe:
     """Self-play from the pixels (docs/performance.md, "Pong-2p from frames"): the learner sees a
     stack of two 40x40 grey pictures of the field (``pong_frames``, drawn from the vector the
     scripted ``pong_ai`` reads, or cut down from the env's ``"frame"``) and picks among three moves
-    (``pong_moves``), with a 0.05 bonus for each return of the ball (``pong_hit_bonus``); a small
-    CNN (SB3's NatureCNN with 256 features, no hidden layers after it) trained with PPO. Its opponents: ``pong_ai`` drawn as often as the newest 4 snapshots of itself
-    together (a snapshot joins at every evaluation). Training games are 5 rounds long (a cheaper
-    evaluation unit); the agent plays games of any length.
+    (``pong_moves``), with a 0.02 bonus for each return of the ball (``pong_hit_bonus``: a signal
+    long before it wins rounds, small enough that a tied round stays worth less than a won one); a
+    small CNN (SB3's NatureCNN with 256 features, no hidden layers after it) trained with PPO. Its
+    opponents: ``pong_ai`` three games in four, the 2 newest snapshots of itself the rest (a
+    snapshot joins at every evaluation). Training games are 5 rounds of at most 500 steps (a
+    cheaper evaluation unit; long rallies end as ties sooner); the agent plays games of any length.
     """
     return TrainingRecipe(
         algo="ppo",
-        interface="pong_moves(pong_frames(pong_hit_bonus(bonus=0.05), scale=4, frames=2))",
+        interface="pong_moves(pong_frames(pong_hit_bonus(bonus=0.02), scale=4, frames=2))",
         policy="CnnPolicy",
         algo_options={
             "n_steps": 128,
@@ -96,7 +98,7 @@ def pong_2p(**options: Any) -> TrainingRecipe:
             "gae_lambda": 0.95,
             "policy_kwargs": {"net_arch": [], "features_extractor_kwargs": {"features_dim": 256}},
         },
-        opponents=("pong_ai", "pong_ai", "pong_ai", "pong_ai"),
+        opponents=("pong_ai",) * 6,
         references=("pong_ai",),
         self_play="uniform",
         promote_at=0.0,
@@ -105,5 +107,5 @@ def pong_2p(**options: Any) -> TrainingRecipe:
         eval_games=10,
         evaluations=8,
         full_budget=1_000_000,
-        env_options={"rounds": 5},
+        env_options={"rounds": 5, "max_round_steps": 500},
     )
