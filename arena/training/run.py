@@ -420,47 +420,42 @@ def _vec_env(setup: RunPlan, path: str, n_envs: int, opponents: list[Any], pool:
     ``vec_env``) or one SingleAgentEnv each."""
     config, recipe = setup.config, setup.recipe
     seats = list(recipe.seats) if recipe.seats else None
-    if path == "env" and recipe.vec_env is not None:
-        vec_env = VecMonitor(
-            own_vec_env(
-                recipe.vec_env,
-                config.env,
-                n_envs,
-                pool if pool is not None else opponents[0],
-                interface=_learner_interface(setup),
-                env_options=setup.env_options,
-                from_data=None if config.load is None else f"the recipe of {config.load}",
-            )
-        )
-        vec_env.seed(config.seed)
-        return vec_env
-    if path == "side":
-        vec_env = VecMonitor(
-            SideVecEnv(
-                config.env,
-                n_envs,
-                pool if pool is not None else opponents[0],
-                interface=_learner_interface(setup),
-                env_kwargs=setup.env_options,
-                team_spirit=recipe.team_spirit,
-            )
-        )
-        vec_env.seed(config.seed)
-        return vec_env
-    if recipe.team_spirit:
+    opponent = pool if pool is not None else opponents[0]
+    if recipe.team_spirit and path != "side":
         raise ValueError(f"--team-spirit mixes a side's rewards: only the side path takes it (this run: {path})")
-    if path == "batched":
-        vec_env = VecMonitor(
-            batch_vec_env(
-                config.env,
-                n_envs,
-                pool if pool is not None else opponents[0],
-                seats,
-                shuffle_seats=config.shuffle_seats,
-                interface=_learner_interface(setup),
-                env_kwargs=setup.env_options,
-            )
+    inner: VecEnv | None = None
+    if path == "env" and recipe.vec_env is not None:
+        from_data = None if config.load is None else f"the recipe of {config.load}"
+        inner = own_vec_env(
+            recipe.vec_env,
+            config.env,
+            n_envs,
+            opponent,
+            interface=_learner_interface(setup),
+            env_options=setup.env_options,
+            from_data=from_data,
         )
+    elif path == "side":
+        inner = SideVecEnv(
+            config.env,
+            n_envs,
+            opponent,
+            interface=_learner_interface(setup),
+            env_kwargs=setup.env_options,
+            team_spirit=recipe.team_spirit,
+        )
+    elif path == "batched":
+        inner = batch_vec_env(
+            config.env,
+            n_envs,
+            opponent,
+            seats,
+            shuffle_seats=config.shuffle_seats,
+            interface=_learner_interface(setup),
+            env_kwargs=setup.env_options,
+        )
+    if inner is not None:  # one vectorised env for all games: monitored and seeded here
+        vec_env = VecMonitor(inner)
         vec_env.seed(config.seed)
         return vec_env
 
