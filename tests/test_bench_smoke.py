@@ -102,3 +102,32 @@ def test_magent_army_curve_bench_scores_each_folder_and_draws_the_curve(tmp_path
     assert f"{folder}: " in out and "score " in out
     assert (tmp_path / "curve.png").stat().st_size > 0
     assert len((tmp_path / "curve.csv").read_text().splitlines()) == 2
+
+
+def test_tournament_curve_bench_plays_each_folder_in_a_tournament_and_draws_the_curve(tmp_path):
+    pytest.importorskip("magent2")
+    pytest.importorskip("matplotlib")
+    from envs.shipped import shipped_folder
+
+    folder = str(shipped_folder("magent_army_ppo"))
+    out = _bench(
+        "bench/tournament_curve.py",
+        "magent_battle",
+        folder,
+        "--env-options",
+        '{"map_size": 16, "max_steps": 30}',
+        "--opponent",
+        "magent_attack_nearest",
+        "--games",
+        "2",
+        "--bar",
+        "0.7",
+        "--out",
+        str(tmp_path / "curve.png"),
+        "--csv",
+        str(tmp_path / "curve.csv"),
+    )
+    assert f"{folder}: 8,004,096 steps, score " in out and "arena tournament magent_battle" in out
+    assert (tmp_path / "curve.png").stat().st_size > 0
+    rows = (tmp_path / "curve.csv").read_text().splitlines()
+    assert len(rows) == 2 and rows[0].startswith("folder,timesteps,score,score_low,score_high,wins,draws,losses")
