@@ -60,7 +60,10 @@ def plot(rows: list[dict], args: argparse.Namespace) -> None:
 
     steps = [row["timesteps"] / 1e6 for row in rows]
     scores = [row["score"] for row in rows]
-    errors = [[s - row["score_low"] for s, row in zip(scores, rows)], [row["score_high"] - s for s, row in zip(scores, rows)]]
+    errors = [
+        [s - row["score_low"] for s, row in zip(scores, rows)],
+        [row["score_high"] - s for s, row in zip(scores, rows)],
+    ]
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.errorbar(steps, scores, yerr=errors, marker="o", capsize=3)
     if args.bar is not None:
