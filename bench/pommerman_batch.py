@@ -20,6 +20,9 @@ Run::
 
     python bench/pommerman_batch.py --pomcpp2 /tmp/pomcpp2/pomcpp2_bench \\
         --reference-python /tmp/pommerman-reference/bin/python
+
+``--parts single`` times only the single env beside the reference; ``--baseline DIR`` also times
+the single env of another checkout in the same rounds (``git archive COMMIT envs arena | tar -x -C DIR``).
 """
 
 from __future__ import annotations
@@ -62,6 +65,32 @@ print(json.dumps(n / (time.process_time() - start)))
 """
 
 
+SINGLE_SCRIPT = r"""
+import json, sys, time
+import numpy as np
+import envs
+steps, seed = int(sys.argv[1]), int(sys.argv[2])
+
+def rate(steps, seed):
+    env = envs.make("pommerman", mode="ffa")
+    moves = np.random.default_rng(seed).integers(0, 6, (steps, 4)).tolist()
+    index = {a: int(a[-1]) for a in env.possible_agents}
+    game = seed * 100000
+    start = time.process_time()
+    obs, _ = env.reset(seed=game)
+    for n in range(steps):
+        row = moves[n]
+        obs, _, _, _, _ = env.step({a: row[index[a]] for a in obs})
+        if not obs:
+            game += 1
+            obs, _ = env.reset(seed=game)
+    return steps / (time.process_time() - start)
+
+rate(200, 0)  # numba's disk cache loaded (or compiled) outside the timing
+print(json.dumps(rate(steps, seed)))
+"""
+
+
 def pomcpp2_rate(binary: str, steps: int, mode: int, seed: int) -> float:
     out = subprocess.run([binary, str(steps), str(mode), str(seed)], check=True, capture_output=True, text=True)
     return float(json.loads(out.stdout.strip().splitlines()[-1])["cpu"])
@@ -86,8 +115,23 @@ def batch_rate(games: int, steps: int, seed: int, threads: int = 1) -> tuple[flo
     return calls * games / (time.process_time() - cpu), calls * games / (time.perf_counter() - wall)
 
 
+def baseline_single_rate(checkout: str, steps: int, seed: int) -> float:
+    """:func:`single_seeded_rate` of the single env in ``checkout`` (its ``envs`` and ``arena``), in a subprocess."""
+    checkout = os.path.abspath(checkout)
+    script = SINGLE_SCRIPT + "assert envs.__file__.startswith(sys.argv[3]), envs.__file__\n"
+    out = subprocess.run(  # run in the checkout: ``-c`` puts the working folder first on the import path
+        [sys.executable, "-c", script, str(steps), str(seed), checkout],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": checkout},
+        cwd=checkout,
+    )
+    return float(out.stdout.strip().splitlines()[-1])
+
+
 def single_seeded_rate(steps: int, seed: int) -> float:
-    """Steps per CPU-second of the single env in a user's loop, ``reset(seed=k)`` every game."""
+    """Steps per CPU-second of the single env in a user's loop, ``reset(seed=k)`` every game (as SINGLE_SCRIPT)."""
     env = envs.make("pommerman", mode="ffa")
     moves = np.random.default_rng(seed).integers(0, 6, (steps, 4)).tolist()
     index = {a: int(a[-1]) for a in env.possible_agents}
@@ -250,6 +294,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--single-steps", type=int, default=20_000)
     parser.add_argument("--reference-steps", type=int, default=3_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parts = ("pomcpp2", "batch", "single", "simple")
+    parser.add_argument("--parts", nargs="+", choices=parts, default=list(parts), help="what to time (default: all)")
+    parser.add_argument("--baseline", help="a checkout whose single env is timed beside this one's (as 'baseline')")
     parser.add_argument("--breakdown", action="store_true", help="also time the parts of a step (256 games)")
     parser.add_argument(
         "--thread-divisor",
@@ -258,9 +305,16 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         help="the threads=2 runs take this many times fewer steps (a loaded box starves them)",
     )
     args = parser.parse_args(argv)
-    have_pomcpp2 = os.path.exists(args.pomcpp2)
+    have_pomcpp2 = "pomcpp2" in args.parts and os.path.exists(args.pomcpp2)
+    if args.baseline and not os.path.isdir(os.path.join(args.baseline, "envs")):
+        parser.error(f"--baseline must be a folder holding envs/ and arena/, got {args.baseline!r}")
     # compile (numba caches on disk) outside the timing
-    batch_rate(8, 80, 0), batch_rate(8, 80, 0, threads=2), single_seeded_rate(200, 0), simple_rate(8, 3, 0)
+    if "batch" in args.parts:
+        batch_rate(8, 80, 0), batch_rate(8, 80, 0, threads=2)
+    if "single" in args.parts:
+        single_seeded_rate(200, 0)
+    if "simple" in args.parts:
+        simple_rate(8, 3, 0)
     runs: dict[str, list[float]] = {}
 
     def record(name: str, value: float) -> None:
@@ -270,16 +324,22 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         if have_pomcpp2:
             record("pomcpp2 State::Step", pomcpp2_rate(args.pomcpp2, 4 * args.steps, 0, round_ + 1))
             record("pomcpp2 Environment", pomcpp2_rate(args.pomcpp2, 4 * args.steps, 1, round_ + 1))
-        for games in args.games:
+        for games in args.games if "batch" in args.parts else ():
             record(f"batch {games} (cpu)", batch_rate(games, args.steps, round_)[0])
             record(
                 f"batch {games} threads=2 (wall)",
                 batch_rate(games, args.steps // args.thread_divisor, round_, threads=2)[1],
             )
-        record("single env, seeded resets", single_seeded_rate(args.single_steps, round_))
-        if args.reference_python:
-            record("reference, seeded resets", reference_rate(args.reference_python, args.reference_steps, round_))
-        record("simple4 batch decisions (cpu)", simple_rate(256, 40, round_))
+        if "single" in args.parts:
+            record("single env, seeded resets", single_seeded_rate(args.single_steps, round_))
+            if args.baseline:
+                record(
+                    "baseline single env, seeded resets", baseline_single_rate(args.baseline, args.single_steps, round_)
+                )
+            if args.reference_python:
+                record("reference, seeded resets", reference_rate(args.reference_python, args.reference_steps, round_))
+        if "simple" in args.parts:
+            record("simple4 batch decisions (cpu)", simple_rate(256, 40, round_))
         if args.breakdown:
             for part, value in breakdown(256, 40, round_).items():
                 record(f"us per game-step: {part}", value)
@@ -291,7 +351,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         else:
             print(f"{name:{width}s} {value:12,.0f} /s   runs {[round(v) for v in runs[name]]}")
     ratios = {}
-    for games in args.games:
+    for games in args.games if "batch" in args.parts else ():
         for anchor in ("pomcpp2 State::Step", "pomcpp2 Environment"):
             if anchor in medians:
                 ratios[f"batch {games} / {anchor}"] = medians[f"batch {games} (cpu)"] / medians[anchor]
@@ -300,8 +360,14 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
                 medians[f"batch {games} threads=2 (wall)"] / medians["pomcpp2 State::Step"]
             )
     if "reference, seeded resets" in medians:
-        ratios["single env / reference (seeded resets)"] = (
-            medians["single env, seeded resets"] / medians["reference, seeded resets"]
+        for side in ("single env", "baseline single env"):
+            if f"{side}, seeded resets" in medians:
+                ratios[f"{side} / reference (seeded resets)"] = (
+                    medians[f"{side}, seeded resets"] / medians["reference, seeded resets"]
+                )
+    if "baseline single env, seeded resets" in medians:
+        ratios["single env / baseline single env"] = (
+            medians["single env, seeded resets"] / medians["baseline single env, seeded resets"]
         )
     for name, value in ratios.items():
         print(f"ratio {name}: {value:.2f}x")

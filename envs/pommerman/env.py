@@ -12,24 +12,32 @@ from arena.env import MultiAgentEnv
 from envs.pommerman import core, render
 from envs.pommerman._jit import announce_compiling
 from envs.pommerman.batch import PommermanBatch
-from envs.pommerman.board import START_POSITIONS, draw_board, seed_stream
-from envs.pommerman.observe import GRIDS, advance, observation_space, observe_grids
+from envs.pommerman.core import SIZE
+from envs.pommerman.observe import GRIDS, advance, deal, new_work, observation_space, observe_state
 from envs.pommerman.rules import MODES, PommermanRules
-from envs.pommerman.state import State, decode_state, encode_state
+from envs.pommerman.state import State, decode_state, encode_state, packed_state
 
 __all__ = ["Pommerman", "MODES"]
 
 _GAME_TYPE = {"ffa": 1, "team": 2, "radio": 3}
 _GAME_ENV = {"ffa": "pommerman.envs.v0:Pomme", "team": "pommerman.envs.v0:Pomme", "radio": "pommerman.envs.v2:Pomme"}
 _AGENTS = ("agent_0", "agent_1", "agent_2", "agent_3")
-_INDEX = {name: i for i, name in enumerate(_AGENTS)}
 _COUNT = [bin(m).count("1") for m in range(16)]
+#: ``_SLOTS[alive]``: (name, index) of the agents in the alive bit mask, in order.
+_SLOTS = [tuple((a, i) for i, a in enumerate(_AGENTS) if m >> i & 1) for m in range(16)]
+#: Whether the game is decided when the agents of a bit mask are alive (FFA: one or none; teams: one side).
+_DECIDED_FFA = [n <= 1 for n in _COUNT]
+_DECIDED_TEAM = [n <= 1 or m in (0b0101, 0b1010) for m, n in enumerate(_COUNT)]
 MAX_CELL_PIXELS = 128  # an 11x11 board of 128-pixel cells is a 1408x1408 image
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
     array.flags.writeable = False
     return array
+
+
+#: ``_POSITIONS[r][c]``: the read-only ``position`` array of cell (r, c), shared by every observation.
+_POSITIONS = tuple(tuple(_readonly(np.array([r, c], dtype=np.int64)) for c in range(SIZE)) for r in range(SIZE))
 
 
 class Pommerman(MultiAgentEnv):
@@ -92,7 +100,7 @@ class Pommerman(MultiAgentEnv):
             or not 2 <= cell_pixels <= MAX_CELL_PIXELS
         ):
             raise ValueError(f"Pommerman: cell_pixels must be an integer in 2..{MAX_CELL_PIXELS}, got {cell_pixels!r}")
-        announce_compiling(core.step_into, "the Pommerman rules")
+        announce_compiling(advance, "the Pommerman rules")
         self.mode = mode
         self.max_steps = rules.max_steps
         self.render_mode = render_mode
@@ -123,10 +131,15 @@ class Pommerman(MultiAgentEnv):
         self._enemies = [_readonly(np.array(e, dtype=np.int64)) for e in enemies]
         self._alive_arrays = [_readonly(np.array([m >> i & 1 for i in range(4)], dtype=np.int8)) for m in range(16)]
         self._alive = 0
-        self._grids: np.ndarray | None = None
-        self._state = State()
+        self._decided = _DECIDED_TEAM if self.partial else _DECIDED_FFA
+        self._grid_shape = (20 if self.partial else 5, SIZE, SIZE)  # each view's five grids
+        self._blast_code = self.max_blast << 12  # advance() reads the blast cap above the four actions
+        self._state, self._buffer = packed_state()  # the state's arrays are views of one buffer
+        self._work = new_work()
         self._acting: list[str] | None = None
-        self._scratch = core.new_scratch()
+        self._slots: tuple[tuple[str, int], ...] = ()
+        self._zeros: dict[str, float] = {}
+        self._falses: dict[str, bool] = {}
         self._rng = np.zeros(1, dtype=np.uint64)  # the board stream: SplitMix64, seeded by reset(seed=...)
         self._seeded = False
 
@@ -144,50 +157,84 @@ class Pommerman(MultiAgentEnv):
         super().reset(seed=seed)
         np_seed = self._np_seed  # the seed as super().reset() kept it: an int, whatever integer type came
         if seed is not None and np_seed is not None:
-            seed_stream(self._rng, np_seed & 0x7FFFFFFFFFFFFFFF)
-            self._seeded = True
+            start = np_seed & 0x7FFFFFFFFFFFFFFF
         elif not self._seeded:
-            seed_stream(self._rng, int.from_bytes(os.urandom(8), "little") >> 1)
-            self._seeded = True
-        state = self._state = State()
-        draw_board(self._rng, state.board, state.items)
-        for i, (r, c) in enumerate(START_POSITIONS):
-            state.agents[i] = (1, r, c, 1, 2, 0)
-        return self._begin()
+            start = int.from_bytes(os.urandom(8), "little") >> 1
+        else:
+            start = -1  # the stream goes on
+        self._seeded = True
+        self._state, self._buffer = packed_state()  # a fresh state: one held from the last game stays as it was
+        grids = np.empty(self._grid_shape, np.uint8)
+        deal(self._buffer, self._rng, start, grids)
+        return self._begin(grids)
 
     def load_state(self, state: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """Continue from a state dict in the reference trajectory format; returns ``reset``'s pair.
 
         The living agents act next. Raises ``ValueError`` naming a missing or bad field.
         """
-        self._state = decode_state(state, self.mode == "radio")
+        self._state, self._buffer = packed_state(decode_state(state, self.mode == "radio"))
         return self._begin()
 
     def state_json(self) -> dict[str, Any]:
         """The current state as a dict in the reference trajectory format (see ``load_state``)."""
         return encode_state(self._state, self.mode == "radio")
 
-    def _begin(self):
+    def _begin(self, grids: np.ndarray | None = None):
+        """``reset``'s pair for the state in ``self._state`` (``grids``: its grids, when already drawn)."""
+        if grids is None:
+            grids = np.empty(self._grid_shape, np.uint8)
+            observe_state(self._buffer, grids)
         self._alive = alive = self._alive_mask()
         self.agents = [a for i, a in enumerate(_AGENTS) if alive >> i & 1 or self.partial]
-        self._acting = acting = [a for i, a in enumerate(_AGENTS) if alive >> i & 1]
-        obs = self._observe(acting)
-        if self._mask is None:
-            return obs, {a: {} for a in acting}
-        return obs, {a: {"action_mask": self._mask} for a in acting}
+        self._set_acting(alive)
+        return self._observe(grids), self._infos()
 
     def _alive_mask(self) -> int:
         return sum(1 << i for i, alive in enumerate(self._state.agents[:, 0].tolist()) if alive)
 
-    def _valid(self, actions: Any, acting: list[str] | None) -> bool:
-        """A quick yes for the common case (plain ints for exactly the acting agents)."""
-        if acting is None or type(actions) is not dict or len(actions) != len(acting) or self._mask is None:
-            return False
-        for agent in acting:
-            action = actions.get(agent)
+    def _set_acting(self, alive: int) -> None:
+        """The agents of the bit mask ``alive`` act next; the zero rewards and flags of a quiet step follow."""
+        self._slots = _SLOTS[alive]
+        self._acting = acting = [name for name, _ in self._slots]
+        everyone = _AGENTS if self.partial else acting  # team modes report all four every step
+        self._zeros = dict.fromkeys(everyone, 0.0)
+        self._falses = dict.fromkeys(everyone, False)
+
+    def _infos(self) -> dict[str, dict[str, Any]]:
+        """A fresh info dict for each acting agent (its action mask, outside radio mode)."""
+        mask = self._mask
+        if mask is None:
+            return {a: {} for a in self._acting or ()}
+        return {a: {"action_mask": mask} for a in self._acting or ()}
+
+    def _plain_moves(self, actions: Any) -> list[int] | None:
+        """The four moves when ``actions`` is the common case (plain ints for exactly the acting agents), else None."""
+        slots = self._slots
+        if self._acting is None or type(actions) is not dict or len(actions) != len(slots) or self._mask is None:
+            return None
+        moves = [0, 0, 0, 0]
+        for name, i in slots:
+            action = actions.get(name)
             if type(action) is not int or not 0 <= action < 6:
-                return False
-        return True
+                return None
+            moves[i] = action
+        return moves
+
+    def _moves(self, actions: Mapping[str, Any]) -> list[int]:
+        """The four moves of checked ``actions`` (any integer types); radio words go into the state."""
+        moves = [0, 0, 0, 0]
+        if self.mode == "radio":
+            radio = self._state.radio
+            radio[:] = 0  # an agent dead at the start of the step sends 0, 0
+            for name, i in self._slots:
+                action = actions[name]
+                moves[i] = int(action[0])
+                radio[i] = (int(action[1]), int(action[2]))
+        else:
+            for name, i in self._slots:
+                moves[i] = int(actions[name])
+        return moves
 
     def step(self, actions: Mapping[str, Any]):
         """Resolve one simultaneous step of every living agent.
@@ -196,48 +243,27 @@ class Pommerman(MultiAgentEnv):
         the actions name exactly the living agents, ``InvalidActionError`` for an action
         outside the space; a rejected call changes nothing.
         """
-        acting = self._acting
-        if not self._valid(actions, acting):
-            self.check_actions(actions, acting)
+        moves = self._plain_moves(actions)
+        if moves is None:
+            self.check_actions(actions, self._acting)
+            moves = self._moves(actions)
         state = self._state
-        moves = [0, 0, 0, 0]
-        if self.mode == "radio":
-            state.radio[:] = 0  # an agent dead at the start of the step sends 0, 0
-            for name in acting or ():  # None: check_actions raised ResetNeeded
-                i = _INDEX[name]
-                action = actions[name]
-                moves[i] = int(action[0])
-                state.radio[i] = (int(action[1]), int(action[2]))
-        else:
-            for name in acting or ():
-                moves[_INDEX[name]] = int(actions[name])
         state.intended_actions = moves
         before = self._alive
-        self._grids = grids = np.empty((4 if self.partial else 1, 5, core.SIZE, core.SIZE), dtype=np.uint8)
-        self._alive = alive = advance(
-            state.board,
-            state.items,
-            state.flames,
-            state.agents,
-            state.bombs,
-            state.counts,
-            np.array(moves, dtype=np.int64),
-            self.max_blast,
-            self.partial,
-            grids,
-            self._scratch,
-        )
+        grids = np.empty(self._grid_shape, np.uint8)  # fresh: last step's observations keep theirs
+        code = self._blast_code | moves[0] | moves[1] << 3 | moves[2] << 6 | moves[3] << 9
+        self._alive = alive = advance(self._buffer, self._work, code, grids)
         state.step_count += 1
+        if alive == before and not self._decided[alive] and state.step_count < self.max_steps:
+            # nobody fell and the game goes on (most steps): every acting agent gets 0 and acts again
+            return self._observe(grids), self._zeros.copy(), self._falses.copy(), self._falses.copy(), self._infos()
         if self.partial:
-            return self._end_team(alive)
-        return self._end_ffa(alive, before)
+            return self._end_team(alive, grids)
+        return self._end_ffa(alive, before, grids)
 
-    def _end_ffa(self, alive, before):
+    def _end_ffa(self, alive, before, grids):
         n_alive = _COUNT[alive]
         done = n_alive <= 1 or self._state.step_count >= self.max_steps
-        if not done and alive == before:
-            acting = self._acting or ()  # a step runs only while agents act
-            return self._finish(dict.fromkeys(acting, 0.0), dict.fromkeys(acting, False), {}, False)
         rewards, terms, infos = {}, {}, {}
         for i, name in enumerate(_AGENTS):
             if before >> i & 1 and not alive >> i & 1:
@@ -250,9 +276,9 @@ class Pommerman(MultiAgentEnv):
         if done:
             result = {"result": "Win", "winners": [alive.bit_length() - 1]} if n_alive == 1 else {"result": "Tie"}
             infos = {name: dict(result) for name in terms}
-        return self._finish(rewards, terms, infos, done)
+        return self._finish(rewards, terms, infos, done, grids)
 
-    def _end_team(self, alive):
+    def _end_team(self, alive, grids):
         ids = [i for i in range(4) if alive >> i & 1]
         over = self._state.step_count >= self.max_steps
         done = len(ids) <= 1 or ids in ([0, 2], [1, 3]) or over
@@ -271,51 +297,47 @@ class Pommerman(MultiAgentEnv):
             winners = [i for i in range(4) if values[i] == 1.0]
             result = {"result": "Win", "winners": winners} if winners else {"result": "Tie"}
             infos = {name: dict(result) for name in _AGENTS}
-        return self._finish(rewards, terms, infos, done)
+        return self._finish(rewards, terms, infos, done, grids)
 
-    def _finish(self, rewards, terms, infos, done):
+    def _finish(self, rewards, terms, infos, done, grids):
         truncs = dict.fromkeys(terms, False)
         if done:
             self.agents = []
             self._acting = None
             return {}, rewards, terms, truncs, infos
         alive = self._alive
-        if not self.partial and len(self.agents) != _COUNT[alive]:
-            self.agents = [a for i, a in enumerate(_AGENTS) if alive >> i & 1]
-            self._acting = [a for i, a in enumerate(_AGENTS) if alive >> i & 1]
-        elif self.partial and len(self._acting or ()) != _COUNT[alive]:
-            self._acting = [a for i, a in enumerate(_AGENTS) if alive >> i & 1]
-        acting = self._acting or []
+        if len(self._acting or ()) != _COUNT[alive]:  # someone fell
+            self._set_acting(alive)
+            if not self.partial:  # in FFA the fallen leave at once
+                self.agents = list(self._acting or ())
         mask = self._mask
-        for a in acting:
+        for a in self._acting or ():
             info = infos.get(a)
             if info is None:
                 infos[a] = {} if mask is None else {"action_mask": mask}
             elif mask is not None:
                 info["action_mask"] = mask
-        return self._observe(acting, self._grids), rewards, terms, truncs, infos
+        return self._observe(grids), rewards, terms, truncs, infos
 
     # ------------------------------------------------------------ observations
-    def _observe(self, acting: list[str], grids: np.ndarray | None = None) -> dict[str, dict[str, Any]]:
-        """The observations of the agents in ``acting`` (``grids``: this step's, when already drawn)."""
+    def _observe(
+        self, grids: np.ndarray, slots: tuple[tuple[str, int], ...] | None = None
+    ) -> dict[str, dict[str, Any]]:
+        """The observations of the acting agents (``slots``: others) from this step's ``grids`` (5 or 20 planes)."""
         state = self._state
-        if grids is None:
-            grids = np.empty((4 if self.partial else 1, 5, core.SIZE, core.SIZE), dtype=np.uint8)
-            observe_grids(state.board, state.agents, state.bombs, state.flames, state.counts, self.partial, grids)
-        grids.flags.writeable = False
-        positions = state.agents[:, 1:3].astype(np.int64)
-        positions.flags.writeable = False
+        grids.setflags(write=False)  # the grids are shared: FFA's by all four, each view's by its own keys
         rows = state.agents.tolist()
         alive = self._alive_arrays[self._alive]
         step_count = state.step_count
-        teammate, enemies, game_type = self._teammate, self._enemies, self.game_type
-        radio = self.mode == "radio"
+        teammate, enemies, game_type, partial = self._teammate, self._enemies, self.game_type, self.partial
+        radio = state.radio if self.mode == "radio" else None
+        if not partial:
+            board, blast, life, moving, flame = grids[0], grids[1], grids[2], grids[3], grids[4]
         out = {}
-        board = blast = life = moving = flame = None
-        for name in acting:
-            i = _INDEX[name]
-            if self.partial or board is None:
-                board, blast, life, moving, flame = grids[i if self.partial else 0]
+        for name, i in self._slots if slots is None else slots:
+            if partial:
+                k = 5 * i
+                board, blast, life, moving, flame = grids[k], grids[k + 1], grids[k + 2], grids[k + 3], grids[k + 4]
             row = rows[i]
             # one dict literal per agent, keys in the order they always had
             obs = {
@@ -329,13 +351,13 @@ class Pommerman(MultiAgentEnv):
                 "flame_life": flame,
                 "alive": alive,
                 "step_count": step_count,
-                "position": positions[i],
+                "position": _POSITIONS[row[1]][row[2]],
                 "ammo": row[3],
                 "blast_strength": row[4],
                 "can_kick": row[5],
             }
-            if radio:
-                obs["message"] = state.radio[(i + 2) % 4].copy()
+            if radio is not None:
+                obs["message"] = radio[(i + 2) % 4].copy()
             out[name] = obs
         return out
 
@@ -343,7 +365,9 @@ class Pommerman(MultiAgentEnv):
         """All four observations in the reference's own form (lists, codes, ``game_env``)."""
         out = []
         saved, self._alive = self._alive, self._alive_mask()
-        observations = self._observe(list(_AGENTS))
+        grids = np.empty(self._grid_shape, np.uint8)
+        observe_state(self._buffer, grids)
+        observations = self._observe(grids, _SLOTS[15])
         self._alive = saved
         for obs in observations.values():
             ref = {key: obs[key].tolist() for key in GRIDS}

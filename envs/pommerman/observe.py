@@ -5,10 +5,12 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from envs.pommerman._jit import njit
-from envs.pommerman.core import AGENT_0, FOG, SIZE, flame_life, step_into
+from envs.pommerman._jit import njit, njit_inline
+from envs.pommerman.board import START_POSITIONS, draw_board, seed_stream
+from envs.pommerman.core import AGENT_0, BOMB_CAP, FOG, SIZE, flame_life, step_into
+from envs.pommerman.state import PACKED_LAYOUT
 
-__all__ = ["GRIDS", "VIEW", "observation_space", "observe_grids", "advance"]
+__all__ = ["GRIDS", "VIEW", "observation_space", "observe_grids", "new_work", "advance", "deal", "observe_state"]
 
 #: The grid keys of an observation, in the order of the planes :func:`observe_grids` fills.
 GRIDS = ("board", "bomb_blast_strength", "bomb_life", "bomb_moving_direction", "flame_life")
@@ -90,12 +92,114 @@ def observe_grids(board, agents, bombs, flames, counts, partial, out):
                         out[v, 4, r, c] = flame_life(flames[r, c])
 
 
-@njit
-def advance(board, items, flames, agents, bombs, counts, actions, max_blast, partial, out, scratch):
-    """One :func:`~envs.pommerman.core.step_into`, then :func:`observe_grids` into ``out``, in one call.
+# The single env's compiled calls take a packed state (state.packed_state) and one work buffer
+# (the rules' scratch and the actions): numba's dispatch costs about 50 ns an array argument and
+# 0.8 us for a tuple of eleven, more than the compiled work of a typical step. Inside, slices and
+# reshapes of a buffer cost a few ns, a change of dtype (view) about 16: one view per dtype.
+_AT = {name: offset for name, _, _, offset in PACKED_LAYOUT}
+_AGENTS, _BOMBS, _COUNTS, _RADIO = _AT["agents"], _AT["bombs"], _AT["counts"], _AT["radio"]
+_CELLS = SIZE * SIZE
+# the work buffer: core.new_scratch's int64 arrays and the actions, its int16 arrays, its bools
+_WANT, _BWANT, _DELAYED, _ACTIONS = 0, 8, 8 + 2 * BOMB_CAP, 8 + 2 * BOMB_CAP + 4 * (BOMB_CAP + 4)
+_INT64S = _ACTIONS + 4  # int64 slots
+_CROSS, _AOCC, _BOCC, _KICKED_BY = 0, 2 * _CELLS, 3 * _CELLS, 4 * _CELLS
+_KICKED = _KICKED_BY + BOMB_CAP
+_INT16S = _KICKED + 4
+_INT16_AT = 8 * _INT64S
+_BOOL_AT = _INT16_AT + 2 * _INT16S
+_CROSS_AGENT, _EXPLODED, _ALIVE = 0, 2 * _CELLS, 3 * _CELLS
+WORK_BYTES = _BOOL_AT + 3 * _CELLS + 4
 
+
+def new_work() -> np.ndarray:
+    """The work buffer of :func:`advance` (reusable: every call overwrites it)."""
+    return np.zeros(WORK_BYTES, np.uint8)
+
+
+@njit_inline
+def unpack_state(buf):
+    """The arrays of a packed state (the layout of :func:`~envs.pommerman.state.packed_state`)."""
+    small = buf[_AGENTS:_COUNTS].view(np.int8)
+    wide = buf[_COUNTS : _RADIO + 64].view(np.int64)
+    return (
+        buf[:_CELLS].reshape((SIZE, SIZE)),
+        buf[_CELLS : 2 * _CELLS].reshape((SIZE, SIZE)),
+        buf[2 * _CELLS : 3 * _CELLS].reshape((SIZE, SIZE)),
+        small[:24].reshape((4, 6)),
+        small[_BOMBS - _AGENTS : _BOMBS - _AGENTS + 6 * BOMB_CAP].reshape((BOMB_CAP, 6)),
+        wide[:2],
+        wide[2:].reshape((4, 2)),
+    )
+
+
+@njit_inline
+def unpack_work(work):
+    """The scratch tuple of :func:`~envs.pommerman.core.step_into` and the actions array, from ``work``."""
+    wide = work[:_INT16_AT].view(np.int64)
+    short = work[_INT16_AT:_BOOL_AT].view(np.int16)
+    flags = work[_BOOL_AT:].view(np.bool_)
+    scratch = (
+        wide[_WANT:_BWANT].reshape((4, 2)),
+        wide[_BWANT:_DELAYED].reshape((BOMB_CAP, 2)),
+        short[_CROSS:_AOCC],
+        flags[_CROSS_AGENT:_EXPLODED],
+        short[_AOCC:_BOCC].reshape((SIZE, SIZE)),
+        short[_BOCC:_KICKED_BY].reshape((SIZE, SIZE)),
+        short[_KICKED_BY:_KICKED],
+        short[_KICKED:_INT16S],
+        wide[_DELAYED:_ACTIONS].reshape((BOMB_CAP + 4, 4)),
+        flags[_EXPLODED:_ALIVE].reshape((SIZE, SIZE)),
+        flags[_ALIVE : _ALIVE + 4],
+    )
+    return scratch, wide[_ACTIONS:_INT64S]
+
+
+@njit_inline
+def _observe_packed(board, agents, bombs, flames, counts, out):
+    """:func:`observe_grids` into ``out`` (5k, 11, 11): k = 4 views with fog, 1 without."""
+    k = out.shape[0] // 5
+    observe_grids(board, agents, bombs, flames, counts, k > 1, out.reshape((k, 5, SIZE, SIZE)))
+
+
+@njit
+def advance(buf, work, code, out):
+    """One :func:`~envs.pommerman.core.step_into` of the packed state ``buf``, then its grids into ``out``.
+
+    ``code`` holds the four actions (3 bits each, agent 0 lowest) and, from bit 12, the blast
+    cap; ``out`` is (5, 11, 11) uint8 (one shared view) or (20, 11, 11) (four fogged views).
     Returns the living agents after the step as a bit mask (bit i: agent i).
     """
-    alive = step_into(board, items, flames, agents, bombs, counts, actions, max_blast, scratch)
-    observe_grids(board, agents, bombs, flames, counts, partial, out)
+    board, items, flames, agents, bombs, counts, _ = unpack_state(buf)
+    scratch, actions = unpack_work(work)
+    for a in range(4):
+        actions[a] = code >> (3 * a) & 7
+    alive = step_into(board, items, flames, agents, bombs, counts, actions, code >> 12, scratch)
+    _observe_packed(board, agents, bombs, flames, counts, out)
     return alive
+
+
+@njit
+def deal(buf, rng, seed, out):
+    """Draw a fresh game into the (zeroed) packed state ``buf`` from the stream ``rng`` and its grids into ``out``.
+
+    ``seed >= 0`` restarts the stream from ``seed`` first (:func:`~envs.pommerman.board.seed_stream`).
+    """
+    if seed >= 0:
+        seed_stream(rng, seed)
+    board, items, flames, agents, bombs, counts, _ = unpack_state(buf)
+    draw_board(rng, board, items)
+    for a in range(4):
+        agents[a, 0] = 1
+        agents[a, 1] = START_POSITIONS[a][0]
+        agents[a, 2] = START_POSITIONS[a][1]
+        agents[a, 3] = 1
+        agents[a, 4] = 2
+        agents[a, 5] = 0
+    _observe_packed(board, agents, bombs, flames, counts, out)
+
+
+@njit
+def observe_state(buf, out):
+    """The grids of the packed state ``buf`` into ``out`` (as :func:`advance` draws them)."""
+    board, _, flames, agents, bombs, counts, _ = unpack_state(buf)
+    _observe_packed(board, agents, bombs, flames, counts, out)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 
 import numpy as np
@@ -123,6 +124,28 @@ def test_reset_is_reproducible_from_the_seed_and_boards_differ_between_seeds():
     again = env.reset(seed=3)[0]["agent_0"]["board"]
     other = env.reset(seed=4)[0]["agent_0"]["board"]
     assert (first == again).all() and (first != other).any()
+
+
+def test_seeded_resets_deal_the_boards_they_always_dealt():
+    # users replay games by seed: the digest of boards and items dealt by seeded resets and the resets
+    # after them, taken before the single env's state was packed into one buffer (26 Nov 2026)
+    env = envs.make("pommerman")
+    digest = hashlib.sha256()
+    for seed in (0, 1, 2, 99, 12345, 2**40 + 7, 2**63 - 1):
+        env.reset(seed=seed)
+        for _ in range(3):
+            digest.update(env.state.board.tobytes() + env.state.items.tobytes())
+            env.reset()
+    assert digest.hexdigest() == "c755f44b99e0bd2d8b498bb87c5c404876a9d6b4e2608b51c4966c1d8ca143bc"
+
+
+def test_the_work_buffer_holds_the_rules_scratch_arrays():
+    # the single env's compiled step cuts core.step_into's scratch out of one buffer: same shapes and types
+    from envs.pommerman import core, observe
+
+    scratch, _ = observe.unpack_work(observe.new_work())
+    expected = core.new_scratch()
+    assert [(a.shape, a.dtype) for a in scratch] == [(a.shape, a.dtype) for a in expected]
 
 
 @pytest.mark.parametrize("mode", ["ffa", "team", "radio"])
