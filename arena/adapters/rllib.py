@@ -25,6 +25,11 @@ agents that must act next), so the adapter adds only what RLlib asks on top:
   (-1), the others 0, everyone is terminated and the offender's info says
   ``{"forfeit": True}``; so a plain module learns to avoid illegal moves instead of
   crashing. ``"raise"`` lets the env's :class:`~arena.errors.IllegalActionError` through.
+* Scripted, stateful arena agents (``pommerman_simple``) as fixed opponents: RLlib's modules
+  see batches, not one player's history, so such agents play inside the env instead:
+  ``to_rllib(OpponentsInside(env, {"agent_1": "pommerman_simple"}))``
+  (:class:`~arena.adapters.opponents_inside.OpponentsInside`); RLlib sees only the other seats.
+  Interfaces go on those seats above it (``EnvItfWrapper``), so their masks are the stack's.
 * Spaces start at 0: RLlib one-hot encodes ``Discrete`` and ``MultiDiscrete`` values
   (``FlattenObservations``, its action distributions) ignoring ``start``, so such spaces
   (Pommerman's ``teammate``, ``enemies``, ``game_type``) are given to RLlib as their
@@ -50,6 +55,7 @@ from gymnasium import spaces
 
 from arena.actions import discrete_index
 from arena.adapters._common import require, shift_from_zero_start, shift_to_zero_start, zero_start_space
+from arena.adapters.opponents_inside import OpponentsInside
 from arena.env import AgentID, HoldsEnv, MultiAgentEnv
 from arena.registry import make_env
 
@@ -57,7 +63,7 @@ require("ray.rllib", "rllib", __name__)
 
 from ray.rllib.env.multi_agent_env import MultiAgentEnv as RLlibMultiAgentEnv  # noqa: E402
 
-__all__ = ["to_rllib", "ArenaToRLlib", "multi_agent_config"]
+__all__ = ["to_rllib", "ArenaToRLlib", "OpponentsInside", "multi_agent_config"]
 
 
 class ArenaToRLlib(HoldsEnv, RLlibMultiAgentEnv):
@@ -239,7 +245,7 @@ def to_rllib(
 
 
 def multi_agent_config(
-    env: MultiAgentEnv, policy_mapping: Mapping[AgentID, str] | Callable[[AgentID], str] | str
+    env: MultiAgentEnv | ArenaToRLlib, policy_mapping: Mapping[AgentID, str] | Callable[[AgentID], str] | str
 ) -> dict[str, Any]:
     """Keyword arguments for RLlib's ``config.multi_agent(...)`` from an arena policy mapping.
 

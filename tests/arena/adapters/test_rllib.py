@@ -16,8 +16,10 @@ from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa
 import envs  # noqa: E402
 from arena import RandomAgent  # noqa: E402
 from arena.adapters.gymnasium import from_gymnasium  # noqa: E402
-from arena.adapters.rllib import ArenaToRLlib, to_rllib  # noqa: E402
-from arena.errors import UnknownNameError  # noqa: E402
+from arena.adapters.rllib import ArenaToRLlib, OpponentsInside, to_rllib  # noqa: E402
+from arena.agents.base import Agent  # noqa: E402
+from arena.errors import ResetNeeded, UnknownAgentError, UnknownNameError  # noqa: E402
+from arena.seeding import derive_seed  # noqa: E402
 from tests.arena.scripted_envs import DoubleMoveEnv, LeavingEnv  # noqa: E402
 
 
@@ -68,10 +70,14 @@ def _play_into_rllib_episode(env: ArenaToRLlib, seed: int) -> tuple[MultiAgentEp
     return episode, totals
 
 
-@pytest.mark.parametrize("case", ["tic_tac_toe", "double_move", "leaving", "truncated_cartpole", "liars_dice"])
+@pytest.mark.parametrize(
+    "case", ["tic_tac_toe", "double_move", "leaving", "truncated_cartpole", "liars_dice", "opponent_inside"]
+)
 def test_rllib_episode_bookkeeping_accepts_every_step_and_keeps_returns(case: str) -> None:
     env = {
         "tic_tac_toe": lambda: to_rllib("tic_tac_toe"),
+        # the first mover played inside: its moves happen in reset and step, its wins arrive as rewards
+        "opponent_inside": lambda: to_rllib(OpponentsInside(envs.make("tic_tac_toe"), {"player_0": "random"})),
         "double_move": lambda: to_rllib(DoubleMoveEnv()),  # an agent acting twice in a row, rewards to idle agents
         "leaving": lambda: to_rllib(LeavingEnv()),  # an agent that leaves early
         # truncation: RLlib raises unless the truncated agent gets a last observation
@@ -185,3 +191,84 @@ def test_multi_agent_config_maps_n_agents_to_m_policies() -> None:
         multi_agent_config(envs.make("tic_tac_toe"), "teams")
     with pytest.raises(ValueError, match=r"the policy mapping gives no policy for agent 'player_2'"):
         multi_agent_config(env, {"player_0": "a", "player_1": "b"})
+
+
+def _play_outside(env: OpponentsInside, players: dict[str, Agent], seed: int) -> dict[str, float]:
+    """Play the outside seats by arena.play's rules (seeds by seat index); their returns."""
+    for agent, player in players.items():
+        player.setup(env.observation_space(agent), env.action_space(agent))
+        player.reset(seed=derive_seed(seed, env.env.possible_agents.index(agent)))
+    observations, infos = env.reset(seed=seed)
+    totals = dict.fromkeys(players, 0.0)
+    while env.agents:
+        actions = {a: players[a].act(o, infos[a].get("action_mask")) for a, o in observations.items()}
+        observations, rewards, terminations, truncations, infos = env.step(actions)
+        for agent, reward in rewards.items():
+            totals[agent] += reward
+    return totals
+
+
+@pytest.mark.parametrize(
+    ("name", "options", "inside"),
+    [
+        ("tic_tac_toe", {}, ("player_0",)),  # the opponent moves first: in reset
+        ("liars_dice", {}, ("player_1",)),
+        ("pommerman", {"mode": "team", "max_steps": 40}, ("agent_1", "agent_3")),  # a side inside, simultaneous moves
+    ],
+)
+def test_opponents_inside_play_the_games_arena_play_plays(name: str, options: dict, inside: tuple[str, ...]) -> None:
+    """Same seed, same agents: the outside seats earn what they earn in arena.play, game after game."""
+    from arena import make_agent, play
+
+    opponent = "pommerman_simple" if name == "pommerman" else "random"
+    outside = [a for a in envs.make(name, **options).possible_agents if a not in inside]
+    for seed in range(3):
+        env = OpponentsInside(envs.make(name, **options), {seat: make_agent(opponent) for seat in inside})
+        assert env.possible_agents == outside and env.agents == []
+        totals = _play_outside(env, {a: RandomAgent() for a in outside}, seed)
+        lineup = {a: make_agent(opponent) if a in inside else RandomAgent() for a in env.env.possible_agents}
+        episode = play(envs.make(name, **options), lineup, seed=seed)
+        assert totals == pytest.approx({a: episode.returns[a] for a in outside})
+    if name == "pommerman":
+        assert env.teams == {"team_0": ("agent_0", "agent_2")}
+
+
+def test_opponents_inside_rejects_bad_seats_and_steps_after_the_end() -> None:
+    env = envs.make("tic_tac_toe")
+    with pytest.raises(
+        UnknownAgentError, match=r"opponents name unknown agent 'player_9'; .* has \['player_0', 'player_1'\]"
+    ):
+        OpponentsInside(env, {"player_9": "random"})
+    with pytest.raises(ValueError, match=r"every seat of .* is an opponent; leave at least one outside"):
+        OpponentsInside(env, {"player_0": "random", "player_1": "random"})
+    with pytest.raises(
+        TypeError, match=r"the opponent for 'player_1' must be an arena.Agent or a registered agent name, got int"
+    ):
+        OpponentsInside(env, {"player_1": 3})  # type: ignore[dict-item]
+    shared = RandomAgent(seed=0)
+    sides = OpponentsInside(
+        envs.make("team_rock_paper_scissors", team_sizes=(1, 2)), {"player_1": shared, "player_2": shared}
+    )
+    assert sides.opponents["player_1"] is shared and sides.opponents["player_2"] is not shared  # state per seat
+    inside = OpponentsInside(env, {"player_1": "random"})
+    with pytest.raises(ResetNeeded, match=r"step on .* after the episode's end; call reset first"):
+        inside.step({"player_0": 0})
+    observations, infos = inside.reset(seed=0)
+    while inside.agents:
+        observations, _, _, _, infos = inside.step(
+            {"player_0": int(np.flatnonzero(infos["player_0"]["action_mask"])[0])}
+        )
+    with pytest.raises(ResetNeeded):
+        inside.step({"player_0": 0})
+
+
+def test_rllib_env_checker_accepts_opponents_inside_under_interfaces_with_masks_in_the_observation() -> None:
+    from arena import EnvItfWrapper, Interface
+
+    inside = OpponentsInside(envs.make("tic_tac_toe"), {"player_1": "random"})
+    env = to_rllib(EnvItfWrapper(inside, Interface()), mask_in_observation=True)
+    assert (
+        env.possible_agents == ["player_0"] and str(env.env) == "<MultiAgentEnvItfWrapper<OpponentsInside<TicTacToe>>>"
+    )
+    env.get_action_space("player_0").seed(1)
+    check_multiagent_environments(env)
