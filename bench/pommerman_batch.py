@@ -21,8 +21,8 @@ Run::
     python bench/pommerman_batch.py --pomcpp2 /tmp/pomcpp2/pomcpp2_bench \\
         --reference-python /tmp/pommerman-reference/bin/python
 
-``--parts single`` times only the single env beside the reference; ``--baseline DIR`` also times
-the single env of another checkout in the same rounds (``git archive COMMIT envs arena | tar -x -C DIR``).
+``--parts single`` times only the single env beside the reference; ``--baseline DIR`` also times the
+single env and the batch of another checkout in the same rounds (``git archive COMMIT envs arena | tar -x -C DIR``).
 """
 
 from __future__ import annotations
@@ -91,6 +91,27 @@ print(json.dumps(rate(steps, seed)))
 """
 
 
+BATCH_SCRIPT = r"""
+import json, sys, time
+import numpy as np
+from envs.pommerman.batch import PommermanBatch
+games, steps, seed = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+
+def rate(games, steps, seed):
+    batch = PommermanBatch(games, "ffa", copy=False)
+    rng = np.random.default_rng(seed)
+    batch.reset(seed=seed)
+    calls = max(10, steps // games)
+    cpu = time.process_time()
+    for _ in range(calls):
+        batch.step(rng.integers(0, 6, (games, 4)))
+    return calls * games / (time.process_time() - cpu)
+
+rate(8, 80, 0)  # numba's disk cache loaded (or compiled) outside the timing
+print(json.dumps(rate(games, steps, seed)))
+"""
+
+
 def pomcpp2_rate(binary: str, steps: int, mode: int, seed: int) -> float:
     out = subprocess.run([binary, str(steps), str(mode), str(seed)], check=True, capture_output=True, text=True)
     return float(json.loads(out.stdout.strip().splitlines()[-1])["cpu"])
@@ -115,12 +136,12 @@ def batch_rate(games: int, steps: int, seed: int, threads: int = 1) -> tuple[flo
     return calls * games / (time.process_time() - cpu), calls * games / (time.perf_counter() - wall)
 
 
-def baseline_single_rate(checkout: str, steps: int, seed: int) -> float:
-    """:func:`single_seeded_rate` of the single env in ``checkout`` (its ``envs`` and ``arena``), in a subprocess."""
+def baseline_rate(checkout: str, script: str, *numbers: int) -> float:
+    """What ``script`` (SINGLE_SCRIPT or BATCH_SCRIPT) prints, run on the ``envs`` and ``arena`` of ``checkout``."""
     checkout = os.path.abspath(checkout)
-    script = SINGLE_SCRIPT + "assert envs.__file__.startswith(sys.argv[3]), envs.__file__\n"
+    script += "import envs\nassert envs.__file__.startswith(sys.argv[-1]), envs.__file__\n"
     out = subprocess.run(  # run in the checkout: ``-c`` puts the working folder first on the import path
-        [sys.executable, "-c", script, str(steps), str(seed), checkout],
+        [sys.executable, "-c", script, *map(str, numbers), checkout],
         check=True,
         capture_output=True,
         text=True,
@@ -296,7 +317,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--rounds", type=int, default=3)
     parts = ("pomcpp2", "batch", "single", "simple")
     parser.add_argument("--parts", nargs="+", choices=parts, default=list(parts), help="what to time (default: all)")
-    parser.add_argument("--baseline", help="a checkout whose single env is timed beside this one's (as 'baseline')")
+    parser.add_argument(
+        "--baseline", help="a checkout whose single env and batch (FFA, one thread) are timed beside this one's"
+    )
     parser.add_argument("--breakdown", action="store_true", help="also time the parts of a step (256 games)")
     parser.add_argument(
         "--thread-divisor",
@@ -326,6 +349,11 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             record("pomcpp2 Environment", pomcpp2_rate(args.pomcpp2, 4 * args.steps, 1, round_ + 1))
         for games in args.games if "batch" in args.parts else ():
             record(f"batch {games} (cpu)", batch_rate(games, args.steps, round_)[0])
+            if args.baseline:
+                record(
+                    f"baseline batch {games} (cpu)",
+                    baseline_rate(args.baseline, BATCH_SCRIPT, games, args.steps, round_),
+                )
             record(
                 f"batch {games} threads=2 (wall)",
                 batch_rate(games, args.steps // args.thread_divisor, round_, threads=2)[1],
@@ -334,7 +362,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             record("single env, seeded resets", single_seeded_rate(args.single_steps, round_))
             if args.baseline:
                 record(
-                    "baseline single env, seeded resets", baseline_single_rate(args.baseline, args.single_steps, round_)
+                    "baseline single env, seeded resets",
+                    baseline_rate(args.baseline, SINGLE_SCRIPT, args.single_steps, round_),
                 )
             if args.reference_python:
                 record("reference, seeded resets", reference_rate(args.reference_python, args.reference_steps, round_))
@@ -352,6 +381,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             print(f"{name:{width}s} {value:12,.0f} /s   runs {[round(v) for v in runs[name]]}")
     ratios = {}
     for games in args.games if "batch" in args.parts else ():
+        if args.baseline:
+            ratios[f"batch {games} / baseline batch {games}"] = (
+                medians[f"batch {games} (cpu)"] / medians[f"baseline batch {games} (cpu)"]
+            )
         for anchor in ("pomcpp2 State::Step", "pomcpp2 Environment"):
             if anchor in medians:
                 ratios[f"batch {games} / {anchor}"] = medians[f"batch {games} (cpu)"] / medians[anchor]

@@ -211,7 +211,6 @@ def _step_game(
     ego,
     max_blast,
     max_steps,
-    obs,
     rewards,
     terms,
     live,
@@ -221,7 +220,7 @@ def _step_game(
     grids,
     scalars,
 ):
-    """One game of :func:`batch_step`."""
+    """One game of :func:`batch_step`: its rules, scores and restart (its views come in a second pass)."""
     moves = last[g]
     before = _alive_bits(agents[g])
     for a in range(4):
@@ -258,6 +257,13 @@ def _step_game(
         _reset_game(boards[g], items[g], flames[g], agents[g], counts[g], radio[g], rngs[g])
         steps[g] = 0
         live[g, :] = True
+
+
+@njit_inline
+def _observe_game(
+    g, boards, flames, agents, bombs, counts, steps, radio, team, partial, ego, max_steps, live, grids, scalars, obs
+):
+    """Game ``g``'s views into ``obs[g]``."""
     _observe(
         boards[g],
         flames[g],
@@ -327,7 +333,6 @@ def batch_step(
             ego,
             max_blast,
             max_steps,
-            obs,
             rewards,
             terms,
             live,
@@ -338,6 +343,28 @@ def batch_step(
             work[12][0],
         )
         ended += over[g]
+    # the views in a second pass: with the rules and the views in one loop body the batch stepped
+    # 8-21% fewer games a CPU-second (64-1024 games; the two bodies' code together, likely, crowd
+    # the instruction cache)
+    for g in range(boards.shape[0]):
+        _observe_game(
+            g,
+            boards,
+            flames,
+            agents,
+            bombs,
+            counts,
+            steps,
+            radio,
+            team,
+            partial,
+            ego,
+            max_steps,
+            live,
+            work[11][0],
+            work[12][0],
+            obs,
+        )
     return ended
 
 
@@ -393,7 +420,6 @@ def batch_step_parallel(
                 ego,
                 max_blast,
                 max_steps,
-                obs,
                 rewards,
                 terms,
                 live,
@@ -402,6 +428,25 @@ def batch_step_parallel(
                 s,
                 work[11][t],
                 work[12][t],
+            )
+        for g in range(t * games // chunks, (t + 1) * games // chunks):  # views in a second pass, as batch_step
+            _observe_game(
+                g,
+                boards,
+                flames,
+                agents,
+                bombs,
+                counts,
+                steps,
+                radio,
+                team,
+                partial,
+                ego,
+                max_steps,
+                live,
+                work[11][t],
+                work[12][t],
+                obs,
             )
     return over.sum()
 
