@@ -294,7 +294,8 @@ def team_rllib_config(
             policy, ``team_0``) or ``"self_play"`` (``team_0`` and ``team_1`` both learned).
         max_steps: the game's step limit (the time plane counts towards it).
         num_envs_per_env_runner: games each env runner steps in turn.
-        train_batch_size: env steps an update (the recipe: 4,096 agent samples; here env steps).
+        train_batch_size: env steps an update, per learner (RLlib's ``train_batch_size_per_learner``; an
+            env step holds a sample for each live seat of the side).
         minibatch_size: SGD minibatch.
         num_epochs: passes over each batch.
         model_config: :class:`MaskedPlanesModule`'s sizes (``features_dim``, ``hidden``).
