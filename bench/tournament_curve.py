@@ -11,7 +11,9 @@ Run::
         --entrant 'ppo={folder}+{folder}' --opponent 'simple=pommerman_simple+pommerman_simple' \\
         --games 200 --bar 0.6 --out curve.png --csv curve.csv runs/pm_ckpt_1 runs/pm_ckpt_2 runs/pm
 
-Each folder's row is printed as it is played, with the exact tournament command.
+Each folder's row is printed as it is played, with the exact tournament command. Rows played
+earlier (``--csv`` files of several calls, e.g. one per checkpoint as a run goes on) are drawn
+together, without playing again, with ``--from-csv a.csv b.csv``.
 """
 
 from __future__ import annotations
@@ -52,6 +54,17 @@ def score_row(args: argparse.Namespace, folder: Path) -> dict:
     return row
 
 
+def read_rows(path: Path) -> list[dict]:
+    """The rows a ``--csv`` file holds, numbers as numbers."""
+    with path.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        row["timesteps"] = int(row["timesteps"])
+        row.update({key: float(row[key]) for key in ("score", "score_low", "score_high")})
+        row.update({key: int(row[key]) for key in ("wins", "draws", "losses")})
+    return rows
+
+
 def plot(rows: list[dict], args: argparse.Namespace) -> None:
     import matplotlib
 
@@ -81,7 +94,7 @@ def plot(rows: list[dict], args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("env")
-    parser.add_argument("folders", nargs="+", type=Path, help="checkpoint folders, oldest first")
+    parser.add_argument("folders", nargs="*", type=Path, help="checkpoint folders, oldest first")
     parser.add_argument("--env-options", default="{}")
     parser.add_argument("--entrant", default="{folder}", help="the entrant spec, {folder} standing for each folder")
     parser.add_argument("--opponent", required=True, help="the other entrant, as --agents takes it")
@@ -91,8 +104,11 @@ def main() -> None:
     parser.add_argument("--bar", type=float, default=None, help="draw this score as the bar")
     parser.add_argument("--out", type=Path, default=Path("tournament_curve.png"))
     parser.add_argument("--csv", type=Path, default=None, help="also write the rows here")
+    parser.add_argument("--from-csv", type=Path, nargs="+", default=[], help="draw these rows too, not played again")
     args = parser.parse_args()
-    rows = []
+    if not args.folders and not args.from_csv:
+        parser.error("give checkpoint folders to play, or --from-csv rows to draw")
+    rows = [row for path in args.from_csv for row in read_rows(path)]
     for folder in args.folders:
         rows.append(score_row(args, folder))
         row = rows[-1]
@@ -102,6 +118,7 @@ def main() -> None:
             + " ".join(shlex.quote(part) for part in tournament_command(args, folder)),
             flush=True,
         )
+    rows.sort(key=lambda row: row["timesteps"])
     plot(rows, args)
     if args.csv is not None:
         with args.csv.open("w", newline="") as handle:

@@ -131,3 +131,18 @@ def test_tournament_curve_bench_plays_each_folder_in_a_tournament_and_draws_the_
     assert (tmp_path / "curve.png").stat().st_size > 0
     rows = (tmp_path / "curve.csv").read_text().splitlines()
     assert len(rows) == 2 and rows[0].startswith("folder,timesteps,score,score_low,score_high,wins,draws,losses")
+    # Rows of earlier calls are drawn again without playing.
+    out = _bench(
+        "bench/tournament_curve.py",
+        "magent_battle",
+        "--opponent",
+        "magent_attack_nearest",
+        "--from-csv",
+        str(tmp_path / "curve.csv"),
+        "--out",
+        str(tmp_path / "again.png"),
+        "--csv",
+        str(tmp_path / "again.csv"),
+    )
+    assert "steps, score" not in out and (tmp_path / "again.png").stat().st_size > 0
+    assert (tmp_path / "again.csv").read_text() == (tmp_path / "curve.csv").read_text()
