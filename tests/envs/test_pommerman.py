@@ -118,6 +118,22 @@ def test_generated_boards_follow_the_reference_distribution():
     assert all(abs(kinds[k] / (20 * n) - 1 / 3) < 0.03 for k in (6, 7, 8))
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    cells=st.lists(st.sampled_from([PASSAGE, PASSAGE, RIGID, RIGID, WOOD, AGENT_0]), min_size=121, max_size=121),
+    start=st.tuples(st.integers(0, 10), st.integers(0, 10)),
+)
+def test_unreachable_passages_agree_with_scipy_connected_components(cells, start):
+    # the flood fill that decides redraws, against scipy's labelling of the non-rigid cells (4-neighbours)
+    ndimage = pytest.importorskip("scipy.ndimage")
+    board = np.array(cells, dtype=np.uint8).reshape(11, 11)
+    open_cells = board != RIGID
+    open_cells[start] = True  # a search starts from its cell whatever is there
+    labels, _ = ndimage.label(open_cells)
+    expected = int(((board == PASSAGE) & (labels != labels[start])).sum())
+    assert boards.unreachable_passages(board, *start) == expected
+
+
 def test_reset_is_reproducible_from_the_seed_and_boards_differ_between_seeds():
     env = envs.make("pommerman")
     first = env.reset(seed=3)[0]["agent_0"]["board"].copy()
