@@ -146,6 +146,11 @@ class Pommerman(MultiAgentEnv):
     def __str__(self) -> str:
         return f"<Pommerman {self.mode}>"
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # deep copies and pickles copy the state's arrays apart from the buffer they view: bind them again
+        self.__dict__.update(state)
+        self._state, self._buffer = packed_state(self._state)
+
     # ----------------------------------------------------------------- episode
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """Draw a new board (the reference's distribution) and return all four observations.
