@@ -61,7 +61,16 @@ def packed_state(source: State | None = None) -> tuple[State, np.ndarray]:
         ((1200,), 1)
     """
     buffer = np.zeros(PACKED_BYTES, np.uint8)
-    state = State(*[np.ndarray(shape, dtype, buffer, offset) for _, shape, dtype, offset in PACKED_LAYOUT])
+    views = {name: np.ndarray(shape, dtype, buffer, offset) for name, shape, dtype, offset in PACKED_LAYOUT}
+    state = State(
+        views["board"],
+        views["items"],
+        views["flames"],
+        views["agents"],
+        views["bombs"],
+        views["counts"],
+        views["radio"],
+    )
     if source is not None:
         for name, *_ in PACKED_LAYOUT:
             getattr(state, name)[:] = getattr(source, name)
