@@ -30,7 +30,7 @@ SHORT = {"mode": "team", "max_steps": 60}
 def test_the_team_command_trains_on_the_batch_and_its_folder_plays_a_tournament(tmp_path, capsys) -> None:
     out = tmp_path / "team"
     argv = ["train", "pommerman", "--env-options", json.dumps(SHORT), "--timesteps", "256", "--n-envs", "2"]
-    argv += ["--eval-games", "2", "--promote-at", "0", "--no-progress", "--out", str(out)]
+    argv += ["--eval-games", "2", "--self-play", "uniform", "--promote-at", "0", "--no-progress", "--out", str(out)]
     argv += ["--algo-options", '{"n_steps": 32, "batch_size": 64, "n_epochs": 1}']
     assert main(argv) == 0, capsys.readouterr().err
     printed = capsys.readouterr().out
