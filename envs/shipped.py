@@ -23,13 +23,14 @@ from typing import Any
 from arena.agents.base import Agent
 from arena.errors import UnknownNameError
 
-__all__ = ["SHIPPED", "pong_ppo_preview", "magent_army_ppo", "shipped_folder", "load_shipped"]
+__all__ = ["SHIPPED", "pong_ppo_preview", "magent_army_ppo", "pommerman_team_ppo", "shipped_folder", "load_shipped"]
 
 _HERE = Path(__file__).resolve().parent
 #: Shipped agent name -> its folder, relative to the ``envs`` package.
 SHIPPED: dict[str, str] = {
     "pong_ppo_preview": "pong_trained/pong_ppo_preview",
     "magent_army_ppo": "magent_trained/magent_army_ppo",
+    "pommerman_team_ppo": "pommerman_trained/pommerman_team_ppo",
 }
 
 
@@ -70,3 +71,14 @@ def magent_army_ppo(**options: Any) -> Agent:
     score against ``magent_attack_nearest``. It acts for a whole side at once (``act_batch``).
     """
     return load_shipped("magent_army_ppo", **options)
+
+
+def pommerman_team_ppo(**options: Any) -> Agent:
+    """A Pommerman team-mode player trained on the batch against two ``pommerman_simple``: parameter
+    sharing with the ego view, behind the action filter; enter it in both seats of a side
+    (``ppo=pommerman_team_ppo+pommerman_team_ppo``).
+
+    docs/performance.md, "Pommerman team mode: the shipped team", gives its command, seeds, steps,
+    training time and its score against two ``pommerman_simple``.
+    """
+    return load_shipped("pommerman_team_ppo", **options)

@@ -18,6 +18,7 @@ pytest.importorskip("rich")
 SHORT_GAMES = {
     "pong_ppo_preview": ("pong_ai", {"rounds": 1, "max_round_steps": 200}),
     "magent_army_ppo": ("magent_attack_nearest", {"map_size": 16, "max_steps": 30}),
+    "pommerman_team_ppo": ("pommerman_simple", {"mode": "team", "max_steps": 30}),
 }
 MAX_FOLDER_BYTES = 5_000_000  # "a few MB at most"
 
