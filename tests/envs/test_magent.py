@@ -56,7 +56,9 @@ def _battle(env, red, blue, seed):
 
 
 def test_soldiers_leave_when_they_die_and_a_side_wiped_out_ends_the_battle():
-    env = envs.make("magent_battle", map_size=16, max_steps=300)
+    # A death penalty larger than a kill (5) and a hit together, so a soldier that hits or kills in the step
+    # it dies still ends that step below -10: its penalty is visible whatever else it earned.
+    env = envs.make("magent_battle", map_size=16, max_steps=300, dead_penalty=-20.0)
     observations, _ = env.reset(seed=0)
     scripted = MAgentAttackNearestAgent()
     scripted.setup(env.observation_space("red_0"), env.action_space("red_0"))
@@ -69,7 +71,7 @@ def test_soldiers_leave_when_they_die_and_a_side_wiped_out_ends_the_battle():
         observations, rewards, terminations, truncations, _ = env.step(actions)
         for agent, ended in terminations.items():
             if ended and observations:  # died mid-battle: gone from agents and observations, its penalty paid
-                assert agent not in env.agents and agent not in observations and rewards[agent] < 0
+                assert agent not in env.agents and agent not in observations and rewards[agent] < -10
                 dead.add(agent)
         assert not dead & set(observations)
     assert env.team_scores()["blue"] == 0 < env.team_scores()["red"] and env.steps < 300
