@@ -37,7 +37,6 @@ import time
 
 import numpy as np
 
-import envs
 from envs.pommerman.agents import PommermanSimpleBatch
 from envs.pommerman.batch import PommermanBatch
 
@@ -64,6 +63,9 @@ while n < steps:
 print(json.dumps(n / (time.process_time() - start)))
 """
 
+
+#: This checkout (the folder holding bench/, envs/ and arena/).
+HERE_CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 SINGLE_SCRIPT = r"""
 import json, sys, time
@@ -136,8 +138,9 @@ def batch_rate(games: int, steps: int, seed: int, threads: int = 1) -> tuple[flo
     return calls * games / (time.process_time() - cpu), calls * games / (time.perf_counter() - wall)
 
 
-def baseline_rate(checkout: str, script: str, *numbers: int) -> float:
-    """What ``script`` (SINGLE_SCRIPT or BATCH_SCRIPT) prints, run on the ``envs`` and ``arena`` of ``checkout``."""
+def checkout_rate(checkout: str, script: str, *numbers: int) -> float:
+    """What ``script`` (SINGLE_SCRIPT or BATCH_SCRIPT) prints, run on the ``envs`` and ``arena`` of ``checkout``
+    (a ``--baseline``, or this one: :data:`HERE_CHECKOUT`)."""
     checkout = os.path.abspath(checkout)
     script += "import envs\nassert envs.__file__.startswith(sys.argv[-1]), envs.__file__\n"
     out = subprocess.run(  # run in the checkout: ``-c`` puts the working folder first on the import path
@@ -149,23 +152,6 @@ def baseline_rate(checkout: str, script: str, *numbers: int) -> float:
         cwd=checkout,
     )
     return float(out.stdout.strip().splitlines()[-1])
-
-
-def single_seeded_rate(steps: int, seed: int) -> float:
-    """Steps per CPU-second of the single env in a user's loop, ``reset(seed=k)`` every game (as SINGLE_SCRIPT)."""
-    env = envs.make("pommerman", mode="ffa")
-    moves = np.random.default_rng(seed).integers(0, 6, (steps, 4)).tolist()
-    index = {a: int(a[-1]) for a in env.possible_agents}
-    game = seed * 100000
-    start = time.process_time()
-    obs, _ = env.reset(seed=game)
-    for n in range(steps):
-        row = moves[n]
-        obs, _, _, _, _ = env.step({a: row[index[a]] for a in obs})
-        if not obs:
-            game += 1
-            obs, _ = env.reset(seed=game)
-    return steps / (time.process_time() - start)
 
 
 def simple_rate(games: int, calls: int, seed: int) -> float:
@@ -334,8 +320,6 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     # compile (numba caches on disk) outside the timing
     if "batch" in args.parts:
         batch_rate(8, 80, 0), batch_rate(8, 80, 0, threads=2)
-    if "single" in args.parts:
-        single_seeded_rate(200, 0)
     if "simple" in args.parts:
         simple_rate(8, 3, 0)
     runs: dict[str, list[float]] = {}
@@ -352,18 +336,19 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             if args.baseline:
                 record(
                     f"baseline batch {games} (cpu)",
-                    baseline_rate(args.baseline, BATCH_SCRIPT, games, args.steps, round_),
+                    checkout_rate(args.baseline, BATCH_SCRIPT, games, args.steps, round_),
                 )
             record(
                 f"batch {games} threads=2 (wall)",
                 batch_rate(games, args.steps // args.thread_divisor, round_, threads=2)[1],
             )
         if "single" in args.parts:
-            record("single env, seeded resets", single_seeded_rate(args.single_steps, round_))
+            # the loop of SINGLE_SCRIPT, in a process of this checkout as in the baseline's: one copy, timed alike
+            record("single env, seeded resets", checkout_rate(HERE_CHECKOUT, SINGLE_SCRIPT, args.single_steps, round_))
             if args.baseline:
                 record(
                     "baseline single env, seeded resets",
-                    baseline_rate(args.baseline, SINGLE_SCRIPT, args.single_steps, round_),
+                    checkout_rate(args.baseline, SINGLE_SCRIPT, args.single_steps, round_),
                 )
             if args.reference_python:
                 record("reference, seeded resets", reference_rate(args.reference_python, args.reference_steps, round_))
