@@ -15,6 +15,7 @@
   :class:`PommermanFeatures`, :class:`PommermanBatchPlanes` (the planes ``PommermanBatch`` emits);
 * :mod:`interfaces.pommerman_safety` — :class:`PommermanSafeMoves` (the action filter: no move into certain death);
 * :mod:`interfaces.pommerman_shaping` — :class:`PommermanPickupBonus`, :class:`PommermanEnemyDownBonus`;
+* :mod:`interfaces.pommerman_radio` — :class:`PommermanSilentRadio` (radio mode's actions as moves, words silent);
 * :mod:`interfaces.pong` — :class:`PongFrames` (the field as small grey pictures), :class:`PongMoves`,
   :class:`PongHitBonus`;
 * :mod:`interfaces.magent` — :class:`SideStack` (a side in one call), :class:`GridControl` (grid-wise control)
@@ -50,6 +51,7 @@ from interfaces.pommerman import (
     PommermanPlanes,
     PommermanPosition,
 )
+from interfaces.pommerman_radio import PommermanSilentRadio
 from interfaces.pommerman_safety import PommermanSafeMoves
 from interfaces.pommerman_shaping import PommermanEnemyDownBonus, PommermanPickupBonus
 from interfaces.pong import PongFrames, PongHitBonus, PongMoves
@@ -83,6 +85,7 @@ __all__ = [
     "PommermanPlanes",
     "PommermanPosition",
     "PommermanSafeMoves",
+    "PommermanSilentRadio",
     "PommermanEnemyDownBonus",
     "PommermanPickupBonus",
     "PongFrames",

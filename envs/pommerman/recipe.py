@@ -48,9 +48,11 @@ from arena.training.recipe import TrainingRecipe
 
 __all__ = ["TEAM_INTERFACE", "TEAM_ALGO_OPTIONS", "team_interface", "training_recipe"]
 
-#: The single-env team stack (radio mode): the features over the shaping bonuses over the action filter.
+#: The single-env team stack (radio mode): the features over the shaping bonuses over the action filter,
+#: over radio's actions as moves with silent words.
 TEAM_INTERFACE = (
-    "pommerman_features(pommerman_enemy_down_bonus(pommerman_pickup_bonus(pommerman_safe_moves, bonus=0.1), bonus=0.3))"
+    "pommerman_features(pommerman_enemy_down_bonus(pommerman_pickup_bonus(pommerman_safe_moves(pommerman_silent_radio), "
+    "bonus=0.1), bonus=0.3))"
 )
 
 #: MaskablePPO on the batched team trainer (bench/pommerman_team_train.py's settings): 32 games x 2 seats

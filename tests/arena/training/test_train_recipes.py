@@ -38,7 +38,10 @@ _QUICK_OPTIONS = {
 }
 
 
-@pytest.mark.parametrize("name,options", [(name, {}) for name in envs.names()] + [("pommerman", {"mode": "team"})])
+@pytest.mark.parametrize(
+    "name,options",
+    [(name, {}) for name in envs.names()] + [("pommerman", {"mode": "team"}), ("pommerman", {"mode": "radio"})],
+)
 def test_the_bare_command_trains_every_bundled_env_with_its_recipe(name: str, options: dict, tmp_path, capsys) -> None:
     if name in _EXTRA_MODULE and importlib.util.find_spec(_EXTRA_MODULE[name]) is None:
         pytest.skip(f"{name} needs {_EXTRA_MODULE[name]} (its extra)")
