@@ -76,8 +76,9 @@ def pong_2p(**options: Any) -> TrainingRecipe:
     """Self-play from the pixels (docs/performance.md, "Pong-2p from frames"): the learner sees a
     stack of two 40x40 grey pictures of the field (``pong_frames``, drawn from the vector the
     scripted ``pong_ai`` reads, or cut down from the env's ``"frame"``) and picks among three moves
-    (``pong_moves``), with a 0.02 bonus for each return of the ball (``pong_hit_bonus``: a signal
-    long before it wins rounds, small enough that a tied round stays worth less than a won one); a
+    (``pong_moves``), with a 0.02 bonus for each return of the ball and up to 0.05 more for a steep
+    one (``pong_hit_bonus``: a signal long before it wins rounds, small enough that a tied round
+    stays worth less than a won one; ``pong_ai`` misses only steep returns, ``bench/pong_headroom.py``); a
     small CNN (SB3's NatureCNN with 256 features, no hidden layers after it) trained with PPO. Its
     opponents: ``pong_ai`` three games in four, the 2 newest snapshots of itself the rest (a
     snapshot joins at every evaluation). Training games are 5 rounds of at most 500 steps (a
@@ -85,7 +86,7 @@ def pong_2p(**options: Any) -> TrainingRecipe:
     """
     return TrainingRecipe(
         algo="ppo",
-        interface="pong_moves(pong_frames(pong_hit_bonus(bonus=0.02), scale=4, frames=2))",
+        interface="pong_moves(pong_frames(pong_hit_bonus(bonus=0.02, steep=0.05), scale=4, frames=2))",
         policy="CnnPolicy",
         algo_options={
             "n_steps": 128,

@@ -226,7 +226,8 @@ class PongMoves(Interface):
 
 
 class PongHitBonus(Interface):
-    """Reward shaping for ``pong_2p``: ``bonus`` each time the agent's paddle returns the ball.
+    """Reward shaping for ``pong_2p``: ``bonus`` each time the agent's paddle returns the ball,
+    and ``steep`` times how steep the return leaves.
 
     It reads the raw vector observation (mirrored: the agent's paddle on the left), passes it on
     unchanged, and sees a return where the ball's horizontal speed turns from leftwards to
@@ -236,12 +237,19 @@ class PongHitBonus(Interface):
     next to a round's 1: a tied round of many returns must stay worth less than a won one (a
     1,000-step tie holds about 12 returns of each side).
 
+    ``steep`` pays for the return's vertical speed, ``steep * |vy| / ball_spin`` (the vector's
+    fourth number, 0 for a flat return, 1 off the paddle's very end): ``pong_ai`` returns every
+    flat ball and misses steep ones near a wall, so the returns that win rounds against it leave
+    off the paddle's last tenth (``bench/pong_headroom.py``); the edge is also where a return
+    turns into a miss, which the round's -1 prices.
+
     Args:
         inner: the interface underneath (it must leave the raw vector observation as it is).
         bonus: the reward of one return.
+        steep: the reward of a return off the paddle's end, scaled down to 0 for a flat one.
 
     Raises:
-        ValueError: ``bonus`` is not a finite number.
+        ValueError: ``bonus`` or ``steep`` is not a finite number.
         SpaceMismatchError: at setup, for anything but ``pong_2p``'s vector observation.
 
     Example:
@@ -254,6 +262,12 @@ class PongHitBonus(Interface):
         >>> _ = itf.transform_observation(returned)
         >>> itf.transform_reward(0.0), itf.transform_reward(0.0)
         (0.05, 0.0)
+        >>> steep = PongHitBonus(bonus=0.05, steep=0.1)
+        >>> steep.setup(spaces.Box(-1, 1, (8,), np.float32), spaces.Discrete(6))
+        >>> _ = steep.transform_reset(coming)
+        >>> _ = steep.transform_observation(returned)  # vy 0.2 of the steepest
+        >>> round(steep.transform_reward(0.0), 6)
+        0.07
     """
 
     @classmethod
@@ -264,15 +278,16 @@ class PongHitBonus(Interface):
         )
         return [(cls(bonus=0.1), vector, spaces.Discrete(6))]
 
-    def __init__(self, inner: Interface | None = None, *, bonus: float = 0.05) -> None:
+    def __init__(self, inner: Interface | None = None, *, bonus: float = 0.05, steep: float = 0.0) -> None:
         super().__init__(inner)
-        if (
-            isinstance(bonus, bool)
-            or not isinstance(bonus, (int, float, np.integer, np.floating))
-            or not np.isfinite(bonus)
-        ):
-            raise ValueError(f"PongHitBonus: bonus must be a finite number, got {bonus!r}")
-        self.bonus = float(bonus)
+        for name, value in (("bonus", bonus), ("steep", steep)):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float, np.integer, np.floating))
+                or not np.isfinite(value)
+            ):
+                raise ValueError(f"PongHitBonus: {name} must be a finite number, got {value!r}")
+        self.bonus, self.steep = float(bonus), float(steep)
         self._last_vx = 0.0
         self._owed = 0.0
 
@@ -290,7 +305,7 @@ class PongHitBonus(Interface):
         values = np.asarray(observation).reshape(-1)
         ball_x, ball_vx = float(values[0]), float(values[2])
         if self._last_vx < 0.0 < ball_vx and ball_x < 0.3:
-            self._owed += self.bonus
+            self._owed += self.bonus + self.steep * abs(float(values[3]))
         self._last_vx = ball_vx
         return observation
 
@@ -300,4 +315,5 @@ class PongHitBonus(Interface):
 
     def _arguments(self) -> str:
         inner = super()._arguments()
-        return ", ".join(filter(None, [inner, f"bonus={self.bonus}"]))
+        steep = f"steep={self.steep}" if self.steep else ""
+        return ", ".join(filter(None, [inner, f"bonus={self.bonus}", steep]))

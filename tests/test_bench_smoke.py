@@ -146,3 +146,30 @@ def test_tournament_curve_bench_plays_each_folder_in_a_tournament_and_draws_the_
     )
     assert "steps, score" not in out and (tmp_path / "again.png").stat().st_size > 0
     assert (tmp_path / "again.csv").read_text() == (tmp_path / "curve.csv").read_text()
+
+
+def test_pong_headroom_bench_plays_the_mirror_match_the_interceptor_and_the_planner():
+    out = _bench("bench/pong_headroom.py", "--rounds", "2", "--shots", "2", "--offsets", "0,0.95")
+    assert "pong_ai (mirror match)" in out and "interceptor, offset +-0.95" in out
+    assert "returns with an offset that makes pong_ai miss" in out
+
+
+def test_pong_headroom_interceptor_meets_the_ball_where_the_env_sends_it():
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import pong_headroom as bench
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    from envs.pong import Pong2p
+
+    env = Pong2p(rounds=8)
+    env.reset(seed=3)
+    predicted, met = [], []
+    while env.agents and len(met) < 5:
+        coming = env.state.ball_vx < 0
+        if coming and len(predicted) == len(met):
+            predicted.append(bench.meeting_y(env, 0))
+        env.step({"player_0": bench.interceptor_move(env, 0.0), "player_1": 0})
+        if coming and env.state.ball_vx > 0:  # returned: the bounce keeps the y the ball met the face at
+            met.append(env.state.ball_y)
+    assert len(met) == 5 and met == pytest.approx(predicted)

@@ -85,3 +85,28 @@ def test_hit_bonus_pays_each_return_of_the_agents_paddle() -> None:
             bonus.transform_observation(obs["player_0"])
     assert returns > 3  # pong_ai returns the ball
     assert paid == pytest.approx(0.05 * returns)
+
+
+def test_steep_bonus_pays_each_return_by_how_steep_it_leaves() -> None:
+    env = Pong2p(rounds=3)
+    bonus = PongHitBonus(bonus=0.05, steep=0.1)
+    bonus.setup(env.observation_space("player_0"), env.action_space("player_0"))
+    players = {agent: PongAIAgent() for agent in env.possible_agents}
+    for agent, player in players.items():
+        player.setup(env.observation_space(agent), env.action_space(agent))
+    obs, _ = env.reset(seed=1)
+    bonus.transform_reset(obs["player_0"])
+    owed, paid = 0.0, 0.0
+    while obs:
+        before = env.state.ball_vx
+        obs, rewards, *_ = env.step({agent: players[agent].act(o) for agent, o in obs.items()})
+        if before < 0 < env.state.ball_vx and env.state.ball_x < 40:
+            owed += 0.05 + 0.1 * abs(env.state.ball_vy) / env.ball_spin
+        if obs:
+            bonus.transform_observation(obs["player_0"])
+        paid += bonus.transform_reward(rewards["player_0"]) - rewards["player_0"]
+    assert owed > 0.05 * 4  # returns, some of them steep
+    assert paid == pytest.approx(owed)
+    assert str(bonus) == "PongHitBonus(bonus=0.05, steep=0.1)"
+    with pytest.raises(ValueError, match="PongHitBonus: steep must be a finite number, got nan"):
+        PongHitBonus(steep=float("nan"))
