@@ -83,6 +83,8 @@ def pong_2p(**options: Any) -> TrainingRecipe:
     opponents: ``pong_ai`` three games in four, the 2 newest snapshots of itself the rest (a
     snapshot joins at every evaluation). Training games are 5 rounds of at most 500 steps (a
     cheaper evaluation unit; long rallies end as ties sooner); the agent plays games of any length.
+    It trains on the batch (the ``"env"`` path, :mod:`envs.pong_training`: 32 games a numpy step,
+    ``pong_ai`` batched, each snapshot one forward a step); ``--path single`` steps the single env.
     """
     return TrainingRecipe(
         algo="ppo",
@@ -104,9 +106,10 @@ def pong_2p(**options: Any) -> TrainingRecipe:
         self_play="uniform",
         promote_at=0.0,
         pool_size=8,
-        n_envs=8,
+        n_envs=32,
         eval_games=10,
         evaluations=8,
         full_budget=1_000_000,
         env_options={"rounds": 5, "max_round_steps": 500},
+        vec_env="pong_2p",
     )

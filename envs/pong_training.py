@@ -1,0 +1,335 @@
+"""Pong-2p's training env on the batch: the vectorised env ``arena train pong_2p`` steps.
+
+The ``pong_2p`` recipe names :func:`pong_vec_env` (registered as ``pong_2p`` in the
+``arena.vec_envs`` entry-point group), so ``arena train pong_2p`` trains on
+:class:`PongTraining`: ``num_games`` games of :class:`~envs.pong_batch.PongBatch` in one numpy
+step, one learner seat a game (player_0 and player_1 in turn, game after game: the mirrored
+observation makes them alike). The learner's stack says what the trainer does, each level over
+the whole batch at once:
+
+* ``pong_moves`` on top: the model's three moves, sent as the raw actions 0, 2, 3;
+* ``pong_frames(scale=..., frames=...)``: the model sees the stack of pictures
+  :func:`~envs.pong_batch.pictures` draws (the same pictures: a policy trained here plays the
+  single env behind that stack);
+* ``pong_hit_bonus(bonus=..., steep=...)`` (optional): the shaping, added to the rewards.
+
+The opponents come from the run's pool, each game drawing one every game: ``pong_ai`` plays
+batched (:func:`~envs.pong_batch.pong_ai_moves`), and an agent behind the learner's stack (a
+self-play snapshot, a trained folder) acts for all its games in one forward a step, from its
+own stack of pictures of its seat.
+
+This module imports Stable-Baselines3 when it is imported (the ``train`` extra).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from arena.agent_wrapper import AgtItfWrapper
+from arena.agents.base import Agent
+from arena.errors import ArenaError
+from arena.interface import Interface
+from arena.training.policy_agent import require_sb3
+from arena.training.pool import OpponentPool
+from envs.pong_agents import PongAIAgent
+from envs.pong_batch import PongBatch, pictures, pong_ai_moves
+from interfaces.pong import PongFrames, PongHitBonus, PongMoves
+
+require_sb3()
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv  # noqa: E402
+
+__all__ = ["PongStack", "PongTraining", "pong_stack_levels", "pong_vec_env"]
+
+#: The raw action of each of pong_moves' three moves.
+_RAW_MOVES = np.array([plain for plain, _ in PongMoves.MOVES], dtype=np.int64)
+#: The options of envs.make("pong_2p", ...) that the batch honours (the others only draw).
+_GAME_OPTIONS = ("rounds", "max_round_steps", "ball_speed", "ball_spin", "paddle_speed", "paddle_accel")
+_DRAWING_OPTIONS = ("render_mode", "frame_scale")
+
+
+class PongStack:
+    """What a learner's stack asks of the batched trainer: the pictures and the shaping."""
+
+    def __init__(self, scale: int, frames: int, bonus: float, steep: float) -> None:
+        self.scale, self.frames, self.bonus, self.steep = scale, frames, bonus, steep
+
+
+def pong_stack_levels(interface: Interface | None) -> PongStack:
+    """Read ``interface``'s levels as the batched trainer runs them.
+
+    Raises:
+        ValueError: a stack other than ``pong_moves(pong_frames(...))`` with at most a
+            ``pong_hit_bonus`` under the frames, or frames drawn from anything but the vector.
+
+    Example:
+        >>> from arena.specs.interfaces import build_interface
+        >>> stack = pong_stack_levels(build_interface("pong_moves(pong_frames(pong_hit_bonus(bonus=0.02), scale=4))"))
+        >>> stack.scale, stack.frames, stack.bonus, stack.steep
+        (4, 2, 0.02, 0.0)
+    """
+    levels = interface.levels() if isinstance(interface, Interface) else []
+    names = [type(level).__name__ for level in levels]
+    shaped = len(levels) == 3 and isinstance(levels[0], PongHitBonus)
+    frames = levels[-2] if len(levels) >= 2 else None
+    if (
+        not isinstance(interface, PongMoves)
+        or not isinstance(frames, PongFrames)
+        or len(levels) not in (2, 3)
+        or (len(levels) == 3 and not shaped)
+    ):
+        raise ValueError(
+            "the batched pong_2p trainer runs pong_moves(pong_frames(...)) with an optional pong_hit_bonus under "
+            f"the frames, got {interface} (levels {names}; --path single trains any stack one game at a time)"
+        )
+    bonus = levels[0] if shaped else None
+    return PongStack(
+        frames.scale,
+        frames.frames,
+        bonus.bonus if bonus is not None else 0.0,
+        bonus.steep if bonus is not None else 0.0,
+    )
+
+
+def _batch_player(agent: Agent, stack: PongStack) -> Any:
+    """``agent`` as a :class:`PongTraining` opponent: ``"pong_ai"``, a model reading the learner's pictures, or None."""
+    if isinstance(agent, PongAIAgent):
+        return ("pong_ai", agent.gain, agent.dead_zone)
+    if not isinstance(agent, AgtItfWrapper) or not isinstance(agent.agent, Agent) or not agent.agent.batchable:
+        return None
+    try:
+        levels = pong_stack_levels(agent.interface)
+    except ValueError:
+        return None
+    if (levels.scale, levels.frames) != (stack.scale, stack.frames):
+        return None
+    inner = agent.agent
+    return lambda views: _RAW_MOVES[np.asarray(inner.act_batch(views)).reshape(-1).astype(np.int64)]
+
+
+class PongTraining(VecEnv):
+    """One learner seat in each of ``num_games`` Pong games, the other seat played by opponents from a pool.
+
+    Sub-env ``k`` is game ``k``; its learner takes player_0, then player_1 the next game, and
+    so on. Observations are the learner's stacks of pictures, ``(num_games, frames, side,
+    side)`` uint8; actions the three moves of ``pong_moves``; rewards the rounds' +1/-1 plus the
+    stack's return bonus. A sub-env is done when its game ends (the next game starts at once).
+
+    Args:
+        batch: the games.
+        interface: the learner's stack (kept as :attr:`interface`; read by :func:`pong_stack_levels`).
+        opponents: an agent or an :class:`~arena.training.OpponentPool` of agents that can play the
+            batch (``pong_ai``; agents behind the learner's pictures); :meth:`set_opponents` replaces them.
+        seed: seeds the serves and the opponents' draws (``reset`` restarts them).
+
+    Raises:
+        ValueError: a stack the batch cannot run, or an opponent that cannot play it.
+
+    Example:
+        >>> from arena.specs.interfaces import build_interface
+        >>> stack = build_interface("pong_moves(pong_frames(pong_hit_bonus(bonus=0.02), scale=4, frames=2))")
+        >>> venv = PongTraining(PongBatch(3, rounds=1), stack, PongAIAgent(), seed=0)
+        >>> venv.reset().shape
+        (3, 2, 40, 40)
+        >>> obs, rewards, dones, infos = venv.step(np.zeros(3, dtype=np.int64))
+        >>> rewards.dtype, infos[0]["seat"]
+        (dtype('float32'), 'player_0')
+    """
+
+    def __init__(
+        self, batch: PongBatch, interface: Interface | None, opponents: Agent | OpponentPool, *, seed: int | None = None
+    ) -> None:
+        self.batch = batch
+        self.interface = interface
+        self.stack = pong_stack_levels(interface)
+        side = 160 // self.stack.scale
+        self.render_mode = None  # read by VecEnv.__init__
+        super().__init__(
+            batch.num_games,
+            spaces.Box(0, 255, (self.stack.frames, side, side), np.uint8),
+            spaces.Discrete(len(_RAW_MOVES)),
+        )
+        self.seed_value = seed
+        self._players: dict[int, tuple[Agent, Any]] = {}
+        self._members: list[Any] = []
+        self.set_opponents(opponents)
+        self._rng = np.random.default_rng(seed)
+        n = batch.num_games
+        self._seat = np.zeros(n, dtype=np.int64)  # the learner's seat in each game
+        self._drawn = np.zeros(n, dtype=np.int64)  # each game's opponent, an index into self._members
+        self._stacks = np.zeros((n, 2, self.stack.frames, side, side), dtype=np.uint8)  # both seats' pictures
+        self._last_vx = np.zeros(n, dtype=np.float32)
+        self._vectors: np.ndarray | None = None
+        self._actions: np.ndarray | None = None
+
+    def set_opponents(self, opponents: Agent | OpponentPool) -> None:
+        """Hand the games new opponents (a self-play promotion): each game draws at its next game.
+
+        Raises:
+            ValueError: a member that cannot play the batch.
+        """
+        members: list[Agent] = list(opponents) if isinstance(opponents, OpponentPool) else [opponents]
+        if isinstance(opponents, OpponentPool) and opponents.strategy == "latest":
+            members = members[-1:]
+        players = []
+        for agent in members:
+            if id(agent) not in self._players:
+                player = _batch_player(agent, self.stack)
+                if player is None:
+                    raise ValueError(
+                        f"the batched pong_2p trainer cannot play {agent}: its opponents are pong_ai or agents behind "
+                        f"pong_moves(pong_frames(scale={self.stack.scale}, frames={self.stack.frames})) (self-play "
+                        "snapshots, trained folders)"
+                    )
+                self._players[id(agent)] = (agent, player)
+            players.append(self._players[id(agent)][1])
+        self._members = players
+        if hasattr(self, "_drawn"):
+            self._drawn = np.minimum(self._drawn, len(players) - 1)
+
+    def reset(self) -> np.ndarray:
+        """Start every game (seeded by ``seed``/:meth:`seed`) and return the learners' pictures."""
+        seed = self._seeds[0] if self._seeds[0] is not None else self.seed_value
+        self._reset_seeds()
+        self._rng = np.random.default_rng(seed)
+        vectors = self.batch.reset(seed=int(self._rng.integers(2**31 - 1)))
+        games = np.ones(self.batch.num_games, dtype=bool)
+        self._seat[:] = 0
+        self._draw(games)
+        self._start_stacks(vectors, games)
+        self._vectors = vectors
+        return self._learner_view()
+
+    def _draw(self, games: np.ndarray) -> None:
+        count = int(games.sum())
+        if count:
+            self._drawn[games] = self._rng.integers(len(self._members), size=count)
+
+    def _start_stacks(self, vectors: np.ndarray, games: np.ndarray) -> None:
+        index = np.flatnonzero(games)
+        if len(index):
+            drawn = pictures(vectors[index].reshape(-1, 8), self.stack.scale).reshape(
+                len(index), 2, 1, *self._stacks.shape[-2:]
+            )
+            self._stacks[index] = drawn  # every frame of a new game's stack is its first picture
+            self._last_vx[index] = vectors[index, self._seat[index], 2]
+
+    def _learner_view(self) -> np.ndarray:
+        return self._stacks[np.arange(self.batch.num_games), self._seat].copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions).reshape(self.batch.num_games)
+
+    def _opponent_moves(self) -> np.ndarray:
+        games = np.arange(self.batch.num_games)
+        other = 1 - self._seat
+        moves = np.zeros(self.batch.num_games, dtype=np.int64)
+        for code in np.unique(self._drawn).tolist():
+            chosen = self._drawn == code
+            player = self._members[code]
+            if isinstance(player, tuple):  # pong_ai, with its gain and dead zone
+                moves[chosen] = pong_ai_moves(self._vectors[games[chosen], other[chosen]], player[1], player[2])
+            else:  # one forward for all the games it plays
+                moves[chosen] = player(self._stacks[games[chosen], other[chosen]])
+        return moves
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        if self._vectors is None or self._actions is None:
+            raise ArenaError(f"{self}: step() called before reset()")
+        chosen = self._actions
+        if chosen.dtype.kind not in "iu" or ((chosen < 0) | (chosen >= len(_RAW_MOVES))).any():
+            raise ArenaError(f"{self}: actions must be pong_moves' 0-2, got {np.unique(chosen).tolist()}")
+        n, games, seat = self.batch.num_games, np.arange(self.batch.num_games), self._seat
+        raw = np.empty((n, 2), dtype=np.int64)
+        raw[games, seat] = _RAW_MOVES[chosen]
+        raw[games, 1 - seat] = self._opponent_moves()
+        vectors, rewards, over = self.batch.step(raw)
+        out = rewards[games, seat].astype(np.float32)
+
+        # The learners' pictures move on; the games that ended keep their last ones as terminal observations.
+        self._stacks[:, :, :-1] = self._stacks[:, :, 1:]
+        side = self._stacks.shape[-1]
+        self._stacks[:, :, -1] = pictures(vectors.reshape(-1, 8), self.stack.scale).reshape(n, 2, side, side)
+        if self.stack.bonus or self.stack.steep:
+            own = vectors[games, seat]
+            returned = (self._last_vx < 0.0) & (own[:, 2] > 0.0) & (own[:, 0] < 0.3) & ~over
+            out += np.where(returned, self.stack.bonus + self.stack.steep * np.abs(own[:, 3]), 0.0).astype(np.float32)
+            self._last_vx = own[:, 2].copy()
+        infos: list[dict[str, Any]] = [{"seat": "player_1" if s else "player_0"} for s in seat.tolist()]
+        for k in np.flatnonzero(over).tolist():
+            infos[k]["terminal_observation"] = self._stacks[k, seat[k]].copy()
+            infos[k]["TimeLimit.truncated"] = False
+            infos[k]["score"] = tuple(int(v) for v in self.batch.final_score[k, [seat[k], 1 - seat[k]]])
+        if over.any():
+            self._seat[over] = 1 - self._seat[over]
+            self._draw(over)
+            self._start_stacks(vectors, over)
+        self._vectors = vectors
+        return self._learner_view(), out, over.copy(), infos
+
+    def close(self) -> None:
+        """Nothing to release: the batch lives in this process."""
+
+    _OWN = ("interface", "stack", "set_opponents", "batch")
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        if attr_name not in self._OWN:
+            raise AttributeError(f"{self} has no attribute {attr_name!r}")
+        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        raise AttributeError(f"{self}: attributes are read-only, got {attr_name!r}")
+
+    def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> list[Any]:
+        if method_name != "set_opponents":
+            raise AttributeError(f"{self} has no method {method_name!r}")
+        self.set_opponents(*method_args, **method_kwargs)
+        return [None for _ in self._get_indices(indices)]
+
+    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def __str__(self) -> str:
+        return f"<PongTraining {self.batch} behind {self.interface}>"
+
+    __repr__ = __str__
+
+
+def pong_vec_env(
+    env: str,
+    num_games: int,
+    opponents: Agent | OpponentPool,
+    *,
+    interface: Interface | None,
+    env_options: Mapping[str, Any],
+) -> PongTraining:
+    """The ``pong_2p`` trainer env (``arena.vec_envs``): ``num_games`` games, one learner seat each.
+
+    Called by :func:`arena.training.vectorised.own_vec_env` with the run's env, games, opponents,
+    the learner's stack and the env options.
+
+    Raises:
+        ValueError: an env other than ``pong_2p``, options the batch does not honour (the
+            ``"frame"`` observation: the stack draws from the vector), a stack it cannot run,
+            opponents that cannot play it.
+
+    Example:
+        >>> from arena.specs.interfaces import build_interface
+        >>> venv = pong_vec_env("pong_2p", 2, PongAIAgent(), env_options={"rounds": 5},
+        ...                     interface=build_interface("pong_moves(pong_frames(scale=4, frames=2))"))
+        >>> venv.num_envs, venv.batch.rounds
+        (2, 5)
+    """
+    if env != "pong_2p":
+        raise ValueError(f"the pong_2p trainer trains the pong_2p env, got {env!r}")
+    options = dict(env_options)
+    unknown = sorted(set(options) - set(_GAME_OPTIONS) - set(_DRAWING_OPTIONS) - {"observation"})
+    if unknown or options.get("observation", "vector") != "vector":
+        raise ValueError(
+            f"the pong_2p trainer takes the options {', '.join(_GAME_OPTIONS)} (vector observations), got {sorted(options)}"
+        )
+    game = {key: options[key] for key in _GAME_OPTIONS if key in options}
+    return PongTraining(PongBatch(num_games, **game), interface, opponents)
