@@ -273,7 +273,7 @@ class PongTraining(VecEnv):
     def close(self) -> None:
         """Nothing to release: the batch lives in this process."""
 
-    _OWN = ("interface", "stack", "set_opponents", "batch")
+    _OWN = ("interface", "stack", "set_opponents", "batch", "render_mode")
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
         if attr_name not in self._OWN:
