@@ -1,0 +1,86 @@
+"""PongTraining: the learner sees and earns what its stack gives it on the single env; opponents from the pool."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from arena import RandomAgent
+from arena.specs.interfaces import build_interface
+from arena.training.pool import OpponentPool
+from envs.pong import Pong2p
+from envs.pong_agents import PongAIAgent
+from envs.pong_batch import PongBatch, pong_ai_moves
+from envs.pong_training import PongTraining, pong_stack_levels, pong_vec_env
+
+STACK = "pong_moves(pong_frames(pong_hit_bonus(bonus=0.02, steep=0.05), scale=4, frames=2))"
+
+
+class RecordingBatch(PongBatch):
+    """A PongBatch that keeps what each step returned (the raw vectors and rewards)."""
+
+    def step(self, actions):
+        self.sent = np.array(actions)
+        self.last = super().step(actions)
+        return self.last
+
+
+def test_the_learner_sees_and_earns_what_its_stack_gives_it_on_the_single_env() -> None:
+    batch = RecordingBatch(2, rounds=2, max_round_steps=80)
+    venv = PongTraining(batch, build_interface(STACK), PongAIAgent(), seed=3)
+    env = Pong2p()
+    stacks = [build_interface(STACK) for _ in range(2)]
+    for stack in stacks:
+        stack.setup(env.observation_space("player_0"), env.action_space("player_0"))
+    obs = venv.reset()
+    vectors = batch.vectors()
+    seats = [0, 0]
+    for game in range(2):
+        assert np.array_equal(obs[game], stacks[game].transform_reset(vectors[game, 0]))
+    games_done, steps, paid = 0, 0, 0.0
+    while games_done < 3:
+        learners = batch.vectors()[np.arange(2), seats]
+        moves = np.searchsorted([0, 2, 3], pong_ai_moves(learners))  # pong_ai's play, as pong_moves' moves
+        opponents = pong_ai_moves(batch.vectors()[np.arange(2), [1 - seat for seat in seats]])
+        obs, rewards, dones, infos = venv.step(moves)
+        assert batch.sent[np.arange(2), [1 - seat for seat in seats]].tolist() == opponents.tolist()
+        steps += 1
+        vectors, raw_rewards, over = batch.last
+        for game in range(2):
+            seat = seats[game]
+            assert batch.sent[game, seat] == stacks[game].transform_action(int(moves[game]))
+            assert infos[game]["seat"] == f"player_{seat}"
+            if over[game]:
+                assert dones[game]
+                assert infos[game]["score"] == (batch.final_score[game, seat], batch.final_score[game, 1 - seat])
+                games_done += 1
+                seats[game] = 1 - seat  # the next game from the other side
+                assert np.array_equal(obs[game], stacks[game].transform_reset(vectors[game, seats[game]]))
+                continue
+            assert np.array_equal(obs[game], stacks[game].transform_observation(vectors[game, seat]))
+            expected = stacks[game].transform_reward(float(raw_rewards[game, seat]))
+            assert rewards[game] == pytest.approx(expected)
+            paid += expected - float(raw_rewards[game, seat])
+    assert paid > 0  # returns were paid for
+
+
+def test_opponents_come_from_the_pool_and_unfit_ones_are_refused() -> None:
+    stack = build_interface(STACK)
+    venv = pong_vec_env(
+        "pong_2p",
+        4,
+        OpponentPool([PongAIAgent(), PongAIAgent(gain=5.0)], strategy="uniform"),
+        interface=stack,
+        env_options={"rounds": 1, "max_round_steps": 40},
+    )
+    venv.seed(0)
+    venv.reset()
+    assert set(venv._drawn.tolist()) <= {0, 1}
+    with pytest.raises(ValueError, match="cannot play RandomAgent"):
+        venv.set_opponents(RandomAgent())
+    with pytest.raises(ValueError, match="runs pong_moves\\(pong_frames\\(...\\)\\)"):
+        pong_stack_levels(build_interface("pong_moves(pong_frames(pong_moves, scale=4))"))
+    with pytest.raises(ValueError, match="vector observations"):
+        pong_vec_env("pong_2p", 2, PongAIAgent(), interface=stack, env_options={"observation": "frame"})
+    with pytest.raises(ValueError, match="trains the pong_2p env, got 'snake'"):
+        pong_vec_env("snake", 2, PongAIAgent(), interface=stack, env_options={})
