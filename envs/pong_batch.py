@@ -240,37 +240,47 @@ class PongBatch:
         )
 
 
-def _coverage(start: np.ndarray, length: float, side: int, cell: int) -> np.ndarray:
-    """``(n, side)``: the fraction of each cell that ``[start, start + length)`` covers (as PongFrames computes it)."""
+def _coverage(start: np.ndarray, length: float, side: int, cell: int) -> tuple[np.ndarray, np.ndarray]:
+    """The cells ``[start, start + length)`` touches, as PongFrames computes them: each shape's first
+    cell ``(n,)`` and the covered fraction of it and the next ones, ``(n, cells)`` (0 past the shape)."""
+    cells = int(length // cell) + 2  # the most cells a shape of this length can touch
     begin = np.maximum(start, 0.0)[:, None]
     end = np.minimum(start + length, float(side * cell))[:, None]
-    index = np.arange(side, dtype=np.float64)[None, :]
     first = np.floor_divide(begin, cell)
-    last = np.minimum(np.ceil(end / cell), side)
-    inside = (index >= first) & (index < last) & (end > begin)
+    index = first + np.arange(cells, dtype=np.float64)[None, :]
+    inside = (index < np.minimum(np.ceil(end / cell), side)) & (end > begin)
     covered = (np.minimum(end, (index + 1) * cell) - np.maximum(begin, index * cell)) / cell
-    return np.where(inside, covered, 0.0)
+    return first[:, 0].astype(np.int64), np.where(inside, covered, 0.0)
 
 
 def pictures(vectors: np.ndarray, scale: int = 4) -> np.ndarray:
     """What :meth:`interfaces.pong.PongFrames.picture` draws from each of ``vectors`` (``(n, 8)`` float32).
 
     Returns ``(n, 160 // scale, 160 // scale)`` uint8: the own paddle, the other, then the ball
-    over them, each cell its shapes' pixel coverage of the env's grey levels.
+    over them, each cell its shapes' pixel coverage of the env's grey levels (the same floating-point
+    operations on the cells each shape touches, so the same bytes).
     """
     values = np.asarray(vectors, dtype=np.float32).astype(np.float64)
-    side = FIELD // scale
-    image = np.zeros((len(values), side, side), dtype=np.float64)
+    count, side = len(values), FIELD // scale
+    margin = max(PADDLE[1], PADDLE[0]) // scale + 2  # room for a shape's block past the last cell
+    image = np.zeros((count, side + margin, side + margin), dtype=np.float64)
+    games = np.arange(count)[:, None, None]
     shapes = (
-        (np.full(len(values), float(PADDLE_MARGIN)), values[:, 4] * FIELD - PADDLE[1] / 2, PADDLE, _PADDLE_GREY),
-        (np.full(len(values), float(_RIGHT_FACE)), values[:, 6] * FIELD - PADDLE[1] / 2, PADDLE, _PADDLE_GREY),
+        (np.full(count, float(PADDLE_MARGIN)), values[:, 4] * FIELD - PADDLE[1] / 2, PADDLE, _PADDLE_GREY),
+        (np.full(count, float(_RIGHT_FACE)), values[:, 6] * FIELD - PADDLE[1] / 2, PADDLE, _PADDLE_GREY),
         (values[:, 0] * FIELD - BALL[0] / 2, values[:, 1] * FIELD - BALL[1] / 2, BALL, _BALL_GREY),
     )
     for left, top, size, grey in shapes:
-        area = _coverage(top, size[1], side, scale)[:, :, None] * _coverage(left, size[0], side, scale)[:, None, :]
-        image *= 1.0 - area
-        image += grey * area
-    return np.rint(image).astype(np.uint8)
+        row, rows = _coverage(top, size[1], side, scale)
+        column, columns = _coverage(left, size[0], side, scale)
+        area = rows[:, :, None] * columns[:, None, :]
+        at = (games, row[:, None, None] + np.arange(rows.shape[1])[None, :, None],
+              column[:, None, None] + np.arange(columns.shape[1])[None, None, :])  # fmt: skip
+        cells = image[at]
+        cells *= 1.0 - area
+        cells += grey * area
+        image[at] = cells
+    return np.rint(image[:, :side, :side]).astype(np.uint8)
 
 
 def pong_ai_moves(vectors: np.ndarray, gain: float = 20.0, dead_zone: float = 0.01) -> np.ndarray:

@@ -187,6 +187,7 @@ class PongTraining(VecEnv):
                 self._players[id(agent)] = (agent, player)
             players.append(self._players[id(agent)][1])
         self._members = players
+        self._reads_pictures = np.array([not isinstance(player, tuple) for player in players])
         if hasattr(self, "_drawn"):
             self._drawn = np.minimum(self._drawn, len(players) - 1)
 
@@ -249,10 +250,13 @@ class PongTraining(VecEnv):
         vectors, rewards, over = self.batch.step(raw)
         out = rewards[games, seat].astype(np.float32)
 
-        # The learners' pictures move on; the games that ended keep their last ones as terminal observations.
+        # The pictures move on; the games that ended keep their last ones as terminal observations.
         self._stacks[:, :, :-1] = self._stacks[:, :, 1:]
-        side = self._stacks.shape[-1]
-        self._stacks[:, :, -1] = pictures(vectors.reshape(-1, 8), self.stack.scale).reshape(n, 2, side, side)
+        # Pictures for the learners, and for the opponents that read them (pong_ai reads the vector).
+        seen = np.zeros((n, 2), dtype=bool)
+        seen[games, seat] = True
+        seen[games, 1 - seat] = self._reads_pictures[self._drawn]
+        self._stacks[:, :, -1][seen] = pictures(vectors[seen], self.stack.scale)
         if self.stack.bonus or self.stack.steep:
             own = vectors[games, seat]
             returned = (self._last_vx < 0.0) & (own[:, 2] > 0.0) & (own[:, 0] < 0.3) & ~over

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from arena import RandomAgent
+from arena import AgtItfWrapper, RandomAgent
+from arena.agents.base import Agent
 from arena.specs.interfaces import build_interface
 from arena.training.pool import OpponentPool
 from envs.pong import Pong2p
@@ -84,3 +85,34 @@ def test_opponents_come_from_the_pool_and_unfit_ones_are_refused() -> None:
         pong_vec_env("pong_2p", 2, PongAIAgent(), interface=stack, env_options={"observation": "frame"})
     with pytest.raises(ValueError, match="trains the pong_2p env, got 'snake'"):
         pong_vec_env("snake", 2, PongAIAgent(), interface=stack, env_options={})
+
+
+class Watcher(Agent):
+    """A frozen 'policy' for many games at once: records the pictures it is shown, always moves up."""
+
+    def __init__(self) -> None:
+        self.seen: list[np.ndarray] = []
+
+    def act(self, observation, action_mask=None, reward=0.0):
+        return 1
+
+    def act_batch(self, observations, action_masks=None):
+        self.seen.append(np.array(observations))
+        return np.ones(len(observations), dtype=np.int64)
+
+
+def test_a_snapshot_opponent_sees_its_own_seats_pictures_and_moves_for_all_its_games_at_once() -> None:
+    batch = RecordingBatch(3, rounds=1, max_round_steps=50)
+    watcher = Watcher()
+    venv = PongTraining(batch, build_interface(STACK), AgtItfWrapper(watcher, build_interface(STACK)), seed=1)
+    env = Pong2p()
+    stacks = [build_interface(STACK) for _ in range(3)]
+    for stack in stacks:
+        stack.setup(env.observation_space("player_1"), env.action_space("player_1"))
+    venv.reset()
+    expected = [stacks[game].transform_reset(batch.vectors()[game, 1]) for game in range(3)]
+    for _ in range(20):
+        venv.step(np.zeros(3, dtype=np.int64))
+        assert np.array_equal(watcher.seen[-1], np.stack(expected))  # one call a step, every game's view
+        assert (batch.sent[:, 1] == 2).all()  # its move 1 (up) sent as the raw 'up'
+        expected = [stacks[game].transform_observation(batch.last[0][game, 1]) for game in range(3)]

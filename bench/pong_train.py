@@ -1,0 +1,101 @@
+"""What the Pong batch buys a training run: ``arena train pong_2p`` on the batch beside the single env.
+
+Runs the bare recipe (``arena train pong_2p``) for the same number of steps on the two paths
+(``--path env``: :mod:`envs.pong_training`, 32 games a numpy step; ``--path single``: one
+``SingleAgentEnv`` per game, 8 games), rounds interleaved, each run a process of its own timed in
+CPU seconds (evaluations off but for the first and last, 2 games each). Also times the trainer
+envs alone with random moves (no network). Prints learner steps per CPU-second and the ratios.
+
+    python bench/pong_train.py --timesteps 60000 --rounds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+
+def _child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def train_rate(path: str, games: int, timesteps: int, out: str) -> float:
+    """Learner steps per CPU-second of one ``arena train pong_2p`` process on ``path``."""
+    command = [
+        sys.executable, "-c", "import sys; from arena.cli import main; sys.exit(main(sys.argv[1:]))", "train", "pong_2p", "--timesteps", str(timesteps), "--out", out,
+        "--force", "--seed", "1", "--threads", "1", "--path", path, "--n-envs", str(games),
+        "--eval-games", "2", "--eval-every", str(10 * timesteps), "--progress", "none",
+    ]  # fmt: skip
+    before = _child_cpu()
+    subprocess.run(command, check=True, capture_output=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    return timesteps / (_child_cpu() - before)
+
+
+def env_rate(path: str, games: int, steps: int) -> float:
+    """Trainer-env steps (one game, one step) per CPU-second with random moves: the env side alone."""
+    from arena.specs.interfaces import build_interface
+    from arena.training import SingleAgentEnv
+    from envs.pong import Pong2p
+    from envs.pong_agents import PongAIAgent
+    from envs.pong_training import pong_vec_env
+    from envs.recipes import pong_2p
+
+    recipe = pong_2p()
+    rng = np.random.default_rng(0)
+    if path == "env":
+        venv = pong_vec_env(
+            "pong_2p", games, PongAIAgent(), interface=build_interface(recipe.interface), env_options=recipe.env_options
+        )
+        venv.seed(0)
+        venv.reset()
+        started = time.process_time()
+        for _ in range(steps // games):
+            venv.step(rng.integers(0, 3, games))
+        return (steps // games) * games / (time.process_time() - started)
+    env = SingleAgentEnv(Pong2p(**recipe.env_options), PongAIAgent(), interface=build_interface(recipe.interface))
+    env.reset(seed=0)
+    started = time.process_time()
+    for _ in range(steps):
+        _, _, terminated, truncated, _ = env.step(int(rng.integers(0, 3)))
+        if terminated or truncated:
+            env.reset()
+    return steps / (time.process_time() - started)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--timesteps", type=int, default=60000)
+    parser.add_argument("--env-steps", type=int, default=20000)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    rates: dict[str, list[float]] = {"train env": [], "train single": [], "env env": [], "env single": []}
+    with tempfile.TemporaryDirectory() as folder:
+        for _ in range(args.rounds):
+            rates["env env"].append(env_rate("env", 32, args.env_steps))
+            rates["env single"].append(env_rate("single", 1, args.env_steps))
+            rates["train env"].append(train_rate("env", 32, args.timesteps, f"{folder}/env"))
+            rates["train single"].append(train_rate("single", 8, args.timesteps, f"{folder}/single"))
+    median = {key: statistics.median(values) for key, values in rates.items()}
+    for key, label in (
+        ("env env", "trainer env alone, the batch (32 games)"),
+        ("env single", "trainer env alone, SingleAgentEnv (1 game)"),
+        ("train env", "arena train pong_2p --path env (32 games)"),
+        ("train single", "arena train pong_2p --path single (8 games)"),
+    ):
+        runs = " / ".join(f"{value:,.0f}" for value in rates[key])
+        print(f"{label:46s} {median[key]:10,.0f} steps per CPU-second ({runs})")
+    print(f"the batch / the single env: trainer env {median['env env'] / median['env single']:.1f}x, "
+          f"training {median['train env'] / median['train single']:.2f}x")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
