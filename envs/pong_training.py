@@ -224,7 +224,7 @@ class PongTraining(VecEnv):
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions).reshape(self.batch.num_games)
 
-    def _opponent_moves(self) -> np.ndarray:
+    def _opponent_moves(self, vectors: np.ndarray) -> np.ndarray:
         games = np.arange(self.batch.num_games)
         other = 1 - self._seat
         moves = np.zeros(self.batch.num_games, dtype=np.int64)
@@ -232,7 +232,7 @@ class PongTraining(VecEnv):
             chosen = self._drawn == code
             player = self._members[code]
             if isinstance(player, tuple):  # pong_ai, with its gain and dead zone
-                moves[chosen] = pong_ai_moves(self._vectors[games[chosen], other[chosen]], player[1], player[2])
+                moves[chosen] = pong_ai_moves(vectors[games[chosen], other[chosen]], player[1], player[2])
             else:  # one forward for all the games it plays
                 moves[chosen] = player(self._stacks[games[chosen], other[chosen]])
         return moves
@@ -246,7 +246,7 @@ class PongTraining(VecEnv):
         n, games, seat = self.batch.num_games, np.arange(self.batch.num_games), self._seat
         raw = np.empty((n, 2), dtype=np.int64)
         raw[games, seat] = _RAW_MOVES[chosen]
-        raw[games, 1 - seat] = self._opponent_moves()
+        raw[games, 1 - seat] = self._opponent_moves(self._vectors)
         vectors, rewards, over = self.batch.step(raw)
         out = rewards[games, seat].astype(np.float32)
 

@@ -7,6 +7,7 @@ import pytest
 
 from arena import AgtItfWrapper, RandomAgent
 from arena.agents.base import Agent
+from arena.errors import ArenaError
 from arena.specs.interfaces import build_interface
 from arena.training.pool import OpponentPool
 from envs.pong import Pong2p
@@ -116,3 +117,12 @@ def test_a_snapshot_opponent_sees_its_own_seats_pictures_and_moves_for_all_its_g
         assert np.array_equal(watcher.seen[-1], np.stack(expected))  # one call a step, every game's view
         assert (batch.sent[:, 1] == 2).all()  # its move 1 (up) sent as the raw 'up'
         expected = [stacks[game].transform_observation(batch.last[0][game, 1]) for game in range(3)]
+
+
+def test_a_step_before_reset_and_moves_outside_pong_moves_are_refused() -> None:
+    venv = PongTraining(PongBatch(2), build_interface(STACK), PongAIAgent(), seed=0)
+    with pytest.raises(ArenaError, match=r"step\(\) called before reset\(\)"):
+        venv.step(np.zeros(2, dtype=np.int64))
+    venv.reset()
+    with pytest.raises(ArenaError, match=r"actions must be pong_moves' 0-2, got \[0, 3\]"):
+        venv.step(np.array([0, 3]))
