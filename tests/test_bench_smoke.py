@@ -173,3 +173,8 @@ def test_pong_headroom_interceptor_meets_the_ball_where_the_env_sends_it():
         if coming and env.state.ball_vx > 0:  # returned: the bounce keeps the y the ball met the face at
             met.append(env.state.ball_y)
     assert len(met) == 5 and met == pytest.approx(predicted)
+
+
+def test_pong_training_bench_times_the_batch_beside_the_single_env():
+    out = _bench("bench/pong_train.py", "--timesteps", "256", "--env-steps", "64", "--rounds", "1")
+    assert "arena train pong_2p --path env (32 games)" in out and "the batch / the single env: trainer env" in out
