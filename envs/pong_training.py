@@ -154,12 +154,14 @@ class PongTraining(VecEnv):
         )
         self.seed_value = seed
         self._players: dict[int, tuple[Agent, Any]] = {}
-        self._members: list[Any] = []
+        self._members: list[Any] = []  # the players games draw from now
+        self._table: list[Any] = []  # every player a game has drawn (the codes in _drawn index it)
+        self._reads_pictures = np.zeros(0, dtype=bool)  # by code
         self.set_opponents(opponents)
         self._rng = np.random.default_rng(seed)
         n = batch.num_games
         self._seat = np.zeros(n, dtype=np.int64)  # the learner's seat in each game
-        self._drawn = np.zeros(n, dtype=np.int64)  # each game's opponent, an index into self._members
+        self._drawn = np.zeros(n, dtype=np.int64)  # each game's opponent, a code into self._table
         self._stacks = np.zeros((n, 2, self.stack.frames, side, side), dtype=np.uint8)  # both seats' pictures
         self._last_vx = np.zeros(n, dtype=np.float32)
         self._vectors: np.ndarray | None = None
@@ -174,9 +176,10 @@ class PongTraining(VecEnv):
         members: list[Agent] = list(opponents) if isinstance(opponents, OpponentPool) else [opponents]
         if isinstance(opponents, OpponentPool) and opponents.strategy == "latest":
             members = members[-1:]
-        players = []
+        players, known = [], {}
         for agent in members:
-            if id(agent) not in self._players:
+            entry = self._players.get(id(agent))
+            if entry is None or entry[0] is not agent:
                 player = _batch_player(agent, self.stack)
                 if player is None:
                     raise ValueError(
@@ -184,12 +187,11 @@ class PongTraining(VecEnv):
                         f"pong_moves(pong_frames(scale={self.stack.scale}, frames={self.stack.frames})) (self-play "
                         "snapshots, trained folders)"
                     )
-                self._players[id(agent)] = (agent, player)
-            players.append(self._players[id(agent)][1])
+                entry = (agent, player)
+            known[id(agent)] = entry
+            players.append(entry[1])
+        self._players = known  # only the pool's members: a retired snapshot's model is let go
         self._members = players
-        self._reads_pictures = np.array([not isinstance(player, tuple) for player in players])
-        if hasattr(self, "_drawn"):
-            self._drawn = np.minimum(self._drawn, len(players) - 1)
 
     def reset(self) -> np.ndarray:
         """Start every game (seeded by ``seed``/:meth:`seed`) and return the learners' pictures."""
@@ -199,6 +201,7 @@ class PongTraining(VecEnv):
         vectors = self.batch.reset(seed=int(self._rng.integers(2**31 - 1)))
         games = np.ones(self.batch.num_games, dtype=bool)
         self._seat[:] = 0
+        self._table, self._reads_pictures, self._drawn[:] = [], np.zeros(0, dtype=bool), 0
         self._draw(games)
         self._start_stacks(vectors, games)
         self._vectors = vectors
@@ -207,7 +210,31 @@ class PongTraining(VecEnv):
     def _draw(self, games: np.ndarray) -> None:
         count = int(games.sum())
         if count:
-            self._drawn[games] = self._rng.integers(len(self._members), size=count)
+            self._forget_retired()
+            codes = []
+            for pick in self._rng.integers(len(self._members), size=count).tolist():
+                player = self._members[pick]
+                code = next((i for i, known in enumerate(self._table) if known is player), len(self._table))
+                if code == len(self._table):  # a games' running opponent keeps its code when the pool changes
+                    self._table.append(player)
+                    self._reads_pictures = np.append(self._reads_pictures, not isinstance(player, tuple))
+                codes.append(code)
+            self._drawn[games] = codes
+
+    def _forget_retired(self) -> None:
+        """Drop the players no game plays and the pool no longer holds (old snapshots: their models)."""
+        used = set(np.unique(self._drawn).tolist())
+        keep = [
+            code
+            for code, player in enumerate(self._table)
+            if code in used or any(player is member for member in self._members)
+        ]
+        if len(keep) < len(self._table):
+            renumber = np.zeros(len(self._table), dtype=np.int64)
+            renumber[keep] = np.arange(len(keep))
+            self._drawn = renumber[self._drawn]
+            self._table = [self._table[code] for code in keep]
+            self._reads_pictures = self._reads_pictures[keep]
 
     def _start_stacks(self, vectors: np.ndarray, games: np.ndarray) -> None:
         index = np.flatnonzero(games)
@@ -230,7 +257,7 @@ class PongTraining(VecEnv):
         moves = np.zeros(self.batch.num_games, dtype=np.int64)
         for code in np.unique(self._drawn).tolist():
             chosen = self._drawn == code
-            player = self._members[code]
+            player = self._table[code]
             if isinstance(player, tuple):  # pong_ai, with its gain and dead zone
                 moves[chosen] = pong_ai_moves(vectors[games[chosen], other[chosen]], player[1], player[2])
             else:  # one forward for all the games it plays

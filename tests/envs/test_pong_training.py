@@ -126,3 +126,20 @@ def test_a_step_before_reset_and_moves_outside_pong_moves_are_refused() -> None:
     venv.reset()
     with pytest.raises(ArenaError, match=r"actions must be pong_moves' 0-2, got \[0, 3\]"):
         venv.step(np.array([0, 3]))
+
+
+def test_a_new_pool_reaches_each_game_at_its_next_game_and_retired_snapshots_are_let_go() -> None:
+    first, second = Watcher(), Watcher()
+    stack = build_interface(STACK)
+    venv = PongTraining(PongBatch(6, rounds=1, max_round_steps=30), stack, AgtItfWrapper(first, build_interface(STACK)))
+    venv.seed(0)
+    venv.reset()
+    venv.set_opponents(OpponentPool([PongAIAgent(), AgtItfWrapper(second, build_interface(STACK))], strategy="uniform"))
+    venv.step(np.zeros(6, dtype=np.int64))
+    assert len(first.seen[-1]) == 6 and not second.seen  # the running games keep their opponent
+    for _ in range(40):  # every game ends within 30 steps and draws from the new pool
+        venv.step(np.zeros(6, dtype=np.int64))
+    calls = len(first.seen)
+    venv.step(np.zeros(6, dtype=np.int64))
+    assert len(first.seen) == calls and second.seen  # the retired snapshot plays no more
+    assert len(venv._table) <= 2 and len(venv._players) == 2  # only the new pool's players are held
