@@ -210,7 +210,6 @@ class PongTraining(VecEnv):
     def _draw(self, games: np.ndarray) -> None:
         count = int(games.sum())
         if count:
-            self._forget_retired()
             codes = []
             for pick in self._rng.integers(len(self._members), size=count).tolist():
                 player = self._members[pick]
@@ -220,6 +219,7 @@ class PongTraining(VecEnv):
                     self._reads_pictures = np.append(self._reads_pictures, not isinstance(player, tuple))
                 codes.append(code)
             self._drawn[games] = codes
+            self._forget_retired()
 
     def _forget_retired(self) -> None:
         """Drop the players no game plays and the pool no longer holds (old snapshots: their models)."""
