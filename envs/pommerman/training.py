@@ -172,9 +172,10 @@ class PommermanTeamTraining(VecEnvWrapper):
         members: list[Agent] = list(opponents) if isinstance(opponents, OpponentPool) else [opponents]
         if isinstance(opponents, OpponentPool) and opponents.strategy == "latest":
             members = members[-1:]
-        players = []
+        players, known = [], {}
         for agent in members:
-            if id(agent) not in self._players:
+            entry = self._players.get(id(agent))
+            if entry is None or entry[0] is not agent:
                 player = _batch_player(agent, self.stack.ego)
                 if player is None:
                     raise ValueError(
@@ -182,8 +183,10 @@ class PommermanTeamTraining(VecEnvWrapper):
                         "pommerman_simple, random, or agents behind pommerman_batch_planes with the learner's "
                         f"ego={self.stack.ego} (self-play snapshots, trained folders)"
                     )
-                self._players[id(agent)] = (agent, player)
-            players.append(self._players[id(agent)][1])
+                entry = (agent, player)
+            known[id(agent)] = entry
+            players.append(entry[1])
+        self._players = known  # only the pool's members: a retired snapshot's model is let go
         self.games.set_opponents(players)
 
     def _observe(self, obs: np.ndarray) -> None:

@@ -141,6 +141,22 @@ class PommermanVecEnv(VecEnv):
             if code == len(self._table):
                 self._table.append(player)
             self._drawn[game] = code
+        if len(games):
+            self._forget_retired()
+
+    def _forget_retired(self) -> None:
+        """Drop the players no game plays and the pool no longer holds (old snapshots: their models)."""
+        used = set(np.unique(self._drawn).tolist())
+        keep = [
+            code
+            for code, player in enumerate(self._table)
+            if code in used or any(player is member for member in self.opponents)
+        ]
+        if len(keep) < len(self._table):
+            renumber = np.zeros(len(self._table), dtype=np.int64)
+            renumber[keep] = np.arange(len(keep))
+            self._drawn = renumber[self._drawn]
+            self._table = [self._table[code] for code in keep]
 
     def _opponent_moves(self, learners: np.ndarray) -> np.ndarray:
         batch = self.batch

@@ -56,3 +56,22 @@ def test_a_frozen_policy_opponent_gets_its_views_and_ppo_learns_a_few_steps():
         PommermanVecEnv(2, "ffa", seats="team")
     with pytest.raises(ValueError, match="opponents must be 'simple', 'random' or a callable"):
         PommermanVecEnv(2, opponents="pommerman_simple")
+
+
+def test_a_new_pool_reaches_each_game_at_its_next_episode_and_retired_players_are_let_go():
+    first_views: list[int] = []
+
+    def first(views: np.ndarray) -> np.ndarray:  # a frozen policy: counts the seats it plays
+        first_views.append(len(views))
+        return np.zeros(len(views), dtype=np.int64)
+
+    venv = PommermanVecEnv(4, "ffa", seats="one", opponents=first, seed=0, max_steps=30)
+    venv.reset()
+    venv.set_opponents("simple")
+    venv.step(np.zeros(4, dtype=np.int64))
+    assert first_views[-1] == 12  # the running games keep it: 3 seats of 4 games
+    for _ in range(30):  # every game ends within 30 steps and draws from the new pool
+        venv.step(np.random.default_rng(0).integers(0, 6, 4))
+    calls = len(first_views)
+    venv.step(np.zeros(4, dtype=np.int64))
+    assert len(first_views) == calls and venv._table == ["simple"]  # the retired player is let go
