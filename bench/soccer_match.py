@@ -19,18 +19,44 @@ from typing import Any
 
 os.environ.setdefault("MUJOCO_GL", "disable")
 
+import numpy as np  # noqa: E402
+
 import envs  # noqa: E402
-from arena import GroupTeams, play  # noqa: E402
+from arena import Agent, play  # noqa: E402
 from arena.registry import make_agent  # noqa: E402
 from arena.tournament.stats import wilson_interval  # noqa: E402
 from arena.training.trained import is_agent_folder, load_trained_agent  # noqa: E402
 
 
-def side_agents(spec: str, ids: tuple[str, ...], env: Any) -> dict[Any, Any]:
+class Watched(Agent):
+    """An agent as it is, which also keeps the mean of dm_control's shaping statistics it is shown."""
+
+    def __init__(self, inner: Agent, totals: dict[str, float]) -> None:
+        self.inner, self.totals = inner, totals
+
+    def setup(self, observation_space: Any, action_space: Any) -> None:
+        self.inner.setup(observation_space, action_space)
+
+    def reset(self, *, seed: int | None = None) -> None:
+        self.inner.reset(seed=seed)
+
+    def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
+        for member in observation if isinstance(observation, tuple) else (observation,):
+            if member is not None:
+                self.totals["to_ball"] += float(np.sum(member["stats_vel_to_ball"]))
+                self.totals["ball_to_goal"] += float(np.sum(member["stats_vel_ball_to_goal"]))
+                self.totals["count"] += 1
+        return self.inner.act(observation, action_mask, reward)
+
+    def done(self, reward: float, info: dict[str, Any]) -> None:
+        self.inner.done(reward, info)
+
+
+def side_agents(spec: str, ids: tuple[str, ...], env: Any, totals: dict[str, float]) -> dict[Any, Any]:
     """The agents for one side: a team agent from a trained folder, else one agent per seat."""
     if is_agent_folder(spec):
-        return {ids: load_trained_agent(spec, env=GroupTeams(env))}
-    return {agent_id: make_agent(spec) for agent_id in ids}
+        return {ids: Watched(load_trained_agent(spec, env=env), totals)}
+    return {agent_id: Watched(make_agent(spec), totals) for agent_id in ids}
 
 
 def main() -> None:
@@ -45,11 +71,12 @@ def main() -> None:
     env = envs.make("soccer", team_size=args.team_size, time_limit=args.time_limit)
     wins = draws = losses = 0
     start = time.perf_counter()
+    totals = [dict.fromkeys(("to_ball", "ball_to_goal", "count"), 0.0) for _ in range(2)]
     for game in range(args.games):
         first_side, second_side = ("home", "away") if game % 2 == 0 else ("away", "home")
         agents = {
-            **side_agents(args.first, env.teams[first_side], env),
-            **side_agents(args.second, env.teams[second_side], env),
+            **side_agents(args.first, env.teams[first_side], env, totals[0]),
+            **side_agents(args.second, env.teams[second_side], env, totals[1]),
         }
         episode = play(env, agents, seed=args.seed + game)
         mine = episode.returns[env.teams[first_side][0]]
@@ -71,6 +98,12 @@ def main() -> None:
         dlow, dhigh = wilson_interval(wins, decided)
         print(
             f"  win rate of decided games {wins / decided:.3f} ({wins}/{decided}; 95% interval {dlow:.3f}-{dhigh:.3f})"
+        )
+    for name, side in ((args.first, totals[0]), (args.second, totals[1])):  # what each side does, goals or not
+        count = max(side["count"], 1.0)
+        print(
+            f"  {name}: mean speed towards the ball {side['to_ball'] / count:.2f} m/s, the ball's towards the "
+            f"opponents' goal {side['ball_to_goal'] / count:.2f} m/s (dm_control's stats, per player and step)"
         )
 
 

@@ -47,6 +47,25 @@ def test_soccer_bench_times_dm_control_beside_arena():
     assert "arena env.step / dm_control = " in out
 
 
+def test_soccer_match_bench_plays_a_trained_side_and_reports_what_each_side_does(tmp_path):
+    pytest.importorskip("dm_control")
+    from arena.cli import main
+
+    folder = tmp_path / "side"
+    argv = ["train", "soccer", "--timesteps", "32", "--n-envs", "1", "--eval-games", "1", "--out", str(folder)]
+    argv += [
+        "--env-options",
+        '{"time_limit": 0.5}',
+        "--algo-options",
+        '{"n_steps": 32, "batch_size": 32, "n_epochs": 1}',
+    ]
+    assert main(argv) == 0
+    out = _bench(
+        "bench/soccer_match.py", "--first", str(folder), "--second", "random", "--games", "2", "--time-limit", "1"
+    )
+    assert "W/D/L" in out and f"{folder}: mean speed towards the ball" in out and "random: mean speed" in out
+
+
 def test_connect_four_training_bench_runs_both_paths_and_prints_the_ratio(tmp_path):
     pytest.importorskip("sb3_contrib")
     pytest.importorskip("matplotlib")
