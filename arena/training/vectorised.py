@@ -145,7 +145,7 @@ def own_vec_env(
         Traceback (most recent call last):
         ...
         arena.errors.UnknownNameError: unknown vectorised env 'no_such_trainer' (TrainingRecipe.vec_env); \
-registered in arena.vec_envs: pommerman_team; or give 'package.module:callable'
+registered in arena.vec_envs: pommerman_team, pong_2p; or give 'package.module:callable'
     """
     try:
         if from_data is None:
