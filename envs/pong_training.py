@@ -34,7 +34,7 @@ from arena.agents.base import Agent
 from arena.errors import ArenaError
 from arena.interface import Interface
 from arena.training.policy_agent import require_sb3
-from arena.training.pool import OpponentPool
+from arena.training.pool import DrawnPlayers, OpponentPool
 from envs.pong_agents import PongAIAgent
 from envs.pong_batch import PongBatch, pictures, pong_ai_moves
 from interfaces.pong import PongFrames, PongHitBonus, PongMoves
@@ -155,13 +155,11 @@ class PongTraining(VecEnv):
         self.seed_value = seed
         self._players: dict[int, tuple[Agent, Any]] = {}
         self._members: list[Any] = []  # the players games draw from now
-        self._table: list[Any] = []  # every player a game has drawn (the codes in _drawn index it)
-        self._reads_pictures = np.zeros(0, dtype=bool)  # by code
         self.set_opponents(opponents)
         self._rng = np.random.default_rng(seed)
         n = batch.num_games
         self._seat = np.zeros(n, dtype=np.int64)  # the learner's seat in each game
-        self._drawn = np.zeros(n, dtype=np.int64)  # each game's opponent, a code into self._table
+        self._drawn = DrawnPlayers(n)  # each game's opponent this game
         self._stacks = np.zeros((n, 2, self.stack.frames, side, side), dtype=np.uint8)  # both seats' pictures
         self._last_vx = np.zeros(n, dtype=np.float32)
         self._vectors: np.ndarray | None = None
@@ -201,40 +199,17 @@ class PongTraining(VecEnv):
         vectors = self.batch.reset(seed=int(self._rng.integers(2**31 - 1)))
         games = np.ones(self.batch.num_games, dtype=bool)
         self._seat[:] = 0
-        self._table, self._reads_pictures, self._drawn[:] = [], np.zeros(0, dtype=bool), 0
+        self._drawn.clear()
         self._draw(games)
         self._start_stacks(vectors, games)
         self._vectors = vectors
         return self._learner_view()
 
     def _draw(self, games: np.ndarray) -> None:
-        count = int(games.sum())
-        if count:
-            codes = []
-            for pick in self._rng.integers(len(self._members), size=count).tolist():
-                player = self._members[pick]
-                code = next((i for i, known in enumerate(self._table) if known is player), len(self._table))
-                if code == len(self._table):  # a games' running opponent keeps its code when the pool changes
-                    self._table.append(player)
-                    self._reads_pictures = np.append(self._reads_pictures, not isinstance(player, tuple))
-                codes.append(code)
-            self._drawn[games] = codes
-            self._forget_retired()
-
-    def _forget_retired(self) -> None:
-        """Drop the players no game plays and the pool no longer holds (old snapshots: their models)."""
-        used = set(np.unique(self._drawn).tolist())
-        keep = [
-            code
-            for code, player in enumerate(self._table)
-            if code in used or any(player is member for member in self._members)
-        ]
-        if len(keep) < len(self._table):
-            renumber = np.zeros(len(self._table), dtype=np.int64)
-            renumber[keep] = np.arange(len(keep))
-            self._drawn = renumber[self._drawn]
-            self._table = [self._table[code] for code in keep]
-            self._reads_pictures = self._reads_pictures[keep]
+        index = np.flatnonzero(games)
+        if len(index):
+            picks = self._rng.integers(len(self._members), size=len(index)).tolist()
+            self._drawn.assign(index.tolist(), [self._members[pick] for pick in picks], self._members)
 
     def _start_stacks(self, vectors: np.ndarray, games: np.ndarray) -> None:
         index = np.flatnonzero(games)
@@ -255,9 +230,9 @@ class PongTraining(VecEnv):
         games = np.arange(self.batch.num_games)
         other = 1 - self._seat
         moves = np.zeros(self.batch.num_games, dtype=np.int64)
-        for code in np.unique(self._drawn).tolist():
-            chosen = self._drawn == code
-            player = self._table[code]
+        for code in np.unique(self._drawn.codes).tolist():
+            chosen = self._drawn.codes == code
+            player = self._drawn.table[code]
             if isinstance(player, tuple):  # pong_ai, with its gain and dead zone
                 moves[chosen] = pong_ai_moves(vectors[games[chosen], other[chosen]], player[1], player[2])
             else:  # one forward for all the games it plays
@@ -282,7 +257,8 @@ class PongTraining(VecEnv):
         # Pictures for the learners, and for the opponents that read them (pong_ai reads the vector).
         seen = np.zeros((n, 2), dtype=bool)
         seen[games, seat] = True
-        seen[games, 1 - seat] = self._reads_pictures[self._drawn]
+        reads_pictures = np.array([not isinstance(player, tuple) for player in self._drawn.table])  # pong_ai: tuples
+        seen[games, 1 - seat] = reads_pictures[self._drawn.codes]
         self._stacks[:, :, -1][seen] = pictures(vectors[seen], self.stack.scale)
         if self.stack.bonus or self.stack.steep:
             own = vectors[games, seat]

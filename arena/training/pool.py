@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
 from arena.agents.base import Agent
 
-__all__ = ["OpponentPool", "STRATEGIES"]
+__all__ = ["DrawnPlayers", "OpponentPool", "STRATEGIES"]
 
 STRATEGIES = ("latest", "uniform")
 
@@ -103,3 +104,47 @@ class OpponentPool:
 
     def __repr__(self) -> str:
         return str(self)
+
+
+class DrawnPlayers:
+    """Which player each game of a batched trainer plays this episode, as codes into a table of players.
+
+    A game keeps the player it drew until its next episode, even when the pool changes meanwhile (a
+    self-play promotion); a player that no game plays and the pool no longer holds is dropped from the
+    table, so a run does not keep every snapshot's model it ever drew.
+
+    Args:
+        num_games: the games.
+
+    Example:
+        >>> drawn = DrawnPlayers(3)
+        >>> drawn.assign([0, 1, 2], ["a", "b", "a"], current=["a", "b"])
+        >>> drawn.codes.tolist(), drawn.table
+        ([0, 1, 0], ['a', 'b'])
+        >>> drawn.assign([1], ["c"], current=["a", "c"])  # "b" retired: no game plays it
+        >>> drawn.codes.tolist(), drawn.table
+        ([0, 1, 0], ['a', 'c'])
+    """
+
+    def __init__(self, num_games: int) -> None:
+        self.table: list[Any] = []
+        self.codes = np.zeros(num_games, dtype=np.int64)
+
+    def clear(self) -> None:
+        """Forget every player (a new run of episodes: every game draws again)."""
+        self.table, self.codes[:] = [], 0
+
+    def assign(self, games: Iterable[int], players: Iterable[Any], current: Sequence[Any]) -> None:
+        """Give each of ``games`` its drawn player (compared by identity); ``current``: the pool's players now."""
+        for game, player in zip(games, players):
+            code = next((i for i, known in enumerate(self.table) if known is player), len(self.table))
+            if code == len(self.table):
+                self.table.append(player)
+            self.codes[game] = code
+        used = set(np.unique(self.codes).tolist())
+        keep = [c for c, known in enumerate(self.table) if c in used or any(known is p for p in current)]
+        if len(keep) < len(self.table):
+            renumber = np.zeros(len(self.table), dtype=np.int64)
+            renumber[keep] = np.arange(len(keep))
+            self.codes = renumber[self.codes]
+            self.table = [self.table[code] for code in keep]

@@ -12,6 +12,7 @@ import numpy as np
 
 from arena.errors import ArenaError, ResetNeeded
 from arena.training.policy_agent import require_sb3
+from arena.training.pool import DrawnPlayers
 from envs.pommerman.agents import PommermanSimpleBatch
 from envs.pommerman.batch import PommermanBatch
 
@@ -96,8 +97,7 @@ class PommermanVecEnv(VecEnv):
         self._games = np.repeat(np.arange(num_games), len(self._base))
         self._rotation = np.zeros(num_games, dtype=np.int64)
         self._simple: PommermanSimpleBatch | None = None
-        self._table: list[Any] = []  # every player a game has drawn (codes index it)
-        self._drawn = np.zeros(num_games, dtype=np.int64)  # each game's player, as a code
+        self._drawn = DrawnPlayers(num_games)  # each game's player this episode
         self._rng = np.random.default_rng(seed)
         self._actions: np.ndarray | None = None
         self._obs: np.ndarray | None = None
@@ -115,7 +115,7 @@ class PommermanVecEnv(VecEnv):
         self._rotation[:] = 0
         observations, _ = self.batch.reset(seed=int(self._rng.integers(2**31 - 1)))
         self._simple = PommermanSimpleBatch(self.batch, seed=int(self._rng.integers(2**31 - 1)))
-        self._table = []
+        self._drawn.clear()
         self._draw(np.arange(self.batch.num_games))
         self._observations = observations
         self._obs = observations[self._games, self._learner_seats()]
@@ -135,38 +135,19 @@ class PommermanVecEnv(VecEnv):
 
     def _draw(self, games: np.ndarray) -> None:
         """Each of ``games`` draws its opponent player for the episode it starts."""
-        for game in games.tolist():
-            player = self.opponents[int(self._rng.integers(len(self.opponents)))]
-            code = next((i for i, known in enumerate(self._table) if known is player), len(self._table))
-            if code == len(self._table):
-                self._table.append(player)
-            self._drawn[game] = code
         if len(games):
-            self._forget_retired()
-
-    def _forget_retired(self) -> None:
-        """Drop the players no game plays and the pool no longer holds (old snapshots: their models)."""
-        used = set(np.unique(self._drawn).tolist())
-        keep = [
-            code
-            for code, player in enumerate(self._table)
-            if code in used or any(player is member for member in self.opponents)
-        ]
-        if len(keep) < len(self._table):
-            renumber = np.zeros(len(self._table), dtype=np.int64)
-            renumber[keep] = np.arange(len(keep))
-            self._drawn = renumber[self._drawn]
-            self._table = [self._table[code] for code in keep]
+            picks = [self.opponents[int(self._rng.integers(len(self.opponents)))] for _ in games.tolist()]
+            self._drawn.assign(games.tolist(), picks, self.opponents)
 
     def _opponent_moves(self, learners: np.ndarray) -> np.ndarray:
         batch = self.batch
         others = batch.live & ~learners
         moves = np.zeros((batch.num_games, 4), dtype=np.int64)
-        for code in np.unique(self._drawn).tolist():
-            seats = others & (self._drawn == code)[:, None]
+        for code in np.unique(self._drawn.codes).tolist():
+            seats = others & (self._drawn.codes == code)[:, None]
             if not seats.any():
                 continue
-            player = self._table[code]
+            player = self._drawn.table[code]
             if isinstance(player, str) and player == "simple":
                 if self._simple is None:
                     raise ResetNeeded("PommermanVecEnv: step() before reset(); call reset() first")

@@ -74,4 +74,4 @@ def test_a_new_pool_reaches_each_game_at_its_next_episode_and_retired_players_ar
         venv.step(np.random.default_rng(0).integers(0, 6, 4))
     calls = len(first_views)
     venv.step(np.zeros(4, dtype=np.int64))
-    assert len(first_views) == calls and venv._table == ["simple"]  # the retired player is let go
+    assert len(first_views) == calls and venv._drawn.table == ["simple"]  # the retired player is let go

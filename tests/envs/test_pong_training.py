@@ -77,7 +77,7 @@ def test_opponents_come_from_the_pool_and_unfit_ones_are_refused() -> None:
     )
     venv.seed(0)
     venv.reset()
-    assert set(venv._drawn.tolist()) <= {0, 1}
+    assert set(venv._drawn.codes.tolist()) <= {0, 1}
     with pytest.raises(ValueError, match="cannot play RandomAgent"):
         venv.set_opponents(RandomAgent())
     with pytest.raises(ValueError, match="runs pong_moves\\(pong_frames\\(...\\)\\)"):
@@ -142,4 +142,4 @@ def test_a_new_pool_reaches_each_game_at_its_next_game_and_retired_snapshots_are
     calls = len(first.seen)
     venv.step(np.zeros(6, dtype=np.int64))
     assert len(first.seen) == calls and second.seen  # the retired snapshot plays no more
-    assert len(venv._table) <= 2 and len(venv._players) == 2  # only the new pool's players are held
+    assert len(venv._drawn.table) <= 2 and len(venv._players) == 2  # only the new pool's players are held
