@@ -23,15 +23,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.pong import BALL, FIELD, PADDLE, PADDLE_MARGIN, PongState
+from envs.pong import (
+    _BALL_TOP_MAX,
+    _LEFT_FACE,
+    _PADDLE_TOP_MAX,
+    _PUSH,
+    _RIGHT_FACE,
+    BALL,
+    FIELD,
+    PADDLE,
+    PADDLE_MARGIN,
+    PongState,
+)
 
 __all__ = ["PongBatch", "pictures", "pong_ai_moves"]
 
-_PUSH = np.array([0, 0, -1, 1, -1, 1], dtype=np.float64)  # Pong2p's push of each raw action
-_LEFT_FACE = PADDLE_MARGIN + PADDLE[0]
-_RIGHT_FACE = FIELD - PADDLE_MARGIN - PADDLE[0]
-_PADDLE_TOP_MAX = FIELD - PADDLE[1]
-_BALL_TOP_MAX = FIELD - BALL[1]
+_PUSHES = np.array(_PUSH, dtype=np.float64)  # Pong2p's push of each raw action
 _VECTOR_LOW = np.array([0, 0, -1, -1, 0, -1, 0, -1], dtype=np.float32)
 _BALL_GREY, _PADDLE_GREY = 255.0, 160.0
 _NOOP, _UP, _DOWN = 0, 2, 3
@@ -146,7 +153,7 @@ class PongBatch:
         return self.vectors(), rewards, over
 
     def _move_paddles(self, moves: np.ndarray) -> None:
-        push = _PUSH[moves]
+        push = _PUSHES[moves]
         speed = self.paddle_vy
         pushed = np.minimum(np.maximum(speed + push * self.paddle_accel, -self.paddle_speed), self.paddle_speed)
         braked = np.where(
