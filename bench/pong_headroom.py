@@ -89,10 +89,12 @@ def ai_misses(env: Pong2p, ai: PongAIAgent, ball_vy: float) -> bool:
     return False
 
 
-def play_rounds(rounds: int, seed: int, offset: float | None, planner_shots: int = 0) -> dict[str, float]:
-    """player_0 (``pong_ai`` when ``offset`` is None, else the interceptor) against ``pong_ai``."""
+def play_rounds(
+    rounds: int, seed: int, offset: float | None, planner_shots: int = 0, gain: float = 20.0
+) -> dict[str, float]:
+    """player_0 (``pong_ai`` when ``offset`` is None, else the interceptor) against ``pong_ai`` with ``gain``."""
     env = Pong2p(rounds=rounds)
-    ais = [PongAIAgent(), PongAIAgent()]
+    ais = [PongAIAgent(), PongAIAgent(gain=gain)]
     for ai in ais:
         ai.setup(env.observation_space("player_0"), env.action_space("player_0"))
     rng = np.random.default_rng(seed)
@@ -131,15 +133,19 @@ def main() -> None:
     parser.add_argument("--shots", type=int, default=400, help="returns the planner examines")
     parser.add_argument("--offsets", default="0,0.3,0.6,0.8,0.95", help="the interceptor's offsets")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--gain", type=float, default=20.0, help="the opponent pong_ai's gain (its default 20)")
     args = parser.parse_args()
-    print(f"pong_2p, default physics; {args.rounds} rounds a match; player_0 against pong_ai (rounds W-L-T)")
+    print(
+        f"pong_2p, default physics; {args.rounds} rounds a match; player_0 against pong_ai(gain={args.gain:g}) "
+        "(rounds W-L-T)"
+    )
     started = time.perf_counter()
-    mirror = play_rounds(args.rounds, args.seed, None)
+    mirror = play_rounds(args.rounds, args.seed, None, gain=args.gain)
     print(f"  pong_ai (mirror match)         {mirror['won']:4d}-{mirror['lost']:4d}-{mirror['tied']:4d}")
     for offset in (float(value) for value in args.offsets.split(",")):
-        result = play_rounds(args.rounds, args.seed, offset)
+        result = play_rounds(args.rounds, args.seed, offset, gain=args.gain)
         print(f"  interceptor, offset +-{offset:<4g}     {result['won']:4d}-{result['lost']:4d}-{result['tied']:4d}")
-    planned = play_rounds(args.rounds, args.seed + 1, 0.6, planner_shots=args.shots)
+    planned = play_rounds(args.rounds, args.seed + 1, 0.6, planner_shots=args.shots, gain=args.gain)
     shots = planned["shots"]
     print(
         f"planner over {shots} returns of the interceptor (offset +-0.6): a grid of {planned['grid']} offsets "

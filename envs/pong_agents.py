@@ -10,7 +10,7 @@ from gymnasium import spaces
 from arena.agents.base import Agent
 from arena.errors import SpaceMismatchError
 
-__all__ = ["PongAIAgent"]
+__all__ = ["PongAIAgent", "pong_ai_easy", "pong_ai_medium"]
 
 _NOOP, _UP, _DOWN = 0, 2, 3
 
@@ -74,3 +74,30 @@ class PongAIAgent(Agent):
         if wanted < own_vy - 1e-6:
             return _UP
         return _NOOP
+
+
+def pong_ai_easy() -> PongAIAgent:
+    """``pong_ai`` at a quarter of its gain (5): slow to turn, it misses returns sent at half the steepest.
+
+    A rung below ``pong_ai`` for ladders and curricula (``bench/pong_headroom.py --gain 5``: an
+    interceptor aiming 0.5 of the way to its paddle's end wins 97 rounds of 100; against ``pong_ai``
+    only the last tenth wins).
+
+    Example:
+        >>> pong_ai_easy().gain
+        5.0
+    """
+    return PongAIAgent(gain=5.0)
+
+
+def pong_ai_medium() -> PongAIAgent:
+    """``pong_ai`` at half its gain (10): it misses returns off the paddle's last fifth.
+
+    The middle rung (``bench/pong_headroom.py --gain 10``: aiming 0.8 of the way to the paddle's
+    end wins half the rounds, 0.9 all of them; ``pong_ai`` misses only from 0.9 on, and rarely).
+
+    Example:
+        >>> pong_ai_medium().gain
+        10.0
+    """
+    return PongAIAgent(gain=10.0)

@@ -80,8 +80,10 @@ def pong_2p(**options: Any) -> TrainingRecipe:
     one (``pong_hit_bonus``: a signal long before it wins rounds, small enough that a tied round
     stays worth less than a won one; ``pong_ai`` misses only steep returns, ``bench/pong_headroom.py``); a
     small CNN (SB3's NatureCNN with 256 features, no hidden layers after it) trained with PPO. Its
-    opponents: ``pong_ai`` three games in four, the 2 newest snapshots of itself the rest (a
-    snapshot joins at every evaluation). Training games are 5 rounds of at most 500 steps (a
+    opponents, a ladder: ``pong_ai`` three games in eight, ``pong_ai_medium`` two, ``pong_ai_easy``
+    one, the 2 newest snapshots of itself the rest (a snapshot joins at every evaluation). The
+    easier rungs miss less steep returns (``bench/pong_headroom.py --gain``), so rounds won
+    against them teach the learner to aim that ``pong_ai`` rarely rewards on its own. Training games are 5 rounds of at most 500 steps (a
     cheaper evaluation unit; long rallies end as ties sooner); the agent plays games of any length.
     It trains on the batch (the ``"env"`` path, :mod:`envs.pong_training`: 32 games a numpy step,
     ``pong_ai`` batched, each snapshot one forward a step); ``--path single`` steps the single env.
@@ -101,7 +103,7 @@ def pong_2p(**options: Any) -> TrainingRecipe:
             "gae_lambda": 0.95,
             "policy_kwargs": {"net_arch": [], "features_extractor_kwargs": {"features_dim": 256}},
         },
-        opponents=("pong_ai",) * 6,
+        opponents=("pong_ai_easy",) + ("pong_ai_medium",) * 2 + ("pong_ai",) * 3,
         references=("pong_ai",),
         self_play="uniform",
         promote_at=0.0,

@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+import arena
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
@@ -192,6 +194,24 @@ def test_pong_headroom_interceptor_meets_the_ball_where_the_env_sends_it():
         if coming and env.state.ball_vx > 0:  # returned: the bounce keeps the y the ball met the face at
             met.append(env.state.ball_y)
     assert len(met) == 5 and met == pytest.approx(predicted)
+
+
+def test_pong_ai_ladder_each_rung_misses_returns_the_next_one_makes():
+    """pong_ai_easy and pong_ai_medium (the recipe's ladder) miss returns that pong_ai sends back."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import pong_headroom as bench
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    assert arena.make_agent("pong_ai_easy").gain == 5.0 and arena.make_agent("pong_ai_medium").gain == 10.0
+    against = {gain: bench.play_rounds(12, 0, 0.6, gain=gain) for gain in (5.0, 10.0, 20.0)}
+    assert against[5.0]["won"] >= 10 and against[5.0]["lost"] == 0
+    assert against[10.0]["won"] == against[20.0]["won"] == 0  # a 0.6 return: medium and pong_ai meet it
+    steeper = {gain: bench.play_rounds(12, 0, 0.9, gain=gain) for gain in (10.0, 20.0)}
+    assert steeper[10.0]["won"] >= 10 and steeper[10.0]["lost"] == 0
+    assert steeper[20.0]["won"] < steeper[10.0]["won"]
+    help_text = _bench("bench/pong_headroom.py", "--help")
+    assert "--gain" in help_text
 
 
 def test_pong_training_bench_times_the_batch_beside_the_single_env():
