@@ -33,14 +33,11 @@ from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
 from arena.errors import ArenaError
 from arena.interface import Interface
-from arena.training.policy_agent import require_sb3
+from arena.training.in_process import InProcessVecEnv
 from arena.training.pool import DrawnPlayers, OpponentPool
 from envs.pong_agents import PongAIAgent
 from envs.pong_batch import PongBatch, pictures, pong_ai_moves
 from interfaces.pong import PongFrames, PongHitBonus, PongMoves
-
-require_sb3()
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv  # noqa: E402
 
 __all__ = ["PongStack", "PongTraining", "pong_stack_levels", "pong_vec_env"]
 
@@ -110,7 +107,7 @@ def _batch_player(agent: Agent, stack: PongStack) -> Any:
     return lambda views: _RAW_MOVES[np.asarray(inner.act_batch(views)).reshape(-1).astype(np.int64)]
 
 
-class PongTraining(VecEnv):
+class PongTraining(InProcessVecEnv):
     """One learner seat in each of ``num_games`` Pong games, the other seat played by opponents from a pool.
 
     Sub-env ``k`` is game ``k``; its learner takes player_0, then player_1 the next game, and
@@ -279,25 +276,6 @@ class PongTraining(VecEnv):
 
     def close(self) -> None:
         """Nothing to release: the batch lives in this process."""
-
-    _OWN = ("interface", "stack", "set_opponents", "batch", "render_mode")
-
-    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
-        if attr_name not in self._OWN:
-            raise AttributeError(f"{self} has no attribute {attr_name!r}")
-        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
-        raise AttributeError(f"{self}: attributes are read-only, got {attr_name!r}")
-
-    def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> list[Any]:
-        if method_name != "set_opponents":
-            raise AttributeError(f"{self} has no method {method_name!r}")
-        self.set_opponents(*method_args, **method_kwargs)
-        return [None for _ in self._get_indices(indices)]
-
-    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
 
     def __str__(self) -> str:
         return f"<PongTraining {self.batch} behind {self.interface}>"

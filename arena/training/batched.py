@@ -17,12 +17,9 @@ from arena.env import AgentID, MultiAgentEnv
 from arena.errors import ArenaError
 from arena.interface import Interface
 from arena.registry import make_env
-from arena.training.policy_agent import require_sb3
+from arena.training.in_process import InProcessVecEnv
 from arena.training.pool import OpponentPool
 from arena.training.seating import Opponent, learner_spaces, resolve_interfaces, resolve_opponents, resolve_seats
-
-require_sb3()
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv  # noqa: E402
 
 __all__ = ["BatchVecEnv", "make_batch"]
 
@@ -41,7 +38,7 @@ def make_batch(env: MultiAgentEnv, num_games: int) -> Any:
     return env.make_batch(num_games)
 
 
-class BatchVecEnv(VecEnv):
+class BatchVecEnv(InProcessVecEnv):
     """The learner's seat in ``num_envs`` games stepped together, the other seats played inside.
 
     The batched counterpart of :class:`~arena.training.SingleAgentEnv` for games that
@@ -288,32 +285,6 @@ class BatchVecEnv(VecEnv):
     def close(self) -> None:
         """Close the multi-agent env."""
         self.env.close()
-
-    # ---------------------------------------------------- attribute access
-    def _owned(self, name: str) -> Any:
-        if name.startswith("_") or not hasattr(self, name):
-            raise AttributeError(f"{self} has no attribute {name!r}")
-        return getattr(self, name)
-
-    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
-        """The attribute of this env, once per requested sub-env (they share it)."""
-        value = self._owned(attr_name)
-        return [value for _ in self._get_indices(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
-        self._owned(attr_name)
-        setattr(self, attr_name, value)
-
-    def env_method(self, method_name: str, *method_args, indices: Any = None, **method_kwargs) -> list[Any]:
-        """``action_masks`` gives each sub-env's mask; other methods run once, for all sub-envs."""
-        chosen = list(self._get_indices(indices))
-        if method_name == "action_masks":
-            return list(self._masks[chosen])
-        result = self._owned(method_name)(*method_args, **method_kwargs)
-        return [result for _ in chosen]
-
-    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
 
     def __str__(self) -> str:
         return f"<{type(self).__name__} {self.num_envs} games of {self.env} seats={self.seats}>"

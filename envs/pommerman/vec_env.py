@@ -11,13 +11,10 @@ from typing import Any
 import numpy as np
 
 from arena.errors import ArenaError, ResetNeeded
-from arena.training.policy_agent import require_sb3
+from arena.training.in_process import InProcessVecEnv
 from arena.training.pool import DrawnPlayers
 from envs.pommerman.agents import PommermanSimpleBatch
 from envs.pommerman.batch import PommermanBatch
-
-require_sb3()
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv  # noqa: E402
 
 __all__ = ["PommermanVecEnv"]
 
@@ -28,7 +25,7 @@ _SEATS: dict[str, dict[str, tuple[int, ...]]] = {
 }
 
 
-class PommermanVecEnv(VecEnv):
+class PommermanVecEnv(InProcessVecEnv):
     """Learner seats in ``num_games`` Pommerman games stepped together; the other seats played inside.
 
     Sub-env ``k`` is learner seat ``seats[k % len(seats)]`` of game ``k // len(seats)``:
@@ -197,26 +194,6 @@ class PommermanVecEnv(VecEnv):
 
     def close(self) -> None:
         """Nothing to release: the batch lives in this process."""
-
-    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
-        value = self._owned(attr_name)
-        return [value for _ in self._get_indices(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
-        self._owned(attr_name)
-        setattr(self, attr_name, value)
-
-    def env_method(self, method_name: str, *method_args, indices: Any = None, **method_kwargs) -> list[Any]:
-        result = self._owned(method_name)(*method_args, **method_kwargs)
-        return [result for _ in self._get_indices(indices)]
-
-    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
-
-    def _owned(self, name: str) -> Any:
-        if name.startswith("_") or not hasattr(self, name):
-            raise AttributeError(f"{self} has no attribute {name!r}")
-        return getattr(self, name)
 
     def __str__(self) -> str:
         return f"<PommermanVecEnv {self.num_envs} learner seats of {self.batch}>"
