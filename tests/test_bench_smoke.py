@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pathlib
 import subprocess
 import sys
@@ -93,6 +94,24 @@ def test_connect_four_training_bench_runs_both_paths_and_prints_the_ratio(tmp_pa
     )
     assert "batched / single wall time to both targets: " in out
     assert '"net_arch": [\n    128,\n    128\n  ]' in out  # the batched path runs arena train's recipe
+
+
+def test_pommerman_batch_bench_times_the_batch_the_single_env_and_the_simple_agents():
+    """bench/pommerman_batch.py without pomcpp2 and the reference (their builds live outside the repo)."""
+    out = _bench(
+        "bench/pommerman_batch.py",
+        *("--games", "4", "--steps", "40", "--single-steps", "40", "--rounds", "1"),
+        *("--parts", "batch", "single", "simple", "--thread-divisor", "1", "--breakdown"),
+    )
+    figures = json.loads(out.strip().splitlines()[-1])
+    for name in (
+        "batch 4 (cpu)",
+        "batch 4 threads=2 (wall)",
+        "single env, seeded resets",
+        "simple4 batch decisions (cpu)",
+    ):
+        assert figures[name] > 0, name
+    assert figures["us per game-step: views"] > 0 and figures["us per game-step: one board draw"] > 0
 
 
 def test_pommerman_team_training_bench_prints_where_the_time_goes():
