@@ -10,6 +10,7 @@ for training or on an agent (:class:`arena.AgtItfWrapper`) for playing.
 from __future__ import annotations
 
 import copy
+import math
 import weakref
 from collections.abc import Sequence
 from typing import Any, ClassVar, TypeVar, overload
@@ -303,8 +304,11 @@ class Combine(Interface):
     Element ``i`` of the inner observation goes through ``interfaces[i]``; the action
     tuple goes back the same way; masks (a tuple, one per member) are translated per
     element. A ``None`` element (a member that is not asked to act) passes through.
-    Rewards that are tuples are transformed per element; a scalar team reward passes
-    unchanged. Every member hears the end of the episode (:meth:`Interface.done`).
+    Rewards that are tuples are transformed per element. A scalar reward (the whole side's,
+    as :class:`arena.GroupTeams` gives it) goes through every member, and the side gets the
+    mean of what they make of it (the reward itself when they agree): a member's reward
+    shaping reaches a model that controls the whole side. Every member hears the end of the
+    episode (:meth:`Interface.done`), with the side's reward when it is a scalar.
 
     Example:
         >>> from gymnasium import spaces
@@ -354,25 +358,33 @@ class Combine(Interface):
     def reward(self, reward: Any) -> Any:
         if isinstance(reward, tuple):
             return tuple(itf.transform_reward(r) for itf, r in zip(self.interfaces, reward))
-        return reward
+        return _side_mean([itf.transform_reward(reward) for itf in self.interfaces])
 
     def action_mask(self, mask: Any) -> Any:
         return tuple(None if m is None else itf.transform_action_mask(m) for itf, m in zip(self.interfaces, mask))
 
     def done(self, reward: Any, *, terminated: bool, truncated: bool) -> Any:
-        # Every member hears the end; a scalar team reward passes unchanged, as in reward().
+        # Every member hears the end; a scalar side reward goes through each of them, as in reward().
         if isinstance(reward, tuple):
             return tuple(
                 itf.transform_done(r, terminated=terminated, truncated=truncated)
                 for itf, r in zip(self.interfaces, reward)
             )
-        for itf in self.interfaces:
-            itf.transform_done(0.0, terminated=terminated, truncated=truncated)
-        return reward
+        return _side_mean(
+            [itf.transform_done(reward, terminated=terminated, truncated=truncated) for itf in self.interfaces]
+        )
 
     def _arguments(self) -> str:
         members = ", ".join(str(itf) for itf in self.interfaces)
         return f"{self.inner}, [{members}]"
+
+
+def _side_mean(rewards: list[Any]) -> Any:
+    """The members' versions of a side's scalar reward, as one: the first when all agree, else their mean."""
+    first = rewards[0]
+    if all(reward == first for reward in rewards):
+        return first
+    return math.fsum(float(reward) for reward in rewards) / len(rewards)
 
 
 def claim_interface(interface: Interface, owner: object) -> Interface:

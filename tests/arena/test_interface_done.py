@@ -56,8 +56,8 @@ def test_combine_members_hear_the_end_of_a_team_episode():
     team = Combine(None, [left, right])
     team.setup(spaces.Tuple([spaces.Discrete(2)] * 2), spaces.Tuple([spaces.Discrete(2)] * 2))
     assert team.transform_done((1.0, -1.0), terminated=True, truncated=False) == (101.0, 99.0)
-    assert team.transform_done(3.0, terminated=False, truncated=True) == 3.0  # a scalar team reward passes
-    assert left.ends == [(1.0, True, False), (0.0, False, True)]
+    assert team.transform_done(3.0, terminated=False, truncated=True) == 103.0  # a side's scalar reward
+    assert left.ends == [(1.0, True, False), (3.0, False, True)] and right.ends[-1] == (3.0, False, True)
 
 
 def test_single_agent_env_delivers_the_learners_final_reward_through_done():

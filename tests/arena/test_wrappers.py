@@ -151,8 +151,9 @@ def test_team_agent_controls_several_env_agents_through_combine():
     assert episode.returns == {"a": 3.0, "b": 3.0, "c": 1.0}
     assert members[0].seen == [0, 1, 2] and members[1].seen == [0]  # c left after step 1
     assert team.members[0].observation_space == spaces.Discrete(10)
-    # The team hears the members' summed reward: 0, 1, 1 while acting, then 2 at the end (c's 1 and a's last 1).
-    assert members[0].rewards == [0.0, 1.0, 1.0] and members[0].final == members[1].final == [2.0]
+    # The team's reward is the members' sum: 0, 1, 1 while acting, then 2 at the end (c's 1 and a's last 1);
+    # it goes through each member's interface (Scale: x10, None: as is) and the team hears the mean.
+    assert members[0].rewards == [0.0, 5.5, 5.5] and members[0].final == members[1].final == [11.0]
     assert solo.final == [1.0] and sum(solo.rewards) + 1.0 == 3.0
 
 

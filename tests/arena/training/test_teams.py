@@ -16,6 +16,7 @@ from arena.testing import check_env
 from arena.tournament import run_tournament
 from arena.training import SingleAgentEnv, load_trained_agent, match, side_agent, team_stack
 from envs.rock_paper_scissors import BeatMostCommonAgent
+from interfaces.reward import ScaleReward
 from tests.arena.scripted_envs import SidesEnv
 
 ENV = "team_rock_paper_scissors"
@@ -260,3 +261,32 @@ def test_the_printed_command_of_a_seat_beside_a_teammate_fills_sides_of_three(tm
     assert main([*words[1:], "--games", "2", "--backend", "inline", "--db", str(tmp_path / "t.db")]) == 0, (
         capsys.readouterr().err
     )
+
+
+def test_reward_shaping_in_a_members_stack_reaches_the_model_of_a_whole_side():
+    """GroupTeams gives a side one scalar reward; each member's stack transforms it (Combine), the side gets the mean."""
+
+    def episode_rewards(member: str | None) -> list[float]:
+        env = SingleAgentEnv(
+            GroupTeams(envs.make(ENV)),
+            side_agent("beat_most_common", 2),
+            seats="team_0",
+            interface=team_stack(member, 2),
+        )
+        env.reset(seed=4)
+        rewards, done = [], False
+        while not done:
+            _, reward, terminated, truncated, _ = env.step(np.array([0, 1]))
+            rewards.append(reward)
+            done = terminated or truncated
+        return rewards
+
+    plain, scaled = episode_rewards(None), episode_rewards("scale_reward(factor=10)")
+    assert any(plain) and scaled == [10 * reward for reward in plain]
+    # Members that disagree: the side gets the mean of what each makes of the side's reward.
+    team = team_stack(None, 2)
+    inner = team.inner
+    inner.interfaces = [ScaleReward(factor=1.0), ScaleReward(factor=3.0)]
+    team.setup(spaces.Tuple([spaces.Discrete(3)] * 2), spaces.Tuple([spaces.Discrete(3)] * 2))
+    team.transform_reset((0, 0))
+    assert team.transform_reward(1.5) == 3.0
