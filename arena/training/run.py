@@ -598,7 +598,9 @@ def _save(setup: RunPlan, model: Any, vec_env: VecEnv, self_play: SelfPlayCallba
         seats=list(recipe.seats) if recipe.seats else None,
         team_size=setup.team_size,
     )
-    (folder / RECIPE_FILE).write_text(json.dumps(recipe.to_json(), indent=2) + "\n")
+    # The options the run's env had (the command line's or the recipe's), as the manifest has them.
+    stored = replace(recipe, env_options=dict(setup.env_options))
+    (folder / RECIPE_FILE).write_text(json.dumps(stored.to_json(), indent=2) + "\n")
     _save_snapshots(folder, self_play.snapshot_states())
     plot_learning_curve(
         self_play.records,

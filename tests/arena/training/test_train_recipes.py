@@ -71,6 +71,7 @@ def test_the_bare_command_trains_every_bundled_env_with_its_recipe(name: str, op
     stored = json.loads((out / "recipe.json").read_text())
     assert stored["interface"] == registered_interface_spec(recipe.interface)  # the recipe's, in canonical form
     assert stored["opponents"] == list(recipe.opponents)
+    assert stored["env_options"] == manifest["env_options"]  # the run's env options, not only the recipe's
     assert (manifest["interface"] is None) == (recipe.interface is None)
     assert read_csv(out / "evaluations.csv")[0]["timesteps"] == 0
 
