@@ -7,8 +7,10 @@ same results): numba is an accelerator here, never a requirement.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
+from pathlib import Path
 from typing import Any, Callable
 
 _njit: Callable[..., Any] | None
@@ -22,7 +24,10 @@ except ImportError:  # pragma: no cover
     _njit, prange = None, range
     HAVE_NUMBA = False
 
-__all__ = ["njit", "njit_inline", "njit_parallel", "prange", "HAVE_NUMBA", "announce_compiling"]
+__all__ = ["njit", "njit_inline", "njit_parallel", "prange", "HAVE_NUMBA", "announce_compiling", "forget_stale_cache"]
+
+#: The file beside numba's cache that names the sources it was compiled from.
+SOURCES_STAMP = "arena-sources.sha256"
 
 
 def njit(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -71,3 +76,47 @@ def announce_compiling(dispatcher: Any, what: str) -> bool:
         return False
     print(f"arena: compiling {what} with numba (once; cached in {os.path.dirname(index)})", file=sys.stderr, flush=True)
     return True
+
+
+def forget_stale_cache(folder: Path | None = None) -> bool:
+    """Remove numba's cached compilations in ``folder/__pycache__`` if any ``folder/*.py`` changed since.
+
+    Numba checks a cached function against its own file only, but a compiled step holds code
+    from the other files (:func:`njit_inline` helpers, callees): after an edit to ``core.py``,
+    the cached batch step would still run the old rules. So the package's sources are hashed
+    together, and the cache is dropped when the hash differs from the one stored beside it
+    (:data:`SOURCES_STAMP`). Called once when this module is imported (about a millisecond).
+    Does nothing without numba or with ``NUMBA_CACHE_DIR`` set (numba then caches elsewhere);
+    a read-only install is left as it is (numba then caches in the user's folder).
+
+    Args:
+        folder: the package's folder (default: this one).
+
+    Returns:
+        Whether cached compilations were removed.
+    """
+    if not HAVE_NUMBA or os.environ.get("NUMBA_CACHE_DIR"):
+        return False
+    folder = Path(__file__).resolve().parent if folder is None else folder
+    digest = hashlib.sha256()
+    for source in sorted(folder.glob("*.py")):
+        digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    cache, wanted = folder / "__pycache__", digest.hexdigest()
+    try:
+        if (cache / SOURCES_STAMP).read_text() == wanted:
+            return False
+    except OSError:  # no stamp yet
+        pass
+    removed = False
+    try:
+        for compiled in [*cache.glob("*.nbi"), *cache.glob("*.nbc")]:
+            compiled.unlink(missing_ok=True)  # another process may have removed it first
+            removed = True
+        cache.mkdir(exist_ok=True)
+        (cache / SOURCES_STAMP).write_text(wanted)
+    except OSError:  # a read-only install
+        pass
+    return removed
+
+
+forget_stale_cache()

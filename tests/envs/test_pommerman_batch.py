@@ -280,3 +280,27 @@ def test_batched_simple_agents_decide_as_the_single_agent(mode):
     assert decisions > 20
     with pytest.raises(ValueError, match=r"seats must be a bool mask of shape \(3, 4\), got shape \(4,\)"):
         simple.act(np.ones(4, bool))
+
+
+def test_numbas_cache_is_dropped_when_any_source_of_the_package_changes(tmp_path, monkeypatch) -> None:
+    from envs.pommerman import _jit
+
+    monkeypatch.setattr(_jit, "HAVE_NUMBA", True)
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    (tmp_path / "core.py").write_text("RULES = 1\n")
+    (tmp_path / "batch_core.py").write_text("from core import RULES\n")
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    compiled = [cache / "batch_core.step-10.py311.nbi", cache / "batch_core.step-10.py311.1.nbc"]
+    for path in compiled:
+        path.write_bytes(b"old")
+    assert _jit.forget_stale_cache(tmp_path)  # no stamp yet: whatever is there may be stale
+    assert not any(path.exists() for path in compiled)
+    for path in compiled:  # numba compiles again
+        path.write_bytes(b"new")
+    assert not _jit.forget_stale_cache(tmp_path)  # the sources did not change
+    assert all(path.exists() for path in compiled)
+    (tmp_path / "core.py").write_text("RULES = 2\n")  # an edit to a callee's file, not the cached function's
+    assert _jit.forget_stale_cache(tmp_path) and not any(path.exists() for path in compiled)
+    monkeypatch.setattr(_jit, "HAVE_NUMBA", False)
+    assert not _jit.forget_stale_cache(tmp_path)
