@@ -11,7 +11,7 @@ the whole batch at once:
 * ``pong_frames(scale=..., frames=...)``: the model sees the stack of pictures
   :func:`~envs.pong_batch.pictures` draws (the same pictures: a policy trained here plays the
   single env behind that stack);
-* ``pong_hit_bonus(bonus=..., steep=...)`` (optional): the shaping, added to the rewards.
+* ``pong_hit_bonus(...)`` (optional): the shaping (its :meth:`~interfaces.pong.PongHitBonus.pay`), added to the rewards.
 
 The opponents come from the run's pool, each game drawing one every game: ``pong_ai`` plays
 batched (:func:`~envs.pong_batch.pong_ai_moves`), and an agent behind the learner's stack (a
@@ -51,8 +51,8 @@ _DRAWING_OPTIONS = ("render_mode", "frame_scale")
 class PongStack:
     """What a learner's stack asks of the batched trainer: the pictures and the shaping."""
 
-    def __init__(self, scale: int, frames: int, bonus: float, steep: float) -> None:
-        self.scale, self.frames, self.bonus, self.steep = scale, frames, bonus, steep
+    def __init__(self, scale: int, frames: int, shaping: PongHitBonus | None) -> None:
+        self.scale, self.frames, self.shaping = scale, frames, shaping
 
 
 def pong_stack_levels(interface: Interface | None) -> PongStack:
@@ -65,8 +65,8 @@ def pong_stack_levels(interface: Interface | None) -> PongStack:
     Example:
         >>> from arena.specs.interfaces import build_interface
         >>> stack = pong_stack_levels(build_interface("pong_moves(pong_frames(pong_hit_bonus(bonus=0.02), scale=4))"))
-        >>> stack.scale, stack.frames, stack.bonus, stack.steep
-        (4, 2, 0.02, 0.0)
+        >>> stack.scale, stack.frames, stack.shaping.bonus
+        (4, 2, 0.02)
     """
     levels = interface.levels() if isinstance(interface, Interface) else []
     names = [type(level).__name__ for level in levels]
@@ -82,13 +82,7 @@ def pong_stack_levels(interface: Interface | None) -> PongStack:
             "the batched pong_2p trainer runs pong_moves(pong_frames(...)) with an optional pong_hit_bonus under "
             f"the frames, got {interface} (levels {names}; --path single trains any stack one game at a time)"
         )
-    bonus = levels[0] if shaped else None
-    return PongStack(
-        frames.scale,
-        frames.frames,
-        bonus.bonus if bonus is not None else 0.0,
-        bonus.steep if bonus is not None else 0.0,
-    )
+    return PongStack(frames.scale, frames.frames, levels[0] if shaped else None)
 
 
 def _batch_player(agent: Agent, stack: PongStack) -> Any:
@@ -257,10 +251,10 @@ class PongTraining(InProcessVecEnv):
         reads_pictures = np.array([not isinstance(player, tuple) for player in self._drawn.table])  # pong_ai: tuples
         seen[games, 1 - seat] = reads_pictures[self._drawn.codes]
         self._stacks[:, :, -1][seen] = pictures(vectors[seen], self.stack.scale)
-        if self.stack.bonus or self.stack.steep:
+        if self.stack.shaping is not None:
             own = vectors[games, seat]
             returned = (self._last_vx < 0.0) & (own[:, 2] > 0.0) & (own[:, 0] < 0.3) & ~over
-            out += np.where(returned, self.stack.bonus + self.stack.steep * np.abs(own[:, 3]), 0.0).astype(np.float32)
+            out += np.where(returned, self.stack.shaping.pay(own[:, 3]), 0.0).astype(np.float32)
             self._last_vx = own[:, 2].copy()
         infos: list[dict[str, Any]] = [{"seat": "player_1" if s else "player_0"} for s in seat.tolist()]
         for k in np.flatnonzero(over).tolist():

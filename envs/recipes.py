@@ -76,9 +76,10 @@ def pong_2p(**options: Any) -> TrainingRecipe:
     """Self-play from the pixels (docs/performance.md, "Pong-2p from frames"): the learner sees a
     stack of two 40x40 grey pictures of the field (``pong_frames``, drawn from the vector the
     scripted ``pong_ai`` reads, or cut down from the env's ``"frame"``) and picks among three moves
-    (``pong_moves``), with a 0.02 bonus for each return of the ball and up to 0.05 more for a steep
-    one (``pong_hit_bonus``: a signal long before it wins rounds, small enough that a tied round
-    stays worth less than a won one; ``pong_ai`` misses only steep returns, ``bench/pong_headroom.py``); a
+    (``pong_moves``), with a 0.02 bonus for each return of the ball, up to 0.05 more for a steep
+    one and 0.1 more for one off the paddle's edge (``pong_hit_bonus``: a signal long before it wins
+    rounds, small enough that a tied round stays worth about a won one; ``pong_ai`` misses only
+    returns off the edge, ``bench/pong_headroom.py``); a
     small CNN (SB3's NatureCNN with 256 features, no hidden layers after it) trained with PPO. Its
     opponents, a ladder: ``pong_ai`` three games in eight, ``pong_ai_medium`` two, ``pong_ai_easy``
     one, the 2 newest snapshots of itself the rest (a snapshot joins at every evaluation). The
@@ -90,7 +91,7 @@ def pong_2p(**options: Any) -> TrainingRecipe:
     """
     return TrainingRecipe(
         algo="ppo",
-        interface="pong_moves(pong_frames(pong_hit_bonus(bonus=0.02, steep=0.05), scale=4, frames=2))",
+        interface="pong_moves(pong_frames(pong_hit_bonus(bonus=0.02, steep=0.05, edge=0.1), scale=4, frames=2))",
         policy="CnnPolicy",
         algo_options={
             "n_steps": 128,

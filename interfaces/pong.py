@@ -241,15 +241,20 @@ class PongHitBonus(Interface):
     fourth number, 0 for a flat return, 1 off the paddle's very end): ``pong_ai`` returns every
     flat ball and misses steep ones near a wall, so the returns that win rounds against it leave
     off the paddle's last tenth (``bench/pong_headroom.py``); the edge is also where a return
-    turns into a miss, which the round's -1 prices.
+    turns into a miss, which the round's -1 prices. ``edge`` pays only for those: a return at
+    least ``edge_from`` of the steepest (the linear ``steep`` tells a 0.6 return from a winning
+    0.93 one by a third of its weight).
 
     Args:
         inner: the interface underneath (it must leave the raw vector observation as it is).
         bonus: the reward of one return.
         steep: the reward of a return off the paddle's end, scaled down to 0 for a flat one.
+        edge: the reward of a return off the paddle's edge (``|vy| / ball_spin >= edge_from``).
+        edge_from: where the edge starts, in ``(0, 1]``.
 
     Raises:
-        ValueError: ``bonus`` or ``steep`` is not a finite number.
+        ValueError: ``bonus``, ``steep`` or ``edge`` is not a finite number, or ``edge_from``
+            is not in ``(0, 1]``.
         SpaceMismatchError: at setup, for anything but ``pong_2p``'s vector observation.
 
     Example:
@@ -278,16 +283,26 @@ class PongHitBonus(Interface):
         )
         return [(cls(bonus=0.1), vector, spaces.Discrete(6))]
 
-    def __init__(self, inner: Interface | None = None, *, bonus: float = 0.05, steep: float = 0.0) -> None:
+    def __init__(
+        self,
+        inner: Interface | None = None,
+        *,
+        bonus: float = 0.05,
+        steep: float = 0.0,
+        edge: float = 0.0,
+        edge_from: float = 0.88,
+    ) -> None:
         super().__init__(inner)
-        for name, value in (("bonus", bonus), ("steep", steep)):
+        for name, value in (("bonus", bonus), ("steep", steep), ("edge", edge), ("edge_from", edge_from)):
             if (
                 isinstance(value, bool)
                 or not isinstance(value, (int, float, np.integer, np.floating))
                 or not np.isfinite(value)
             ):
                 raise ValueError(f"PongHitBonus: {name} must be a finite number, got {value!r}")
-        self.bonus, self.steep = float(bonus), float(steep)
+        if not 0.0 < edge_from <= 1.0:
+            raise ValueError(f"PongHitBonus: edge_from must be in (0, 1], got {edge_from!r}")
+        self.bonus, self.steep, self.edge, self.edge_from = float(bonus), float(steep), float(edge), float(edge_from)
         self._last_vx = 0.0
         self._owed = 0.0
 
@@ -305,9 +320,19 @@ class PongHitBonus(Interface):
         values = np.asarray(observation).reshape(-1)
         ball_x, ball_vx = float(values[0]), float(values[2])
         if self._last_vx < 0.0 < ball_vx and ball_x < 0.3:
-            self._owed += self.bonus + self.steep * abs(float(values[3]))
+            self._owed += float(self.pay(float(values[3])))
         self._last_vx = ball_vx
         return observation
+
+    def pay(self, steepness: Any) -> Any:
+        """What a return earns, from the vector's ``vy / ball_spin`` (a number or an array of them).
+
+        Example:
+            >>> PongHitBonus(bonus=0.02, steep=0.05, edge=0.1).pay(np.array([0.0, -0.5, 0.9]))
+            array([0.02 , 0.045, 0.165])
+        """
+        steepness = np.abs(steepness)
+        return self.bonus + self.steep * steepness + self.edge * (steepness >= self.edge_from)
 
     def reward(self, reward: float) -> float:
         owed, self._owed = self._owed, 0.0
@@ -316,4 +341,6 @@ class PongHitBonus(Interface):
     def _arguments(self) -> str:
         inner = super()._arguments()
         steep = f"steep={self.steep}" if self.steep else ""
-        return ", ".join(filter(None, [inner, f"bonus={self.bonus}", steep]))
+        edge = f"edge={self.edge}" if self.edge else ""
+        edge_from = f"edge_from={self.edge_from}" if self.edge and self.edge_from != 0.88 else ""
+        return ", ".join(filter(None, [inner, f"bonus={self.bonus}", steep, edge, edge_from]))

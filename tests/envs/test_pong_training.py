@@ -15,7 +15,7 @@ from envs.pong_agents import PongAIAgent
 from envs.pong_batch import PongBatch, pong_ai_moves
 from envs.pong_training import PongTraining, pong_stack_levels, pong_vec_env
 
-STACK = "pong_moves(pong_frames(pong_hit_bonus(bonus=0.02, steep=0.05), scale=4, frames=2))"
+STACK = "pong_moves(pong_frames(pong_hit_bonus(bonus=0.02, steep=0.05, edge=0.1, edge_from=0.5), scale=4, frames=2))"
 
 
 class RecordingBatch(PongBatch):

@@ -87,26 +87,48 @@ def test_hit_bonus_pays_each_return_of_the_agents_paddle() -> None:
     assert paid == pytest.approx(0.05 * returns)
 
 
-def test_steep_bonus_pays_each_return_by_how_steep_it_leaves() -> None:
+@pytest.mark.parametrize(
+    "options, shown",
+    [
+        ({"bonus": 0.05, "steep": 0.1}, "PongHitBonus(bonus=0.05, steep=0.1)"),
+        ({"bonus": 0.05, "edge": 0.5, "edge_from": 0.3}, "PongHitBonus(bonus=0.05, edge=0.5, edge_from=0.3)"),
+    ],
+)
+def test_steep_and_edge_bonuses_pay_each_return_by_how_steep_it_leaves(options, shown) -> None:
     env = Pong2p(rounds=3)
-    bonus = PongHitBonus(bonus=0.05, steep=0.1)
+    bonus = PongHitBonus(**options)
     bonus.setup(env.observation_space("player_0"), env.action_space("player_0"))
     players = {agent: PongAIAgent() for agent in env.possible_agents}
     for agent, player in players.items():
         player.setup(env.observation_space(agent), env.action_space(agent))
     obs, _ = env.reset(seed=1)
     bonus.transform_reset(obs["player_0"])
-    owed, paid = 0.0, 0.0
+    owed, paid, edges = 0.0, 0.0, 0
     while obs:
         before = env.state.ball_vx
         obs, rewards, *_ = env.step({agent: players[agent].act(o) for agent, o in obs.items()})
         if before < 0 < env.state.ball_vx and env.state.ball_x < 40:
-            owed += 0.05 + 0.1 * abs(env.state.ball_vy) / env.ball_spin
+            steepness = abs(env.state.ball_vy) / env.ball_spin
+            edges += steepness >= options.get("edge_from", 0.88)
+            owed += 0.05 + options.get("steep", 0.0) * steepness
+            owed += options.get("edge", 0.0) * (steepness >= options.get("edge_from", 0.88))
         if obs:
             bonus.transform_observation(obs["player_0"])
         paid += bonus.transform_reward(rewards["player_0"]) - rewards["player_0"]
     assert owed > 0.05 * 4  # returns, some of them steep
+    assert "edge" not in options or 0 < edges  # some returns off the edge, paid more
     assert paid == pytest.approx(owed)
-    assert str(bonus) == "PongHitBonus(bonus=0.05, steep=0.1)"
-    with pytest.raises(ValueError, match="PongHitBonus: steep must be a finite number, got nan"):
-        PongHitBonus(steep=float("nan"))
+    assert str(bonus) == shown
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"steep": float("nan")}, "PongHitBonus: steep must be a finite number, got nan"),
+        ({"edge": float("inf")}, "PongHitBonus: edge must be a finite number, got inf"),
+        ({"edge_from": 0.0}, r"PongHitBonus: edge_from must be in \(0, 1\], got 0.0"),
+    ],
+)
+def test_bad_bonus_options_are_refused(options, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        PongHitBonus(**options)
