@@ -3,6 +3,8 @@
 The stack is docs/performance.md's second soccer run: each member's ``SoccerFeatures`` (relative,
 with dm_control's ball statistics as shaping) under running normalisation, actions rescaled to the
 walker's bounds, the side's members joined for one model (``--control team``); 15 s matches.
+The members' shaping reaches the side's model since ``Combine`` passes a side's reward through
+each member (26 Nov; that run, and issue 31's, trained on goals alone).
 
 Example:
     >>> training_recipe().control, training_recipe().algo
