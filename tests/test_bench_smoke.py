@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import pathlib
 import subprocess
@@ -12,6 +13,15 @@ import pytest
 import arena
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def _bench_module(name: str):
+    """Import ``bench/<name>.py`` (the benchmarks are scripts, not a package)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
 
 
 def _bench(*args: str) -> str:
@@ -28,11 +38,7 @@ def test_interface_overhead_bench_compares_obs_and_action_levels_with_gymnasium(
 
 
 def test_the_obs_and_action_levels_of_the_bench_override_both_hooks_and_change_nothing():
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        import interface_overhead as bench
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
+    bench = _bench_module("interface_overhead")
     from arena import EnvItfWrapper, Interface
 
     assert bench.KeepBoth.observation is not Interface.observation and bench.KeepBoth.action is not Interface.action
@@ -195,11 +201,7 @@ def test_pong_headroom_bench_plays_the_mirror_match_the_interceptor_and_the_plan
 
 
 def test_pong_headroom_interceptor_meets_the_ball_where_the_env_sends_it():
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        import pong_headroom as bench
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
+    bench = _bench_module("pong_headroom")
     from envs.pong import Pong2p
 
     env = Pong2p(rounds=8)
@@ -217,11 +219,7 @@ def test_pong_headroom_interceptor_meets_the_ball_where_the_env_sends_it():
 
 def test_pong_ai_ladder_each_rung_misses_returns_the_next_one_makes():
     """pong_ai_easy and pong_ai_medium (the recipe's ladder) miss returns that pong_ai sends back."""
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        import pong_headroom as bench
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
+    bench = _bench_module("pong_headroom")
     assert arena.make_agent("pong_ai_easy").gain == 5.0 and arena.make_agent("pong_ai_medium").gain == 10.0
     against = {gain: bench.play_rounds(12, 0, 0.6, gain=gain) for gain in (5.0, 10.0, 20.0)}
     assert against[5.0]["won"] >= 10 and against[5.0]["lost"] == 0
