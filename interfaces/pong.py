@@ -36,6 +36,8 @@ __all__ = ["PongFrames", "PongHitBonus", "PongMoves"]
 #: Grey levels of the env's ``"frame"`` observation.
 _BALL_GREY, _PADDLE_GREY = 255.0, 160.0
 _VECTOR_SIZE = 8
+#: Where a return counts as off the paddle's edge (|vy| / ball_spin): pong_ai misses from about 0.9 on.
+EDGE_FROM = 0.88
 
 
 def _coverage(start: float, length: float, cells: int, cell: int) -> tuple[int, list[float]]:
@@ -290,7 +292,7 @@ class PongHitBonus(Interface):
         bonus: float = 0.05,
         steep: float = 0.0,
         edge: float = 0.0,
-        edge_from: float = 0.88,
+        edge_from: float = EDGE_FROM,
     ) -> None:
         super().__init__(inner)
         for name, value in (("bonus", bonus), ("steep", steep), ("edge", edge), ("edge_from", edge_from)):
@@ -342,5 +344,5 @@ class PongHitBonus(Interface):
         inner = super()._arguments()
         steep = f"steep={self.steep}" if self.steep else ""
         edge = f"edge={self.edge}" if self.edge else ""
-        edge_from = f"edge_from={self.edge_from}" if self.edge and self.edge_from != 0.88 else ""
+        edge_from = f"edge_from={self.edge_from}" if self.edge and self.edge_from != EDGE_FROM else ""
         return ", ".join(filter(None, [inner, f"bonus={self.bonus}", steep, edge, edge_from]))
