@@ -13,13 +13,13 @@ Run::
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 from pathlib import Path
 
 import envs
 from arena.registry import make_agent
 from arena.training.matches import match_sides
+from arena.training.report import write_csv
 from arena.training.trained import load_trained_agent, read_manifest
 
 
@@ -67,10 +67,7 @@ def main() -> None:
     rows = curve(args.folders, args.opponent, args.battles, args.seed, json.loads(args.env_options))
     plot(rows, args.opponent, args.battles, args.out)
     if args.csv is not None:
-        with args.csv.open("w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+        write_csv(rows, args.csv)
     print(f"wrote {args.out}")
 
 

@@ -27,6 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from arena.training.report import write_csv
 from arena.training.trained import read_manifest
 
 
@@ -121,10 +122,7 @@ def main() -> None:
     rows.sort(key=lambda row: row["timesteps"])
     plot(rows, args)
     if args.csv is not None:
-        with args.csv.open("w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+        write_csv(rows, args.csv)
     print(f"wrote {args.out}")
 
 
