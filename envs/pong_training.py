@@ -11,7 +11,9 @@ the whole batch at once:
 * ``pong_frames(scale=..., frames=...)``: the model sees the stack of pictures
   :func:`~envs.pong_batch.pictures` draws (the same pictures: a policy trained here plays the
   single env behind that stack);
-* ``pong_hit_bonus(...)`` (optional): the shaping (its :meth:`~interfaces.pong.PongHitBonus.pay`), added to the rewards.
+* ``pong_hit_bonus(...)`` and ``pong_aim(...)`` (optional, under the frames, in either order): the
+  shaping (:meth:`~interfaces.pong.PongHitBonus.pay` per return, the change of
+  :meth:`~interfaces.pong_aim.PongAim.potentials` every step), added to the rewards.
 
 The opponents come from the run's pool, each game drawing one every game: ``pong_ai`` plays
 batched (:func:`~envs.pong_batch.pong_ai_moves`), and an agent behind the learner's stack (a
@@ -38,6 +40,7 @@ from arena.training.pool import DrawnPlayers, OpponentPool
 from envs.pong_agents import PongAIAgent
 from envs.pong_batch import PongBatch, pictures, pong_ai_moves
 from interfaces.pong import PongFrames, PongHitBonus, PongMoves
+from interfaces.pong_aim import PongAim
 
 __all__ = ["PongStack", "PongTraining", "pong_stack_levels", "pong_vec_env"]
 
@@ -51,8 +54,8 @@ _DRAWING_OPTIONS = ("render_mode", "frame_scale")
 class PongStack:
     """What a learner's stack asks of the batched trainer: the pictures and the shaping."""
 
-    def __init__(self, scale: int, frames: int, shaping: PongHitBonus | None) -> None:
-        self.scale, self.frames, self.shaping = scale, frames, shaping
+    def __init__(self, scale: int, frames: int, shaping: PongHitBonus | None, aim: PongAim | None = None) -> None:
+        self.scale, self.frames, self.shaping, self.aim = scale, frames, shaping, aim
 
 
 def pong_stack_levels(interface: Interface | None) -> PongStack:
@@ -60,7 +63,8 @@ def pong_stack_levels(interface: Interface | None) -> PongStack:
 
     Raises:
         ValueError: a stack other than ``pong_moves(pong_frames(...))`` with at most a
-            ``pong_hit_bonus`` under the frames, or frames drawn from anything but the vector.
+            ``pong_hit_bonus`` and a ``pong_aim`` under the frames, or frames drawn from anything
+            but the vector.
 
     Example:
         >>> from arena.specs.interfaces import build_interface
@@ -70,19 +74,23 @@ def pong_stack_levels(interface: Interface | None) -> PongStack:
     """
     levels = interface.levels() if isinstance(interface, Interface) else []
     names = [type(level).__name__ for level in levels]
-    shaped = len(levels) == 3 and isinstance(levels[0], PongHitBonus)
     frames = levels[-2] if len(levels) >= 2 else None
+    shaping = levels[:-2]
+    kinds = [type(level) for level in shaping]
     if (
         not isinstance(interface, PongMoves)
         or not isinstance(frames, PongFrames)
-        or len(levels) not in (2, 3)
-        or (len(levels) == 3 and not shaped)
+        or any(kind not in (PongHitBonus, PongAim) for kind in kinds)
+        or len(set(kinds)) != len(kinds)
     ):
         raise ValueError(
-            "the batched pong_2p trainer runs pong_moves(pong_frames(...)) with an optional pong_hit_bonus under "
-            f"the frames, got {interface} (levels {names}; --path single trains any stack one game at a time)"
+            "the batched pong_2p trainer runs pong_moves(pong_frames(...)) with an optional pong_hit_bonus and "
+            f"pong_aim under the frames, got {interface} (levels {names}; --path single trains any stack one game "
+            "at a time)"
         )
-    return PongStack(frames.scale, frames.frames, levels[0] if shaped else None)
+    bonus = next((level for level in shaping if isinstance(level, PongHitBonus)), None)
+    aim = next((level for level in shaping if isinstance(level, PongAim)), None)
+    return PongStack(frames.scale, frames.frames, bonus, aim)
 
 
 def _batch_player(agent: Agent, stack: PongStack) -> Any:
@@ -153,6 +161,7 @@ class PongTraining(InProcessVecEnv):
         self._drawn = DrawnPlayers(n)  # each game's opponent this game
         self._stacks = np.zeros((n, 2, self.stack.frames, side, side), dtype=np.uint8)  # both seats' pictures
         self._last_vx = np.zeros(n, dtype=np.float32)
+        self._potential = np.zeros(n, dtype=np.float64)  # pong_aim's, of each learner's last observation
         self._vectors: np.ndarray | None = None
         self._actions: np.ndarray | None = None
 
@@ -209,7 +218,10 @@ class PongTraining(InProcessVecEnv):
                 len(index), 2, 1, *self._stacks.shape[-2:]
             )
             self._stacks[index] = drawn  # every frame of a new game's stack is its first picture
-            self._last_vx[index] = vectors[index, self._seat[index], 2]
+            own = vectors[index, self._seat[index]]
+            self._last_vx[index] = own[:, 2]
+            if self.stack.aim is not None:
+                self._potential[index] = self.stack.aim.potentials(own, np.zeros(len(index)))
 
     def _learner_view(self) -> np.ndarray:
         return self._stacks[np.arange(self.batch.num_games), self._seat].copy()
@@ -256,6 +268,10 @@ class PongTraining(InProcessVecEnv):
             returned = (self._last_vx < 0.0) & (own[:, 2] > 0.0) & (own[:, 0] < 0.3) & ~over
             out += np.where(returned, self.stack.shaping.pay(own[:, 3]), 0.0).astype(np.float32)
             self._last_vx = own[:, 2].copy()
+        if self.stack.aim is not None:
+            potential = self.stack.aim.potentials(vectors[games, seat], self._potential)
+            out += np.where(over, 0.0, potential - self._potential).astype(np.float32)
+            self._potential = potential
         infos: list[dict[str, Any]] = [{"seat": "player_1" if s else "player_0"} for s in seat.tolist()]
         for k in np.flatnonzero(over).tolist():
             infos[k]["terminal_observation"] = self._stacks[k, seat[k]].copy()
