@@ -148,13 +148,15 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         "--eval-every",
         type=int,
         default=None,
-        help="timesteps between evaluations (default: the recipe's, timesteps / 20 for most)",
+        help="timesteps between evaluations (default: the loaded run's if it fixed one, else the recipe's, "
+        "timesteps / 20 for most)",
     )
     parser.add_argument(
         "--eval-games",
         type=int,
         default=None,
-        help="games per evaluation (default: the recipe's, scaled to the run: fewer for short runs)",
+        help="games per evaluation (default: the loaded run's if it fixed them, else the recipe's, scaled to "
+        "the run: fewer for short runs)",
     )
     parser.add_argument(
         "--n-envs",

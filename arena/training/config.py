@@ -72,7 +72,7 @@ class TrainingConfig:
         seats: the seats (``control="team"``: the teams) the learner plays, over the recipe's.
         shuffle_seats: draw the learner's seat every episode (``False``: in turn).
         eval_every, eval_games: timesteps between evaluations and games per evaluation
-            (``None``: the recipe's, scaled to ``timesteps``).
+            (``None``: the recipe's, scaled to ``timesteps``, or a loaded run's fixed ones).
         algo_options: merged over the recipe's options (the recipe's are dropped when
             ``algo`` names another algorithm).
         interface ... path: override the recipe's fields of the same names
@@ -216,6 +216,8 @@ class TrainingConfig:
             promote_at=self.promote_at,
             pool_size=self.pool_size,
             window=self.window,
+            fixed_eval_every=self.eval_every,
+            fixed_eval_games=self.eval_games,
             n_envs=self.n_envs,
             path=self.path,
             team_spirit=self.team_spirit,

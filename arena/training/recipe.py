@@ -117,6 +117,9 @@ class TrainingRecipe:
         evaluations: evaluation points over a run (besides the one at the start).
         eval_games: games per evaluation (against each reference and the pool) at full budget.
         full_budget: the run length, in timesteps, from which ``eval_games`` are played in full.
+        fixed_eval_every, fixed_eval_games: an evaluation schedule that does not scale with the
+            run (``arena train --eval-every/--eval-games``; kept in a trained folder's recipe, so a
+            ``--load`` segment evaluates as the run it continues). ``None``: the scaled budget.
         n_envs: games stepped together (``None``: 64 on the batched path, 4 otherwise).
         path: ``"auto"``, ``"batched"``, ``"single"``, ``"side"`` or ``"env"`` (see ``arena train --path``).
         vec_env: the env's own vectorised trainer env: a name in the ``arena.vec_envs`` entry-point
@@ -154,6 +157,8 @@ class TrainingRecipe:
     evaluations: int = 20
     eval_games: int = 50
     full_budget: int = 100_000
+    fixed_eval_every: int | None = None
+    fixed_eval_games: int | None = None
     n_envs: int | None = None
     path: str = "auto"
     vec_env: str | None = None
@@ -195,14 +200,17 @@ class TrainingRecipe:
             raise ValueError(f"TrainingRecipe: promote_at must be a number in [0, 1], got {self.promote_at!r}")
         for name in ("evaluations", "eval_games", "full_budget"):
             _positive(getattr(self, name), name)
-        for name in ("pool_size", "window", "n_envs"):
+        for name in ("pool_size", "window", "n_envs", "fixed_eval_every", "fixed_eval_games"):
             _positive(getattr(self, name), name, optional=True)
         spirit = self.team_spirit
         if isinstance(spirit, bool) or not isinstance(spirit, (int, float)) or not 0.0 <= spirit <= 1.0:
             raise ValueError(f"TrainingRecipe: team_spirit must be a number in [0, 1], got {spirit!r}")
 
     def eval_games_for(self, timesteps: int) -> int:
-        """Games per evaluation for a run of ``timesteps``: ``eval_games`` scaled down for short runs."""
+        """Games per evaluation for a run of ``timesteps``: ``eval_games`` scaled down for short runs
+        (``fixed_eval_games`` if set)."""
+        if self.fixed_eval_games is not None:
+            return self.fixed_eval_games
         scaled = self.eval_games * min(1.0, timesteps / self.full_budget)
         return max(2, min(self.eval_games, 2 * round(scaled / 2)))
 
@@ -212,7 +220,9 @@ class TrainingRecipe:
         return max(2, min(self.evaluations, math.ceil(self.evaluations * timesteps / self.full_budget)))
 
     def eval_every_for(self, timesteps: int) -> int:
-        """Timesteps between evaluations for a run of ``timesteps``."""
+        """Timesteps between evaluations for a run of ``timesteps`` (``fixed_eval_every`` if set)."""
+        if self.fixed_eval_every is not None:
+            return self.fixed_eval_every
         return max(1, timesteps // self.evaluations_for(timesteps))
 
     def replace(self, **changes: Any) -> TrainingRecipe:

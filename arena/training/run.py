@@ -191,8 +191,8 @@ def plan(config: TrainingConfig) -> RunPlan:
         folder=_out_folder(config),
         team_size=team_size,
         loaded=loaded,
-        eval_every=config.eval_every or recipe.eval_every_for(config.timesteps),
-        eval_games=config.eval_games or recipe.eval_games_for(config.timesteps),
+        eval_every=recipe.eval_every_for(config.timesteps),  # the config's --eval-every is in the recipe
+        eval_games=recipe.eval_games_for(config.timesteps),
         side_sizes=side_sizes,
     )
 

@@ -230,7 +230,7 @@ def test_load_goes_on_with_the_stored_recipe_and_appends(tmp_path, capsys) -> No
                 "--timesteps",
                 "128",
                 "--eval-every",
-                "64",
+                "32",
                 "--self-play",
                 "latest",
                 "--promote-at",
@@ -249,16 +249,21 @@ def test_load_goes_on_with_the_stored_recipe_and_appends(tmp_path, capsys) -> No
         == 0
     )
     first = read_csv(out / "evaluations.csv")
-    assert "self-play pool: 4 members, 2 promotions" in capsys.readouterr().out  # random twice, 2 snapshots
+    assert "self-play pool: 6 members, 4 promotions" in capsys.readouterr().out  # random twice, 4 snapshots
     assert json.loads((out / "pool.json").read_text())[0]["name"].startswith("snapshot@")
 
-    # Nothing but --load: the stored recipe (self-play, pool, interface), the snapshots back in the pool.
-    assert main(["train", "tic_tac_toe", "--load", str(out), "--timesteps", "128", "--eval-every", "64", *common]) == 0
+    # Nothing but --load: the stored recipe (self-play, pool, interface, the fixed evaluation schedule:
+    # every 32 steps, 2 games, where the recipe's would scale to 64), the snapshots back in the pool.
+    assert (
+        main(["train", "tic_tac_toe", "--load", str(out), "--timesteps", "128", "--n-envs", "2", "--no-progress"]) == 0
+    )
     printed = capsys.readouterr().out
-    assert "self-play pool: 6 members, 2 promotions" in printed
+    assert "self-play pool: 10 members, 4 promotions" in printed  # 4 snapshots back, 4 new
     records = read_csv(out / "evaluations.csv")
     assert records[: len(first)] == first  # appended, not overwritten
-    assert [r["timesteps"] for r in records] == [r["timesteps"] for r in first] + [192, 256]
+    assert [r["timesteps"] for r in records] == [r["timesteps"] for r in first] + [160, 192, 224, 256]
+    stored = json.loads((out / "recipe.json").read_text())
+    assert (stored["fixed_eval_every"], stored["fixed_eval_games"]) == (32, 2)
     assert records[-1]["wall_s"] >= first[-1]["wall_s"]  # time counts on
     assert json.loads((out / "recipe.json").read_text())["self_play"] == "latest"
 
