@@ -40,6 +40,22 @@ _VECTOR_SIZE = 8
 EDGE_FROM = 0.88
 
 
+def vector_space() -> spaces.Box:
+    """``pong_2p``'s vector observation space (the contract examples' raw space)."""
+    return spaces.Box(np.array([0, 0, -1, -1, 0, -1, 0, -1], np.float32), np.ones(8, np.float32), dtype=np.float32)
+
+
+def require_finite(where: str, **numbers: Any) -> None:
+    """Raise ``ValueError`` naming the first of ``numbers`` that is not a finite number (bools refused)."""
+    for name, value in numbers.items():
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float, np.integer, np.floating))
+            or not np.isfinite(value)
+        ):
+            raise ValueError(f"{where}: {name} must be a finite number, got {value!r}")
+
+
 def _coverage(start: float, length: float, cells: int, cell: int) -> tuple[int, list[float]]:
     """The cells ``[start, start + length)`` touches (``cell`` pixels each, ``cells`` of them): the
     first one's index and the fraction of each covered, in plain floats (a shape spans a few cells)."""
@@ -86,9 +102,7 @@ class PongFrames(Interface):
     @classmethod
     def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
         """Instances and raw spaces for ``arena interfaces --check``."""
-        vector = spaces.Box(
-            np.array([0, 0, -1, -1, 0, -1, 0, -1], np.float32), np.ones(8, np.float32), dtype=np.float32
-        )
+        vector = vector_space()
         return [
             (cls(scale=4, frames=2), vector, spaces.Discrete(6)),
             (cls(scale=8, frames=3), spaces.Box(0, 255, (80, 80, 1), np.uint8), spaces.Discrete(6)),
@@ -280,9 +294,7 @@ class PongHitBonus(Interface):
     @classmethod
     def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
         """Instances and raw spaces for ``arena interfaces --check``."""
-        vector = spaces.Box(
-            np.array([0, 0, -1, -1, 0, -1, 0, -1], np.float32), np.ones(8, np.float32), dtype=np.float32
-        )
+        vector = vector_space()
         return [(cls(bonus=0.1), vector, spaces.Discrete(6))]
 
     def __init__(
@@ -295,13 +307,7 @@ class PongHitBonus(Interface):
         edge_from: float = EDGE_FROM,
     ) -> None:
         super().__init__(inner)
-        for name, value in (("bonus", bonus), ("steep", steep), ("edge", edge), ("edge_from", edge_from)):
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float, np.integer, np.floating))
-                or not np.isfinite(value)
-            ):
-                raise ValueError(f"PongHitBonus: {name} must be a finite number, got {value!r}")
+        require_finite("PongHitBonus", bonus=bonus, steep=steep, edge=edge, edge_from=edge_from)
         if not 0.0 < edge_from <= 1.0:
             raise ValueError(f"PongHitBonus: edge_from must be in (0, 1], got {edge_from!r}")
         self.bonus, self.steep, self.edge, self.edge_from = float(bonus), float(steep), float(edge), float(edge_from)

@@ -29,6 +29,7 @@ from gymnasium import spaces
 from arena.errors import SpaceMismatchError
 from arena.interface import Interface
 from envs.pong import BALL, FIELD, PADDLE, PADDLE_MARGIN
+from interfaces.pong import require_finite, vector_space
 
 __all__ = ["PongAim"]
 
@@ -83,10 +84,7 @@ class PongAim(Interface):
     @classmethod
     def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
         """Instances and raw spaces for ``arena interfaces --check``."""
-        vector = spaces.Box(
-            np.array([0, 0, -1, -1, 0, -1, 0, -1], np.float32), np.ones(8, np.float32), dtype=np.float32
-        )
-        return [(cls(weight=0.1), vector, spaces.Discrete(6))]
+        return [(cls(weight=0.1), vector_space(), spaces.Discrete(6))]
 
     def __init__(
         self,
@@ -99,15 +97,7 @@ class PongAim(Interface):
         ball_spin: float = 3.0,
     ) -> None:
         super().__init__(inner)
-        for name, value in (("weight", weight), ("aim_at", aim_at), ("cap", cap), ("ball_speed", ball_speed)):
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float, np.integer, np.floating))
-                or not np.isfinite(value)
-            ):
-                raise ValueError(f"PongAim: {name} must be a finite number, got {value!r}")
-        if isinstance(ball_spin, bool) or not isinstance(ball_spin, (int, float, np.integer, np.floating)):
-            raise ValueError(f"PongAim: ball_spin must be a finite number, got {ball_spin!r}")
+        require_finite("PongAim", weight=weight, aim_at=aim_at, cap=cap, ball_speed=ball_speed, ball_spin=ball_spin)
         if not 0.0 < aim_at < 1.0:
             raise ValueError(f"PongAim: aim_at must be in (0, 1), got {aim_at!r}")
         for name, value in (("cap", cap), ("ball_speed", ball_speed), ("ball_spin", ball_spin)):
