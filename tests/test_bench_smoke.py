@@ -234,3 +234,14 @@ def test_pong_ai_ladder_each_rung_misses_returns_the_next_one_makes():
 def test_pong_training_bench_times_the_batch_beside_the_single_env():
     out = _bench("bench/pong_train.py", "--timesteps", "256", "--env-steps", "64", "--rounds", "1")
     assert "arena train pong_2p --path env (32 games)" in out and "the batch / the single env: trainer env" in out
+
+
+def test_pong_probe_bench_plays_folders_and_names_against_pong_ai_and_counts_only_returns():
+    from envs.shipped import shipped_folder
+
+    folder = str(shipped_folder("pong_ppo_preview"))
+    out = _bench("bench/pong_probe.py", folder, "pong_ai", "--games", "2", "--rounds", "1", "--max-round-steps", "200")
+    assert f"{folder}: rounds W-L-T" in out
+    assert "pong_ai: rounds W-L-T 0-0-2, games W-D-L 0-2-0" in out  # the mirror match ties every round
+    found = _bench_module("pong_probe").probe("pong_ai", games=2, rounds=1, max_round_steps=200)
+    assert found["returns"] > 0 and found["edge_share"] == 0.0  # pong_ai meets the ball near its centre
