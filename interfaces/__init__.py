@@ -18,6 +18,7 @@
 * :mod:`interfaces.pommerman_radio` — :class:`PommermanSilentRadio` (radio mode's actions as moves, words silent);
 * :mod:`interfaces.pong` — :class:`PongFrames` (the field as small grey pictures), :class:`PongMoves`,
   :class:`PongHitBonus`;
+* :mod:`interfaces.pong_aim` — :class:`PongAim` (a potential that leads the paddle to a steep return);
 * :mod:`interfaces.magent` — :class:`SideStack` (a side in one call), :class:`GridControl` (grid-wise control)
   and :func:`combine_by_unit` (MAgent2 armies);
 * :mod:`interfaces.vizdoom` — :class:`DoomActions`, :class:`DoomScreen` (ViZDoom frames and buttons);
@@ -55,6 +56,7 @@ from interfaces.pommerman_radio import PommermanSilentRadio
 from interfaces.pommerman_safety import PommermanSafeMoves
 from interfaces.pommerman_shaping import PommermanEnemyDownBonus, PommermanPickupBonus
 from interfaces.pong import PongFrames, PongHitBonus, PongMoves
+from interfaces.pong_aim import PongAim
 from interfaces.reward import ClipReward, PotentialShaping, ScaleReward, ShapeReward
 from interfaces.soccer import RescaleAction, SoccerFeatures, SoccerShaping, soccer_team
 from interfaces.team import ConcatenateTeam, team_interface
@@ -88,6 +90,7 @@ __all__ = [
     "PommermanSilentRadio",
     "PommermanEnemyDownBonus",
     "PommermanPickupBonus",
+    "PongAim",
     "PongFrames",
     "PongHitBonus",
     "PongMoves",
