@@ -241,7 +241,36 @@ class PongMoves(Interface):
         return np.array([self._allowed[list(raw)].any() for raw in self.MOVES], dtype=np.int8)
 
 
-class PongHitBonus(Interface):
+class VectorShaping(Interface):
+    """A shaping level over ``pong_2p``'s raw vector, which it passes on: what it owes is paid with the next reward.
+
+    Subclasses add to ``_owed`` as they observe, and drop what they remember of a game in :meth:`forget`.
+
+    Raises:
+        SpaceMismatchError: at setup, for anything but ``pong_2p``'s vector observation.
+    """
+
+    def __init__(self, inner: Interface | None = None) -> None:
+        super().__init__(inner)
+        self._owed = 0.0
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        super().setup(observation_space, action_space)
+        box = self._require_space(spaces.Box, "observation")
+        if box.shape != (_VECTOR_SIZE,):
+            raise SpaceMismatchError(f"{self}: needs pong_2p's vector observation Box(8,), got {box}")
+        self._owed = 0.0
+        self.forget()
+
+    def forget(self) -> None:
+        """Drop what the level remembers of the last game (called at setup)."""
+
+    def reward(self, reward: float) -> float:
+        owed, self._owed = self._owed, 0.0
+        return reward + owed
+
+
+class PongHitBonus(VectorShaping):
     """Reward shaping for ``pong_2p``: ``bonus`` each time the agent's paddle returns the ball,
     and ``steep`` times how steep the return leaves.
 
@@ -312,14 +341,9 @@ class PongHitBonus(Interface):
             raise ValueError(f"PongHitBonus: edge_from must be in (0, 1], got {edge_from!r}")
         self.bonus, self.steep, self.edge, self.edge_from = float(bonus), float(steep), float(edge), float(edge_from)
         self._last_vx = 0.0
-        self._owed = 0.0
 
-    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
-        super().setup(observation_space, action_space)
-        box = self._require_space(spaces.Box, "observation")
-        if box.shape != (_VECTOR_SIZE,):
-            raise SpaceMismatchError(f"{self}: needs pong_2p's vector observation Box(8,), got {box}")
-        self._last_vx, self._owed = 0.0, 0.0
+    def forget(self) -> None:
+        self._last_vx = 0.0
 
     def reset(self, observation: Any) -> None:
         self._last_vx, self._owed = float(np.asarray(observation).reshape(-1)[2]), 0.0
@@ -341,10 +365,6 @@ class PongHitBonus(Interface):
         """
         steepness = np.abs(steepness)
         return self.bonus + self.steep * steepness + self.edge * (steepness >= self.edge_from)
-
-    def reward(self, reward: float) -> float:
-        owed, self._owed = self._owed, 0.0
-        return reward + owed
 
     def _arguments(self) -> str:
         inner = super()._arguments()

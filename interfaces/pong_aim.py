@@ -26,10 +26,9 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.errors import SpaceMismatchError
 from arena.interface import Interface
 from envs.pong import BALL, FIELD, PADDLE, PADDLE_MARGIN
-from interfaces.pong import require_finite, vector_space
+from interfaces.pong import VectorShaping, require_finite, vector_space
 
 __all__ = ["PongAim"]
 
@@ -40,7 +39,7 @@ _REACH = (PADDLE[1] + BALL[1]) / 2  # the env's bounce: offset 1 is this far fro
 _CENTRE_MIN, _CENTRE_MAX = PADDLE[1] / 2, FIELD - PADDLE[1] / 2
 
 
-class PongAim(Interface):
+class PongAim(VectorShaping):
     """Reward shaping for ``pong_2p``: the change of how near the paddle is to a steep-return spot.
 
     While the ball comes towards the agent (the mirrored vector's ``vx < 0``, its left edge not
@@ -106,14 +105,9 @@ class PongAim(Interface):
         self.weight, self.aim_at, self.cap = float(weight), float(aim_at), float(cap)
         self.ball_speed, self.ball_spin = float(ball_speed), float(ball_spin)
         self._potential = 0.0
-        self._owed = 0.0
 
-    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
-        super().setup(observation_space, action_space)
-        box = self._require_space(spaces.Box, "observation")
-        if box.shape != (_VECTOR_SIZE,):
-            raise SpaceMismatchError(f"{self}: needs pong_2p's vector observation Box(8,), got {box}")
-        self._potential, self._owed = 0.0, 0.0
+    def forget(self) -> None:
+        self._potential = 0.0
 
     def spots(self, vectors: Any) -> np.ndarray:
         """The paddle centres (pixels, ``(n, 2)``: above, below) that meet each incoming ball ``aim_at`` off centre.
@@ -175,10 +169,6 @@ class PongAim(Interface):
             self._owed += potential - self._potential
             self._potential = potential
         return observation
-
-    def reward(self, reward: float) -> float:
-        owed, self._owed = self._owed, 0.0
-        return reward + owed
 
     def _arguments(self) -> str:
         inner = super()._arguments()
