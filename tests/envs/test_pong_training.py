@@ -14,6 +14,8 @@ from envs.pong import Pong2p
 from envs.pong_agents import PongAIAgent
 from envs.pong_batch import PongBatch, pong_ai_moves
 from envs.pong_training import PongTraining, pong_stack_levels, pong_vec_env
+from interfaces.pong import PongHitBonus
+from interfaces.pong_aim import PongAim
 
 STACK = "pong_moves(pong_frames(pong_hit_bonus(bonus=0.02, steep=0.05, edge=0.1, edge_from=0.5), scale=4, frames=2))"
 AIMED = "pong_moves(pong_frames(pong_aim(pong_hit_bonus(bonus=0.02, edge=0.1), weight=0.3), scale=4, frames=2))"
@@ -84,6 +86,10 @@ def test_opponents_come_from_the_pool_and_unfit_ones_are_refused() -> None:
         venv.set_opponents(RandomAgent())
     with pytest.raises(ValueError, match="runs pong_moves\\(pong_frames\\(...\\)\\)"):
         pong_stack_levels(build_interface("pong_moves(pong_frames(pong_moves, scale=4))"))
+    with pytest.raises(ValueError, match="an optional pong_hit_bonus and pong_aim under the frames"):
+        pong_stack_levels(build_interface("pong_moves(pong_frames(pong_aim(pong_aim), scale=4))"))  # twice
+    either_order = pong_stack_levels(build_interface("pong_moves(pong_frames(pong_hit_bonus(pong_aim), scale=4))"))
+    assert isinstance(either_order.aim, PongAim) and isinstance(either_order.shaping, PongHitBonus)
     with pytest.raises(ValueError, match="vector observations"):
         pong_vec_env("pong_2p", 2, PongAIAgent(), interface=stack, env_options={"observation": "frame"})
     with pytest.raises(ValueError, match="trains the pong_2p env, got 'snake'"):
