@@ -19,7 +19,6 @@ together, without playing again, with ``--from-csv a.csv b.csv``.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import shlex
 import subprocess
@@ -27,7 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from arena.training.report import write_csv
+from arena.training.report import read_csv, write_csv
 from arena.training.trained import read_manifest
 
 
@@ -53,17 +52,6 @@ def score_row(args: argparse.Namespace, folder: Path) -> dict:
     row = {"folder": str(folder), "timesteps": int(read_manifest(folder)["timesteps"])}
     row.update({key: pairing[key] for key in ("score", "score_low", "score_high", "wins", "draws", "losses")})
     return row
-
-
-def read_rows(path: Path) -> list[dict]:
-    """The rows a ``--csv`` file holds, numbers as numbers."""
-    with path.open(newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    for row in rows:
-        row["timesteps"] = int(row["timesteps"])
-        row.update({key: float(row[key]) for key in ("score", "score_low", "score_high")})
-        row.update({key: int(row[key]) for key in ("wins", "draws", "losses")})
-    return rows
 
 
 def plot(rows: list[dict], args: argparse.Namespace) -> None:
@@ -109,7 +97,7 @@ def main() -> None:
     args = parser.parse_args()
     if not args.folders and not args.from_csv:
         parser.error("give checkpoint folders to play, or --from-csv rows to draw")
-    rows = [row for path in args.from_csv for row in read_rows(path)]
+    rows = [row for path in args.from_csv for row in read_csv(path)]
     for folder in args.folders:
         rows.append(score_row(args, folder))
         row = rows[-1]
