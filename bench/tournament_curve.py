@@ -97,7 +97,7 @@ def main() -> None:
     args = parser.parse_args()
     if not args.folders and not args.from_csv:
         parser.error("give checkpoint folders to play, or --from-csv rows to draw")
-    rows = [row for path in args.from_csv for row in read_csv(path)]
+    rows = [row for path in args.from_csv for row in read_csv(path, text=("folder",))]
     for folder in args.folders:
         rows.append(score_row(args, folder))
         row = rows[-1]

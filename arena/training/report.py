@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import csv
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +26,17 @@ def write_csv(records: Sequence[Mapping[str, Any]], path: str | Path) -> Path:
     return path
 
 
-def read_csv(path: str | Path) -> list[dict[str, Any]]:
-    """Read records written by :func:`write_csv`, numbers converted back to numbers."""
+def read_csv(path: str | Path, *, text: Collection[str] = ()) -> list[dict[str, Any]]:
+    """Read records written by :func:`write_csv`, numbers converted back to numbers.
+
+    Args:
+        path: the CSV file.
+        text: columns kept as written (a folder named ``1e3`` stays ``"1e3"``).
+    """
     rows = []
     with Path(path).open(newline="") as handle:
         for row in csv.DictReader(handle):
-            rows.append({key: _number(value) for key, value in row.items()})
+            rows.append({key: value if key in text else _number(value) for key, value in row.items()})
     return rows
 
 
