@@ -1,9 +1,9 @@
 """A seat-swapped soccer match between two sides: W/D/L and the score with its 95% interval.
 
 Each side is one agent spec played in every seat of its team (``soccer_chaser``,
-``random``, or a folder written by ``arena train soccer --control team``, whose model
-drives its whole side as one team agent). Game ``i`` is seeded with ``seed + i``; on odd
-games the sides swap ends (home <-> away). The score is (wins + draws / 2) / games with
+``random``, or a folder written by ``arena train soccer``: with ``--control team`` its model
+drives its whole side as one team agent, otherwise a copy of it plays each seat). Game ``i``
+is seeded with ``seed + i``; on odd games the sides swap ends (home <-> away). The score is (wins + draws / 2) / games with
 its Wilson interval; the win rate of decided games is printed too. Run::
 
     python bench/soccer_match.py --first soccer_chaser --second random --games 20 --team-size 2
@@ -25,7 +25,7 @@ import envs  # noqa: E402
 from arena import Agent, play  # noqa: E402
 from arena.registry import make_agent  # noqa: E402
 from arena.tournament.stats import wilson_interval  # noqa: E402
-from arena.training.trained import is_agent_folder, load_trained_agent  # noqa: E402
+from arena.training.trained import is_agent_folder, load_trained_agent, read_manifest  # noqa: E402
 
 
 class Watched(Agent):
@@ -53,9 +53,12 @@ class Watched(Agent):
 
 
 def side_agents(spec: str, ids: tuple[str, ...], env: Any, totals: dict[str, float]) -> dict[Any, Any]:
-    """The agents for one side: a team agent from a trained folder, else one agent per seat."""
-    if is_agent_folder(spec):
+    """The agents for one side: one team agent from a folder trained with ``--control team``, else
+    one agent per seat (a folder trained on one seat plays every seat of its side, a copy each)."""
+    if is_agent_folder(spec) and read_manifest(spec).get("team_size") is not None:
         return {ids: Watched(load_trained_agent(spec, env=env), totals)}
+    if is_agent_folder(spec):
+        return {agent_id: Watched(load_trained_agent(spec, env=env), totals) for agent_id in ids}
     return {agent_id: Watched(make_agent(spec), totals) for agent_id in ids}
 
 

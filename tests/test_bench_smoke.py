@@ -56,13 +56,17 @@ def test_soccer_bench_times_dm_control_beside_arena():
     assert "arena env.step / dm_control = " in out
 
 
-def test_soccer_match_bench_plays_a_trained_side_and_reports_what_each_side_does(tmp_path):
+@pytest.mark.parametrize(
+    "control", [["--control", "team"], ["--control", "seat", "--teammate", "random"]], ids=["team", "seat"]
+)
+def test_soccer_match_bench_plays_a_trained_side_and_reports_what_each_side_does(tmp_path, control):
     pytest.importorskip("dm_control")
     from arena.cli import main
 
     folder = tmp_path / "side"
     argv = ["train", "soccer", "--timesteps", "32", "--n-envs", "1", "--eval-games", "1", "--out", str(folder)]
     argv += [
+        *control,
         "--env-options",
         '{"time_limit": 0.5}',
         "--algo-options",
