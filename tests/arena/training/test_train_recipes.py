@@ -133,7 +133,8 @@ def test_flags_override_the_recipe_field_by_field() -> None:
     assert recipe.opponents == ("random",)  # not given: the recipe's
     assert recipe.algo == "maskable-ppo" and recipe.algo_options == {"n_epochs": 2}
     soccer = TrainingConfig("soccer", out="x", algo_options={"batch_size": 64}).recipe()
-    assert soccer.algo_options == {"n_steps": 512, "batch_size": 64}  # the recipe's algorithm keeps its options
+    # the recipe's algorithm keeps its options, the given one replaced
+    assert soccer.algo_options == {"n_steps": 512, "batch_size": 64, "policy_kwargs": {"log_std_init": -0.5}}
     assert TrainingConfig("pommerman", out="x", interface="none").recipe().interface is None
     connect_four = TrainingConfig("connect_four", out="x", self_play="off").recipe()
     assert connect_four.self_play is None and recipe_for("connect_four").self_play == "uniform"
