@@ -1,7 +1,16 @@
 """Suite-wide settings."""
 
+import signal
+
 from envs.vizdoom import VizdoomDeathmatch
 
 # The registry-wide tests build every bundled env with its defaults; ViZDoom matches run real
 # engines in real time, so the suite plays short ones (2 s of game time, about 18 steps).
 VizdoomDeathmatch.default_time_limit = 2.0
+
+# Several tests press Ctrl-C (SIGINT) on a CLI they start. A suite launched in the background by
+# a non-interactive shell (`cmd &`, nohup) inherits SIGINT ignored, and so would every CLI it
+# starts: they would sit through the signal. A Python handler is not inherited across exec, so
+# with this one the CLIs start with the default disposition and Python's KeyboardInterrupt.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
