@@ -19,17 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from arena.registry import make_agent
-from arena.training.trained import is_agent_folder, load_trained_agent
+from arena.specs.agents import AgentSpec
 from envs.pong import Pong2p
 from envs.pong_agents import PongAIAgent
 
 EDGE = 0.9  # pong_ai misses returns from about here on
-
-
-def build(spec: str) -> Any:
-    """A trained folder's agent, or the registered agent ``spec``."""
-    return load_trained_agent(spec) if is_agent_folder(spec) else make_agent(spec)
 
 
 def probe(spec: str, games: int, rounds: int, gain: float = 20.0, max_round_steps: int = 1000) -> dict[str, Any]:
@@ -39,7 +33,7 @@ def probe(spec: str, games: int, rounds: int, gain: float = 20.0, max_round_step
         env = Pong2p(rounds=rounds, max_round_steps=max_round_steps)
         seat = game % 2
         me, other = f"player_{seat}", f"player_{1 - seat}"
-        agent, opponent = build(spec), PongAIAgent(gain=gain)
+        agent, opponent = AgentSpec.parse(spec).build(), PongAIAgent(gain=gain)
         agent.setup(env.observation_space(me), env.action_space(me))
         opponent.setup(env.observation_space(other), env.action_space(other))
         agent.reset(seed=game)

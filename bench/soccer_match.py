@@ -3,8 +3,9 @@
 Each side is one agent spec played in every seat of its team (``soccer_chaser``,
 ``random``, or a folder written by ``arena train soccer``: with ``--control team`` its model
 drives its whole side as one team agent, otherwise a copy of it plays each seat). Game ``i``
-is seeded with ``seed + i``; on odd games the sides swap ends (home <-> away). The score is (wins + draws / 2) / games with
-its Wilson interval; the win rate of decided games is printed too. Run::
+is seeded with ``seed + i``; on odd games the sides swap ends (home <-> away). The score is
+(wins + draws / 2) / games with its Wilson interval; the win rate of decided games is printed
+too. Run::
 
     python bench/soccer_match.py --first soccer_chaser --second random --games 20 --team-size 2
     python bench/soccer_match.py --first runs/soccer --second random --games 40
@@ -23,9 +24,9 @@ import numpy as np  # noqa: E402
 
 import envs  # noqa: E402
 from arena import Agent, play  # noqa: E402
-from arena.registry import make_agent  # noqa: E402
+from arena.specs.agents import AgentSpec  # noqa: E402
 from arena.tournament.stats import wilson_interval  # noqa: E402
-from arena.training.trained import is_agent_folder, load_trained_agent, read_manifest  # noqa: E402
+from arena.training.trained import read_manifest  # noqa: E402
 
 
 class Watched(Agent):
@@ -55,11 +56,10 @@ class Watched(Agent):
 def side_agents(spec: str, ids: tuple[str, ...], env: Any, totals: dict[str, float]) -> dict[Any, Any]:
     """The agents for one side: one team agent from a folder trained with ``--control team``, else
     one agent per seat (a folder trained on one seat plays every seat of its side, a copy each)."""
-    if is_agent_folder(spec) and read_manifest(spec).get("team_size") is not None:
-        return {ids: Watched(load_trained_agent(spec, env=env), totals)}
-    if is_agent_folder(spec):
-        return {agent_id: Watched(load_trained_agent(spec, env=env), totals) for agent_id in ids}
-    return {agent_id: Watched(make_agent(spec), totals) for agent_id in ids}
+    entrant = AgentSpec.parse(spec)
+    if entrant.folder is not None and read_manifest(entrant.folder).get("team_size") is not None:
+        return {ids: Watched(entrant.build(env), totals)}
+    return {agent_id: Watched(agent, totals) for agent_id, agent in zip(ids, entrant.build_side(len(ids), env))}
 
 
 def main() -> None:
