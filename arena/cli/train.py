@@ -179,7 +179,8 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--algo-options",
         default=None,
-        help="JSON keyword options for the algorithm, e.g. '{\"learning_rate\": 0.0003}'",
+        help="JSON keyword options for the algorithm, e.g. '{\"learning_rate\": 0.0003}'; with --load "
+        "they change the loaded model from here on (all but policy_kwargs: the network is the loaded one)",
     )
     parser.add_argument("--device", default="cpu", help="torch device (default cpu)")
     parser.add_argument(

@@ -14,6 +14,7 @@ This module imports Stable-Baselines3 and torch when it is imported (the ``train
 
 from __future__ import annotations
 
+import inspect
 import json
 import shlex
 from collections.abc import Mapping, Sequence
@@ -53,7 +54,16 @@ from arena.training.callbacks import (
 from arena.training.side import SideVecEnv
 from arena.training.vectorised import batch_vec_env, choose_path, own_vec_env
 
-__all__ = ["POOL_FILE", "RunPlan", "TrainedRun", "choose_policy", "plan", "registered_interface_spec", "train"]
+__all__ = [
+    "POOL_FILE",
+    "RunPlan",
+    "TrainedRun",
+    "choose_policy",
+    "loaded_algo_changes",
+    "plan",
+    "registered_interface_spec",
+    "train",
+]
 
 #: The file in a trained folder that lists its self-play snapshots (weights in ``pool/``).
 POOL_FILE = "pool.json"
@@ -214,6 +224,7 @@ def train(config: TrainingConfig) -> TrainedRun:
     recipe = setup.recipe
     torch.set_num_threads(config.threads)
     algo_class: Any = algorithm_class(recipe.algo)
+    changes = loaded_algo_changes(algo_class, config.algo_options) if setup.loaded is not None else {}
     opponents, pool = _opponents(setup)
     probe = make_env(config.env, **setup.env_options)
     path = choose_path(recipe.path, probe, recipe.algo, opponents, build_interface(recipe.interface), _own(recipe))
@@ -225,6 +236,7 @@ def train(config: TrainingConfig) -> TrainedRun:
             str(config.folder if config.load is None else Path(config.load)) + "/" + setup.loaded["model"],
             env=vec_env,
             device=config.device,
+            **changes,
         )
     else:
         options = {**default_algo_options(recipe.algo, config.timesteps, n_envs, path), **recipe.algo_options}
@@ -330,6 +342,44 @@ def _leaves(space: spaces.Space, key: str = "") -> list[tuple[str, spaces.Space]
 
 
 # ---------------------------------------------------------------------------------------------- the parts
+#: Constructor arguments a loaded model keeps: its network, and what the run itself sets.
+_FIXED_ON_LOAD = frozenset(
+    {"policy", "policy_kwargs", "env", "device", "seed", "verbose", "tensorboard_log", "_init_setup_model"}
+)
+
+
+def loaded_algo_changes(algo_class: type[Any], algo_options: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``--algo-options`` a loaded model takes on (learning rate, clip range, ``gamma``...).
+
+    SB3's ``load`` sets any keyword as an attribute before rebuilding the schedules and the
+    rollout buffer, so a misspelt name would be kept and ignored: names are checked against the
+    algorithm's constructor.
+
+    Raises:
+        ValueError: a name the algorithm does not take, or one a loaded model keeps (its network,
+            ``policy_kwargs``; device and seed come from their own flags).
+
+    Example:
+        >>> from stable_baselines3 import PPO
+        >>> loaded_algo_changes(PPO, {"learning_rate": 1e-4, "gamma": 0.995})
+        {'learning_rate': 0.0001, 'gamma': 0.995}
+    """
+    taken = set(inspect.signature(algo_class.__init__).parameters) - {"self"}
+    unknown = sorted(set(algo_options) - taken)
+    fixed = sorted(set(algo_options) & _FIXED_ON_LOAD)
+    if unknown:
+        raise ValueError(
+            f"--algo-options with --load: {algo_class.__name__} takes no option {', '.join(map(repr, unknown))}; "
+            f"expected some of {', '.join(sorted(taken - _FIXED_ON_LOAD))}"
+        )
+    if fixed:
+        raise ValueError(
+            f"--algo-options with --load: {', '.join(map(repr, fixed))} cannot change on a trained model "
+            "(its network is the loaded one); train a new folder to change them"
+        )
+    return dict(algo_options)
+
+
 def _loaded_manifest(config: TrainingConfig) -> dict[str, Any]:
     """The manifest of ``config.load``, checked against the config (same env, algo, interface, options)."""
     manifest = read_manifest(config.load_folder)

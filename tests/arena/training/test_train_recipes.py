@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import io
 import json
+import re
 import shlex
 import threading
 
@@ -272,6 +273,31 @@ def test_load_goes_on_with_the_stored_recipe_and_appends(tmp_path, capsys) -> No
     assert main(["train", "tic_tac_toe", "--load", str(out), "--timesteps", "64", "--self-play", "off", *common]) == 0
     assert "opponent pool: 2 members, 0 promotions" in capsys.readouterr().out  # no snapshots, no self-play
     assert json.loads((out / "recipe.json").read_text())["self_play"] is None
+
+
+def test_load_applies_algo_options_to_the_model_and_refuses_what_cannot_change(tmp_path, capsys) -> None:
+    out = tmp_path / "run"
+    common = ["--eval-games", "2", "--eval-every", "64", "--n-envs", "2", "--no-progress", "--interface", "flatten"]
+    assert main(["train", "tic_tac_toe", "--timesteps", "64", "--out", str(out), *common]) == 0
+    from sb3_contrib import MaskablePPO
+
+    before = MaskablePPO.load(out / "model.zip")
+    changes = {"learning_rate": 1.25e-4, "gamma": 0.875, "n_epochs": 3, "clip_range": 0.05}
+    args = ["train", "tic_tac_toe", "--load", str(out), "--timesteps", "64", *common]
+    assert main([*args, "--algo-options", json.dumps(changes)]) == 0
+    model = MaskablePPO.load(out / "model.zip")
+    assert (model.gamma, model.n_epochs, model.lr_schedule(1.0), model.clip_range(1.0)) == (0.875, 3, 1.25e-4, 0.05)
+    assert before.gamma != 0.875 and before.lr_schedule(1.0) != 1.25e-4
+    assert model.num_timesteps > before.num_timesteps
+    stored = json.loads((out / "recipe.json").read_text())["algo_options"]
+    assert {name: stored[name] for name in changes} == changes  # the record says what the model trained with
+
+    capsys.readouterr()
+    assert main([*args, "--algo-options", '{"learnin_rate": 0.001}']) != 0
+    assert re.search(r"takes no option 'learnin_rate'; expected some of .*learning_rate", capsys.readouterr().err)
+    assert main([*args, "--algo-options", '{"policy_kwargs": {"net_arch": [8]}}']) != 0
+    assert "'policy_kwargs' cannot change on a trained model" in capsys.readouterr().err
+    assert MaskablePPO.load(out / "model.zip").num_timesteps == model.num_timesteps  # nothing trained or lost
 
 
 def test_a_folder_names_registered_interfaces_so_a_tournament_trusts_it(tmp_path, capsys) -> None:
