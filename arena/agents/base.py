@@ -147,17 +147,28 @@ class RandomAgent(Agent):
         return self._start + int(legal[int(self._rng.random() * count)])
 
     def act_batch(self, observations: Any, action_masks: Any = None) -> np.ndarray:
-        """A uniformly random legal action per game (Discrete spaces), one draw per game.
+        """A uniformly random legal action per game, one draw per game, stacked on axis 0.
+
+        Discrete spaces draw from the agent's own generator; other spaces (a Box of forces, a
+        MultiDiscrete) sample their private copy once per game, with that game's mask if given.
 
         Example:
             >>> agent = RandomAgent(seed=0)
             >>> agent.setup(spaces.Discrete(3), spaces.Discrete(3))
             >>> agent.act_batch(np.zeros(2), np.array([[0, 0, 1], [1, 0, 0]])).tolist()
             [2, 0]
+            >>> agent.setup(spaces.Discrete(3), spaces.Box(-1, 1, (2,)))
+            >>> agent.act_batch(np.zeros(4)).shape
+            (4, 2)
         """
-        if self._n is None:
-            raise NotImplementedError(f"{self}: act_batch needs a Discrete action space, got {self.action_space}")
         games = len(observations)
+        if self._n is None:
+            if self._space is None:
+                raise RuntimeError("RandomAgent.act_batch() called before setup()")
+            space = self._space
+            if action_masks is None:
+                return np.stack([np.asarray(space.sample()) for _ in range(games)])
+            return np.stack([np.asarray(space.sample(mask=mask)) for mask in action_masks])
         draws = np.array([self._rng.random() for _ in range(games)])
         if action_masks is None:
             return self._start + (draws * self._n).astype(np.int64)

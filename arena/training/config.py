@@ -196,8 +196,8 @@ class TrainingConfig:
         """``base`` (default :meth:`base_recipe`) with the fields this config gives.
 
         The recipe's ``algo_options`` are kept only when the algorithm stays the recipe's;
-        this config's ``algo_options`` go over them. ``control="team"`` drops the recipe's
-        teammate (the model plays every seat of its side).
+        this config's ``algo_options`` go over them. ``control="team"`` and ``path="side"`` drop
+        the recipe's teammate (the model plays every seat of its side).
         """
         base = self.base_recipe() if base is None else base
         algo = self.algo or base.algo
@@ -222,8 +222,8 @@ class TrainingConfig:
             path=self.path,
             team_spirit=self.team_spirit,
         )
-        if self.control == "team" and self.teammate is None:  # a whole side has no teammate: drop the recipe's
-            recipe = replace(recipe, teammate=None)
+        if (self.control == "team" or recipe.path == "side") and self.teammate is None:
+            recipe = replace(recipe, teammate=None)  # the model plays every seat of its side: drop the recipe's
         if self.interface == RAW_INTERFACE:
             recipe = replace(recipe, interface=None)
         return replace(recipe, self_play=None) if self.self_play == SELF_PLAY_OFF else recipe

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
 from arena.env import AgentID, MultiAgentEnv
 from arena.play_loop import play
@@ -231,14 +232,16 @@ def match_sides(
     """Play ``games`` seeded games in an env with two sides, ``agent`` playing every member of one
     side (the sides in turn) and ``opponent`` every member of the other.
 
-    Every step, each side's player acts for all its live members in one ``act_batch`` call over
-    their stacked observations, so both must be batchable (:attr:`arena.Agent.batchable`). A pool
-    gives a fresh draw every game. Game ``i`` is seeded with ``derive_seed(seed, i)``. The result
+    Every step, a batchable player (:attr:`arena.Agent.batchable`) acts for all its side's live
+    members in one ``act_batch`` call over their stacked observations; any other player plays each
+    seat through a copy of its own (a model behind a stateful interface keeps one model and gets an
+    interface per seat), as a tournament seats one entrant on a whole side. A pool gives a fresh
+    draw every game. Game ``i`` is seeded with ``derive_seed(seed, i)``. The result
     is the sides' outcome: :meth:`~arena.MultiAgentEnv.team_scores` where the env has it, else each
     side's summed rewards; higher wins, equal is a draw.
 
     Raises:
-        ValueError: ``games`` below 1, an env without two sides, a player that cannot act in batches.
+        ValueError: ``games`` below 1, an env without two sides.
 
     Example::
 
@@ -257,31 +260,53 @@ def match_sides(
     for game in range(games):
         mine, theirs = sides[game % 2], sides[1 - game % 2]
         drawn = opponent.sample(rng) if isinstance(opponent, OpponentPool) else opponent
-        players = {mine: agent, theirs: drawn}
-        for player in (agent, drawn):
-            if not player.batchable:
-                raise ValueError(f"match_sides: {player} cannot act for a side at once (act_batch)")
+        players: dict[str, Agent | list[Agent]] = {}
+        for side, player in ((mine, agent), (theirs, drawn)):
             if player.observation_space is not spaces_[0] or player.action_space is not spaces_[1]:
                 player.setup(*spaces_)
             player.reset(seed=derive_seed(seed, game))
+            players[side] = player if player.batchable else _seat_players(player, len(teams[side]), spaces_)
         scores = _play_sides(env, players, derive_seed(seed, game))
         outcomes.append(1.0 if scores[mine] > scores[theirs] else 0.5 if scores[mine] == scores[theirs] else 0.0)
     return Score(outcomes)
 
 
-def _play_sides(env: MultiAgentEnv, players: dict[str, Agent], seed: int) -> dict[str, float]:
-    """One game, each side's player acting for its live members at once; each side's outcome."""
+def _seat_players(player: Agent, seats: int, spaces_: tuple) -> list[Agent]:
+    """One player per seat of a side for ``player``, which cannot act for the side at once: the
+    player itself in the first seat, copies in the others (a model behind an interface is shared,
+    each copy getting its own interface), set up and reset with the player's seed."""
+    copies: list[Agent] = [player]
+    for _ in range(seats - 1):
+        if isinstance(player, AgtItfWrapper) and player.members is None:
+            copies.append(AgtItfWrapper(player.agent, player.interface))  # claimed: a deep copy
+        else:
+            copies.append(copy.deepcopy(player))
+    for copied in copies[1:]:
+        copied.setup(*spaces_)
+        copied.reset()
+    return copies
+
+
+def _play_sides(env: MultiAgentEnv, players: dict[str, Agent | list[Agent]], seed: int) -> dict[str, float]:
+    """One game, each side's player acting for its live members (at once, or a player per seat);
+    each side's outcome."""
     teams = env.teams or {}
     observations, _ = env.reset(seed=seed)
     totals = dict.fromkeys(teams, 0.0)
     side_of = {member: side for side, members in teams.items() for member in members}
+    rewards: dict[AgentID, float] = {}
     while env.agents:
         actions: dict[AgentID, object] = {}
         for side, player in players.items():
             live = [member for member in teams[side] if member in observations]
-            if live:
-                chosen = player.act_batch(np.stack([observations[member] for member in live]))
-                actions.update((m, int(a) if np.ndim(a) == 0 else a) for m, a in zip(live, chosen))
+            if not live:
+                continue
+            if isinstance(player, list):
+                seat = {member: i for i, member in enumerate(teams[side])}
+                chosen = [player[seat[m]].act(observations[m], reward=float(rewards.get(m, 0.0))) for m in live]
+            else:
+                chosen = list(player.act_batch(np.stack([observations[member] for member in live])))
+            actions.update((m, int(a) if np.ndim(a) == 0 else a) for m, a in zip(live, chosen))
         observations, rewards, _, _, _ = env.step(actions)
         for member, reward in rewards.items():
             totals[side_of[member]] += float(reward)

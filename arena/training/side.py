@@ -7,6 +7,14 @@ every member of one side (the sides take turns game by game) and one opponent, d
 pool, acts for the other side in one ``act_batch`` call over its stacked views. Slot ``g * width + i``
 is member ``i`` of the learner's side in game ``g``.
 
+The learner's interface is one stack shared by every slot when it keeps no per-episode state
+(observations transformed in one ``observation_batch`` call); a stack that keeps some (a shaping
+potential, a frame history) is deep-copied once per slot, reset when the slot's game starts and
+ended (``done``) when its member leaves, as :class:`~arena.training.SingleAgentEnv` does for its
+seat. Either way each member's reward goes through the stack's ``reward`` hook (``done`` at its
+end) before ``team_spirit`` mixes them; a slot's stack is ``get_attr("interface")`` for that slot,
+so a trained folder pools the statistics of all of them.
+
 A member that leaves the game (killed) is *done* at that step, with its last observation as the
 ``terminal_observation``; until its game ends, its slot sees zeros, earns nothing and its actions
 are ignored (the "black death" of PettingZoo's vectorising wrappers). When the game ends, every
@@ -20,6 +28,7 @@ This module imports Stable-Baselines3 when it is imported (the ``train`` extra).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -52,8 +61,6 @@ def side_path_reasons(env: MultiAgentEnv, opponents: Sequence[Any], interface: I
     for agent in opponents:
         members = agent if isinstance(agent, OpponentPool) else [agent]
         reasons += [f"the opponent {m} cannot act for a side at once (act_batch)" for m in members if not m.batchable]
-    if interface is not None and interface.stateful:
-        reasons.append(f"the interface {interface} keeps per-episode state")
     return reasons
 
 
@@ -65,14 +72,15 @@ class SideVecEnv(VecEnv):
         num_games: games played at once; ``num_envs`` is ``num_games`` times the larger side.
         opponents: the agent (or spec, or :class:`OpponentPool`) that plays the other side; it must
             act in batches (:attr:`arena.Agent.batchable`). A sequence makes a uniform pool.
-        interface: the learner's interface (stateless), set up on one member's spaces.
+        interface: the learner's interface, set up on one member's spaces (copied per slot when
+            it keeps per-episode state).
         env_kwargs: options for the env.
         team_spirit: the share of each member's reward that is the mean reward of the members
             in play at that step (0: its own reward; 1: the side's mean), as OpenAI Five mixes them.
 
     Raises:
-        ValueError: an env without two sides, an opponent that cannot act in batches, a
-            stateful interface, observations that are not a Box.
+        ValueError: an env without two sides, an opponent that cannot act in batches,
+            observations that are not a Box.
         SpaceMismatchError: members whose (transformed) spaces differ.
 
     Example:
@@ -120,6 +128,11 @@ class SideVecEnv(VecEnv):
         self._raw_space = probe.observation_space(members[0]), probe.action_space(members[0])
         self.render_mode = None  # SB3 reads it; these games do not render
         super().__init__(len(self.games) * self.width, observation_space, action_space)
+        shared = self._interfaces[members[0]]
+        # One stack per slot where a stack keeps per-episode state: slots must not share it.
+        self._stacks: list[Interface] | None = None
+        if shared is not None and shared.stateful:
+            self._stacks = [shared if slot == 0 else copy.deepcopy(shared) for slot in range(self.num_envs)]
         self._obs = np.zeros((self.num_envs, *observation_space.shape), dtype=observation_space.dtype)
         self._raw: list[dict[str, Any]] = [{} for _ in self.games]
         self._members: list[tuple[str, ...]] = [() for _ in self.games]  # the learner's seats, game by game
@@ -145,19 +158,30 @@ class SideVecEnv(VecEnv):
             self._set_up.add(id(enemy))
         self._enemy[g] = enemy
         self._raw[g] = raw
-        self._fill(g, raw)
+        self._fill(g, raw, starting=True)
 
-    def _fill(self, g: int, raw: Mapping[str, Any]) -> None:
+    def _stack(self, slot: int) -> Interface | None:
+        """The interface of ``slot``: its own copy for a stateful stack, else the shared one."""
+        return self.interface if self._stacks is None else self._stacks[slot]
+
+    def _fill(self, g: int, raw: Mapping[str, Any], *, starting: bool = False) -> None:
         """The learner's observations of game ``g`` into its slots (zeros for members out of play)."""
-        block = self._obs[g * self.width : (g + 1) * self.width]
+        base = g * self.width
+        block = self._obs[base : base + self.width]
         block[:] = 0
         members = self._members[g]
         live = [i for i, seat in enumerate(members) if seat in raw]
         if not live:
             return
-        views = np.stack([raw[members[i]] for i in live])
-        itf = self.interface
-        block[live] = views if itf is None else itf.transform_observation_batch(views)
+        if self._stacks is None:
+            views = np.stack([raw[members[i]] for i in live])
+            itf = self.interface
+            block[live] = views if itf is None else itf.transform_observation_batch(views)
+            return
+        for i in live:
+            stack = self._stacks[base + i]
+            view = raw[members[i]]
+            block[i] = stack.transform_reset(view) if starting else stack.transform_observation(view)
 
     # ------------------------------------------------------------ VecEnv API
     def reset(self) -> np.ndarray:
@@ -193,34 +217,51 @@ class SideVecEnv(VecEnv):
         actions = self._learner_actions(g, raw, members)
         actions.update(self._enemy_actions(g, raw, set(members)))
         raw, step_rewards, terminations, truncations, _ = game.step(actions)
-        playing = [i for i, seat in enumerate(members) if seat in step_rewards]
-        if playing:
-            own = np.array([step_rewards[members[i]] for i in playing], dtype=np.float32)
-            spirit = self.team_spirit
-            rewards[[base + i for i in playing]] = (1 - spirit) * own + spirit * own.mean()
+        over = not game.agents
+        # Observations before rewards, as SingleAgentEnv: a stateful level's reward reads the new view.
+        self._fill(g, raw)
+        finals = self._obs[base : base + self.width].copy()
+        ends: dict[int, bool] = {}  # slot -> truncated, for every member whose episode ends now
         for i, seat in enumerate(members):
             if terminations.get(seat) or truncations.get(seat):
-                dones[base + i] = True
-                infos[base + i] = {"terminal_observation": last[i], "TimeLimit.truncated": bool(truncations.get(seat))}
-        if not game.agents:  # the game is over: every slot still in it was done above
-            for i in range(self.width):
-                if not dones[base + i] and i < len(members) and members[i] in self._raw[g]:
-                    dones[base + i] = True
-                    infos[base + i] = {"terminal_observation": last[i], "TimeLimit.truncated": True}
+                ends[i] = bool(truncations.get(seat)) and not terminations.get(seat)
+            elif over and seat in self._raw[g]:  # still in when the game stopped: cut short
+                ends[i] = True
+        playing = [i for i, seat in enumerate(members) if seat in step_rewards]
+        if playing:
+            own = np.array([self._reward(base + i, step_rewards[members[i]], ends.get(i)) for i in playing])
+            spirit = self.team_spirit
+            rewards[[base + i for i in playing]] = (1 - spirit) * own + spirit * own.mean()
+        for i, truncated in ends.items():
+            if i not in playing:  # ended without a reward this step: its stack still ends the episode
+                self._reward(base + i, 0.0, truncated)
+            dones[base + i] = True
+            final = finals[i] if members[i] in raw else last[i]  # a member that left sends no last view
+            infos[base + i] = {"terminal_observation": final, "TimeLimit.truncated": truncated}
+        if over:
             self._start(g)
             return
         self._raw[g] = raw
-        self._fill(g, raw)
+
+    def _reward(self, slot: int, reward: float, truncated: bool | None) -> float:
+        """``reward`` through the slot's stack: its ``reward`` hook, or ``done`` when the episode ends
+        (``truncated`` is ``None`` while it goes on)."""
+        stack = self._stack(slot)
+        if stack is None:
+            return float(reward)
+        if truncated is None:
+            return float(stack.transform_reward(reward))
+        return float(stack.transform_done(reward, terminated=not truncated, truncated=truncated))
 
     def _learner_actions(self, g: int, raw: Mapping[str, Any], members: tuple[str, ...]) -> dict[str, Any]:
-        chosen = self._actions[g * self.width : (g + 1) * self.width]  # type: ignore[index]
-        itf = self.interface
-        translate = itf is not None and itf.compiled().action is not None
+        base = g * self.width
+        chosen = self._actions[base : base + self.width]  # type: ignore[index]
+        translate = self.interface is not None and self.interface.compiled().action is not None
         out = {}
         for i, seat in enumerate(members):
             if seat in raw:
-                action = chosen[i]
-                out[seat] = itf.transform_action(action) if translate and itf is not None else _plain(action)
+                stack = self._stack(base + i)
+                out[seat] = stack.transform_action(chosen[i]) if translate and stack is not None else _plain(chosen[i])
         return out
 
     def _enemy_actions(self, g: int, raw: Mapping[str, Any], learner: set[str]) -> dict[str, Any]:
@@ -248,9 +289,12 @@ class SideVecEnv(VecEnv):
 
     # ---------------------------------------------------- attribute access
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
-        """An attribute of this env, once per requested sub-env (they share it)."""
+        """An attribute of this env, once per requested sub-env (they share it); ``"interface"``
+        gives each slot's own stack where the stack keeps per-episode state."""
         if attr_name.startswith("_") or not hasattr(self, attr_name):
             raise AttributeError(f"{self} has no attribute {attr_name!r}")
+        if attr_name == "interface" and self._stacks is not None:
+            return [self._stacks[i] for i in self._get_indices(indices)]
         return [getattr(self, attr_name) for _ in self._get_indices(indices)]
 
     def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from arena.agents.base import Agent
+from arena.interface import Interface
 from arena.training.side import SideVecEnv
 from arena.training.vectorised import choose_path
 
@@ -215,8 +216,8 @@ def test_match_sides_plays_whole_armies_seeded_and_scores_by_survivors() -> None
     again = match_sides(battle, make_agent("magent_attack_nearest"), make_agent("random"), 4, seed=0)
     assert again.outcomes == score.outcomes
     assert match_sides(battle, random_army, nearest, 2, seed=0).outcomes == [0.0, 0.0]
-    with pytest.raises(ValueError, match="cannot act for a side at once"):
-        match_sides(battle, _OneAtATime(), nearest, 1)
+    # A player that acts one soldier at a time plays through a copy per seat (standing still, it loses).
+    assert match_sides(battle, _OneAtATime(), nearest, 2, seed=0).outcomes == [0.0, 0.0]
     with pytest.raises(ValueError, match="must have two sides"):
         match_sides(envs.make("tic_tac_toe"), nearest, nearest, 1)
 
@@ -232,6 +233,66 @@ def test_team_spirit_mixes_each_members_reward_with_its_sides_mean() -> None:
             np.testing.assert_allclose(step_mixed, np.full_like(step_own, step_own.mean()), rtol=1e-5)
     with pytest.raises(ValueError, match="team_spirit must be a number in \\[0, 1\\], got 2"):
         SideVecEnv("magent_battle", 1, "magent_attack_nearest", env_kwargs=_SMALL, team_spirit=2)
+
+
+class _EpisodeClock(Interface):
+    """Stateful: counts its views since reset; adds the count to each reward, 100 at the end."""
+
+    ENDS: list = []  # (stack id, views, terminated, truncated) of every episode end, shared by all copies
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def reset(self, observation):
+        self.count = 0
+
+    def observation(self, observation):
+        self.count += 1
+        return observation
+
+    def reward(self, reward):
+        return reward + self.count
+
+    def done(self, reward, *, terminated, truncated):
+        _EpisodeClock.ENDS.append((id(self), self.count, terminated, truncated))
+        return reward + 100.0
+
+
+def test_a_stateful_stack_gets_one_copy_per_slot_reset_by_game_and_its_rewards_and_end() -> None:
+    short = {"map_size": 16, "max_steps": 5}
+    raw = SideVecEnv("magent_battle", 2, _Recorder(), env_kwargs=short)
+    _EpisodeClock.ENDS.clear()
+    clocked = SideVecEnv("magent_battle", 2, _Recorder(), env_kwargs=short, interface=_EpisodeClock())
+    stacks = clocked.get_attr("interface")
+    assert len(stacks) == clocked.num_envs and len({id(stack) for stack in stacks}) == clocked.num_envs
+    assert clocked.get_attr("interface", indices=[3]) == [stacks[3]]
+    for venv in (raw, clocked):
+        venv.seed(0)
+        venv.reset()
+    for step in range(1, 11):  # two battles of 5 steps, every soldier standing still
+        stand = np.full(raw.num_envs, 6)
+        _, raw_reward, raw_done, _ = raw.step(stand)
+        _, reward, done, _ = clocked.step(stand)
+        np.testing.assert_array_equal(done, raw_done)
+        # transform_reset observes the first view: the count is k + 1 at a battle's k-th step
+        expected = raw_reward + (100.0 if step % 5 == 0 else (step - 1) % 5 + 2)
+        np.testing.assert_allclose(reward, expected, rtol=1e-6)
+    # Each slot's own stack ended each battle once, after 5 views (the battle's end sends none), cut short.
+    assert sorted(_EpisodeClock.ENDS) == sorted((id(stack), 5, False, True) for stack in stacks for _ in range(2))
+
+
+def test_a_stateless_stack_is_shared_and_its_reward_hook_applies() -> None:
+    class _Double(Interface):
+        def reward(self, reward):
+            return 2 * reward
+
+    raw = _play(SideVecEnv("magent_battle", 1, "magent_attack_nearest", env_kwargs=_SMALL), 30, seed=5)[1]
+    venv = SideVecEnv("magent_battle", 1, "magent_attack_nearest", env_kwargs=_SMALL, interface=_Double())
+    assert len({id(stack) for stack in venv.get_attr("interface")}) == 1
+    doubled = _play(venv, 30, seed=5)[1]
+    assert np.any(raw != 0)
+    np.testing.assert_allclose(doubled, 2 * raw, rtol=1e-6)
 
 
 def test_team_spirit_off_the_side_path_is_refused(tmp_path, capsys) -> None:
