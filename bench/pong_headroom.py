@@ -14,9 +14,13 @@ the env's exact state, so what they cannot do a policy reading 40x40 pictures ca
   copy of the game, and the bench counts the returns for which at least one offset makes
   ``pong_ai`` miss the ball (an upper bound on what aiming can win).
 
-Prints the rounds won, lost and tied of each match and the planner's counts.
+Prints the rounds won, lost and tied of each match and the planner's counts. ``--gain`` weakens the
+opponent (``pong_ai_medium`` is gain 10, ``pong_ai_easy`` 5); ``--ball-spin`` changes the physics: the
+steepest return's vertical speed (default 3, below ``pong_ai``'s 4 px/step paddle; Arena's Pong-2p
+sends its steepest ball at 1.6x its built-in player's speed, 6.4 here).
 
     python bench/pong_headroom.py --rounds 200 --shots 400
+    python bench/pong_headroom.py --rounds 60 --shots 0 --offsets 0,0.3,0.5,0.7 --ball-spin 6
 """
 
 from __future__ import annotations
@@ -75,7 +79,7 @@ def interceptor_move(env: Pong2p, offset: float) -> int:
 
 def ai_misses(env: Pong2p, ai: PongAIAgent, ball_vy: float) -> bool:
     """On a copy of ``env`` just after player_0's return, sent at ``ball_vy``: does ``pong_ai`` (right) miss it?"""
-    trial = Pong2p(rounds=2**31 - 1, max_round_steps=2**31 - 1)
+    trial = Pong2p(rounds=2**31 - 1, max_round_steps=2**31 - 1, ball_spin=env.ball_spin)
     trial.reset(seed=0)
     trial.state = copy.deepcopy(env.state)
     trial.state.round, trial.state.round_steps = 0, 0
@@ -90,10 +94,11 @@ def ai_misses(env: Pong2p, ai: PongAIAgent, ball_vy: float) -> bool:
 
 
 def play_rounds(
-    rounds: int, seed: int, offset: float | None, planner_shots: int = 0, gain: float = 20.0
+    rounds: int, seed: int, offset: float | None, planner_shots: int = 0, gain: float = 20.0, ball_spin: float = 3.0
 ) -> dict[str, float]:
-    """player_0 (``pong_ai`` when ``offset`` is None, else the interceptor) against ``pong_ai`` with ``gain``."""
-    env = Pong2p(rounds=rounds)
+    """player_0 (``pong_ai`` when ``offset`` is None, else the interceptor) against ``pong_ai`` with ``gain``,
+    the env's ``ball_spin`` (the steepest return's vertical speed) as given."""
+    env = Pong2p(rounds=rounds, ball_spin=ball_spin)
     ais = [PongAIAgent(), PongAIAgent(gain=gain)]
     for ai in ais:
         ai.setup(env.observation_space("player_0"), env.action_space("player_0"))
@@ -134,18 +139,23 @@ def main() -> None:
     parser.add_argument("--offsets", default="0,0.3,0.6,0.8,0.95", help="the interceptor's offsets")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--gain", type=float, default=20.0, help="the opponent pong_ai's gain (its default 20)")
+    parser.add_argument(
+        "--ball-spin", type=float, default=3.0, help="the env's ball_spin: the steepest return's px/step (default 3)"
+    )
     args = parser.parse_args()
+    physics = "default physics" if args.ball_spin == 3.0 else f"ball_spin={args.ball_spin:g}"
     print(
-        f"pong_2p, default physics; {args.rounds} rounds a match; player_0 against pong_ai(gain={args.gain:g}) "
-        "(rounds W-L-T)"
+        f"pong_2p, {physics}; {args.rounds} rounds a match; player_0 against pong_ai(gain={args.gain:g}) (rounds W-L-T)"
     )
     started = time.perf_counter()
-    mirror = play_rounds(args.rounds, args.seed, None, gain=args.gain)
+    mirror = play_rounds(args.rounds, args.seed, None, gain=args.gain, ball_spin=args.ball_spin)
     print(f"  pong_ai (mirror match)         {mirror['won']:4d}-{mirror['lost']:4d}-{mirror['tied']:4d}")
     for offset in (float(value) for value in args.offsets.split(",")):
-        result = play_rounds(args.rounds, args.seed, offset, gain=args.gain)
+        result = play_rounds(args.rounds, args.seed, offset, gain=args.gain, ball_spin=args.ball_spin)
         print(f"  interceptor, offset +-{offset:<4g}     {result['won']:4d}-{result['lost']:4d}-{result['tied']:4d}")
-    planned = play_rounds(args.rounds, args.seed + 1, 0.6, planner_shots=args.shots, gain=args.gain)
+    planned = play_rounds(
+        args.rounds, args.seed + 1, 0.6, planner_shots=args.shots, gain=args.gain, ball_spin=args.ball_spin
+    )
     shots = planned["shots"]
     print(
         f"planner over {shots} returns of the interceptor (offset +-0.6): a grid of {planned['grid']} offsets "

@@ -235,6 +235,15 @@ def test_pong_ai_ladder_each_rung_misses_returns_the_next_one_makes():
     assert "--gain" in help_text
 
 
+def test_pong_ai_misses_half_offset_returns_once_the_ball_climbs_faster_than_its_paddle():
+    """With ball_spin 6 (Arena's ratio: the steepest ball 1.5x the built-in player's speed) a 0.5 return wins."""
+    bench = _bench_module("pong_headroom")
+    default, steep = (bench.play_rounds(12, 0, 0.5, ball_spin=spin) for spin in (3.0, 6.0))
+    assert default["won"] == 0 and steep["won"] >= 8 and steep["lost"] == 0
+    out = _bench("bench/pong_headroom.py", "--rounds", "2", "--shots", "1", "--offsets", "0.5", "--ball-spin", "6")
+    assert out.startswith("pong_2p, ball_spin=6; 2 rounds a match")
+
+
 def test_pong_training_bench_times_the_batch_beside_the_single_env():
     out = _bench("bench/pong_train.py", "--timesteps", "256", "--env-steps", "64", "--rounds", "1")
     assert "arena train pong_2p --path env (32 games)" in out and "the batch / the single env: trainer env" in out
