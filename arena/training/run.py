@@ -1,7 +1,7 @@
 """One training run, from a :class:`~arena.training.config.TrainingConfig` to a trained-agent folder.
 
 :func:`train` is what ``arena train`` does once its flags are parsed: it applies the config to
-the env's recipe (or a loaded run's), builds the learner's vectorised env (the env's own where
+the env's recipe (or a loaded run's: :func:`arena.training.plan.plan`), builds the learner's vectorised env (the env's own where
 its recipe names one, the batched path where the env's numpy batch can serve, one
 :class:`~arena.training.SingleAgentEnv` per game otherwise), chooses the SB3 policy from the
 learner's spaces, trains with the self-play and progress callbacks, and writes the folder
@@ -14,12 +14,10 @@ This module imports Stable-Baselines3 and torch when it is imported (the ``train
 
 from __future__ import annotations
 
-import inspect
 import json
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -30,15 +28,16 @@ from arena.agent_wrapper import AgtItfWrapper
 from arena.errors import ArenaError
 from arena.registry import load_callable, make_agent, make_env
 from arena.sides import GroupTeams
-from arena.specs.interfaces import InterfaceSpec, build_interface, parse_interface_spec
+from arena.specs.interfaces import build_interface, parse_interface_spec
 from arena.training.config import RECIPE_FILE, TrainingConfig
+from arena.training.plan import RunPlan, loaded_algo_changes, plan, registered_interface_spec
 from arena.training.policy_agent import SB3Agent, algorithm_class, require_sb3
 from arena.training.pool import OpponentPool
-from arena.training.recipe import BATCHED_RECIPE, RAW_INTERFACE, TrainingRecipe, default_algo_options
+from arena.training.recipe import BATCHED_RECIPE, TrainingRecipe, default_algo_options
 from arena.training.report import plot_learning_curve, read_csv
 from arena.training.single_agent import SingleAgentEnv
 from arena.training.teams import side_agent, team_stack
-from arena.training.trained import read_manifest, save_trained_agent, trained_interface
+from arena.training.trained import save_trained_agent, trained_interface
 
 require_sb3()
 import torch
@@ -67,21 +66,6 @@ __all__ = [
 
 #: The file in a trained folder that lists its self-play snapshots (weights in ``pool/``).
 POOL_FILE = "pool.json"
-
-
-@dataclass(frozen=True)
-class RunPlan:
-    """What a config resolves to before anything trains: the recipe, env options, folder, loaded run."""
-
-    config: TrainingConfig
-    recipe: TrainingRecipe
-    env_options: dict[str, Any]
-    folder: Path
-    team_size: int | None
-    loaded: dict[str, Any] | None
-    eval_every: int
-    eval_games: int
-    side_sizes: tuple[int, ...] = ()  # seats of each side of a team env (empty without sides)
 
 
 @dataclass(frozen=True)
@@ -166,45 +150,6 @@ class TrainedRun:
                 f"of its side, {'/'.join(map(str, sorted(set(self.plan.side_sizes))))} seats)"
             )
         return lines
-
-
-def plan(config: TrainingConfig) -> RunPlan:
-    """Resolve ``config``: the recipe with the config's fields, env options, folder, loaded run.
-
-    Raises:
-        ValueError: ``load`` disagrees with the config (another env, algorithm, interface or
-            env options), the folder is not empty (without ``force`` or ``load``), or team
-            options that the env cannot take.
-        ArenaError: a bad env name or interface spec (with the registry's message).
-    """
-    loaded = _loaded_manifest(config) if config.load is not None else None
-    base = config.base_recipe(None if loaded is None else dict(loaded.get("env_options") or {}))
-    if loaded is not None:  # the model's interface and algorithm are the loaded run's
-        base = replace(base, interface=loaded["interface"], algo=loaded["algo"])
-    recipe = config.recipe(base)
-    recipe = replace(recipe, interface=registered_interface_spec(recipe.interface))
-    if loaded is not None:
-        env_options = dict(loaded.get("env_options") or {})
-    else:
-        env_options = dict(recipe.env_options if config.env_options is None else config.env_options)
-    probe = make_env(config.env, **env_options)  # fail early, with the registry's message, on a bad name
-    try:
-        build_interface(recipe.interface)  # fail early on a bad spec
-        team_size = _team_size(recipe, probe, config.env)
-        side_sizes = tuple(len(members) for members in (probe.teams or {}).values())
-    finally:
-        probe.close()
-    return RunPlan(
-        config=config,
-        recipe=recipe,
-        env_options=env_options,
-        folder=_out_folder(config),
-        team_size=team_size,
-        loaded=loaded,
-        eval_every=recipe.eval_every_for(config.timesteps),  # the config's --eval-every is in the recipe
-        eval_games=recipe.eval_games_for(config.timesteps),
-        side_sizes=side_sizes,
-    )
 
 
 def train(config: TrainingConfig) -> TrainedRun:
@@ -305,34 +250,6 @@ reads Discrete and MultiDiscrete values as 0..n-1 whatever their start; give an 
     return "CnnPolicy" if is_image_space(observation_space) else "MlpPolicy"
 
 
-def registered_interface_spec(spec: str | None) -> str | None:
-    """``spec`` with every ``"module:Class"`` that an ``arena.interfaces`` entry point declares
-    written as its registered name, so a trained folder names only registered interfaces (a
-    folder is data: a tournament imports no ``module:Class`` it names without ``--trust``).
-
-    Example:
-        >>> registered_interface_spec("flatten(interfaces.board:EgoBoard(planes=true))")
-        'flatten(ego_board(planes=true))'
-        >>> registered_interface_spec("none") is None
-        True
-    """
-    if spec is None or spec == RAW_INTERFACE:
-        return None
-    names = {entry.value: entry.name for entry in metadata.entry_points(group="arena.interfaces")}
-
-    def rename(value: Any) -> Any:
-        if not isinstance(value, InterfaceSpec):
-            return value
-        return replace(
-            value,
-            name=names.get(value.name, value.name),
-            options={key: rename(option) for key, option in value.options.items()},
-            inner=rename(value.inner),
-        )
-
-    return str(rename(parse_interface_spec(spec)))
-
-
 def _leaves(space: spaces.Space, key: str = "") -> list[tuple[str, spaces.Space]]:
     if isinstance(space, spaces.Dict):
         return [leaf for name, sub in space.spaces.items() for leaf in _leaves(sub, f"{key}.{name}".lstrip("."))]
@@ -342,104 +259,6 @@ def _leaves(space: spaces.Space, key: str = "") -> list[tuple[str, spaces.Space]
 
 
 # ---------------------------------------------------------------------------------------------- the parts
-#: Constructor arguments a loaded model keeps: its network, and what the run itself sets.
-_FIXED_ON_LOAD = frozenset(
-    {"policy", "policy_kwargs", "env", "device", "seed", "verbose", "tensorboard_log", "_init_setup_model"}
-)
-
-
-def loaded_algo_changes(algo_class: type[Any], algo_options: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``--algo-options`` a loaded model takes on (learning rate, clip range, ``gamma``...).
-
-    SB3's ``load`` sets any keyword as an attribute before rebuilding the schedules and the
-    rollout buffer, so a misspelt name would be kept and ignored: names are checked against the
-    algorithm's constructor.
-
-    Raises:
-        ValueError: a name the algorithm does not take, or one a loaded model keeps (its network,
-            ``policy_kwargs``; device and seed come from their own flags).
-
-    Example:
-        >>> from stable_baselines3 import PPO
-        >>> loaded_algo_changes(PPO, {"learning_rate": 1e-4, "gamma": 0.995})
-        {'learning_rate': 0.0001, 'gamma': 0.995}
-    """
-    taken = set(inspect.signature(algo_class.__init__).parameters) - {"self"}
-    unknown = sorted(set(algo_options) - taken)
-    fixed = sorted(set(algo_options) & _FIXED_ON_LOAD)
-    if unknown:
-        raise ValueError(
-            f"--algo-options with --load: {algo_class.__name__} takes no option {', '.join(map(repr, unknown))}; "
-            f"expected some of {', '.join(sorted(taken - _FIXED_ON_LOAD))}"
-        )
-    if fixed:
-        raise ValueError(
-            f"--algo-options with --load: {', '.join(map(repr, fixed))} cannot change on a trained model "
-            "(its network is the loaded one); train a new folder to change them"
-        )
-    return dict(algo_options)
-
-
-def _loaded_manifest(config: TrainingConfig) -> dict[str, Any]:
-    """The manifest of ``config.load``, checked against the config (same env, algo, interface, options)."""
-    manifest = read_manifest(config.load_folder)
-    problems = []
-    if manifest["env"] != config.env:
-        problems.append(f"env {manifest['env']!r} (got {config.env!r})")
-    if config.algo is not None and manifest["algo"] != config.algo:
-        problems.append(f"--algo {manifest['algo']!r} (got {config.algo!r})")
-    if config.env_options and dict(config.env_options) != manifest.get("env_options"):
-        problems.append(
-            f"--env-options {json.dumps(manifest.get('env_options'))} (got {json.dumps(dict(config.env_options))})"
-        )
-    if config.interface is not None and (
-        manifest["interface"] is None
-        or registered_interface_spec(config.interface) != registered_interface_spec(manifest["interface"])
-    ):
-        problems.append(f"--interface {manifest['interface']!r} (got {config.interface!r})")
-    if problems:
-        raise ValueError(
-            f"--load {config.load}: the run was trained with "
-            + "; ".join(problems)
-            + "; leave them out or give the same"
-        )
-    return manifest
-
-
-def _team_size(recipe: TrainingRecipe, env: Any, name: str) -> int | None:
-    """The side size a ``control="team"`` model controls (``None`` for one seat); checks the team options."""
-    if (recipe.teammate or recipe.control == "team") and not env.teams:
-        raise ValueError(f"--teammate and --control team need a team game; {name} has no sides (teams is None)")
-    if recipe.teammate and recipe.path == "side":
-        raise ValueError(
-            "--teammate plays beside a one-seat learner; on the side path (--path side) the model plays every "
-            "seat of its side"
-        )
-    if recipe.control != "team":
-        return None
-    if recipe.teammate:
-        raise ValueError(
-            "--teammate plays beside a one-seat learner; with --control team the model plays every seat of its side"
-        )
-    sizes = {len(ids) for ids in env.teams.values()}
-    if len(sizes) != 1:
-        raise ValueError(f"--control team needs sides of one size, {name} has sides of sizes {sorted(sizes)}")
-    return sizes.pop()
-
-
-def _out_folder(config: TrainingConfig) -> Path:
-    """The output folder; an existing non-empty one only with ``force``, or as the loaded folder itself."""
-    out = config.folder
-    continuing = config.load is not None and out.resolve() == Path(config.load).resolve()
-    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not (config.force or continuing):
-        raise ValueError(
-            f"--out {out} exists and is not empty; pass --force to write into it, "
-            f"or --load {out} to continue training that agent"
-        )
-    out.mkdir(parents=True, exist_ok=True)
-    return out
-
-
 def _opponent(setup: RunPlan, name: str) -> Any:
     return make_agent(name) if setup.team_size is None else side_agent(name, setup.team_size)
 
