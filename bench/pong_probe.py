@@ -8,6 +8,7 @@ share that left off the paddle's last tenth (``|offset| >= 0.9``, where ``pong_a
 ``bench/pong_headroom.py``). A probe, not a tournament: ``arena tournament`` gives the score.
 
     OMP_NUM_THREADS=1 python bench/pong_probe.py runs/pong_fa_ckpt_5 pong_ai_medium --games 2 --rounds 20
+    OMP_NUM_THREADS=1 python bench/pong_probe.py runs/pong_s6_ckpt_1 --games 2 --rounds 20 --ball-spin 6
 
 An agent is a trained folder or a registered agent name.
 """
@@ -26,11 +27,14 @@ from envs.pong_agents import PongAIAgent
 EDGE = 0.9  # pong_ai misses returns from about here on
 
 
-def probe(spec: str, games: int, rounds: int, gain: float = 20.0, max_round_steps: int = 1000) -> dict[str, Any]:
-    """Play ``spec`` against ``pong_ai(gain)``; the rounds, the games and the agent's returns."""
+def probe(
+    spec: str, games: int, rounds: int, gain: float = 20.0, max_round_steps: int = 1000, ball_spin: float = 3.0
+) -> dict[str, Any]:
+    """Play ``spec`` against ``pong_ai(gain)`` (the env's ``ball_spin`` as given); the rounds, the games
+    and the agent's returns."""
     totals, outcomes, steepness = np.zeros(3, dtype=int), [0, 0, 0], []
     for game in range(games):
-        env = Pong2p(rounds=rounds, max_round_steps=max_round_steps)
+        env = Pong2p(rounds=rounds, max_round_steps=max_round_steps, ball_spin=ball_spin)
         seat = game % 2
         me, other = f"player_{seat}", f"player_{1 - seat}"
         agent, opponent = AgentSpec.parse(spec).build(), PongAIAgent(gain=gain)
@@ -57,6 +61,7 @@ def probe(spec: str, games: int, rounds: int, gain: float = 20.0, max_round_step
         "returns": len(steepness),
         "mean_offset": float(steep.mean()),
         "edge_share": float((steep >= EDGE).mean()) if steepness else 0.0,
+        "outer_half_share": float((steep >= 0.5).mean()) if steepness else 0.0,
     }
 
 
@@ -67,16 +72,18 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20, help="rounds a game")
     parser.add_argument("--max-round-steps", type=int, default=1000, help="a round's step limit (a tie)")
     parser.add_argument("--gain", type=float, default=20.0, help="pong_ai's gain (20: pong_ai itself)")
+    parser.add_argument("--ball-spin", type=float, default=3.0, help="the env's ball_spin (default 3)")
     args = parser.parse_args()
-    print(f"pong_2p against pong_ai(gain={args.gain:g}): {args.games} games of {args.rounds} rounds each")
+    physics = "" if args.ball_spin == 3.0 else f" (ball_spin={args.ball_spin:g})"
+    print(f"pong_2p{physics} against pong_ai(gain={args.gain:g}): {args.games} games of {args.rounds} rounds each")
     for spec in args.agents:
-        found = probe(spec, args.games, args.rounds, args.gain, args.max_round_steps)
+        found = probe(spec, args.games, args.rounds, args.gain, args.max_round_steps, args.ball_spin)
         won, lost, tied = found["rounds"]
         wins, draws, losses = found["games"]
         print(
             f"{spec}: rounds W-L-T {won}-{lost}-{tied}, games W-D-L {wins}-{draws}-{losses}, "
             f"returns {found['returns']}, mean |offset| {found['mean_offset']:.2f}, "
-            f"off the last tenth {found['edge_share']:.1%}",
+            f"off the last tenth {found['edge_share']:.1%}, off the outer half {found['outer_half_share']:.1%}",
             flush=True,
         )
 

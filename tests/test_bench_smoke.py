@@ -258,3 +258,6 @@ def test_pong_probe_bench_plays_folders_and_names_against_pong_ai_and_counts_onl
     assert "pong_ai: rounds W-L-T 0-0-2, games W-D-L 0-2-0" in out  # the mirror match ties every round
     found = _bench_module("pong_probe").probe("pong_ai", games=2, rounds=1, max_round_steps=200)
     assert found["returns"] > 0 and found["edge_share"] == 0.0  # pong_ai meets the ball near its centre
+    steep = _bench_module("pong_probe").probe("pong_ai", games=2, rounds=6, max_round_steps=300, ball_spin=6.0)
+    assert steep["rounds"][:2] != [0, 0]  # at ball_spin 6 the mirror match decides rounds: the ball outruns a paddle
+    assert 0.0 <= steep["outer_half_share"] <= 1.0
