@@ -16,6 +16,7 @@ pytest.importorskip("rich")
 
 #: A shipped agent -> the opponent and env options of its short test game.
 SHORT_GAMES = {
+    "pong_ppo": ("pong_ai", {"rounds": 1, "max_round_steps": 200, "ball_spin": 6.0}),
     "pong_ppo_preview": ("pong_ai", {"rounds": 1, "max_round_steps": 200}),
     "magent_army_ppo": ("magent_attack_nearest", {"map_size": 16, "max_steps": 30}),
     "pommerman_team_ppo": ("pommerman_simple", {"mode": "team", "max_steps": 30}),
@@ -76,3 +77,15 @@ def test_shipped_agent_plays_a_short_game_through_the_cli(name: str, tmp_path: P
 def test_unknown_shipped_name_lists_the_shipped_ones() -> None:
     with pytest.raises(UnknownNameError, match="no shipped agent 'nope'; arena ships"):
         load_shipped("nope")
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_pong_ppo_wins_more_rounds_than_pong_ai_with_the_steep_ball_it_trained_on(seat: int) -> None:
+    import envs
+    from arena import play
+    from arena.registry import make_agent
+
+    env = envs.make("pong_2p", rounds=8, ball_spin=6.0)
+    players = [make_agent("pong_ppo"), make_agent("pong_ai")]
+    episode = play(env, players if seat == 0 else players[::-1], seed=11)
+    assert episode.returns[f"player_{seat}"] > 0, episode.returns  # rounds won minus rounds lost
