@@ -197,7 +197,8 @@ class TrainingConfig:
 
         The recipe's ``algo_options`` are kept only when the algorithm stays the recipe's;
         this config's ``algo_options`` go over them. ``control="team"`` and ``path="side"`` drop
-        the recipe's teammate (the model plays every seat of its side).
+        the recipe's teammate (the model plays every seat of its side); a recipe's side path
+        yields (to ``"auto"``) to a given ``teammate`` or ``control="team"``.
         """
         base = self.base_recipe() if base is None else base
         algo = self.algo or base.algo
@@ -222,6 +223,8 @@ class TrainingConfig:
             path=self.path,
             team_spirit=self.team_spirit,
         )
+        if self.path is None and recipe.path == "side" and (self.teammate is not None or self.control == "team"):
+            recipe = replace(recipe, path="auto")  # the recipe's side path yields to a teammate or a side model
         if (self.control == "team" or recipe.path == "side") and self.teammate is None:
             recipe = replace(recipe, teammate=None)  # the model plays every seat of its side: drop the recipe's
         if self.interface == RAW_INTERFACE:

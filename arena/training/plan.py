@@ -182,6 +182,11 @@ def _team_size(recipe: TrainingRecipe, env: Any, name: str) -> int | None:
     """The side size a ``control="team"`` model controls (``None`` for one seat); checks the team options."""
     if (recipe.teammate or recipe.control == "team") and not env.teams:
         raise ValueError(f"--teammate and --control team need a team game; {name} has no sides (teams is None)")
+    if recipe.control == "team" and recipe.path == "side":
+        raise ValueError(
+            "--control team trains one model for the whole side as one seat; the side path (--path side) trains "
+            "a one-seat model in every seat of the side: choose one"
+        )
     if recipe.teammate and recipe.path == "side":
         raise ValueError(
             "--teammate plays beside a one-seat learner; on the side path (--path side) the model plays every "

@@ -61,3 +61,19 @@ def test_arena_train_soccer_on_the_side_path_drops_the_recipes_teammate(tmp_path
     assert json.loads((out / "recipe.json").read_text())["teammate"] is None
     assert main([*argv[:-2], "--force", "--teammate", "random"]) != 0
     assert "on the side path (--path side) the model plays every seat of its side" in capsys.readouterr().err
+
+
+def test_the_recipes_side_path_yields_to_a_teammate_or_a_side_model_and_refuses_both_given(capsys) -> None:
+    from arena.training import TrainingConfig
+
+    assert (TrainingConfig("soccer", out="x").recipe().path, TrainingConfig("soccer", out="x").recipe().teammate) == (
+        "side",
+        None,
+    )
+    beside = TrainingConfig("soccer", out="x", teammate="random").recipe()
+    assert (beside.path, beside.teammate) == ("auto", "random")
+    whole = TrainingConfig("soccer", out="x", control="team").recipe()
+    assert (whole.path, whole.control, whole.teammate) == ("auto", "team", None)
+    argv = ["train", "soccer", "--path", "side", "--control", "team", "--timesteps", "64", "--out", "never"]
+    assert main(argv) != 0
+    assert "--control team trains one model for the whole side as one seat" in capsys.readouterr().err
