@@ -273,7 +273,9 @@ class GameServer:
         with self._line_changed:  # pages that left while in line go (the line stays as short as the open pages)
             for gone in [waiting for waiting in self._line if waiting.closed]:
                 self._line.remove(gone)
-        if self._playing is not None:  # said before the page is in line, so never after its game began
+            # A game claimed (from the moment its page left the line) or a page ahead: this one waits.
+            ahead = self._playing is not None or bool(self._line)
+        if ahead:  # said before the page is in line, so never after its game began
             page.send({"type": "wait", "text": "another game is being played; yours starts when it ends"})
         with self._line_changed:
             self._line.append(page)
@@ -295,13 +297,17 @@ class GameServer:
                 break
             with page.lock:
                 page.queued = False
-                if page.closed:
-                    continue
+                closed = page.closed
+            if closed:
+                self._playing = None
+                continue
             try:
                 record = self._play_one(page)
             except Exception as err:  # arena's own failure in this game: report it, serve the next
                 record = GameRecord(seed=None, steps=0, outcome=f"error: {type(err).__name__}: {err}", returns=None)
                 page.send({"type": "end", "view": None, "outcome": record["outcome"], "returns": None})
+            finally:
+                self._playing = None
             self.results.append(record)
             played += 1
             if record["outcome"].startswith("error"):
@@ -311,11 +317,15 @@ class GameServer:
         return self.results
 
     def _next_page(self) -> _Page | None:
-        """The first page in line (waiting for one), or ``None`` once the server stops."""
+        """The first page in line (waiting for one), claimed for a game (``_playing``) as it leaves the
+        line, or ``None`` once the server stops."""
         with self._line_changed:
             while not self._line and not self._stopping.is_set():
                 self._line_changed.wait(timeout=1.0)
-            return None if self._stopping.is_set() else self._line.popleft()
+            if self._stopping.is_set():
+                return None
+            self._playing = self._line.popleft()
+            return self._playing
 
     def _play_one(self, page: _Page) -> GameRecord:
         seed = self.seed if self.seed is not None and not self.results else random.SystemRandom().randrange(2**31)
