@@ -220,7 +220,6 @@ class SideVecEnv(VecEnv):
         over = not game.agents
         # Observations before rewards, as SingleAgentEnv: a stateful level's reward reads the new view.
         self._fill(g, raw)
-        finals = self._obs[base : base + self.width].copy()
         ends: dict[int, bool] = {}  # slot -> truncated, for every member whose episode ends now
         for i, seat in enumerate(members):
             if terminations.get(seat) or truncations.get(seat):
@@ -236,7 +235,8 @@ class SideVecEnv(VecEnv):
             if i not in playing:  # ended without a reward this step: its stack still ends the episode
                 self._reward(base + i, 0.0, truncated)
             dones[base + i] = True
-            final = finals[i] if members[i] in raw else last[i]  # a member that left sends no last view
+            # The view just filled (a copy: the slot's row is overwritten next step); a member that left sends none.
+            final = self._obs[base + i].copy() if members[i] in raw else last[i]
             infos[base + i] = {"terminal_observation": final, "TimeLimit.truncated": truncated}
         if over:
             self._start(g)
