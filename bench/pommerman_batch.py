@@ -173,9 +173,8 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
     """Microseconds per game-step of each part: the rules alone, the views alone, the whole compiled
     call, ``step()`` (with its checks and numba's dispatch), the compiled call without the views
     (the games go on and restart), and one board draw."""
-    from numba import njit
-
-    from envs.pommerman import batch_core
+    from envs.pommerman import batch_core, batch_views
+    from envs.pommerman._jit import njit_unreferenced as njit
     from envs.pommerman.board import draw_board
     from envs.pommerman.core import step_into
 
@@ -187,23 +186,25 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
 
     @njit
     def views(boards, flames, agents, bombs, counts, radio, steps, live, work, obs):
+        board_rows, flame_rows, obs_rows = batch_core._rows(boards, flames, obs)
         for g in range(boards.shape[0]):
-            batch_core._observe(
-                boards[g],
-                flames[g],
-                agents[g],
-                bombs[g],
-                counts[g, 0],
-                radio[g],
-                steps[g],
+            batch_views.observe_game(
+                g,
+                board_rows,
+                flame_rows,
+                agents,
+                bombs,
+                counts,
+                radio,
+                steps,
                 800,
                 False,
                 False,
                 False,
-                live[g],
+                live,
                 work[11][0],
                 work[12][0],
-                obs[g],
+                obs_rows,
             )
 
     @njit
@@ -212,14 +213,16 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
     ):
         s = batch_core._scratch(work, 0)
         for g in range(boards.shape[0]):
-            before = batch_core._alive_bits(agents[g])
+            before = batch_views.alive_bits(agents, g)
             after = step_into(boards[g], items[g], flames[g], agents[g], bombs[g], counts[g], actions[g], 10, s)
             steps[g] += 1
             over[g] = batch_core._score(before, after, steps[g], 800, False, rewards[g], terms[g])
             for a in range(4):
                 live[g, a] = (after >> a & 1) != 0
             if over[g]:
-                batch_core._reset_game(boards[g], items[g], flames[g], agents[g], counts[g], radio[g], rngs[g])
+                batch_core._reset_game(
+                    boards[g], items[g], flames[g], agents[g], counts[g], radio[g], rngs[g], work[13][0]
+                )
                 steps[g] = 0
                 live[g, :] = True
 

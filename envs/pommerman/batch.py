@@ -178,6 +178,7 @@ class PommermanBatch:
             self._rngs,
             self._radio,
             self._live,
+            self._work,
         )
         self._observe(games)
 

@@ -2,18 +2,21 @@
 
 :func:`batch_step` steps every game (the rules of :mod:`envs.pommerman.core`), scores it as
 the single env does, resets the games that ended (boards from each game's own stream) and
-writes every view's planes (:mod:`envs.pommerman.planes`), all into preallocated arrays.
-:func:`batch_step_parallel` is the same over ``numba.prange`` chunks of games.
+writes every view's planes (:mod:`envs.pommerman.batch_views`), all into preallocated arrays.
+:func:`batch_step_parallel` is the same over ``numba.prange`` chunks of games. Both are
+compiled without numba's reference counting (:func:`~envs.pommerman._jit.njit_unreferenced`),
+so nothing here allocates: a board draw works in a scratch row of ``new_work``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from envs.pommerman._jit import njit, njit_inline, njit_parallel, prange
-from envs.pommerman.board import START_POSITIONS, draw_board
-from envs.pommerman.core import BOMB_CAP, SIZE, flame_life, step_into
-from envs.pommerman.planes import EGO_ACTIONS, encode_view
+from envs.pommerman._jit import njit_inline, njit_parallel, njit_unreferenced, prange
+from envs.pommerman.batch_views import PADDED, alive_bits, observe_game
+from envs.pommerman.board import BOARD_SCRATCH, START_POSITIONS, draw_board_into
+from envs.pommerman.core import BOMB_CAP, SIZE, step_into
+from envs.pommerman.planes import EGO_ACTIONS
 
 __all__ = ["new_work", "batch_step", "batch_step_parallel", "reset_games", "observe_games"]
 
@@ -22,7 +25,7 @@ _TEAM_0, _TEAM_1 = 0b0101, 0b1010
 
 
 def new_work(chunks: int) -> tuple:
-    """Working arrays for ``chunks`` games stepped at once: the rules' scratch and five view grids each."""
+    """Working arrays for ``chunks`` games stepped at once: the rules' scratch and the views' scratch each."""
     n = SIZE
     return (
         np.zeros((chunks, 4, 2), np.int64),
@@ -36,8 +39,9 @@ def new_work(chunks: int) -> tuple:
         np.zeros((chunks, BOMB_CAP + 4, 4), np.int64),
         np.zeros((chunks, n, n), np.bool_),
         np.zeros((chunks, 4), np.bool_),
-        np.zeros((chunks, 4, n, n), np.uint8),  # a game's bomb life, blast, direction, flame life grids
+        np.zeros((chunks, PADDED), np.uint8),  # a view's cell codes (batch_views)
         np.zeros((chunks, 8), np.int64),  # one view's constant planes
+        np.zeros((chunks, BOARD_SCRATCH), np.int64),  # a board draw's
     )
 
 
@@ -53,15 +57,6 @@ def _popcount(bits):
         n += bits & 1
         bits >>= 1
     return n
-
-
-@njit_inline
-def _alive_bits(agents):
-    bits = 0
-    for a in range(4):
-        if agents[a, 0]:
-            bits |= 1 << a
-    return bits
 
 
 @njit_inline
@@ -96,8 +91,8 @@ def _score(before, after, steps, max_steps, team, rewards, terms):
 
 
 @njit_inline
-def _reset_game(board, items, flames, agents, counts, radio, rng):
-    draw_board(rng, board, items)
+def _reset_game(board, items, flames, agents, counts, radio, rng, scratch):
+    draw_board_into(rng, board, items, scratch)
     flames[:] = 0
     for a in range(4):
         agents[a, 0] = 1
@@ -108,87 +103,6 @@ def _reset_game(board, items, flames, agents, counts, radio, rng):
         agents[a, 5] = 0
     counts[:] = 0
     radio[:] = 0
-
-
-@njit_inline
-def _observe(board, flames, agents, bombs, nb, radio, steps, max_steps, team, partial, ego, live, grids, scalars, out):
-    """Write the planes of every agent of one game into ``out`` (4, k, 11, 11); zeros for agents not in ``live``."""
-    grids[:] = 0
-    for b in range(nb):  # later bombs overwrite earlier ones on a cell, as in the reference
-        r = bombs[b, 0]
-        c = bombs[b, 1]
-        grids[0, r, c] = bombs[b, 3]
-        grids[1, r, c] = bombs[b, 4]
-        grids[2, r, c] = bombs[b, 5]
-    for r in range(SIZE):
-        for c in range(SIZE):
-            if flames[r, c]:
-                grids[3, r, c] = flame_life(flames[r, c])
-    alive = _alive_bits(agents)
-    first = -1  # without fog or turning, the views differ only in the agents' planes: copy the first one
-    for me in range(4):
-        if not live[me]:
-            if out[me, :12, 0, 0].any():  # a drawn view has a one-hot plane set on every cell
-                out[me] = 0
-            continue
-        k = _view_scalars(agents, alive, me, team, radio, steps, max_steps, out.shape[1] > 22, scalars)
-        if first >= 0 and not partial and not ego:
-            _copy_planes(out[first], out[me], 16)
-            for a in range(4):
-                r = agents[a, 1]
-                c = agents[a, 2]
-                if alive >> a & 1 and board[r, c] == 10 + a:
-                    out[me, 9:12, r, c] = 0
-                    out[me, 9 if a == me else 10 if team and a == (me + 2) % 4 else 11, r, c] = 1
-            flat = out[me].reshape(out.shape[1], SIZE * SIZE)
-            for j in range(k):
-                flat[16 + j] = scalars[j]
-            continue
-        first = me
-        encode_view(
-            board,
-            grids[0],
-            grids[1],
-            grids[2],
-            grids[3],
-            me,
-            10 + (me + 2) % 4 if team else 9,
-            agents[me, 1] if partial else -1,
-            agents[me, 2],
-            ego,
-            scalars[:k],
-            out[me],
-        )
-
-
-@njit_inline
-def _copy_planes(source, target, planes):
-    """``target[:planes] = source[:planes]`` as a plain loop (a slice copy within one array allocates)."""
-    src = source.reshape(source.shape[0] * SIZE * SIZE)
-    dst = target.reshape(target.shape[0] * SIZE * SIZE)
-    for i in range(planes * SIZE * SIZE):
-        dst[i] = src[i]
-
-
-@njit_inline
-def _view_scalars(agents, alive, me, team, radio, steps, max_steps, words, scalars):
-    """Fill agent ``me``'s constant planes into ``scalars``; returns how many."""
-    mate = (me + 2) % 4
-    enemies = 0
-    for e in range(4):
-        if e != me and (not team or e != mate) and alive >> e & 1:
-            enemies += 1
-    scalars[0] = agents[me, 3]
-    scalars[1] = agents[me, 4]
-    scalars[2] = agents[me, 5]
-    scalars[3] = 1 if team and alive >> mate & 1 else 0
-    scalars[4] = enemies
-    scalars[5] = min(255, steps * 255 // max_steps)
-    if not words:
-        return 6
-    scalars[6] = radio[mate, 0]
-    scalars[7] = radio[mate, 1]
-    return 8
 
 
 @njit_inline
@@ -215,14 +129,17 @@ def _step_game(
     terms,
     live,
     over,
-    final,
+    board_rows,
+    flame_rows,
+    final_rows,
     s,
-    grids,
+    cells,
     scalars,
+    draw,
 ):
     """One game of :func:`batch_step`: its rules, scores and restart (its views come in a second pass)."""
     moves = last[g]
-    before = _alive_bits(agents[g])
+    before = alive_bits(agents, g)
     for a in range(4):
         act = actions[g, a]
         alive_now = before >> a & 1
@@ -237,53 +154,41 @@ def _step_game(
     for a in range(4):
         live[g, a] = (after >> a & 1) != 0
     if done:
-        _observe(
-            boards[g],
-            flames[g],
-            agents[g],
-            bombs[g],
-            counts[g, 0],
-            radio[g],
-            steps[g],
+        observe_game(
+            g,
+            board_rows,
+            flame_rows,
+            agents,
+            bombs,
+            counts,
+            radio,
+            steps,
             max_steps,
             team,
             partial,
             ego,
-            live[g],
-            grids,
+            live,
+            cells,
             scalars,
-            final[g],
+            final_rows,
         )
-        _reset_game(boards[g], items[g], flames[g], agents[g], counts[g], radio[g], rngs[g])
+        _reset_game(boards[g], items[g], flames[g], agents[g], counts[g], radio[g], rngs[g], draw)
         steps[g] = 0
         live[g, :] = True
 
 
 @njit_inline
-def _observe_game(
-    g, boards, flames, agents, bombs, counts, steps, radio, team, partial, ego, max_steps, live, grids, scalars, obs
-):
-    """Game ``g``'s views into ``obs[g]``."""
-    _observe(
-        boards[g],
-        flames[g],
-        agents[g],
-        bombs[g],
-        counts[g, 0],
-        radio[g],
-        steps[g],
-        max_steps,
-        team,
-        partial,
-        ego,
-        live[g],
-        grids,
-        scalars,
-        obs[g],
+def _rows(boards, flames, views):
+    """The boards, flames and views as flat rows (one reshape a call, none a game: see batch_views)."""
+    games = boards.shape[0]
+    return (
+        boards.reshape(games, SIZE * SIZE),
+        flames.reshape(games, SIZE * SIZE),
+        views.reshape(views.shape[0], 4, views.shape[2] * SIZE * SIZE),
     )
 
 
-@njit
+@njit_unreferenced
 def batch_step(
     boards,
     items,
@@ -312,6 +217,8 @@ def batch_step(
 ):
     """Step every game once (ended games restart in the same call); returns how many ended."""
     s = _scratch(work, 0)
+    board_rows, flame_rows, obs_rows = _rows(boards, flames, obs)
+    final_rows = _rows(boards, flames, final)[2]
     ended = 0
     for g in range(boards.shape[0]):
         _step_game(
@@ -337,33 +244,36 @@ def batch_step(
             terms,
             live,
             over,
-            final,
+            board_rows,
+            flame_rows,
+            final_rows,
             s,
             work[11][0],
             work[12][0],
+            work[13][0],
         )
         ended += over[g]
     # the views in a second pass: with the rules and the views in one loop body the batch stepped
     # 8-21% fewer games a CPU-second (64-1024 games; the two bodies' code together, likely, crowd
     # the instruction cache)
     for g in range(boards.shape[0]):
-        _observe_game(
+        observe_game(
             g,
-            boards,
-            flames,
+            board_rows,
+            flame_rows,
             agents,
             bombs,
             counts,
-            steps,
             radio,
+            steps,
+            max_steps,
             team,
             partial,
             ego,
-            max_steps,
             live,
             work[11][0],
             work[12][0],
-            obs,
+            obs_rows,
         )
     return ended
 
@@ -398,6 +308,8 @@ def batch_step_parallel(
     """:func:`batch_step` with the games split in ``len(work[0])`` chunks run on numba's threads."""
     chunks = work[0].shape[0]
     games = boards.shape[0]
+    board_rows, flame_rows, obs_rows = _rows(boards, flames, obs)
+    final_rows = _rows(boards, flames, final)[2]
     for t in prange(chunks):
         s = _scratch(work, t)
         for g in range(t * games // chunks, (t + 1) * games // chunks):
@@ -424,62 +336,70 @@ def batch_step_parallel(
                 terms,
                 live,
                 over,
-                final,
+                board_rows,
+                flame_rows,
+                final_rows,
                 s,
                 work[11][t],
                 work[12][t],
+                work[13][t],
             )
         for g in range(t * games // chunks, (t + 1) * games // chunks):  # views in a second pass, as batch_step
-            _observe_game(
+            observe_game(
                 g,
-                boards,
-                flames,
+                board_rows,
+                flame_rows,
                 agents,
                 bombs,
                 counts,
-                steps,
                 radio,
+                steps,
+                max_steps,
                 team,
                 partial,
                 ego,
-                max_steps,
                 live,
                 work[11][t],
                 work[12][t],
-                obs,
+                obs_rows,
             )
-    return over.sum()
+    ended = 0
+    for g in range(games):
+        ended += over[g]
+    return ended
 
 
-@njit
-def reset_games(games, boards, items, flames, agents, counts, steps, rngs, radio, live):
+@njit_unreferenced
+def reset_games(games, boards, items, flames, agents, counts, steps, rngs, radio, live, work):
     """Start a new episode in each game of ``games`` (its stream's next board)."""
     for g in games:
-        _reset_game(boards[g], items[g], flames[g], agents[g], counts[g], radio[g], rngs[g])
+        _reset_game(boards[g], items[g], flames[g], agents[g], counts[g], radio[g], rngs[g], work[13][0])
         steps[g] = 0
         live[g, :] = True
 
 
-@njit
+@njit_unreferenced
 def observe_games(
     games, boards, flames, agents, bombs, counts, steps, radio, team, partial, ego, max_steps, live, work, obs
 ):
     """Write the views of ``games`` into ``obs`` (after a reset or a loaded state)."""
+    board_rows, flame_rows, obs_rows = _rows(boards, flames, obs)
     for g in games:
-        _observe(
-            boards[g],
-            flames[g],
-            agents[g],
-            bombs[g],
-            counts[g, 0],
-            radio[g],
-            steps[g],
+        observe_game(
+            g,
+            board_rows,
+            flame_rows,
+            agents,
+            bombs,
+            counts,
+            radio,
+            steps,
             max_steps,
             team,
             partial,
             ego,
-            live[g],
+            live,
             work[11][0],
             work[12][0],
-            obs[g],
+            obs_rows,
         )

@@ -76,13 +76,22 @@ for _r, _c in FIXED_WOOD:
 def unreachable_passages(board, start_r, start_c):
     """How many passage cells cannot be reached from ``(start_r, start_c)`` through non-rigid cells.
 
+    See :func:`unreachable_passages_into`, which this calls with scratch rows of its own.
+    """
+    return unreachable_passages_into(board, start_r, start_c, np.zeros((3, board.shape[0]), np.int64))
+
+
+@njit
+def unreachable_passages_into(board, start_r, start_c, rows):
+    """:func:`unreachable_passages` working in ``rows``, an int64 (3, rows of the board) scratch.
+
     A flood fill on bit rows (bit c of row r: cell (r, c); boards up to 63 columns): sweeps down
     and up the rows, each row filled sideways within its open cells, until nothing is added. A
     board is drawn every ~24 steps of a batch's games, so this pays (a third of the cell-by-cell
     search's time, which branched on every cell).
     """
     n = board.shape[0]
-    rows = np.zeros((3, n), np.int64)  # open (not rigid) cells, passages, reached cells
+    rows[:] = 0  # open (not rigid) cells, passages, reached cells
     for r in range(n):
         for c in range(board.shape[1]):
             if board[r, c] != RIGID:
@@ -149,22 +158,38 @@ def _shuffle_prefix(rng, values, k):
         values[i], values[j] = values[j], values[i]
 
 
+#: Length of the int64 scratch :func:`draw_board_into` works in.
+BOARD_SCRATCH = len(_PAIRS) + SIZE * SIZE + 3 * SIZE
+
+
 @njit
 def draw_board(rng, board, items):
     """Draw a fresh board and its hidden power-ups into ``board`` and ``items`` from the stream ``rng``."""
+    draw_board_into(rng, board, items, np.empty(BOARD_SCRATCH, np.int64))
+
+
+@njit
+def draw_board_into(rng, board, items, scratch):
+    """:func:`draw_board` working in ``scratch``, int64 of :data:`BOARD_SCRATCH` (allocates nothing)."""
     start_r, start_c = START_POSITIONS[2]
-    order = np.arange(len(_PAIRS))
+    pairs = len(_PAIRS)
+    order = scratch[:pairs]
+    for i in range(pairs):
+        order[i] = i
+    wood = scratch[pairs : pairs + SIZE * SIZE]
+    rows = scratch[pairs + SIZE * SIZE :].reshape((3, SIZE))
     while True:
-        board[:] = _BASE
+        for r in range(SIZE):  # a loop: a slice copy of a global array needs numba's reference counting
+            for c in range(SIZE):
+                board[r, c] = _BASE[r, c]
         _shuffle_prefix(rng, order, NUM_RIGID_PAIRS + NUM_WOOD_PAIRS)
         for i in range(NUM_RIGID_PAIRS + NUM_WOOD_PAIRS):
             r, c = _PAIRS[order[i], 0], _PAIRS[order[i], 1]
             code = RIGID if i < NUM_RIGID_PAIRS else WOOD
             board[r, c] = code
             board[c, r] = code
-        if unreachable_passages(board, start_r, start_c) <= MAX_UNREACHABLE:
+        if unreachable_passages_into(board, start_r, start_c, rows) <= MAX_UNREACHABLE:
             break
-    wood = np.empty(SIZE * SIZE, np.int64)
     n_wood = 0
     for cell in range(SIZE * SIZE):
         if board[cell // SIZE, cell % SIZE] == WOOD:

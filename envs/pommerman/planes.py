@@ -1,8 +1,10 @@
 """One agent's view as uint8 planes: what :class:`~envs.pommerman.batch.PommermanBatch` emits.
 
-The same compiled encoder serves the batch (from its state) and the single env (through the
-interface ``interfaces.pommerman.PommermanBatchPlanes``, from an observation dict), so a
-policy trained on one reads exactly the same arrays on the other.
+:func:`encode_view` writes them from an observation dict's grids (the single env's interface
+``interfaces.pommerman.PommermanBatchPlanes``); the batch writes the same planes straight from
+its state (:mod:`envs.pommerman.batch_views`, laid out for speed). The tests hold the two
+equal on recorded and random games, so a policy trained on one reads exactly the same arrays
+on the other.
 
 Planes (:data:`PLANE_NAMES`), each (11, 11) uint8:
 

@@ -1,0 +1,217 @@
+"""The batch's views: every agent's planes of one game, written straight from the game's state.
+
+The same planes as :func:`envs.pommerman.planes.encode_view` (which the single env's interface
+uses on an observation dict; the tests hold the two equal), laid out for speed:
+
+* each view is one flat row of ``planes * 121`` bytes and every index is computed, so no
+  array is reshaped per game or agent (numba's ``reshape`` costs about 15 ns a call, more
+  than writing a plane);
+* the one-hot planes are compared from a row of cell codes 128 at a time (whole vectors; the
+  7 cells a plane spills into the next are overwritten when that plane is written);
+* the bomb planes are written from the bomb table and the flame plane from the flame bits,
+  with no grids in between;
+* without fog or turning, the four views differ only in the agents' cells and the constant
+  planes: the first view is encoded and copied into the others.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.pommerman._jit import njit_inline
+from envs.pommerman.core import AGENT_0, FOG, SIZE
+from envs.pommerman.observe import VIEW
+from envs.pommerman.planes import _DEST, _FLIPS, EGO_ACTIONS, ENEMY, SELF, TEAMMATE
+
+__all__ = ["CELLS", "PADDED", "alive_bits", "observe_game"]
+
+CELLS = SIZE * SIZE
+#: Length of the scratch row of cell codes: the one-hot planes are compared in whole vectors.
+PADDED = 128
+# unsigned cell tables: numba indexes with a signed int as if it could be negative (a wrap per read)
+#: ``_SOURCE[flips, d]``: the board cell shown at cell ``d`` of a view turned by ``flips``.
+_SOURCE = np.argsort(_DEST, axis=1).astype(np.uint8)
+#: ``_TARGET[flips, cell]``: where a board cell lands in a view turned by ``flips``.
+_TARGET = _DEST.astype(np.uint8)
+_NO_TEAMMATE = 255  # a code no cell holds
+_ONE_HOT = 12  # planes 0-11
+_VALUES = 16  # planes 12-15: bomb life, blast strength, moving direction, flame life
+
+
+@njit_inline
+def _one_hot(cells, out, g, me, me_code, mate_code):
+    """Planes 0-11 of view ``out[g, me]`` from the view's cell codes (``cells``, PADDED long)."""
+    for i in range(PADDED):
+        c = cells[i]
+        out[g, me, i] = (c == 0) | (c == AGENT_0 - 1)  # the dummy agent code shows as passage
+    for k in range(1, SELF):
+        base = k * CELLS
+        for i in range(PADDED):
+            out[g, me, base + i] = cells[i] == k
+    base = SELF * CELLS
+    for i in range(PADDED):
+        out[g, me, base + i] = cells[i] == me_code
+    base = TEAMMATE * CELLS
+    for i in range(PADDED):
+        out[g, me, base + i] = cells[i] == mate_code
+    base = ENEMY * CELLS
+    for i in range(PADDED):
+        c = cells[i]
+        out[g, me, base + i] = (c >= AGENT_0) & (c != me_code) & (c != mate_code)
+
+
+@njit_inline
+def _fog(cells, fog_r, fog_c):
+    """Cells more than VIEW rows or columns from (fog_r, fog_c) (view coordinates) become FOG."""
+    for r in range(SIZE):
+        row_fogged = abs(r - fog_r) > VIEW
+        for c in range(SIZE):
+            if row_fogged or abs(c - fog_c) > VIEW:
+                cells[r * SIZE + c] = FOG
+
+
+@njit_inline
+def _constant_planes(out, g, me, scalars, k):
+    for j in range(k):
+        value = scalars[j]
+        base = (_VALUES + j) * CELLS
+        for i in range(CELLS):
+            out[g, me, base + i] = value
+
+
+@njit_inline
+def _encode(g, me, boards, flames, any_flames, bombs, nb, mate_code, fog_r, fog_c, ego, scalars, k, cells, out):
+    """Agent ``me``'s whole view into ``out[g, me]``; ``fog_r < 0``: no fog."""
+    flips = _FLIPS[me] if ego else 0
+    if flips == 0:
+        for i in range(CELLS):
+            cells[i] = boards[g, i]
+    else:
+        for i in range(CELLS):
+            cells[i] = boards[g, _SOURCE[flips, i]]
+    fogged = fog_r >= 0
+    if fogged:
+        _fog(cells, SIZE - 1 - fog_r if flips & 1 else fog_r, SIZE - 1 - fog_c if flips & 2 else fog_c)
+    _one_hot(cells, out, g, me, AGENT_0 + me, mate_code)
+    for i in range(_ONE_HOT * CELLS, _VALUES * CELLS):
+        out[g, me, i] = 0
+    for b in range(nb):  # later bombs overwrite earlier ones on a cell, as in the reference
+        d = _TARGET[flips, bombs[g, b, 0] * SIZE + bombs[g, b, 1]]
+        if fogged and cells[d] == FOG:
+            continue
+        out[g, me, 12 * CELLS + d] = bombs[g, b, 3]
+        out[g, me, 13 * CELLS + d] = bombs[g, b, 4]
+        move = bombs[g, b, 5]
+        out[g, me, 14 * CELLS + d] = EGO_ACTIONS[me, move] if ego and move else move
+    if any_flames:
+        base = 15 * CELLS
+        if flips == 0 and not fogged:
+            for i in range(CELLS):
+                bits = flames[g, i]
+                out[g, me, base + i] = (bits > 0) + (bits > 1) + (bits > 3)  # the newest flame's life + 1
+        else:
+            for i in range(CELLS):
+                bits = flames[g, _SOURCE[flips, i]] if cells[i] != FOG else 0
+                out[g, me, base + i] = (bits > 0) + (bits > 1) + (bits > 3)
+    _constant_planes(out, g, me, scalars, k)
+
+
+@njit_inline
+def _copy_view(g, first, me, out, agents, boards, alive, team, scalars, k):
+    """View ``me`` from view ``first`` (no fog, no turning): its agents' cells and constant planes redone."""
+    for i in range(_VALUES * CELLS):
+        out[g, me, i] = out[g, first, i]
+    for a in range(4):
+        cell = agents[g, a, 1] * SIZE + agents[g, a, 2]
+        if alive >> a & 1 and boards[g, cell] == AGENT_0 + a:
+            out[g, me, SELF * CELLS + cell] = 0
+            out[g, me, TEAMMATE * CELLS + cell] = 0
+            out[g, me, ENEMY * CELLS + cell] = 0
+            plane = SELF if a == me else TEAMMATE if team and a == (me + 2) % 4 else ENEMY
+            out[g, me, plane * CELLS + cell] = 1
+    _constant_planes(out, g, me, scalars, k)
+
+
+@njit_inline
+def alive_bits(agents, g):
+    """The living agents of game ``g`` as bits (bit i: agent i)."""
+    bits = 0
+    for a in range(4):
+        if agents[g, a, 0]:
+            bits |= 1 << a
+    return bits
+
+
+@njit_inline
+def _view_scalars(g, agents, alive, me, team, radio, steps, max_steps, words, scalars):
+    """Fill agent ``me``'s constant planes into ``scalars``; returns how many."""
+    mate = (me + 2) % 4
+    enemies = 0
+    for e in range(4):
+        if e != me and (not team or e != mate) and alive >> e & 1:
+            enemies += 1
+    scalars[0] = agents[g, me, 3]
+    scalars[1] = agents[g, me, 4]
+    scalars[2] = agents[g, me, 5]
+    scalars[3] = 1 if team and alive >> mate & 1 else 0
+    scalars[4] = enemies
+    scalars[5] = min(255, steps[g] * 255 // max_steps)
+    if not words:
+        return 6
+    scalars[6] = radio[g, mate, 0]
+    scalars[7] = radio[g, mate, 1]
+    return 8
+
+
+@njit_inline
+def observe_game(
+    g, boards, flames, agents, bombs, counts, radio, steps, max_steps, team, partial, ego, live, cells, scalars, out
+):
+    """Write the views of game ``g``'s agents into ``out[g]`` (4, planes * 121); zeros for agents not in ``live``.
+
+    ``boards`` and ``flames`` are the batch's cells as rows of 121 (games, 121), ``out`` the
+    views as rows (games, 4, planes * 121); the other arrays are the batch's own. ``cells`` is
+    a scratch of :data:`PADDED` bytes and ``scalars`` one of 8. Every array is indexed, none
+    sliced: a slice per game or agent is counted in and out of numba's reference counts, which
+    cost as much as the rest of a view.
+    """
+    size = out.shape[2]
+    any_flames = 0
+    for i in range(CELLS):
+        any_flames |= flames[g, i]
+    alive = alive_bits(agents, g)
+    first = -1
+    for me in range(4):
+        if not live[g, me]:
+            drawn = False  # a drawn view has a one-hot plane set on every cell
+            for p in range(_ONE_HOT):
+                drawn = drawn or out[g, me, p * CELLS] != 0
+            if drawn:
+                for i in range(size):
+                    out[g, me, i] = 0
+            continue
+        k = _view_scalars(g, agents, alive, me, team, radio, steps, max_steps, size > 22 * CELLS, scalars)
+        if first >= 0 and not partial and not ego:
+            _copy_view(g, first, me, out, agents, boards, alive, team, scalars, k)
+            continue
+        first = me
+        mate_code = AGENT_0 + (me + 2) % 4 if team else _NO_TEAMMATE
+        fog_r = agents[g, me, 1] if partial else -1
+        nb = counts[g, 0]
+        _encode(
+            g,
+            me,
+            boards,
+            flames,
+            any_flames,
+            bombs,
+            nb,
+            mate_code,
+            fog_r,
+            agents[g, me, 2],
+            ego,
+            scalars,
+            k,
+            cells,
+            out,
+        )
