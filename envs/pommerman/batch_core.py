@@ -15,7 +15,7 @@ import numpy as np
 from envs.pommerman._jit import njit_inline, njit_parallel, njit_unreferenced, prange
 from envs.pommerman.batch_views import PADDED, alive_bits, observe_game
 from envs.pommerman.board import BOARD_SCRATCH, START_POSITIONS, draw_board_into
-from envs.pommerman.core import BOMB_CAP, SIZE, step_into
+from envs.pommerman.core import BOMB_CAP, SIZE, step_inline
 from envs.pommerman.planes import EGO_ACTIONS
 
 __all__ = ["new_work", "batch_step", "batch_step_parallel", "reset_games", "observe_games"]
@@ -147,7 +147,7 @@ def _step_game(
         if words.shape[0]:
             radio[g, a, 0] = words[g, a, 0] if alive_now else 0
             radio[g, a, 1] = words[g, a, 1] if alive_now else 0
-    after = step_into(boards[g], items[g], flames[g], agents[g], bombs[g], counts[g], moves, max_blast, s)
+    after = step_inline(boards[g], items[g], flames[g], agents[g], bombs[g], counts[g], moves, max_blast, s)
     steps[g] += 1
     done = _score(before, after, steps[g], max_steps, team, rewards[g], terms[g])
     over[g] = done

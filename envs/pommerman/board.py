@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.pommerman._jit import njit
+from envs.pommerman._jit import njit, njit_inline
 from envs.pommerman.core import AGENT_0, EXTRA_BOMB, PASSAGE, RIGID, SIZE, WOOD
 
 __all__ = [
@@ -81,7 +81,7 @@ def unreachable_passages(board, start_r, start_c):
     return unreachable_passages_into(board, start_r, start_c, np.zeros((3, board.shape[0]), np.int64))
 
 
-@njit
+@njit_inline
 def unreachable_passages_into(board, start_r, start_c, rows):
     """:func:`unreachable_passages` working in ``rows``, an int64 (3, rows of the board) scratch.
 
@@ -129,7 +129,7 @@ def unreachable_passages_into(board, start_r, start_c, rows):
     return missing
 
 
-@njit
+@njit_inline
 def uniform(rng):
     """The next float in [0, 1) of the SplitMix64 stream ``rng`` (a uint64 array of one: its state)."""
     z = rng[0] + np.uint64(0x9E3779B97F4A7C15)
@@ -149,7 +149,7 @@ def seed_stream(rng, seed):
     rng[0] = z ^ (z >> np.uint64(31))
 
 
-@njit
+@njit_inline
 def _shuffle_prefix(rng, values, k):
     """Put a uniform random ordered ``k``-prefix of ``values`` first (partial Fisher-Yates)."""
     n = len(values)
