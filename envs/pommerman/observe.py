@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from envs.pommerman._jit import njit, njit_inline
+from envs.pommerman._jit import njit, njit_inline, njit_unreferenced
 from envs.pommerman.board import START_POSITIONS, draw_board, seed_stream
 from envs.pommerman.core import AGENT_0, BOMB_CAP, FOG, SIZE, flame_life, step_into
 from envs.pommerman.state import PACKED_LAYOUT
@@ -50,7 +50,7 @@ def observation_space(mode: str, max_steps: int) -> spaces.Dict:
     return spaces.Dict(keys)
 
 
-@njit
+@njit_unreferenced
 def observe_grids(board, agents, bombs, flames, counts, partial, out):
     """Fill ``out`` (k, 5, 11, 11) uint8 with each viewer's grids (k = 4 if ``partial`` else 1).
 
@@ -161,7 +161,7 @@ def _observe_packed(board, agents, bombs, flames, counts, out):
     observe_grids(board, agents, bombs, flames, counts, k > 1, out.reshape((k, 5, SIZE, SIZE)))
 
 
-@njit
+@njit_unreferenced
 def advance(buf, work, code, out):
     """One :func:`~envs.pommerman.core.step_into` of the packed state ``buf``, then its grids into ``out``.
 
@@ -198,7 +198,7 @@ def deal(buf, rng, seed, out):
     _observe_packed(board, agents, bombs, flames, counts, out)
 
 
-@njit
+@njit_unreferenced
 def observe_state(buf, out):
     """The grids of the packed state ``buf`` into ``out`` (as :func:`advance` draws them)."""
     board, _, flames, agents, bombs, counts, _ = unpack_state(buf)
