@@ -28,11 +28,12 @@ __all__ = ["CELLS", "PADDED", "alive_bits", "observe_game"]
 CELLS = SIZE * SIZE
 #: Length of the scratch row of cell codes: the one-hot planes are compared in whole vectors.
 PADDED = 128
-# unsigned cell tables: numba indexes with a signed int as if it could be negative (a wrap per read)
+# unsigned cell tables: numba indexes with a signed int as if it could be negative (a wrap per
+# read); 16 bits, so that an offset computed from one fits without numba (numpy keeps the type)
 #: ``_SOURCE[flips, d]``: the board cell shown at cell ``d`` of a view turned by ``flips``.
-_SOURCE = np.argsort(_DEST, axis=1).astype(np.uint8)
+_SOURCE = np.argsort(_DEST, axis=1).astype(np.uint16)
 #: ``_TARGET[flips, cell]``: where a board cell lands in a view turned by ``flips``.
-_TARGET = _DEST.astype(np.uint8)
+_TARGET = _DEST.astype(np.uint16)
 _NO_TEAMMATE = 255  # a code no cell holds
 _ONE_HOT = 12  # planes 0-11
 _VALUES = 16  # planes 12-15: bomb life, blast strength, moving direction, flame life
@@ -96,7 +97,7 @@ def _encode(g, me, boards, flames, any_flames, bombs, nb, mate_code, fog_r, fog_
     for i in range(_ONE_HOT * CELLS, _VALUES * CELLS):
         out[g, me, i] = 0
     for b in range(nb):  # later bombs overwrite earlier ones on a cell, as in the reference
-        d = _TARGET[flips, bombs[g, b, 0] * SIZE + bombs[g, b, 1]]
+        d = _TARGET[flips, int(bombs[g, b, 0]) * SIZE + int(bombs[g, b, 1])]
         if fogged and cells[d] == FOG:
             continue
         out[g, me, 12 * CELLS + d] = bombs[g, b, 3]
@@ -108,11 +109,11 @@ def _encode(g, me, boards, flames, any_flames, bombs, nb, mate_code, fog_r, fog_
         if flips == 0 and not fogged:
             for i in range(CELLS):
                 bits = flames[g, i]
-                out[g, me, base + i] = (bits > 0) + (bits > 1) + (bits > 3)  # the newest flame's life + 1
+                out[g, me, base + i] = int(bits > 0) + int(bits > 1) + int(bits > 3)  # the newest flame's life + 1
         else:
             for i in range(CELLS):
                 bits = flames[g, _SOURCE[flips, i]] if cells[i] != FOG else 0
-                out[g, me, base + i] = (bits > 0) + (bits > 1) + (bits > 3)
+                out[g, me, base + i] = int(bits > 0) + int(bits > 1) + int(bits > 3)
     _constant_planes(out, g, me, scalars, k)
 
 
@@ -122,7 +123,7 @@ def _copy_view(g, first, me, out, agents, boards, alive, team, scalars, k):
     for i in range(_VALUES * CELLS):
         out[g, me, i] = out[g, first, i]
     for a in range(4):
-        cell = agents[g, a, 1] * SIZE + agents[g, a, 2]
+        cell = int(agents[g, a, 1]) * SIZE + int(agents[g, a, 2])  # int: numpy would keep int8
         if alive >> a & 1 and boards[g, cell] == AGENT_0 + a:
             out[g, me, SELF * CELLS + cell] = 0
             out[g, me, TEAMMATE * CELLS + cell] = 0

@@ -304,3 +304,41 @@ def test_numbas_cache_is_dropped_when_any_source_of_the_package_changes(tmp_path
     assert _jit.forget_stale_cache(tmp_path) and not any(path.exists() for path in compiled)
     monkeypatch.setattr(_jit, "HAVE_NUMBA", False)
     assert not _jit.forget_stale_cache(tmp_path)
+
+
+_PLAY_A_FEW_STEPS = """
+import sys
+import numpy as np
+from envs.pommerman.batch import PommermanBatch
+arrays = []
+for mode in ("ffa", "team", "radio"):
+    for ego in (False, True):
+        batch = PommermanBatch(3, mode, ego=ego, max_steps=25)
+        arrays.append(batch.reset(seed=1)[0])
+        rng = np.random.default_rng(0)
+        for _ in range(60):
+            actions = rng.integers(0, 6, (3, 4, 3) if mode == "radio" else (3, 4))
+            if mode == "radio":
+                actions[..., 1:] = rng.integers(0, 8, (3, 4, 2))
+            views, rewards, terms, _, infos = batch.step(actions)
+            arrays += [views, rewards, terms, infos["final_observation"] if "final_observation" in infos else views[:0]]
+np.savez(sys.argv[1], *arrays)
+"""
+
+
+def test_the_batch_plays_the_same_without_numba(tmp_path) -> None:
+    """The compiled batch (no reference counting, its own index arithmetic) and plain Python give the same arrays."""
+    import subprocess
+    import sys
+
+    outputs = {}
+    for jit in ("0", "1"):
+        out = tmp_path / f"disable_jit_{jit}.npz"
+        env = {**os.environ, "NUMBA_DISABLE_JIT": jit, "PYTHONWARNINGS": "ignore"}
+        subprocess.run([sys.executable, "-c", _PLAY_A_FEW_STEPS, str(out)], check=True, env=env, timeout=600)
+        with np.load(out) as arrays:
+            outputs[jit] = [arrays[name] for name in arrays.files]
+    compiled, plain = outputs["0"], outputs["1"]
+    assert len(compiled) == len(plain) > 700
+    for k, (a, b) in enumerate(zip(compiled, plain)):
+        assert a.dtype == b.dtype and np.array_equal(a, b), f"array {k} differs between compiled and plain Python"
