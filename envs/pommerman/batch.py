@@ -216,6 +216,7 @@ class PommermanBatch:
 
     # --------------------------------------------------------------------- step
     def _check_actions(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The moves (and words) as C-contiguous int64 arrays; their ranges are checked in the compiled step."""
         actions = np.asarray(actions)
         radio = self.mode == "radio"
         shape = (self.num_games, 4, 3) if radio else (self.num_games, 4)
@@ -224,17 +225,18 @@ class PommermanBatch:
                 f"{self}: actions must be an integer array of shape {shape}, "
                 f"got {actions.dtype} array of shape {actions.shape}"
             )
-        moves = actions[..., 0] if radio else actions
-        if moves.size and (moves.min() < 0 or moves.max() > 5):
-            raise InvalidActionError(f"{self}: moves must lie in 0..5, got values from {moves.min()} to {moves.max()}")
         if not radio:
-            return np.ascontiguousarray(moves, dtype=np.int64), self._no_words  # one compiled layout
-        words = actions[..., 1:]
-        if words.size and (words.min() < 0 or words.max() > 7):
-            raise InvalidActionError(
-                f"{self}: radio words must lie in 0..7, got values from {words.min()} to {words.max()}"
-            )
-        return np.ascontiguousarray(moves, dtype=np.int64), np.ascontiguousarray(words, dtype=np.int64)
+            return np.ascontiguousarray(actions, dtype=np.int64), self._no_words  # one compiled layout
+        return np.ascontiguousarray(actions[..., 0], dtype=np.int64), np.ascontiguousarray(
+            actions[..., 1:], dtype=np.int64
+        )
+
+    def _out_of_range(self, code: int, moves: np.ndarray, words: np.ndarray) -> InvalidActionError:
+        if code == -1:
+            return InvalidActionError(f"{self}: moves must lie in 0..5, got values from {moves.min()} to {moves.max()}")
+        return InvalidActionError(
+            f"{self}: radio words must lie in 0..7, got values from {words.min()} to {words.max()}"
+        )
 
     def step(self, actions: Any):
         """Step every game; see the class docstring for what comes back.
@@ -275,6 +277,8 @@ class PommermanBatch:
             self._final,
             self._work,
         )
+        if ended < 0:  # nothing was stepped
+            raise self._out_of_range(ended, moves, words)
         fresh = self.copy
         over = self._over.copy() if fresh else self._over
         infos: dict[str, Any] = {

@@ -178,6 +178,21 @@ def _step_game(
 
 
 @njit_inline
+def _bad_actions(actions, words):
+    """0 when every move lies in 0..5 and every word in 0..7; else 1 (a move) or 2 (a word)."""
+    for g in range(actions.shape[0]):
+        for a in range(4):
+            if actions[g, a] < 0 or actions[g, a] > 5:
+                return 1
+    for g in range(words.shape[0]):
+        for a in range(4):
+            for w in range(2):
+                if words[g, a, w] < 0 or words[g, a, w] > 7:
+                    return 2
+    return 0
+
+
+@njit_inline
 def _rows(boards, flames, views):
     """The boards, flames and views as flat rows (one reshape a call, none a game: see batch_views)."""
     games = boards.shape[0]
@@ -215,7 +230,13 @@ def batch_step(
     final,
     work,
 ):
-    """Step every game once (ended games restart in the same call); returns how many ended."""
+    """Step every game once (ended games restart in the same call); returns how many ended.
+
+    Returns ``-1`` (a move outside 0..5) or ``-2`` (a word outside 0..7) before stepping anything.
+    """
+    bad = _bad_actions(actions, words)
+    if bad:
+        return -bad
     s = _scratch(work, 0)
     board_rows, flame_rows, obs_rows = _rows(boards, flames, obs)
     final_rows = _rows(boards, flames, final)[2]
@@ -306,6 +327,9 @@ def batch_step_parallel(
     work,
 ):
     """:func:`batch_step` with the games split in ``len(work[0])`` chunks run on numba's threads."""
+    bad = _bad_actions(actions, words)
+    if bad:
+        return -bad
     chunks = work[0].shape[0]
     games = boards.shape[0]
     board_rows, flame_rows, obs_rows = _rows(boards, flames, obs)
