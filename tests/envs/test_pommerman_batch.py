@@ -235,6 +235,12 @@ def test_bad_calls_name_what_was_expected():
         batch.step(np.zeros((2, 4), dtype=np.int64))
     with pytest.raises(InvalidActionError, match="radio words must lie in 0..7, got values from 0 to 8"):
         batch.step(np.full((2, 4, 3), [0, 8, 0]))
+    before = [batch.state_json(g) for g in range(2)]
+    moves = np.ones((2, 4, 3), np.int64)
+    moves[1, 3, 0] = 6  # only the last game's last move is out of range: no game steps
+    with pytest.raises(InvalidActionError, match="moves must lie in 0..5, got values from 1 to 6"):
+        batch.step(moves)
+    assert [batch.state_json(g) for g in range(2)] == before
     with pytest.raises(ValueError, match=r"game must be an integer in 0..1, got 2"):
         batch.state_json(2)
     with pytest.raises(ValueError, match="num_games must be an integer in 1..1048576, got 0"):
