@@ -91,13 +91,16 @@ def unreachable_passages_into(board, start_r, start_c, rows):
     search's time, which branched on every cell).
     """
     n = board.shape[0]
-    rows[:] = 0  # open (not rigid) cells, passages, reached cells
-    for r in range(n):
+    for r in range(n):  # open (not rigid) cells, passages, reached cells
+        open_cells = 0  # gathered in registers: |= into rows[...] waited on a store per cell
+        passages = 0
         for c in range(board.shape[1]):
-            if board[r, c] != RIGID:
-                rows[0, r] |= 1 << c
-            if board[r, c] == PASSAGE:
-                rows[1, r] |= 1 << c
+            code = board[r, c]
+            open_cells |= int(code != RIGID) << c
+            passages |= int(code == PASSAGE) << c
+        rows[0, r] = open_cells
+        rows[1, r] = passages
+        rows[2, r] = 0
     start = 1 << start_c  # reached even when rigid, as a search from it would
     rows[2, start_r] = start
     changed = True
