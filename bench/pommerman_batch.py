@@ -21,6 +21,7 @@ Run::
     python bench/pommerman_batch.py --pomcpp2 /tmp/pomcpp2/pomcpp2_bench \\
         --reference-python /tmp/pommerman-reference/bin/python
 
+``--batch-mode team --ego`` times the batch as the team recipe trains on it (FFA without ego by default).
 ``--parts single`` times only the single env beside the reference; ``--baseline DIR`` also times the
 single env and the batch of another checkout in the same rounds (``git archive COMMIT envs arena | tar -x -C DIR``).
 """
@@ -98,9 +99,10 @@ import json, sys, time
 import numpy as np
 from envs.pommerman.batch import PommermanBatch
 games, steps, seed = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+mode, ego = ("ffa", "team")[int(sys.argv[4])], bool(int(sys.argv[5]))
 
 def rate(games, steps, seed):
-    batch = PommermanBatch(games, "ffa", copy=False)
+    batch = PommermanBatch(games, mode, ego=ego, copy=False)
     rng = np.random.default_rng(seed)
     batch.reset(seed=seed)
     calls = max(10, steps // games)
@@ -126,9 +128,15 @@ def reference_rate(python: str, steps: int, seed: int) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def batch_rate(games: int, steps: int, seed: int, threads: int = 1) -> tuple[float, float]:
+#: The modes ``--batch-mode`` takes (radio's actions carry words: not timed here).
+BATCH_MODES = ("ffa", "team")
+
+
+def batch_rate(
+    games: int, steps: int, seed: int, threads: int = 1, mode: str = "ffa", ego: bool = False
+) -> tuple[float, float]:
     """(steps per CPU-second, steps per wall second) of a PommermanBatch with random actions."""
-    batch = PommermanBatch(games, "ffa", copy=False, threads=threads)
+    batch = PommermanBatch(games, mode, ego=ego, copy=False, threads=threads)
     rng = np.random.default_rng(seed)
     batch.reset(seed=seed)
     calls = max(10, steps // games)
@@ -310,6 +318,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         "--baseline", help="a checkout whose single env and batch (FFA, one thread) are timed beside this one's"
     )
     parser.add_argument("--breakdown", action="store_true", help="also time the parts of a step (256 games)")
+    parser.add_argument("--batch-mode", choices=BATCH_MODES, default="ffa", help="the batch's mode (default: ffa)")
+    parser.add_argument("--ego", action="store_true", help="the batch's ego views (as the team recipe trains)")
     parser.add_argument(
         "--thread-divisor",
         type=int,
@@ -322,7 +332,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         parser.error(f"--baseline must be a folder holding envs/ and arena/, got {args.baseline!r}")
     # compile (numba caches on disk) outside the timing
     if "batch" in args.parts:
-        batch_rate(8, 80, 0), batch_rate(8, 80, 0, threads=2)
+        batch_rate(8, 80, 0, 1, args.batch_mode, args.ego), batch_rate(8, 80, 0, 2, args.batch_mode, args.ego)
     if "simple" in args.parts:
         simple_rate(8, 3, 0)
     runs: dict[str, list[float]] = {}
@@ -335,15 +345,17 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             record("pomcpp2 State::Step", pomcpp2_rate(args.pomcpp2, 4 * args.steps, 0, round_ + 1))
             record("pomcpp2 Environment", pomcpp2_rate(args.pomcpp2, 4 * args.steps, 1, round_ + 1))
         for games in args.games if "batch" in args.parts else ():
-            record(f"batch {games} (cpu)", batch_rate(games, args.steps, round_)[0])
+            flavour = (args.batch_mode, args.ego)
+            record(f"batch {games} (cpu)", batch_rate(games, args.steps, round_, 1, *flavour)[0])
             if args.baseline:
+                mode_code = BATCH_MODES.index(args.batch_mode)
                 record(
                     f"baseline batch {games} (cpu)",
-                    checkout_rate(args.baseline, BATCH_SCRIPT, games, args.steps, round_),
+                    checkout_rate(args.baseline, BATCH_SCRIPT, games, args.steps, round_, mode_code, int(args.ego)),
                 )
             record(
                 f"batch {games} threads=2 (wall)",
-                batch_rate(games, args.steps // args.thread_divisor, round_, threads=2)[1],
+                batch_rate(games, args.steps // args.thread_divisor, round_, 2, *flavour)[1],
             )
         if "single" in args.parts:
             # the loop of SINGLE_SCRIPT, in a process of this checkout as in the baseline's: one copy, timed alike

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -261,3 +262,17 @@ def test_pong_probe_bench_plays_folders_and_names_against_pong_ai_and_counts_onl
     steep = _bench_module("pong_probe").probe("pong_ai", games=2, rounds=6, max_round_steps=300, ball_spin=6.0)
     assert steep["rounds"][:2] != [0, 0]  # at ball_spin 6 the mirror match decides rounds: the ball outruns a paddle
     assert 0.0 <= steep["outer_half_share"] <= 1.0
+
+
+def test_pommerman_batch_bench_times_the_team_recipes_batch_beside_a_baseline(tmp_path):
+    """``--batch-mode team --ego`` with ``--baseline``: the batch as the team recipe trains on it, this checkout's and another's."""
+    baseline = tmp_path / "baseline"  # this checkout's copy, numba's cache included (its files keep their times)
+    shutil.copytree(ROOT / "envs", baseline / "envs")
+    shutil.copytree(ROOT / "arena", baseline / "arena")
+    out = _bench(
+        "bench/pommerman_batch.py",
+        *("--games", "4", "--steps", "40", "--rounds", "1", "--parts", "batch", "--thread-divisor", "1"),
+        *("--batch-mode", "team", "--ego", "--baseline", str(baseline)),
+    )
+    figures = json.loads(out.strip().splitlines()[-1])
+    assert figures["batch 4 (cpu)"] > 0 and figures["baseline batch 4 (cpu)"] > 0
