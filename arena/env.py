@@ -72,7 +72,8 @@ class MultiAgentEnv(ActionChecks):
     * :attr:`metadata`: ``"render_modes"``, ``"render_fps"``, ``"name"``, ``"real_time"``
       (a game on a clock, see :func:`is_real_time`) and ``"reproducible"`` (``False``: the
       same seed and actions may give another episode, so replays are watched, not verified);
-    * :attr:`perfect_information`, :attr:`illegal_action`, :attr:`teams`, :attr:`team_outcome`;
+    * :attr:`perfect_information`, :attr:`illegal_action`, :attr:`teams`, :attr:`team_outcome`,
+      :attr:`training_options`;
     * :meth:`action_names`, :meth:`observation_text`, :meth:`clone`, :meth:`make_batch`
       (with :attr:`batchable`).
 
@@ -90,6 +91,12 @@ class MultiAgentEnv(ActionChecks):
     # Not a ClassVar: wrappers and adapters set their own (Gymnasium's Env and Wrapper do the same).
     metadata: dict[str, Any] = {"render_modes": []}
     render_mode: str | None = None
+
+    #: Keyword options that shape training but not the game an agent meets (an episode's length,
+    #: reward terms). A trained agent's other recorded options are compared with the env it is
+    #: loaded into, option by option where the env keeps the option as an attribute of the same
+    #: name, and a difference is warned about (:func:`arena.training.trained.load_trained_agent`).
+    training_options: frozenset[str] = frozenset()
 
     #: The sides, for an env that has them: team name -> the team's agent ids in seat order,
     #: every possible agent in exactly one team, teams in a fixed order (tournaments seat

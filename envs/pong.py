@@ -124,6 +124,7 @@ class Pong2p(MultiAgentEnv):
         ((8,), 'up')
     """
 
+    training_options = frozenset({"rounds", "max_round_steps"})  # the length of an episode
     metadata = {"render_modes": ["rgb_array"], "name": "pong_2p", "render_fps": 30, "real_time": True}
     env_name = "pong_2p"
 

@@ -56,13 +56,14 @@ def shipped_folder(name: str) -> Path:
 
 def load_shipped(name: str, **options: Any) -> Agent:
     """The shipped agent ``name`` (options as :func:`~arena.training.trained.load_trained_agent` takes them:
-    ``deterministic``, ``device``, ``seed``)."""
+    ``deterministic``, ``device``, ``seed``, and ``env``, the env it will play in: a tournament passes it,
+    and the agent warns when that env's options differ from the ones it was trained with)."""
     from arena.training.trained import load_trained_agent
 
     return load_trained_agent(shipped_folder(name), name=options.pop("name", name), **options)
 
 
-def pong_ppo(**options: Any) -> Agent:
+def pong_ppo(env: Any = None, **options: Any) -> Agent:
     """``pong_2p`` from the pixels with ``ball_spin=6``: PPO self-play against a ladder of ``pong_ai``
     players, 48 minutes (5,017,600 steps) on one core.
 
@@ -73,30 +74,30 @@ def pong_ppo(**options: Any) -> Agent:
     default ``ball_spin=3`` no learner here beats ``pong_ai``; docs/performance.md, "Pong-2p from
     frames", gives both, the command and the seed.
     """
-    return load_shipped("pong_ppo", **options)
+    return load_shipped("pong_ppo", env=env, **options)
 
 
-def pong_ppo_preview(**options: Any) -> Agent:
+def pong_ppo_preview(env: Any = None, **options: Any) -> Agent:
     """``pong_2p`` from the pixels after a run of under an hour: PPO self-play with ``pong_ai`` in the pool.
 
     A preview, not ``pong_ppo``: it does not beat ``pong_ai`` (the bar of that name is a score of
     0.8 over 40 seat-swapped games); docs/performance.md, "Pong-2p from frames", gives its command,
     seed, steps and its score against ``pong_ai``.
     """
-    return load_shipped("pong_ppo_preview", **options)
+    return load_shipped("pong_ppo_preview", env=env, **options)
 
 
-def magent_army_ppo(**options: Any) -> Agent:
+def magent_army_ppo(env: Any = None, **options: Any) -> Agent:
     """A ``magent_battle`` soldier trained with parameter sharing over its whole side (the side path):
     one spec plays an army, every seat of its side.
 
     docs/performance.md, "A trained army", gives its command, seed, steps, training time and its
     score against ``magent_attack_nearest``. It acts for a whole side at once (``act_batch``).
     """
-    return load_shipped("magent_army_ppo", **options)
+    return load_shipped("magent_army_ppo", env=env, **options)
 
 
-def pommerman_team_ppo(**options: Any) -> Agent:
+def pommerman_team_ppo(env: Any = None, **options: Any) -> Agent:
     """A Pommerman team-mode player trained on the batch against two ``pommerman_simple``: parameter
     sharing with the ego view, behind the action filter; enter it in both seats of a side
     (``ppo=pommerman_team_ppo+pommerman_team_ppo``).
@@ -104,4 +105,4 @@ def pommerman_team_ppo(**options: Any) -> Agent:
     docs/performance.md, "Pommerman team mode: the shipped team", gives its command, seeds, steps,
     training time and its score against two ``pommerman_simple``.
     """
-    return load_shipped("pommerman_team_ppo", **options)
+    return load_shipped("pommerman_team_ppo", env=env, **options)

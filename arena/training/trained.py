@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import platform
+import warnings
 from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
@@ -52,10 +53,13 @@ __all__ = [
     "trained_interface",
     "pool_statistics",
     "model_digest",
+    "trained_elsewhere",
+    "warn_if_trained_elsewhere",
     "KeepsStatistics",
 ]
 
 MANIFEST = "agent.json"
+_MISSING = object()
 FORMAT_VERSION = 1
 _STATE = "interface_state.json"
 
@@ -352,6 +356,39 @@ def _state(folder: Path, name: str) -> dict[str, Any]:
     return state
 
 
+def trained_elsewhere(manifest: Mapping[str, Any], env: Any) -> list[str]:
+    """The options a trained agent recorded that ``env`` holds with another value, as ``"name=trained (here: value)"``.
+
+    Only options the env keeps as an attribute of the same name are compared, and not its
+    :attr:`~arena.env.MultiAgentEnv.training_options` (an episode's length, reward terms).
+
+    Example:
+        >>> import envs
+        >>> trained_elsewhere({"env_options": {"ball_spin": 6.0, "rounds": 5}}, envs.make("pong_2p"))
+        ['ball_spin=6.0 (here: 3.0)']
+    """
+    game = getattr(env, "unwrapped", env)
+    free: frozenset[str] = getattr(game, "training_options", frozenset())
+    differences = []
+    for name, trained in sorted(dict(manifest.get("env_options") or {}).items()):
+        here = getattr(game, name, _MISSING) if name not in free and not name.startswith("_") else _MISSING
+        if here is not _MISSING and not callable(here) and here != trained:
+            differences.append(f"{name}={trained!r} (here: {here!r})")
+    return differences
+
+
+def warn_if_trained_elsewhere(folder: Path, manifest: Mapping[str, Any], env: Any) -> None:
+    """Warn (``UserWarning``) when ``env`` differs from the game the agent in ``folder`` was trained on."""
+    differences = trained_elsewhere(manifest, env)
+    if differences:
+        warnings.warn(
+            f"trained agent {folder.name!r} was trained on {manifest.get('env')} with options this env does not "
+            f"have: {', '.join(differences)}; it plays, but not the game it learned",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
 def load_trained_agent(
     path: str | Path,
     *,
@@ -416,6 +453,7 @@ def load_trained_agent(
             probe = make_env(manifest["env"], **dict(manifest.get("env_options") or {}))
     else:
         probe = env
+        warn_if_trained_elsewhere(folder, manifest, env)
     if team_size is not None:  # a model of a whole side: one agent per side, Tuple spaces
         from arena.sides import GroupTeams
 

@@ -93,6 +93,10 @@ class MAgentBattle(MultiAgentEnv):
         {'red': 2, 'blue': 2}
     """
 
+    # an episode's length and MAgent2's reward terms
+    training_options = frozenset(
+        {"max_steps", "step_reward", "dead_penalty", "attack_penalty", "attack_opponent_reward"}
+    )
     metadata = {"render_modes": ["rgb_array"], "name": "magent_battle", "render_fps": 5}
     env_name = "magent_battle"
     team_outcome = "individual"

@@ -85,6 +85,7 @@ class Pommerman(MultiAgentEnv):
         1
     """
 
+    training_options = frozenset({"max_steps"})  # the length of an episode
     metadata = {"render_modes": ["ansi", "rgb_array"], "name": "pommerman", "render_fps": 10}
     env_name = "pommerman"
 

@@ -102,6 +102,7 @@ class Soccer(MultiAgentEnv):
         (3,)
     """
 
+    training_options = frozenset({"time_limit"})  # the length of an episode
     metadata = {"render_modes": ["rgb_array", "camera"], "name": "soccer", "render_fps": 40, "real_time": True}
     env_name = "soccer"
 

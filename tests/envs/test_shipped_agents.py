@@ -89,3 +89,20 @@ def test_pong_ppo_wins_more_rounds_than_pong_ai_with_the_steep_ball_it_trained_o
     players = [make_agent("pong_ppo"), make_agent("pong_ai")]
     episode = play(env, players if seat == 0 else players[::-1], seed=11)
     assert episode.returns[f"player_{seat}"] > 0, episode.returns  # rounds won minus rounds lost
+
+
+def test_a_shipped_agent_warns_when_its_env_is_not_the_game_it_learned() -> None:
+    """pong_ppo learned ball_spin=6: entered at the default spin it warns (its rounds and step limits may differ freely)."""
+    import warnings
+
+    import envs
+    from arena.training.trained import trained_elsewhere
+
+    with pytest.warns(UserWarning, match=r"'pong_ppo' was trained on pong_2p .*ball_spin=6.0 \(here: 3.0\)"):
+        load_shipped("pong_ppo", env=envs.make("pong_2p"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the game it learned, with other episode lengths: no warning
+        load_shipped("pong_ppo", env=envs.make("pong_2p", ball_spin=6, rounds=20, max_round_steps=1000))
+    manifest = {"env_options": {"mode": "team", "max_steps": 400, "no_such_option": 1}}
+    assert trained_elsewhere(manifest, envs.make("pommerman", mode="ffa")) == ["mode='team' (here: 'ffa')"]
+    assert trained_elsewhere(manifest, envs.make("pommerman", mode="team", max_steps=800)) == []
