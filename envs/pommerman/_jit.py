@@ -24,6 +24,19 @@ except ImportError:  # pragma: no cover
     _njit, prange = None, range
     HAVE_NUMBA = False
 
+
+def _knows_unreferenced() -> bool:
+    """Whether this numba takes ``_nrt=False`` (an underscore option: a later release may drop it)."""
+    try:
+        from numba.core.cpu import CPUTargetOptions
+    except ImportError:  # pragma: no cover - no numba, or its internals moved
+        return False
+    return hasattr(CPUTargetOptions, "_nrt")
+
+
+#: The options of :func:`njit_unreferenced` (the counted compile where numba does not take ``_nrt``).
+_UNREFERENCED: dict[str, Any] = {"_nrt": False} if HAVE_NUMBA and _knows_unreferenced() else {}
+
 __all__ = [
     "njit",
     "njit_inline",
@@ -68,14 +81,14 @@ def njit_unreferenced(function: Callable[..., Any]) -> Callable[..., Any]:
     """
     if _njit is None:
         return function
-    return _njit(cache=True, nogil=True, _nrt=False)(function)
+    return _njit(cache=True, nogil=True, **_UNREFERENCED)(function)
 
 
 def njit_parallel(function: Callable[..., Any]) -> Callable[..., Any]:
     """:func:`njit_unreferenced` with numba's ``parallel=True`` (its ``prange`` loops run on threads)."""
     if _njit is None:
         return function
-    return _njit(cache=True, nogil=True, parallel=True, _nrt=False)(function)
+    return _njit(cache=True, nogil=True, parallel=True, **_UNREFERENCED)(function)
 
 
 _announced: set[str] = set()
