@@ -65,7 +65,10 @@ class PommermanBatch:
             the next call overwrites.
         threads: step the games in this many chunks on numba's threads (``numba.prange``);
             1 (default) runs in the calling thread. More than 1 sets ``OMP_WAIT_POLICY=PASSIVE``
-            unless it is set (before numba's first parallel call, it stops idle threads spinning).
+            unless it is set (before numba's first parallel call, it stops idle threads spinning);
+            waking the threads costs tens of microseconds a call, so two threads pay only with
+            many games (their wall-clock rate here: half of one thread's at 64 games, about even
+            at 256, 1.45x at 1,024; docs/performance.md).
         max_steps: the step limit (800 in the reference).
 
     Raises:
