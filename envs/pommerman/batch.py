@@ -61,8 +61,8 @@ class PommermanBatch:
         mode: ``"ffa"``, ``"team"`` or ``"radio"``.
         ego: every agent sees the board turned so it starts top left; moves in that frame.
         copy: return fresh arrays (default); ``False`` returns the batch's own buffers
-            (observations, rewards, flags, the ``live`` and ``episode_over`` masks), which
-            the next call overwrites.
+            (observations, rewards, flags, the ``live`` and ``episode_over`` masks, the final
+            observations), which the next call overwrites.
         threads: step the games in this many chunks on numba's threads (``numba.prange``);
             1 (default) runs in the calling thread. More than 1 sets ``OMP_WAIT_POLICY=PASSIVE``
             unless it is set (before numba's first parallel call, it stops idle threads spinning);
@@ -289,8 +289,8 @@ class PommermanBatch:
             "live": self._live.copy() if fresh else self._live,
             "episode_over": over,
         }
-        if ended:
-            infos["final_observation"] = self._final[np.flatnonzero(over)]
+        if ended:  # the compiled step left them in the first rows, in game order
+            infos["final_observation"] = self._final[:ended].copy() if fresh else self._final[:ended]
         if not fresh:
             return self._obs, self._rewards, self._terms, self._no_truncations, infos
         return self._obs.copy(), self._rewards.copy(), self._terms.copy(), self._no_truncations.copy(), infos

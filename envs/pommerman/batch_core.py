@@ -132,12 +132,16 @@ def _step_game(
     board_rows,
     flame_rows,
     final_rows,
+    slot,
     s,
     cells,
     scalars,
     draw,
 ):
-    """One game of :func:`batch_step`: its rules, scores and restart (its views come in a second pass)."""
+    """One game of :func:`batch_step`: its rules, scores and restart (its views come in a second pass).
+
+    A game that ends leaves its final views in row ``slot`` of ``final_rows``.
+    """
     moves = last[g]
     before = alive_bits(agents, g)
     for a in range(4):
@@ -156,6 +160,7 @@ def _step_game(
     if done:
         observe_game(
             g,
+            slot,
             board_rows,
             flame_rows,
             agents,
@@ -232,6 +237,8 @@ def batch_step(
 ):
     """Step every game once (ended games restart in the same call); returns how many ended.
 
+    The final views of the ``k`` games that ended fill the first ``k`` rows of ``final``, in game order.
+
     Returns ``-1`` (a move outside 0..5) or ``-2`` (a word outside 0..7) before stepping anything.
     """
     bad = _bad_actions(actions, words)
@@ -268,6 +275,7 @@ def batch_step(
             board_rows,
             flame_rows,
             final_rows,
+            ended,  # the games that end leave their final views in order, first rows first
             s,
             work[11][0],
             work[12][0],
@@ -279,6 +287,7 @@ def batch_step(
     # the instruction cache)
     for g in range(boards.shape[0]):
         observe_game(
+            g,
             g,
             board_rows,
             flame_rows,
@@ -363,6 +372,7 @@ def batch_step_parallel(
                 board_rows,
                 flame_rows,
                 final_rows,
+                g,  # chunks run at once: in the game's own row, gathered to the first rows below
                 s,
                 work[11][t],
                 work[12][t],
@@ -370,6 +380,7 @@ def batch_step_parallel(
             )
         for g in range(t * games // chunks, (t + 1) * games // chunks):  # views in a second pass, as batch_step
             observe_game(
+                g,
                 g,
                 board_rows,
                 flame_rows,
@@ -388,8 +399,13 @@ def batch_step_parallel(
                 obs_rows,
             )
     ended = 0
-    for g in range(games):
-        ended += over[g]
+    for g in range(games):  # the final views of the games that ended to the first rows, in order
+        if over[g]:
+            if ended != g:
+                for a in range(4):
+                    for i in range(final_rows.shape[2]):
+                        final_rows[ended, a, i] = final_rows[g, a, i]
+            ended += 1
     return ended
 
 
@@ -410,6 +426,7 @@ def observe_games(
     board_rows, flame_rows, obs_rows = _rows(boards, flames, obs)
     for g in games:
         observe_game(
+            g,
             g,
             board_rows,
             flame_rows,

@@ -40,25 +40,25 @@ _VALUES = 16  # planes 12-15: bomb life, blast strength, moving direction, flame
 
 
 @njit_inline
-def _one_hot(cells, out, g, me, me_code, mate_code):
-    """Planes 0-11 of view ``out[g, me]`` from the view's cell codes (``cells``, PADDED long)."""
+def _one_hot(cells, out, row, me, me_code, mate_code):
+    """Planes 0-11 of view ``out[row, me]`` from the view's cell codes (``cells``, PADDED long)."""
     for i in range(PADDED):
         c = cells[i]
-        out[g, me, i] = (c == 0) | (c == AGENT_0 - 1)  # the dummy agent code shows as passage
+        out[row, me, i] = (c == 0) | (c == AGENT_0 - 1)  # the dummy agent code shows as passage
     for k in range(1, SELF):
         base = k * CELLS
         for i in range(PADDED):
-            out[g, me, base + i] = cells[i] == k
+            out[row, me, base + i] = cells[i] == k
     base = SELF * CELLS
     for i in range(PADDED):
-        out[g, me, base + i] = cells[i] == me_code
+        out[row, me, base + i] = cells[i] == me_code
     base = TEAMMATE * CELLS
     for i in range(PADDED):
-        out[g, me, base + i] = cells[i] == mate_code
+        out[row, me, base + i] = cells[i] == mate_code
     base = ENEMY * CELLS
     for i in range(PADDED):
         c = cells[i]
-        out[g, me, base + i] = (c >= AGENT_0) & (c != me_code) & (c != mate_code)
+        out[row, me, base + i] = (c >= AGENT_0) & (c != me_code) & (c != mate_code)
 
 
 @njit_inline
@@ -72,17 +72,17 @@ def _fog(cells, fog_r, fog_c):
 
 
 @njit_inline
-def _constant_planes(out, g, me, scalars, k):
+def _constant_planes(out, row, me, scalars, k):
     for j in range(k):
         value = scalars[j]
         base = (_VALUES + j) * CELLS
         for i in range(CELLS):
-            out[g, me, base + i] = value
+            out[row, me, base + i] = value
 
 
 @njit_inline
-def _encode(g, me, boards, flames, any_flames, bombs, nb, mate_code, fog_r, fog_c, ego, scalars, k, cells, out):
-    """Agent ``me``'s whole view into ``out[g, me]``; ``fog_r < 0``: no fog."""
+def _encode(g, row, me, boards, flames, any_flames, bombs, nb, mate_code, fog_r, fog_c, ego, scalars, k, cells, out):
+    """Agent ``me``'s whole view of game ``g`` into ``out[row, me]``; ``fog_r < 0``: no fog."""
     flips = _FLIPS[me] if ego else 0
     if flips == 0:
         for i in range(CELLS):
@@ -93,44 +93,44 @@ def _encode(g, me, boards, flames, any_flames, bombs, nb, mate_code, fog_r, fog_
     fogged = fog_r >= 0
     if fogged:
         _fog(cells, SIZE - 1 - fog_r if flips & 1 else fog_r, SIZE - 1 - fog_c if flips & 2 else fog_c)
-    _one_hot(cells, out, g, me, AGENT_0 + me, mate_code)
+    _one_hot(cells, out, row, me, AGENT_0 + me, mate_code)
     for i in range(_ONE_HOT * CELLS, _VALUES * CELLS):
-        out[g, me, i] = 0
+        out[row, me, i] = 0
     for b in range(nb):  # later bombs overwrite earlier ones on a cell, as in the reference
         d = _TARGET[flips, int(bombs[g, b, 0]) * SIZE + int(bombs[g, b, 1])]
         if fogged and cells[d] == FOG:
             continue
-        out[g, me, 12 * CELLS + d] = bombs[g, b, 3]
-        out[g, me, 13 * CELLS + d] = bombs[g, b, 4]
+        out[row, me, 12 * CELLS + d] = bombs[g, b, 3]
+        out[row, me, 13 * CELLS + d] = bombs[g, b, 4]
         move = bombs[g, b, 5]
-        out[g, me, 14 * CELLS + d] = EGO_ACTIONS[me, move] if ego and move else move
+        out[row, me, 14 * CELLS + d] = EGO_ACTIONS[me, move] if ego and move else move
     if any_flames:
         base = 15 * CELLS
         if flips == 0 and not fogged:
             for i in range(CELLS):
                 bits = flames[g, i]
-                out[g, me, base + i] = int(bits > 0) + int(bits > 1) + int(bits > 3)  # the newest flame's life + 1
+                out[row, me, base + i] = int(bits > 0) + int(bits > 1) + int(bits > 3)  # the newest flame's life + 1
         else:
             for i in range(CELLS):
                 bits = flames[g, _SOURCE[flips, i]] if cells[i] != FOG else 0
-                out[g, me, base + i] = int(bits > 0) + int(bits > 1) + int(bits > 3)
-    _constant_planes(out, g, me, scalars, k)
+                out[row, me, base + i] = int(bits > 0) + int(bits > 1) + int(bits > 3)
+    _constant_planes(out, row, me, scalars, k)
 
 
 @njit_inline
-def _copy_view(g, first, me, out, agents, boards, alive, team, scalars, k):
+def _copy_view(g, row, first, me, out, agents, boards, alive, team, scalars, k):
     """View ``me`` from view ``first`` (no fog, no turning): its agents' cells and constant planes redone."""
     for i in range(_VALUES * CELLS):
-        out[g, me, i] = out[g, first, i]
+        out[row, me, i] = out[row, first, i]
     for a in range(4):
         cell = int(agents[g, a, 1]) * SIZE + int(agents[g, a, 2])  # int: numpy would keep int8
         if alive >> a & 1 and boards[g, cell] == AGENT_0 + a:
-            out[g, me, SELF * CELLS + cell] = 0
-            out[g, me, TEAMMATE * CELLS + cell] = 0
-            out[g, me, ENEMY * CELLS + cell] = 0
+            out[row, me, SELF * CELLS + cell] = 0
+            out[row, me, TEAMMATE * CELLS + cell] = 0
+            out[row, me, ENEMY * CELLS + cell] = 0
             plane = SELF if a == me else TEAMMATE if team and a == (me + 2) % 4 else ENEMY
-            out[g, me, plane * CELLS + cell] = 1
-    _constant_planes(out, g, me, scalars, k)
+            out[row, me, plane * CELLS + cell] = 1
+    _constant_planes(out, row, me, scalars, k)
 
 
 @njit_inline
@@ -166,9 +166,25 @@ def _view_scalars(g, agents, alive, me, team, radio, steps, max_steps, words, sc
 
 @njit_inline
 def observe_game(
-    g, boards, flames, agents, bombs, counts, radio, steps, max_steps, team, partial, ego, live, cells, scalars, out
+    g,
+    row,
+    boards,
+    flames,
+    agents,
+    bombs,
+    counts,
+    radio,
+    steps,
+    max_steps,
+    team,
+    partial,
+    ego,
+    live,
+    cells,
+    scalars,
+    out,
 ):
-    """Write the views of game ``g``'s agents into ``out[g]`` (4, planes * 121); zeros for agents not in ``live``.
+    """Write the views of game ``g``'s agents into ``out[row]`` (4, planes * 121); zeros for agents not in ``live``.
 
     ``boards`` and ``flames`` are the batch's cells as rows of 121 (games, 121), ``out`` the
     views as rows (games, 4, planes * 121); the other arrays are the batch's own. ``cells`` is
@@ -186,14 +202,14 @@ def observe_game(
         if not live[g, me]:
             drawn = False  # a drawn view has a one-hot plane set on every cell
             for p in range(_ONE_HOT):
-                drawn = drawn or out[g, me, p * CELLS] != 0
+                drawn = drawn or out[row, me, p * CELLS] != 0
             if drawn:
                 for i in range(size):
-                    out[g, me, i] = 0
+                    out[row, me, i] = 0
             continue
         k = _view_scalars(g, agents, alive, me, team, radio, steps, max_steps, size > 22 * CELLS, scalars)
         if first >= 0 and not partial and not ego:
-            _copy_view(g, first, me, out, agents, boards, alive, team, scalars, k)
+            _copy_view(g, row, first, me, out, agents, boards, alive, team, scalars, k)
             continue
         first = me
         mate_code = AGENT_0 + (me + 2) % 4 if team else _NO_TEAMMATE
@@ -201,6 +217,7 @@ def observe_game(
         nb = counts[g, 0]
         _encode(
             g,
+            row,
             me,
             boards,
             flames,
