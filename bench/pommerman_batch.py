@@ -198,6 +198,7 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
         for g in range(boards.shape[0]):
             batch_views.observe_game(
                 g,
+                g,
                 board_rows,
                 flame_rows,
                 agents,
