@@ -144,8 +144,8 @@ def alive_bits(agents, g):
 
 
 @njit_inline
-def _view_scalars(g, agents, alive, me, team, radio, steps, max_steps, words, scalars):
-    """Fill agent ``me``'s constant planes into ``scalars``; returns how many."""
+def _view_scalars(g, agents, alive, me, team, radio, clock, words, scalars):
+    """Fill agent ``me``'s constant planes into ``scalars`` (``clock``: the time plane's value); returns how many."""
     mate = (me + 2) % 4
     enemies = 0
     for e in range(4):
@@ -156,7 +156,7 @@ def _view_scalars(g, agents, alive, me, team, radio, steps, max_steps, words, sc
     scalars[2] = agents[g, me, 5]
     scalars[3] = 1 if team and alive >> mate & 1 else 0
     scalars[4] = enemies
-    scalars[5] = min(255, steps[g] * 255 // max_steps)
+    scalars[5] = clock
     if not words:
         return 6
     scalars[6] = radio[g, mate, 0]
@@ -197,6 +197,7 @@ def observe_game(
     for i in range(CELLS):
         any_flames |= flames[g, i]
     alive = alive_bits(agents, g)
+    clock = min(255, steps[g] * 255 // max_steps)  # once a game: a division costs more than a plane's compare
     first = -1
     for me in range(4):
         if not live[g, me]:
@@ -207,7 +208,7 @@ def observe_game(
                 for i in range(size):
                     out[row, me, i] = 0
             continue
-        k = _view_scalars(g, agents, alive, me, team, radio, steps, max_steps, size > 22 * CELLS, scalars)
+        k = _view_scalars(g, agents, alive, me, team, radio, clock, size > 22 * CELLS, scalars)
         if first >= 0 and not partial and not ego:
             _copy_view(g, row, first, me, out, agents, boards, alive, team, scalars, k)
             continue
