@@ -21,7 +21,7 @@ import numpy as np
 from envs.pommerman._jit import njit_inline
 from envs.pommerman.core import AGENT_0, FOG, SIZE
 from envs.pommerman.observe import VIEW
-from envs.pommerman.planes import _DEST, _FLIPS, EGO_ACTIONS, ENEMY, SELF, TEAMMATE
+from envs.pommerman.planes import EGO_ACTIONS, EGO_FLIP_CODE, ENEMY, SELF, TEAMMATE, VIEW_CELL
 
 __all__ = ["CELLS", "PADDED", "alive_bits", "observe_game"]
 
@@ -31,9 +31,9 @@ PADDED = 128
 # unsigned cell tables: numba indexes with a signed int as if it could be negative (a wrap per
 # read); 16 bits, so that an offset computed from one fits without numba (numpy keeps the type)
 #: ``_SOURCE[flips, d]``: the board cell shown at cell ``d`` of a view turned by ``flips``.
-_SOURCE = np.argsort(_DEST, axis=1).astype(np.uint16)
+_SOURCE = np.argsort(VIEW_CELL, axis=1).astype(np.uint16)
 #: ``_TARGET[flips, cell]``: where a board cell lands in a view turned by ``flips``.
-_TARGET = _DEST.astype(np.uint16)
+_TARGET = VIEW_CELL.astype(np.uint16)
 _NO_TEAMMATE = 255  # a code no cell holds
 _ONE_HOT = 12  # planes 0-11
 _VALUES = 16  # planes 12-15: bomb life, blast strength, moving direction, flame life
@@ -83,7 +83,7 @@ def _constant_planes(out, row, me, scalars, k):
 @njit_inline
 def _encode(g, row, me, boards, flames, any_flames, bombs, nb, mate_code, fog_r, fog_c, ego, scalars, k, cells, out):
     """Agent ``me``'s whole view of game ``g`` into ``out[row, me]``; ``fog_r < 0``: no fog."""
-    flips = _FLIPS[me] if ego else 0
+    flips = EGO_FLIP_CODE[me] if ego else 0
     if flips == 0:
         for i in range(CELLS):
             cells[i] = boards[g, i]

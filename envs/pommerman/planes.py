@@ -29,7 +29,16 @@ from envs.pommerman._jit import njit_inline
 from envs.pommerman.core import AGENT_0, FOG, SIZE
 from envs.pommerman.observe import VIEW
 
-__all__ = ["PLANE_NAMES", "RADIO_PLANE_NAMES", "EGO_FLIPS", "EGO_ACTIONS", "num_planes", "encode_view"]
+__all__ = [
+    "PLANE_NAMES",
+    "RADIO_PLANE_NAMES",
+    "EGO_FLIPS",
+    "EGO_FLIP_CODE",
+    "EGO_ACTIONS",
+    "VIEW_CELL",
+    "num_planes",
+    "encode_view",
+]
 
 PLANE_NAMES = (
     "passage",
@@ -91,8 +100,10 @@ def _destinations() -> np.ndarray:
     return out
 
 
-_DEST = _destinations()
-_FLIPS = EGO_FLIPS[:, 0] + 2 * EGO_FLIPS[:, 1]
+#: ``VIEW_CELL[flips, cell]``: where board cell ``r * 11 + c`` lands in a view turned by ``flips``.
+VIEW_CELL = _destinations()
+#: ``EGO_FLIP_CODE[agent]``: the turn of the agent's ego view (bit 0 rows flipped, bit 1 columns).
+EGO_FLIP_CODE = EGO_FLIPS[:, 0] + 2 * EGO_FLIPS[:, 1]
 
 
 @njit_inline
@@ -104,7 +115,7 @@ def encode_view(board, life, blast, direction, flame, me, teammate_code, fog_r, 
     fog (``fog_r < 0``: no fog). ``teammate_code`` is the teammate's board code (9 in
     FFA). ``scalars`` fill the constant planes from 16 on.
     """
-    dest = _DEST[_FLIPS[me] if ego else 0]
+    dest = VIEW_CELL[EGO_FLIP_CODE[me] if ego else 0]
     flat = out.reshape(out.shape[0], SIZE * SIZE)
     flat[:16] = 0
     fogged = fog_r >= 0
