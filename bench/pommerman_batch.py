@@ -193,30 +193,6 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
             step_into(boards[g], items[g], flames[g], agents[g], bombs[g], counts[g], actions[g], 10, s)
 
     @njit
-    def views(boards, flames, agents, bombs, counts, radio, steps, live, work, obs):
-        board_rows, flame_rows, obs_rows = batch_core._rows(boards, flames, obs)
-        for g in range(boards.shape[0]):
-            batch_views.observe_game(
-                g,
-                g,
-                board_rows,
-                flame_rows,
-                agents,
-                bombs,
-                counts,
-                radio,
-                steps,
-                800,
-                False,
-                False,
-                False,
-                live,
-                work[11][0],
-                work[12][0],
-                obs_rows,
-            )
-
-    @njit
     def unobserved(
         boards, items, flames, agents, bombs, counts, steps, rngs, radio, actions, rewards, terms, live, over, work
     ):
@@ -245,6 +221,7 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
     actions = [rng.integers(0, 6, (games, 4)) for _ in range(calls)]
     copies = [tuple(a.copy() for a in state) for _ in range(calls)]
     parts: dict[str, float] = {}
+    every_game = np.arange(games)
 
     def timed(name, function):
         function(0)
@@ -256,8 +233,10 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
     timed("rules", lambda k: rules(*copies[k], actions[k], b._work))
     timed(
         "views",
-        lambda k: views(
-            b._boards, b._flames, b._agents, b._bombs, b._counts, b._radio, b._steps, b._live, b._work, b._obs
+        lambda k: batch_core.observe_games(
+            every_game,
+            *(b._boards, b._flames, b._agents, b._bombs, b._counts, b._steps, b._radio),
+            *(False, False, False, 800, b._live, b._work, b._obs),
         ),
     )
     timed(

@@ -198,14 +198,15 @@ def _bad_actions(actions, words):
 
 
 @njit_inline
-def _rows(boards, flames, views):
-    """The boards, flames and views as flat rows (one reshape a call, none a game: see batch_views)."""
-    games = boards.shape[0]
-    return (
-        boards.reshape(games, SIZE * SIZE),
-        flames.reshape(games, SIZE * SIZE),
-        views.reshape(views.shape[0], 4, views.shape[2] * SIZE * SIZE),
-    )
+def _cell_rows(grids):
+    """The games' (11, 11) grids as flat rows (one reshape a call, none a game: see batch_views)."""
+    return grids.reshape(grids.shape[0], SIZE * SIZE)
+
+
+@njit_inline
+def _view_rows(views):
+    """The games' views (games, 4, planes, 11, 11) as one flat row per view."""
+    return views.reshape(views.shape[0], 4, views.shape[2] * SIZE * SIZE)
 
 
 @njit_unreferenced
@@ -245,8 +246,8 @@ def batch_step(
     if bad:
         return -bad
     s = _scratch(work, 0)
-    board_rows, flame_rows, obs_rows = _rows(boards, flames, obs)
-    final_rows = _rows(boards, flames, final)[2]
+    board_rows, flame_rows = _cell_rows(boards), _cell_rows(flames)
+    obs_rows, final_rows = _view_rows(obs), _view_rows(final)
     ended = 0
     for g in range(boards.shape[0]):
         _step_game(
@@ -341,8 +342,8 @@ def batch_step_parallel(
         return -bad
     chunks = work[0].shape[0]
     games = boards.shape[0]
-    board_rows, flame_rows, obs_rows = _rows(boards, flames, obs)
-    final_rows = _rows(boards, flames, final)[2]
+    board_rows, flame_rows = _cell_rows(boards), _cell_rows(flames)
+    obs_rows, final_rows = _view_rows(obs), _view_rows(final)
     for t in prange(chunks):
         s = _scratch(work, t)
         for g in range(t * games // chunks, (t + 1) * games // chunks):
@@ -423,7 +424,7 @@ def observe_games(
     games, boards, flames, agents, bombs, counts, steps, radio, team, partial, ego, max_steps, live, work, obs
 ):
     """Write the views of ``games`` into ``obs`` (after a reset or a loaded state)."""
-    board_rows, flame_rows, obs_rows = _rows(boards, flames, obs)
+    board_rows, flame_rows, obs_rows = _cell_rows(boards), _cell_rows(flames), _view_rows(obs)
     for g in games:
         observe_game(
             g,
