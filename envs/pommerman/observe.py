@@ -143,12 +143,12 @@ def unpack_work(work):
         wide[_BWANT:_DELAYED].reshape((BOMB_CAP, 2)),
         short[_CROSS:_AOCC],
         flags[_CROSS_AGENT:_EXPLODED],
-        short[_AOCC:_BOCC].reshape((SIZE, SIZE)),
-        short[_BOCC:_KICKED_BY].reshape((SIZE, SIZE)),
+        short[_AOCC:_BOCC],
+        short[_BOCC:_KICKED_BY],
         short[_KICKED_BY:_KICKED],
         short[_KICKED:_INT16S],
         wide[_DELAYED:_ACTIONS].reshape((BOMB_CAP + 4, 4)),
-        flags[_EXPLODED:_ALIVE].reshape((SIZE, SIZE)),
+        flags[_EXPLODED:_ALIVE],
         flags[_ALIVE : _ALIVE + 4],
     )
     return scratch, wide[_ACTIONS:_INT64S]
