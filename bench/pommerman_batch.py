@@ -189,17 +189,29 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
     @njit
     def rules(boards, items, flames, agents, bombs, counts, actions, work):
         s = batch_core._scratch(work, 0)
+        board_rows, item_rows, flame_rows = (
+            batch_core._cell_rows(boards),
+            batch_core._cell_rows(items),
+            batch_core._cell_rows(flames),
+        )
         for g in range(boards.shape[0]):
-            step_into(boards[g], items[g], flames[g], agents[g], bombs[g], counts[g], actions[g], 10, s)
+            step_into(board_rows[g], item_rows[g], flame_rows[g], agents[g], bombs[g], counts[g], actions[g], 10, s)
 
     @njit
     def unobserved(
         boards, items, flames, agents, bombs, counts, steps, rngs, radio, actions, rewards, terms, live, over, work
     ):
         s = batch_core._scratch(work, 0)
+        board_rows, item_rows, flame_rows = (
+            batch_core._cell_rows(boards),
+            batch_core._cell_rows(items),
+            batch_core._cell_rows(flames),
+        )
         for g in range(boards.shape[0]):
             before = batch_views.alive_bits(agents, g)
-            after = step_into(boards[g], items[g], flames[g], agents[g], bombs[g], counts[g], actions[g], 10, s)
+            after = step_into(
+                board_rows[g], item_rows[g], flame_rows[g], agents[g], bombs[g], counts[g], actions[g], 10, s
+            )
             steps[g] += 1
             over[g] = batch_core._score(before, after, steps[g], 800, False, rewards[g], terms[g])
             for a in range(4):

@@ -109,9 +109,7 @@ def _reset_game(board, items, flames, agents, counts, radio, rng, scratch):
 @njit_inline
 def _step_game(
     g,
-    boards,
-    items,
-    flames,
+    grids,
     agents,
     bombs,
     counts,
@@ -130,8 +128,7 @@ def _step_game(
     terms,
     live,
     over,
-    board_rows,
-    flame_rows,
+    rows,
     final_rows,
     slot,
     s,
@@ -141,8 +138,12 @@ def _step_game(
 ):
     """One game of :func:`batch_step`: its rules, scores and restart (its views come in a second pass).
 
-    A game that ends leaves its final views in row ``slot`` of ``final_rows``.
+    ``grids`` are the batch's boards, items and flames (games, 11, 11), ``rows`` the same as
+    rows of 121 (a tuple each: a call of more than 30 arguments compiles to one that numba
+    cannot inline). A game that ends leaves its final views in row ``slot`` of ``final_rows``.
     """
+    boards, items, flames = grids
+    board_rows, item_rows, flame_rows = rows
     moves = last[g]
     before = alive_bits(agents, g)
     for a in range(4):
@@ -152,7 +153,7 @@ def _step_game(
         if words.shape[0]:
             radio[g, a, 0] = words[g, a, 0] if alive_now else 0
             radio[g, a, 1] = words[g, a, 1] if alive_now else 0
-    after = step_inline(boards[g], items[g], flames[g], agents[g], bombs[g], counts[g], moves, max_blast, s)
+    after = step_inline(board_rows[g], item_rows[g], flame_rows[g], agents[g], bombs[g], counts[g], moves, max_blast, s)
     steps[g] += 1
     done = _score(before, after, steps[g], max_steps, team, rewards[g], terms[g])
     over[g] = done
@@ -247,15 +248,13 @@ def batch_step(
     if bad:
         return -bad
     s = _scratch(work, 0)
-    board_rows, flame_rows = _cell_rows(boards), _cell_rows(flames)
+    board_rows, item_rows, flame_rows = _cell_rows(boards), _cell_rows(items), _cell_rows(flames)
     obs_rows, final_rows = _view_rows(obs), _view_rows(final)
     ended = 0
     for g in range(boards.shape[0]):
         _step_game(
             g,
-            boards,
-            items,
-            flames,
+            (boards, items, flames),
             agents,
             bombs,
             counts,
@@ -274,8 +273,7 @@ def batch_step(
             terms,
             live,
             over,
-            board_rows,
-            flame_rows,
+            (board_rows, item_rows, flame_rows),
             final_rows,
             ended,  # the games that end leave their final views in order, first rows first
             s,
@@ -343,16 +341,14 @@ def batch_step_parallel(
         return -bad
     chunks = work[0].shape[0]
     games = boards.shape[0]
-    board_rows, flame_rows = _cell_rows(boards), _cell_rows(flames)
+    board_rows, item_rows, flame_rows = _cell_rows(boards), _cell_rows(items), _cell_rows(flames)
     obs_rows, final_rows = _view_rows(obs), _view_rows(final)
     for t in prange(chunks):
         s = _scratch(work, t)
         for g in range(t * games // chunks, (t + 1) * games // chunks):
             _step_game(
                 g,
-                boards,
-                items,
-                flames,
+                (boards, items, flames),
                 agents,
                 bombs,
                 counts,
@@ -371,8 +367,7 @@ def batch_step_parallel(
                 terms,
                 live,
                 over,
-                board_rows,
-                flame_rows,
+                (board_rows, item_rows, flame_rows),
                 final_rows,
                 g,  # chunks run at once: in the game's own row, gathered to the first rows below
                 s,

@@ -7,6 +7,10 @@ The state of one game is a handful of compact arrays (see :class:`~envs.pommerma
 * ``items`` (11, 11) uint8: the power-up hidden under each wooden cell (0 = none);
 * ``flames`` (11, 11) uint8: the flames on each cell as a bit set of their lives (bit k: a
   flame with life k; a cell can hold an old flame and a new one);
+
+  the compiled step takes these three grids flat, as rows of 121 (cell ``r * 11 + c``):
+  a (11, 11) array is indexed through its row length, read at run time, a flat row through
+  a constant, and the batch stepped 1.0x-1.1x faster so;
 * ``agents`` (4, 6) int8 rows ``alive, row, col, ammo, blast_strength, can_kick``;
 * ``bombs`` (BOMB_CAP, 6) int8 rows ``row, col, bomber, life, blast_strength, direction``
   (direction 0 = still, 1-4 as the move actions) in laying order;
@@ -139,19 +143,18 @@ def age_flames(board, items, flames, counts):
     if counts[1] == 0:
         return
     left = 0
-    for r in range(SIZE):
-        for c in range(SIZE):
-            bits = flames[r, c]
-            if bits == 0:
-                continue
-            if bits & 1:
-                board[r, c] = items[r, c]  # 0 (passage) when nothing is hidden there
-                items[r, c] = 0
-            bits >>= 1
-            flames[r, c] = bits
-            if bits:
-                board[r, c] = FLAMES
-                left += 1
+    for i in range(SIZE * SIZE):
+        bits = flames[i]
+        if bits == 0:
+            continue
+        if bits & 1:
+            board[i] = items[i]  # 0 (passage) when nothing is hidden there
+            items[i] = 0
+        bits >>= 1
+        flames[i] = bits
+        if bits:
+            board[i] = FLAMES
+            left += 1
     counts[1] = left
 
 
@@ -168,7 +171,7 @@ def choose_agent_targets(board, agents, bombs, nb, actions, s):
         alive_start[a] = agents[a, ALIVE] != 0
         if not alive_start[a]:
             continue
-        board[r, c] = PASSAGE
+        board[_at(r, c)] = PASSAGE
         act = actions[a]
         if act == 5:
             occupied = False
@@ -188,7 +191,7 @@ def choose_agent_targets(board, agents, bombs, nb, actions, s):
         elif 1 <= act <= 4:
             tr = r + DR[act]
             tc = c + DC[act]
-            if 0 <= tr < SIZE and 0 <= tc < SIZE and not _is_wall(board[tr, tc]):
+            if 0 <= tr < SIZE and 0 <= tc < SIZE and not _is_wall(board[_at(tr, tc)]):
                 want[a, 0] = tr
                 want[a, 1] = tc
     return nb
@@ -203,12 +206,17 @@ def choose_bomb_targets(board, bombs, nb, s):
         c = bombs[b, 1]
         bwant[b, 0] = r
         bwant[b, 1] = c
-        board[r, c] = PASSAGE
+        board[_at(r, c)] = PASSAGE
         d = bombs[b, DIRECTION]
         if d != 0:
             tr = r + DR[d]
             tc = c + DC[d]
-            if 0 <= tr < SIZE and 0 <= tc < SIZE and not _is_powerup(board[tr, tc]) and not _is_wall(board[tr, tc]):
+            if (
+                0 <= tr < SIZE
+                and 0 <= tc < SIZE
+                and not _is_powerup(board[_at(tr, tc)])
+                and not _is_wall(board[_at(tr, tc)])
+            ):
                 bwant[b, 0] = tr
                 bwant[b, 1] = tc
 
@@ -365,8 +373,8 @@ def resolve_kicks(board, agents, bombs, nb, actions, s):
             and 0 <= kc < SIZE
             and aocc[_at(kr, kc)] == 0
             and bocc[_at(kr, kc)] == 0
-            and not _is_powerup(board[kr, kc])
-            and not _is_wall(board[kr, kc])
+            and not _is_powerup(board[_at(kr, kc)])
+            and not _is_wall(board[_at(kr, kc)])
         ):
             bocc[_at(tr, tc)] = 0
             n_bombs_back = _delay(delayed, n_bombs_back, 0, b, kr, kc)
@@ -408,7 +416,7 @@ def apply_moves(board, agents, bombs, nb, actions, max_blast, s):
             c = agents[a, COL] + DC[act]
             agents[a, ROW] = r
             agents[a, COL] = c
-            code = board[r, c]
+            code = board[_at(r, c)]
             if code == EXTRA_BOMB:
                 agents[a, AMMO] = min(agents[a, AMMO] + 1, MAX_AMMO)
             elif code == INCR_RANGE:
@@ -427,7 +435,7 @@ def _blast(board, exploded, r0, c0, strength):
             c = c0 + DC[d] * i
             if r < 0 or c < 0 or r >= SIZE or c >= SIZE:
                 break
-            code = board[r, c]
+            code = board[_at(r, c)]
             if code == RIGID:
                 break
             exploded[_at(r, c)] = True
@@ -444,7 +452,7 @@ def explode_bombs(board, agents, bombs, nb, s):
         bombs[b, LIFE] -= 1
         if bombs[b, LIFE] == 0:
             pending = True
-        elif board[bombs[b, 0], bombs[b, 1]] == FLAMES:
+        elif board[_at(bombs[b, 0], bombs[b, 1])] == FLAMES:
             bombs[b, LIFE] = 0
             pending = True
     if not pending:
@@ -476,20 +484,18 @@ def explode_bombs(board, agents, bombs, nb, s):
 def draw_bombs_and_flames(board, flames, bombs, nb, counts, n_exploded, s):
     """Phase 11: redraw bombs, light new flames (life 2) on the blasted cells, redraw all flames."""
     for b in range(nb):
-        board[bombs[b, 0], bombs[b, 1]] = BOMB
+        board[_at(bombs[b, 0], bombs[b, 1])] = BOMB
     if n_exploded:
         exploded = s[_EXPLODED]
-        for r in range(SIZE):
-            for c in range(SIZE):
-                if exploded[_at(r, c)]:
-                    flames[r, c] |= 1 << FLAME_LIFE
+        for i in range(SIZE * SIZE):
+            if exploded[i]:
+                flames[i] |= 1 << FLAME_LIFE
     if n_exploded or counts[1]:
         lit = 0
-        for r in range(SIZE):
-            for c in range(SIZE):
-                if flames[r, c]:
-                    board[r, c] = FLAMES
-                    lit += 1
+        for i in range(SIZE * SIZE):
+            if flames[i]:
+                board[i] = FLAMES
+                lit += 1
         counts[1] = lit
 
 
@@ -503,10 +509,10 @@ def kill_and_draw_agents(board, agents, s):
             continue
         r = agents[a, ROW]
         c = agents[a, COL]
-        if board[r, c] == FLAMES:
+        if board[_at(r, c)] == FLAMES:
             agents[a, ALIVE] = 0
         else:
-            board[r, c] = AGENT_0 + a
+            board[_at(r, c)] = AGENT_0 + a
             alive |= 1 << a
     return alive
 
@@ -514,6 +520,7 @@ def kill_and_draw_agents(board, agents, s):
 def _step_into(board, items, flames, agents, bombs, counts, actions, max_blast, s):
     """Advance one game one step in place with ``actions`` (one per agent), working in scratch ``s``.
 
+    ``board``, ``items`` and ``flames`` are flat rows of 121 cells (``r * SIZE + c``).
     ``max_blast`` caps blast strength (10 in FFA, 4 in the team modes). Actions of dead
     agents are ignored. Returns the living agents after the step as bits (bit i: agent i).
     """
@@ -542,7 +549,23 @@ step_inline = njit_inline(_step_into)
 
 
 def step(board, items, flames, agents, bombs, counts, actions, max_blast) -> int:
-    """:func:`step_into` with fresh scratch arrays (for one-off calls; loops keep a scratch)."""
+    """:func:`step_into` with fresh scratch arrays, on (11, 11) grids (changed in place).
+
+    Raises:
+        ValueError: a grid that is not a C-contiguous (11, 11) array (it could not be changed in place).
+    """
+    for grid in (board, items, flames):
+        if grid.shape != (SIZE, SIZE) or not grid.flags.c_contiguous:
+            raise ValueError(f"step: grids must be C-contiguous ({SIZE}, {SIZE}) arrays, got shape {grid.shape}")
+    cells = SIZE * SIZE
     return step_into(
-        board, items, flames, agents, bombs, counts, np.asarray(actions, dtype=np.int64), max_blast, new_scratch()
+        board.reshape(cells),
+        items.reshape(cells),
+        flames.reshape(cells),
+        agents,
+        bombs,
+        counts,
+        np.asarray(actions, dtype=np.int64),
+        max_blast,
+        new_scratch(),
     )

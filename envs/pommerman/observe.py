@@ -173,7 +173,18 @@ def advance(buf, work, code, out):
     scratch, actions = unpack_work(work)
     for a in range(4):
         actions[a] = code >> (3 * a) & 7
-    alive = step_into(board, items, flames, agents, bombs, counts, actions, code >> 12, scratch)
+    cells = buf[: 3 * _CELLS]  # the three grids, flat, as the rules take them
+    alive = step_into(
+        cells[:_CELLS],
+        cells[_CELLS : 2 * _CELLS],
+        cells[2 * _CELLS :],
+        agents,
+        bombs,
+        counts,
+        actions,
+        code >> 12,
+        scratch,
+    )
     _observe_packed(board, agents, bombs, flames, counts, out)
     return alive
 
