@@ -63,7 +63,7 @@ BOMB_CAP = SIZE * SIZE  # at most one bomb per cell
 
 # agents columns
 ALIVE, ROW, COL, AMMO, BLAST, CAN_KICK = range(6)
-# bombs columns (ROW, COL shared)
+# bombs columns after the bomb's row and column (0, 1)
 BOMBER, LIFE, BLAST_STRENGTH, DIRECTION = 2, 3, 4, 5
 
 # row/col change of actions 0 (stop) 1 (up) 2 (down) 3 (left) 4 (right) 5 (bomb)
