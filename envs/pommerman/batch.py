@@ -137,6 +137,22 @@ class PommermanBatch:
             # 2-core box); passive waiting costs nothing here. A user's own setting wins.
             os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         self._work = batch_core.new_work(self.threads)
+        # the compiled step's arguments around the moves, gathered once (the arrays are changed in place)
+        self._state = (
+            self._boards,
+            self._items,
+            self._flames,
+            self._agents,
+            self._bombs,
+            self._counts,
+            self._steps,
+            self._rngs,
+            self._radio,
+            self._last,
+        )
+        self._options = (*self._flags(), self.ego, self.template.max_blast, self.max_steps)
+        self._outputs = (self._obs, self._rewards, self._terms, self._live, self._over, self._final, self._work)
+        self._run = batch_core.batch_step if self.threads == 1 else batch_core.batch_step_parallel
         self._entropy = np.random.default_rng()
         self._started = False
 
@@ -252,34 +268,7 @@ class PommermanBatch:
             raise ResetNeeded(f"{self}: step() called before reset()")
         moves, words = self._check_actions(actions)
         acted = self._live.copy()
-        team, partial = self._flags()
-        run = batch_core.batch_step if self.threads == 1 else batch_core.batch_step_parallel
-        ended = run(
-            self._boards,
-            self._items,
-            self._flames,
-            self._agents,
-            self._bombs,
-            self._counts,
-            self._steps,
-            self._rngs,
-            self._radio,
-            self._last,
-            moves,
-            words,
-            team,
-            partial,
-            self.ego,
-            self.template.max_blast,
-            self.max_steps,
-            self._obs,
-            self._rewards,
-            self._terms,
-            self._live,
-            self._over,
-            self._final,
-            self._work,
-        )
+        ended = self._run(*self._state, moves, words, *self._options, *self._outputs)
         if ended < 0:  # nothing was stepped
             raise self._out_of_range(ended, moves, words)
         fresh = self.copy
