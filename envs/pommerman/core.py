@@ -173,6 +173,15 @@ def choose_agent_targets(board, agents, bombs, nb, actions, s):
             continue
         board[_at(r, c)] = PASSAGE
         act = actions[a]
+        # the target without branches on the (random) move: stop and bomb stay (DR, DC are 0),
+        # and a move off the board or into a wall stays too
+        tr = r + DR[act]
+        tc = c + DC[act]
+        inside = (tr >= 0) & (tr < SIZE) & (tc >= 0) & (tc < SIZE)
+        code = board[_at(tr, tc) if inside else _at(r, c)]
+        free = inside & (code != RIGID) & (code != WOOD)
+        want[a, 0] = tr if free else r
+        want[a, 1] = tc if free else c
         if act == 5:
             occupied = False
             for b in range(nb):
@@ -188,12 +197,6 @@ def choose_agent_targets(board, agents, bombs, nb, actions, s):
                 bombs[nb, BLAST_STRENGTH] = agents[a, BLAST]
                 bombs[nb, DIRECTION] = 0
                 nb += 1
-        elif 1 <= act <= 4:
-            tr = r + DR[act]
-            tc = c + DC[act]
-            if 0 <= tr < SIZE and 0 <= tc < SIZE and not _is_wall(board[_at(tr, tc)]):
-                want[a, 0] = tr
-                want[a, 1] = tc
     return nb
 
 
