@@ -218,7 +218,7 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
                 live[g, a] = (after >> a & 1) != 0
             if over[g]:
                 batch_core._reset_game(
-                    boards[g], items[g], flames[g], agents[g], counts[g], radio[g], rngs[g], work[13][0]
+                    board_rows[g], item_rows[g], flame_rows[g], agents[g], counts[g], radio[g], rngs[g], work[13][0]
                 )
                 steps[g] = 0
                 live[g, :] = True

@@ -93,8 +93,10 @@ def _score(before, after, steps, max_steps, team, rewards, terms):
 
 @njit_inline
 def _reset_game(board, items, flames, agents, counts, radio, rng, scratch):
+    """A fresh episode in one game: ``board``, ``items`` and ``flames`` are its rows of 121 cells."""
     draw_board_into(rng, board, items, scratch)
-    flames[:] = 0
+    for i in range(SIZE * SIZE):  # a constant length: no memset call
+        flames[i] = 0
     for a in range(4):
         agents[a, 0] = 1
         agents[a, 1] = _STARTS[a, 0]
@@ -109,7 +111,6 @@ def _reset_game(board, items, flames, agents, counts, radio, rng, scratch):
 @njit_inline
 def _step_game(
     g,
-    grids,
     agents,
     bombs,
     counts,
@@ -138,11 +139,10 @@ def _step_game(
 ):
     """One game of :func:`batch_step`: its rules, scores and restart (its views come in a second pass).
 
-    ``grids`` are the batch's boards, items and flames (games, 11, 11), ``rows`` the same as
-    rows of 121 (a tuple each: a call of more than 30 arguments compiles to one that numba
-    cannot inline). A game that ends leaves its final views in row ``slot`` of ``final_rows``.
+    ``rows`` are the batch's boards, items and flames as rows of 121 cells (a tuple: a call of
+    more than 30 arguments compiles to one that numba cannot inline). A game that ends leaves
+    its final views in row ``slot`` of ``final_rows``.
     """
-    boards, items, flames = grids
     board_rows, item_rows, flame_rows = rows
     moves = last[g]
     before = alive_bits(agents, g)
@@ -179,7 +179,7 @@ def _step_game(
             scalars,
             final_rows,
         )
-        _reset_game(boards[g], items[g], flames[g], agents[g], counts[g], radio[g], rngs[g], draw)
+        _reset_game(board_rows[g], item_rows[g], flame_rows[g], agents[g], counts[g], radio[g], rngs[g], draw)
         steps[g] = 0
         live[g, :] = True
 
@@ -254,7 +254,6 @@ def batch_step(
     for g in range(boards.shape[0]):
         _step_game(
             g,
-            (boards, items, flames),
             agents,
             bombs,
             counts,
@@ -348,7 +347,6 @@ def batch_step_parallel(
         for g in range(t * games // chunks, (t + 1) * games // chunks):
             _step_game(
                 g,
-                (boards, items, flames),
                 agents,
                 bombs,
                 counts,
@@ -409,8 +407,9 @@ def batch_step_parallel(
 @njit_unreferenced
 def reset_games(games, boards, items, flames, agents, counts, steps, rngs, radio, live, work):
     """Start a new episode in each game of ``games`` (its stream's next board)."""
+    board_rows, item_rows, flame_rows = _cell_rows(boards), _cell_rows(items), _cell_rows(flames)
     for g in games:
-        _reset_game(boards[g], items[g], flames[g], agents[g], counts[g], radio[g], rngs[g], work[13][0])
+        _reset_game(board_rows[g], item_rows[g], flame_rows[g], agents[g], counts[g], radio[g], rngs[g], work[13][0])
         steps[g] = 0
         live[g, :] = True
 

@@ -70,6 +70,7 @@ for _i, (_r, _c) in enumerate(START_POSITIONS):
     _BASE[_r, _c] = AGENT_0 + _i
 for _r, _c in FIXED_WOOD:
     _BASE[_r, _c] = WOOD
+_BASE_CELLS = _BASE.reshape(-1)
 
 
 @njit
@@ -167,13 +168,20 @@ BOARD_SCRATCH = len(_PAIRS) + SIZE * SIZE + 3 * SIZE
 
 @njit
 def draw_board(rng, board, items):
-    """Draw a fresh board and its hidden power-ups into ``board`` and ``items`` from the stream ``rng``."""
-    draw_board_into(rng, board, items, np.empty(BOARD_SCRATCH, np.int64))
+    """Draw a fresh board and its hidden power-ups into ``board`` and ``items`` from the stream ``rng``.
+
+    ``board`` and ``items`` are C-contiguous (11, 11) grids or flat rows of 121 cells.
+    """
+    draw_board_into(rng, board.reshape(-1), items.reshape(-1), np.empty(BOARD_SCRATCH, np.int64))
 
 
 @njit
 def draw_board_into(rng, board, items, scratch):
-    """:func:`draw_board` working in ``scratch``, int64 of :data:`BOARD_SCRATCH` (allocates nothing)."""
+    """:func:`draw_board` on flat rows of 121 cells, working in ``scratch``, int64 of :data:`BOARD_SCRATCH`.
+
+    Allocates nothing. The rows are flat: a (11, 11) grid is indexed through its row length,
+    read at run time, and its ``[:] = 0`` is a call to ``memset`` a row.
+    """
     start_r, start_c = START_POSITIONS[2]
     pairs = len(_PAIRS)
     order = scratch[:pairs]
@@ -181,28 +189,29 @@ def draw_board_into(rng, board, items, scratch):
         order[i] = i
     wood = scratch[pairs : pairs + SIZE * SIZE]
     rows = scratch[pairs + SIZE * SIZE :].reshape((3, SIZE))
+    grid = board.reshape((SIZE, SIZE))  # the redraw check's view
     while True:
-        for r in range(SIZE):  # a loop: a slice copy of a global array needs numba's reference counting
-            for c in range(SIZE):
-                board[r, c] = _BASE[r, c]
+        for i in range(SIZE * SIZE):  # a loop: a slice copy of a global array needs numba's reference counting
+            board[i] = _BASE_CELLS[i]
         _shuffle_prefix(rng, order, NUM_RIGID_PAIRS + NUM_WOOD_PAIRS)
         for i in range(NUM_RIGID_PAIRS + NUM_WOOD_PAIRS):
             r, c = _PAIRS[order[i], 0], _PAIRS[order[i], 1]
             code = RIGID if i < NUM_RIGID_PAIRS else WOOD
-            board[r, c] = code
-            board[c, r] = code
-        if unreachable_passages_into(board, start_r, start_c, rows) <= MAX_UNREACHABLE:
+            board[r * SIZE + c] = code
+            board[c * SIZE + r] = code
+        if unreachable_passages_into(grid, start_r, start_c, rows) <= MAX_UNREACHABLE:
             break
     n_wood = 0
     for cell in range(SIZE * SIZE):
-        if board[cell // SIZE, cell % SIZE] == WOOD:
+        if board[cell] == WOOD:
             wood[n_wood] = cell
             n_wood += 1
-    items[:] = 0
+    for i in range(SIZE * SIZE):
+        items[i] = 0
     chosen = min(NUM_ITEMS, n_wood)
     _shuffle_prefix(rng, wood[:n_wood], chosen)
     for i in range(chosen):
-        items[wood[i] // SIZE, wood[i] % SIZE] = EXTRA_BOMB + int(uniform(rng) * 3)
+        items[wood[i]] = EXTRA_BOMB + int(uniform(rng) * 3)
 
 
 def make_board(rng: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
