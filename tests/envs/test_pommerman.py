@@ -155,6 +155,27 @@ def test_seeded_resets_deal_the_boards_they_always_dealt():
     assert digest.hexdigest() == "c755f44b99e0bd2d8b498bb87c5c404876a9d6b4e2608b51c4966c1d8ca143bc"
 
 
+def test_core_step_on_the_state_arrays_follows_the_reference_and_refuses_what_it_cannot_change(trajectories):
+    # core.step, the one-off form of the compiled rules, hands them the state's grids as flat rows
+    from envs.pommerman import core
+    from envs.pommerman.replay import compare_states
+    from envs.pommerman.state import State, decode_state, encode_state
+
+    _, episodes = trajectories
+    episode = next(e for e in episodes if e["mode"] == "ffa")
+    before = episode["initial_state"]
+    for record in episode["steps"][:60]:
+        state = decode_state(before, False)
+        moves = [int(a[0]) if isinstance(a, (list, tuple)) else int(a) for a in record["actions"]]
+        core.step(state.board, state.items, state.flames, state.agents, state.bombs, state.counts, moves, 10)
+        after = State(**{**vars(state), "step_count": state.step_count + 1, "intended_actions": moves})
+        assert not compare_states(encode_state(after, False), record["state"])
+        before = record["state"]
+    state = decode_state(before, False)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        core.step(state.board.T, state.items, state.flames, state.agents, state.bombs, state.counts, [0] * 4, 10)
+
+
 def test_the_work_buffer_holds_the_rules_scratch_arrays():
     # the single env's compiled step cuts core.step_into's scratch out of one buffer: same shapes and types
     from envs.pommerman import core, observe
