@@ -130,6 +130,7 @@ def _step_game(
     live,
     over,
     rows,
+    viewed,
     final_rows,
     slot,
     s,
@@ -140,8 +141,8 @@ def _step_game(
     """One game of :func:`batch_step`: its rules, scores and restart (its views come in a second pass).
 
     ``rows`` are the batch's boards, items and flames as rows of 121 cells (a tuple: a call of
-    more than 30 arguments compiles to one that numba cannot inline). A game that ends leaves
-    its final views in row ``slot`` of ``final_rows``.
+    more than 30 arguments compiles to one that numba cannot inline), ``viewed`` what the views
+    read (see :func:`_viewed`). A game that ends leaves its final views in row ``slot`` of ``final_rows``.
     """
     board_rows, item_rows, flame_rows = rows
     moves = last[g]
@@ -160,25 +161,7 @@ def _step_game(
     for a in range(4):
         live[g, a] = (after >> a & 1) != 0
     if done:
-        observe_game(
-            g,
-            slot,
-            board_rows,
-            flame_rows,
-            agents,
-            bombs,
-            counts,
-            radio,
-            steps,
-            max_steps,
-            team,
-            partial,
-            ego,
-            live,
-            cells,
-            scalars,
-            final_rows,
-        )
+        observe_game(g, slot, viewed, cells, scalars, final_rows)
         _reset_game(board_rows[g], item_rows[g], flame_rows[g], agents[g], counts[g], radio[g], rngs[g], draw)
         steps[g] = 0
         live[g, :] = True
@@ -203,6 +186,12 @@ def _bad_actions(actions, words):
 def _cell_rows(grids):
     """The games' (11, 11) grids as flat rows (one reshape a call, none a game: see batch_views)."""
     return grids.reshape(grids.shape[0], SIZE * SIZE)
+
+
+@njit_inline
+def _viewed(board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego):
+    """What :func:`~envs.pommerman.batch_views.observe_game` reads, as the one tuple it takes."""
+    return board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego
 
 
 @njit_inline
@@ -250,6 +239,7 @@ def batch_step(
     s = _scratch(work, 0)
     board_rows, item_rows, flame_rows = _cell_rows(boards), _cell_rows(items), _cell_rows(flames)
     obs_rows, final_rows = _view_rows(obs), _view_rows(final)
+    viewed = _viewed(board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego)
     ended = 0
     for g in range(boards.shape[0]):
         _step_game(
@@ -273,6 +263,7 @@ def batch_step(
             live,
             over,
             (board_rows, item_rows, flame_rows),
+            viewed,
             final_rows,
             ended,  # the games that end leave their final views in order, first rows first
             s,
@@ -285,25 +276,7 @@ def batch_step(
     # 8-21% fewer games a CPU-second (64-1024 games; the two bodies' code together, likely, crowd
     # the instruction cache)
     for g in range(boards.shape[0]):
-        observe_game(
-            g,
-            g,
-            board_rows,
-            flame_rows,
-            agents,
-            bombs,
-            counts,
-            radio,
-            steps,
-            max_steps,
-            team,
-            partial,
-            ego,
-            live,
-            work[11][0],
-            work[12][0],
-            obs_rows,
-        )
+        observe_game(g, g, viewed, work[11][0], work[12][0], obs_rows)
     return ended
 
 
@@ -342,6 +315,7 @@ def batch_step_parallel(
     games = boards.shape[0]
     board_rows, item_rows, flame_rows = _cell_rows(boards), _cell_rows(items), _cell_rows(flames)
     obs_rows, final_rows = _view_rows(obs), _view_rows(final)
+    viewed = _viewed(board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego)
     for t in prange(chunks):
         s = _scratch(work, t)
         for g in range(t * games // chunks, (t + 1) * games // chunks):
@@ -366,6 +340,7 @@ def batch_step_parallel(
                 live,
                 over,
                 (board_rows, item_rows, flame_rows),
+                viewed,
                 final_rows,
                 g,  # chunks run at once: in the game's own row, gathered to the first rows below
                 s,
@@ -374,25 +349,7 @@ def batch_step_parallel(
                 work[13][t],
             )
         for g in range(t * games // chunks, (t + 1) * games // chunks):  # views in a second pass, as batch_step
-            observe_game(
-                g,
-                g,
-                board_rows,
-                flame_rows,
-                agents,
-                bombs,
-                counts,
-                radio,
-                steps,
-                max_steps,
-                team,
-                partial,
-                ego,
-                live,
-                work[11][t],
-                work[12][t],
-                obs_rows,
-            )
+            observe_game(g, g, viewed, work[11][t], work[12][t], obs_rows)
     ended = 0
     for g in range(games):  # the final views of the games that ended to the first rows, in order
         if over[g]:
@@ -420,23 +377,6 @@ def observe_games(
 ):
     """Write the views of ``games`` into ``obs`` (after a reset or a loaded state)."""
     board_rows, flame_rows, obs_rows = _cell_rows(boards), _cell_rows(flames), _view_rows(obs)
+    viewed = _viewed(board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego)
     for g in games:
-        observe_game(
-            g,
-            g,
-            board_rows,
-            flame_rows,
-            agents,
-            bombs,
-            counts,
-            radio,
-            steps,
-            max_steps,
-            team,
-            partial,
-            ego,
-            live,
-            work[11][0],
-            work[12][0],
-            obs_rows,
-        )
+        observe_game(g, g, viewed, work[11][0], work[12][0], obs_rows)

@@ -165,33 +165,17 @@ def _view_scalars(g, agents, alive, me, team, radio, clock, words, scalars):
 
 
 @njit_inline
-def observe_game(
-    g,
-    row,
-    boards,
-    flames,
-    agents,
-    bombs,
-    counts,
-    radio,
-    steps,
-    max_steps,
-    team,
-    partial,
-    ego,
-    live,
-    cells,
-    scalars,
-    out,
-):
+def observe_game(g, row, viewed, cells, scalars, out):
     """Write the views of game ``g``'s agents into ``out[row]`` (4, planes * 121); zeros for agents not in ``live``.
 
-    ``boards`` and ``flames`` are the batch's cells as rows of 121 (games, 121), ``out`` the
-    views as rows (games, 4, planes * 121); the other arrays are the batch's own. ``cells`` is
-    a scratch of :data:`PADDED` bytes and ``scalars`` one of 8. Every array is indexed, none
-    sliced: a slice per game or agent is counted in and out of numba's reference counts, which
-    cost as much as the rest of a view.
+    ``viewed`` is ``(boards, flames, agents, bombs, counts, radio, steps, live, max_steps, team,
+    partial, ego)``: the batch's cells as rows of 121 (games, 121), its other arrays and its
+    options, gathered once a call (one tuple, not twelve arguments at each caller). ``out`` holds
+    the views as rows (games, 4, planes * 121), ``cells`` is a scratch of :data:`PADDED` bytes and
+    ``scalars`` one of 8. Every array is indexed, none sliced: a slice per game or agent is counted
+    in and out of numba's reference counts, which cost as much as the rest of a view.
     """
+    boards, flames, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego = viewed
     size = out.shape[2]
     any_flames = 0
     for i in range(CELLS):
