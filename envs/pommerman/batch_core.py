@@ -15,7 +15,7 @@ import numpy as np
 from envs.pommerman._jit import njit_inline, njit_parallel, njit_unreferenced, prange
 from envs.pommerman.batch_views import PADDED, alive_bits, observe_game
 from envs.pommerman.board import BOARD_SCRATCH, START_POSITIONS, draw_board_into
-from envs.pommerman.core import BOMB_CAP, SIZE, step_inline
+from envs.pommerman.core import BOMB_CAP, SIZE, fill, step_inline
 from envs.pommerman.planes import EGO_ACTIONS
 
 __all__ = ["new_work", "batch_step", "batch_step_parallel", "reset_games", "observe_games"]
@@ -62,9 +62,8 @@ def _popcount(bits):
 @njit_inline
 def _score(before, after, steps, max_steps, team, rewards, terms):
     """The single env's rewards and terminations for one step (``before``/``after``: alive bits). Returns done."""
-    for i in range(4):  # a loop of constant length: no call to memset
-        rewards[i] = 0.0
-        terms[i] = False
+    fill(rewards, 4, 0.0)
+    fill(terms, 4, False)
     n_alive = _popcount(after)
     over = steps >= max_steps
     if not team:
@@ -95,8 +94,7 @@ def _score(before, after, steps, max_steps, team, rewards, terms):
 def _reset_game(board, items, flames, agents, counts, radio, rng, scratch):
     """A fresh episode in one game: ``board``, ``items`` and ``flames`` are its rows of 121 cells."""
     draw_board_into(rng, board, items, scratch)
-    for i in range(SIZE * SIZE):  # a constant length: no memset call
-        flames[i] = 0
+    fill(flames, SIZE * SIZE, 0)
     for a in range(4):
         agents[a, 0] = 1
         agents[a, 1] = _STARTS[a, 0]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.pommerman._jit import njit, njit_inline, njit_unreferenced
-from envs.pommerman.core import AGENT_0, EXTRA_BOMB, PASSAGE, RIGID, SIZE, WOOD
+from envs.pommerman.core import AGENT_0, EXTRA_BOMB, PASSAGE, RIGID, SIZE, WOOD, fill
 
 __all__ = [
     "START_POSITIONS",
@@ -205,8 +205,7 @@ def draw_board_into(rng, board, items, scratch):
     for cell in range(SIZE * SIZE):  # without a branch per cell: each board's walls are new
         wood[n_wood] = cell
         n_wood += board[cell] == WOOD
-    for i in range(SIZE * SIZE):
-        items[i] = 0
+    fill(items, SIZE * SIZE, 0)
     chosen = min(NUM_ITEMS, n_wood)
     _shuffle_prefix(rng, wood[:n_wood], chosen)
     for i in range(chosen):
