@@ -48,6 +48,7 @@ RELATIVE_FEATURES = (
 )
 _RELATIVE_NEEDS = ("ball_ego_position", "opponent_goal_mid", "team_goal_mid")
 _SHAPING_NEEDS = ("stats_vel_to_ball", "stats_vel_ball_to_goal")
+_BEHIND_NEEDS = ("ball_ego_position", "opponent_goal_mid")
 
 
 def _box_dict(itf: Interface, space: spaces.Space) -> dict[str, spaces.Box]:
@@ -319,6 +320,15 @@ class SoccerShaping(Interface):
     stats_vel_ball_to_goal`` from the latest observation this interface saw (the state
     the action led to, in simultaneous play): the walker's speed towards the ball and the
     ball's speed towards the opponents' goal, in m/s (Liu et al. 2019 shaped with these).
+
+    With ``behind > 0`` it also pays for getting behind the ball, the first move of
+    :class:`~envs.soccer.agents.SoccerChaserAgent`: the spot ``behind_by`` metres behind
+    the ball on the line from the opponents' goal through it. That term is a potential,
+    ``-behind * distance to the spot`` (egocentric, so the walker's turning does not
+    change it); each decision pays its change, so running in circles earns nothing and a
+    whole approach earns ``behind`` per metre gained. Pushing the ball away from the goal
+    moves the spot with it and earns nothing (the ``goal`` term charges for it).
+
     Over a team's Tuple of observations the members' terms are averaged (absent members
     skipped). Goals keep their +1/-1. It reads the raw dicts, so it sits innermost
     (under :class:`arena.Combine` for a team).
@@ -327,10 +337,14 @@ class SoccerShaping(Interface):
         inner: the interface underneath (keep ``None``).
         ball: weight of the speed towards the ball.
         goal: weight of the ball's speed towards the goal.
+        behind: weight, per metre, of the approach to the spot behind the ball (0: off).
+        behind_by: how far behind the ball that spot is, in metres (positive).
 
     Raises:
+        ValueError: a weight is not a finite number, or ``behind_by`` is not positive.
         SpaceMismatchError: at setup, unless observations are Dicts (or a Tuple of Dicts)
-            with ``stats_vel_to_ball`` and ``stats_vel_ball_to_goal``.
+            with ``stats_vel_to_ball`` and ``stats_vel_ball_to_goal`` (and, with
+            ``behind``, ``ball_ego_position`` and ``opponent_goal_mid``).
 
     Example:
         >>> import numpy as np
@@ -350,32 +364,57 @@ class SoccerShaping(Interface):
         box = spaces.Box(-10.0, 10.0, (1,), np.float64)
         return [(cls(), spaces.Dict({key: box for key in _SHAPING_NEEDS}), spaces.Box(-1.0, 1.0, (3,)))]
 
-    def __init__(self, inner: Interface | None = None, *, ball: float = 0.001, goal: float = 0.003) -> None:
+    def __init__(
+        self,
+        inner: Interface | None = None,
+        *,
+        ball: float = 0.001,
+        goal: float = 0.003,
+        behind: float = 0.0,
+        behind_by: float = 2.5,
+    ) -> None:
         super().__init__(inner)
-        for name, value in (("ball", ball), ("goal", goal)):
+        for name, value in (("ball", ball), ("goal", goal), ("behind", behind), ("behind_by", behind_by)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
                 raise ValueError(f"SoccerShaping: {name} must be a finite number, got {value!r}")
+        if behind_by <= 0:
+            raise ValueError(f"SoccerShaping: behind_by must be positive (metres behind the ball), got {behind_by!r}")
         self.ball, self.goal = float(ball), float(goal)
+        self.behind, self.behind_by = float(behind), float(behind_by)
         self._latest: Any = None
+        self._potential = self._previous_potential = 0.0
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
         space = self.inner_observation_space
         members = list(space.spaces) if isinstance(space, spaces.Tuple) else [space]
+        needs = _SHAPING_NEEDS + (_BEHIND_NEEDS if self.behind else ())
         for member in members:
-            if not isinstance(member, spaces.Dict) or any(k not in member.spaces for k in _SHAPING_NEEDS):
+            if not isinstance(member, spaces.Dict) or any(k not in member.spaces for k in needs):
                 raise SpaceMismatchError(
-                    f"{self}: needs Dict observations (or a Tuple of them) with {list(_SHAPING_NEEDS)}, got {space}"
+                    f"{self}: needs Dict observations (or a Tuple of them) with {list(needs)}, got {space}"
                 )
         self._team = isinstance(space, spaces.Tuple)
         self._latest = None
 
     def reset(self, observation: Any) -> None:
         self._latest = None
+        self._potential = self._behind_potential(observation)
 
     def observation(self, observation: Any) -> Any:
         self._latest = observation
+        self._previous_potential, self._potential = self._potential, self._behind_potential(observation)
         return observation
+
+    def _members(self, observation: Any) -> list[Any]:
+        return [m for m in observation if m is not None] if self._team else [observation]
+
+    def _behind_potential(self, observation: Any) -> float:
+        """``-behind`` times the mean distance of the members to the spot behind the ball (0 when off)."""
+        members = self._members(observation) if self.behind else []
+        if not members:
+            return 0.0
+        return -self.behind * sum(_distance_to_spot_behind_ball(m, self.behind_by) for m in members) / len(members)
 
     def action_mask(self, mask: Any) -> Any:
         return mask
@@ -383,17 +422,28 @@ class SoccerShaping(Interface):
     def reward(self, reward: Any) -> Any:
         if self._latest is None or isinstance(reward, tuple):
             return reward
-        members = [m for m in self._latest if m is not None] if self._team else [self._latest]
+        members = self._members(self._latest)
         if not members:
             return reward
         bonus = sum(
             self.ball * float(np.sum(m["stats_vel_to_ball"])) + self.goal * float(np.sum(m["stats_vel_ball_to_goal"]))
             for m in members
         ) / len(members)
-        return float(reward) + bonus
+        return float(reward) + bonus + (self._potential - self._previous_potential)
 
     def _arguments(self) -> str:
-        return ", ".join(filter(None, [super()._arguments(), f"ball={self.ball:g}", f"goal={self.goal:g}"]))
+        behind = [f"behind={self.behind:g}", f"behind_by={self.behind_by:g}"] if self.behind else []
+        return ", ".join(filter(None, [super()._arguments(), f"ball={self.ball:g}", f"goal={self.goal:g}", *behind]))
+
+
+def _distance_to_spot_behind_ball(observation: Any, behind_by: float) -> float:
+    """Metres from the walker (the egocentric origin) to the spot ``behind_by`` behind the ball, seen from the goal."""
+    ball = np.asarray(observation["ball_ego_position"], dtype=float).reshape(-1)[:2]
+    goal = np.asarray(observation["opponent_goal_mid"], dtype=float).reshape(-1)[:2]
+    to_goal = goal - ball
+    length = float(np.hypot(*to_goal))
+    spot = ball if length == 0.0 else ball - to_goal * (behind_by / length)
+    return float(np.hypot(*spot))
 
 
 def soccer_team(

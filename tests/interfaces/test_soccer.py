@@ -140,3 +140,85 @@ def test_features_on_the_env_side_of_the_loop(env) -> None:
     assert all(wrapped.observation_space(a).contains(o) for a, o in observations.items())
     observations, *_ = wrapped.step({a: np.ones(3, dtype=np.float32) for a in observations})
     assert set(observations) == set(env.possible_agents)
+
+
+_BOX3 = spaces.Box(-100.0, 100.0, (3,), np.float64)
+_BOX1 = spaces.Box(-10.0, 10.0, (1,), np.float64)
+_BEHIND_SPACE = spaces.Dict(
+    {
+        "ball_ego_position": _BOX3,
+        "opponent_goal_mid": _BOX3,
+        "stats_vel_to_ball": _BOX1,
+        "stats_vel_ball_to_goal": _BOX1,
+    }
+)
+
+
+def _seen(ball: tuple[float, float], goal: tuple[float, float]) -> dict[str, np.ndarray]:
+    """An egocentric observation: the walker at the origin, no ball statistics (so only the potential pays)."""
+    return {
+        "ball_ego_position": np.array([*ball, 0.0]),
+        "opponent_goal_mid": np.array([*goal, 0.0]),
+        "stats_vel_to_ball": np.zeros(1),
+        "stats_vel_ball_to_goal": np.zeros(1),
+    }
+
+
+def _behind_shaping(**options) -> SoccerShaping:
+    itf = SoccerShaping(ball=0.0, goal=0.0, **options)
+    itf.setup(_BEHIND_SPACE, spaces.Box(-1, 1, (3,)))
+    return itf
+
+
+def test_behind_pays_the_approach_to_the_spot_behind_the_ball_and_nothing_for_pushing_the_ball_the_wrong_way() -> None:
+    # The ball 10 m ahead, the goal 30 m beyond it: the spot is 12 m ahead. One metre of approach pays `behind`.
+    itf = _behind_shaping(behind=2.0, behind_by=2.0)
+    itf.transform_reset(_seen((10.0, 0.0), (40.0, 0.0)))
+    itf.transform_observation(_seen((9.0, 0.0), (39.0, 0.0)))
+    assert itf.transform_reward(0.0) == pytest.approx(2.0)
+    # From the goal's side the spot lies past the ball: pushing the ball ahead (it moves as the walker does) moves the
+    # spot too, and pays nothing; only the ball's statistics (off here) would pay or charge for the push.
+    pushing = _behind_shaping(behind=1.0, behind_by=2.0)
+    pushing.transform_reset(_seen((0.5, 0.0), (-29.5, 0.0)))  # the goal behind the walker, the ball at its feet
+    pushing.transform_observation(_seen((0.5, 0.0), (-28.5, 0.0)))  # both went a metre away from the goal
+    assert pushing.transform_reward(0.0) == pytest.approx(0.0)
+    behind_the_ball = _behind_shaping(behind=1.0, behind_by=2.0)
+    behind_the_ball.transform_reset(_seen((2.0, 0.0), (32.0, 0.0)))  # already on the spot
+    behind_the_ball.transform_observation(_seen((1.0, 0.0), (31.0, 0.0)))  # walked into the ball: passed the spot
+    assert behind_the_ball.transform_reward(0.0) == pytest.approx(-1.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.floats(-40, 40), st.floats(-40, 40), st.floats(-40, 40), st.floats(-40, 40)),
+        min_size=2,
+        max_size=12,
+    ),
+    st.floats(0.1, 5.0),
+)
+def test_behind_payments_add_up_to_the_potentials_change_so_a_cycle_earns_nothing(points, behind_by: float) -> None:
+    itf = _behind_shaping(behind=1.5, behind_by=behind_by)
+    walk = [_seen((bx, by), (gx, gy)) for bx, by, gx, gy in points]
+    walk.append(walk[0])  # back where it started
+    itf.transform_reset(walk[0])
+    paid = 0.0
+    for seen in walk[1:]:
+        itf.transform_observation(seen)
+        paid += itf.transform_reward(0.0)
+    assert paid == pytest.approx(0.0, abs=1e-6)
+
+
+def test_behind_is_refused_without_the_positions_it_reads_and_with_a_bad_distance() -> None:
+    stats_only = spaces.Dict({"stats_vel_to_ball": _BOX1, "stats_vel_ball_to_goal": _BOX1})
+    SoccerShaping(behind=0.0).setup(stats_only, spaces.Box(-1, 1, (3,)))  # off: the positions are not needed
+    with pytest.raises(SpaceMismatchError, match="'ball_ego_position', 'opponent_goal_mid'"):
+        SoccerShaping(behind=1.0).setup(stats_only, spaces.Box(-1, 1, (3,)))
+    with pytest.raises(ValueError, match="behind_by must be positive"):
+        SoccerShaping(behind=1.0, behind_by=0.0)
+    with pytest.raises(ValueError, match="behind must be a finite number, got inf"):
+        SoccerShaping(behind=float("inf"))
+    assert (
+        str(SoccerShaping(ball=0.1, goal=0.3, behind=3.0))
+        == "SoccerShaping(ball=0.1, goal=0.3, behind=3, behind_by=2.5)"
+    )
