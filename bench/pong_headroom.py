@@ -2,7 +2,7 @@
 
 Issue 31 asks for a pixel policy that scores at least 0.8 against ``pong_ai`` over seat-swapped
 20-round games. A game is won by winning more rounds than the other side; a round that lasts
-``max_round_steps`` is a tie. This bench plays ``pong_2p`` (default physics) with players that read
+``max_round_steps`` is a tie. This bench plays ``pong_2p`` with players that read
 the env's exact state, so what they cannot do a policy reading 40x40 pictures cannot either:
 
 * ``pong_ai`` against itself (the mirror match);
@@ -16,11 +16,12 @@ the env's exact state, so what they cannot do a policy reading 40x40 pictures ca
 
 Prints the rounds won, lost and tied of each match and the planner's counts. ``--gain`` weakens the
 opponent (``pong_ai_medium`` is gain 10, ``pong_ai_easy`` 5); ``--ball-spin`` changes the physics: the
-steepest return's vertical speed (default 3, below ``pong_ai``'s 4 px/step paddle; Arena's Pong-2p
-sends its steepest ball at 1.6x its built-in player's speed, 6.4 here).
+steepest return's vertical speed (the env's default 6, 1.5x ``pong_ai``'s 4 px/step paddle; Arena's
+Pong-2p sends its steepest ball at 1.6x its built-in player's speed, 6.4 here; the default was 3, below
+the paddle, until 27 Nov 2026).
 
-    python bench/pong_headroom.py --rounds 200 --shots 400
-    python bench/pong_headroom.py --rounds 60 --shots 0 --offsets 0,0.3,0.5,0.7 --ball-spin 6
+    python bench/pong_headroom.py --rounds 200 --shots 400 --ball-spin 3
+    python bench/pong_headroom.py --rounds 60 --shots 0 --offsets 0,0.3,0.5,0.7
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ def ai_misses(env: Pong2p, ai: PongAIAgent, ball_vy: float) -> bool:
 
 
 def play_rounds(
-    rounds: int, seed: int, offset: float | None, planner_shots: int = 0, gain: float = 20.0, ball_spin: float = 3.0
+    rounds: int, seed: int, offset: float | None, planner_shots: int = 0, gain: float = 20.0, ball_spin: float = 6.0
 ) -> dict[str, float]:
     """player_0 (``pong_ai`` when ``offset`` is None, else the interceptor) against ``pong_ai`` with ``gain``,
     the env's ``ball_spin`` (the steepest return's vertical speed) as given."""
@@ -140,10 +141,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--gain", type=float, default=20.0, help="the opponent pong_ai's gain (its default 20)")
     parser.add_argument(
-        "--ball-spin", type=float, default=3.0, help="the env's ball_spin: the steepest return's px/step (default 3)"
+        "--ball-spin", type=float, default=6.0, help="the env's ball_spin: the steepest return's px/step (default 6)"
     )
     args = parser.parse_args()
-    physics = "default physics" if args.ball_spin == 3.0 else f"ball_spin={args.ball_spin:g}"
+    physics = f"ball_spin={args.ball_spin:g}"
     print(
         f"pong_2p, {physics}; {args.rounds} rounds a match; player_0 against pong_ai(gain={args.gain:g}) (rounds W-L-T)"
     )

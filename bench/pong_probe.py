@@ -7,8 +7,8 @@ the ball, their mean ``|offset|`` (how far off its paddle's centre they left: 1 
 share that left off the paddle's last tenth (``|offset| >= 0.9``, where ``pong_ai`` starts to miss,
 ``bench/pong_headroom.py``). A probe, not a tournament: ``arena tournament`` gives the score.
 
-    OMP_NUM_THREADS=1 python bench/pong_probe.py runs/pong_fa_ckpt_5 pong_ai_medium --games 2 --rounds 20
-    OMP_NUM_THREADS=1 python bench/pong_probe.py runs/pong_s6_ckpt_1 --games 2 --rounds 20 --ball-spin 6
+    OMP_NUM_THREADS=1 python bench/pong_probe.py runs/pong_fa_ckpt_5 pong_ai_medium --games 2 --rounds 20 --ball-spin 3
+    OMP_NUM_THREADS=1 python bench/pong_probe.py runs/pong_s6_ckpt_1 --games 2 --rounds 20
 
 An agent is a trained folder or a registered agent name.
 """
@@ -28,7 +28,7 @@ EDGE = 0.9  # pong_ai misses returns from about here on
 
 
 def probe(
-    spec: str, games: int, rounds: int, gain: float = 20.0, max_round_steps: int = 1000, ball_spin: float = 3.0
+    spec: str, games: int, rounds: int, gain: float = 20.0, max_round_steps: int = 1000, ball_spin: float = 6.0
 ) -> dict[str, Any]:
     """Play ``spec`` against ``pong_ai(gain)`` (the env's ``ball_spin`` as given); the rounds, the games
     and the agent's returns."""
@@ -72,10 +72,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20, help="rounds a game")
     parser.add_argument("--max-round-steps", type=int, default=1000, help="a round's step limit (a tie)")
     parser.add_argument("--gain", type=float, default=20.0, help="pong_ai's gain (20: pong_ai itself)")
-    parser.add_argument("--ball-spin", type=float, default=3.0, help="the env's ball_spin (default 3)")
+    parser.add_argument("--ball-spin", type=float, default=6.0, help="the env's ball_spin (default 6, the env's)")
     args = parser.parse_args()
-    physics = "" if args.ball_spin == 3.0 else f" (ball_spin={args.ball_spin:g})"
-    print(f"pong_2p{physics} against pong_ai(gain={args.gain:g}): {args.games} games of {args.rounds} rounds each")
+    physics = f"pong_2p (ball_spin={args.ball_spin:g}) against pong_ai(gain={args.gain:g})"
+    print(f"{physics}: {args.games} games of {args.rounds} rounds each")
     for spec in args.agents:
         found = probe(spec, args.games, args.rounds, args.gain, args.max_round_steps, args.ball_spin)
         won, lost, tied = found["rounds"]

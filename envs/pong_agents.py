@@ -22,9 +22,10 @@ class PongAIAgent(Agent):
     y, vy, opponent paddle y, vy; it always plays from the left): while the ball comes
     towards it (``vx < 0``) it steers its paddle's centre to the ball's height, and when
     the ball moves away it returns to the centre of the field. It accelerates towards a
-    speed proportional to the distance left and brakes on arrival, so with the default
-    physics (paddle 4 px/step, steepest ball 3 px/step) it is a little faster than the
-    ball. It does not predict bounces, so a steep ball near a wall can beat it.
+    speed proportional to the distance left and brakes on arrival. It does not predict
+    bounces. With the default physics (paddle 4 px/step, steepest ball 6 px/step, Arena's
+    ratio) a return off the outer half of the other paddle outruns it; with ``ball_spin=3``
+    it is a little faster than any ball and only a steep one near a wall beats it.
 
     Args:
         gain: desired paddle speed (as a fraction of full speed) per field fraction of
@@ -79,9 +80,9 @@ class PongAIAgent(Agent):
 def pong_ai_easy() -> PongAIAgent:
     """``pong_ai`` at a quarter of its gain (5): slow to turn, it misses returns sent at half the steepest.
 
-    A rung below ``pong_ai`` for ladders and curricula (``bench/pong_headroom.py --gain 5``: an
-    interceptor aiming 0.5 of the way to its paddle's end wins 97 rounds of 100; against ``pong_ai``
-    only the last tenth wins).
+    A rung below ``pong_ai`` for ladders and curricula (``bench/pong_headroom.py --gain 5 --ball-spin 3``:
+    an interceptor aiming 0.5 of the way to its paddle's end wins 97 rounds of 100; against ``pong_ai``
+    only the last tenth wins at that spin).
 
     Example:
         >>> pong_ai_easy().gain
@@ -93,8 +94,8 @@ def pong_ai_easy() -> PongAIAgent:
 def pong_ai_medium() -> PongAIAgent:
     """``pong_ai`` at half its gain (10): it misses returns off the paddle's last fifth.
 
-    The middle rung (``bench/pong_headroom.py --gain 10``: aiming 0.8 of the way to the paddle's
-    end wins half the rounds, 0.9 all of them; ``pong_ai`` misses only from 0.9 on, and rarely).
+    The middle rung (``bench/pong_headroom.py --gain 10 --ball-spin 3``: aiming 0.8 of the way to the
+    paddle's end wins half the rounds, 0.9 all of them; ``pong_ai`` misses only from 0.9 on, and rarely).
 
     Example:
         >>> pong_ai_medium().gain

@@ -68,7 +68,7 @@ class PongBatch:
         rounds: int = 20,
         max_round_steps: int = 1000,
         ball_speed: float = 3.0,
-        ball_spin: float = 3.0,
+        ball_spin: float = 6.0,
         paddle_speed: float = 4.0,
         paddle_accel: float = 1.0,
     ) -> None:

@@ -78,8 +78,8 @@ def pong_2p(**options: Any) -> TrainingRecipe:
     scripted ``pong_ai`` reads, or cut down from the env's ``"frame"``) and picks among three moves
     (``pong_moves``), with a 0.02 bonus for each return of the ball, up to 0.05 more for a steep
     one and 0.1 more for one off the paddle's edge (``pong_hit_bonus``: a signal long before it wins
-    rounds, small enough that a tied round stays worth about a won one; ``pong_ai`` misses only
-    returns off the edge, ``bench/pong_headroom.py``); a
+    rounds, small enough that a tied round stays worth about a won one; ``pong_ai`` misses returns
+    off the outer half, and at ``ball_spin=3`` only off the edge, ``bench/pong_headroom.py``); a
     small CNN (SB3's NatureCNN with 256 features, no hidden layers after it) trained with PPO. Its
     opponents, a ladder: ``pong_ai`` three games in eight, ``pong_ai_medium`` two, ``pong_ai_easy``
     one, the 2 newest snapshots of itself the rest (a snapshot joins at every evaluation). The

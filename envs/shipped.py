@@ -4,7 +4,7 @@ Each shipped agent is a folder that ``arena train --out`` wrote (the model, ``ag
 its interface stack and the model's SHA-256, ``recipe.json``, ``evaluations.csv`` and the
 learning curve), kept beside the game it plays (``envs/<game>_trained/<name>/``), with the
 command and seed that trained it in the manifest (``"command"``, ``"seed"``). The
-``arena.agents`` entry points name the factories below, so ``--agents pong_ppo_preview`` works
+``arena.agents`` entry points name the factories below, so ``--agents pong_ppo`` works
 wherever a registered agent does; loading goes through
 :func:`arena.training.trained.load_trained_agent` (manifest checked, SHA-256 verified, names
 resolved through the registry only). Loading needs the ``train`` extra (Stable-Baselines3, torch).
@@ -12,7 +12,7 @@ resolved through the registry only). Loading needs the ``train`` extra (Stable-B
 Example::
 
     from envs.shipped import SHIPPED, shipped_folder
-    print(sorted(SHIPPED), shipped_folder("pong_ppo_preview"))
+    print(sorted(SHIPPED), shipped_folder("pong_ppo"))
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from arena.errors import UnknownNameError
 __all__ = [
     "SHIPPED",
     "pong_ppo",
-    "pong_ppo_preview",
     "magent_army_ppo",
     "pommerman_team_ppo",
     "shipped_folder",
@@ -37,7 +36,6 @@ _HERE = Path(__file__).resolve().parent
 #: Shipped agent name -> its folder, relative to the ``envs`` package.
 SHIPPED: dict[str, str] = {
     "pong_ppo": "pong_trained/pong_ppo",
-    "pong_ppo_preview": "pong_trained/pong_ppo_preview",
     "magent_army_ppo": "magent_trained/magent_army_ppo",
     "pommerman_team_ppo": "pommerman_trained/pommerman_team_ppo",
 }
@@ -64,27 +62,16 @@ def load_shipped(name: str, **options: Any) -> Agent:
 
 
 def pong_ppo(env: Any = None, **options: Any) -> Agent:
-    """``pong_2p`` from the pixels with ``ball_spin=6``: PPO self-play against a ladder of ``pong_ai``
-    players, 48 minutes (5,017,600 steps) on one core.
+    """``pong_2p`` from the pixels: PPO self-play against a ladder of ``pong_ai`` players, 48 minutes
+    (5,017,600 steps) on one core.
 
-    With ``ball_spin=6`` the steepest return climbs 1.5 times as fast as ``pong_ai``'s paddle moves,
-    the ratio of Arena's Pong-2p (its steepest ball 8 px/step, its built-in player 5), and this agent
-    scores 0.98 against ``pong_ai`` over 40 seat-swapped 20-round games there
-    (``arena tournament pong_2p --env-options '{"ball_spin": 6}' --agents pong_ppo,pong_ai``). With the
-    default ``ball_spin=3`` no learner here beats ``pong_ai``; docs/performance.md, "Pong-2p from
-    frames", gives both, the command and the seed.
+    It scores 0.98 against ``pong_ai`` over 40 seat-swapped 20-round games
+    (``arena tournament pong_2p --agents pong_ppo,pong_ai --games 40``), where the steepest return
+    climbs 1.5 times as fast as ``pong_ai``'s paddle moves (``ball_spin=6``, the default since
+    27 Nov 2026; Arena's Pong-2p: 1.6). At ``ball_spin=3`` a tracker returns every ball, it warns
+    and loses; docs/performance.md, "Pong-2p from frames", gives both, the command and the seed.
     """
     return load_shipped("pong_ppo", env=env, **options)
-
-
-def pong_ppo_preview(env: Any = None, **options: Any) -> Agent:
-    """``pong_2p`` from the pixels after a run of under an hour: PPO self-play with ``pong_ai`` in the pool.
-
-    A preview, not ``pong_ppo``: it does not beat ``pong_ai`` (the bar of that name is a score of
-    0.8 over 40 seat-swapped games); docs/performance.md, "Pong-2p from frames", gives its command,
-    seed, steps and its score against ``pong_ai``.
-    """
-    return load_shipped("pong_ppo_preview", env=env, **options)
 
 
 def magent_army_ppo(env: Any = None, **options: Any) -> Agent:

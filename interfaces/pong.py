@@ -36,7 +36,7 @@ __all__ = ["PongFrames", "PongHitBonus", "PongMoves"]
 #: Grey levels of the env's ``"frame"`` observation.
 _BALL_GREY, _PADDLE_GREY = 255.0, 160.0
 _VECTOR_SIZE = 8
-#: Where a return counts as off the paddle's edge (|vy| / ball_spin): pong_ai misses from about 0.9 on.
+#: Where a return counts as off the paddle's edge (|vy| / ball_spin): at ball_spin=3 pong_ai misses from about 0.9 on.
 EDGE_FROM = 0.88
 
 
@@ -284,8 +284,9 @@ class PongHitBonus(VectorShaping):
 
     ``steep`` pays for the return's vertical speed, ``steep * |vy| / ball_spin`` (the vector's
     fourth number, 0 for a flat return, 1 off the paddle's very end): ``pong_ai`` returns every
-    flat ball and misses steep ones near a wall, so the returns that win rounds against it leave
-    off the paddle's last tenth (``bench/pong_headroom.py``); the edge is also where a return
+    flat ball and misses steep ones, so the returns that win rounds against it leave off the
+    paddle's outer half (``ball_spin=6``, the default) or only its last tenth (``ball_spin=3``;
+    ``bench/pong_headroom.py``); the edge is also where a return
     turns into a miss, which the round's -1 prices. ``edge`` pays only for those: a return at
     least ``edge_from`` of the steepest (the linear ``steep`` tells a 0.6 return from a winning
     0.93 one by a third of its weight).

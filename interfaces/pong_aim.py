@@ -1,6 +1,6 @@
 """Pong-2p shaping that guides the paddle to the spot where a return leaves steep: ``pong_aim``.
 
-``pong_ai`` misses only returns off the last tenth of a paddle (``bench/pong_headroom.py``), so a
+At ``ball_spin=3`` ``pong_ai`` misses only returns off the last tenth of a paddle (``bench/pong_headroom.py``), so a
 learner has to meet the ball within about a pixel of its paddle's end and never miss. A reward per
 return tells it so once a return, long after the moves that placed the paddle. :class:`PongAim`
 tells it every step: from the raw vector it predicts where the incoming ball will cross the
@@ -60,7 +60,7 @@ class PongAim(VectorShaping):
         weight: the potential's depth: what going from ``cap`` pixels off to the spot earns.
         aim_at: where on the paddle to meet the ball, in ``(0, 1)`` (1 is the paddle's end).
         cap: errors beyond this many pixels count as ``cap``.
-        ball_speed, ball_spin: the env's physics (its defaults: 3 and 3 pixels a step).
+        ball_speed, ball_spin: the env's physics (its defaults: 3 and 6 pixels a step).
 
     Raises:
         ValueError: ``weight`` not a finite number, ``aim_at`` not in ``(0, 1)``, ``cap`` or the
@@ -93,7 +93,7 @@ class PongAim(VectorShaping):
         aim_at: float = 0.93,
         cap: float = 32.0,
         ball_speed: float = 3.0,
-        ball_spin: float = 3.0,
+        ball_spin: float = 6.0,
     ) -> None:
         super().__init__(inner)
         require_finite("PongAim", weight=weight, aim_at=aim_at, cap=cap, ball_speed=ball_speed, ball_spin=ball_spin)
@@ -173,6 +173,6 @@ class PongAim(VectorShaping):
     def _arguments(self) -> str:
         inner = super()._arguments()
         options = [f"weight={self.weight}", f"aim_at={self.aim_at}", f"cap={self.cap}"]
-        if (self.ball_speed, self.ball_spin) != (3.0, 3.0):
+        if (self.ball_speed, self.ball_spin) != (3.0, 6.0):
             options += [f"ball_speed={self.ball_speed}", f"ball_spin={self.ball_spin}"]
         return ", ".join(filter(None, [inner, *options]))

@@ -226,10 +226,10 @@ def test_pong_ai_ladder_each_rung_misses_returns_the_next_one_makes():
     """pong_ai_easy and pong_ai_medium (the recipe's ladder) miss returns that pong_ai sends back."""
     bench = _bench_module("pong_headroom")
     assert arena.make_agent("pong_ai_easy").gain == 5.0 and arena.make_agent("pong_ai_medium").gain == 10.0
-    against = {gain: bench.play_rounds(12, 0, 0.6, gain=gain) for gain in (5.0, 10.0, 20.0)}
+    against = {gain: bench.play_rounds(12, 0, 0.6, gain=gain, ball_spin=3.0) for gain in (5.0, 10.0, 20.0)}
     assert against[5.0]["won"] >= 10 and against[5.0]["lost"] == 0
     assert against[10.0]["won"] == against[20.0]["won"] == 0  # a 0.6 return: medium and pong_ai meet it
-    steeper = {gain: bench.play_rounds(12, 0, 0.9, gain=gain) for gain in (10.0, 20.0)}
+    steeper = {gain: bench.play_rounds(12, 0, 0.9, gain=gain, ball_spin=3.0) for gain in (10.0, 20.0)}
     assert steeper[10.0]["won"] >= 10 and steeper[10.0]["lost"] == 0
     assert steeper[20.0]["won"] < steeper[10.0]["won"]
     help_text = _bench("bench/pong_headroom.py", "--help")
@@ -241,7 +241,7 @@ def test_pong_ai_misses_half_offset_returns_once_the_ball_climbs_faster_than_its
     bench = _bench_module("pong_headroom")
     default, steep = (bench.play_rounds(12, 0, 0.5, ball_spin=spin) for spin in (3.0, 6.0))
     assert default["won"] == 0 and steep["won"] >= 8 and steep["lost"] == 0
-    out = _bench("bench/pong_headroom.py", "--rounds", "2", "--shots", "1", "--offsets", "0.5", "--ball-spin", "6")
+    out = _bench("bench/pong_headroom.py", "--rounds", "2", "--shots", "1", "--offsets", "0.5")  # 6: the default
     assert out.startswith("pong_2p, ball_spin=6; 2 rounds a match")
 
 
@@ -253,13 +253,14 @@ def test_pong_training_bench_times_the_batch_beside_the_single_env():
 def test_pong_probe_bench_plays_folders_and_names_against_pong_ai_and_counts_only_returns():
     from envs.shipped import shipped_folder
 
-    folder = str(shipped_folder("pong_ppo_preview"))
-    out = _bench("bench/pong_probe.py", folder, "pong_ai", "--games", "2", "--rounds", "1", "--max-round-steps", "200")
+    folder = str(shipped_folder("pong_ppo"))
+    args = ("--games", "2", "--rounds", "1", "--max-round-steps", "200", "--ball-spin", "3")
+    out = _bench("bench/pong_probe.py", folder, "pong_ai", *args)
     assert f"{folder}: rounds W-L-T" in out
-    assert "pong_ai: rounds W-L-T 0-0-2, games W-D-L 0-2-0" in out  # the mirror match ties every round
-    found = _bench_module("pong_probe").probe("pong_ai", games=2, rounds=1, max_round_steps=200)
+    assert "pong_ai: rounds W-L-T 0-0-2, games W-D-L 0-2-0" in out  # at spin 3 the mirror match ties every round
+    found = _bench_module("pong_probe").probe("pong_ai", games=2, rounds=1, max_round_steps=200, ball_spin=3.0)
     assert found["returns"] > 0 and found["edge_share"] == 0.0  # pong_ai meets the ball near its centre
-    steep = _bench_module("pong_probe").probe("pong_ai", games=2, rounds=6, max_round_steps=300, ball_spin=6.0)
+    steep = _bench_module("pong_probe").probe("pong_ai", games=2, rounds=6, max_round_steps=300)
     assert steep["rounds"][:2] != [0, 0]  # at ball_spin 6 the mirror match decides rounds: the ball outruns a paddle
     assert 0.0 <= steep["outer_half_share"] <= 1.0
 

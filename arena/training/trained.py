@@ -364,8 +364,8 @@ def trained_elsewhere(manifest: Mapping[str, Any], env: Any) -> list[str]:
 
     Example:
         >>> import envs
-        >>> trained_elsewhere({"env_options": {"ball_spin": 6.0, "rounds": 5}}, envs.make("pong_2p"))
-        ['ball_spin=6.0 (here: 3.0)']
+        >>> trained_elsewhere({"env_options": {"ball_spin": 3.0, "rounds": 5}}, envs.make("pong_2p"))
+        ['ball_spin=3.0 (here: 6.0)']
     """
     game = getattr(env, "unwrapped", env)
     free: frozenset[str] = getattr(game, "training_options", frozenset())

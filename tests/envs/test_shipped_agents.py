@@ -16,8 +16,7 @@ pytest.importorskip("rich")
 
 #: A shipped agent -> the opponent and env options of its short test game.
 SHORT_GAMES = {
-    "pong_ppo": ("pong_ai", {"rounds": 1, "max_round_steps": 200, "ball_spin": 6.0}),
-    "pong_ppo_preview": ("pong_ai", {"rounds": 1, "max_round_steps": 200}),
+    "pong_ppo": ("pong_ai", {"rounds": 1, "max_round_steps": 200}),
     "magent_army_ppo": ("magent_attack_nearest", {"map_size": 16, "max_steps": 30}),
     "pommerman_team_ppo": ("pommerman_simple", {"mode": "team", "max_steps": 30}),
 }
@@ -80,29 +79,29 @@ def test_unknown_shipped_name_lists_the_shipped_ones() -> None:
 
 
 @pytest.mark.parametrize("seat", [0, 1])
-def test_pong_ppo_wins_more_rounds_than_pong_ai_with_the_steep_ball_it_trained_on(seat: int) -> None:
+def test_pong_ppo_wins_more_rounds_than_pong_ai_at_the_default_physics(seat: int) -> None:
     import envs
     from arena import play
     from arena.registry import make_agent
 
-    env = envs.make("pong_2p", rounds=8, ball_spin=6.0)
+    env = envs.make("pong_2p", rounds=8)
     players = [make_agent("pong_ppo"), make_agent("pong_ai")]
     episode = play(env, players if seat == 0 else players[::-1], seed=11)
     assert episode.returns[f"player_{seat}"] > 0, episode.returns  # rounds won minus rounds lost
 
 
 def test_a_shipped_agent_warns_when_its_env_is_not_the_game_it_learned() -> None:
-    """pong_ppo learned ball_spin=6: entered at the default spin it warns (its rounds and step limits may differ freely)."""
+    """pong_ppo learned ball_spin=6: entered at spin 3 it warns (its rounds and step limits may differ freely)."""
     import warnings
 
     import envs
     from arena.training.trained import trained_elsewhere
 
     with pytest.warns(UserWarning, match=r"'pong_ppo' was trained on pong_2p .*ball_spin=6.0 \(here: 3.0\)"):
-        load_shipped("pong_ppo", env=envs.make("pong_2p"))
+        load_shipped("pong_ppo", env=envs.make("pong_2p", ball_spin=3))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the game it learned, with other episode lengths: no warning
-        load_shipped("pong_ppo", env=envs.make("pong_2p", ball_spin=6, rounds=20, max_round_steps=1000))
+        load_shipped("pong_ppo", env=envs.make("pong_2p", rounds=20, max_round_steps=1000))
     manifest = {"env_options": {"mode": "team", "max_steps": 400, "no_such_option": 1}}
     assert trained_elsewhere(manifest, envs.make("pommerman", mode="ffa")) == ["mode='team' (here: 'ffa')"]
     assert trained_elsewhere(manifest, envs.make("pommerman", mode="team", max_steps=800)) == []

@@ -49,7 +49,7 @@ def test_a_paddle_held_at_the_spot_returns_the_ball_aim_at_off_centre(seed: int,
         before = env.state.ball_vx
         env.step({"player_0": 0, "player_1": 0})
         if env.agents and np.sign(env.state.ball_vx) == -np.sign(before):
-            returned = abs(env.state.ball_vy) / 3.0
+            returned = abs(env.state.ball_vy) / env.ball_spin
     assert returned == pytest.approx(0.9, abs=1e-4)  # the bounce off the predicted spot
 
 
