@@ -8,6 +8,7 @@ Examples::
     arena replay results.db --game 3 --html g3.html  # a self-contained web page
     arena replay results.db --game 3 --video g3.mp4  # a video (envs that draw pictures)
     arena replay battle.db --game 1 --html b.html --side-view "magent_grid_control(map_size=12)"
+    arena replay old_pong.db --verify --env-options '{"ball_spin": 3}'  # stored before a default changed
 
 Exit codes: 0 done, 1 ``--verify`` found games whose replay differs, 2 bad input.
 """
@@ -15,10 +16,16 @@ Exit codes: 0 done, 1 ``--verify`` found games whose replay differs, 2 bad input
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
+from typing import TYPE_CHECKING, Any
 
 from arena.cli._text import plain, trust_argument, trust_value
 from arena.errors import ArenaError
+from arena.specs.agents import EnvSpec
+
+if TYPE_CHECKING:
+    from arena.replay.source import StoredGame
 
 __all__ = ["register", "run"]
 
@@ -56,6 +63,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "e.g. MAgent2's battlefield map with minimap_mode)",
     )
     parser.add_argument("--fps", type=float, default=None, help="frames a second of the video (default: the env's)")
+    parser.add_argument(
+        "--env-options",
+        default=None,
+        metavar="JSON",
+        help="keyword options laid over the env's stored ones, for a file stored before a default changed "
+        "(pong_2p's ball_spin was 3 until 27 Nov 2026: '{\"ball_spin\": 3}')",
+    )
     trust_argument(parser)
     parser.set_defaults(run=run)
 
@@ -69,11 +83,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from arena.replay.source import list_games, load_game
+    from arena.specs.options import parse_env_options
 
+    options = parse_env_options(args.env_options) if args.env_options is not None else {}
     if args.verify:
         if args.game is not None or args.html or args.video:
             raise ValueError("--verify checks every game; give it without --game, --html or --video")
-        return _verify(args.db, trust_value(args.trust))
+        return _verify(args.db, trust_value(args.trust), options)
     if args.game is None:
         if args.html or args.video:
             raise ValueError("--html and --video need the game: --game ID (`arena replay DB` lists them)")
@@ -83,7 +99,7 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError(f"--fps must be a positive number, got {args.fps}")
     if args.side_view is not None and not args.html:
         raise ValueError("--side-view is drawn on the --html page: give --html FILE.html too")
-    game = load_game(args.db, args.game, trust=trust_value(args.trust))
+    game = _with_options(load_game(args.db, args.game, trust=trust_value(args.trust)), options)
     if args.html or args.video:
         if args.html:
             from arena.replay.html import write_html
@@ -123,13 +139,20 @@ def _listing(db: str, games: list) -> None:
     Console().print(table)
 
 
-def _verify(db: str, trust: bool | frozenset[str]) -> int:
+def _with_options(game: StoredGame, options: dict[str, Any]) -> StoredGame:
+    """``game`` with ``options`` laid over its env's stored keyword options (itself when there are none)."""
+    if not options:
+        return game
+    return dataclasses.replace(game, env=EnvSpec(game.env.factory, {**game.env.kwargs, **options}))
+
+
+def _verify(db: str, trust: bool | frozenset[str], options: dict[str, Any]) -> int:
     from arena.env import factory_metadata
     from arena.registry import resolve
     from arena.replay.engine import verify_game
     from arena.replay.source import load_games
 
-    games = load_games(db, trust=trust)
+    games = [_with_options(game, options) for game in load_games(db, trust=trust)]
     if not games:
         raise ArenaError(f"replay --verify: {db} has no stored games")
     factory = games[0].env.factory

@@ -297,3 +297,23 @@ def test_verify_refuses_a_file_it_cannot_verify(ttt_db, tmp_path_factory, tmp_pa
         "declares that its episodes do not follow from seed and actions" in err
         and "can be watched, not verified" in err
     )
+
+
+def test_env_options_replay_a_file_stored_before_a_default_changed(tmp_path, capsys):
+    """pong_2p's ball_spin was 3 by default until 27 Nov 2026: a file from then stored no ball_spin."""
+    db = tmp_path / "old_pong.db"
+    run_tournament(
+        "pong_2p", ["pong_ai", "random"], games=4, db=db, workers=1, env_kwargs={"rounds": 3, "ball_spin": 3.0}
+    )
+    with sqlite3.connect(db) as file:  # what the file of a game played at the old default held
+        file.execute("UPDATE meta SET value = ? WHERE key = 'env_kwargs'", ('{"rounds": 3}',))
+    assert main(["replay", str(db), "--verify"]) == 1  # replayed at today's default: another game
+    assert "MISMATCH" in capsys.readouterr().out
+    assert main(["replay", str(db), "--verify", "--env-options", '{"ball_spin": 3}']) == 0
+    out = capsys.readouterr().out
+    assert "verified 4 games of" in out and ": 0 mismatches" in out
+    html = tmp_path / "g1.html"
+    assert main(["replay", str(db), "--game", "1", "--html", str(html), "--env-options", '{"ball_spin": 3}']) == 0
+    assert html.stat().st_size > 0
+    assert main(["replay", str(db), "--verify", "--env-options", "[3]"]) == 2
+    assert "--env-options" in capsys.readouterr().err
