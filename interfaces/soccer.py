@@ -327,7 +327,10 @@ class SoccerShaping(Interface):
     ``-behind * distance to the spot`` (egocentric, so the walker's turning does not
     change it); each decision pays its change, so running in circles earns nothing and a
     whole approach earns ``behind`` per metre gained. Pushing the ball away from the goal
-    moves the spot with it and earns nothing (the ``goal`` term charges for it).
+    moves the spot with it and earns nothing (the ``goal`` term charges for it). With
+    ``around=True`` the distance from the goal's side of the ball is measured along a path
+    round it, by the point ``behind_by`` beside the ball on the walker's side, so running
+    straight through the ball towards the spot is not the shortest way there.
 
     Over a team's Tuple of observations the members' terms are averaged (absent members
     skipped). Goals keep their +1/-1. It reads the raw dicts, so it sits innermost
@@ -339,6 +342,7 @@ class SoccerShaping(Interface):
         goal: weight of the ball's speed towards the goal.
         behind: weight, per metre, of the approach to the spot behind the ball (0: off).
         behind_by: how far behind the ball that spot is, in metres (positive).
+        around: measure the approach from the goal's side of the ball round it.
 
     Raises:
         ValueError: a weight is not a finite number, or ``behind_by`` is not positive.
@@ -372,6 +376,7 @@ class SoccerShaping(Interface):
         goal: float = 0.003,
         behind: float = 0.0,
         behind_by: float = 2.5,
+        around: bool = False,
     ) -> None:
         super().__init__(inner)
         for name, value in (("ball", ball), ("goal", goal), ("behind", behind), ("behind_by", behind_by)):
@@ -379,8 +384,10 @@ class SoccerShaping(Interface):
                 raise ValueError(f"SoccerShaping: {name} must be a finite number, got {value!r}")
         if behind_by <= 0:
             raise ValueError(f"SoccerShaping: behind_by must be positive (metres behind the ball), got {behind_by!r}")
+        if not isinstance(around, bool):
+            raise ValueError(f"SoccerShaping: around must be True or False, got {around!r}")
         self.ball, self.goal = float(ball), float(goal)
-        self.behind, self.behind_by = float(behind), float(behind_by)
+        self.behind, self.behind_by, self.around = float(behind), float(behind_by), around
         self._latest: Any = None
         self._potential = self._previous_potential = 0.0
 
@@ -414,7 +421,8 @@ class SoccerShaping(Interface):
         members = self._members(observation) if self.behind else []
         if not members:
             return 0.0
-        return -self.behind * sum(_distance_to_spot_behind_ball(m, self.behind_by) for m in members) / len(members)
+        distances = [_distance_to_spot_behind_ball(m, self.behind_by, self.around) for m in members]
+        return -self.behind * sum(distances) / len(members)
 
     def action_mask(self, mask: Any) -> Any:
         return mask
@@ -433,17 +441,27 @@ class SoccerShaping(Interface):
 
     def _arguments(self) -> str:
         behind = [f"behind={self.behind:g}", f"behind_by={self.behind_by:g}"] if self.behind else []
+        behind += ["around=True"] if self.behind and self.around else []
         return ", ".join(filter(None, [super()._arguments(), f"ball={self.ball:g}", f"goal={self.goal:g}", *behind]))
 
 
-def _distance_to_spot_behind_ball(observation: Any, behind_by: float) -> float:
-    """Metres from the walker (the egocentric origin) to the spot ``behind_by`` behind the ball, seen from the goal."""
+def _distance_to_spot_behind_ball(observation: Any, behind_by: float, around: bool = False) -> float:
+    """Metres from the walker (the egocentric origin) to the spot ``behind_by`` behind the ball, seen from the goal;
+    with ``around``, from the goal's side of the ball by the point ``behind_by`` beside it on the walker's side."""
     ball = np.asarray(observation["ball_ego_position"], dtype=float).reshape(-1)[:2]
     goal = np.asarray(observation["opponent_goal_mid"], dtype=float).reshape(-1)[:2]
     to_goal = goal - ball
     length = float(np.hypot(*to_goal))
-    spot = ball if length == 0.0 else ball - to_goal * (behind_by / length)
-    return float(np.hypot(*spot))
+    if length == 0.0:
+        return float(np.hypot(*ball))
+    ahead = to_goal / length
+    spot = ball - ahead * behind_by
+    if not around or float(ball @ ahead) >= 0.0:  # the walker is level with the ball or behind it
+        return float(np.hypot(*spot))
+    across = np.array([-ahead[1], ahead[0]])
+    side = 1.0 if float(-ball @ across) >= 0.0 else -1.0  # the side of the ball's line the walker is on
+    beside = ball + across * (side * behind_by)
+    return float(np.hypot(*beside)) + float(np.hypot(*(spot - beside)))
 
 
 def soccer_team(

@@ -196,9 +196,12 @@ def test_behind_pays_the_approach_to_the_spot_behind_the_ball_and_nothing_for_pu
         max_size=12,
     ),
     st.floats(0.1, 5.0),
+    st.booleans(),
 )
-def test_behind_payments_add_up_to_the_potentials_change_so_a_cycle_earns_nothing(points, behind_by: float) -> None:
-    itf = _behind_shaping(behind=1.5, behind_by=behind_by)
+def test_behind_payments_add_up_to_the_potentials_change_so_a_cycle_earns_nothing(
+    points, behind_by: float, around: bool
+) -> None:
+    itf = _behind_shaping(behind=1.5, behind_by=behind_by, around=around)
     walk = [_seen((bx, by), (gx, gy)) for bx, by, gx, gy in points]
     walk.append(walk[0])  # back where it started
     itf.transform_reset(walk[0])
@@ -222,3 +225,29 @@ def test_behind_is_refused_without_the_positions_it_reads_and_with_a_bad_distanc
         str(SoccerShaping(ball=0.1, goal=0.3, behind=3.0))
         == "SoccerShaping(ball=0.1, goal=0.3, behind=3, behind_by=2.5)"
     )
+
+
+def test_around_makes_the_way_round_the_ball_pay_more_than_running_through_it() -> None:
+    # The walker 4 m on the goal's side of the ball (the goal behind the walker): the spot lies 2 m past the ball.
+    start = _seen((4.0, 0.0), (-26.0, 0.0))
+    step = np.array([4.0, -2.0]) / np.hypot(4.0, 2.0)  # a metre towards the point 2 m beside the ball
+    straight_at_ball = _seen((3.0, 0.0), (-27.0, 0.0))
+    towards_beside = _seen((4.0 - step[0], -step[1]), (-26.0 - step[0], -step[1]))
+    paid = {}
+    for around in (False, True):
+        for name, seen in (("straight", straight_at_ball), ("beside", towards_beside)):
+            itf = _behind_shaping(behind=1.0, behind_by=2.0, around=around)
+            itf.transform_reset(start)
+            itf.transform_observation(seen)
+            paid[around, name] = itf.transform_reward(0.0)
+    assert paid[False, "straight"] == pytest.approx(1.0)  # the straight line to the spot runs through the ball
+    assert paid[False, "beside"] < 1.0
+    assert paid[True, "beside"] == pytest.approx(1.0)  # round the ball: the first leg is the way to go
+    assert paid[True, "straight"] < paid[True, "beside"]
+    behind = _behind_shaping(behind=1.0, behind_by=2.0, around=True)  # behind the ball: the straight distance
+    behind.transform_reset(_seen((10.0, 0.0), (40.0, 0.0)))
+    behind.transform_observation(_seen((9.0, 0.0), (39.0, 0.0)))
+    assert behind.transform_reward(0.0) == pytest.approx(1.0)
+    assert str(SoccerShaping(behind=1.0, around=True)).endswith("behind=1, behind_by=2.5, around=True)")
+    with pytest.raises(ValueError, match="around must be True or False, got 1"):
+        SoccerShaping(around=1)
