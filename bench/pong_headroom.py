@@ -32,7 +32,7 @@ import time
 
 import numpy as np
 
-from envs.pong import _LEFT_FACE, _RIGHT_FACE, BALL, FIELD, PADDLE, Pong2p
+from envs.pong import _LEFT_FACE, _RIGHT_FACE, BALL, BALL_SPIN, FIELD, PADDLE, Pong2p
 from envs.pong_agents import PongAIAgent
 
 _NOOP, _UP, _DOWN = 0, 2, 3
@@ -95,7 +95,12 @@ def ai_misses(env: Pong2p, ai: PongAIAgent, ball_vy: float) -> bool:
 
 
 def play_rounds(
-    rounds: int, seed: int, offset: float | None, planner_shots: int = 0, gain: float = 20.0, ball_spin: float = 6.0
+    rounds: int,
+    seed: int,
+    offset: float | None,
+    planner_shots: int = 0,
+    gain: float = 20.0,
+    ball_spin: float = BALL_SPIN,
 ) -> dict[str, float]:
     """player_0 (``pong_ai`` when ``offset`` is None, else the interceptor) against ``pong_ai`` with ``gain``,
     the env's ``ball_spin`` (the steepest return's vertical speed) as given."""
@@ -141,7 +146,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--gain", type=float, default=20.0, help="the opponent pong_ai's gain (its default 20)")
     parser.add_argument(
-        "--ball-spin", type=float, default=6.0, help="the env's ball_spin: the steepest return's px/step (default 6)"
+        "--ball-spin",
+        type=float,
+        default=BALL_SPIN,
+        help="the env's ball_spin: the steepest return's px/step (default 6)",
     )
     args = parser.parse_args()
     physics = f"ball_spin={args.ball_spin:g}"

@@ -21,14 +21,14 @@ from typing import Any
 import numpy as np
 
 from arena.specs.agents import AgentSpec
-from envs.pong import Pong2p
+from envs.pong import BALL_SPIN, Pong2p
 from envs.pong_agents import PongAIAgent
 
 EDGE = 0.9  # pong_ai misses returns from about here on
 
 
 def probe(
-    spec: str, games: int, rounds: int, gain: float = 20.0, max_round_steps: int = 1000, ball_spin: float = 6.0
+    spec: str, games: int, rounds: int, gain: float = 20.0, max_round_steps: int = 1000, ball_spin: float = BALL_SPIN
 ) -> dict[str, Any]:
     """Play ``spec`` against ``pong_ai(gain)`` (the env's ``ball_spin`` as given); the rounds, the games
     and the agent's returns."""
@@ -72,7 +72,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20, help="rounds a game")
     parser.add_argument("--max-round-steps", type=int, default=1000, help="a round's step limit (a tie)")
     parser.add_argument("--gain", type=float, default=20.0, help="pong_ai's gain (20: pong_ai itself)")
-    parser.add_argument("--ball-spin", type=float, default=6.0, help="the env's ball_spin (default 6, the env's)")
+    parser.add_argument("--ball-spin", type=float, default=BALL_SPIN, help="the env's ball_spin (default 6, the env's)")
     args = parser.parse_args()
     physics = f"pong_2p (ball_spin={args.ball_spin:g}) against pong_ai(gain={args.gain:g})"
     print(f"{physics}: {args.games} games of {args.rounds} rounds each")

@@ -11,13 +11,27 @@ from gymnasium import spaces
 
 from arena.env import MultiAgentEnv
 
-__all__ = ["Pong2p", "PongState", "ACTION_NAMES", "FIELD", "SCORE_BORDER", "BALL", "PADDLE", "PADDLE_MARGIN"]
+__all__ = [
+    "Pong2p",
+    "PongState",
+    "ACTION_NAMES",
+    "FIELD",
+    "SCORE_BORDER",
+    "BALL",
+    "PADDLE",
+    "PADDLE_MARGIN",
+    "BALL_SPEED",
+    "BALL_SPIN",
+]
 
 FIELD = 160  #: the field is FIELD x FIELD pixels
 SCORE_BORDER = 34  #: pixels above the field where the score is drawn
 BALL = (2, 4)  #: ball width, height
 PADDLE = (4, 16)  #: paddle width, height
 PADDLE_MARGIN = 16  #: pixels between a paddle and its edge of the field
+BALL_SPEED = 3.0  #: the default horizontal speed of the ball, px/step
+#: The default vertical speed of the steepest return, px/step: 1.5x a paddle (Arena's ratio; 3 until 27 Nov 2026).
+BALL_SPIN = 6.0
 
 #: ALE Pong's action set: FIRE does nothing here (the ball is served automatically).
 ACTION_NAMES = ("noop", "fire", "up", "down", "up_fire", "down_fire")
@@ -137,8 +151,8 @@ class Pong2p(MultiAgentEnv):
         max_round_steps: int = 1000,
         observation: str = "vector",
         frame_scale: int = 2,
-        ball_speed: float = 3.0,
-        ball_spin: float = 6.0,
+        ball_speed: float = BALL_SPEED,
+        ball_spin: float = BALL_SPIN,
         paddle_speed: float = 4.0,
         paddle_accel: float = 1.0,
         render_mode: str | None = None,

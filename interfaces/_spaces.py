@@ -1,4 +1,4 @@
-"""Space helpers shared by the interface modules: fast flattening.
+"""Helpers shared by the interface modules: fast flattening, option checks.
 
 Action-mask layouts are :mod:`arena.masks` (the interface checker uses the same rules).
 """
@@ -13,9 +13,20 @@ from gymnasium import spaces
 
 from arena.errors import SpaceMismatchError
 
-__all__ = ["box_space", "compile_flattener"]
+__all__ = ["box_space", "compile_flattener", "require_finite"]
 
 Writer = Callable[[Any, np.ndarray], None]
+
+
+def require_finite(where: str, **numbers: Any) -> None:
+    """Raise ``ValueError`` naming the first of ``numbers`` that is not a finite number (bools refused)."""
+    for name, value in numbers.items():
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float, np.integer, np.floating))
+            or not np.isfinite(value)
+        ):
+            raise ValueError(f"{where}: {name} must be a finite number, got {value!r}")
 
 
 def box_space(low: Any, high: Any, shape: Any, dtype: Any) -> spaces.Box:

@@ -30,6 +30,7 @@ from gymnasium import spaces
 from arena.errors import InvalidActionError, SpaceMismatchError
 from arena.interface import Interface
 from envs.pong import BALL, FIELD, PADDLE, PADDLE_MARGIN
+from interfaces._spaces import require_finite
 
 __all__ = ["PongFrames", "PongHitBonus", "PongMoves"]
 
@@ -43,17 +44,6 @@ EDGE_FROM = 0.88
 def vector_space() -> spaces.Box:
     """``pong_2p``'s vector observation space (the contract examples' raw space)."""
     return spaces.Box(np.array([0, 0, -1, -1, 0, -1, 0, -1], np.float32), np.ones(8, np.float32), dtype=np.float32)
-
-
-def require_finite(where: str, **numbers: Any) -> None:
-    """Raise ``ValueError`` naming the first of ``numbers`` that is not a finite number (bools refused)."""
-    for name, value in numbers.items():
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, (int, float, np.integer, np.floating))
-            or not np.isfinite(value)
-        ):
-            raise ValueError(f"{where}: {name} must be a finite number, got {value!r}")
 
 
 def _coverage(start: float, length: float, cells: int, cell: int) -> tuple[int, list[float]]:

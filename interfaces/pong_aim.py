@@ -27,8 +27,9 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.interface import Interface
-from envs.pong import BALL, FIELD, PADDLE, PADDLE_MARGIN
-from interfaces.pong import VectorShaping, require_finite, vector_space
+from envs.pong import BALL, BALL_SPEED, BALL_SPIN, FIELD, PADDLE, PADDLE_MARGIN
+from interfaces._spaces import require_finite
+from interfaces.pong import VectorShaping, vector_space
 
 __all__ = ["PongAim"]
 
@@ -92,8 +93,8 @@ class PongAim(VectorShaping):
         weight: float = 0.1,
         aim_at: float = 0.93,
         cap: float = 32.0,
-        ball_speed: float = 3.0,
-        ball_spin: float = 6.0,
+        ball_speed: float = BALL_SPEED,
+        ball_spin: float = BALL_SPIN,
     ) -> None:
         super().__init__(inner)
         require_finite("PongAim", weight=weight, aim_at=aim_at, cap=cap, ball_speed=ball_speed, ball_spin=ball_spin)
@@ -173,6 +174,6 @@ class PongAim(VectorShaping):
     def _arguments(self) -> str:
         inner = super()._arguments()
         options = [f"weight={self.weight}", f"aim_at={self.aim_at}", f"cap={self.cap}"]
-        if (self.ball_speed, self.ball_spin) != (3.0, 6.0):
+        if (self.ball_speed, self.ball_spin) != (BALL_SPEED, BALL_SPIN):
             options += [f"ball_speed={self.ball_speed}", f"ball_spin={self.ball_spin}"]
         return ", ".join(filter(None, [inner, *options]))

@@ -28,6 +28,7 @@ from gymnasium import spaces
 
 from arena.errors import SpaceMismatchError
 from arena.interface import Combine, Interface
+from interfaces._spaces import require_finite
 from interfaces.team import ConcatenateTeam
 
 __all__ = ["SoccerFeatures", "RescaleAction", "SoccerShaping", "soccer_team", "shaped_team", "RELATIVE_FEATURES"]
@@ -379,9 +380,7 @@ class SoccerShaping(Interface):
         around: bool = False,
     ) -> None:
         super().__init__(inner)
-        for name, value in (("ball", ball), ("goal", goal), ("behind", behind), ("behind_by", behind_by)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
-                raise ValueError(f"SoccerShaping: {name} must be a finite number, got {value!r}")
+        require_finite("SoccerShaping", ball=ball, goal=goal, behind=behind, behind_by=behind_by)
         if behind_by <= 0:
             raise ValueError(f"SoccerShaping: behind_by must be positive (metres behind the ball), got {behind_by!r}")
         if not isinstance(around, bool):

@@ -141,9 +141,7 @@ def _listing(db: str, games: list) -> None:
 
 def _with_options(game: StoredGame, options: dict[str, Any]) -> StoredGame:
     """``game`` with ``options`` laid over its env's stored keyword options (itself when there are none)."""
-    if not options:
-        return game
-    return dataclasses.replace(game, env=EnvSpec(game.env.factory, {**game.env.kwargs, **options}))
+    return dataclasses.replace(game, env=EnvSpec.coerce(game.env, options)) if options else game
 
 
 def _verify(db: str, trust: bool | frozenset[str], options: dict[str, Any]) -> int:
