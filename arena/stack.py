@@ -17,6 +17,7 @@ it (:func:`failing_level`), so a wrapper names the culprit without reading the t
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
@@ -48,6 +49,16 @@ def _returns_its_argument(self: Any, value: Any) -> Any:
 
 
 _IDENTITY_CODE = _returns_its_argument.__code__
+# Flags that change what a call does. The others (``from __future__`` features, a function
+# nested in another) differ between modules and do not, so a user's hook is compared without them.
+_CALL_FLAGS = (
+    inspect.CO_VARARGS
+    | inspect.CO_VARKEYWORDS
+    | inspect.CO_GENERATOR
+    | inspect.CO_COROUTINE
+    | inspect.CO_ITERABLE_COROUTINE
+    | inspect.CO_ASYNC_GENERATOR
+)
 
 
 def is_pass_through(function: Any) -> bool:
@@ -67,7 +78,7 @@ def is_pass_through(function: Any) -> bool:
         and code.co_code == _IDENTITY_CODE.co_code
         and code.co_argcount == 2
         and code.co_kwonlyargcount == 0
-        and code.co_flags == _IDENTITY_CODE.co_flags
+        and not code.co_flags & _CALL_FLAGS
     )
 
 

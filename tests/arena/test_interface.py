@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena import ArenaError, Combine, Interface, MaskTranslationError, SpaceMismatchError
+from arena.stack import is_pass_through
 from arena.testing import check_interface
 from arena.testing.strategies import discrete_spaces, masks, values
 from arena.testing.strategies import spaces as any_space
@@ -257,3 +258,40 @@ def test_an_action_without_its_mask_is_refused_when_the_class_is_created():
     with pytest.raises(MaskTranslationError, match=r"Shift\(\): .* override action_mask\(\)"):
         shift.action_mask(np.ones(3, np.int8))  # the class's own action_mask refuses, not a run-time check
     assert Reverse.action_mask is not Interface.action_mask and "action_mask" in Shift.overridden_hooks
+
+
+USER_MODULE = '''
+import arena
+
+
+class UserKeep(arena.Interface):
+    def observation(self, obs):
+        return obs
+
+    def reward(self, reward):
+        """Unchanged."""
+        return reward
+
+
+def nested():
+    class NestedKeep(arena.Interface):
+        def observation(self, obs):
+            return obs
+
+    return NestedKeep
+
+
+def gathering(self, obs, *rest):
+    return obs
+'''
+
+
+def test_a_users_pass_through_hook_is_recognised_without_the_future_import(tmp_path):
+    # A user's module has neither `from __future__ import annotations` nor arena's nesting.
+    path = tmp_path / "user_levels.py"
+    path.write_text(USER_MODULE)
+    namespace: dict = {"__name__": "user_levels"}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    assert namespace["UserKeep"].pass_through_hooks == {"observation", "reward"}
+    assert namespace["nested"]().pass_through_hooks == {"observation"}
+    assert not is_pass_through(namespace["gathering"])  # takes more than one value
