@@ -23,11 +23,13 @@ import numpy as np
 from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
 from arena.env import factory_metadata
-from arena.errors import ReplayError, UnknownNameError, UntrustedCodeError
+from arena.errors import ArenaError, ReplayError, UnknownNameError, UntrustedCodeError
 from arena.play_loop import ranks_from_returns
 from arena.registry import make_env, resolve
 from arena.replay.source import StoredGame
 from arena.seeding import derive_seed
+from arena.specs.agents import AgentSpec
+from arena.specs.interfaces import build_interface
 
 __all__ = ["Frame", "EyeView", "replay", "verify_game", "build_env", "render_modes", "same_action", "action_names"]
 
@@ -39,16 +41,17 @@ class EyeView:
     Attributes:
         observation: the observation after its interfaces (what its model received).
         space: the model's observation space.
-        action: the action it chose, in its own (model) space.
-        raw_action: that action after its interfaces, in the env's space.
-        matches: whether ``raw_action`` is the stored action.
+        action: the action it chose, in its own (model) space (``None``: its model was not loaded).
+        raw_action: that action after its interfaces, in the env's space (``None`` likewise).
+        matches: whether ``raw_action`` is the stored action (``None`` when the model was not
+            loaded: a trained folder read from a file without ``--trust`` shows its interfaces only).
     """
 
     observation: Any
     space: Any
     action: Any
     raw_action: Any
-    matches: bool
+    matches: bool | None
 
 
 @dataclass
@@ -127,6 +130,7 @@ class _Watch(Agent):
         self.inner.reset(seed=seed)
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
+        self.seen = (observation, None)  # kept when the inner agent has no model (_NoModel)
         action = self.inner.act(observation, action_mask, reward)
         self.seen = (observation, action)
         return action
@@ -136,6 +140,54 @@ class _Watch(Agent):
 
     def __str__(self) -> str:
         return str(self.inner)
+
+
+class _ModelNotLoaded(Exception):
+    """Raised by :class:`_NoModel` once its interfaces have made the model's observation."""
+
+
+class _NoModel(Agent):
+    """The model of a trained folder that was not loaded: its interface stack alone is rebuilt."""
+
+    def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
+        raise _ModelNotLoaded
+
+
+def _stack_only(game: StoredGame, spec: AgentSpec) -> AgtItfWrapper | None:
+    """A trained folder's recorded interface stack in front of no model, or ``None`` (nothing recorded).
+
+    The stack's names resolve through the registry only (``game.reading()``); a stack with
+    trained statistics (they live in the folder) is not rebuilt, since without them it would
+    show other observations than the model saw.
+    """
+    from arena.training.trained import KeepsStatistics
+
+    recorded = spec.kwargs.get("interface")
+    if not isinstance(recorded, str):
+        return None
+    with game.reading():
+        stack = build_interface(recorded)
+    if stack is None or any(isinstance(level, KeepsStatistics) for level in stack.levels()):
+        return None
+    return AgtItfWrapper(_NoModel(), stack)
+
+
+def _untrusted_folder(game: StoredGame, spec: AgentSpec, name: str) -> AgtItfWrapper | None:
+    """The view of a trained folder whose code was not trusted: its stack, with a note saying so."""
+    why = f"it is the trained folder {spec.folder}, whose model file is a pickle (loading it runs code)"
+    try:
+        agent = _stack_only(game, spec)
+    except (ArenaError, ValueError, TypeError) as err:  # a recorded stack that is not (or no longer) buildable
+        _note(game, f"no agent's-eye view of {name!r}: {why}, and its recorded interfaces cannot be built: {err}")
+        return None
+    what = "its interfaces' view is shown, not its choices" if agent is not None else "no agent's-eye view"
+    _note(game, f"{what} of {name!r}: {why}; replay --trust loads it")
+    return agent
+
+
+def _note(game: StoredGame, note: str) -> None:
+    if note not in game.notes:
+        game.notes.append(note)
 
 
 def _eye_agents(game: StoredGame, env: Any) -> dict[str, tuple[AgtItfWrapper, _Watch]]:
@@ -148,18 +200,16 @@ def _eye_agents(game: StoredGame, env: Any) -> dict[str, tuple[AgtItfWrapper, _W
         spec = spec.side_members(len(side))[side.index(seat)] if spec.is_team else spec  # this seat's member
         try:
             with game.reading():
-                agent = spec.build(env)
-        except (UntrustedCodeError, UnknownNameError, ImportError) as err:
-            # The page needs no entrant code: without it, this seat has no agent's-eye view.
-            why = (
-                f"it is the trained folder {spec.folder}, whose model file is a pickle (loading it runs code); "
-                "replay --trust loads it"
-                if spec.folder is not None and isinstance(err, UntrustedCodeError)
-                else str(err)
-            )
-            note = f"no agent's-eye view of {name!r}: {why}"
-            if note not in game.notes:
-                game.notes.append(note)
+                agent: Agent | None = spec.build(env)
+        except UntrustedCodeError as err:
+            # The page needs no entrant code: a trained folder shows its recorded stack, others nothing.
+            if spec.folder is not None:
+                agent = _untrusted_folder(game, spec, name)
+            else:
+                _note(game, f"no agent's-eye view of {name!r}: {err}")
+                continue
+        except (UnknownNameError, ImportError) as err:
+            _note(game, f"no agent's-eye view of {name!r}: {err}")
             continue
         except Exception as err:
             raise ReplayError(
@@ -223,11 +273,13 @@ def _frames(game: StoredGame, env: Any, render: str | None, eye: bool) -> Iterat
         for seat, (agent, watch) in watched.items():
             if seat in observations and seat in actions:
                 reward, pending[seat] = pending[seat], 0.0
-                raw = agent.act(observations[seat], masks.get(seat), reward)
+                try:
+                    raw = agent.act(observations[seat], masks.get(seat), reward)
+                    matches: bool | None = same_action(raw, actions[seat])
+                except _ModelNotLoaded:
+                    raw = matches = None
                 model_obs, model_action = watch.seen
-                views[seat] = EyeView(
-                    model_obs, watch.observation_space, model_action, raw, same_action(raw, actions[seat])
-                )
+                views[seat] = EyeView(model_obs, watch.observation_space, model_action, raw, matches)
         yield Frame(
             index,
             env.render() if render else None,

@@ -91,8 +91,9 @@ def _frame_data(frame: Frame, names: dict[str, list[str] | None], private: Any =
     eye = {
         seat: {
             "parts": pack_observation(view.observation, view.space),
-            "action": describe_action(view.action),
-            "raw": describe_action(view.raw_action, names.get(seat)),
+            # None: the model was not loaded (a trained folder without --trust), its interfaces' view only
+            "action": None if view.matches is None else describe_action(view.action),
+            "raw": None if view.matches is None else describe_action(view.raw_action, names.get(seat)),
             "matches": view.matches,
         }
         for seat, view in frame.eye.items()

@@ -104,6 +104,21 @@ def _agent_folder(text: str) -> bool:
         return False
 
 
+def _folder_stack(path: Path) -> dict[str, Any]:
+    """``{"interface": SPEC}``: the interface stack of the agent folder at ``path``, recorded with the entrant.
+
+    A results file then holds, in registered names, what the entrant's model saw, so a replay
+    rebuilds its agent's-eye view without loading the folder (its model file is code);
+    :func:`~arena.training.trained.load_trained_agent` checks the folder still has that stack.
+    A model of a whole side (``team_size``) or a folder without a stack records nothing.
+    """
+    from arena.training.trained import read_manifest
+
+    manifest = read_manifest(path)
+    spec = manifest.get("interface")
+    return {"interface": spec} if isinstance(spec, str) and spec and manifest.get("team_size") is None else {}
+
+
 def _no_folder(text: str) -> str:
     """Why ``text``, which looks like a path, is no agent."""
     from arena.training.trained import MANIFEST
@@ -275,7 +290,7 @@ class AgentSpec:
             return cls(
                 head.partition("=")[0].strip() if "=" in head else path.name,
                 TRAINED_FACTORY,
-                {"path": str(path), **kwargs},
+                {"path": str(path), **_folder_stack(path), **kwargs},
             )
         if "=" in head:
             name, _, text = text.partition("=")
@@ -408,8 +423,8 @@ class AgentSpec:
         """
         if self.members:
             return "+".join(member.label() for member in self.members)
-        if self.folder is not None:
-            extra = {key: value for key, value in self.kwargs.items() if key != "path"}
+        if self.folder is not None:  # the recorded stack is the folder's own: not an option of the entrant
+            extra = {key: value for key, value in self.kwargs.items() if key not in ("path", "interface")}
             return (Path(self.folder).name or self.folder) + (json.dumps(extra, sort_keys=True) if extra else "")
         return self.describe()
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -12,7 +13,6 @@ from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
 from arena.errors import ArenaError, SpaceMismatchError, UnknownNameError
 from arena.interface import Interface
-from arena.registry import load_callable
 from arena.specs.interfaces import build_interface
 
 __all__ = ["SB3Agent", "load_sb3_agent", "algorithm_class", "freeze", "ALGORITHMS"]
@@ -39,6 +39,10 @@ def require_sb3() -> None:
 def algorithm_class(algo: str) -> type[Any]:
     """The SB3 algorithm class for ``algo`` (``"maskable-ppo"``, ``"ppo"``, ``"a2c"``, ``"dqn"``).
 
+    ``algo`` may come from data (an agent folder's manifest), but only picks a row of arena's own
+    table: the class imported is arena's choice, so reading a results file or a folder needs no
+    ``--trust`` for it (:func:`arena.registry.reading_data` guards names that data chooses).
+
     Raises:
         UnknownNameError: ``algo`` is not one of :data:`ALGORITHMS`.
         ImportError: Stable-Baselines3 is missing (names the extra to install).
@@ -46,7 +50,9 @@ def algorithm_class(algo: str) -> type[Any]:
     if algo not in ALGORITHMS:
         raise UnknownNameError(f"unknown algorithm {algo!r}; expected one of {', '.join(ALGORITHMS)}")
     require_sb3()
-    return cast("type[Any]", load_callable(ALGORITHMS[algo]))
+    module, _, name = ALGORITHMS[algo].partition(":")
+    algorithm: type[Any] = getattr(importlib.import_module(module), name)
+    return algorithm
 
 
 def freeze(policy: Any) -> Any:

@@ -398,6 +398,7 @@ def load_trained_agent(
     seed: int | None = None,
     name: str | None = None,
     trust: bool = False,
+    interface: str | None = None,
 ) -> Agent:
     """The agent in a folder written by ``arena train``: its model behind its interface stack.
 
@@ -413,6 +414,10 @@ def load_trained_agent(
         trust: let the manifest's env and interface names import ``module:callable`` code (else
             only registered names resolve). The model file itself is a pickle whatever this says:
             load folders only from people you trust.
+        interface: the stack the folder must have (its manifest's ``interface``). A folder given
+            as an entrant records it (see :meth:`arena.specs.AgentSpec.parse`), so that a replay
+            shows what the model saw from registered names alone; a folder whose stack changed
+            since is refused here.
 
     Raises:
         AgentFolderError: not a trained-agent folder, a broken manifest, or a model file whose
@@ -428,6 +433,11 @@ def load_trained_agent(
 
     folder = Path(path).resolve()
     manifest = read_manifest(folder)
+    if interface is not None and interface != manifest.get("interface"):
+        raise AgentFolderError(
+            f"trained agent {str(folder)!r}: recorded behind {interface!r}, but its {MANIFEST} now names "
+            f"{manifest.get('interface')!r}: the folder changed since; not loaded"
+        )
     stack = trained_interface(folder, manifest, trust=trust)
     team_size = manifest.get("team_size")
     model = _inside(folder, manifest["model"], "model")

@@ -46,6 +46,11 @@
       return;
     }
     info.replaceChildren();
+    if (view.matches === null) {  // a trained folder whose model was not loaded: what its interfaces made, no choice
+      info.append(`what ${seat}'s interfaces gave its model (not loaded: see the note below); it played ${frame.actions[seat]}`);
+      await ArenaView.drawObservation(parts, view.parts);
+      return;
+    }
     info.append(`${seat} chose ${view.action} in its own space, sent as ${view.raw} to the env`);
     if (!view.matches) info.appendChild(ArenaView.element("span", "mismatch", " (not the stored action: the agent is not deterministic)"));
     await ArenaView.drawObservation(parts, view.parts);

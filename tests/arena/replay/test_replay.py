@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 import sqlite3
@@ -230,10 +231,11 @@ def test_a_trained_agent_folder_is_replayed_with_its_eye_view(tmp_path):
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
+    from arena.errors import AgentFolderError
     from arena.replay.html import game_data
     from arena.specs.interfaces import build_interface
     from arena.training import SingleAgentEnv
-    from arena.training.trained import save_trained_agent
+    from arena.training.trained import load_trained_agent, save_trained_agent
 
     spec = "flatten(ego_board(planes=true))"
     env = SingleAgentEnv("tic_tac_toe", "random", interface=build_interface(spec))
@@ -253,14 +255,42 @@ def test_a_trained_agent_folder_is_replayed_with_its_eye_view(tmp_path):
     assert main(["replay", str(db), "--verify"]) == 0  # verifying needs no entrant code
     untrusted = load_game(db, 1)
     seat = next(s for s, name in untrusted.result.seats.items() if name == "ttt_agent")
-    assert game_data(untrusted)["eye_seats"] == {}  # the folder's pickle is code: not loaded from a file's word
-    assert "replay --trust loads it" in untrusted.notes[0]
+    assert untrusted.entrants["ttt_agent"].kwargs["interface"] == spec  # the file records the folder's stack
+    shown = game_data(untrusted)  # the folder's pickle is code: not loaded from a file's word, its stack is
+    assert seat in shown["eye_seats"] and "replay --trust loads it" in untrusted.notes[0]
+    eyes = [f["eye"][seat] for f in shown["frames"] if seat in f["eye"]]
+    assert eyes and all(e["action"] is None and e["matches"] is None for e in eyes)
+    assert [(p["kind"], len(p["v"])) for p in eyes[0]["parts"]] == [("bars", 18)]  # the flattened ego planes
+    tampered = dataclasses.replace(
+        untrusted.entrants["ttt_agent"], kwargs={**untrusted.entrants["ttt_agent"].kwargs, "interface": "os:system"}
+    )
+    untrusted = dataclasses.replace(untrusted, entrants={"ttt_agent": tampered}, notes=[])
+    assert seat not in game_data(untrusted)["eye_seats"]  # a module:callable in the recorded stack is not imported
+    assert "its recorded interfaces cannot be built" in untrusted.notes[0] and "'os:system'" in untrusted.notes[0]
+    with pytest.raises(AgentFolderError, match="recorded behind 'flatten\\(ego_board\\)', but its agent.json now"):
+        load_trained_agent(folder, interface="flatten(ego_board)")
     game = load_game(db, 1, trust=True)
     views = [f.eye[seat] for f in replay(game, eye=True) if seat in f.eye]
     assert views and all(v.matches for v in views)  # the policy is deterministic: same moves again
     assert views[0].observation.shape == (18,)  # what the network saw: the flattened ego planes
     data = game_data(game)
     assert seat in data["eye_seats"] and any(f["eye"].get(seat, {}).get("parts") for f in data["frames"])
+
+
+def test_a_game_of_a_shipped_agent_is_replayed_with_its_eye_view_without_trust(tmp_path, capsys):
+    """A shipped agent is a registered name: its folder is arena's own, its algorithm class arena's choice."""
+    pytest.importorskip("sb3_contrib")
+    db = tmp_path / "pm.db"
+    entrants = ["ppo=pommerman_team_ppo+pommerman_team_ppo", "simple=pommerman_simple"]
+    run_tournament("pommerman", entrants, games=1, db=db, workers=1, env_kwargs={"mode": "team", "max_steps": 12})
+    page = tmp_path / "pm.html"
+    assert main(["replay", str(db), "--game", "1", "--html", str(page)]) == 0
+    assert "note:" not in capsys.readouterr().out  # no "no agent's-eye view of 'ppo' ... pass --trust"
+    game = load_game(db, 1)
+    seats = {seat for seat, name in game.result.seats.items() if name == "ppo"}
+    views = [f.eye for f in replay(game, eye=True)]
+    assert seats == {seat for eye in views for seat in eye} and not game.notes
+    assert all(view.matches for eye in views for view in eye.values())  # deterministic: the stored moves again
 
 
 def test_report_html_links_each_game_to_its_replay_page(ttt_db, tmp_path, capsys):
