@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from arena.errors import ArenaError
+from arena.text import printable
 
 __all__ = ["main", "build_parser"]
 
@@ -44,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args) or 0)
     except (ArenaError, ValueError, TypeError) as err:
-        print(f"arena {args.command}: error: {err}", file=sys.stderr)
+        print(f"arena {args.command}: error: {printable(err)}", file=sys.stderr)  # errors quote stored text
         return 2
     except KeyboardInterrupt:
         print(f"arena {args.command}: interrupted", file=sys.stderr)

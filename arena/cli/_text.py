@@ -3,18 +3,21 @@
 rich reads ``[...]`` as markup and ``:name:`` as emoji codes, so a forfeit reason such as
 ``"cannot open [/data/x.zip]"`` or an entrant named ``[/bold]`` would crash a table or change
 what it shows. Every text that did not come from arena itself goes through :func:`plain`
-(a :class:`rich.text.Text`, never parsed) or :func:`escape` (for a markup string).
+(a :class:`rich.text.Text`, never parsed) or :func:`escape` (for a markup string); both also
+write its terminal control characters as visible escapes (:func:`arena.text.printable`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from arena.text import printable
+
 __all__ = ["plain", "escape", "trust_argument", "trust_value"]
 
 
 def plain(value: Any) -> Any:
-    """``value`` as a rich ``Text`` shown exactly as it is (no markup, no emoji codes).
+    """``value`` as a rich ``Text`` shown as it is (no markup, no emoji codes, control characters escaped).
 
     Example:
         >>> plain("[/bold] :smile:").plain
@@ -22,7 +25,9 @@ def plain(value: Any) -> Any:
     """
     from rich.text import Text
 
-    return value if isinstance(value, Text) else Text(str(value))
+    if isinstance(value, Text):
+        return value if value.plain == printable(value.plain) else Text(printable(value.plain), style=value.style)
+    return Text(printable(value))
 
 
 def escape(value: Any) -> str:
@@ -34,7 +39,7 @@ def escape(value: Any) -> str:
     """
     from rich.markup import escape as rich_escape
 
-    return rich_escape(str(value))
+    return rich_escape(printable(value))
 
 
 def trust_argument(parser: Any) -> None:

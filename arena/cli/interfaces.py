@@ -9,8 +9,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from arena.cli._text import plain
 from arena.plugins import InterfaceEntry, interface_registry
 from arena.specs.interfaces import options_text
+from arena.text import printable
 
 __all__ = ["register", "run", "format_plain"]
 
@@ -77,7 +79,7 @@ def _print_rich(entries: Sequence[InterfaceEntry], checked: bool) -> bool:
     try:
         from rich.console import Console
         from rich.table import Table
-        from rich.text import Text  # plain cells: no markup or emoji codes (":factory:") in plugin text
+        from rich.text import Text  # plain() cells: no markup, emoji codes (":factory:") or controls in plugin text
     except ImportError:
         return False
     console = Console(width=max(Console().width, 120), emoji=False, highlight=False)  # names stay whole on pipes
@@ -91,11 +93,11 @@ def _print_rich(entries: Sequence[InterfaceEntry], checked: bool) -> bool:
     working = [e for e in entries if e.ok]
     for e in working:
         table.add_row(
-            Text(e.name),
-            Text(e.package),
-            *([Text(_status(e, checked))] if checked else []),
-            Text(options_text(e.interface)),
-            Text(e.summary),
+            plain(e.name),
+            plain(e.package),
+            *([plain(_status(e, checked))] if checked else []),
+            plain(options_text(e.interface)),
+            plain(e.summary),
         )
     console.print(table)
     broken = [e for e in entries if not e.ok]
@@ -105,7 +107,7 @@ def _print_rich(entries: Sequence[InterfaceEntry], checked: bool) -> bool:
         problems.add_column("package", no_wrap=True)
         problems.add_column("reason", overflow="fold")
         for e in broken:
-            problems.add_row(Text(e.name), Text(e.package), Text(f"{e.target}: {e.error}"))
+            problems.add_row(plain(e.name), plain(e.package), plain(f"{e.target}: {e.error}"))
         console.print(problems)
     console.print(Text(f"{len(working)} interface(s), {len(broken)} broken"))
     return True
@@ -116,6 +118,6 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--examples must be at least 1, got {args.examples}")
     entries = interface_registry(check=args.check, examples=args.examples)
     if args.plain or not _print_rich(entries, args.check):
-        print(format_plain(entries, args.check))
+        print(printable(format_plain(entries, args.check)))  # plugins' summaries and errors
     sys.stdout.flush()
     return 1 if args.check and any(not e.ok for e in entries) else 0

@@ -6,6 +6,7 @@ import argparse
 
 from arena.plugins import summary_of
 from arena.registry import agent_names, env_names, name_clashes, resolve
+from arena.text import printable
 
 __all__ = ["register", "summary_line"]
 
@@ -34,10 +35,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _print(kind: str, names: list[str]) -> int:
     width = max((len(name) for name in names), default=0)
     for name in names:
-        print(f"{name:<{width}}  {summary_line(kind, name)}")
+        print(printable(f"{name:<{width}}  {summary_line(kind, name)}"))  # summaries are plugins' text
     if not names:
         print(f"(no {kind}s registered)")
     for clash in name_clashes(kind):
-        print(f"name clash: {clash}")
+        print(printable(f"name clash: {clash}"))
     print(f"or give 'package.module:callable' for any {kind} factory")
     return 0

@@ -10,6 +10,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from arena.cli._text import plain
+
 __all__ = ["LiveBoard", "sprt_line", "standings_table"]
 
 
@@ -32,7 +34,6 @@ def standings_table(result: Any) -> Any:
     adaptive run (``result.separation`` set) also whether each judged pair is separated."""
     import rich.box
     import rich.table
-    from rich.text import Text
 
     fit = result.elo()
     order = fit.order()
@@ -59,7 +60,7 @@ def standings_table(result: Any) -> Any:
         sep = None if not adaptive else "" if pair is None else "yes" if apart[pair] else "no"
         table.add_row(
             str(place),
-            Text(name),
+            plain(name),
             f"{fit.ratings[name]:+.0f}",
             str(fit.games.get(name, 0)),
             cell,
@@ -113,9 +114,7 @@ class LiveBoard:
     def monitor(self, result: Any) -> None:
         """Show where the evaluation stands (the tournament calls this after each round)."""
         if result.sprt is not None and result.sprt_state is not None:
-            from rich.text import Text
-
-            self.status = Text(sprt_line(result.sprt_state, result.sprt, result.entrants))  # no markup in names
+            self.status = plain(sprt_line(result.sprt_state, result.sprt, result.entrants))  # no markup in names
         elif result.separation is not None or len(result.entrants) > 2:
             if not any(game.ranks for game in result.games):
                 return

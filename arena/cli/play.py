@@ -27,6 +27,7 @@ from arena.registry import make_env
 from arena.specs.agents import AgentSpec, EnvSpec
 from arena.specs.options import parse_env_options
 from arena.specs.split import split_words
+from arena.text import printable
 
 __all__ = ["register", "run", "EXIT_FORFEIT"]
 
@@ -191,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
     if args.render and not humans:  # people already saw the final view
         text = env.render()
         if isinstance(text, str):
-            print(text, end="" if text.endswith("\n") else "\n")
+            print(printable(text), end="" if text.endswith("\n") else "\n")
     for seat, spec in specs.items():
         print(f"{seat} ({spec}): return {episode.returns[seat]:+g}, rank {episode.ranks[seat]}")
     print(f"result: {episode.outcome} after {episode.length} steps (seed {seed})")
@@ -224,7 +225,7 @@ def _report_forfeit(err: AgentError, specs: dict[str, str], seed: int | None) ->
     """Rank the forfeiting seat last and everyone else first, and say so."""
     loser = err.agent_id
     others = [seat for seat in specs if seat != loser]
-    print(str(err.original))
+    print(printable(err.original))  # the agent's own words
     for seat, spec in specs.items():
         print(f"{seat} ({spec}): {'forfeit, rank ' + str(len(specs)) if seat == loser else 'rank 1'}")
     verb = "wins" if len(others) == 1 else "win"

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from arena.cli._text import plain, trust_argument, trust_value
 from arena.errors import ArenaError
 from arena.specs.agents import EnvSpec
+from arena.text import printable
 
 if TYPE_CHECKING:
     from arena.replay.source import StoredGame
@@ -104,13 +105,13 @@ def _run(args: argparse.Namespace) -> int:
         if args.html:
             from arena.replay.html import write_html
 
-            print(f"wrote {write_html(game, args.html, args.side_view)}")
+            print(printable(f"wrote {write_html(game, args.html, args.side_view)}"))
             for note in game.notes:
-                print(f"note: {note}")
+                print(printable(f"note: {note}"))
         if args.video:
             from arena.replay.video import write_video
 
-            print(f"wrote {write_video(game, args.video, args.fps)}")
+            print(printable(f"wrote {write_video(game, args.video, args.fps)}"))
         return 0
     from arena.replay.terminal import step_through
 
@@ -176,13 +177,13 @@ def _verify(db: str, trust: bool | frozenset[str], options: dict[str, Any]) -> i
             "(env errors, or a file older than action storage): nothing to verify"
         )
     for game, problem in mismatches:
-        print(f"MISMATCH {game.title}: {problem}")
+        print(printable(f"MISMATCH {game.title}: {problem}"))
     notes = []
     if forfeits:
         notes.append(f"{forfeits} forfeited, replayed up to the forfeit")
     if unreplayable:
         notes.append(f"{unreplayable} without stored actions (env errors or older files), not replayed")
     extra = f" ({'; '.join(notes)})" if notes else ""
-    print(f"verified {checked} games of {db}: {len(mismatches)} mismatches{extra}")
+    print(printable(f"verified {checked} games of {db}: {len(mismatches)} mismatches{extra}"))
     sys.stdout.flush()
     return 1 if mismatches else 0

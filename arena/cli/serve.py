@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 
 from arena.cli._arguments import env_arguments
+from arena.text import printable
 
 __all__ = ["register", "run"]
 
@@ -89,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
 
     def report(record: dict) -> None:
         print(
-            f"game over: {record['outcome']}" + (f" (recorded as game {record['game']})" if "game" in record else ""),
+            printable(f"game over: {record['outcome']}")
+            + (f" (recorded as game {record['game']})" if "game" in record else ""),
             flush=True,
         )
 

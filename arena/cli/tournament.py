@@ -339,9 +339,9 @@ def run_demo_command(args: argparse.Namespace) -> int:
 def _text(value: Any) -> Any:
     """A table cell or header that shows ``value`` as it is: names, reasons and paths come from
     agents and files, and rich would read ``[bold]`` or ``[/data/x.zip]`` in them as markup."""
-    import rich.text
+    from arena.cli._text import plain
 
-    return rich.text.Text(str(value))
+    return plain(value)
 
 
 def _table(title: str) -> Any:
@@ -408,7 +408,7 @@ def print_elo(result: TournamentResult, console: Any, bootstrap: int = 100) -> N
 
 def _print_faults(result: TournamentResult, console: Any) -> None:
     """Exclusions and forfeits, one line per kind (their texts escaped: they come from agents)."""
-    from rich.markup import escape
+    from arena.cli._text import escape
 
     for name, reason in result.excluded.items():
         console.print(f"[red]excluded[/red] {escape(name)}: {escape(reason)}", soft_wrap=True, highlight=False)

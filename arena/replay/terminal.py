@@ -1,5 +1,8 @@
 """Stepping through a stored game at a text terminal.
 
+Everything printed goes through :func:`arena.text.printable`: names, outcomes and actions come
+from the results file, and none of their characters reaches the terminal as a control code.
+
 Keys (one per line, then Enter): Enter or ``n`` next, ``p`` previous, a number jumps to that
 step, ``f`` first, ``l`` last, ``q`` quits; the end of the input quits too.
 """
@@ -12,6 +15,7 @@ from typing import TextIO
 from arena.replay.engine import Frame, action_names, build_env, render_modes, replay
 from arena.replay.pack import describe_action, strip_ansi
 from arena.replay.source import StoredGame
+from arena.text import printable
 
 __all__ = ["step_through", "format_frame", "KEYS"]
 
@@ -19,7 +23,8 @@ KEYS = "Enter/n next, p previous, NUMBER jump to step, f first, l last, q quit"
 
 
 def format_frame(frame: Frame, last: int, seats: dict[str, str], names: dict[str, list[str] | None]) -> str:
-    """A frame as text: the step, the env's text render, then each agent's action, reward and return."""
+    """A frame as text: the step, the env's text render, then each agent's action, reward and return
+    (colour codes stripped, other control characters escaped: see :func:`arena.text.printable`)."""
     lines = [f"--- step {frame.step} / {last} ---"]
     if isinstance(frame.view, str):
         lines.append(strip_ansi(frame.view).rstrip("\n"))
@@ -33,7 +38,7 @@ def format_frame(frame: Frame, last: int, seats: dict[str, str], names: dict[str
         if agent in frame.ended:
             parts.append(frame.ended[agent])
         lines.append("  " + ", ".join(parts))
-    return "\n".join(lines)
+    return printable("\n".join(lines))
 
 
 def step_through(game: StoredGame, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
@@ -49,8 +54,8 @@ def step_through(game: StoredGame, stdin: TextIO | None = None, stdout: TextIO |
     finally:
         env.close()
     last = len(frames) - 1
-    print(game.title, file=stdout)
-    print(f"result: {game.result.outcome}; keys: {KEYS}", file=stdout)
+    print(printable(game.title), file=stdout)
+    print(printable(f"result: {game.result.outcome}; keys: {KEYS}"), file=stdout)
     if mode is None:
         print("(this env has no text render: actions and rewards only; --html or --video show the game)", file=stdout)
     position = 0
@@ -76,4 +81,4 @@ def step_through(game: StoredGame, stdin: TextIO | None = None, stdout: TextIO |
         elif key.isdigit():
             position = min(int(key), last)
         else:
-            print(f"unknown key {key!r}; {KEYS}", file=stdout)
+            print(printable(f"unknown key {key!r}; {KEYS}"), file=stdout)

@@ -33,6 +33,7 @@ from arena.replay.html import page_shell, view_mode
 from arena.serve.doors import MAX_FRAME_BYTES, Doors, read_message, server_token
 from arena.serve.worker import GameWorker, ServeConfig
 from arena.specs.agents import AgentSpec, EnvSpec
+from arena.text import printable
 from arena.tournament.runner import grace_seconds, start_context
 
 __all__ = ["GameServer", "GameRecord"]
@@ -311,7 +312,7 @@ class GameServer:
             self.results.append(record)
             played += 1
             if record["outcome"].startswith("error"):
-                print(f"arena serve: a game failed: {record['outcome']}", file=sys.stderr, flush=True)
+                print(printable(f"arena serve: a game failed: {record['outcome']}"), file=sys.stderr, flush=True)
             if on_game is not None:
                 on_game(record)
         return self.results
