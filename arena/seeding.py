@@ -3,6 +3,13 @@
 Tournaments and the play loop seed every participant of every game, so seeding must
 cost far less than a short game: ``random.Random.seed`` and numpy generators take
 microseconds (they fill hundreds of words of state), SplitMix64 takes one addition.
+
+This module is arena's only SplitMix64. Its two functions :func:`mix64` (the finaliser)
+and :func:`next_uniform` (one step of a stream) are written once for three kinds of
+values: Python ints (:class:`SplitMix64`, :func:`derive_seed`), numpy ``uint64`` arrays
+(the snake games' counter-based draws) and numba's compiled ``uint64`` (the Pommerman rules
+and scripted agent compile them into their loops with ``njit``; arena itself never imports
+numba). Their streams are pinned by tests: seeded games replay only while they stay.
 """
 
 from __future__ import annotations
@@ -11,16 +18,49 @@ import numbers
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["derive_seed", "game_seeds", "SplitMix64"]
+__all__ = ["derive_seed", "game_seeds", "mix64", "next_uniform", "GOLDEN", "SplitMix64"]
 
+# Plain ints, not numpy scalars: numba types a literal above 2**63 as uint64, so the compiled
+# forms stay in uint64, and Python's ints stay exact (the masks keep them in 64 bits).
 _MASK = 0xFFFFFFFFFFFFFFFF
-_GOLDEN = 0x9E3779B97F4A7C15
+#: The stream's increment (2**64 over the golden ratio); also the snake draws' multiplier.
+GOLDEN = 0x9E3779B97F4A7C15
+_MIX_1 = 0xBF58476D1CE4E5B9
+_MIX_2 = 0x94D049BB133111EB
+_UNIT = 1.1102230246251565e-16  # 2**-53: 53 random bits to a float in [0, 1)
 
 
-def _mix(z: int) -> int:
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+def mix64(z: Any) -> Any:
+    """SplitMix64's finaliser: a bijective scramble of 64-bit values (wraps by design).
+
+    Takes a Python int below 2**64, a numpy ``uint64`` array (elementwise) or, compiled by
+    numba, a ``uint64``. Seeding a stream is ``state = mix64(seed)``.
+
+    Example:
+        >>> mix64(7)
+        1346066267577507604
+    """
+    z = ((z ^ (z >> 30)) * _MIX_1) & _MASK
+    z = ((z ^ (z >> 27)) * _MIX_2) & _MASK
     return z ^ (z >> 31)
+
+
+def next_uniform(state: Any) -> float:
+    """Advance the stream ``state`` (a list of one int, or a ``uint64`` array of one) and draw from it.
+
+    Returns the next float in [0, 1) (53 random bits). The finaliser is :func:`mix64`'s, written
+    out: compiled code cannot call a plain Python function, and this runs every move.
+
+    Example:
+        >>> state = [mix64(3)]
+        >>> 0.0 <= next_uniform(state) < 1.0
+        True
+    """
+    z = (state[0] + GOLDEN) & _MASK
+    state[0] = z
+    z = ((z ^ (z >> 30)) * _MIX_1) & _MASK
+    z = ((z ^ (z >> 27)) * _MIX_2) & _MASK
+    return ((z ^ (z >> 31)) >> 11) * _UNIT
 
 
 def derive_seed(seed: int, index: int) -> int:
@@ -32,7 +72,7 @@ def derive_seed(seed: int, index: int) -> int:
         >>> derive_seed(7, 0) == derive_seed(7, 0) != derive_seed(7, 1)
         True
     """
-    return _mix((seed * _GOLDEN + (index + 1) * 0xBF58476D1CE4E5B9) & _MASK) & 0x7FFFFFFF
+    return mix64((seed * GOLDEN + (index + 1) * _MIX_1) & _MASK) & 0x7FFFFFFF
 
 
 def game_seeds(seed: Any, games: int, owner: object) -> list[int]:
@@ -81,6 +121,8 @@ class SplitMix64:
 
     __slots__ = ("_state",)
 
+    _state: list[int]  # a list of one int: the state :func:`next_uniform` advances in place
+
     def __init__(self, seed: int | None = None) -> None:
         self.seed(seed)
 
@@ -90,16 +132,13 @@ class SplitMix64:
             import os
 
             seed = int.from_bytes(os.urandom(8), "little")
-        self._state = _mix(int(seed) & _MASK)
+        self._state = [mix64(int(seed) & _MASK)]
 
     def random(self) -> float:
         """The next float in [0, 1), 53 random bits."""
-        z = self._state = (self._state + _GOLDEN) & _MASK
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK  # _mix, inlined: this runs every move
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-        return ((z ^ (z >> 31)) >> 11) * 1.1102230246251565e-16
+        return next_uniform(self._state)
 
     def getrandbits32(self) -> int:
         """The next 32 random bits as an int."""
-        state = self._state = (self._state + _GOLDEN) & _MASK
-        return _mix(state) >> 32
+        state = self._state[0] = (self._state[0] + GOLDEN) & _MASK
+        return mix64(state) >> 32

@@ -30,7 +30,10 @@ __all__ = [
 
 SIZE = 11
 #: The planes of :class:`PommermanPlanes`: one-hot cell types (agents relative to the
-#: observer), then the bomb and flame grids scaled to 0..1.
+#: observer), then the bomb and flame grids scaled to 0..1. They are the first 16 of the
+#: batch's ``envs.pommerman.planes.PLANE_NAMES`` but for plane 14, which says only whether a
+#: bomb moves (0/1) where the batch's ``bomb_moving_direction`` says where (0-4); the names are
+#: written out here because importing the batch's module compiles its rules with numba.
 PLANES = (
     "passage",
     "rigid",

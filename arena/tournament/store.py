@@ -287,10 +287,6 @@ class ResultStore:
         rows = self._db.execute("SELECT name, factory, kwargs, excluded FROM entrants ORDER BY name")
         return [{"name": n, "factory": f, "kwargs": json.loads(k), "excluded": e} for n, f, k, e in rows]
 
-    def export_csv(self, path: str | Path) -> None:
-        """Every stored game as CSV (see :func:`write_csv`)."""
-        write_csv(path, self.results())
-
     def export_json(self, path: str | Path) -> None:
         """The rules, entrants and every stored game as one JSON document."""
         write_json(path, {"rules": self.rules(), "entrants": self.entrants(), "games": self.results()})

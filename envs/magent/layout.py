@@ -93,13 +93,6 @@ class UnitLayout:
         """The action that stays put and does nothing."""
         return self.moves.index((0, 0))
 
-    def attack_action(self, dx: int, dy: int) -> int | None:
-        """The action that attacks the cell ``(dx, dy)`` away, or ``None`` when out of range."""
-        try:
-            return self.attack_base + self.attacks.index((dx, dy))
-        except ValueError:
-            return None
-
 
 def unit_layout(observation_space: spaces.Space, action_space: spaces.Space) -> UnitLayout:
     """The :class:`UnitLayout` of a MAgent2 soldier with these (raw) spaces.

@@ -11,7 +11,9 @@ import hashlib
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
+
+import arena.seeding
 
 _njit: Callable[..., Any] | None
 prange: Any  # numba's parallel range inside compiled code, Python's range without numba
@@ -50,6 +52,9 @@ __all__ = [
 
 #: The file beside numba's cache that names the sources it was compiled from.
 SOURCES_STAMP = "arena-sources.sha256"
+
+#: Modules outside this package whose functions the package compiles into its own (the one SplitMix64).
+COMPILED_IN = (arena.seeding,)
 
 
 def njit(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -114,28 +119,33 @@ def announce_compiling(dispatcher: Any, what: str) -> bool:
     return True
 
 
-def forget_stale_cache(folder: Path | None = None) -> bool:
+def forget_stale_cache(folder: Path | None = None, compiled_in: Sequence[Path] | None = None) -> bool:
     """Remove numba's cached compilations in ``folder/__pycache__`` if any ``folder/*.py`` changed since.
 
     Numba checks a cached function against its own file only, but a compiled step holds code
     from the other files (:func:`njit_inline` helpers, callees): after an edit to ``core.py``,
     the cached batch step would still run the old rules. So the package's sources are hashed
-    together, and the cache is dropped when the hash differs from the one stored beside it
-    (:data:`SOURCES_STAMP`). Called once when this module is imported (about a millisecond).
-    Does nothing without numba or with ``NUMBA_CACHE_DIR`` set (numba then caches elsewhere);
-    a read-only install is left as it is (numba then caches in the user's folder).
+    together with those of the modules compiled into them, and the cache is dropped when the hash
+    differs from the one stored beside it (:data:`SOURCES_STAMP`). Called once when this
+    module is imported (about a millisecond). Does nothing without numba or with
+    ``NUMBA_CACHE_DIR`` set (numba then caches elsewhere); a read-only install is left as it
+    is (numba then caches in the user's folder).
 
     Args:
         folder: the package's folder (default: this one).
+        compiled_in: sources outside ``folder`` compiled into its functions (default: the
+            files of :data:`COMPILED_IN`).
 
     Returns:
         Whether cached compilations were removed.
     """
     if not HAVE_NUMBA or os.environ.get("NUMBA_CACHE_DIR"):
         return False
+    if compiled_in is None:
+        compiled_in = [Path(module.__file__ or "") for module in COMPILED_IN]
     folder = Path(__file__).resolve().parent if folder is None else folder
     digest = hashlib.sha256()
-    for source in sorted(folder.glob("*.py")):
+    for source in [*sorted(folder.glob("*.py")), *compiled_in]:
         digest.update(source.name.encode() + b"\0" + source.read_bytes())
     cache, wanted = folder / "__pycache__", digest.hexdigest()
     try:

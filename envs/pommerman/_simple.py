@@ -16,7 +16,8 @@ Behaviour (the reference SimpleAgent's, in its order of priorities):
 5. Otherwise it wanders: a random safe, passable direction that does not go back to the
    last 6 places it wandered from, moving rather than stopping when it can.
 
-The tie-breaking coin flips come from a SplitMix64 stream in ``rng`` (one uint64), so
+The tie-breaking coin flips come from a SplitMix64 stream in ``rng`` (one uint64;
+:func:`envs.pommerman.board.uniform`), so
 each agent is reproducible from its seed.
 """
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.pommerman._jit import njit
+from envs.pommerman.board import uniform
 
 __all__ = ["decide", "decide_batch"]
 
@@ -34,16 +36,6 @@ RECENT = 6
 # action codes: 0 stop, 1 up, 2 down, 3 left, 4 right, 5 bomb
 _DR = (0, -1, 1, 0, 0)
 _DC = (0, 0, 0, -1, 1)
-
-
-@njit
-def _uniform(rng):
-    z = rng[0] + np.uint64(0x9E3779B97F4A7C15)
-    rng[0] = z
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return (z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
 @njit
@@ -184,7 +176,7 @@ def _search(board, r, c, enemies, rng):
                 prev_c[nr, nc] = pc
                 queue[tail] = nr * n + nc
                 tail += 1
-            elif val == dist[nr, nc] and _uniform(rng) < 0.5:
+            elif val == dist[nr, nc] and uniform(rng) < 0.5:
                 prev_r[nr, nc] = pr
                 prev_c[nr, nc] = pc
     return dist, prev_r, prev_c
@@ -262,7 +254,7 @@ def _flee(board, r, c, enemies, threat, order, n_threat, rng):
                 n_safe += 1
     if n_safe == 0:
         return 0
-    return safe[int(_uniform(rng) * n_safe)]
+    return safe[int(uniform(rng) * n_safe)]
 
 
 @njit
@@ -283,7 +275,7 @@ def _seek(board, blasts, dist, prev_r, prev_c, r, c, enemies, ammo, blast, memor
     tr, tc = _nearest(enemies, dist, board, 3)
     if tr >= 0:
         k = _first_step(r, c, tr, tc, prev_r, prev_c)
-        if memory[1] != k or _uniform(rng) < 0.5:
+        if memory[1] != k or uniform(rng) < 0.5:
             memory[1] = k
             return k
     tr, tc = _nearest(np.array([6, 7, 8]), dist, board, 2)
@@ -343,7 +335,7 @@ def _wander(board, blasts, r, c, enemies, memory, rng):
     memory[0] += 1
     if n_opt == 0:
         return 0
-    return options[int(_uniform(rng) * n_opt)]
+    return options[int(uniform(rng) * n_opt)]
 
 
 @njit

@@ -7,13 +7,15 @@ whole board while more than 4 passages cannot be reached from agent 2's corner, 
 power-ups (each of the three kinds with equal chance) under distinct wooden cells. Drawing
 pairs one at a time without replacement is a uniform random prefix of the free pairs, which
 is what :func:`draw_board` takes, compiled, from a SplitMix64 stream of its own per game
-(``reset(seed=s)`` starts it from ``s``; later resets continue it).
+(:func:`arena.seeding.next_uniform`; ``reset(seed=s)`` starts it from ``s``; later resets
+continue it).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from arena.seeding import mix64, next_uniform
 from envs.pommerman._jit import njit, njit_inline, njit_unreferenced
 from envs.pommerman.core import AGENT_0, EXTRA_BOMB, PASSAGE, RIGID, SIZE, WOOD, fill
 
@@ -133,24 +135,15 @@ def unreachable_passages_into(board, start_r, start_c, rows):
     return missing
 
 
-@njit_inline
-def uniform(rng):
-    """The next float in [0, 1) of the SplitMix64 stream ``rng`` (a uint64 array of one: its state)."""
-    z = rng[0] + np.uint64(0x9E3779B97F4A7C15)
-    rng[0] = z
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return (z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+#: The next float in [0, 1) of the SplitMix64 stream ``rng`` (a uint64 array of one: its state), compiled.
+uniform = njit_inline(next_uniform)
+_mix64 = njit_inline(mix64)
 
 
 @njit
 def seed_stream(rng, seed):
     """Start the stream ``rng`` from ``seed`` as :class:`arena.seeding.SplitMix64` does."""
-    z = np.uint64(seed)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    rng[0] = z ^ (z >> np.uint64(31))
+    rng[0] = _mix64(np.uint64(seed))
 
 
 @njit_inline

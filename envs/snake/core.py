@@ -12,7 +12,7 @@ or :data:`TAIL` (marlenv's order).
 
 **Randomness.** Every random choice is a pure function of the game's *episode key*
 and of what is being chosen (which snake, which attempt, which step), computed with a
-SplitMix64 hash over numpy ``uint64`` arrays. Nothing depends on how many games are
+SplitMix64 hash (:func:`arena.seeding.mix64`) over numpy ``uint64`` arrays. Nothing depends on how many games are
 stepped together, so game ``g`` of a batch and a single env given the same seed play
 the same episodes.
 """
@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+from arena.seeding import GOLDEN, mix64
 
 __all__ = [
     "EMPTY",
@@ -67,22 +69,10 @@ ACTION_NAMES = ("left", "straight", "right")
 DR = np.array([-1, 0, 1, 0], dtype=np.int64)
 DC = np.array([0, 1, 0, -1], dtype=np.int64)
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MUL1 = np.uint64(0xBF58476D1CE4E5B9)
-_MUL2 = np.uint64(0x94D049BB133111EB)
-_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
+_SALT_SPREAD = np.uint64(0x94D049BB133111EB)  # an odd 64-bit multiplier: salts 1, 2, ... far apart
 
 # What a draw is for, so that different choices never share a random stream.
 SALT_HEAD, SALT_HEADING, SALT_BODY, SALT_FRUIT = 1, 2, 3, 4
-
-
-def _mix(x: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser, elementwise on a uint64 array (wraps by design)."""
-    x = x ^ (x >> _S30)
-    x = x * _MUL1
-    x = x ^ (x >> _S27)
-    x = x * _MUL2
-    return x ^ (x >> _S31)
 
 
 def episode_keys(seeds: Any, episodes: Any) -> np.ndarray:
@@ -95,7 +85,7 @@ def episode_keys(seeds: Any, episodes: Any) -> np.ndarray:
     seeds = np.atleast_1d(np.asarray(seeds, dtype=np.uint64))
     episodes = np.atleast_1d(np.asarray(episodes, dtype=np.uint64))
     with np.errstate(over="ignore"):
-        return _mix(_mix(seeds + _GOLDEN) + (episodes + np.uint64(1)) * _GOLDEN)
+        return mix64(mix64(seeds + GOLDEN) + (episodes + np.uint64(1)) * GOLDEN)
 
 
 def hash_draws(keys: np.ndarray, salt: int, counters: Any) -> np.ndarray:
@@ -106,7 +96,7 @@ def hash_draws(keys: np.ndarray, salt: int, counters: Any) -> np.ndarray:
     """
     counters = np.asarray(counters, dtype=np.uint64)
     with np.errstate(over="ignore"):
-        return _mix(_mix(keys ^ (np.uint64(salt) * _MUL2)) + (counters + np.uint64(1)) * _GOLDEN)
+        return mix64(mix64(keys ^ (np.uint64(salt) * _SALT_SPREAD)) + (counters + np.uint64(1)) * GOLDEN)
 
 
 def choose(allowed: np.ndarray, draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -61,3 +61,27 @@ def test_four_simple_agents_finish_ffa_games_like_the_reference(trajectories):
     for result, p in reference["results"].items():
         assert abs(rates.get(result, 0.0) - p) <= 3.5 * np.sqrt(p * (1 - p) / games) + 1e-9, (result, rates, p)
     assert abs(np.mean(lengths) - reference["length_mean"]) < 150
+
+
+def test_the_compiled_coin_flips_are_arena_s_splitmix64():
+    # the boards and the scripted agent draw through numba's compilation of arena.seeding's stream
+    from arena.seeding import SplitMix64
+    from envs.pommerman.board import seed_stream, uniform
+
+    for seed in (0, 7, 2**63 - 1):
+        rng = np.zeros(1, np.uint64)
+        seed_stream(rng, seed)
+        reference = SplitMix64(seed)
+        assert [uniform(rng) for _ in range(5)] == [reference.random() for _ in range(5)]
+
+
+def test_a_seeded_game_of_simple_agents_plays_as_it_always_did():
+    # users replay games by seed: the final board of a seeded game of four simple agents, taken before
+    # arena's four SplitMix64s became one (28 Nov 2026); every coin flip and board draw goes into it
+    import hashlib
+
+    env = envs.make("pommerman", max_steps=120)
+    episode = play(env, {a: PommermanSimpleAgent(i) for i, a in enumerate(env.possible_agents)}, seed=5)
+    assert episode.length == 120 and episode.returns == dict.fromkeys(env.possible_agents, -1.0)
+    board = hashlib.sha256(env.state.board.tobytes()).hexdigest()
+    assert board == "b0909011517d69ef083546cba2e0eaa657e578e374484b929f0f11d9e771eb7d"

@@ -311,6 +311,18 @@ def test_numbas_cache_is_dropped_when_any_source_of_the_package_changes(tmp_path
     assert all(path.exists() for path in compiled)
     (tmp_path / "core.py").write_text("RULES = 2\n")  # an edit to a callee's file, not the cached function's
     assert _jit.forget_stale_cache(tmp_path) and not any(path.exists() for path in compiled)
+    # a module of another package compiled in (arena.seeding's SplitMix64) counts as a source too
+    seeding = tmp_path.parent / f"{tmp_path.name}-seeding.py"
+    seeding.write_text("GOLDEN = 1\n")
+    for path in compiled:
+        path.write_bytes(b"new")
+    assert _jit.forget_stale_cache(tmp_path, [seeding])  # a new source: the stamp differs
+    for path in compiled:
+        path.write_bytes(b"new")
+    assert not _jit.forget_stale_cache(tmp_path, [seeding])
+    seeding.write_text("GOLDEN = 2\n")
+    assert _jit.forget_stale_cache(tmp_path, [seeding]) and not any(path.exists() for path in compiled)
+    assert [module.__name__ for module in _jit.COMPILED_IN] == ["arena.seeding"]
     monkeypatch.setattr(_jit, "HAVE_NUMBA", False)
     assert not _jit.forget_stale_cache(tmp_path)
 

@@ -451,3 +451,17 @@ def test_single_snake_truncates_at_the_step_limit() -> None:
 def test_docstring_examples_run(module) -> None:
     result = doctest.testmod(importlib.import_module(module))
     assert result.failed == 0 and (result.attempted > 0 or module == "envs.snake.core")
+
+
+def test_seeded_draws_and_games_are_what_they_always_were():
+    # users replay games by seed: episode keys, draws and a seeded game, taken before arena's four
+    # SplitMix64s became one (28 Nov 2026; the snake draws hash with arena.seeding.mix64)
+    from arena import play
+    from arena.agents import RandomAgent
+    from envs.snake import core
+
+    assert core.episode_keys([0, 2**40], [0, 5]).tolist() == [12035550249420947055, 9730805509995799369]
+    assert core.hash_draws(core.episode_keys([4], [1]), 3, [7]).tolist() == [12245220692650410280]
+    env = envs.make("snake", num_snakes=3)
+    episode = play(env, {a: RandomAgent(i) for i, a in enumerate(env.possible_agents)}, seed=2)
+    assert episode.length == 86 and env.fruit_cells() == [(1, 17), (17, 9)]

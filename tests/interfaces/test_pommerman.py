@@ -156,3 +156,11 @@ def test_batch_planes_match_the_dense_planes_and_turn_ego_moves_back():
         assert ego.transform_action(np.array([1, 7, 0])).tolist() == [2 if me in (1, 2) else 1, 7, 0]
     with pytest.raises(TypeError, match="PommermanBatchPlanes: ego must be True or False, got 1"):
         PommermanBatchPlanes(ego=1)
+
+
+def test_the_planes_are_the_batch_s_first_sixteen_but_for_whether_a_bomb_moves():
+    # PommermanPlanes writes a 0/1 "moving" plane where the batch writes the direction (0-4)
+    from envs.pommerman.planes import PLANE_NAMES
+
+    differ = [(i, mine, theirs) for i, (mine, theirs) in enumerate(zip(PLANES, PLANE_NAMES)) if mine != theirs]
+    assert len(PLANES) == 16 and differ == [(14, "bomb_moving", "bomb_moving_direction")]
