@@ -148,11 +148,29 @@ def test_the_linter_and_type_checker_run_before_the_suite_with_nothing_ignored_w
     config.read(ROOT / "setup.cfg")
     pins = config["options.extras_require"]["test"].split()
     assert any(p.startswith("ruff==") for p in pins) and any(p.startswith("mypy==") for p in pins)
-    mypy = config["mypy"]
-    assert [name.strip() for name in mypy["files"].split(",")] == list(PACKAGES)
+    # every tool reads pyproject.toml; a second place (ruff.toml, setup.cfg's sections) would be read instead
+    tools = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
+    assert not [s for s in config.sections() if s == "mypy" or s.startswith(("mypy-", "tool:"))]
+    assert not [
+        name for name in ("ruff.toml", ".ruff.toml", "mypy.ini", ".mypy.ini", "pytest.ini") if (ROOT / name).exists()
+    ]
+    mypy = tools["mypy"]
+    assert mypy["files"] == [*PACKAGES, "tests"]
     assert "ignore_missing_imports" not in mypy and "ignore_errors" not in mypy
-    for section in config.sections():
-        if section.startswith("mypy-"):
-            assert dict(config[section]) == {"ignore_missing_imports": "True"}, section
-    lint = tomllib.loads((ROOT / "ruff.toml").read_text(encoding="utf-8"))["lint"]
-    assert {"F", "B", "I"} <= set(lint["select"])
+    for override in mypy.get("overrides", []):
+        if override["module"] == ["tests.*"]:  # relaxed, never switched off
+            assert "ignore_errors" not in override and "ignore_missing_imports" not in override, override
+        else:
+            assert set(override) - {"module"} == {"ignore_missing_imports"}, override
+    assert {"F", "B", "I"} <= set(tools["ruff"]["lint"]["select"])
+    assert "--doctest-modules" in tools["pytest"]["ini_options"]["addopts"]
+
+
+def test_the_pre_commit_hooks_run_the_readme_s_checks() -> None:
+    """`.pre-commit-config.yaml` runs ruff check, ruff format and mypy, with pyproject.toml's settings."""
+    yaml = pytest.importorskip("yaml")
+    config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    entries = [hook["entry"].split()[:2] for repo in config["repos"] for hook in repo["hooks"]]
+    assert entries == [["ruff", "check"], ["ruff", "format"], ["mypy"]]
+    mypy = [hook for repo in config["repos"] for hook in repo["hooks"] if hook["id"] == "mypy"][0]
+    assert mypy["pass_filenames"] is False  # the configured files, not one file out of its context

@@ -54,5 +54,5 @@ def finish(process: subprocess.Popen, timeout: float = TIMEOUT) -> subprocess.Co
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         out, err = process.communicate()
-        raise AssertionError(f"{process.args} hung (killed after {timeout} s)\n{out}\n{err}") from None
+        raise AssertionError(f"{process.args!r} hung (killed after {timeout} s)\n{out}\n{err}") from None
     return subprocess.CompletedProcess(process.args, process.returncode, out, err)
