@@ -22,14 +22,28 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import sqlite3
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from arena.specs.agents import AgentSpec, EnvSpec
 from arena.tournament.game import GameResult
-from arena.tournament.store import _COLUMNS, _SQLITE_HEADER, APPLICATION_ID, SCHEMA_VERSION, ResultsFileError
+from arena.tournament.schema import (
+    APPLICATION_ID,
+    COLUMNS,
+    CORE_TABLES,
+    SCHEMA_VERSION,
+    SQLITE_HEADER,
+    bounded,
+    check_regular,
+    check_schema,
+    harden,
+    read_header,
+)
+from arena.tournament.store import ResultsFileError
 
 __all__ = [
     "open_results",
@@ -44,6 +58,7 @@ __all__ = [
 
 MAX_CELL_CHARS = 1_000_000  # one JSON cell (seats, ranks, versions...): a few hundred bytes in a real file
 MAX_GAME_NUMBER = 2**63 - 1  # SQLite's largest row id
+MAX_VALUE_BYTES = 64 * 2**20  # any one text or blob SQLite hands a reader (SQLITE_LIMIT_LENGTH)
 _RULES_SCHEMA = "1"  # the rules' format that ResultStore.bind writes
 
 
@@ -58,56 +73,104 @@ def open_results(path: str | Path, who: str = "arena") -> sqlite3.Connection:
         ResultsFileError: no such file, not SQLite, not arena's, or a schema this arena does not read.
     """
     file = Path(path)
-    if not file.is_file():
+    label = f"{who}: {str(path)!r}"
+    # Before any open: a named pipe would block the first read for ever.
+    if not check_regular(str(path), label):
         raise ResultsFileError(f"{who}: no results file at {str(path)!r}")
-    with open(file, "rb") as handle:
-        if handle.read(len(_SQLITE_HEADER)) != _SQLITE_HEADER:
-            raise ResultsFileError(f"{who}: {str(path)!r} is not an arena results file (not an SQLite database)")
+    if read_header(str(path), label) != SQLITE_HEADER:
+        raise ResultsFileError(f"{label} is not an arena results file (not an SQLite database)")
     db = _connect_read_only(file, who)
     try:
-        application = db.execute("PRAGMA application_id").fetchone()[0]
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if application not in (0, APPLICATION_ID):
-            raise ResultsFileError(
-                f"{who}: {str(path)!r} is not an arena results file (an SQLite database of "
-                f"another program: application id {application:#x})"
-            )
-        if not {"meta", "entrants", "games"} <= tables:
-            raise ResultsFileError(
-                f"{who}: {str(path)!r} is not an arena results file (it has no games table); "
-                "give a file written by `arena tournament --db` or `arena play --record`"
-            )
-        if application and not 1 <= version <= SCHEMA_VERSION:
-            raise ResultsFileError(
-                f"{who}: {str(path)!r} has schema version {version}; this arena reads versions 1 "
-                f"to {SCHEMA_VERSION} (a newer file needs a newer arena-marl)"
-            )
-        row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-        if row is not None and row[0] != _RULES_SCHEMA:
-            raise ResultsFileError(
-                f"{who}: {str(path)!r} stores its rules in schema {_shown(row[0])}; this arena "
-                f"reads schema {_RULES_SCHEMA} (upgrade arena-marl)"
-            )
+        with bounded(db):
+            _check_file(db, label)
     except sqlite3.DatabaseError as err:
         db.close()
-        raise ResultsFileError(f"{who}: {str(path)!r} cannot be read as an SQLite database ({err})") from None
+        raise ResultsFileError(f"{label} cannot be read as an SQLite database ({err})") from None
     except ResultsFileError:
         db.close()
         raise
+    db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
     return db
 
 
+def _check_file(db: sqlite3.Connection, label: str) -> None:
+    """Refuse a file that is not arena's, or of a version or schema this arena does not read."""
+    application = db.execute("PRAGMA application_id").fetchone()[0]
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if application not in (0, APPLICATION_ID):
+        raise ResultsFileError(
+            f"{label} is not an arena results file (an SQLite database of another program: "
+            f"application id {application:#x})"
+        )
+    if not CORE_TABLES <= tables:
+        raise ResultsFileError(
+            f"{label} is not an arena results file (it has no games table); "
+            "give a file written by `arena tournament --db` or `arena play --record`"
+        )
+    if application and not 1 <= version <= SCHEMA_VERSION:
+        raise ResultsFileError(
+            f"{label} has schema version {version}; this arena reads versions 1 "
+            f"to {SCHEMA_VERSION} (a newer file needs a newer arena-marl)"
+        )
+    check_schema(db, label, version)  # before any row is read: no trigger, view or generated column runs
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    if row is not None and row[0] != _RULES_SCHEMA:
+        raise ResultsFileError(
+            f"{label} stores its rules in schema {_shown(row[0])}; this arena reads schema {_RULES_SCHEMA} "
+            "(upgrade arena-marl)"
+        )
+
+
+class _ReadConnection(sqlite3.Connection):
+    """A connection that keeps alive the scratch folder holding the copy it reads (if any)."""
+
+    scratch: tempfile.TemporaryDirectory[str] | None = None
+
+    def close(self) -> None:
+        super().close()
+        if self.scratch is not None:
+            self.scratch.cleanup()
+
+
 def _connect_read_only(file: Path, who: str) -> sqlite3.Connection:
-    uri = file.resolve().as_uri()
-    # With no write-ahead log beside it, no tournament is writing the file: read it as immutable, so
-    # that not even the -shm/-wal files a WAL reader makes appear beside it (the folder may be
-    # read-only, or someone else's). While a tournament writes, its log is there: read through it.
-    live = Path(f"{file}-wal").exists() and os.access(file.parent, os.W_OK)
+    """Open ``file`` read-only, with the games its write-ahead log holds.
+
+    With no log beside it, no tournament is writing the file: it is read as immutable, so that
+    not even the ``-shm`` file a WAL reader makes appears beside it (the folder may be read-only,
+    or someone else's). With a log (a tournament writing, or one that was killed), it is read
+    through the log (``mode=ro``). Where that cannot be done in place (a read-only folder without
+    the ``-shm`` file), the file and its log are copied to a scratch folder and the copy is read,
+    so committed games in the log are never skipped.
+    """
+    wal = Path(f"{file}-wal")
     try:
-        return sqlite3.connect(f"{uri}?{'mode=ro' if live else 'immutable=1'}", uri=True, timeout=30.0)
-    except sqlite3.Error as err:
+        if not wal.exists():
+            return _connect(file, "immutable=1")
+        db = _connect(file, "mode=ro")
+        try:
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opens the log and its index
+            return db
+        except sqlite3.OperationalError:
+            db.close()
+            if os.access(file.parent, os.W_OK):
+                raise
+        if wal.stat().st_size == 0:
+            return _connect(file, "immutable=1")
+        scratch = tempfile.TemporaryDirectory(prefix="arena-read-")
+        copy = Path(scratch.name) / "results.db"
+        shutil.copyfile(file, copy)
+        shutil.copyfile(wal, f"{copy}-wal")
+        db = _connect(copy, "mode=ro")
+        db.scratch = scratch
+        return db
+    except (sqlite3.Error, OSError) as err:
         raise ResultsFileError(f"{who}: {str(file)!r} cannot be opened read-only ({err})") from None
+
+
+def _connect(file: Path, mode: str) -> _ReadConnection:
+    db = sqlite3.connect(f"{file.resolve().as_uri()}?{mode}", uri=True, timeout=30.0, factory=_ReadConnection)
+    return harden(db)
 
 
 def _shown(value: Any, limit: int = 60) -> str:
@@ -188,7 +251,7 @@ def read_games(
         if has_replays and with_actions
         else ("", "NULL")
     )
-    columns = ", ".join(f"g.{c}" for c in _COLUMNS)
+    columns = ", ".join(f"g.{c}" for c in COLUMNS)
     query = f"SELECT g.rowid, {actions}, {columns} FROM games g {join} WHERE {where} ORDER BY g.rowid"
     for row in _select(db, query, path, who, args):
         blob = row[1]

@@ -18,8 +18,8 @@ Design (see docs/architecture.md, "Tournaments"):
   newer schema is refused with a one-line error before anything is written to it.
 
 Growing the schema (docs/architecture.md, "Results file schema"): a new table goes into
-``_SCHEMA`` as ``CREATE TABLE IF NOT EXISTS`` (old files get it when next opened); a new column
-of an existing table is one statement appended to ``_MIGRATIONS`` (``ALTER TABLE ... ADD
+``SCHEMA`` (:mod:`arena.tournament.schema`) as ``CREATE TABLE IF NOT EXISTS`` (old files get it when next opened); a new column
+of an existing table is one statement appended to ``MIGRATIONS`` (``ALTER TABLE ... ADD
 COLUMN ...``), which raises the schema version by one; files of an older version are upgraded
 in one transaction when opened.
 """
@@ -39,6 +39,20 @@ from typing import Any
 from arena.errors import ResultsFileError, TournamentMismatchError
 from arena.specs.agents import AgentSpec
 from arena.tournament.game import GameResult
+from arena.tournament.schema import (
+    APPLICATION_ID,
+    COLUMNS,
+    MIGRATIONS,
+    SCHEMA,
+    SCHEMA_VERSION,
+    SQLITE_HEADER,
+    bounded,
+    check_regular,
+    check_schema,
+    harden,
+    read_header,
+    statements,
+)
 
 __all__ = [
     "ResultStore",
@@ -52,65 +66,8 @@ __all__ = [
     "APPLICATION_ID",
 ]
 
-# "AREN" in ASCII: marks an SQLite file as an arena results file (PRAGMA application_id).
-APPLICATION_ID = 0x4152454E
-
-# Upgrades of the tables below, in order: statement i takes a file from version i + 1 to i + 2.
-# Append only (never edit or reorder a released step): ALTER TABLE ... ADD COLUMN ... for a new column.
-_MIGRATIONS: tuple[str, ...] = ()
-
-# Version 1 is the tables of _SCHEMA as first released; each migration adds one.
-SCHEMA_VERSION = 1 + len(_MIGRATIONS)
-
-_SQLITE_HEADER = b"SQLite format 3\x00"
 _BUSY_SECONDS = 30.0
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS entrants (
-    name TEXT PRIMARY KEY, factory TEXT NOT NULL, kwargs TEXT NOT NULL, excluded TEXT
-);
-CREATE TABLE IF NOT EXISTS games (
-    lineup TEXT NOT NULL,
-    game_index INTEGER NOT NULL,
-    seed INTEGER NOT NULL,
-    seats TEXT NOT NULL,
-    ranks TEXT NOT NULL,
-    returns TEXT,
-    length INTEGER NOT NULL,
-    outcome TEXT NOT NULL,
-    forfeit TEXT,
-    error TEXT,
-    versions TEXT NOT NULL,
-    truncated INTEGER NOT NULL,
-    seconds REAL NOT NULL,
-    finished_at TEXT NOT NULL,
-    PRIMARY KEY (lineup, game_index)
-);
-CREATE TABLE IF NOT EXISTS replays (
-    lineup TEXT NOT NULL,
-    game_index INTEGER NOT NULL,
-    actions BLOB NOT NULL,
-    PRIMARY KEY (lineup, game_index)
-);
-"""
-
-_COLUMNS = (
-    "lineup",
-    "game_index",
-    "seed",
-    "seats",
-    "ranks",
-    "returns",
-    "length",
-    "outcome",
-    "forfeit",
-    "error",
-    "versions",
-    "truncated",
-    "seconds",
-    "finished_at",
-)
 _JSON_COLUMNS = ("seats", "ranks", "returns", "versions")
 
 
@@ -133,7 +90,7 @@ class ResultStore:
             _check_file(self.path)
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=_BUSY_SECONDS)
+            self._db = harden(sqlite3.connect(self.path, isolation_level=None, timeout=_BUSY_SECONDS))
         except sqlite3.Error as err:
             raise ResultsFileError(f"tournament results file {self.path!r} cannot be opened: {err}") from None
         try:
@@ -149,7 +106,7 @@ class ResultStore:
         except ResultsFileError:
             self._db.close()
             raise
-        self._insert = f"INSERT OR IGNORE INTO games ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
+        self._insert = f"INSERT OR IGNORE INTO games ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
         self._insert_actions = "INSERT OR IGNORE INTO replays (lineup, game_index, actions) VALUES (?, ?, ?)"
 
     def _create_or_upgrade(self) -> None:
@@ -158,10 +115,12 @@ class ResultStore:
             application, version = _identity(self._db)
             tables = _tables(self._db)
             _check_identity(self.path, application, version, tables)
+            with bounded(self._db):  # again inside the lock: the file may have changed since _check_file
+                check_schema(self._db, f"tournament results file {self.path!r}", version)
             self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            for statement in filter(None, (part.strip() for part in _SCHEMA.split(";"))):
+            for statement in statements(SCHEMA):
                 self._db.execute(statement)
-            for statement in _MIGRATIONS[max(version, 1) - 1 if tables else 0 :]:
+            for statement in MIGRATIONS[max(version, 1) - 1 if tables else 0 :]:
                 self._db.execute(statement)
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -231,7 +190,7 @@ class ResultStore:
         """
         if not rows:
             return 0
-        width = len(_COLUMNS)
+        width = len(COLUMNS)
         actions = [(row[0], row[1], row[width]) for row in rows if len(row) > width and row[width] is not None]
         with self._transaction():
             before = self._db.total_changes
@@ -277,7 +236,7 @@ class ResultStore:
 
     def results(self, lineups: Iterable[str] | None = None) -> list[GameResult]:
         """Stored games in rating order (game index, then lineup), optionally only of ``lineups``."""
-        rows = self._db.execute(f"SELECT {', '.join(_COLUMNS)} FROM games ORDER BY game_index, lineup").fetchall()
+        rows = self._db.execute(f"SELECT {', '.join(COLUMNS)} FROM games ORDER BY game_index, lineup").fetchall()
         wanted = None if lineups is None else set(lineups)
         return [_result(row) for row in rows if wanted is None or row[0] in wanted]
 
@@ -301,18 +260,48 @@ class ResultStore:
         self.close()
 
     def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
+        return _Transaction(self._db, self.path)
 
 
 class _Transaction:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on an error); a write the disk refuses
+    (full, or an I/O error) becomes one :class:`ResultsFileError` saying that what was committed
+    before is kept."""
+
+    def __init__(self, db: sqlite3.Connection, path: str) -> None:
+        self.db, self.path = db, path
 
     def __enter__(self) -> None:
         _retry_locked(lambda: self.db.execute("BEGIN IMMEDIATE"))
 
-    def __exit__(self, kind: object, *exc: object) -> None:
-        self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+    def __exit__(self, kind: object, error: BaseException | None, *exc: object) -> None:
+        try:
+            if kind is None:
+                self.db.execute("COMMIT")
+                return
+            error = None if not isinstance(error, sqlite3.OperationalError) else error
+        except sqlite3.OperationalError as err:
+            error = err
+        if self.db.in_transaction:
+            try:
+                self.db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # SQLite may have rolled back already (a full disk does); the file is as last committed
+        if error is not None and _write_refused(error):
+            raise ResultsFileError(
+                f"results file {self.path!r} could not be written ({error}); the last transaction was rolled "
+                "back and every game committed before it is kept"
+            ) from None
+        if kind is None and error is not None:
+            raise error
+
+
+def _write_refused(error: sqlite3.OperationalError) -> bool:
+    """Whether SQLite failed for want of room or at the disk (not a locked file or bad SQL)."""
+    code = getattr(error, "sqlite_errorcode", None)  # Python 3.11+
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR)
+    return "full" in str(error) or "disk I/O error" in str(error)
 
 
 def _identity(db: sqlite3.Connection) -> tuple[int, int]:
@@ -346,7 +335,8 @@ def _check_file(path: str) -> None:
     file = Path(path)
     if file.is_dir():
         raise ResultsFileError(f"tournament results file {path!r} is a folder; give --db a file name")
-    if not file.exists():
+    # Before any open: a named pipe would block the first read for ever.
+    if not check_regular(path, f"tournament results file {path!r}"):
         parent = file.parent if str(file.parent) else Path(".")
         existing = next((p for p in (parent, *parent.parents) if p.exists()), Path("."))
         if not os.access(existing, os.W_OK):
@@ -354,9 +344,8 @@ def _check_file(path: str) -> None:
                 f"tournament results file {path!r} cannot be created: {str(existing)!r} is not writable"
             )
         return
-    with open(file, "rb") as handle:
-        header = handle.read(len(_SQLITE_HEADER))
-    if header and header != _SQLITE_HEADER:
+    header = read_header(path, f"tournament results file {path!r}")
+    if header and header != SQLITE_HEADER:
         raise ResultsFileError(
             f"{path!r} is not an arena results file (not an SQLite database); give --db a new file name"
         )
@@ -368,8 +357,10 @@ def _check_file(path: str) -> None:
     if header:
         # Inspect without writing (no WAL switch, no tables) before the file is opened for writing.
         try:
-            with _read_only(path) as db:
-                _check_identity(path, *_identity(db), _tables(db))
+            with _read_only(path) as db, bounded(db):
+                application, version = _identity(db)
+                _check_identity(path, application, version, _tables(db))
+                check_schema(db, f"tournament results file {path!r}", version)
         except sqlite3.DatabaseError as err:
             raise ResultsFileError(
                 f"tournament results file {path!r} cannot be used as an SQLite database: {err}"
@@ -378,7 +369,8 @@ def _check_file(path: str) -> None:
 
 class _read_only:
     def __init__(self, path: str) -> None:
-        self.db = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, timeout=_BUSY_SECONDS)
+        uri = f"{Path(path).resolve().as_uri()}?mode=ro"
+        self.db = harden(sqlite3.connect(uri, uri=True, timeout=_BUSY_SECONDS))
 
     def __enter__(self) -> sqlite3.Connection:
         return self.db
@@ -456,16 +448,16 @@ class StoredGames(Sequence[GameResult]):
         self._within = None if counts is None else json.dumps(dict(counts))
 
     def _rows(self, tail: str = "", extra: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-        columns = ", ".join(f"games.{column}" for column in _COLUMNS)
+        columns = ", ".join(f"games.{column}" for column in COLUMNS)
         where, params = ("", ()) if self._within is None else (_WITHIN, (self._within,))
-        with closing(sqlite3.connect(self.path, timeout=_BUSY_SECONDS)) as db:
+        with closing(harden(sqlite3.connect(self.path, timeout=_BUSY_SECONDS))) as db:
             yield from db.execute(
                 f"SELECT {columns} FROM games {where} ORDER BY games.game_index, games.lineup {tail}", params + extra
             )
 
     def __len__(self) -> int:
         where, params = ("", ()) if self._within is None else (_WITHIN, (self._within,))
-        with closing(sqlite3.connect(self.path, timeout=_BUSY_SECONDS)) as db:
+        with closing(harden(sqlite3.connect(self.path, timeout=_BUSY_SECONDS))) as db:
             return db.execute(f"SELECT COUNT(*) FROM games {where}", params).fetchone()[0]
 
     def __iter__(self) -> Iterator[GameResult]:
@@ -541,9 +533,9 @@ def write_csv(path: str | Path, games: Iterable[GameResult]) -> None:
     """One row per game; the dict-valued columns (seats, ranks, returns, versions) hold JSON."""
     with open(path, "w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(_COLUMNS[:-1])
+        writer.writerow(COLUMNS[:-1])
         for game in games:
-            writer.writerow(result_row(game, "")[: len(_COLUMNS) - 1])
+            writer.writerow(result_row(game, "")[: len(COLUMNS) - 1])
 
 
 def write_json(path: str | Path, document: Mapping[str, Any]) -> None:

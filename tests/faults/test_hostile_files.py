@@ -120,7 +120,7 @@ BROKEN = {
         "column 'ranks' must be a JSON object of entrant -> rank",
     ),
     "a rank that is NaN": ("""UPDATE games SET ranks = '{"random": NaN, "b": 2}'""", (), "not a finite number"),
-    "a missing column": ("ALTER TABLE games DROP COLUMN outcome", (), "no such column"),
+    "a missing column": ("ALTER TABLE games DROP COLUMN outcome", (), "(columns missing: outcome)"),
     "a newer schema": ("PRAGMA user_version = 99", (), "has schema version 99"),
     "rules of another schema": ("UPDATE meta SET value = '7' WHERE key = 'schema'", (), "rules in schema '7'"),
 }
