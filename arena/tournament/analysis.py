@@ -94,6 +94,18 @@ def load_results(
         name for game in games for name in game.seats.values()
     }
     entrants = [name for name in specs if name in played]
+    if not entrants:  # nothing to rate: say so, rather than fit ratings to no data
+        files = _distinct(paths)
+        names = ", ".join(repr(str(path)) for path in files)
+        if games:
+            raise ReportError(
+                f"arena report: the games in {names} name no entrant of the entrants table; nothing to report"
+            )
+        why = "".join(f"; {name} was excluded: {reason}" for name, reason in excluded.items())
+        raise ReportError(
+            f"arena report: {names} {'holds' if len(files) == 1 else 'hold'} no finished games yet{why}; "
+            "nothing to report"
+        )
     if anchor is not None and anchor[0] not in entrants:
         raise ReportError(f"arena report: the anchor {anchor[0]!r} played no stored game; entrants: {entrants}")
     games.sort(key=lambda game: (game.index, game.lineup))

@@ -24,6 +24,7 @@ import math
 import os
 import shutil
 import sqlite3
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -190,6 +191,9 @@ def _json(text: Any, what: str) -> Any:
         raise ResultsFileError(f"{what} is not valid JSON ({err})") from None
     except RecursionError:
         raise ResultsFileError(f"{what} is JSON nested too deeply") from None
+    except ValueError:  # an integer past Python's digit limit for reading text (4,300 by default)
+        limit = getattr(sys, "get_int_max_str_digits", lambda: 4300)()
+        raise ResultsFileError(f"{what} holds an integer of more than {limit:,} digits, too long to read") from None
 
 
 def read_rules(db: sqlite3.Connection, path: str, who: str = "arena") -> dict[str, Any]:
@@ -273,8 +277,19 @@ def _select(db: sqlite3.Connection, query: str, path: str, who: str, args: tuple
 
 def _mapping(value: Any, what: str, kind: tuple[type, ...], kind_name: str) -> dict[str, Any]:
     if isinstance(value, dict) and all(isinstance(v, kind) and not isinstance(v, bool) for v in value.values()):
+        if float in kind and not all(_is_float(v) for v in value.values()):
+            raise ResultsFileError(f"{what} holds a number too large for a float")
         return value
     raise ResultsFileError(f"{what} must be a JSON object of {kind_name}, got {_shown(json.dumps(value))}")
+
+
+def _is_float(value: int | float) -> bool:
+    """Whether a JSON number fits a float (an integer of 400 digits does not)."""
+    try:
+        float(value)
+    except OverflowError:
+        return False
+    return True
 
 
 def parse_game(row: tuple[Any, ...], what: str) -> GameResult:

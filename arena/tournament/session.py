@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ArenaError, TournamentError
+from arena.errors import ArenaError, ResultsFileError, TournamentError
 from arena.specs.agents import agent_version
 from arena.tournament.game import GameConfig
 from arena.tournament.result import TournamentResult
@@ -270,7 +270,15 @@ class TournamentSession:
         self.played += len(pending)
 
     def _commit(self, rows: list[tuple[Any, ...]]) -> None:
-        self.stored += self.store.add_rows(rows)
+        try:
+            self.stored += self.store.add_rows(rows)
+        except ResultsFileError as err:  # a full disk: what was committed stays, and a rerun resumes from it
+            then = (
+                "run the same command again to resume"
+                if self._scratch is None
+                else "give --db a file on a disk with room to keep the games"
+            )
+            raise ResultsFileError(f"{err} ({self.stored} games stored); {then}") from None
         self._report_progress()
         if self.monitor is not None and time.perf_counter() - self._last_shown > 1.0:
             self.monitor(self.result())  # the live leaderboard, at most once a second
