@@ -28,7 +28,7 @@ import sqlite3
 import stat
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from arena.errors import ResultsFileError
 
@@ -114,6 +114,8 @@ CORE_TABLES = frozenset({"meta", "entrants", "games"})
 _CHECK_STEPS = 100_000
 _SIDE_FILES = ("-wal", "-shm", "-journal")
 
+_Connection = TypeVar("_Connection", bound=sqlite3.Connection)
+
 
 def statements(script: str) -> list[str]:
     """The statements of ``script`` (``;``-separated, none containing ``;``)."""
@@ -180,7 +182,7 @@ def read_header(path: str, label: str) -> bytes:
         os.close(handle)
 
 
-def harden(db: sqlite3.Connection) -> sqlite3.Connection:
+def harden(db: _Connection) -> _Connection:
     """Switch off what a file's schema could use on ``db``; call before the schema is read.
 
     ``trusted_schema=OFF`` keeps functions with side effects out of views, triggers and

@@ -57,7 +57,10 @@ HOSTILE = {
         ),
         "holds trigger 'spin' on table 'games'",
     ),
-    "a view": (("CREATE VIEW standings AS SELECT outcome, count(*) FROM games GROUP BY outcome",), "holds view 'standings'"),
+    "a view": (
+        ("CREATE VIEW standings AS SELECT outcome, count(*) FROM games GROUP BY outcome",),
+        "holds view 'standings'",
+    ),
     "a generated column": (
         (
             _GENERATED_GAMES,
@@ -252,8 +255,13 @@ def test_a_file_without_games_is_a_clear_answer(db, capsys):
 def test_a_file_of_forfeits_only_is_reported(tmp_path, capsys):
     db = tmp_path / "forfeits.db"
     quitter = "tests.faults.entrants:SystemExitAgent"
-    assert main(["tournament", "tic_tac_toe", "--agents", f"x={quitter},y={quitter}", "--games", "2"]
-                + ["--db", str(db), "--no-progress"]) == 0
+    assert (
+        main(
+            ["tournament", "tic_tac_toe", "--agents", f"x={quitter},y={quitter}", "--games", "2"]
+            + ["--db", str(db), "--no-progress"]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert main(["report", str(db), "--bootstrap", "2", "--json", "-"]) == 0
     report = json.loads(capsys.readouterr().out)
@@ -262,19 +270,19 @@ def test_a_file_of_forfeits_only_is_reported(tmp_path, capsys):
 
 HUGE = {
     "an integer of 5,000 digits": (
-        "UPDATE games SET ranks = '{\"random\": 1" + "0" * 4999 + ", \"b\": 2}'",
+        'UPDATE games SET ranks = \'{"random": 1' + "0" * 4999 + ', "b": 2}\'',
         "column 'ranks' holds an integer of more than 4,300 digits, too long to read",
     ),
     "a rank past a float's range": (
-        "UPDATE games SET ranks = '{\"random\": 1" + "0" * 400 + ", \"b\": 2}'",
+        'UPDATE games SET ranks = \'{"random": 1' + "0" * 400 + ', "b": 2}\'',
         "column 'ranks' holds a number too large for a float",
     ),
     "a return past a float's range": (
-        "UPDATE games SET returns = '{\"random\": 1" + "0" * 400 + ", \"b\": 2}'",
+        'UPDATE games SET returns = \'{"random": 1' + "0" * 400 + ', "b": 2}\'',
         "column 'returns' holds a number too large for a float",
     ),
     "env options of 5,000 digits": (
-        "UPDATE meta SET value = '{\"size\": 1" + "0" * 4999 + "}' WHERE key = 'env_kwargs'",
+        'UPDATE meta SET value = \'{"size": 1' + "0" * 4999 + "}' WHERE key = 'env_kwargs'",
         "rule 'env_kwargs' holds an integer of more than 4,300 digits",
     ),
 }
