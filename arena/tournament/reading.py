@@ -4,11 +4,16 @@ Every reader (``arena report``, ``arena replay``, :mod:`arena.replay.source`) op
 file through :func:`open_results`, so they all refuse the same files with the same one-line
 error and never change a byte of what they read:
 
-* the file is opened read-only through SQLite's URI (``mode=ro``; ``immutable=1`` where the
-  folder is read-only, so no ``-shm`` file is needed): no journal-mode switch, no table created,
-  no schema upgraded, and a read-only file works;
-* it must say it is arena's (``PRAGMA application_id``, or the first release's tables) and have
-  a schema this arena reads (``PRAGMA user_version``, the rules' ``schema``);
+* nothing that is not a regular file is opened (a named pipe would block for ever);
+* the file is opened read-only through SQLite's URI (``immutable=1`` when no write-ahead log is
+  beside it, so no ``-shm`` file is needed; ``mode=ro`` through the log when there is one, or a
+  scratch copy of the file and its log where the folder is read-only and has no ``-shm``, so
+  committed games in a log are never skipped): no journal-mode switch, no table created, no
+  schema upgraded, and a read-only file works;
+* it must say it is arena's (``PRAGMA application_id``, or the first release's tables), have a
+  schema version this arena reads (``PRAGMA user_version``, the rules' ``schema``), and hold
+  exactly the tables arena writes (:func:`arena.tournament.schema.check_schema`: no trigger,
+  view, generated column or object of its own), checked before any row is read;
 * each row is checked column by column (types, JSON shapes, nesting, size) before use, so a
   damaged or hostile row is a :class:`~arena.tournament.store.ResultsFileError` naming the row and
   column, never a crash deep in a report.

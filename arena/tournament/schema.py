@@ -50,7 +50,9 @@ __all__ = [
 APPLICATION_ID = 0x4152454E
 
 # Upgrades of the tables below, in order: statement i takes a file from version i + 1 to i + 2.
-# Append only (never edit or reorder a released step): ALTER TABLE ... ADD COLUMN ... for a new column.
+# Append only (never edit or reorder a released step): ALTER TABLE ... ADD COLUMN ... for a new
+# column, CREATE TABLE IF NOT EXISTS ... for a new table (readers accept only the objects of a
+# file's version, so a new table needs a new version too).
 MIGRATIONS: tuple[str, ...] = ()
 
 # Version 1 is the tables of SCHEMA as first released; each migration adds one.

@@ -17,11 +17,16 @@ Design (see docs/architecture.md, "Tournaments"):
   (``PRAGMA user_version``); a file that is not an arena results file, is read-only, or has a
   newer schema is refused with a one-line error before anything is written to it.
 
-Growing the schema (docs/architecture.md, "Results file schema"): a new table goes into
-``SCHEMA`` (:mod:`arena.tournament.schema`) as ``CREATE TABLE IF NOT EXISTS`` (old files get it when next opened); a new column
-of an existing table is one statement appended to ``MIGRATIONS`` (``ALTER TABLE ... ADD
-COLUMN ...``), which raises the schema version by one; files of an older version are upgraded
-in one transaction when opened.
+Every file is checked before it is written (:mod:`arena.tournament.schema`): nothing that is not
+a regular file is opened, and a file whose schema is not exactly the one arena writes (a trigger,
+a view, a generated column, an object of another program) is refused. A write the disk refuses
+(full) rolls its transaction back and is one :class:`~arena.errors.ResultsFileError`; what was
+committed before stays.
+
+Growing the schema (docs/architecture.md, "Results file schema"): a new table or a new column
+is one statement appended to ``MIGRATIONS`` in :mod:`arena.tournament.schema` (``CREATE TABLE IF
+NOT EXISTS ...``, ``ALTER TABLE ... ADD COLUMN ...``), which raises the schema version by one;
+files of an older version are upgraded in one transaction when opened.
 """
 
 from __future__ import annotations
