@@ -28,6 +28,7 @@ __all__ = [
     "is_real_time",
     "REAL_TIME_FPS",
     "factory_metadata",
+    "factory_result_kind",
 ]
 
 AgentID = str
@@ -73,7 +74,7 @@ class MultiAgentEnv(ActionChecks):
       (a game on a clock, see :func:`is_real_time`) and ``"reproducible"`` (``False``: the
       same seed and actions may give another episode, so replays are watched, not verified);
     * :attr:`perfect_information`, :attr:`illegal_action`, :attr:`teams`, :attr:`team_outcome`,
-      :attr:`training_options`;
+      :attr:`result_kind`, :attr:`training_options`;
     * :meth:`action_names`, :meth:`observation_text`, :meth:`clone`, :meth:`make_batch`
       (with :attr:`batchable`).
 
@@ -107,6 +108,12 @@ class MultiAgentEnv(ActionChecks):
     #: (``arena.testing.check_env`` verifies it); ``"individual"``: members earn their own
     #: rewards and the side is judged by its members' mean return.
     team_outcome: str = "shared"
+    #: What a game's result is for ranking (:data:`arena.evaluation.results.RESULT_KINDS`):
+    #: ``"outcome"`` (win, draw or loss: the players ranked first win, the others lose),
+    #: ``"ranks"`` (the finishing order) or ``"return"`` (the amount, as poker's chips: players
+    #: compare by mean return per game). Players are ranked by their returns, or with
+    #: :meth:`team_scores` by those. Tournaments rate by it and their tables say which.
+    result_kind: str = "ranks"
     #: ``True``: every agent asked to act gets ``infos[agent]["action_mask"]`` and the mask matters
     #: (turn-based board, card and dice games); the exports then put it where each peer library
     #: looks by default (PettingZoo's classic observation dict). ``False``: no masks, or all-legal ones.
@@ -379,6 +386,7 @@ class MultiAgentWrapper(HoldsEnv, MultiAgentEnv):
         self.render_mode = env.render_mode
         self.perfect_information = env.perfect_information
         self.illegal_action = env.illegal_action
+        self.result_kind = env.result_kind
 
     @property
     def unwrapped(self) -> MultiAgentEnv:
@@ -428,6 +436,20 @@ def is_real_time(env: MultiAgentEnv) -> bool:
         return bool(metadata["real_time"])
     fps = metadata.get("render_fps")
     return isinstance(fps, (int, float)) and fps >= REAL_TIME_FPS
+
+
+def factory_result_kind(factory: Any) -> str:
+    """The :attr:`~MultiAgentEnv.result_kind` an env factory declares, read without building an env
+    (an arena env class declares it; any other factory gets the default, ``"ranks"``).
+
+    Example:
+        >>> import envs
+        >>> factory_result_kind(type(envs.make("leduc_poker"))), factory_result_kind(envs.make)
+        ('return', 'ranks')
+    """
+    if isinstance(factory, type) and issubclass(factory, MultiAgentEnv):
+        return factory.result_kind
+    return MultiAgentEnv.result_kind
 
 
 def factory_metadata(factory: Any) -> Mapping[str, Any]:

@@ -53,6 +53,7 @@ class ConnectFour(MultiAgentEnv):
     env_name = "connect_four"
     perfect_information = True
     masked_actions = True  # legal moves in infos[agent]['action_mask']
+    result_kind = "outcome"  # win, draw or loss
 
     def __init__(self, render_mode: str | None = None) -> None:
         if render_mode not in (None, "ansi"):

@@ -64,6 +64,7 @@ class LiarsDice(MultiAgentEnv):
     env_name = "liars_dice"
     perfect_information = False
     masked_actions = True  # legal moves in infos[agent]['action_mask']
+    result_kind = "ranks"  # players place by when they drop out
 
     def __init__(self, players: int = 3, dice: int = 2, render_mode: str | None = None) -> None:
         if not isinstance(players, (int, np.integer)) or isinstance(players, bool) or not 2 <= players <= 6:

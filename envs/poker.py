@@ -58,6 +58,7 @@ class LimitPoker(MultiAgentEnv):
     metadata = {"render_modes": ["ansi"], "name": "limit_poker"}
     perfect_information = False
     masked_actions = True  # legal moves in infos[agent]['action_mask']
+    result_kind = "return"  # chips won per hand (OpenSpiel's and the poker literature's measure)
 
     def __init__(
         self,

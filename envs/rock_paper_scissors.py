@@ -42,6 +42,7 @@ class RockPaperScissors(MultiAgentEnv):
     """
 
     metadata = {"render_modes": ["ansi"], "name": "rock_paper_scissors"}
+    result_kind = "outcome"  # win, draw or loss
     env_name = "rock_paper_scissors"
 
     def __init__(self, rounds: int = 3, render_mode: str | None = None) -> None:
@@ -136,6 +137,7 @@ class TeamRockPaperScissors(MultiAgentEnv):
     """
 
     metadata = {"render_modes": ["ansi"], "name": "team_rock_paper_scissors"}
+    result_kind = "outcome"  # win, draw or loss
     env_name = "team_rock_paper_scissors"
 
     def __init__(

@@ -50,6 +50,7 @@ class TicTacToe(MultiAgentEnv):
     env_name = "tic_tac_toe"
     perfect_information = True  # plannable: see arena.agents.mcts
     masked_actions = True  # legal moves in infos[agent]['action_mask']
+    result_kind = "outcome"  # win, draw or loss
 
     def __init__(
         self, illegal_action: str = "raise", illegal_penalty: float = -1.0, render_mode: str | None = None

@@ -21,6 +21,7 @@ from arena.errors import (
     UnknownAgentError,
     WrongAgentsError,
 )
+from arena.evaluation.results import RESULT_KINDS
 
 __all__ = ["check_env", "values_equal"]
 
@@ -106,6 +107,23 @@ class _Checker:
         missing = [agent for agent in possible if agent not in placed]
         if missing:
             self.fail(f"agents {missing} are in no team; every agent must be in exactly one team of {list(teams)}")
+
+    def check_result_kind(self) -> None:
+        """The env declares what a game's result is for ranking (one of ``RESULT_KINDS``)."""
+        kind = self.env.result_kind
+        if not isinstance(kind, str) or kind not in RESULT_KINDS:
+            self.fail(
+                f"result_kind must be one of {', '.join(map(repr, RESULT_KINDS))} (what a game's result is "
+                f"for ranking: win/draw/loss, finishing ranks, or the return's amount), got {kind!r}"
+            )
+
+    def check_result_scores(self, seed: int) -> None:
+        """A ``"return"`` env is rated by its returns, so no team scores may rank its sides otherwise."""
+        if self.env.result_kind == "return" and self.env.teams and self.env.team_scores() is not None:
+            self.fail(
+                f"episode with seed {seed}: result_kind is 'return' (players compare by their returns), but "
+                "team_scores() ranks the sides by other scores; declare result_kind 'outcome' or 'ranks'"
+            )
 
     def check_team_outcome(self, returns: dict[str, float], seed: int) -> None:
         """Teammates win or lose together: with ``team_outcome == "shared"`` their returns are equal."""
@@ -248,6 +266,7 @@ class _Checker:
         self.expect_raise(ResetNeeded, lambda: env.step({}), "step() after the episode ended")
         if not cut:  # a cut episode has no outcome to judge
             self.check_team_outcome(returns, seed)
+            self.check_result_scores(seed)
         return trace
 
 
@@ -263,7 +282,8 @@ def check_env(env: MultiAgentEnv, *, seed: int = 0, episodes: int = 3, max_steps
     terminated agents leave ``agents``; seeded random play is deterministic (unless the
     env declares ``metadata["reproducible"] = False``); text
     rendering returns a string; an env with ``teams`` puts every agent in exactly one
-    team, and teammates' returns are equal when ``team_outcome`` is ``"shared"``. An env that documents a penalty for illegal moves
+    team, and teammates' returns are equal when ``team_outcome`` is ``"shared"``; ``result_kind`` is one
+    of ``RESULT_KINDS`` (and a ``"return"`` env gives no team scores). An env that documents a penalty for illegal moves
     (``env.illegal_action == "penalty"``) is not asked to reject masked actions.
 
     Args:
@@ -284,6 +304,7 @@ def check_env(env: MultiAgentEnv, *, seed: int = 0, episodes: int = 3, max_steps
     checker = _Checker(env, seed)
     checker.check_agents_and_spaces()
     checker.check_teams()
+    checker.check_result_kind()
     if not env.agents:
         checker.expect_raise(ResetNeeded, lambda: env.step({}), "step() before the first reset()")
     # An env whose episodes depend on more than its seed (networked game engines) declares

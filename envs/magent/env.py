@@ -100,6 +100,7 @@ class MAgentBattle(MultiAgentEnv):
     metadata = {"render_modes": ["rgb_array"], "name": "magent_battle", "render_fps": 5}
     env_name = "magent_battle"
     team_outcome = "individual"
+    result_kind = "outcome"  # the side with more soldiers alive wins; the shaped rewards do not decide it
     _GAME, _MIN_MAP = "battle_v4", 12
     #: MAgent2's group names, per side.
     _SIDES: dict[str, tuple[str, ...]] = {"red": ("red",), "blue": ("blue",)}

@@ -83,6 +83,7 @@ class Snake(SnakeRules, MultiAgentEnv):
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "name": "snake", "render_fps": 10, "real_time": True}
+    result_kind = "ranks"  # snakes place by their returns
     env_name = "snake"
 
     def __init__(

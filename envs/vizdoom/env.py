@@ -170,6 +170,7 @@ class VizdoomDeathmatch(MultiAgentEnv):
         "reproducible": False,
     }
     env_name = "vizdoom_deathmatch"
+    result_kind = "ranks"  # players place by their returns (frags)
     #: The ``time_limit`` when none is given (seconds); a test suite may shorten it.
     default_time_limit = 60.0
 
