@@ -71,6 +71,27 @@ def _encode(rankings: Sequence[Mapping[str, int]], names: Sequence[str]) -> list
     return games
 
 
+def _sides(
+    rankings: Sequence[Mapping[str, int]], names: Sequence[str], members: Mapping[str, Sequence[str]] | None
+) -> tuple[list[str], np.ndarray | None]:
+    """The names the rankings use, and (with ``members``) the sides x players matrix of member shares."""
+    if members is None:
+        return list(names), None
+    index = {name: i for i, name in enumerate(names)}
+    sides = list(members)
+    composition = np.zeros((len(sides), len(names)))
+    for row, side in enumerate(sides):
+        if not members[side]:
+            raise ValueError(f"fit_elo: the side {side!r} has no members")
+        for member in members[side]:
+            if member not in index:
+                raise ValueError(
+                    f"fit_elo: the side {side!r} has member {member!r}, not one of the players {list(names)}"
+                )
+            composition[row, index[member]] += 1.0 / len(members[side])
+    return sides, composition
+
+
 def ranking_log_likelihood(
     theta: np.ndarray, orders: Mapping[int, tuple[np.ndarray, np.ndarray]]
 ) -> tuple[float, np.ndarray]:
@@ -125,7 +146,13 @@ class EloFit:
         ]
 
 
-def _fit(terms: Mapping[tuple[int, ...], float], n: int, fixed: int, start: np.ndarray | None = None) -> np.ndarray:
+def _fit(
+    terms: Mapping[tuple[int, ...], float],
+    n: int,
+    fixed: int,
+    start: np.ndarray | None = None,
+    composition: np.ndarray | None = None,
+) -> np.ndarray:
     require_scipy()
     from scipy.optimize import minimize
 
@@ -137,7 +164,11 @@ def _fit(terms: Mapping[tuple[int, ...], float], n: int, fixed: int, start: np.n
     def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
         theta = np.zeros(n)
         theta[free] = x
-        value, grad = ranking_log_likelihood(theta, orders)
+        if composition is None:
+            value, grad = ranking_log_likelihood(theta, orders)
+        else:  # sides' log-strengths are their members' means; the chain rule takes the gradient back
+            value, side_grad = ranking_log_likelihood(composition @ theta, orders)
+            grad = composition.T @ side_grad
         return -value, -grad[free]
 
     # BFGS (numpy only): scipy's L-BFGS-B costs milliseconds per step in its Fortran setup,
@@ -158,9 +189,17 @@ def _orders_of(terms: Mapping[tuple[int, ...], float]) -> dict[int, tuple[np.nda
     return {m: (np.array(rows, dtype=np.int64), np.array(weights)) for m, (rows, weights) in by_length.items()}
 
 
-def laplace_errors(terms: Mapping[tuple[int, ...], float], theta: np.ndarray, fixed: int | None) -> np.ndarray:
+def laplace_errors(
+    terms: Mapping[tuple[int, ...], float],
+    theta: np.ndarray,
+    fixed: int | None,
+    composition: np.ndarray | None = None,
+) -> np.ndarray:
     """Standard errors of the Elo ratings at the fit ``theta`` (natural log-strengths) from the
     curvature of the log-likelihood: relative to entrant ``fixed`` when given, else to the mean.
+    With ``composition`` (sides x members) the terms rank sides and ``theta`` rates members; a
+    member the games cannot tell apart from its teammates (they always play together) gets an
+    infinite error.
 
     Example:
         >>> terms = {(0, 1): 1.5, (1, 0): 1.5}  # one win each way and a virtual draw
@@ -168,23 +207,35 @@ def laplace_errors(terms: Mapping[tuple[int, ...], float], theta: np.ndarray, fi
         [201, 0]
     """
     orders = _orders_of(terms)
+    mix = np.eye(len(theta)) if composition is None else composition
     n, step = len(theta), 1e-4
-    hessian = np.zeros((n, n))
-    for i in range(n):
-        delta = np.zeros(n)
+    sides = mix @ theta
+    side_hessian = np.zeros((len(sides), len(sides)))
+    for i in range(len(sides)):
+        delta = np.zeros(len(sides))
         delta[i] = step
-        hessian[i] = (
-            ranking_log_likelihood(theta - delta, orders)[1] - ranking_log_likelihood(theta + delta, orders)[1]
+        side_hessian[i] = (
+            ranking_log_likelihood(sides - delta, orders)[1] - ranking_log_likelihood(sides + delta, orders)[1]
         ) / (2 * step)
+    hessian = mix.T @ side_hessian @ mix
     pinned = 0 if fixed is None else fixed
     free = [i for i in range(n) if i != pinned]
     covariance = np.zeros((n, n))
+    centre = np.eye(n) if fixed is not None else np.eye(n) - 1.0 / n  # without an anchor: centred on the mean
+    unknown = np.zeros(n, dtype=bool)
     if free:
-        covariance[np.ix_(free, free)] = np.linalg.pinv(hessian[np.ix_(free, free)])
-    if fixed is None:  # ratings are centred on their mean
-        centre = np.eye(n) - 1.0 / n
-        covariance = centre @ covariance @ centre.T
-    return np.sqrt(np.clip(np.diag(covariance), 0.0, None)) / _LN10_400
+        block = hessian[np.ix_(free, free)]
+        values, vectors = np.linalg.eigh((block + block.T) / 2)
+        flat = values <= 1e-9 * max(float(values.max()), 1e-12)
+        covariance[np.ix_(free, free)] = np.linalg.pinv(block)
+        if flat.any():  # directions no game measures: the ratings that move along them are unknown
+            null = np.zeros((n, int(flat.sum())))
+            null[free] = vectors[:, flat]
+            unknown = np.asarray((np.abs(centre @ null) > 1e-6).any(axis=1))
+    covariance = centre @ covariance @ centre.T
+    errors = np.sqrt(np.clip(np.diag(covariance), 0.0, None)) / _LN10_400
+    errors[unknown] = np.inf
+    return errors
 
 
 def fit_elo(
@@ -197,28 +248,48 @@ def fit_elo(
     bootstrap: int = 0,
     seed: int = 0,
     weights: Sequence[float] | None = None,
+    members: Mapping[str, Sequence[str]] | None = None,
 ) -> EloFit:
     """Fit Elo ratings to ranked games by maximum likelihood (see the module docstring).
 
+    With ``members`` the rankings rank sides and the fit rates the players they are made of:
+    a side's log-strength is the mean of its members' (a member in two seats counts twice), so a
+    side of one player in every seat has that player's rating, and a player in several sides
+    gets one rating from all their games (its contribution). ``names`` are then the players.
+
     Args:
         rankings: one ``{entrant: rank}`` per game (1 best; equal ranks tie).
-        names: the entrants (default: every name in ``rankings``, sorted).
+        names: the entrants, or with ``members`` the players (default: every name in
+            ``rankings``, or every member, sorted).
         anchor: ``(entrant, rating)`` to fix, e.g. ``("random", 0.0)``.
         prior: virtual draws added between every pair of entrants that met (0: none).
         groups: a set id per game; the bootstrap resamples whole sets (default: each game).
         bootstrap: resamples for the 95% intervals (0: none).
         seed: the bootstrap's seed.
         weights: a weight per game (default 1).
+        members: side -> the players of its seats, for every side the rankings name.
 
     Raises:
-        ValueError: an unknown anchor, a ranking naming an unknown entrant, or a negative prior.
+        ValueError: an unknown anchor, a ranking naming an unknown entrant, a side without
+            members, or a negative prior.
 
     Example (a scores 75% against b, half-wins count as draws):
         >>> fit = fit_elo([{"a": 1, "b": 2}] * 2 + [{"a": 1, "b": 1}] * 2, prior=0, anchor=("b", 0.0))
         >>> round(fit.ratings["a"], 1)
         190.8
+
+    Example (sides of players: a side of ``x`` in both seats against ``y`` in both is ``x`` against ``y``):
+        >>> sides = {"ppo": ["x", "x"], "simple": ["y", "y"]}
+        >>> fit = fit_elo([{"ppo": 1, "simple": 2}] * 2 + [{"ppo": 1, "simple": 1}] * 2, prior=0,
+        ...               anchor=("y", 0.0), members=sides)
+        >>> round(fit.ratings["x"], 1)
+        190.8
     """
-    names = sorted({name for ranking in rankings for name in ranking}) if names is None else list(names)
+    if names is None:
+        everyone = members.values() if members is not None else rankings
+        names = sorted({name for group in everyone for name in group})
+    else:
+        names = list(names)
     if len(set(names)) != len(names):
         raise ValueError(f"fit_elo: entrant names must be unique, got {names}")
     if not isinstance(prior, (int, float)) or isinstance(prior, bool) or prior < 0:
@@ -228,7 +299,8 @@ def fit_elo(
         if anchor[0] not in names:
             raise ValueError(f"fit_elo: the anchor {anchor[0]!r} is not an entrant; expected one of {names}")
         fixed = names.index(anchor[0])
-    games = _encode(rankings, names)
+    sides, composition = _sides(rankings, names, members)
+    games = _encode(rankings, sides)
     weight = np.ones(len(games)) if weights is None else np.asarray(weights, dtype=float)
     if len(weight) != len(games):
         raise ValueError(f"fit_elo: expected {len(games)} weights (one per game), got {len(weight)}")
@@ -236,7 +308,8 @@ def fit_elo(
     met: set[tuple[int, int]] = set()
     for orderings in games:
         seated = sorted(orderings[0])
-        for i in seated:
+        players = set(seated) if composition is None else set(np.flatnonzero(composition[seated].any(axis=0)))
+        for i in players:
             played[names[i]] += 1
         met.update((a, b) for k, a in enumerate(seated) for b in seated[k + 1 :])
     prior_terms: dict[tuple[int, ...], float] = {}
@@ -254,7 +327,7 @@ def fit_elo(
 
     def solve(sample: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
         # Ratings are relative: pin one (the anchor, or the first entrant, then centre) so the optimum is a point.
-        theta = _fit(terms_of(sample), len(names), 0 if fixed is None else fixed, start)
+        theta = _fit(terms_of(sample), len(names), 0 if fixed is None else fixed, start, composition)
         elo = theta / _LN10_400
         return elo - elo.mean() if fixed is None else elo + anchor_elo
 
@@ -267,17 +340,19 @@ def fit_elo(
         ids = list(range(len(games))) if groups is None else list(groups)
         if len(ids) != len(games):
             raise ValueError(f"fit_elo: expected {len(games)} group ids (one per game), got {len(ids)}")
-        members: dict[Hashable, list[int]] = {}
+        in_set: dict[Hashable, list[int]] = {}
         for i, key in enumerate(ids):
-            members.setdefault(key, []).append(i)
-        sets = list(members.values())
+            in_set.setdefault(key, []).append(i)
+        sets = list(in_set.values())
         rng = np.random.default_rng(seed)
         samples = []
         for _ in range(bootstrap):
             pick = rng.integers(len(sets), size=len(sets))
             samples.append(solve(np.array([i for j in pick for i in sets[j]], dtype=int), start))
         low, high = np.percentile(np.array(samples), [2.5, 97.5], axis=0)
-        errors = 1.959963984540054 * laplace_errors(terms_of(everything), start, fixed)  # see the module docstring
+        errors = 1.959963984540054 * laplace_errors(
+            terms_of(everything), start, fixed, composition
+        )  # see the module docstring
         low, high = np.minimum(low, elo - errors), np.maximum(high, elo + errors)
         intervals = {name: (float(low[i]), float(high[i])) for i, name in enumerate(names)}
     return EloFit({name: float(elo[i]) for i, name in enumerate(names)}, intervals, played, anchor)

@@ -103,3 +103,35 @@ def test_bad_input_is_named():
         fit_elo([{"a": 1, "c": 2}], ["a", "b"])
     with pytest.raises(ValueError, match="prior must be a non-negative number"):
         fit_elo([{"a": 1, "b": 2}], prior=-1)
+
+
+# ------------------------------------------------------------- members of sides
+def test_members_of_sides_of_one_player_rate_that_player_as_the_side():
+    games = [{"ppo": 1, "simple": 2}] * 7 + [{"ppo": 2, "simple": 1}] * 3 + [{"ppo": 1, "simple": 1}] * 2
+    sides = fit_elo(games, anchor=("simple", 0.0), bootstrap=20, seed=3)
+    members = fit_elo(games, anchor=("y", 0.0), bootstrap=20, seed=3, members={"ppo": ["x", "x"], "simple": ["y", "y"]})
+    assert members.ratings["x"] == pytest.approx(sides.ratings["ppo"], abs=1e-3)
+    assert members.intervals["x"] == pytest.approx(sides.intervals["ppo"], abs=1e-3)
+    assert members.games == {"x": 12, "y": 12}
+
+
+def test_a_member_in_two_sides_gets_one_rating_from_both():
+    # x is strong: its side wins with either teammate; z is weak
+    games = [{"xy": 1, "yz": 2}] * 8 + [{"xz": 1, "yz": 2}] * 6 + [{"xy": 1, "xz": 2}] * 5 + [{"xy": 2, "xz": 1}] * 3
+    fit = fit_elo(games, members={"xy": ["x", "y"], "yz": ["y", "z"], "xz": ["x", "z"]}, prior=0.5)
+    assert fit.order() == ["x", "y", "z"]
+    assert fit.games == {"x": 22, "y": 22, "z": 22}
+
+
+def test_members_that_always_play_together_cannot_be_told_apart():
+    games = [{"duo": 1, "c": 2}] * 5 + [{"duo": 2, "c": 1}] * 3
+    fit = fit_elo(games, members={"duo": ["a", "b"], "c": ["c"]}, bootstrap=10, anchor=("c", 0.0))
+    assert fit.intervals["a"] == (-np.inf, np.inf) and fit.intervals["b"] == (-np.inf, np.inf)
+    assert all(np.isfinite(fit.intervals["c"]))
+
+
+def test_members_must_be_players():
+    with pytest.raises(ValueError, match=r"the side 'duo' has member 'q', not one of the players \['a', 'b'\]"):
+        fit_elo([{"duo": 1, "b": 2}], names=["a", "b"], members={"duo": ["q"], "b": ["b"]})
+    with pytest.raises(ValueError, match=r"the side 'duo' has no members"):
+        fit_elo([{"duo": 1, "b": 2}], members={"duo": [], "b": ["b"]})
