@@ -7,20 +7,37 @@ One :class:`rich.live.Live` holds the games progress bar and a panel that the to
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
 from arena.cli._text import plain
+from arena.cli.standings import pace_text
 
 __all__ = ["LiveBoard", "sprt_line", "standings_table"]
 
 
 def sprt_line(state: Any, test: Any, names: list[str]) -> str:
-    """``LLR 1.23 in [-2.94, 2.94] after 14 pairs: ...`` (the verdict when there is one)."""
+    """Where the test stands: ``LLR +1.23, between the bounds -2.94 and +2.94, after 14 pairs``
+    while it runs; ``LLR +3.07, past the upper bound +2.94, after 20 pairs: H1 accepted, ...``
+    once it has decided (the verdict is the one at the first crossing).
+
+    Example:
+        >>> from arena.evaluation import SPRT
+        >>> test = SPRT(0, 100)
+        >>> sprt_line(test.state([0, 1, 3, 6, 10]), test, ["a", "b"]).split(": ", 1)[1]
+        'LLR +4.94, past the upper bound +2.94, after 20 pairs: H1 accepted, a is stronger by about 100 Elo or more'
+    """
     unit = "pairs" if test.pentanomial else "games"
+    if state.llr >= state.upper:
+        where = f"past the upper bound {state.upper:+.2f}"
+    elif state.llr <= state.lower:
+        where = f"past the lower bound {state.lower:+.2f}"
+    else:
+        where = f"between the bounds {state.lower:+.2f} and {state.upper:+.2f}"
     text = (
         f"SPRT elo0={test.elo0:g} elo1={test.elo1:g} (alpha={test.alpha:g}, beta={test.beta:g}): "
-        f"LLR {state.llr:+.2f} in [{state.lower:.2f}, {state.upper:.2f}] after {state.units} {unit}"
+        f"LLR {state.llr:+.2f}, {where}, after {state.units} {unit}"
     )
     if state.verdict == "H1":
         text += f": H1 accepted, {names[0]} is stronger by about {test.elo1:g} Elo or more"
@@ -30,22 +47,43 @@ def sprt_line(state: Any, test: Any, names: list[str]) -> str:
 
 
 def standings_table(result: Any) -> Any:
-    """A rich table: place, entrant, batch Elo, games, and the interval to the next entrant; in an
-    adaptive run (``result.separation`` set) also whether each judged pair is separated."""
+    """A rich table: place, entrant, the figure the standings rank by (batch Elo, or a ``"return"``
+    env's mean return per game), games, and the interval to the next entrant; in an adaptive run
+    (``result.separation`` set) also whether each judged pair is separated."""
     import rich.box
     import rich.table
 
-    fit = result.elo()
-    order = fit.order()
+    from arena.tournament.evaluation_inputs import return_estimate
+
+    by_return = result.result_kind == "return"
+    if by_return:
+        means = {name: return_estimate(result.games, name).mean for name in result.entrants}
+        known = {name: mean for name, mean in means.items() if not math.isnan(mean)}
+        order = sorted(known, key=lambda name: (-known[name], name)) + sorted(set(means) - set(known))
+        figure = {name: "-" if math.isnan(means[name]) else f"{means[name]:+.2f}" for name in order}
+        games = {name: sum(1 for g in result.games if g.returns and name in g.returns) for name in order}
+    else:
+        fit = result.elo()
+        order = fit.order()
+        figure = {name: f"{fit.ratings[name]:+.0f}" for name in order}
+        games = {name: fit.games.get(name, 0) for name in order}
     adaptive = result.separation is not None
     apart = {(a, b): ok for a, b, ok in (result.separation or [])}
     table = rich.table.Table(
-        title="standings so far (batch Elo; interval of the score against the next below)",
+        title=f"standings so far ({'mean return per game' if by_return else 'batch Elo'}; "
+        "95% interval of the score against the next below)",
         box=rich.box.SIMPLE_HEAD,
         padding=(0, 1),
         title_justify="left",
     )
-    for column in ("#", "agent", "elo", "games", "vs next: score [95%]", *(("separated",) if adaptive else ())):
+    for column in (
+        "#",
+        "agent",
+        "return/game" if by_return else "elo",
+        "games",
+        "vs next: score [95%]",
+        *(("separated",) if adaptive else ()),
+    ):
         table.add_column(column, justify="left" if column == "agent" else "right", no_wrap=column == "agent")
     for place, name in enumerate(order, 1):
         below = order[place] if place < len(order) else None
@@ -61,12 +99,17 @@ def standings_table(result: Any) -> Any:
         table.add_row(
             str(place),
             plain(name),
-            f"{fit.ratings[name]:+.0f}",
-            str(fit.games.get(name, 0)),
+            figure[name],
+            str(games[name]),
             cell,
             *(() if sep is None else (sep,)),
         )
     return table
+
+
+def _pace(games: int, seconds: float) -> str:
+    """The progress bar's pace (empty until a game has finished)."""
+    return pace_text(games, seconds) if games > 0 else ""
 
 
 class LiveBoard:
@@ -108,8 +151,7 @@ class LiveBoard:
             self.live = Live(self._renderable(), console=self.console, refresh_per_second=4, transient=False)
             self.live.start()
         elapsed = time.perf_counter() - self.start
-        rate = (done - self.first_done) / elapsed if elapsed > 0 else 0.0
-        self.bar.update(self.task, completed=done, total=max(total, done), rate=f"{rate:,.1f} games/s")
+        self.bar.update(self.task, completed=done, total=max(total, done), rate=_pace(done - self.first_done, elapsed))
 
     def monitor(self, result: Any) -> None:
         """Show where the evaluation stands (the tournament calls this after each round)."""

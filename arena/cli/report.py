@@ -40,7 +40,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--png", default=None, metavar="FILE", help="write the heatmap, ratings and meta-game plot")
     parser.add_argument("--anchor", default=None, metavar="NAME=ELO", help="fix one entrant's Elo, e.g. random=0")
     parser.add_argument(
-        "--bootstrap", type=int, default=200, help="bootstrap resamples for the Elo intervals (default 200)"
+        "--bootstrap",
+        type=int,
+        default=200,
+        help="bootstrap resamples for the Elo intervals (default 200, as in arena tournament)",
     )
     parser.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (default 0)")
     parser.set_defaults(run=run)
@@ -124,45 +127,21 @@ def _replay_links(dbs: list[str], html: str, origins: dict[int, tuple[str, int]]
     return link
 
 
-def _fmt(value: Any, spec: str) -> str:
-    return "-" if value is None or (isinstance(value, float) and not math.isfinite(value)) else format(value, spec)
-
-
 def print_report(report: dict[str, Any], console: Any) -> None:
-    """The standings and the pairwise table as rich tables."""
-    import rich.table
+    """The standings (with Nash weights and alpha-rank), the pairwise table and where the figures
+    disagree: the tables ``arena tournament`` prints, from the same analysis."""
+    from arena.cli.standings import members_table, meta_game_table, metric_notes, print_pairs, standings_table
 
-    anchor = report["anchor"]
-    table = rich.table.Table(
-        title=plain(
-            f"{report['env']['factory']}: {report['games']} games; batch Elo "
-            f"({'anchored at ' + anchor[0] + ' = ' + format(anchor[1], 'g') if anchor else 'mean 0'}, "
-            f"95% bootstrap interval), Nash averaging, alpha-rank"
-        )
+    console.print(
+        plain(f"{report['env']['factory']}: {report['games']} games from {report['sources']}"), soft_wrap=True
     )
-    for column in ("#", "agent", "elo", "95% interval", "score", "W-D-L", "openskill", "nash", "alpha-rank"):
-        table.add_column(column, justify="left" if column == "agent" else "right")
-    for place, row in enumerate(report["standings"], 1):
-        table.add_row(
-            str(place),
-            plain(row["name"]),
-            _fmt(row["elo"], "+.0f"),
-            f"{_fmt(row['elo_low'], '+.0f')} .. {_fmt(row['elo_high'], '+.0f')}",
-            _fmt(row["score"], ".0%"),
-            f"{row['wins']}-{row['draws']}-{row['losses']}",
-            f"{_fmt(row['mu'], '.1f')} ± {_fmt(row['sigma'], '.1f')}",
-            _fmt(row["nash_weight"], ".3f"),
-            _fmt(row["alpha_rank"], ".3f"),
-        )
-    console.print(table)
-    names = report["entrants"]
-    pairs = rich.table.Table(title="score rate of row against column")
-    pairs.add_column("")
-    for name in names:
-        pairs.add_column(plain(name), justify="center")
-    for i, name in enumerate(names):
-        pairs.add_row(plain(name), *["-" if i == j else _fmt(v, ".0%") for j, v in enumerate(report["score_table"][i])])
-    console.print(pairs)
+    console.print(standings_table(report))
+    if report["members"]:
+        console.print(members_table(report))
+    print_pairs(report, console)
+    console.print(meta_game_table(report))
+    for note in metric_notes(report):
+        console.print(plain(note), soft_wrap=True)
     if report["unmet"]:
         console.print(
             plain(f"never met (even in the meta-game): {', '.join(' vs '.join(p) for p in report['unmet'])}"),

@@ -16,16 +16,16 @@ Running the same command again resumes from the ``--db`` file: only missing game
 from __future__ import annotations
 
 import argparse
-import math
 import time
 from typing import Any
 
 from arena.cli._arguments import env_arguments
+from arena.cli.standings import pace_text, print_result, print_separation
 from arena.errors import MissingDependencyError
 from arena.specs.agents import parse_agents
 from arena.specs.options import parse_anchor, parse_env_options
+from arena.tournament.analysis import DEFAULT_BOOTSTRAP
 from arena.tournament.schedule import MODES
-from arena.tournament.stats import Z_95
 from arena.tournament.store import check_output
 from arena.tournament.tournament import TournamentResult, run_tournament
 
@@ -161,8 +161,9 @@ def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
     evaluation.add_argument(
         "--bootstrap",
         type=int,
-        default=100,
-        help="bootstrap resamples of game sets for the batch Elo intervals (default 100; 0: none)",
+        default=DEFAULT_BOOTSTRAP,
+        help=f"bootstrap resamples of game sets for the batch Elo intervals (default {DEFAULT_BOOTSTRAP}, as in "
+        "arena report, so the same games show the same intervals; 0: none)",
     )
 
 
@@ -210,12 +211,16 @@ class _ProgressBar:
             self.bar.start()
             self.task = self.bar.add_task("games", total=total, completed=done, rate="")
         elapsed = time.perf_counter() - self.start
-        rate = (done - self.first_done) / elapsed if elapsed > 0 else 0.0
-        self.bar.update(self.task, completed=done, rate=f"{rate:,.1f} games/s")
+        self.bar.update(self.task, completed=done, rate=_pace(done - self.first_done, elapsed))
 
     def stop(self) -> None:
         if self.bar is not None:
             self.bar.stop()
+
+
+def _pace(games: int, seconds: float) -> str:
+    """The progress bar's pace (empty until a game has finished)."""
+    return pace_text(games, seconds) if games > 0 else ""
 
 
 def _play(rich: Any, console: Any, no_progress: bool, play: Any) -> TournamentResult:
@@ -293,18 +298,23 @@ def run(args: argparse.Namespace) -> int:
         )
     finally:
         board.stop()
-    print_result(result, console)
+    print_result(result, console, bootstrap=args.bootstrap)
     if result.sprt is not None:
         console.print(
             sprt_line(result.sprt_state, result.sprt, result.entrants), soft_wrap=True, markup=False, highlight=False
         )
-    print_elo(result, console, bootstrap=args.bootstrap)
+    print_separation(result, console)
     if args.report:
         from arena.tournament.report import save_report
 
-        console.print(f"report: {save_report(result, args.report)}", soft_wrap=True, markup=False, highlight=False)
+        console.print(
+            f"report: {save_report(result, args.report, bootstrap=args.bootstrap)}",
+            soft_wrap=True,
+            markup=False,
+            highlight=False,
+        )
     if args.export:
-        result.export(args.export)
+        result.export(args.export, bootstrap=args.bootstrap)
         console.print(
             f"exported {len(result.games)} games to {args.export}", soft_wrap=True, markup=False, highlight=False
         )
@@ -334,187 +344,3 @@ def run_demo_command(args: argparse.Namespace) -> int:
         highlight=False,
     )
     return 0
-
-
-def _text(value: Any) -> Any:
-    """A table cell or header that shows ``value`` as it is: names, reasons and paths come from
-    agents and files, and rich would read ``[bold]`` or ``[/data/x.zip]`` in them as markup."""
-    from arena.cli._text import plain
-
-    return plain(value)
-
-
-def _table(title: str) -> Any:
-    """A table that fits 80 columns: no vertical rules, one space between columns."""
-    import rich.box
-    import rich.table
-
-    return rich.table.Table(title=title, box=rich.box.SIMPLE_HEAD, padding=(0, 1), title_justify="left")
-
-
-def members_text(spec: Any) -> str:
-    """An entrant's members, one line each in the side's seat order (a repeat counted: ``random x2``);
-    a plain entrant in a team game plays every seat of its side, each seat its own agent.
-
-    Example:
-        >>> from arena.specs.agents import AgentSpec
-        >>> print(members_text(AgentSpec.parse("duo=random+random+beat_most_common")))
-        random x2
-        beat_most_common
-        >>> members_text(AgentSpec.parse("random"))
-        'random in every seat'
-    """
-    if not spec.members:
-        return f"{spec.label()} in every seat"
-    lines: list[list[Any]] = []
-    for member in spec.members:
-        text = member.label()  # a trained folder by its name
-        if lines and lines[-1][0] == text:
-            lines[-1][1] += 1
-        else:
-            lines.append([text, 1])
-    shared = " (one policy)" if spec.shared else ""
-    return "\n".join(text + (f" x{count}" if count > 1 else "") for text, count in lines) + shared
-
-
-def print_elo(result: TournamentResult, console: Any, bootstrap: int = 100) -> None:
-    """Print the batch Elo fit (anchored as asked) with 95% intervals (bootstrap over game sets,
-    widened to the likelihood's own interval where the sets are too few to vary)."""
-    if not any(game.ranks for game in result.games):
-        return
-    fit = result.elo(bootstrap=bootstrap)
-    anchor = f"anchored at {fit.anchor[0]} = {fit.anchor[1]:g}" if fit.anchor else "mean 0"
-    table = _table(
-        f"batch Elo (all games at once, {anchor}; 95% interval: bootstrap over game sets, at least the likelihood's)"
-    )
-    for column in ("#", "agent", "elo", "95% interval", "games"):
-        table.add_column(column, justify="left" if column == "agent" else "right", no_wrap=column == "agent")
-    for place, name in enumerate(fit.order(), 1):
-        low, high = fit.intervals.get(name, (math.nan, math.nan))
-        interval = f"{low:+.0f} .. {high:+.0f}" if name in fit.intervals else "-"
-        table.add_row(str(place), _text(name), f"{fit.ratings[name]:+.0f}", interval, str(fit.games[name]))
-    console.print(table)
-    if result.separation is not None:  # an adaptive run: say where it stopped
-        open_pairs = [f"{a} vs {b}" for a, b, apart in result.separation if not apart]
-        console.print(
-            "every pair is separated"
-            if not open_pairs
-            else f"not separated within the budget: {', '.join(open_pairs)}",
-            soft_wrap=True,
-            markup=False,
-            highlight=False,
-        )
-
-
-def _print_faults(result: TournamentResult, console: Any) -> None:
-    """Exclusions and forfeits, one line per kind (their texts escaped: they come from agents)."""
-    from arena.cli._text import escape
-
-    for name, reason in result.excluded.items():
-        console.print(f"[red]excluded[/red] {escape(name)}: {escape(reason)}", soft_wrap=True, highlight=False)
-    reasons: dict[tuple[str, str], int] = {}
-    for game in result.forfeits:
-        key = (game.forfeit or "?", (game.error or "").split(" (at ")[0].split("; ")[0])  # one line per kind
-        reasons[key] = reasons.get(key, 0) + 1
-    for (name, reason), count in sorted(reasons.items()):
-        console.print(
-            f"[yellow]forfeit[/yellow] {escape(name)} x{count}: {escape(reason)}", soft_wrap=True, highlight=False
-        )
-
-
-def _print_ratings(result: TournamentResult, console: Any) -> None:
-    names, teams = result.entrants, bool(result.teams)
-    ratings = _table(f"{'team ' if teams else ''}ratings (openskill Plackett-Luce; sorted by mu - 3 sigma)")
-    any_forfeits = bool(result.forfeits)
-    for column in (
-        "#",
-        "team" if teams else "agent",
-        "mu ± 95%",
-        "score",
-        "games",
-        *(("forfeits",) if any_forfeits else ()),
-    ):
-        ratings.add_column(column, justify="left" if column in ("agent", "team") else "right", no_wrap=True)
-    for place, rating in enumerate(result.leaderboard(), 1):
-        pair_games = [result.pairings[rating.name, other] for other in names if (rating.name, other) in result.pairings]
-        played = sum(stats.games for stats in pair_games)
-        score = sum(stats.wins + stats.draws / 2 for stats in pair_games) / played if played else float("nan")
-        forfeits = sum(1 for game in result.forfeits if game.forfeit == rating.name)
-        ratings.add_row(
-            str(place),
-            _text(rating.name),
-            f"{rating.mu:.1f} ± {Z_95 * rating.sigma:.1f}",
-            f"{score:.0%}",
-            str(rating.games),
-            *((str(forfeits),) if any_forfeits else ()),
-        )
-    console.print(ratings)
-    if not teams:
-        return
-    console.print("members of each team, in the seat order of its side:", markup=False, highlight=False)
-    for name in names:
-        lines = members_text(result.specs[name]).split("\n")
-        console.print(
-            _text(f"  {name}: {lines[0]}" + "".join(f"\n  {' ' * len(name)}  {line}" for line in lines[1:])),
-            soft_wrap=True,
-            highlight=False,
-        )
-    console.print()
-    contributions = _table(
-        "member contributions (openskill team model: each member rated inside the teams it played in)"
-    )
-    for column in ("member", "mu ± 95%", "games", "in teams"):
-        left = column in ("member", "in teams")
-        contributions.add_column(column, justify="left" if left else "right", no_wrap=not left, overflow="fold")
-    for rating in sorted(result.member_ratings.values(), key=lambda r: (-r.ordinal, r.name)):
-        entrants = "\n".join(name for name in names if rating.name in result.members_of(name))
-        contributions.add_row(
-            _text(result.member_labels.get(rating.name, rating.name)),
-            f"{rating.mu:.1f} ± {Z_95 * rating.sigma:.1f}",
-            str(rating.games),
-            _text(entrants),
-        )
-    console.print(contributions)
-
-
-def _print_pairs(result: TournamentResult, console: Any) -> None:
-    """The score table, its columns numbered by the rows' places so that long names do not widen it."""
-    names = result.entrants
-    pairs = _table("score rate of row against column, % [95% Wilson interval]; W-D-L, mean return of row")
-    pairs.add_column("", no_wrap=True)
-    for number in range(1, len(names) + 1):
-        pairs.add_column(str(number), justify="center", overflow="fold")
-    for number, a in enumerate(names, 1):
-        cells = []
-        for b in names:
-            stats = result.pairings.get((a, b))
-            if a == b or stats is None or not stats.games:
-                cells.append("-")
-                continue
-            low, high = stats.interval
-            mean = (stats.mean_return or {}).get(a)
-            returns = "" if mean is None else f" {mean:+.2f}"
-            cells.append(
-                f"{stats.score:.0%} [{100 * low:.0f}-{100 * high:.0f}]\n"
-                f"{stats.wins}-{stats.draws}-{stats.losses}{returns}"
-            )
-        pairs.add_row(_text(f"{number} {a}"), *cells)
-    console.print(pairs)
-
-
-def print_result(result: TournamentResult, console: Any) -> None:
-    """Print exclusions, forfeits, the ratings table and the pairwise score-rate table, within 80 columns."""
-    _print_faults(result, console)
-    _print_ratings(result, console)
-    _print_pairs(result, console)
-    errors = len(result.errors)
-    rate = result.games_per_second
-    console.print(
-        f"{len(result.games)} of {result.scheduled} games stored ({result.played} played now at {rate:,.1f} games/s, "
-        f"{max(0, len(result.games) - result.played)} resumed)"
-        + (f"; {errors} games failed in the env" if errors else "")
-        + ("" if result.db == ":memory:" else f"; results in {result.db}"),
-        soft_wrap=True,
-        markup=False,
-        highlight=False,
-    )

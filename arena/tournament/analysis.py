@@ -15,13 +15,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from arena.errors import ReportError
 from arena.specs.agents import AgentSpec, EnvSpec
 from arena.tournament.reading import open_results, read_entrants, read_env, read_games, read_rules
 from arena.tournament.result import TournamentResult
 from arena.tournament.store import ResultsFileError
 
-__all__ = ["load_results", "analyse"]
+__all__ = ["load_results", "analyse", "declared_result_kind", "member_rows", "DEFAULT_BOOTSTRAP"]
+
+#: Bootstrap resamples behind the batch Elo intervals wherever none are asked for: ``arena tournament``,
+#: ``arena report``, the JSON export and the pictures use the same number, so one set of games shows one interval.
+DEFAULT_BOOTSTRAP = 200
 
 
 def load_results(
@@ -128,6 +134,7 @@ def load_results(
         specs=specs,
         duplicate=duplicate,
         anchor=anchor,
+        result_kind=declared_result_kind(env),
     )
 
 
@@ -143,76 +150,181 @@ def _distinct(paths: Sequence[str | Path]) -> list[str | Path]:
     return kept
 
 
-def _clean(value: float) -> float | None:
+def _clean(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else float(value)
 
 
-def analyse(result: TournamentResult, *, bootstrap: int = 200, seed: int = 0, alpha: float = 10.0) -> dict[str, Any]:
-    """Everything a report shows, as plain JSON-able data.
+def declared_result_kind(env: EnvSpec) -> str:
+    """The result kind ``env``'s factory declares, read from its class without building it
+    (:func:`arena.env.factory_result_kind`); the default ``"ranks"`` when the factory cannot be
+    looked up (a report reads files whose env may not be installed here)."""
+    from arena.env import factory_result_kind
+    from arena.registry import resolve
 
-    Keys: ``env``, ``entrants``, ``games`` (count), ``standings`` (batch Elo order with
-    intervals, score, W/D/L, openskill mu/sigma, Nash weight, alpha-rank mass), ``pairwise``
-    (row against column), ``nash`` and ``alpha_rank`` (per entrant), ``unmet`` (pairs that never
-    met, counted as even in the meta-game).
+    try:
+        factory = resolve("env", env.factory)
+    except Exception:  # any failure to look it up: the file's games are still reported, by ranks
+        return "ranks"
+    return factory_result_kind(factory)
+
+
+def analyse(
+    result: TournamentResult, *, bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = 0, alpha: float = 10.0
+) -> dict[str, Any]:
+    """Everything a report shows, as plain JSON-able data: one source for ``arena tournament``'s
+    tables, ``arena report``'s tables, its HTML page, its picture and both JSON exports.
+
+    Keys: ``env``, ``entrants``, ``games`` (count), ``result_kind`` and ``ranked_by`` (what a
+    game's result is, and the figure the standings are ordered by: ``"elo"`` or
+    ``"mean_return"``), ``interval`` (every interval is 95%), ``standings`` (one row per entrant:
+    games (ranked games played), W/D/L and score (over every opponent met in them: a game of ``k``
+    players is ``k - 1`` comparisons); batch Elo with its interval; mean return per game with its interval
+    over duplicate sets; openskill ``mu`` with ``sigma`` and its 95% interval ``mu_low`` ..
+    ``mu_high``; Nash weight; alpha-rank mass), ``pairwise`` (row against column),
+    ``score_table`` (and ``return_table`` for a ``"return"`` env), ``meta_game`` (what the
+    meta-game's payoff is), ``members`` (in a team game: each member's batch Elo inside the
+    teams it played in) and ``unmet`` (pairs that never met, counted as even in the meta-game).
+
+    Figures that do not apply to the env's result kind are ``None``: a ``"return"`` env (poker's
+    chips) is ranked by mean return, and neither Elo nor openskill (which rate who won a game)
+    is given for it.
     """
     from arena.evaluation.metagame import alpha_rank, nash_average, payoff_matrix
+    from arena.evaluation.results import Z_95
+    from arena.tournament.evaluation_inputs import return_estimate, return_table
 
     names = result.entrants
-    fit = result.elo(bootstrap=bootstrap, seed=seed)
-    try:
-        openskill = result.ratings
-    except ImportError:
-        openskill = {}
+    kind = result.result_kind
+    by_return = kind == "return"
+    fit = None if by_return else result.elo(bootstrap=bootstrap, seed=seed)
+    openskill: dict[str, Any] = {}
+    if not by_return:
+        try:
+            openskill = result.ratings
+        except ImportError:
+            openskill = {}
     table = result.score_table()
-    unmet = [(a, b) for i, a in enumerate(names) for j, b in enumerate(names) if i < j and math.isnan(table[i][j])]
-    matrix = payoff_matrix(table) if names else None
-    nash = nash_average(matrix) if matrix is not None else None
-    weights: Any = nash.weights if nash is not None else []
-    scores: Any = nash.scores if nash is not None else []
-    ranks = alpha_rank(matrix, alpha=alpha).pi if matrix is not None and len(names) >= 2 else [1.0] * len(names)
-    standings = []
-    for name in fit.order():
-        i = names.index(name)
+    returns = return_table(result.games, names) if by_return else None
+    meta = returns if returns is not None else table
+    unmet = [(a, b) for i, a in enumerate(names) for j, b in enumerate(names) if i < j and math.isnan(meta[i][j])]
+    nash = weights = scores = None
+    ranks: Any = [1.0] * len(names)
+    if names:
+        if returns is not None:
+            payoffs = np.nan_to_num(np.array(returns, dtype=float))
+            np.fill_diagonal(payoffs, 0.0)
+            nash = nash_average((payoffs - payoffs.T) / 2, zero_sum=True)
+            ranks = alpha_rank(payoffs, alpha=alpha).pi if len(names) >= 2 else ranks
+        else:
+            matrix = payoff_matrix(table)
+            nash = nash_average(matrix)
+            ranks = alpha_rank(matrix, alpha=alpha).pi if len(names) >= 2 else ranks
+        weights, scores = nash.weights, nash.scores
+    played = dict.fromkeys(names, 0)  # ranked games (a game of k players is one game, not k - 1 pairs)
+    for game in result.games:
+        for name in game.ranks:
+            if name in played and len(game.ranks) >= 2:
+                played[name] += 1
+    rows = []
+    for i, name in enumerate(names):
         wins = draws = losses = 0
         for other in names:
             stats = result.pairings.get((name, other))
             if stats is not None:
                 wins, draws, losses = wins + stats.wins, draws + stats.draws, losses + stats.losses
         count = wins + draws + losses
-        low, high = fit.intervals.get(name, (math.nan, math.nan))
+        low, high = fit.intervals.get(name, (math.nan, math.nan)) if fit else (math.nan, math.nan)
         skill = openskill.get(name)
-        standings.append(
+        mean = return_estimate(result.games, name)
+        rows.append(
             {
                 "name": name,
-                "elo": fit.ratings[name],
-                "elo_low": _clean(low),
-                "elo_high": _clean(high),
-                "games": count,
+                "games": played[name],
                 "wins": wins,
                 "draws": draws,
                 "losses": losses,
                 "score": (wins + draws / 2) / count if count else None,
+                "forfeits": sum(1 for game in result.forfeits if game.forfeit == name),
+                "elo": fit.ratings[name] if fit else None,
+                "elo_low": _clean(low),
+                "elo_high": _clean(high),
+                "mean_return": _clean(mean.mean),
+                "return_low": _clean(mean.low),
+                "return_high": _clean(mean.high),
+                "return_sets": mean.units,
                 "mu": skill.mu if skill else None,
                 "sigma": skill.sigma if skill else None,
-                "nash_weight": float(weights[i]),
-                "nash_score": float(scores[i]),
+                "mu_low": skill.mu - Z_95 * skill.sigma if skill else None,
+                "mu_high": skill.mu + Z_95 * skill.sigma if skill else None,
+                "nash_weight": float(weights[i]) if weights is not None else None,
+                "nash_score": float(scores[i]) if scores is not None else None,
                 "alpha_rank": float(ranks[i]),
                 "factory": result.specs[name].describe() if name in result.specs else None,
                 "label": result.specs[name].label() if name in result.specs else name,
             }
         )
-    pairwise = [stats.as_dict() for (a, b), stats in result.pairings.items() if a != b]
+    key = "mean_return" if by_return else "elo"
+
+    def rank(row: dict[str, Any]) -> tuple[float, str]:
+        value = row[key]
+        return (-float(value) if value is not None else math.inf, str(row["name"]))
+
+    rows.sort(key=rank)
+    pairwise = []
+    for (a, b), stats in result.pairings.items():
+        if a == b:
+            continue
+        entry = stats.as_dict()
+        if by_return:
+            versus = return_estimate(result.games, a, b)
+            entry.update(
+                {
+                    "return": _clean(versus.mean),
+                    "return_low": _clean(versus.low),
+                    "return_high": _clean(versus.high),
+                    "return_sets": versus.units,
+                }
+            )
+        pairwise.append(entry)
     return {
         "env": {"factory": result.env.factory, "kwargs": result.env.kwargs},
         "sources": result.db,
         "entrants": list(names),
         "excluded": result.excluded,
         "games": len(result.games),
+        "errors": len(result.errors),
         "duplicate": result.duplicate,
-        "anchor": list(fit.anchor) if fit.anchor else None,
+        "result_kind": kind,
+        "ranked_by": key,
+        "interval": "95%",
+        "anchor": list(fit.anchor) if fit and fit.anchor else None,
         "bootstrap": bootstrap,
-        "standings": standings,
+        "standings": rows,
         "pairwise": pairwise,
         "score_table": [[_clean(x) for x in row] for row in table],
+        **({"return_table": [[_clean(x) for x in row] for row in returns]} if returns is not None else {}),
+        "meta_game": "mean return" if by_return else "score rate",
+        "members": member_rows(result, bootstrap=bootstrap, seed=seed) if result.teams and not by_return else [],
         "unmet": [list(pair) for pair in unmet],
     }
+
+
+def member_rows(result: TournamentResult, *, bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = 0) -> list[dict[str, Any]]:
+    """Each member of a team game's entrants with its batch Elo inside the teams it played in
+    (:meth:`TournamentResult.member_elo`), best first: its contribution, on the entrants' scale."""
+    fit = result.member_elo(bootstrap=bootstrap, seed=seed)
+    rows = []
+    for name in fit.order():
+        low, high = fit.intervals.get(name, (math.nan, math.nan))
+        rows.append(
+            {
+                "name": name,
+                "label": result.member_labels.get(name, name),
+                "elo": fit.ratings[name],
+                "elo_low": _clean(low),
+                "elo_high": _clean(high),
+                "games": fit.games.get(name, 0),
+                "teams": [entrant for entrant in result.entrants if name in result.members_of(entrant)],
+            }
+        )
+    return rows

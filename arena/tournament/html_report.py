@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from arena.evaluation.results import result_description
 from arena.tournament.game import GameResult
 
 __all__ = ["render_html", "write_html", "game_link", "GameLink"]
@@ -68,46 +69,108 @@ def render_html(
     e = html.escape
     env = report["env"]
     heading = title or f"{env['factory']}: {report['games']} games, {len(report['entrants'])} entrants"
+    by_return = report.get("ranked_by") == "mean_return"
+    kind = report.get("result_kind", "ranks")
+    anchor = report["anchor"]
+    fixed = f"anchored at {e(str(anchor[0]))} = {format(anchor[1], 'g')}" if anchor else "mean 0"
+    ranked = (
+        f"Ranked by mean return per game (a {kind} env): 95% intervals over duplicate sets. Elo and openskill "
+        "rate who won a game, which this env does not rank by, so they are not given."
+        if by_return
+        else f"Ranked by {e(result_description(kind))} (a {kind} env): batch Elo, maximum likelihood over all "
+        f"games ({fixed}), 95% intervals from {report['bootstrap']} bootstrap resamples of game sets, "
+        "at least the likelihood's own; mu: openskill's skill, &plusmn; its 95% interval."
+    )
     out = [
         f"<!doctype html><html><head><meta charset='utf-8'><title>{e(heading)}</title>",
         f"<style>{_STYLE}</style></head><body>",
         f"<h1>{e(heading)}</h1>",
         f"<p class='note'>Results from {e(str(report['sources']))}. "
         + ("Games came in duplicate sets (one chance seed, seats rotated). " if report["duplicate"] else "")
-        + f"Batch Elo: maximum likelihood over all games ({'anchored at ' + e(str(report['anchor'][0])) + ' = ' + format(report['anchor'][1], 'g') if report['anchor'] else 'mean 0'}), "
-        f"95% intervals from {report['bootstrap']} bootstrap resamples of game sets.</p>",
+        + f"{ranked} Every interval and &plusmn; on this page is 95%.</p>",
     ]
+    figures = (
+        "<th>return/game</th><th>95% interval</th><th>score</th>"
+        if by_return
+        else "<th>Elo</th><th>95% interval</th><th>score</th><th>mu &plusmn; 95%</th>"
+    )
     out.append(
-        "<table id='standings'><caption>Standings</caption><tr><th>#</th><th>agent</th><th>Elo</th>"
-        "<th>95% interval</th><th>score</th><th>W-D-L</th><th>openskill mu &plusmn; sigma</th>"
-        "<th>Nash weight</th><th>Nash score</th><th>alpha-rank</th></tr>"
+        "<table id='standings'><caption>Standings</caption><tr><th>#</th><th>agent</th>"
+        f"{figures}<th>W-D-L</th><th>games</th><th>Nash weight</th><th>Nash score</th><th>alpha-rank</th></tr>"
     )
     for place, row in enumerate(report["standings"], 1):
+        if by_return:
+            figure_cells = (
+                f"<td>{_num(row['mean_return'], '+.2f')}</td>"
+                f"<td>{_num(row['return_low'], '+.2f')} .. {_num(row['return_high'], '+.2f')}</td>"
+                f"<td>{_num(row['score'], '.1%')}</td>"
+            )
+        else:
+            half = None if row["mu_high"] is None else row["mu_high"] - row["mu"]
+            figure_cells = (
+                f"<td>{_num(row['elo'], '+.0f')}</td>"
+                f"<td>{_num(row['elo_low'], '+.0f')} .. {_num(row['elo_high'], '+.0f')}</td>"
+                f"<td>{_num(row['score'], '.1%')}</td><td>{_num(row['mu'], '.1f')} &plusmn; {_num(half, '.1f')}</td>"
+            )
         out.append(
-            f"<tr><td>{place}</td><td class='name' title='{e(str(row['factory']))}'>{e(row['name'])}</td>"
-            f"<td>{_num(row['elo'], '+.0f')}</td><td>{_num(row['elo_low'], '+.0f')} .. {_num(row['elo_high'], '+.0f')}</td>"
-            f"<td>{_num(row['score'], '.1%')}</td><td>{row['wins']}-{row['draws']}-{row['losses']}</td>"
-            f"<td>{_num(row['mu'], '.1f')} &plusmn; {_num(row['sigma'], '.1f')}</td>"
+            f"<tr><td>{place}</td><td class='name' title='{e(str(row['factory']))}'>{e(row['name'])}</td>{figure_cells}"
+            f"<td>{row['wins']}-{row['draws']}-{row['losses']}</td><td>{row['games']}</td>"
             f"<td>{_num(row['nash_weight'], '.3f')}</td><td>{_num(row['nash_score'], '+.3f')}</td>"
             f"<td>{_num(row['alpha_rank'], '.3f')}</td></tr>"
         )
     out.append("</table>")
     names = report["entrants"]
+    versus = {(row["first"], row["second"]): row for row in report["pairwise"]}
+    caption = (
+        "Mean return per game of row against column (95% interval; games)"
+        if by_return
+        else "Score rate of row against column (95% Wilson interval; games)"
+    )
     out.append(
-        "<table id='pairwise'><caption>Score rate of row against column</caption><tr><th></th>"
+        f"<table id='pairwise'><caption>{caption}</caption><tr><th></th>"
         + "".join(f"<th>{e(n)}</th>" for n in names)
         + "</tr>"
     )
+    table = report["return_table"] if by_return else report["score_table"]
+    largest = max((abs(v) for row in table for v in row if v is not None), default=0.0) or 1.0
     for i, name in enumerate(names):
         cells = []
-        for j, score in enumerate(report["score_table"][i]):
-            shown = "" if i == j else _num(score, ".0%")
+        for j, value in enumerate(table[i]):
+            row = versus.get((name, names[j]))
+            # the colour follows the figure shown: a score rate, or a return scaled to the largest
+            score = value if not by_return or value is None else 0.5 + 0.5 * value / largest
+            if i == j or row is None:
+                shown = ""
+            elif by_return:
+                shown = (
+                    f"{_num(row['return'], '+.2f')}<br>{_num(row['return_low'], '+.2f')} .. "
+                    f"{_num(row['return_high'], '+.2f')}<br>{row['returned']} games"
+                )
+            else:
+                shown = (
+                    f"{_num(score, '.0%')}<br>{_num(row['score_low'], '.0%')} .. {_num(row['score_high'], '.0%')}"
+                    f"<br>{row['games']} games"
+                )
             cells.append(f"<td style='background:{_cell_colour(None if i == j else score)}'>{shown}</td>")
         out.append(f"<tr><th>{e(name)}</th>{''.join(cells)}</tr>")
     out.append("</table>")
+    if report.get("members"):
+        out.append(
+            "<table id='members'><caption>Member contributions: batch Elo inside the teams each member "
+            "played in</caption><tr><th>member</th><th>Elo</th><th>95% interval</th><th>games</th>"
+            "<th>in teams</th></tr>"
+        )
+        for row in report["members"]:
+            out.append(
+                f"<tr><td class='name'>{e(row['label'])}</td><td>{_num(row['elo'], '+.0f')}</td>"
+                f"<td>{_num(row['elo_low'], '+.0f')} .. {_num(row['elo_high'], '+.0f')}</td><td>{row['games']}</td>"
+                f"<td class='name'>{e(', '.join(row['teams']))}</td></tr>"
+            )
+        out.append("</table>")
     out.append(
         "<p class='note'>Nash averaging: the maximum-entropy Nash equilibrium of the meta-game "
-        "(payoff: score rate minus 1/2); entrants with weight are the unbeaten core, and a cycle among "
+        + ("(payoff: mean return per game);" if by_return else "(payoff: score rate minus 1/2);")
+        + " entrants with weight are the unbeaten core, and a cycle among "
         "them (rock, paper, scissors) shows as shared weight. alpha-rank: the stationary mass of the "
         "evolutionary dynamics over entrants."
         + (

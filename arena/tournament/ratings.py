@@ -63,7 +63,16 @@ class Rating:
         return self.mu - Z_95 * self.sigma, self.mu + Z_95 * self.sigma
 
     def as_dict(self) -> dict[str, object]:
-        return {"name": self.name, "mu": self.mu, "sigma": self.sigma, "ordinal": self.ordinal, "games": self.games}
+        low, high = self.interval
+        return {
+            "name": self.name,
+            "mu": self.mu,
+            "sigma": self.sigma,
+            "mu_low": low,
+            "mu_high": high,
+            "ordinal": self.ordinal,
+            "games": self.games,
+        }
 
 
 def rate_games(results: Iterable[GameResult], names: list[str]) -> dict[str, Rating]:

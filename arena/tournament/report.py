@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import MissingDependencyError
+from arena.evaluation.results import result_description
 from arena.tournament.tournament import TournamentResult
 
 __all__ = ["save_report", "score_matrix", "save_evaluation_png"]
@@ -41,88 +42,121 @@ def _figure_class() -> Any:
     return Figure
 
 
-def save_report(result: TournamentResult, path: str | Path, title: str | None = None) -> Path:
-    """Draw the pairwise score rates and the ratings of ``result`` into a PNG (or any format
+def save_report(
+    result: TournamentResult,
+    path: str | Path,
+    title: str | None = None,
+    report: dict[str, Any] | None = None,
+    bootstrap: int = 200,
+) -> Path:
+    """Draw the pairwise score rates and the standings of ``result`` into a PNG (or any format
     matplotlib infers from the suffix).
 
     Left: row entrant's score rate against the column entrant, with the 95% Wilson interval
-    in each cell. Right: each entrant's rating ``mu`` with a bar of ``+-1.96 sigma``, best on top.
-    In a team game the entrants' bars name their members, and a third panel shows the
-    members' ratings inside their teams (their contributions).
+    in each cell. Right: the figure the standings rank by (batch Elo, or a ``"return"`` env's mean
+    return per game) with its 95% interval, best on top. In a team game the entrants' bars name
+    their members, and a third panel shows the members' batch Elo inside their teams (their
+    contributions).
+
+    Args:
+        report: :func:`arena.tournament.analysis.analyse` of ``result`` (default: made here, with
+            ``bootstrap`` resamples for the Elo intervals).
 
     Raises:
         MissingDependencyError: matplotlib is not installed.
     """
     figure_class = _figure_class()
+    if report is None:
+        from arena.tournament.analysis import analyse
+
+        report = analyse(result, bootstrap=bootstrap)
     names = result.entrants
     n = len(names)
     heat_width = 2.0 + 1.15 * max(n, 2)
-    members = result.member_ratings
+    members = report["members"]
     widths = [heat_width, 4.5] + ([4.5] if members else [])
     figure = figure_class(figsize=(sum(widths), 1.8 + 0.8 * max(n, 3, len(members))), layout="constrained")
     heat, bars, *member_axes = figure.subplots(1, len(widths), gridspec_kw={"width_ratios": widths})
-    matrix = score_matrix(result)
     from matplotlib import colormaps
 
-    image = heat.imshow(matrix, cmap=colormaps["RdBu"].with_extremes(bad="#eeeeee"), vmin=0.0, vmax=1.0)
-    heat.set_xticks(range(n), names, rotation=30, ha="right")
-    heat.set_yticks(range(n), names)
-    heat.set_xlabel("opponent")
-    heat.set_title("score rate of row vs column (95% CI)")
-    for i, a in enumerate(names):
-        for j, b in enumerate(names):
-            stats = result.pairings.get((a, b))
-            if i == j or stats is None or not stats.games:
-                continue
-            low, high = stats.interval
-            dark = abs(stats.score - 0.5) > 0.3
-            heat.text(
-                j,
-                i,
-                f"{stats.score:.0%}\n[{low:.0%}, {high:.0%}]",
-                ha="center",
-                va="center",
-                fontsize=8,
-                color="white" if dark else "black",
-            )
-    figure.colorbar(image, ax=heat, shrink=0.8, label="score rate")
-    board = result.leaderboard()[::-1]  # best at the top of a horizontal bar chart
-    positions = range(len(board))
-    bars.barh(
-        positions,
-        [r.mu for r in board],
-        xerr=[1.959963984540054 * r.sigma for r in board],
-        color="tab:blue",
-        alpha=0.75,
-        capsize=4,
-    )
+    _heatmap(figure, heat, report, colormaps)
+    board = report["standings"][::-1]  # best at the top of a horizontal bar chart
     labels = [
-        r.name if not result.specs[r.name].members else f"{r.name}\n({result.specs[r.name].label()})" for r in board
+        row["name"]
+        if not result.specs[row["name"]].members
+        else f"{row['name']}\n({result.specs[row['name']].label()})"
+        for row in board
     ]
-    bars.set_yticks(list(positions), labels)
-    bars.axvline(25.0, color="grey", linewidth=0.8, linestyle="--")
-    bars.set_xlabel("rating mu (openskill), bars: 95% interval")
-    bars.set_title("team ratings" if result.teams else "ratings")
+    _standing_bars(bars, board, report, labels, "tab:blue")
+    bars.set_title("team standings" if result.teams else "standings")
     if member_axes:
-        axis, ranked = member_axes[0], sorted(members.values(), key=lambda r: (r.ordinal, r.name))
-        axis.barh(
-            range(len(ranked)),
-            [r.mu for r in ranked],
-            xerr=[1.959963984540054 * r.sigma for r in ranked],
-            color="tab:green",
-            alpha=0.75,
-            capsize=4,
-        )
-        axis.set_yticks(list(range(len(ranked))), [result.member_labels.get(r.name, r.name) for r in ranked])
-        axis.axvline(25.0, color="grey", linewidth=0.8, linestyle="--")
-        axis.set_xlabel("member mu in teams (openskill)")
-        axis.set_title("member contributions")
+        axis = member_axes[0]
+        _standing_bars(axis, members[::-1], None, [row["label"] for row in members[::-1]], "tab:green")
+        axis.set_title("member contributions (inside their teams)")
     games = len(result.games)
     figure.suptitle(title or f"{result.env.factory}: {games} games, {n} entrants")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=110)
     return path
+
+
+def _heatmap(figure: Any, heat: Any, report: dict[str, Any], colormaps: Any) -> None:
+    """The pairwise table as a heatmap: score rates with their 95% Wilson intervals, or (a
+    ``"return"`` env) mean returns per game with their 95% intervals; each cell with its games."""
+    names = report["entrants"]
+    n = len(names)
+    by_return = report["ranked_by"] == "mean_return"
+    versus = {(row["first"], row["second"]): row for row in report["pairwise"]}
+    table = report["return_table"] if by_return else report["score_table"]
+    matrix = [[math.nan if value is None else value for value in row] for row in table]
+    largest = max((abs(v) for row in matrix for v in row if not math.isnan(v)), default=0.0) or 1.0
+    low_end, high_end = (-largest, largest) if by_return else (0.0, 1.0)
+    cmap = colormaps["RdBu"].with_extremes(bad="#eeeeee")
+    image = heat.imshow(matrix, cmap=cmap, vmin=low_end, vmax=high_end)
+    heat.set_xticks(range(n), names, rotation=30, ha="right")
+    heat.set_yticks(range(n), names)
+    heat.set_xlabel("opponent")
+    what = "mean return per game" if by_return else "score rate"
+    heat.set_title(f"{what}, row vs column (95%; games)")
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            row = versus.get((a, b))
+            if i == j or row is None or not row["games"] or math.isnan(matrix[i][j]):
+                continue
+            if by_return:
+                text = f"{matrix[i][j]:+.2f}\n[{_pair_end(row['return_low'])}, {_pair_end(row['return_high'])}]\n{row['returned']} games"
+            else:
+                text = f"{row['score']:.0%}\n[{row['score_low']:.0%}, {row['score_high']:.0%}]\n{row['games']} games"
+            dark = abs(matrix[i][j] - (0.0 if by_return else 0.5)) > 0.6 * (high_end - low_end) / 2
+            heat.text(j, i, text, ha="center", va="center", fontsize=7, color="white" if dark else "black")
+    figure.colorbar(image, ax=heat, shrink=0.8, label=what)
+
+
+def _pair_end(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.2f}"
+
+
+def _standing_bars(
+    axis: Any, rows: list[dict[str, Any]], report: dict[str, Any] | None, labels: list[str], colour: str
+) -> None:
+    """Bars of the figure the standings rank by, with their 95% intervals (``report`` ``None``: member Elo)."""
+    by_return = report is not None and report["ranked_by"] == "mean_return"
+    key, low_key, high_key = (
+        ("mean_return", "return_low", "return_high") if by_return else ("elo", "elo_low", "elo_high")
+    )
+    values = [row[key] if row[key] is not None else 0.0 for row in rows]
+    lows = [row[key] - row[low_key] if row[low_key] is not None and row[key] is not None else 0.0 for row in rows]
+    highs = [row[high_key] - row[key] if row[high_key] is not None and row[key] is not None else 0.0 for row in rows]
+    positions = list(range(len(rows)))
+    axis.barh(positions, values, xerr=[lows, highs], color=colour, alpha=0.75, capsize=4)
+    axis.set_yticks(positions, labels)
+    axis.axvline(0.0, color="grey", linewidth=0.8, linestyle="--")
+    if by_return:
+        axis.set_xlabel("mean return per game, bars: 95% interval")
+    else:
+        kind = "" if report is None else f" by {result_description(report['result_kind'])}"
+        axis.set_xlabel(f"batch Elo{kind}, bars: 95% interval")
 
 
 def save_evaluation_png(report: dict[str, Any], path: str | Path, title: str | None = None) -> Path:
@@ -140,34 +174,11 @@ def save_evaluation_png(report: dict[str, Any], path: str | Path, title: str | N
     heat_width = 2.0 + 1.0 * max(n, 2)
     figure = figure_class(figsize=(heat_width + 9.0, 1.8 + 0.7 * max(n, 3)), layout="constrained")
     heat, elo, meta = figure.subplots(1, 3, gridspec_kw={"width_ratios": [heat_width, 4.5, 4.5]})
-    matrix = [[math.nan if value is None else value for value in row] for row in report["score_table"]]
-    image = heat.imshow(matrix, cmap=colormaps["RdBu"].with_extremes(bad="#eeeeee"), vmin=0.0, vmax=1.0)
-    heat.set_xticks(range(n), names, rotation=30, ha="right")
-    heat.set_yticks(range(n), names)
-    heat.set_title("score rate of row vs column")
-    for i in range(n):
-        for j in range(n):
-            if i != j and not math.isnan(matrix[i][j]):
-                heat.text(
-                    j,
-                    i,
-                    f"{matrix[i][j]:.0%}",
-                    ha="center",
-                    va="center",
-                    fontsize=8,
-                    color="white" if abs(matrix[i][j] - 0.5) > 0.3 else "black",
-                )
-    figure.colorbar(image, ax=heat, shrink=0.8)
+    _heatmap(figure, heat, report, colormaps)
     board = report["standings"][::-1]
     positions = list(range(len(board)))
-    values = [row["elo"] for row in board]
-    lows = [row["elo"] - row["elo_low"] if row["elo_low"] is not None else 0.0 for row in board]
-    highs = [row["elo_high"] - row["elo"] if row["elo_high"] is not None else 0.0 for row in board]
-    elo.barh(positions, values, xerr=[lows, highs], color="tab:blue", alpha=0.75, capsize=4)
-    elo.set_yticks(positions, [row["name"] for row in board])
-    elo.axvline(0.0, color="grey", linewidth=0.8, linestyle="--")
-    elo.set_xlabel("batch Elo, bars: 95% bootstrap interval")
-    elo.set_title("ratings (all games at once)")
+    _standing_bars(elo, board, report, [row["name"] for row in board], "tab:blue")
+    elo.set_title("standings (all games at once)")
     width = 0.4
     meta.barh(
         [p + width / 2 for p in positions],

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from arena.specs.agents import AgentSpec, EnvSpec
-from arena.tournament.evaluation_inputs import elo_of, score_table
+from arena.tournament.evaluation_inputs import elo_of, kind_games, score_table
 from arena.tournament.game import GameResult
 from arena.tournament.ratings import Rating, member_keys, member_labels, rate_games, rate_members
 from arena.tournament.schedule import Lineup
@@ -45,7 +45,10 @@ class TournamentResult:
             whether its interval leaves out 1/2.
         anchor: ``(entrant, rating)`` the batch Elo fit is anchored to (``None``: mean 0).
         teams: the env's sides (``env.teams``) when it is a team game: each entrant played a
-            side, and :attr:`member_ratings` rates the members; ``None`` otherwise.
+            side, and :meth:`member_elo` rates the members; ``None`` otherwise.
+        result_kind: what a game's result is for ranking (the env's
+            :attr:`~arena.MultiAgentEnv.result_kind`): ``"outcome"`` and ``"ranks"`` games are
+            rated by their ranks as that kind counts them, ``"return"`` games by mean return.
     """
 
     env: EnvSpec
@@ -66,11 +69,34 @@ class TournamentResult:
     separation: list[tuple[str, str, bool]] | None = None
     anchor: tuple[str, float] | None = None
     teams: dict[str, tuple[str, ...]] | None = None
+    result_kind: str = "ranks"
+
+    def rated_games(self) -> Iterator[GameResult]:
+        """The games with their ranks as :attr:`result_kind` counts them (an ``"outcome"`` game of
+        three or more entrants: its winners first, everyone else tied second)."""
+        return kind_games(self.games, self.result_kind)
 
     def elo(self, bootstrap: int = 0, seed: int = 0) -> Any:
         """Elo ratings fitted to all games at once (:func:`arena.evaluation.fit_elo`), anchored as
         asked, with ``bootstrap`` resamples of game sets for 95% intervals."""
-        return elo_of(self.games, self.entrants, anchor=self.anchor, bootstrap=bootstrap, seed=seed)
+        return elo_of(self.rated_games(), self.entrants, anchor=self.anchor, bootstrap=bootstrap, seed=seed)
+
+    def member_elo(self, bootstrap: int = 0, seed: int = 0) -> Any:
+        """In a team game, Elo ratings of the members fitted to all games at once: a side's strength
+        is the mean of its seats' players' (:func:`arena.evaluation.fit_elo` with ``members``), so a
+        member gets one rating from every entrant it is part of (its contribution), and a side of one
+        player in every seat rates that player as the entrant. ``None`` without teams."""
+        if not self.teams:
+            return None
+        sizes = {len(ids) for ids in self.teams.values()}
+        members = {
+            name: [m.describe() for m in self.specs[name].side_members(next(iter(sizes)))]
+            if len(sizes) == 1
+            else self.members_of(name)
+            for name in self.entrants
+        }
+        players = list(dict.fromkeys(key for keys in members.values() for key in keys))
+        return elo_of(self.rated_games(), players, bootstrap=bootstrap, seed=seed, members=members)
 
     def score_table(self) -> list[list[float]]:
         """``table[i][j]``: entrant ``i``'s score rate against ``j`` (NaN where they never met)."""
@@ -79,12 +105,12 @@ class TournamentResult:
     @cached_property
     def pairings(self) -> dict[tuple[str, str], PairingStats]:
         """``(a, b)`` -> how ``a`` fared against ``b`` (both orders present)."""
-        return pairing_stats(self.games, self.entrants)
+        return pairing_stats(self.rated_games(), self.entrants)
 
     @cached_property
     def ratings(self) -> dict[str, Rating]:
         """Entrant -> openskill rating (needs the ``tournament`` extra)."""
-        return rate_games(self.games, self.entrants)
+        return rate_games(self.rated_games(), self.entrants)
 
     @cached_property
     def member_ratings(self) -> dict[str, Rating]:
@@ -92,7 +118,7 @@ class TournamentResult:
         member's contribution, one rating across every entrant it is part of. Empty otherwise."""
         if not self.teams:
             return {}
-        return rate_members(self.games, {name: self.specs[name] for name in self.entrants})
+        return rate_members(self.rated_games(), {name: self.specs[name] for name in self.entrants})
 
     @cached_property
     def member_labels(self) -> dict[str, str]:
@@ -127,32 +153,32 @@ class TournamentResult:
         playing = self.seconds - self.startup
         return self.played / playing if playing > 0 else 0.0
 
-    def summary(self) -> dict[str, Any]:
-        """Pairings, ratings and exclusions as plain data (the JSON export's summary)."""
+    def summary(self, bootstrap: int = 200, seed: int = 0) -> dict[str, Any]:
+        """Standings, pairings and exclusions as plain data (the JSON export's summary): the same
+        rows and keys as ``arena report --json`` (:func:`arena.tournament.analysis.analyse`)."""
+        from arena.tournament.analysis import analyse
+
+        report = analyse(self, bootstrap=bootstrap, seed=seed)
+        order = {name: i for i, name in enumerate(self.entrants)}
         return {
-            "env": {"factory": self.env.factory, "kwargs": self.env.kwargs},
+            "env": report["env"],
             "excluded": self.excluded,
-            "pairings": [
-                stats.as_dict()
-                for (a, b), stats in self.pairings.items()
-                if self.entrants.index(a) < self.entrants.index(b)
-            ],
-            "ratings": [rating.as_dict() for rating in self.leaderboard()],
+            "result_kind": report["result_kind"],
+            "ranked_by": report["ranked_by"],
+            "interval": report["interval"],
+            "anchor": report["anchor"],
+            "standings": report["standings"],
+            "pairings": [row for row in report["pairwise"] if order[row["first"]] < order[row["second"]]],
             **(
-                {
-                    "teams": {team: list(ids) for team, ids in self.teams.items()},
-                    "member_ratings": [
-                        rating.as_dict()
-                        for rating in sorted(self.member_ratings.values(), key=lambda r: (-r.ordinal, r.name))
-                    ],
-                }
+                {"teams": {team: list(ids) for team, ids in self.teams.items()}, "members": report["members"]}
                 if self.teams
                 else {}
             ),
         }
 
-    def export(self, path: str | Path) -> None:
-        """Write the games to ``path``: ``.csv`` one row per game, ``.json`` games plus summary.
+    def export(self, path: str | Path, bootstrap: int = 200) -> None:
+        """Write the games to ``path``: ``.csv`` one row per game, ``.json`` games plus
+        :meth:`summary` (``bootstrap`` resamples for its Elo intervals).
 
         Raises:
             ValueError: another suffix.
@@ -177,7 +203,7 @@ class TournamentResult:
                         }
                         for name, spec in self.specs.items()
                     ],
-                    **self.summary(),
+                    **self.summary(bootstrap=bootstrap),
                     "games": self.games,
                 },
             )

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError, ResultsFileError, TournamentError
+from arena.evaluation.results import check_result_kind
 from arena.specs.agents import agent_version
 from arena.tournament.game import GameConfig
 from arena.tournament.result import TournamentResult
@@ -56,12 +57,14 @@ class Field:
         excluded: entrant -> why it could not be built.
         teams: the env's sides, or ``None`` for an env without them.
         playing: the entrants that were built, in the rules' order.
+        result_kind: what a game's result is for ranking (the env's :attr:`~arena.MultiAgentEnv.result_kind`).
     """
 
     seats: int
     excluded: dict[str, str]
     teams: dict[str, tuple[str, ...]] | None
     playing: tuple[str, ...]
+    result_kind: str = "ranks"
 
 
 def survey(rules: TournamentRules) -> Field:
@@ -105,13 +108,14 @@ def survey(rules: TournamentRules) -> Field:
                 excluded[spec.name] = f"{type(err).__name__}: {err}"
         teams = {team: tuple(ids) for team, ids in sides.items()} if sides else None
         seats = len(sides) if sides else len(probe.possible_agents)
+        result_kind = check_result_kind(probe.result_kind, f"tournament: {probe}.result_kind")
     finally:
         probe.close()
     if rules.mode == "gauntlet" and rules.entrants and rules.names[0] in excluded:
         raise TournamentError(
             f"tournament: the gauntlet's challenger {rules.names[0]!r} could not be built: {excluded[rules.names[0]]}"
         )
-    return Field(seats, excluded, teams, tuple(name for name in rules.names if name not in excluded))
+    return Field(seats, excluded, teams, tuple(name for name in rules.names if name not in excluded), result_kind)
 
 
 def play_games(
@@ -306,6 +310,7 @@ class TournamentSession:
             duplicate=self.rules.duplicate,
             anchor=self.rules.anchor,
             teams=self.field.teams,
+            result_kind=self.field.result_kind,
         )
         self.rule.observe(result)
         return result

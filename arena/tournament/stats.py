@@ -19,11 +19,10 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from arena.evaluation.results import Z_95
 from arena.tournament.game import GameResult
 
 __all__ = ["wilson_interval", "PairingStats", "pairing_stats", "Z_95"]
-
-Z_95 = 1.959963984540054  # the 97.5% quantile of the standard normal
 
 
 def wilson_interval(successes: float, n: int, z: float = Z_95) -> tuple[float, float]:
@@ -62,6 +61,7 @@ class PairingStats:
         wins, draws, losses: of ``first`` against ``second``.
         forfeits: games of the two that ended in a forfeit (by either, or a third player).
         mean_return: entrant -> mean episode return over the shared games that finished.
+        returned: how many of those games finished with returns (forfeits and env errors have none).
     """
 
     first: str
@@ -71,6 +71,7 @@ class PairingStats:
     losses: int = 0
     forfeits: int = 0
     mean_return: dict[str, float | None] | None = None
+    returned: int = 0
 
     @property
     def games(self) -> int:
@@ -89,7 +90,7 @@ class PairingStats:
     def swapped(self) -> PairingStats:
         """The same games seen from ``second``."""
         return PairingStats(
-            self.second, self.first, self.losses, self.draws, self.wins, self.forfeits, self.mean_return
+            self.second, self.first, self.losses, self.draws, self.wins, self.forfeits, self.mean_return, self.returned
         )
 
     def as_dict(self) -> dict[str, object]:
@@ -106,6 +107,7 @@ class PairingStats:
             "score_low": low,
             "score_high": high,
             "mean_return": self.mean_return,
+            "returned": self.returned,
         }
 
 
@@ -142,6 +144,7 @@ def pairing_stats(results: Iterable[GameResult], names: list[str]) -> dict[tuple
                 if game.forfeit is not None:
                     stats.forfeits += 1
                 if game.returns is not None:
+                    stats.returned += 1
                     for name in (a, b):
                         sums[a, b][name][0] += game.returns[name]
                         sums[a, b][name][1] += 1

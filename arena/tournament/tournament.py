@@ -91,7 +91,8 @@ def run_tournament(
         TournamentError: too few entrants could be built, or a worker died.
         TournamentMismatchError: ``db`` holds a tournament with other rules.
         ValueError: an option out of range (the message names it); ``sprt`` with other than two
-            entrants in a two-seat env, or with ``until_separated``.
+            entrants in a two-seat env, or with ``until_separated``; ``sprt`` or ``until_separated``
+            on an env whose result is the return (``result_kind == "return"``: poker).
 
     Example:
         >>> result = run_tournament("tic_tac_toe", ["random", 'other=random{"seed": 1}'], games=4)
@@ -130,6 +131,12 @@ def run_tournament(
         challenger=rules.names[0] if mode == "gauntlet" and rules.names else None,
     )
     field = survey(rules)
+    if field.result_kind == "return" and (sprt is not None or until_separated):
+        raise ValueError(
+            f"tournament: {'--sprt' if sprt is not None else '--until-separated'} judges who wins games (Elo, score "
+            f"rates), but the result of {rules.env.factory!r} is the return (its result_kind is 'return': players "
+            "compare by mean return per game); play a fixed number of --games and read the mean return's interval"
+        )
     rule.check(field.playing, field.seats)
     with TournamentSession(rules, execution, field, rule, db, progress=progress, monitor=monitor) as session:
         session.play(session.schedule)

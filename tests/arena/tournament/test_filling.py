@@ -112,7 +112,7 @@ def test_pommerman_team_mode_from_the_cli(agents, tmp_path, capsys):
         ]
     )
     out = capsys.readouterr().out
-    assert code == 0 and "2 of 2 games stored" in out and "team ratings" in out
+    assert code == 0 and "2 of 2 games stored" in out and "team standings" in out
     assert main(["replay", str(db), "--verify"]) == 0
 
 

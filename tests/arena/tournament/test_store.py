@@ -85,7 +85,7 @@ def test_exports(tmp_path):
     result.export(tmp_path / "all.json")
     document = json.loads((tmp_path / "all.json").read_text())
     assert document["rules"]["seed"] == 3 and len(document["games"]) == 2
-    assert document["pairings"][0]["wins"] == 2 and {r["name"] for r in document["ratings"]} == {"random", "bad"}
+    assert document["pairings"][0]["wins"] == 2 and {r["name"] for r in document["standings"]} == {"random", "bad"}
     with ResultStore(db) as store:
         store.export_json(tmp_path / "db.json")
     assert json.loads((tmp_path / "db.json").read_text())["games"] == document["games"]

@@ -105,11 +105,12 @@ def test_team_and_member_ratings_and_export(tmp_path):
     result.export(tmp_path / "t.json")
     document = json.loads((tmp_path / "t.json").read_text())
     assert document["teams"] == {"team_0": ["player_0", "player_2"], "team_1": ["player_1", "player_3"]}
-    assert {r["name"] for r in document["member_ratings"]} == {"random", "beat_most_common"}
+    assert {r["name"] for r in document["members"]} == {"random", "beat_most_common"}
+    assert {r["name"] for r in document["standings"]} == {"duo", "bots", "rnd"}
     duo = next(e for e in document["entrants"] if e["name"] == "duo")
     assert duo["members"] == ["random", "beat_most_common"] and duo["factory"] == "team"
     plain = run_tournament("rock_paper_scissors", ["random", "b=random"], games=2)
-    assert plain.teams is None and plain.member_ratings == {} and "member_ratings" not in plain.summary()
+    assert plain.teams is None and plain.member_ratings == {} and "members" not in plain.summary()
 
 
 def test_uneven_sides_and_three_teams():
@@ -203,7 +204,7 @@ def test_cli_team_tournament_prints_teams_and_members(tmp_path, capsys):
     )
     out = capsys.readouterr().out
     assert code == 0 and report.stat().st_size > 0 and export.read_text().count("\n") == 3
-    assert "team ratings" in out and "member contributions" in out and "members" in out
+    assert "team standings" in out and "member contributions" in out and "members" in out
 
 
 def test_a_member_that_ends_its_worker_forfeits_its_sides_game_with_every_seat_recorded():
