@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,7 @@ from arena.errors import UnknownAgentError
 
 __all__ = [
     "MultiAgentEnv",
+    "LegendEntry",
     "MultiAgentWrapper",
     "HoldsEnv",
     "AgentID",
@@ -32,6 +34,21 @@ __all__ = [
 ]
 
 AgentID = str
+
+
+@dataclass(frozen=True)
+class LegendEntry:
+    """One entry of the key to an env's pictures (:meth:`MultiAgentEnv.render_legend`).
+
+    Attributes:
+        label: what it is, e.g. ``"bomb (its number: steps until it explodes)"``.
+        picture: how ``render()`` in ``"rgb_array"`` mode draws it: an ``(H, W, 3)`` uint8 array.
+        agent: the agent it draws, if it is one (the replay page adds that seat's entrant and side).
+    """
+
+    label: str
+    picture: np.ndarray
+    agent: AgentID | None = None
 
 
 def _seed_int(env: Any, seed: Any) -> int:
@@ -266,6 +283,15 @@ class MultiAgentEnv(ActionChecks):
             >>> import envs
             >>> envs.make("tic_tac_toe").action_names("player_0")[:2], MultiAgentEnv().action_names("player_0")
             (['r0c0', 'r0c1'], None)
+        """
+        return None
+
+    def render_legend(self) -> list[LegendEntry] | None:
+        """The key to this env's pictures: what each colour or shape of ``render()`` is.
+
+        ``None`` (the default): the pictures need no key. An env whose picture codes things by
+        colour (whose agent is which colour, what a bomb or a power-up looks like) lists them; the
+        replay page shows them beside the board, each agent with its entrant and side.
         """
         return None
 

@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from arena.env import has_hidden_information
+from arena.env import MultiAgentEnv, has_hidden_information
 from arena.replay.engine import Frame, action_names, build_env, render_modes, replay
 from arena.replay.pack import describe_action, pack_observation, pack_view
 from arena.replay.sides import SideViews, side_view_spec
@@ -114,6 +114,23 @@ def _frame_data(frame: Frame, names: dict[str, list[str] | None], private: Any =
     }
 
 
+def legend_data(env: MultiAgentEnv, seats: dict[str, str]) -> list[dict[str, Any]]:
+    """The key to the env's pictures (:meth:`~arena.MultiAgentEnv.render_legend`) as page data:
+    ``{"label", "img"}`` each, an agent's label followed by its side and entrant ("agent_0, side
+    team_0: ppo")."""
+    entries = env.unwrapped.render_legend() or []
+    side = {agent: team for team, members in (env.teams or {}).items() for agent in members}
+    shown = []
+    for entry in entries:
+        label = entry.label
+        if entry.agent is not None:
+            label += f", side {side[entry.agent]}" if entry.agent in side else ""
+            label += f": {seats[entry.agent]}" if entry.agent in seats else ""
+        view = pack_view(entry.picture)
+        shown.append({"label": label, "img": None if view is None else view["img"]})
+    return shown
+
+
 def game_data(game: StoredGame, side_view: str | None = None) -> dict[str, Any]:
     """Everything the replay page shows of ``game``, as plain JSON data.
 
@@ -124,6 +141,7 @@ def game_data(game: StoredGame, side_view: str | None = None) -> dict[str, Any]:
         mode = view_mode(render_modes(game.env))
     env = build_env(game, mode)
     sides: SideViews | None = None
+    legend: list[dict[str, Any]] = []
     try:
         names = {agent: action_names(env, agent) for agent in env.possible_agents}
         private = _private(env)
@@ -131,6 +149,7 @@ def game_data(game: StoredGame, side_view: str | None = None) -> dict[str, Any]:
         for frame in replay(game, render=mode, eye=True, env=env):
             frames.append(_frame_data(frame, names, private))
             if frame.step == 0:  # the env is reset now: its spaces and sides are known
+                legend = legend_data(env, game.result.seats) if mode == "rgb_array" else []
                 with game.reading():
                     chosen = side_view_spec(env, side_view)
                     sides = None if chosen is None else SideViews(env, chosen)
@@ -155,6 +174,7 @@ def game_data(game: StoredGame, side_view: str | None = None) -> dict[str, Any]:
         "eye_seats": stacks,
         "frames": frames,
         "notes": list(game.notes),
+        "legend": legend,
         "side_view": None if sides is None else sides.label,
         "sides": {} if sides is None else {side: len(ids) for side, ids in sides.members.items()},
     }
@@ -191,6 +211,7 @@ def replay_page(game: StoredGame, side_view: str | None = None) -> str:
     sees = "<th>sees (hidden from the others)</th>" if any(f["sees"] for f in data["frames"]) else ""
     eye += _side_panel(data)
     eye += "".join(f'<div class="sub">{html.escape(note)}</div>' for note in data["notes"])
+    legend = '<div id="legend" class="legend" aria-label="key to the board"></div>\n' if data["legend"] else ""
     body = f"""<h1>{html.escape(data["title"])}</h1>
 <div class="sub">result: {html.escape(data["outcome"])}; returns: {html.escape(json.dumps(data["returns"]))}</div>
 <div class="main"><div>
@@ -201,7 +222,7 @@ def replay_page(game: StoredGame, side_view: str | None = None) -> str:
 <span>step <span id="step"></span></span>
 <label>speed <select id="speed"><option value="1">1/s</option><option value="4" selected>4/s</option>
 <option value="10">10/s</option><option value="30">30/s</option></select></label></div>
-</div><div><table><thead><tr><th>agent</th><th>action here</th><th>reward</th><th>return</th>
+{legend}</div><div><table><thead><tr><th>agent</th><th>action here</th><th>reward</th><th>return</th>
 <th>legal actions</th>{sees}<th></th></tr></thead><tbody id="panel-body"></tbody></table></div></div>
 {eye}"""
     return page_shell(data["title"], body, ["viewer.js", "replay.js"], data)

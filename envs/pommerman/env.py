@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.env import MultiAgentEnv
+from arena.env import LegendEntry, MultiAgentEnv
 from envs.pommerman import core, render
 from envs.pommerman._jit import announce_compiling
 from envs.pommerman.batch import PommermanBatch
@@ -72,7 +72,8 @@ class Pommerman(MultiAgentEnv):
     Args:
         mode: ``"ffa"``, ``"team"`` or ``"radio"``.
         max_steps: the step limit (800 in the reference), at most 1,000,000.
-        render_mode: ``"ansi"`` (text) or ``"rgb_array"`` (``cell_pixels`` a cell, 2-128).
+        render_mode: ``"ansi"`` (text) or ``"rgb_array"`` (``cell_pixels`` a cell, 2-128; numbers on
+            bombs and agents show from 10 pixels a cell). :meth:`render_legend` is the picture's key.
 
     Example:
         >>> import envs
@@ -91,7 +92,7 @@ class Pommerman(MultiAgentEnv):
     env_name = "pommerman"
 
     def __init__(
-        self, mode: str = "ffa", max_steps: int = 800, render_mode: str | None = None, cell_pixels: int = 16
+        self, mode: str = "ffa", max_steps: int = 800, render_mode: str | None = None, cell_pixels: int = 32
     ) -> None:
         rules = PommermanRules(mode, max_steps)  # checks the mode and the limit
         if render_mode not in (None, "ansi", "rgb_array"):
@@ -411,10 +412,17 @@ class Pommerman(MultiAgentEnv):
     def render(self) -> str | np.ndarray | None:
         """The board as text (``"ansi"``) or an RGB image (``"rgb_array"``)."""
         if self.render_mode == "ansi":
-            return render.text(self._state)
+            return render.text(self._state, self.teams)
         if self.render_mode == "rgb_array":
             return render.rgb(self._state, self.cell_pixels)
         return None
+
+    def render_legend(self) -> list[LegendEntry]:
+        """What the picture shows: walls, bombs (with their timers), flames, power-ups, and each agent's colour."""
+        return [
+            LegendEntry(label, picture, label if code >= core.AGENT_0 else None)
+            for code, label, picture in render.legend(self.cell_pixels)
+        ]
 
     @property
     def state(self) -> State:

@@ -13,6 +13,24 @@
 
   slider.max = String(frames.length - 1);
 
+  // The key to the env's pictures: a sample of each thing as the board draws it, and what it is.
+  async function legend() {
+    const box = $("legend");
+    if (!box) return;
+    for (const entry of GAME.legend) {
+      const item = ArenaView.element("div", "legend-item");
+      const sample = ArenaView.element("canvas", "legend-sample");
+      sample.width = 26; sample.height = 26;
+      if (entry.img) {
+        const ctx = sample.getContext("2d");
+        ctx.imageSmoothingEnabled = false;
+        ctx.drawImage(await ArenaView.picture(entry.img), 0, 0, sample.width, sample.height);
+      }
+      item.append(sample, ArenaView.element("span", "", entry.label));
+      box.appendChild(item);
+    }
+  }
+
   function cell(row, text, cls) {
     const td = ArenaView.element("td", cls, text);
     row.appendChild(td);
@@ -109,4 +127,5 @@
     else if (ev.key === " ") { ev.preventDefault(); timer === null ? start() : pause(); }
   });
   show(0);
+  legend();
 })();
