@@ -311,6 +311,13 @@ def print_result(result: Any, console: Any, bootstrap: int = 200) -> None:
         print_pairs(report, console)
         for note in metric_notes(report):
             console.print(plain(note), soft_wrap=True)
+        if result.anchor is not None and report["ranked_by"] == "mean_return":
+            console.print(
+                plain(
+                    f"--anchor {result.anchor[0]}={result.anchor[1]:g} is not used: it fixes a batch Elo, and this env is ranked by mean return"
+                ),
+                soft_wrap=True,
+            )
     errors = len(result.errors)
     resumed = max(0, len(result.games) - result.played)
     pace = f" at {pace_text(result.played, result.seconds - result.startup)}" if result.played else ""

@@ -74,7 +74,10 @@ def test_a_return_env_is_ranked_by_mean_return_not_by_games_won():
 
 
 def test_the_tables_say_why_games_won_and_chips_disagree():
-    out = _printed(_poker())
+    poker = _poker()
+    poker.anchor = ("many", 0.0)
+    out = _printed(poker)
+    assert "--anchor many=0 is not used: it fixes a batch Elo, and this env is ranked by mean return" in out
     assert "standings by mean return per game (return env" in out
     assert "many won more games (60% against 40%), big more per game (+0.60 against -0.60)" in out
     assert "this env's result is the return, so the standings follow the mean return" in out
