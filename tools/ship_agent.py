@@ -1,11 +1,12 @@
 """Copy a trained-agent folder into the package as a shipped agent (``envs/<game>_trained/<name>/``).
 
-The model is saved again without the optimiser's running moments (they matter only to go on
-training, and double the file: a shipped agent keeps its weights "a few MB at most"); the
-manifest gets the new file's SHA-256, the command and the seed that trained it. The run's
-``recipe.json``, ``evaluations.csv`` and ``learning_curve.png`` are copied as they are.
-Registering the name (``envs/shipped.py`` and the ``arena.agents`` entry points) stays a change
-you make by hand.
+The shipped folder keeps what playing needs: the policy's weights (safetensors) and interface
+statistics, with the manifest's SHA-256 of each, but not the optimizer's state (it matters only
+to go on training, and doubles the folder: a shipped agent keeps its weights "a few MB at most").
+The manifest gets the command and the seed that trained it. The run's ``recipe.json``,
+``evaluations.csv`` and ``learning_curve.png`` are copied as they are. A format-1 run folder (an
+SB3 zip) is converted first (``python -m arena.training.convert RUN --trust``). Registering the
+name (``envs/shipped.py`` and the ``arena.agents`` entry points) stays a change you make by hand.
 
 Usage::
 
@@ -16,14 +17,13 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import shutil
-import tempfile
 from pathlib import Path
 
-from arena.training.policy_agent import algorithm_class
-from arena.training.trained import read_manifest
+from arena.atomic import write_atomic
+from arena.errors import AgentFolderError
+from arena.training.trained import MANIFEST, check_digest, read_manifest
 
 _COPIED = ("recipe.json", "evaluations.csv", "learning_curve.png")
 
@@ -31,22 +31,21 @@ _COPIED = ("recipe.json", "evaluations.csv", "learning_curve.png")
 def ship(run: Path, target: Path, command: str, seed: int) -> Path:
     """Write the shipped folder ``target`` from the trained folder ``run``; returns ``target``."""
     manifest = read_manifest(run)
-    algo = algorithm_class(manifest["algo"])
-    model = algo.load(str(run / manifest["model"]), device="cpu")
-    policy = model.policy
-    policy.optimizer = type(policy.optimizer)(policy.parameters(), **policy.optimizer.defaults)
+    if manifest["format_version"] < 2:
+        raise AgentFolderError(f"{run} is a format-1 folder: python -m arena.training.convert {run} --trust first")
     target.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as scratch:
-        saved = Path(scratch) / "model.zip"
-        model.save(str(saved))
-        shutil.copyfile(saved, target / "model.zip")
+    for key in ("model", "interface_state"):
+        if manifest.get(key):
+            source = check_digest(run.resolve(), manifest[key], manifest.get(f"{key}_sha256"), key)
+            shutil.copyfile(source, target / manifest[key])
     for name in _COPIED:
         if (run / name).is_file():
             shutil.copyfile(run / name, target / name)
-    manifest["model"] = "model.zip"
-    manifest["model_sha256"] = hashlib.sha256((target / "model.zip").read_bytes()).hexdigest()
+    manifest["training"] = None  # plays, does not go on training
+    manifest.pop("sb3_model", None)
+    manifest.pop("sb3_model_sha256", None)
     manifest["command"], manifest["seed"] = command, int(seed)
-    (target / "agent.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    write_atomic(target / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     return target
 
 

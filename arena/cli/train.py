@@ -4,9 +4,10 @@ This module only parses: the flags become one :class:`arena.training.config.Trai
 and :func:`arena.training.run.train` runs it. A flag left out means "what the env's recipe
 says" (:mod:`arena.training.recipe`; with ``--load``, what the loaded run trained with).
 
-Writes the trained-agent folder ``DIR`` (:mod:`arena.training.trained`): ``model.zip``
-(the SB3 model with its optimizer state), ``agent.json`` (the manifest: interface stack,
-env and options, versions; ``interface_state.json`` keeps stateful interfaces' statistics),
+Writes the trained-agent folder ``DIR`` (:mod:`arena.training.trained`): the policy's weights
+and the optimizer's state as safetensors files, ``agent.json`` (the manifest: policy class and
+arguments, interface stack, env and options, versions; ``interface_state-*.json`` keeps stateful
+interfaces' statistics; ``--sb3-zip`` adds SB3's own ``model.zip``),
 ``recipe.json`` (what the run trained with), the self-play pool (``pool.json``, ``pool/``),
 ``evaluations.csv`` (one row per evaluation point) and ``learning_curve.png``. The folder is
 an agent: ``--agents DIR`` in ``arena tournament`` and ``arena play``; ``--load DIR`` continues it.
@@ -46,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--out",
         default=None,
-        help="the trained-agent folder to write: model.zip, agent.json (the manifest: interface, "
+        help="the trained-agent folder to write: the weights (safetensors), agent.json (the manifest: interface, "
         "env, versions), recipe.json, evaluations.csv and learning_curve.png; the folder is an "
         "agent for --agents (default with --load: the loaded folder)",
     )
@@ -58,6 +59,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "evaluations.csv and the learning curve go on from its records",
     )
     parser.add_argument("--force", action="store_true", help="write into an --out folder that is not empty")
+    parser.add_argument(
+        "--sb3-zip",
+        action="store_true",
+        help="also write Stable-Baselines3's own model.zip (for other tools; arena loads the folder without it)",
+    )
     _add_opponent_options(parser)
     _add_learner_options(parser)
     _add_run_options(parser)
@@ -218,6 +224,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
         out=args.out,
         load=args.load,
         force=args.force,
+        sb3_zip=args.sb3_zip,
         seed=args.seed,
         device=args.device,
         threads=args.threads,

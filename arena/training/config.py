@@ -63,6 +63,8 @@ class TrainingConfig:
         load: a folder written by a previous run, to continue (model, optimizer state,
             timestep count, interface statistics, recipe, self-play pool, evaluations).
         force: write into an ``out`` folder that is not empty.
+        sb3_zip: also write Stable-Baselines3's own ``model.zip`` into the folder (for other tools;
+            arena never loads it).
         seed: seeds the envs, the model and the evaluation games.
         device: the torch device; ``threads``: torch CPU threads.
         progress: ``"auto"`` (a bar on a terminal, a line every ``progress_every``
@@ -97,6 +99,7 @@ class TrainingConfig:
     out: str | Path | None = None
     load: str | Path | None = None
     force: bool = False
+    sb3_zip: bool = False
     seed: int = 0
     device: str = "cpu"
     threads: int = 1

@@ -15,7 +15,7 @@ from arena.errors import ArenaError, SpaceMismatchError, UnknownNameError
 from arena.interface import Interface
 from arena.specs.interfaces import build_interface
 
-__all__ = ["SB3Agent", "load_sb3_agent", "algorithm_class", "freeze", "ALGORITHMS"]
+__all__ = ["SB3Agent", "load_sb3_agent", "algorithm_class", "as_sb3_sees", "freeze", "ALGORITHMS"]
 
 ALGORITHMS: dict[str, str] = {
     "maskable-ppo": "sb3_contrib:MaskablePPO",
@@ -125,7 +125,7 @@ class SB3Agent(Agent):
         Raises:
             SpaceMismatchError: naming the agent, what the policy was trained on and what came.
         """
-        seen = _as_sb3_sees(observation_space)
+        seen = as_sb3_sees(observation_space)
         if seen != self.policy.observation_space or action_space != self.policy.action_space:
             raise SpaceMismatchError(
                 f"{self}: the policy was trained on observations {self.policy.observation_space} and actions "
@@ -204,7 +204,7 @@ class SB3Agent(Agent):
         return self.name
 
 
-def _as_sb3_sees(space: spaces.Space) -> spaces.Space:
+def as_sb3_sees(space: spaces.Space) -> spaces.Space:
     """``space`` as an SB3 policy trained on it records it: channels-last images transposed to
     channels-first (SB3's ``VecTransposeImage``; ``obs_to_tensor`` transposes the observations)."""
     from stable_baselines3.common.preprocessing import is_image_space, is_image_space_channels_first
@@ -275,15 +275,26 @@ def load_sb3_agent(
             team``): the side's seats; ``interface`` is then each member's stack, and the
             agent is a team agent with Tuple spaces (play it under a team name of ``env.teams``).
 
+    An SB3 zip holds pickled Python objects, and loading one runs them: load only files you trust
+    (a factory spec on the command line is the user's choice; :func:`arena.training.load_trained_agent`
+    reads the pickle-free folders that ``arena train`` writes).
+
     Raises:
-        ArenaError: the file does not exist.
+        ArenaError: the file does not exist, or lacks its spaces (one line naming it).
         SpaceMismatchError: ``env`` given and the model (behind ``interface``) does not fit it.
         UnknownNameError: an unknown ``algo``.
     """
     path = Path(path)
     if not path.exists() and not path.with_suffix(".zip").exists():
         raise ArenaError(f"load_sb3_agent: no saved model at {str(path)!r}")
-    model = algorithm_class(algo).load(str(path), device=device)
+    try:
+        model = algorithm_class(algo).load(str(path), device=device)
+    except KeyError as err:  # SB3's KeyError for a zip without its spaces ("... were not given")
+        missing = "its observation and action spaces" if "space" in str(err) else f"the entry {err}"
+        raise ArenaError(
+            f"load_sb3_agent: {str(path)!r} does not record {missing}, so Stable-Baselines3 cannot load it; "
+            "for a folder that arena train wrote, load the folder (the spaces come from its env and interface)"
+        ) from None
     agent = SB3Agent(model.policy, deterministic=deterministic, seed=seed, name=name or f"{algo}:{path.name}")
     if team_size is not None:
         from arena.training.teams import team_stack

@@ -5,7 +5,7 @@ the env's recipe (or a loaded run's: :func:`arena.training.plan.plan`), builds t
 its recipe names one, the batched path where the env's numpy batch can serve, one
 :class:`~arena.training.SingleAgentEnv` per game otherwise), chooses the SB3 policy from the
 learner's spaces, trains with the self-play and progress callbacks, and writes the folder
-:mod:`arena.training.trained` reads: ``model.zip``, ``agent.json``,
+:mod:`arena.training.trained` reads: the weights (safetensors), ``agent.json``,
 :data:`~arena.training.config.RECIPE_FILE`, the self-play pool's snapshots, ``evaluations.csv``
 and ``learning_curve.png``.
 
@@ -18,6 +18,7 @@ import json
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.agent_wrapper import AgtItfWrapper
+from arena.atomic import write_atomic
 from arena.errors import ArenaError
 from arena.registry import load_callable, make_agent, make_env
 from arena.sides import GroupTeams
@@ -37,7 +39,7 @@ from arena.training.recipe import BATCHED_RECIPE, TrainingRecipe, default_algo_o
 from arena.training.report import plot_learning_curve, read_csv
 from arena.training.single_agent import SingleAgentEnv
 from arena.training.teams import side_agent, team_stack
-from arena.training.trained import save_trained_agent, trained_interface
+from arena.training.trained import restore_model, save_trained_agent, trained_interface
 
 require_sb3()
 import torch
@@ -140,8 +142,8 @@ class TrainedRun:
             lines.append(f"  {kind}: {self.pool_size} members, {len(self.promotions)} promotions")
         folder = self.folder
         lines.append(
-            f"saved {folder / 'model.zip'}, {folder / 'evaluations.csv'}, {folder / 'learning_curve.png'}, "
-            f"{folder / 'agent.json'}"
+            f"saved {folder / 'agent.json'} (the weights beside it), {folder / 'evaluations.csv'}, "
+            f"{folder / 'learning_curve.png'}"
         )
         lines.append(f"the folder is an agent: {self.tournament_command()}")
         if recipe.teammate is not None and self.plan.team_size is None and not self._enters_with_teammate():
@@ -177,12 +179,7 @@ def train(config: TrainingConfig) -> TrainedRun:
     n_envs = recipe.n_envs or (BATCHED_RECIPE["n_envs"] if path in ("batched", "env") else 4)
     vec_env = _vec_env(setup, path, n_envs, opponents, pool)
     if setup.loaded is not None:
-        model = algo_class.load(
-            str(config.folder if config.load is None else Path(config.load)) + "/" + setup.loaded["model"],
-            env=vec_env,
-            device=config.device,
-            **changes,
-        )
+        model = restore_model(config.load_folder, vec_env, device=config.device, seed=config.seed, **changes)
     else:
         options = {**default_algo_options(recipe.algo, config.timesteps, n_envs, path), **recipe.algo_options}
         options = _resolved_policy_kwargs(options)
@@ -471,10 +468,11 @@ def _save(setup: RunPlan, model: Any, vec_env: VecEnv, self_play: SelfPlayCallba
         trained_stack=trained_stacks if setup.team_size is None else None,
         seats=list(recipe.seats) if recipe.seats else None,
         team_size=setup.team_size,
+        sb3_zip=config.sb3_zip,
     )
     # The options the run's env had (the command line's or the recipe's), as the manifest has them.
     stored = replace(recipe, env_options=dict(setup.env_options))
-    (folder / RECIPE_FILE).write_text(json.dumps(stored.to_json(), indent=2) + "\n")
+    write_atomic(folder / RECIPE_FILE, json.dumps(stored.to_json(), indent=2) + "\n")
     _save_snapshots(folder, self_play.snapshot_states())
     plot_learning_curve(
         self_play.records,
@@ -484,14 +482,22 @@ def _save(setup: RunPlan, model: Any, vec_env: VecEnv, self_play: SelfPlayCallba
     )
 
 
+def _save_state(state: dict[str, Any], path: Path) -> None:
+    torch.save(state, path)
+
+
 def _save_snapshots(folder: Path, states: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+    """Write the pool's snapshots, each file atomically, then their list; files no longer listed go last,
+    so a kill at any moment leaves a list whose files are all there and whole."""
     pool = folder / "pool"
-    for old in pool.glob("*.pt") if pool.is_dir() else ():
-        old.unlink()
     entries = []
     for index, (name, state) in enumerate(states):
         pool.mkdir(exist_ok=True)
         file = f"{index:03d}.pt"
-        torch.save(dict(state), pool / file)
+        write_atomic(pool / file, partial(_save_state, dict(state)))
         entries.append({"name": name, "file": file})
-    (folder / POOL_FILE).write_text(json.dumps(entries, indent=2) + "\n")
+    write_atomic(folder / POOL_FILE, json.dumps(entries, indent=2) + "\n")
+    listed = {entry["file"] for entry in entries}
+    for old in pool.glob("*.pt") if pool.is_dir() else ():
+        if old.name not in listed:
+            old.unlink()

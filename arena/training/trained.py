@@ -1,34 +1,50 @@
-"""A trained agent is one folder: the model, its interface stack, the env it was trained on, versions.
+"""A trained agent is one folder: weights as tensors, everything else as JSON, no pickle.
 
-``arena train --out DIR`` writes the folder; :func:`load_trained_agent` (and so
-``--agents DIR`` in ``arena tournament`` and ``arena play``) reads it back as an agent that
-plays on the raw env. ``agent.json`` in the folder is the manifest:
+``arena train --out`` writes the folder; :func:`load_trained_agent` (and so ``--agents DIR`` in
+``arena tournament`` and ``arena play``) reads it back as an agent that plays on the raw env.
+``agent.json`` in the folder is the manifest:
 
-* ``format`` (``"arena-agent"``) and ``format_version``;
-* ``algo`` and ``model`` (the Stable-Baselines3 zip, relative to the folder);
+* ``format`` (``"arena-agent"``) and ``format_version`` (2; version 1 folders hold an SB3 zip);
+* ``algo``, and ``policy``: the policy's class (SB3's alias such as ``"MlpPolicy"``, or
+  ``{"$class": "module:Class"}``) and its constructor arguments as JSON
+  (:mod:`arena.training.weights`);
+* ``model``: the policy's weights, a safetensors file named by its content
+  (``model-<first 12 hex digits of its SHA-256>.safetensors``), and ``model_sha256``;
 * ``interface``: the learner's stack in arena's interface syntax (or ``null``), and
   ``interface_state``: a JSON file with the statistics of its stateful levels (those with
   ``statistics()`` and ``load_statistics()``, such as ``NormalizeObservation``), by level
-  index from the root, loaded frozen;
-* ``env`` and ``env_options``, ``seats``, ``timesteps``;
+  index from the root, loaded frozen (``interface_state_sha256``);
+* ``env`` and ``env_options``, ``seats``, ``team_size``, ``timesteps``;
+* ``training`` (to continue with ``arena train --load``): ``algo_options`` (the algorithm's
+  hyperparameters), ``optimizer`` (its tensors, a safetensors file), ``optimizer_sha256`` and
+  ``optimizer_groups`` (its parameter groups); ``null`` in a folder meant only to play;
+* ``sb3_model`` and ``sb3_model_sha256`` (optional): SB3's own ``model.zip``, written on request
+  for other tools, never read by arena;
 * ``versions`` of Python, arena, gymnasium, Stable-Baselines3, sb3-contrib and torch;
-* ``model_sha256``: the SHA-256 of the model file, checked before it is loaded;
 * ``command`` and ``seed`` (optional, informative): how the agent was trained, which the agents
   arena ships record (``envs/shipped.py``).
 
-What loading runs: the model file is a Stable-Baselines3 zip, and **SB3 zips hold pickled Python
-objects: loading one runs code**, so load only folders from people you trust. arena checks
-everything else before it gets there: the manifest's keys and types, that every file it names
-lies inside the folder, the model's SHA-256, and that its env and interface names are registered
-ones (a ``module:callable`` in a manifest is refused unless ``trust=True``: see
-:func:`arena.registry.reading_data`).
+The spaces are not stored: the policy is built for the spaces the env and the interface stack
+give, as in training. Loading runs no code from the folder: the manifest's keys and types are
+checked, every file it names must lie inside the folder and have the SHA-256 it records, env and
+interface names resolve through the registry (a ``module:callable`` is refused unless
+``trust=True``: :func:`arena.registry.reading_data`), and classes the policy names only from
+torch, SB3 or arena's plugins. A version-1 folder (an SB3 zip, whose pickles run code when
+loaded) is refused unless ``trust=True``; ``python -m arena.training.convert DIR --trust``
+converts one.
+
+Saving is atomic: each file is written to a temporary file, flushed and renamed into place, with
+the manifest last; weights are named by their content, so a folder saved into again (``--load``)
+keeps its previous files until the new manifest is in place. A kill at any moment leaves the old
+agent or the new one, never a mix.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
+import os
 import platform
+import shlex
 import warnings
 from collections.abc import Mapping, Sequence
 from importlib import metadata
@@ -37,11 +53,23 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
-from arena.errors import AgentFolderError, ArenaError
+from arena.atomic import TEMP_SUFFIX, finish_temporary, fsync_folder, write_atomic
+from arena.errors import AgentFolderError, ArenaError, SpaceMismatchError, UntrustedCodeError
 from arena.interface import Interface
 from arena.registry import make_env, reading_data
 from arena.specs.interfaces import build_interface
+from arena.training.manifest import (
+    FORMAT_VERSION,
+    MANIFEST,
+    check_digest,
+    inside,
+    is_agent_folder,
+    model_digest,
+    named_files,
+    read_manifest,
+)
 
 __all__ = [
     "MANIFEST",
@@ -50,18 +78,17 @@ __all__ = [
     "read_manifest",
     "save_trained_agent",
     "load_trained_agent",
+    "restore_model",
     "trained_interface",
     "pool_statistics",
     "model_digest",
+    "check_digest",
     "trained_elsewhere",
     "warn_if_trained_elsewhere",
     "KeepsStatistics",
 ]
 
-MANIFEST = "agent.json"
 _MISSING = object()
-FORMAT_VERSION = 1
-_STATE = "interface_state.json"
 
 
 @runtime_checkable
@@ -79,124 +106,9 @@ class KeepsStatistics(Protocol):
     def freeze(self) -> Any: ...
 
 
-def is_agent_folder(path: str | Path) -> bool:
-    """Whether ``path`` is a folder holding an ``agent.json`` manifest."""
-    path = Path(path)
-    return path.is_dir() and (path / MANIFEST).is_file()
-
-
-_MAX_MANIFEST_BYTES = 1_000_000  # a manifest is a few hundred bytes
-# key -> (the JSON types it may have, whether it must be there)
-_KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
-    "format": ((str,), True),
-    "format_version": ((int,), True),
-    "algo": ((str,), True),
-    "model": ((str,), True),
-    "env": ((str,), True),
-    "interface": ((str, type(None)), False),
-    "interface_state": ((str, type(None)), False),
-    "env_options": ((dict, type(None)), False),
-    "seats": ((list, type(None)), False),
-    "team_size": ((int, type(None)), False),
-    "model_sha256": ((str, type(None)), False),
-    "timesteps": ((int, type(None)), False),
-    "versions": ((dict, type(None)), False),
-    # what a shipped agent's docs promise: the command and seed that trained it (informative only)
-    "command": ((str, type(None)), False),
-    "seed": ((int, type(None)), False),
-}
-
-
-def read_manifest(path: str | Path) -> dict[str, Any]:
-    """The manifest of a trained-agent folder, checked key by key.
-
-    Raises:
-        AgentFolderError: no such folder, no manifest, not an arena agent, a newer format, a key
-            missing or of the wrong type, or a file it names that is missing or outside the folder.
-    """
-    folder = Path(path)
-    if not folder.is_dir():
-        raise AgentFolderError(
-            f"no such agent folder: {path}"
-            if not folder.exists()
-            else f"trained agent: {str(folder)!r} is not a folder (expected what 'arena train --out' wrote)"
-        )
-    manifest_path = folder / MANIFEST
-    if not manifest_path.is_file():
-        raise AgentFolderError(
-            f"trained agent: {str(folder)!r} has no {MANIFEST} (expected what 'arena train --out' wrote)"
-        )
-    if manifest_path.stat().st_size > _MAX_MANIFEST_BYTES:
-        raise AgentFolderError(
-            f"trained agent: {str(manifest_path)!r} is over {_MAX_MANIFEST_BYTES:,} bytes: not a manifest"
-        )
-    try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise AgentFolderError(f"trained agent: {str(manifest_path)!r} is not valid JSON ({err})") from None
-    except RecursionError:
-        raise AgentFolderError(f"trained agent: {str(manifest_path)!r} is JSON nested too deeply") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != "arena-agent":
-        raise AgentFolderError(
-            f'trained agent: {str(manifest_path)!r} is not an arena agent manifest (expected "format": "arena-agent")'
-        )
-    version = manifest.get("format_version")
-    if not isinstance(version, int) or version > FORMAT_VERSION:
-        raise AgentFolderError(
-            f"trained agent: {str(manifest_path)!r} has format_version {version!r}; this arena "
-            f"reads up to {FORMAT_VERSION} (upgrade arena)"
-        )
-    for key, (kinds, required) in _KEYS.items():
-        if key not in manifest:
-            if required:
-                raise AgentFolderError(f"trained agent {str(folder)!r}: {MANIFEST} has no {key!r}")
-        elif not isinstance(manifest[key], kinds) or isinstance(manifest[key], bool):
-            expected = " or ".join("null" if kind is type(None) else _JSON_NAMES[kind] for kind in kinds)
-            raise AgentFolderError(
-                f"trained agent {str(folder)!r}: {MANIFEST} key {key!r} must be {expected}, "
-                f"got {type(manifest[key]).__name__}"
-            )
-    _inside(folder, manifest["model"], "model")
-    if manifest.get("interface_state"):
-        _inside(folder, manifest["interface_state"], "interface_state")
-    return manifest
-
-
-_JSON_NAMES = {str: "text", int: "an integer", dict: "an object", list: "a list"}
-
-
-def _inside(folder: Path, name: str, key: str) -> Path:
-    """The file ``name`` of the manifest's ``key``, which must be a file inside ``folder``."""
-    candidate = Path(name)
-    where = f"trained agent {str(folder)!r}: {MANIFEST} key {key!r}"
-    if candidate.is_absolute() or not name.strip():
-        raise AgentFolderError(f"{where} must name a file inside the folder, got {name!r}")
-    root = folder.resolve()
-    try:
-        target = (folder / candidate).resolve()
-    except (OSError, ValueError) as err:
-        raise AgentFolderError(f"{where} names {name!r}, which cannot be resolved ({err})") from None
-    if not target.is_relative_to(root):
-        raise AgentFolderError(f"{where} names {name!r}, which lies outside the folder")
-    if target.is_dir():
-        raise AgentFolderError(f"{where} names {name!r}, which is a folder, not a file")
-    if not target.is_file():
-        raise AgentFolderError(f"{where} names {name!r}, which is not in the folder")
-    return target
-
-
-def model_digest(path: str | Path) -> str:
-    """The SHA-256 (hex) of a model file, as a manifest records it."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _versions() -> dict[str, str]:
     found = {"python": platform.python_version()}
-    for name in ("arena-marl", "gymnasium", "stable-baselines3", "sb3-contrib", "torch"):
+    for name in ("arena-marl", "gymnasium", "stable-baselines3", "sb3-contrib", "torch", "safetensors"):
         try:
             found[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
@@ -215,12 +127,21 @@ def save_trained_agent(
     trained_stack: Interface | Sequence[Interface] | None = None,
     seats: Sequence[str] | None = None,
     team_size: int | None = None,
+    training_state: bool = True,
+    sb3_zip: bool = False,
+    details: Mapping[str, Any] | None = None,
 ) -> Path:
-    """Write the model and its manifest into ``folder``; return the manifest's path.
+    """Write the model and its manifest into ``folder`` atomically; return the manifest's path.
+
+    Weights go to safetensors files named by their content and everything else to JSON, each
+    written to a temporary file, flushed and renamed into place; the manifest comes last, then
+    the files the previous manifest named and this one does not are removed. A kill at any
+    moment leaves a folder that loads: the previous agent or this one. Safe to call again and
+    again on one folder (periodic checkpoints, ``arena train --load``).
 
     Args:
         folder: the output folder (created if needed).
-        model: the Stable-Baselines3 model (saved with its optimizer state and timestep count).
+        model: the Stable-Baselines3 model.
         algo: the algorithm name (:data:`arena.training.ALGORITHMS`).
         env: the env name or ``"module:callable"``; ``env_options`` its options.
         interface: the learner's stack in arena's interface syntax, or ``None``.
@@ -230,35 +151,99 @@ def save_trained_agent(
         seats: the seats the learner played.
         team_size: for a model of a whole side (``arena train --control team``): the side's
             seats; ``interface`` is then each member's stack (recorded as ``team_size``).
+        training_state: keep the optimizer's state and the hyperparameters, to go on training
+            (``False``: a folder only to play, about a third of the size).
+        sb3_zip: also write SB3's own ``model.zip`` (for tools that read it; loading it runs
+            pickled code, so arena never does).
+        details: more manifest keys to record (``command``, ``seed``, ``versions``, ``timesteps``).
+
+    Raises:
+        ValueError: a policy argument JSON cannot hold (such as a function); nothing is written.
+
+    Example::
+
+        save_trained_agent("runs/c4", model, algo="maskable-ppo", env="connect_four", env_options={},
+                           interface=None)
     """
+    from arena.training.weights import (
+        algo_options_of,
+        describe_spaces,
+        policy_description,
+        save_optimizer,
+        save_policy_weights,
+    )
+
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    model.save(str(folder / "model.zip"))
-    digest = model_digest(folder / "model.zip")
-    state = None
-    statistics = _statistics(trained_stack)
-    if statistics:
-        (folder / _STATE).write_text(json.dumps(statistics) + "\n")
-        state = _STATE
-    manifest = {
+    description = policy_description(model.policy, type(model))  # before any file: a ValueError writes nothing
+    previous = named_files(folder)
+    for partial in folder.glob(f".*{TEMP_SUFFIX}"):
+        partial.unlink(missing_ok=True)  # left by a save that was killed
+    model_name, model_sha = _store(
+        folder, "model", ".safetensors", lambda path: save_policy_weights(model.policy, path)
+    )
+    manifest: dict[str, Any] = {
         "format": "arena-agent",
         "format_version": FORMAT_VERSION,
         "algo": algo,
-        "model": "model.zip",
+        "policy": description,
+        "spaces": describe_spaces(model.policy.observation_space, model.policy.action_space),
+        "model": model_name,
+        "model_sha256": model_sha,
         "interface": interface,
-        "interface_state": state,
+        "interface_state": None,
         "env": env,
         "env_options": dict(env_options),
         "seats": list(seats) if seats else None,
         "timesteps": int(model.num_timesteps),
         "versions": _versions(),
-        "model_sha256": digest,
+        "training": None,
     }
+    statistics = _statistics(trained_stack)
+    if statistics:
+        text = json.dumps(statistics) + "\n"
+        name, sha = _store(folder, "interface_state", ".json", lambda path: path.write_text(text, encoding="utf-8"))
+        manifest["interface_state"], manifest["interface_state_sha256"] = name, sha
+    if training_state:
+        groups: list[Any] = []
+
+        def optimizer(path: Path) -> None:
+            groups.extend(save_optimizer(model.policy.optimizer, path))
+
+        name, sha = _store(folder, "optimizer", ".safetensors", optimizer)
+        manifest["training"] = {
+            "algo_options": algo_options_of(model),
+            "optimizer": name,
+            "optimizer_sha256": sha,
+            "optimizer_groups": groups,
+        }
+    if sb3_zip:
+        write_atomic(folder / "model.zip", lambda path: model.save(str(path)))
+        manifest["sb3_model"], manifest["sb3_model_sha256"] = "model.zip", model_digest(folder / "model.zip")
     if team_size is not None:
         manifest["team_size"] = int(team_size)
-    path = folder / MANIFEST
-    path.write_text(json.dumps(manifest, indent=2) + "\n")
+    manifest.update(details or {})
+    path = write_atomic(folder / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+    for name in previous - named_files(folder):
+        (folder / name).unlink(missing_ok=True)
     return path
+
+
+def _store(folder: Path, stem: str, suffix: str, write: Any) -> tuple[str, str]:
+    """Write a file through ``write(path)`` under a name of its content (``stem-<12 hex>suffix``),
+    atomically; return that name and its SHA-256."""
+    temporary = folder / f".{stem}{suffix}.{os.getpid()}{TEMP_SUFFIX}"
+    try:
+        write(temporary)
+        finish_temporary(temporary)
+        digest = model_digest(temporary)
+        name = f"{stem}-{digest[:12]}{suffix}"
+        os.replace(temporary, folder / name)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    fsync_folder(folder)
+    return name, digest
 
 
 def _statistics(stacks: Interface | Sequence[Interface] | None) -> dict[str, dict[str, Any]]:
@@ -344,7 +329,7 @@ def trained_interface(
 
 def _state(folder: Path, name: str) -> dict[str, Any]:
     """The interface statistics file, checked to be a JSON object of level index -> statistics."""
-    path = _inside(folder, name, "interface_state")
+    path = inside(folder, name, "interface_state")
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as err:
@@ -400,11 +385,11 @@ def load_trained_agent(
     trust: bool = False,
     interface: str | None = None,
 ) -> Agent:
-    """The agent in a folder written by ``arena train``: its model behind its interface stack.
+    """The agent in a folder written by ``arena train``: its policy behind its interface stack.
 
-    The model's spaces are checked against the stack on the env's first learner seat at
-    once, so a model without its interface fails here with a clear error rather than
-    forfeiting games later.
+    The policy is built for the spaces the env's first learner seat gives through the stack, and
+    its weights are checked against it, so a folder loaded for the wrong env or without its
+    interface fails here with one line rather than forfeiting games later.
 
     Args:
         path: the folder.
@@ -412,24 +397,25 @@ def load_trained_agent(
         deterministic, device, seed: as for :func:`arena.training.load_sb3_agent`.
         name: the name shown in tournaments (default: the folder's name).
         trust: let the manifest's env and interface names import ``module:callable`` code (else
-            only registered names resolve). The model file itself is a pickle whatever this says:
-            load folders only from people you trust.
+            only registered names resolve), and load a version-1 folder, whose SB3 zip runs the
+            pickled code it holds: only for folders from people you trust.
         interface: the stack the folder must have (its manifest's ``interface``). A folder given
             as an entrant records it (see :meth:`arena.specs.AgentSpec.parse`), so that a replay
             shows what the model saw from registered names alone; a folder whose stack changed
             since is refused here.
 
     Raises:
-        AgentFolderError: not a trained-agent folder, a broken manifest, or a model file whose
-            SHA-256 is not the manifest's.
+        AgentFolderError: not a trained-agent folder, a broken manifest, a file whose SHA-256 is
+            not the manifest's (the text says whether a save was interrupted), weights that do not
+            fit the spaces, or a version-1 folder without ``trust``.
         UntrustedCodeError: the manifest names a ``module:callable`` and ``trust`` is false.
-        ArenaError: the model and the stack disagree on spaces.
+        ArenaError: the agent does not fit the env's seat.
 
     Example::
 
         agent = load_trained_agent("runs/c4")
     """
-    from arena.training.policy_agent import load_sb3_agent
+    from arena.training.policy_agent import SB3Agent
 
     folder = Path(path).resolve()
     manifest = read_manifest(folder)
@@ -438,44 +424,111 @@ def load_trained_agent(
             f"trained agent {str(folder)!r}: recorded behind {interface!r}, but its {MANIFEST} now names "
             f"{manifest.get('interface')!r}: the folder changed since; not loaded"
         )
-    stack = trained_interface(folder, manifest, trust=trust)
-    team_size = manifest.get("team_size")
-    model = _inside(folder, manifest["model"], "model")
-    expected = manifest.get("model_sha256")
-    if expected is not None and model_digest(model) != expected.lower():
+    where = f"trained agent {str(folder)!r}"
+    if manifest["format_version"] < 2 and not trust:
         raise AgentFolderError(
-            f"trained agent {str(folder)!r}: {manifest['model']} does not have the SHA-256 its "
-            f"manifest records ({expected[:16]}…): the model file was changed or replaced; "
-            "not loaded"
+            f"{where} is a format-1 folder: its {manifest['model']} is a Stable-Baselines3 zip, and loading one "
+            "runs the pickled code it holds; convert it once (python -m arena.training.convert "
+            f"{shlex.quote(str(folder))} --trust) or load it with trust=True, only if you trust whoever made it"
         )
-    agent = load_sb3_agent(
-        model,
-        algo=manifest["algo"],
-        interface=stack,
-        deterministic=deterministic,
-        device=device,
-        seed=seed,
-        name=name or folder.name,
-        team_size=team_size,
-    )
+    stack = trained_interface(folder, manifest, trust=trust)
+    model_file = check_digest(folder, manifest["model"], manifest.get("model_sha256"))
     if env is None:
         with reading_data(f"agent folder {str(folder)!r}", trust):
             probe = make_env(manifest["env"], **dict(manifest.get("env_options") or {}))
     else:
         probe = env
         warn_if_trained_elsewhere(folder, manifest, env)
+    team_size = manifest.get("team_size")
     if team_size is not None:  # a model of a whole side: one agent per side, Tuple spaces
         from arena.sides import GroupTeams
+        from arena.training.teams import team_stack
 
-        probe = GroupTeams(probe)
+        probe, stack = GroupTeams(probe), team_stack(stack, team_size)
     try:
-        seats = manifest.get("seats") or list(probe.possible_agents)
-        seat = seats[0]
+        seat = (manifest.get("seats") or list(probe.possible_agents))[0]
+        raw = (probe.observation_space(seat), probe.action_space(seat))
         try:
-            agent.setup(probe.observation_space(seat), probe.action_space(seat))
+            policy = _policy(folder, manifest, model_file, stack, raw, device, trust)
+            agent = SB3Agent(policy, deterministic=deterministic, seed=seed, name=name or folder.name)
+            player = agent if stack is None else AgtItfWrapper(agent, stack)
+            player.setup(*raw)
+        except (AgentFolderError, UntrustedCodeError):
+            raise
         except ArenaError as err:
-            raise ArenaError(f"trained agent {str(folder)!r} does not fit {probe} seat {seat!r}: {err}") from None
+            raise ArenaError(f"{where} does not fit {probe} seat {seat!r}: {err}") from None
     finally:
         if env is None:
             probe.close()
-    return agent
+    return player
+
+
+def _policy(
+    folder: Path,
+    manifest: Mapping[str, Any],
+    model_file: Path,
+    stack: Interface | None,
+    raw: Any,
+    device: str,
+    trust: bool,
+) -> Any:
+    """The folder's SB3 policy, built for the spaces ``stack`` makes of the raw ones."""
+    from arena.training.policy_agent import algorithm_class, as_sb3_sees
+
+    if stack is not None:
+        stack.setup(*raw)
+        observation_space, action_space = stack.observation_space, stack.action_space
+    else:
+        observation_space, action_space = raw
+    where = f"trained agent {str(folder)!r}"
+    algo_class = algorithm_class(manifest["algo"])
+    if manifest["format_version"] < 2:  # trusted: SB3's zip, with the spaces from the env
+        from arena.training.sb3_zip import model_from_sb3_zip
+
+        model = model_from_sb3_zip(model_file, algo_class, as_sb3_sees(observation_space), action_space, device)
+        return model.policy
+    from arena.training.weights import build_policy, describe_spaces, load_policy_weights
+
+    trained, here = manifest.get("spaces"), describe_spaces(as_sb3_sees(observation_space), action_space)
+    if isinstance(trained, dict) and trained.get("sha256") != here["sha256"]:
+        raise SpaceMismatchError(
+            f"the policy was trained on observations {trained.get('observation')} and actions {trained.get('action')}, "
+            f"got {here['observation']} and {here['action']} (its interface is {manifest.get('interface')!r})"
+        )
+    with reading_data(f"agent folder {str(folder)!r}", trust):
+        policy = build_policy(manifest["policy"], algo_class, as_sb3_sees(observation_space), action_space, where)
+    load_policy_weights(policy, model_file, device, where)
+    return policy
+
+
+def restore_model(folder: str | Path, env: Any, *, device: str = "cpu", seed: int | None = None, **changes: Any) -> Any:
+    """The folder's model, ready to go on training on ``env`` (a vectorised env): its policy's
+    weights, optimizer state, hyperparameters (``changes`` laid over them) and step count.
+
+    Raises:
+        AgentFolderError: as :func:`load_trained_agent`, or a folder saved only to play
+            (``"training": null``) or of format 1 (convert it first).
+    """
+    from arena.training.policy_agent import algorithm_class
+    from arena.training.weights import load_optimizer, load_policy_weights, training_model
+
+    folder = Path(folder).resolve()
+    manifest = read_manifest(folder)
+    where = f"trained agent {str(folder)!r}"
+    training = manifest.get("training")
+    if manifest["format_version"] < 2:
+        raise AgentFolderError(
+            f"{where} is a format-1 folder (a Stable-Baselines3 zip); convert it first: "
+            f"python -m arena.training.convert {shlex.quote(str(folder))} --trust"
+        )
+    if not isinstance(training, dict):
+        raise AgentFolderError(f"{where} was saved to play only (no optimizer state); train a new folder from it")
+    model_file = check_digest(folder, manifest["model"], manifest.get("model_sha256"))
+    optimizer_file = check_digest(folder, training["optimizer"], training.get("optimizer_sha256"), "optimizer")
+    algo_class = algorithm_class(manifest["algo"])
+    with reading_data(f"agent folder {str(folder)!r}", False):
+        model = training_model(algo_class, manifest["policy"], training, env, device, seed, changes, where)
+    load_policy_weights(model.policy, model_file, device, where)
+    load_optimizer(model.policy.optimizer, optimizer_file, training.get("optimizer_groups"), where)
+    model.num_timesteps = int(manifest.get("timesteps") or 0)
+    return model

@@ -1,8 +1,9 @@
 """The network of Pommerman's team recipe: a small CNN over ``PommermanBatch``'s uint8 planes.
 
-It lives in the package (not in a script) because Stable-Baselines3 pickles the features
-extractor's class into ``model.zip`` by its import path: a trained folder loads wherever
-``envs.pommerman.policy`` imports. The recipe names it in its ``policy_kwargs`` as
+It lives in the package (not in a script) because a trained folder names the features
+extractor's class by its import path (``{"$class": "envs.pommerman.policy:PlanesCNN"}`` in
+``agent.json``): the folder loads wherever ``envs.pommerman.policy`` imports, and a loader
+imports it without ``--trust`` because ``envs`` is a package that declares arena entry points. The recipe names it in its ``policy_kwargs`` as
 ``"envs.pommerman.policy:PlanesCNN"`` (a recipe is JSON); ``arena train`` imports the name.
 
 This module imports torch and Stable-Baselines3 when it is imported (the ``train`` extra).

@@ -38,7 +38,8 @@ def test_the_team_command_trains_on_the_batch_and_its_folder_plays_a_tournament(
     assert "self-play pool: 3 members, 2 promotions" in printed  # snapshots joined the batch's opponents
     manifest = json.loads((out / "agent.json").read_text())
     assert manifest["interface"] == team_interface(60)  # the single env's way to the batch's planes
-    assert "PlanesCNN" in (out / "model.zip").read_bytes().decode("latin-1")  # pickled by its package path
+    extractor = manifest["policy"]["kwargs"]["features_extractor_class"]
+    assert extractor == {"$class": "envs.pommerman.policy:PlanesCNN"}  # named by its package path, as JSON
 
     agents = f"ppo={out}+{out},simple=pommerman_simple+pommerman_simple"
     results = tmp_path / "results.db"

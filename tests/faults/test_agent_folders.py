@@ -105,7 +105,7 @@ def test_help_says_a_trained_folder_is_an_agent():
 BROKEN = {
     "a missing key": ({"model": ...}, "agent.json has no 'model'"),
     "a key of the wrong type": ({"env": 7}, "key 'env' must be text, got int"),
-    "a misnamed model file": ({"model": "modle.zip"}, "names 'modle.zip', which is not in the folder"),
+    "a misnamed model file": ({"model": "modle.safetensors"}, "names 'modle.safetensors', which is not in the folder"),
     "a model path that is a folder": ({"model": "."}, "names '.', which is a folder, not a file"),
     "a path outside the folder": ({"model": "../../../../etc/hostname"}, "lies outside the folder"),
     "an absolute path": ({"model": "/etc/hostname"}, "must name a file inside the folder"),
@@ -126,7 +126,8 @@ def test_a_broken_folder_is_one_line_naming_what_is_wrong(folder, tmp_path, dama
 
 def test_a_replaced_model_file_is_refused_before_it_is_loaded(folder, tmp_path):
     tampered = copy_of(folder, tmp_path)
-    (tampered / "model.zip").write_bytes((tampered / "model.zip").read_bytes() + b"\0")
-    with pytest.raises(AgentFolderError, match="does not have the SHA-256 its manifest records"):
+    weights = tampered / json.loads((tampered / "agent.json").read_text())["model"]
+    weights.write_bytes(weights.read_bytes() + b"\0")
+    with pytest.raises(AgentFolderError, match="does not have the SHA-256 its manifest records.*changed or replaced"):
         load_trained_agent(tampered)
     assert load_trained_agent(folder) is not None  # the untouched folder loads

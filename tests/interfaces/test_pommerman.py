@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from gymnasium import spaces
@@ -134,7 +136,8 @@ def test_arena_train_pommerman_ffa_runs_end_to_end(tmp_path, capsys):
     )
     assert code == 0
     assert "trained ppo on pommerman for 256 timesteps" in capsys.readouterr().out
-    assert (out / "model.zip").exists() and (out / "evaluations.csv").exists()
+    assert (out / json.loads((out / "agent.json").read_text())["model"]).exists()
+    assert (out / "evaluations.csv").exists()
 
 
 def test_batch_planes_match_the_dense_planes_and_turn_ego_moves_back():

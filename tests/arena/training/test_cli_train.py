@@ -101,10 +101,11 @@ def test_train_promote_save_load_and_play_a_tournament(tmp_path, capsys) -> None
 
 def _adam_steps(folder) -> float:
     """The step count in the saved optimizer state of the folder's model."""
-    from sb3_contrib import MaskablePPO
+    from safetensors.torch import load_file
 
-    state = MaskablePPO.load(str(folder / "model.zip"), device="cpu").policy.optimizer.state_dict()["state"]
-    return float(next(iter(state.values()))["step"])
+    optimizer = json.loads((folder / "agent.json").read_text())["training"]["optimizer"]
+    state = load_file(folder / optimizer)
+    return float(state["0.step"])
 
 
 def test_a_model_without_its_interface_fails_at_load_not_in_games(tmp_path) -> None:
@@ -127,6 +128,7 @@ def test_a_model_without_its_interface_fails_at_load_not_in_games(tmp_path) -> N
                 "--no-progress",
                 "--interface",
                 "flatten(ego_board)",
+                "--sb3-zip",  # SB3's own zip beside the folder's weights, for load_sb3_agent
                 "--out",
                 str(out),
             ]
@@ -169,6 +171,7 @@ def test_train_against_a_fixed_opponent_with_plain_ppo_on_dict_observations(tmp_
             "random",  # the flags override connect four's self-play recipe
             "--interface",
             "action_mask_in_observation",
+            "--sb3-zip",
             "--out",
             str(out),
         ]
@@ -282,10 +285,16 @@ def test_load_continues_the_statistics_of_a_stateful_interface(tmp_path) -> None
         )
         == 0
     )
-    before = json.loads((out / "interface_state.json").read_text())["2"]["count"]
+    before = _statistics_count(out)
     assert main(["train", "tic_tac_toe", "--load", str(out), *base]) == 0
-    after = json.loads((out / "interface_state.json").read_text())["2"]["count"]
+    after = _statistics_count(out)
     assert after > before + 200  # the continued run added its observations to the trained statistics
+
+
+def _statistics_count(folder) -> float:
+    """How many observations the folder's normalize_observation level (index 2 from the root) has seen."""
+    name = json.loads((folder / "agent.json").read_text())["interface_state"]
+    return json.loads((folder / name).read_text())["2"]["count"]
 
 
 def test_batched_path_defaults_to_the_recipe_and_several_opponents_make_a_pool(tmp_path, capsys) -> None:
