@@ -36,10 +36,34 @@ def test_shipped_agent_is_package_data_with_its_command_and_seed(name: str) -> N
     assert manifest["command"].startswith("arena train ") and isinstance(manifest["seed"], int)
     assert f"--seed {manifest['seed']}" in manifest["command"]
     assert sum(path.stat().st_size for path in folder.rglob("*") if path.is_file()) < MAX_FOLDER_BYTES
-    assert {"model.zip", "agent.json", "recipe.json", "evaluations.csv", "learning_curve.png"} <= {
+    assert {manifest["model"], "agent.json", "recipe.json", "evaluations.csv", "learning_curve.png"} <= {
         path.name for path in folder.iterdir()
     }
     assert resolve("agent", name) is not None  # registered through the arena.agents entry points
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_shipped_agent_is_tensors_and_json_only(name: str) -> None:
+    """Format 2: safetensors weights with their SHA-256, no pickle (no SB3 zip, no .pt/.pkl), no optimizer."""
+    from arena.training.trained import check_digest, read_manifest
+
+    folder = shipped_folder(name)
+    manifest = read_manifest(folder)
+    assert manifest["format_version"] == 2 and manifest["training"] is None
+    assert manifest["model"].endswith(".safetensors")
+    assert check_digest(folder, manifest["model"], manifest["model_sha256"]) == folder / manifest["model"]
+    assert not [path.name for path in folder.iterdir() if path.suffix in (".zip", ".pt", ".pkl", ".pth")]
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_shipped_agent_acts_as_its_stable_baselines3_zip_did(name: str) -> None:
+    """Every action of a seeded short game is the one the agent's SB3 zip took before it was converted
+    (tests/envs/data/shipped_actions.json, recorded by tests/envs/shipped_games.py with SB3's own load):
+    the same weights, a deterministic policy."""
+    from tests.envs.shipped_games import seeded_actions
+
+    recorded = json.loads((Path(__file__).parent / "data" / "shipped_actions.json").read_text())[name]
+    assert seeded_actions(name) == recorded
 
 
 @pytest.mark.parametrize("name", sorted(SHIPPED))
