@@ -76,6 +76,23 @@ _BUSY_SECONDS = 30.0
 _JSON_COLUMNS = ("seats", "ranks", "returns", "versions")
 
 
+def _folder_recorded_before(stored: tuple[str, str], spec: AgentSpec) -> bool:
+    """Whether a stored entrant is the trained folder ``spec`` as files written before entrants
+    recorded their folder's interface stack hold it (the same entrant: resuming goes on)."""
+    factory, kwargs = stored
+    if spec.folder is None or factory != spec.factory:
+        return False
+    try:
+        old = json.loads(kwargs)
+    except ValueError:
+        return False
+    return (
+        isinstance(old, dict)
+        and "interface" not in old
+        and old == {key: value for key, value in spec.kwargs.items() if key != "interface"}
+    )
+
+
 class ResultStore:
     """The games of one tournament in an SQLite file (``":memory:"`` for a throw-away run).
 
@@ -160,7 +177,11 @@ class ResultStore:
                 for name, factory, kwargs in self._db.execute("SELECT name, factory, kwargs FROM entrants")
             }
             for name, factory, kwargs, spec in rows:
-                if name in known and known[name] != (factory, kwargs):
+                if (
+                    name in known
+                    and known[name] != (factory, kwargs)
+                    and not _folder_recorded_before(known[name], spec)
+                ):
                     old_factory, old = known[name]
                     raise TournamentMismatchError(
                         f"{self.path}: entrant {name!r} was {old_factory}{'' if old == '{}' else old} in the stored "

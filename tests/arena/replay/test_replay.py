@@ -269,6 +269,10 @@ def test_a_trained_agent_folder_is_replayed_with_its_eye_view(tmp_path):
     assert "its recorded interfaces cannot be built" in untrusted.notes[0] and "'os:system'" in untrusted.notes[0]
     with pytest.raises(AgentFolderError, match="recorded behind 'flatten\\(ego_board\\)', but its agent.json now"):
         load_trained_agent(folder, interface="flatten(ego_board)")
+    # A file written before entrants recorded the stack resumes with the folder as the same entrant.
+    with sqlite3.connect(db) as connection:
+        connection.execute("UPDATE entrants SET kwargs = ? WHERE name = 'ttt_agent'", (f'{{"path": "{folder}"}}',))
+    run_tournament("tic_tac_toe", ["random", str(folder)], games=2, db=db, workers=1)
     game = load_game(db, 1, trust=True)
     views = [f.eye[seat] for f in replay(game, eye=True) if seat in f.eye]
     assert views and all(v.matches for v in views)  # the policy is deterministic: same moves again
