@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from arena import RandomAgent
 from arena.cli import main
 from arena.text import printable
 from arena.tournament import run_tournament
@@ -28,6 +29,13 @@ pytest.importorskip("rich")
 HOSTILE = "\x1b[2J\x1b[H\x1b]0;owned\x07\x1b]52;c;cHduZWQ=\x1b\\\x9b31m\x85[bold]loud[/bold]\rfake"
 #: Any character a terminal obeys (all of C0 but tab and newline, DEL, C1).
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+class LoudAgent(RandomAgent):
+    """An agent whose error message is a string of terminal commands."""
+
+    def act(self, observation, action_mask=None, reward=0.0):
+        raise RuntimeError(HOSTILE)
 
 
 @pytest.fixture(scope="module")
@@ -111,3 +119,12 @@ def test_an_error_line_quoting_stored_text_is_escaped(db, capsys):
         assert code == 2 and "error:" in text and "\\x1b]52;c;eA==\\x07" in text, text
     code, text = _run(capsys, "report", str(db), "--bootstrap", "2")  # a report needs no env: it shows the name
     assert code == 0 and "tic\\x1b]52;c;eA==\\x07tac" in text
+
+
+def test_an_agents_own_words_are_escaped_live(tmp_path, capsys):
+    loud = f"{__name__}:LoudAgent"
+    argv = ["tournament", "tic_tac_toe", "--agents", f"random,{loud}", "--games", "2", "--backend", "inline"]
+    code, text = _run(capsys, *argv, "--no-progress", "--db", str(tmp_path / "live.db"))
+    assert code == 0 and "forfeit" in text and "\\x1b]52;c;" in text
+    code, text = _run(capsys, "play", "tic_tac_toe", "--agents", f"{loud},random", "--seed", "1")
+    assert code == 2 and "\\x1b]0;owned" in text  # the one-line error quotes the agent's message
