@@ -12,7 +12,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.agents.base import Agent
-from arena.errors import SpaceMismatchError
+from arena.errors import InterfaceError, SpaceMismatchError
 from arena.interface import Interface, claim_interface
 
 __all__ = ["AgtItfWrapper"]
@@ -24,6 +24,16 @@ def _was_truncated(info: Mapping[str, Any]) -> bool:
     if flag is not None:
         return bool(flag)
     return any(isinstance(member, Mapping) and bool(member.get("truncated")) for member in info.values())
+
+
+def _shown(value: Any) -> str:
+    """A short description of an observation for an error text (arrays by shape, dtype and range)."""
+    if isinstance(value, np.ndarray):
+        if value.size and np.issubdtype(value.dtype, np.number):
+            return f"array(shape={value.shape}, dtype={value.dtype}, min={value.min()!r}, max={value.max()!r})"
+        return f"array(shape={value.shape}, dtype={value.dtype})"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 class AgtItfWrapper(Agent):
@@ -107,6 +117,7 @@ class AgtItfWrapper(Agent):
         if self._starting:
             self._starting = False
             observation = itf.transform_reset(observation)
+            self._check_observation(observation)
         else:
             observation = itf.transform_observation(observation)
         reward = itf.transform_reward(reward)
@@ -120,6 +131,30 @@ class AgtItfWrapper(Agent):
                 for member, obs, mask in zip(members, observation, masks)
             )
         return itf.transform_action(action)
+
+    def _check_observation(self, observation: Any) -> None:
+        """Check an episode's first model observation against the interface's declared space.
+
+        Once per episode, so that a stack that leaves its space is named at play time (in a
+        tournament: a forfeit whose reason names the interface) for the cost of one
+        ``contains``; :func:`arena.testing.check_interface` checks every observation.
+
+        Raises:
+            InterfaceError: the observation is not in ``interface.observation_space``.
+        """
+        space = self.interface.observation_space
+        if self.members is None:
+            inside = space.contains(observation)
+        else:  # a team's members that do not act yet have no observation (None)
+            inside = isinstance(space, spaces.Tuple) and all(
+                part is None or part_space.contains(part) for part, part_space in zip(observation, space)
+            )
+        if not inside:
+            raise InterfaceError(
+                f"{self}: the interface {self.interface} gave the observation {_shown(observation)}, "
+                f"which is outside its observation space {space}",
+                interface=self.interface,
+            )
 
     def done(self, reward: float, info: dict[str, Any]) -> None:
         """End the episode: the interface stack hears it first (:meth:`Interface.done`).

@@ -45,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--move-time-limit",
         type=float,
         default=5.0,
-        help="seconds the agent may take per move, over it forfeits (default 5)",
+        help="seconds the agent may take per move (at most 86400), over it forfeits (default 5)",
     )
     parser.add_argument("--record", default=None, metavar="FILE", help="store every game in this results file")
     parser.add_argument(
@@ -61,12 +61,12 @@ def run(args: argparse.Namespace) -> int:
     from arena.serve.server import GameServer
     from arena.specs.agents import EnvSpec
     from arena.specs.options import parse_env_options
+    from arena.tournament.guard import check_move_time_limit
 
     options = parse_env_options(args.env_options)
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port must be 0 (any free port) to 65535, got {args.port}")
-    if args.move_time_limit is not None and not args.move_time_limit > 0:
-        raise ValueError(f"--move-time-limit must be a positive number of seconds, got {args.move_time_limit}")
+    check_move_time_limit(args.move_time_limit, "--move-time-limit")
     if args.fps is not None and not args.fps > 0:
         raise ValueError(f"--fps must be a positive number, got {args.fps}")
     if args.games is not None and args.games < 1:

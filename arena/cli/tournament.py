@@ -111,7 +111,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=float,
         default=None,
         metavar="SEC",
-        help="seconds per move; a slower move loses the game by forfeit",
+        help="seconds per move (at most 86400); a slower move loses the game by forfeit",
     )
     parser.add_argument("--max-steps", type=int, default=None, help="cut a game after this many env steps")
     parser.add_argument(

@@ -122,7 +122,7 @@ class Doors:
         'http://127.0.0.1:8000/?token=s3cret-s3cret-s3cret'
         >>> doors.refusal("/ws?token=s3cret-s3cret-s3cret", {"Host": ["127.0.0.1:8000"], "Origin": ["http://localhost:8000"]})
         >>> doors.refusal("/?token=s3cret-s3cret-s3cret", {"Host": ["evil.example:8000"]})
-        'Host evil.example:8000 is not this server'
+        'Host is not this server (expected 127.0.0.1:8000 or localhost:8000)'
         >>> doors.refusal("/?token=guess", {"Host": ["localhost:8000"]})
         'a missing or wrong token (open the address arena serve printed)'
     """
@@ -138,9 +138,10 @@ class Doors:
     def refusal(self, target: str, headers: dict[str, list[str]]) -> str | None:
         """Why a request for ``target`` (path and query) with ``headers`` (name -> values) is refused,
         or ``None`` when it may pass."""
+        # The texts never repeat what the request sent: a refusal reflects nothing back.
         hosts = headers.get("Host", [])
         if len(hosts) != 1 or hosts[0].lower() not in self.hosts:
-            return f"Host {', '.join(hosts) or '(none)'} is not this server"
+            return f"Host is not this server (expected 127.0.0.1:{self.port} or localhost:{self.port})"
         parts = urlsplit(target)
         tokens = parse_qs(parts.query).get("token", [])
         given = tokens[0] if len(tokens) == 1 else ""
@@ -149,5 +150,5 @@ class Doors:
         if parts.path == "/ws":
             origins = headers.get("Origin", [])
             if len(origins) != 1 or origins[0].lower() not in self.origins:
-                return f"Origin {', '.join(origins) or '(none)'} is not this server's page"
+                return "Origin is not this server's page"
         return None

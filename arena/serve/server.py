@@ -34,6 +34,8 @@ from arena.serve.doors import MAX_FRAME_BYTES, Doors, read_message, server_token
 from arena.serve.worker import GameWorker, ServeConfig
 from arena.specs.agents import AgentSpec, EnvSpec
 from arena.text import printable
+from arena.tournament.guard import check_move_time_limit
+from arena.tournament.processes import ending_what_starts
 from arena.tournament.runner import grace_seconds, start_context
 
 __all__ = ["GameServer", "GameRecord"]
@@ -49,12 +51,65 @@ _BODY = """<h1 id="title">arena</h1>
 </div><div><pre id="private" class="sub"></pre><div id="score" class="sub"></div></div></div>"""
 
 MAX_PAGES = 8  # open pages at once (each holds a thread and a small buffer); more are turned away
+# Connections still opening (from accept until they pass the doors or end) at once; more are closed
+# at once, so a burst of half-open sockets holds at most this many threads, each for OPEN_TIMEOUT.
+MAX_OPENING = 16
+OPEN_TIMEOUT = 3.0  # seconds a connection has to send its request (a browser sends it at once)
+_TURNED_AWAY = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 _HEADERS = {  # the page is not framed by other sites, and its address (with the token) is not passed on
     "Content-Security-Policy": "frame-ancestors 'none'",
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
+
+
+class _Opening:
+    """Counts the connections that have not passed the doors yet, from the moment they are accepted;
+    past ``most`` a new one gets ``503`` and is closed at once, before a request is read.
+
+    It takes the place of the websockets server's per-connection ``handler`` (run on the thread
+    the server starts for each accepted socket); :meth:`passed` is called by the page handler once
+    the handshake succeeded, and when the connection's thread ends.
+    """
+
+    def __init__(self, server: Any, most: int) -> None:
+        self.most = most
+        self.count = 0
+        self._lock = threading.Lock()
+        self._local = threading.local()
+        self._server = server
+        self._handle = server.handler
+        server.handler = self.handle
+
+    def handle(self, sock: Any, address: Any) -> None:
+        with self._lock:
+            admitted = self.count < self.most
+            if admitted:
+                self.count += 1
+        if not admitted:
+            try:
+                sock.setblocking(False)
+                sock.send(_TURNED_AWAY)
+            except OSError:
+                pass
+            finally:
+                sock.close()
+            with self._server.lock:  # what the server's own handler does when it returns
+                self._server.handler_threads.discard(threading.current_thread())
+            return
+        self._local.counted = True
+        try:
+            self._handle(sock, address)
+        finally:
+            self.passed()
+
+    def passed(self) -> None:
+        """The connection of this thread passed the doors, or ended: it no longer counts."""
+        if getattr(self._local, "counted", False):
+            self._local.counted = False
+            with self._lock:
+                self.count -= 1
 
 
 class GameRecord(dict):
@@ -94,13 +149,13 @@ class GameServer:
         seat: the seat the person plays.
         port: the port on 127.0.0.1 (0: any free port; :attr:`url` says which).
         seed: the seed of the first game (later games draw new ones); ``None`` draws one.
-        move_time_limit: seconds an agent may think per move (over it, it forfeits).
+        move_time_limit: seconds an agent may think per move (over it, it forfeits), at most one day.
         record: a results file that stores each finished game (``arena replay`` shows them).
         fps: ticks a second for real-time games (default: the env's own ``render_fps``, at most 15).
         token: the secret of the page's address (default: a fresh random one; see :mod:`arena.serve.doors`).
 
     Raises:
-        ValueError: no such seat; ``vs`` is a team, or cannot be built (its error in the text).
+        ValueError: no such seat; a move time limit not in (0, 86400]; ``vs`` is a team, or cannot be built (its error in the text).
         arena.registry.UnknownNameError: an unknown env or agent name.
         SpaceMismatchError: the person's seat does not act in a Discrete space.
     """
@@ -124,6 +179,7 @@ class GameServer:
             raise ImportError("arena serve needs websockets: pip install 'arena-marl[serve]'") from None
         self.env_spec = env
         token = server_token(token)
+        move_time_limit = check_move_time_limit(move_time_limit, "arena serve: move_time_limit")
         probe = make_env(env.factory, **env.kwargs)
         try:
             self._check(probe, seat, vs, fps)
@@ -156,9 +212,13 @@ class GameServer:
                 max_size=MAX_FRAME_BYTES,
                 max_queue=4,
                 compression=None,
+                server_header=None,  # no banner naming the software and its version
+                open_timeout=OPEN_TIMEOUT,
+                process_response=_no_sniffing,
             )
         except OSError as err:
             raise ValueError(f"arena serve: cannot listen on 127.0.0.1:{port}: {err.strerror or err}") from None
+        self._opening = _Opening(self._server, MAX_OPENING)
         self.port = self._server.socket.getsockname()[1]
         self._doors = Doors(self.port, token)
         self.token = self._doors.token
@@ -191,7 +251,8 @@ class GameServer:
         from arena.registry import UnknownNameError
 
         try:
-            AgentSpec(self.vs.name, self.vs.factory, self.vs.kwargs).build(probe)
+            with ending_what_starts():  # built to check it: what it starts ends here
+                AgentSpec(self.vs.name, self.vs.factory, self.vs.kwargs).build(probe)
         except UnknownNameError:
             raise
         except Exception as err:
@@ -232,6 +293,7 @@ class GameServer:
         return response
 
     def _handler(self, connection: Any) -> None:
+        self._opening.passed()
         page = _Page(connection)
         with self._pages_lock:
             if len(self._pages) >= MAX_PAGES:
@@ -439,6 +501,11 @@ class GameServer:
         final.update(type="end", outcome=record["outcome"], returns=record.get("returns"), game=record.get("game"))
         page.send(final)
         return record
+
+
+def _no_sniffing(connection: Any, request: Any, response: Any) -> None:
+    """Every response (the page, 403, 404, the WebSocket's) says its content type is to be believed."""
+    response.headers["X-Content-Type-Options"] = "nosniff"
 
 
 def _play_js() -> str:

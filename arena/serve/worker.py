@@ -30,6 +30,7 @@ from arena.registry import make_env
 from arena.serve.human import BrowserHuman, Channel, idle_action, key_bindings
 from arena.specs.agents import AgentSpec, EnvSpec
 from arena.tournament.guard import PHASES, GuardedAgent, MoveTimer, SeatWatch, end_process, orders_from_parent
+from arena.tournament.processes import contained, new_tag
 
 __all__ = ["GameWorker", "ServeConfig", "worker_main"]
 
@@ -170,8 +171,12 @@ class GameWorker:
         self.config = config
         self.state = SeatWatch.shared_record(context)
         self.connection, child = context.Pipe()
+        self.tag = new_tag()  # marks the processes its games start, which end with it
         self.process = context.Process(
-            target=worker_main, args=(config, child, self.state), daemon=True, name="arena-serve-game"
+            target=contained,
+            args=(self.tag, worker_main, config, child, self.state),
+            daemon=True,
+            name="arena-serve-game",
         )
         self.process.start()
         child.close()
@@ -207,5 +212,5 @@ class GameWorker:
         if self.process.is_alive() and not kill:
             self.send(None)
             self.process.join(timeout=0.25)
-        end_process(self.process)
+        end_process(self.process, self.tag)
         self.connection.close()

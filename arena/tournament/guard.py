@@ -4,6 +4,10 @@
 the seat's action space and mask *before* the env sees it (so a bad action is attributed to
 the agent, not reported as an env error), turns any exception the agent raises into an
 :class:`arena.errors.Forfeit` (entrant name, reason), and enforces a per-move time limit.
+The agent is handed its own copies of the observation, the mask and the final info (numpy
+arrays, and dicts, tuples and lists of them), and the action is checked against the env's own
+mask: an agent that writes on what it was given changes neither the referee's check nor an env
+that reuses its arrays.
 
 The time limit really interrupts a hung move: in the main thread of the process that runs the
 game, ``signal.setitimer(ITIMER_REAL)`` fires ``SIGALRM`` after the limit and the handler raises
@@ -30,13 +34,29 @@ import traceback
 from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
+import numpy as np
 from gymnasium import spaces
 
 from arena.actions import discrete_index
 from arena.agents.base import Agent
 from arena.errors import Forfeit, InvalidActionError, MoveTimeout
+from arena.tournament.processes import end_tree
 
-__all__ = ["GuardedAgent", "MoveTimer", "SeatWatch", "PHASES", "user_interrupted", "orders_from_parent", "end_process"]
+__all__ = [
+    "GuardedAgent",
+    "MoveTimer",
+    "SeatWatch",
+    "PHASES",
+    "MAX_MOVE_TIME_LIMIT",
+    "check_move_time_limit",
+    "user_interrupted",
+    "orders_from_parent",
+    "end_process",
+]
+
+# The longest move time limit: far past any move worth waiting for, and far inside the range of
+# every platform's interval timer (``setitimer`` overflows near 2**31 seconds).
+MAX_MOVE_TIME_LIMIT = 86_400.0
 
 # What an entrant was asked to do, as a :class:`SeatWatch` records it (index = code).
 PHASES = ("", "setup", "reset", "act", "done", "build")
@@ -95,6 +115,40 @@ class SeatWatch:
         return deadline > 0 and now > deadline + grace
 
 
+def check_move_time_limit(limit: Any, name: str = "move_time_limit") -> float | None:
+    """``limit`` as seconds (``None``: no limit), or a ``ValueError`` naming ``name`` and the range.
+
+    Example:
+        >>> check_move_time_limit(2), check_move_time_limit(None)
+        (2.0, None)
+        >>> check_move_time_limit(1e10)
+        Traceback (most recent call last):
+        ...
+        ValueError: move_time_limit must be a number of seconds greater than 0 and at most 86400 (one day), got 10000000000.0
+    """
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not 0 < limit <= MAX_MOVE_TIME_LIMIT:
+        raise ValueError(
+            f"{name} must be a number of seconds greater than 0 and at most {MAX_MOVE_TIME_LIMIT:.0f} (one day), "
+            f"got {limit!r}"
+        )
+    return float(limit)
+
+
+def _private(value: Any) -> Any:
+    """A copy of what the env handed out, for an agent to keep or write on: numpy arrays, and
+    dicts, tuples and lists of them (other values are immutable or the env's own business)."""
+    kind = type(value)
+    if kind is np.ndarray:
+        return value.copy()
+    if kind is dict:
+        return {key: _private(item) for key, item in value.items()}
+    if kind is tuple or kind is list:
+        return kind(_private(item) for item in value)
+    return value
+
+
 def orders_from_parent(connection: Any, parent_pid: int) -> Iterator[Any]:
     """What a worker process's parent sends it, one message at a time, until the parent sends
     ``None`` or dies (checked every second: the worker then stops quietly instead of lingering)."""
@@ -108,10 +162,10 @@ def orders_from_parent(connection: Any, parent_pid: int) -> Iterator[Any]:
         yield order
 
 
-def end_process(process: Any) -> None:
-    """End a worker process by its PID if it still runs, and reap it."""
-    if process.is_alive():
-        process.kill()
+def end_process(process: Any, tag: str | None = None) -> None:
+    """End a worker process by its PID if it still runs, with every process it started (those
+    under it, and those carrying its ``tag``: see :mod:`arena.tournament.processes`), and reap it."""
+    end_tree(process.pid if process.is_alive() else None, tag)
     process.join(timeout=5)
 
 
@@ -192,7 +246,7 @@ class GuardedAgent(Agent):
     ) -> None:
         self.agent = agent
         self.entrant = entrant
-        self.move_time_limit = move_time_limit
+        self.move_time_limit = check_move_time_limit(move_time_limit)
         self.timer = timer
         self.watch = watch
         self._discrete: tuple[int, int] | None = None
@@ -210,10 +264,12 @@ class GuardedAgent(Agent):
         self._watched(2, "reset()", self.agent.reset, seed=seed)
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
+        # The agent gets copies; the check below reads the env's own mask.
+        given_observation, given_mask = _private(observation), _private(action_mask)
         limit = self.move_time_limit
         if limit is None and self.watch is None:
             try:
-                action = self.agent.act(observation, action_mask, reward)
+                action = self.agent.act(given_observation, given_mask, reward)
             except BaseException as err:
                 self._raise_fault("act()", err)
             self._check(action, action_mask)
@@ -226,7 +282,7 @@ class GuardedAgent(Agent):
             if timer is not None and limit is not None:
                 timer.arm(limit)
             try:
-                action = self.agent.act(observation, action_mask, reward)
+                action = self.agent.act(given_observation, given_mask, reward)
             finally:
                 if timer is not None:
                     timer.disarm()
@@ -296,7 +352,7 @@ class GuardedAgent(Agent):
             raise Forfeit(self.entrant, f"illegal action {action!r}; legal actions were {legal}")
 
     def done(self, reward: float, info: dict[str, Any]) -> None:
-        self._watched(4, "done()", self.agent.done, reward, info)
+        self._watched(4, "done()", self.agent.done, reward, _private(info))
 
     def __str__(self) -> str:
         return f"GuardedAgent({self.agent}, {self.entrant!r})"

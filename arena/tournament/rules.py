@@ -13,12 +13,12 @@ Example:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from arena.specs.agents import AgentSpec, EnvSpec, entrant_specs
+from arena.tournament.guard import check_move_time_limit
 from arena.tournament.runner import BACKENDS, start_context
 from arena.tournament.schedule import MODES
 
@@ -48,7 +48,7 @@ class TournamentRules:
         seed: the tournament seed (0 .. 2**64 - 1).
         seatings: ``"auto"``, ``"all"`` or ``"rotations"``.
         duplicate: games come in sets that share a chance seed and rotate the seats.
-        move_time_limit: seconds per move (``None``: no limit).
+        move_time_limit: seconds per move, at most one day (``None``: no limit).
         max_steps: env steps before a game is cut (``None``: no limit).
         anchor: ``(entrant, rating)`` for the batch Elo fit, or ``None``.
 
@@ -76,11 +76,7 @@ class TournamentRules:
             raise ValueError(f"tournament: seed must be an integer from 0 to 2**64 - 1, got {self.seed!r}")
         if self.seatings not in ("auto", "all", "rotations"):
             raise ValueError(f"tournament: seatings must be 'auto', 'all' or 'rotations', got {self.seatings!r}")
-        limit = self.move_time_limit
-        if limit is not None and (
-            isinstance(limit, bool) or not isinstance(limit, (int, float)) or not 0 < limit < math.inf
-        ):
-            raise ValueError(f"tournament: move_time_limit must be a positive finite number of seconds, got {limit!r}")
+        check_move_time_limit(self.move_time_limit, "tournament: move_time_limit")
         if self.max_steps is not None:
             _positive_int(self.max_steps, "max_steps")
         anchor = self.anchor

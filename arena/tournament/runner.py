@@ -54,6 +54,7 @@ from arena.tournament.game import (
     forfeit_result,
 )
 from arena.tournament.guard import PHASES, SeatWatch, end_process, orders_from_parent, user_interrupted
+from arena.tournament.processes import contained, ending_what_starts, new_tag
 from arena.tournament.schedule import GameTask
 from arena.tournament.store import result_row
 
@@ -178,16 +179,17 @@ def run_inline(
 ) -> None:
     """Play ``tasks`` one by one in this process: for debugging (breakpoints in agents work), with
     no protection against an entrant that ends the process and no move time limit."""
-    runner = GameRunner(config).start()
-    restore = _watch_ctrl_c()
-    if on_start is not None:
-        on_start()
-    try:
-        for task in tasks:
-            on_results([result_row(runner.play(task))])
-    finally:
-        restore()
-        runner.stop()
+    with ending_what_starts():
+        runner = GameRunner(config).start()
+        restore = _watch_ctrl_c()
+        if on_start is not None:
+            on_start()
+        try:
+            for task in tasks:
+                on_results([result_row(runner.play(task))])
+        finally:
+            restore()
+            runner.stop()
 
 
 def _watch_ctrl_c() -> Callable[[], None]:
@@ -277,7 +279,10 @@ class _Worker:
     def __init__(self, context: Any, config: GameConfig) -> None:
         self.state = SeatWatch.shared_record(context)
         self.conn, child_end = context.Pipe()
-        self.process = context.Process(target=_worker_main, args=(config, child_end, self.state), daemon=True)
+        self.tag = new_tag()  # marks the processes its games start, which end with it
+        self.process = context.Process(
+            target=contained, args=(self.tag, _worker_main, config, child_end, self.state), daemon=True
+        )
         self.process.start()
         child_end.close()
         self.chunk: list[GameTask] | None = None
@@ -310,7 +315,7 @@ class _Worker:
         return SeatWatch.overdue(self.state, now, grace)
 
     def stop(self) -> None:
-        end_process(self.process)
+        end_process(self.process, self.tag)
         self.conn.close()
 
 

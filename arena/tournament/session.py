@@ -29,6 +29,7 @@ from arena.errors import ArenaError, ResultsFileError, TournamentError
 from arena.evaluation.results import check_result_kind
 from arena.specs.agents import agent_version
 from arena.tournament.game import GameConfig
+from arena.tournament.processes import ending_what_starts
 from arena.tournament.result import TournamentResult
 from arena.tournament.rules import Execution, TournamentRules
 from arena.tournament.runner import (
@@ -95,17 +96,18 @@ def survey(rules: TournamentRules) -> Field:
                 )
             for size in sizes:
                 spec.side_members(size)  # a team of the wrong size is a mistake to report, not to exclude
-        for spec in rules.entrants:
-            try:
-                agents = (
-                    [agent for size in sizes for agent in spec.build_side(size, probe)]
-                    if sides
-                    else [spec.build(probe)]
-                )
-                for agent in agents:
-                    agent_version(agent)
-            except Exception as err:  # any failure to build excludes the entrant, once, with its reason
-                excluded[spec.name] = f"{type(err).__name__}: {err}"
+        with ending_what_starts():  # what an entrant starts when built is its games' business, not ours
+            for spec in rules.entrants:
+                try:
+                    agents = (
+                        [agent for size in sizes for agent in spec.build_side(size, probe)]
+                        if sides
+                        else [spec.build(probe)]
+                    )
+                    for agent in agents:
+                        agent_version(agent)
+                except Exception as err:  # any failure to build excludes the entrant, once, with its reason
+                    excluded[spec.name] = f"{type(err).__name__}: {err}"
         teams = {team: tuple(ids) for team, ids in sides.items()} if sides else None
         seats = len(sides) if sides else len(probe.possible_agents)
         result_kind = check_result_kind(probe.result_kind, f"tournament: {probe}.result_kind")

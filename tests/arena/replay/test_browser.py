@@ -195,7 +195,10 @@ def test_serve_errors(bad, message):
     [
         (["--port", "70000"], "--port must be 0 (any free port) to 65535, got 70000"),
         (["--seat", "player_7"], "tic_tac_toe has no seat 'player_7'"),
-        (["--move-time-limit", "0"], "--move-time-limit must be a positive number of seconds, got 0.0"),
+        (
+            ["--move-time-limit", "0"],
+            "--move-time-limit must be a number of seconds greater than 0 and at most 86400 (one day), got 0.0",
+        ),
         (["--env-options", "[1]"], "--env-options must be a JSON object, got '[1]'"),
     ],
 )

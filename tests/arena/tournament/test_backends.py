@@ -65,7 +65,10 @@ def test_bad_backend_options_are_named():
         ValueError, match="the serial backend plays one game at a time; workers=2 needs backend='processes' or 'ray'"
     ):
         run_tournament("tic_tac_toe", ["random", "b=random"], backend="serial", workers=2)
-    with pytest.raises(ValueError, match="move_time_limit must be a positive finite number of seconds, got -1"):
+    with pytest.raises(
+        ValueError,
+        match=r"move_time_limit must be a number of seconds greater than 0 and at most 86400 \(one day\), got -1",
+    ):
         run_tournament("tic_tac_toe", ["random", "b=random"], move_time_limit=-1)
 
 

@@ -35,7 +35,10 @@ def test_rules_are_frozen_and_stored_as_the_results_file_checks_them():
         ({"mode": "swiss"}, "mode must be one of round-robin, head-to-head, gauntlet, got 'swiss'"),
         ({"seatings": "random"}, "seatings must be 'auto', 'all' or 'rotations', got 'random'"),
         ({"max_steps": True}, "max_steps must be a positive integer, got True"),
-        ({"move_time_limit": float("inf")}, "move_time_limit must be a positive finite number of seconds, got inf"),
+        (
+            {"move_time_limit": float("inf")},
+            "move_time_limit must be a number of seconds greater than 0 and at most 86400 (one day), got inf",
+        ),
         ({"anchor": ("c", 0.0)}, "the anchor 'c' is not an entrant; expected one of ['random', 'b']"),
     ],
 )

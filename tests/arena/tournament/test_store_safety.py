@@ -162,9 +162,18 @@ def test_an_unwritable_export_folder_is_refused_before_the_first_game(tmp_path, 
     ("option", "expected"),
     [
         (["--max-steps", "0"], "max_steps must be a positive integer, got 0"),
-        (["--move-time-limit", "-1"], "move_time_limit must be a positive finite number of seconds, got -1.0"),
-        (["--move-time-limit", "nan"], "move_time_limit must be a positive finite number of seconds, got nan"),
-        (["--move-time-limit", "inf"], "move_time_limit must be a positive finite number of seconds, got inf"),
+        (
+            ["--move-time-limit", "-1"],
+            "move_time_limit must be a number of seconds greater than 0 and at most 86400 (one day), got -1.0",
+        ),
+        (
+            ["--move-time-limit", "nan"],
+            "move_time_limit must be a number of seconds greater than 0 and at most 86400 (one day), got nan",
+        ),
+        (
+            ["--move-time-limit", "inf"],
+            "move_time_limit must be a number of seconds greater than 0 and at most 86400 (one day), got inf",
+        ),
         (["--games", "0"], "games must be a positive integer, got 0"),
         (["--seed", "-3"], "seed must be an integer from 0 to 2**64 - 1, got -3"),
         (["--seed", str(2**64)], f"seed must be an integer from 0 to 2**64 - 1, got {2**64}"),
