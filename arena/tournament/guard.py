@@ -264,8 +264,9 @@ class GuardedAgent(Agent):
         self._watched(2, "reset()", self.agent.reset, seed=seed)
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
-        # The agent gets copies; the check below reads the env's own mask.
-        given_observation, given_mask = _private(observation), _private(action_mask)
+        # The agent gets copies; the check below reads the env's own mask (one array each: inline).
+        given_observation = observation.copy() if type(observation) is np.ndarray else _private(observation)
+        given_mask = action_mask.copy() if type(action_mask) is np.ndarray else _private(action_mask)
         limit = self.move_time_limit
         if limit is None and self.watch is None:
             try:
