@@ -219,8 +219,8 @@ def print_members(result: Any, report: dict[str, Any], console: Any) -> None:
             highlight=False,
         )
     console.print()
-    if report["members"]:
-        console.print(members_table(report))
+    if report["members"] and any(result.specs[name].members for name in names):
+        console.print(members_table(report))  # with one member per team it would repeat the standings
 
 
 def members_table(report: dict[str, Any]) -> Any:
