@@ -173,8 +173,9 @@ def _stack_only(game: StoredGame, spec: AgentSpec) -> AgtItfWrapper | None:
 
 
 def _untrusted_folder(game: StoredGame, spec: AgentSpec, name: str) -> AgtItfWrapper | None:
-    """The view of a trained folder whose code was not trusted: its stack, with a note saying so."""
-    why = f"it is the trained folder {spec.folder}, whose model file is a pickle (loading it runs code)"
+    """The view of a trained folder the file names by its loader (a ``module:callable``, not resolved
+    without trust): its recorded stack, with a note saying so."""
+    why = f"it is the trained folder {spec.folder}, which a results file's word does not load"
     try:
         agent = _stack_only(game, spec)
     except (ArenaError, ValueError, TypeError) as err:  # a recorded stack that is not (or no longer) buildable
