@@ -60,6 +60,7 @@ from arena.errors import AgentFolderError, ArenaError, SpaceMismatchError, Untru
 from arena.interface import Interface
 from arena.registry import make_env, reading_data
 from arena.specs.interfaces import build_interface
+from arena.text import printable
 from arena.training.manifest import (
     FORMAT_VERSION,
     MANIFEST,
@@ -367,8 +368,10 @@ def warn_if_trained_elsewhere(folder: Path, manifest: Mapping[str, Any], env: An
     differences = trained_elsewhere(manifest, env)
     if differences:
         warnings.warn(
-            f"trained agent {folder.name!r} was trained on {manifest.get('env')} with options this env does not "
-            f"have: {', '.join(differences)}; it plays, but not the game it learned",
+            printable(  # a manifest is data: its text is shown on stderr, never obeyed
+                f"trained agent {folder.name!r} was trained on {manifest.get('env')} with options this env does "
+                f"not have: {', '.join(differences)}; it plays, but not the game it learned"
+            ),
             UserWarning,
             stacklevel=3,
         )

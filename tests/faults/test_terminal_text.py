@@ -128,3 +128,18 @@ def test_an_agents_own_words_are_escaped_live(tmp_path, capsys):
     assert code == 0 and "forfeit" in text and "\\x1b]52;c;" in text
     code, text = _run(capsys, "play", "tic_tac_toe", "--agents", f"{loud},random", "--seed", "1")
     assert code == 2 and "\\x1b]0;owned" in text  # the one-line error quotes the agent's message
+
+
+def test_a_folders_manifest_text_in_a_warning_is_escaped():
+    import warnings
+
+    import envs
+    from arena.training.trained import warn_if_trained_elsewhere
+
+    manifest = {"env": f"pong_2p{HOSTILE}", "env_options": {"ball_spin": 3.0}}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warn_if_trained_elsewhere(Path("runs/x"), manifest, envs.make("pong_2p"))
+    (message,) = [str(w.message) for w in caught]
+    _assert_shown_not_obeyed(message, "the trained-elsewhere warning")
+    assert printable(HOSTILE) in message
