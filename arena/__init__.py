@@ -6,9 +6,10 @@ The core needs only gymnasium and numpy:
 * :class:`Interface`, :class:`Combine` — stackable per-agent transformations;
 * :class:`EnvItfWrapper`, :class:`AgtItfWrapper` — interfaces on the env or on the agent;
 * :class:`Agent`, :class:`RandomAgent`, :class:`Team`, :func:`play` — agents, sides and the play loop;
-* :mod:`arena.testing` — the public checkers.
+* :mod:`arena.testing` — the public checkers (imported with ``arena``: ``arena.testing.check_env(env)``).
 """
 
+from arena import testing  # the checkers, as numpy.testing: after `import arena`, arena.testing works
 from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent, RandomAgent
 from arena.env import MultiAgentEnv, MultiAgentWrapper
@@ -69,4 +70,5 @@ __all__ = [
     "make_agent",
     "make_env",
     "play",
+    "testing",
 ]

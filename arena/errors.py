@@ -33,6 +33,7 @@ __all__ = [
     "EngineError",
     "TournamentError",
     "TournamentMismatchError",
+    "EntrantBuildError",
     "ResultsFileError",
     "ReportError",
     "ReplayError",
@@ -170,6 +171,18 @@ class EngineError(ArenaError, RuntimeError):
 
 class TournamentError(ArenaError, RuntimeError):
     """A tournament could not go on (a worker died, the env failed to build)."""
+
+
+class EntrantBuildError(TournamentError):
+    """Entrants of a tournament could not be built (an unknown name, a wrong option): nothing was played.
+
+    Attributes:
+        reasons: entrant name -> why it could not be built.
+    """
+
+    def __init__(self, message: str, reasons: dict[str, str]) -> None:
+        super().__init__(message)
+        self.reasons = reasons
 
 
 class TournamentMismatchError(ArenaError, ValueError):

@@ -15,7 +15,7 @@ working.
 The plugin contract:
 
 1. the entry point imports and names an :class:`arena.Interface` subclass;
-2. its docstring's first line is its summary (shown by ``arena interfaces``);
+2. its docstring's first paragraph is its summary (shown by ``arena interfaces``);
 3. optionally, a classmethod ``contract_examples()`` yields
    ``(interface, observation_space, action_space)`` triples that
    :func:`arena.testing.check_interface` must accept; ``interface_registry(check=True)``
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
@@ -53,7 +54,7 @@ class InterfaceEntry:
         name: the entry-point name (what :func:`make_interface` takes).
         package: the distribution that declares it (``"arena-marl"`` for built-ins).
         target: the ``"module:attribute"`` the entry point names.
-        summary: the first line of the interface's docstring ("" when broken).
+        summary: the first paragraph of the interface's docstring, as one line ("" when broken).
         interface: the interface class, or ``None`` when it could not be loaded.
         error: why the plugin is broken, or ``None``.
         checked: whether its ``contract_examples()`` passed ``check_interface``.
@@ -83,18 +84,22 @@ def _normalise(name: str) -> str:
 
 
 def summary_of(obj: object) -> str:
-    """The first line of ``obj``'s own docstring as plain text (reST roles and literals unwrapped).
+    """The first paragraph of ``obj``'s own docstring as one line of plain text (reST roles and
+    literals unwrapped): a summary sentence wrapped over two lines is shown whole.
 
     Example:
         >>> class Seat:
-        ...     "Seat ``player_0`` beside :class:`~arena.Agent` objects."
+        ...     '''Seat ``player_0`` beside :class:`~arena.Agent`
+        ...     objects.
+        ...
+        ...     More detail.'''
         >>> summary_of(Seat)
         'Seat player_0 beside Agent objects.'
     """
     doc = inspect.cleandoc(getattr(obj, "__doc__", None) or "")  # its own docstring, not one inherited
     if not doc:
         return ""
-    line = doc.splitlines()[0].strip()
+    line = " ".join(doc.split("\n\n", 1)[0].split())
     line = re.sub(r":\w+:`~?(?:[\w.]*\.)?([^`]+)`", r"\1", line)  # :class:`~arena.Agent` -> Agent
     return re.sub(r"``(.+?)``", r"\1", line)
 
@@ -114,7 +119,7 @@ def _load(entry_point: metadata.EntryPoint, package: str) -> InterfaceEntry:
     summary = summary_of(target)
     if not summary:
         return _broken(
-            base, f"{target.__name__} has no docstring; its first line is the summary 'arena interfaces' shows"
+            base, f"{target.__name__} has no docstring; its first paragraph is the summary 'arena interfaces' shows"
         )
     return InterfaceEntry(base.name, package, base.target, summary, target)
 
@@ -147,7 +152,7 @@ def _check(entry: InterfaceEntry, examples: int) -> InterfaceEntry:
     return InterfaceEntry(entry.name, entry.package, entry.target, entry.summary, cls, None, True)
 
 
-def interface_registry(*, check: bool = False, examples: int = 10) -> list[InterfaceEntry]:
+def interface_registry(*, check: bool | Collection[str] = False, examples: int = 10) -> list[InterfaceEntry]:
     """Every interface declared in the ``arena.interfaces`` entry points, sorted by name.
 
     Built-in interfaces come first when two packages declare the same name; the later
@@ -156,12 +161,15 @@ def interface_registry(*, check: bool = False, examples: int = 10) -> list[Inter
 
     Args:
         check: also run :func:`arena.testing.check_interface` on each interface's
-            ``contract_examples()`` (entries without examples are listed unchecked).
+            ``contract_examples()`` (entries without examples are listed unchecked); a collection
+            of names checks only those (each built-in takes about a second to check).
         examples: generated examples per rule when checking.
 
     Returns:
         One :class:`InterfaceEntry` per declared name; ``entry.ok`` tells working from broken.
     """
+    if isinstance(check, str):  # one name, not its letters
+        check = {check}
     found: list[tuple[metadata.EntryPoint, str]] = []
     for entry_point in metadata.entry_points(group=GROUP):
         dist = getattr(entry_point, "dist", None)
@@ -185,7 +193,8 @@ def interface_registry(*, check: bool = False, examples: int = 10) -> list[Inter
             )
             continue
         entry = _load(entry_point, package)
-        if check and entry.ok:
+        asked = check is True or (not isinstance(check, bool) and entry_point.name in check)
+        if asked and entry.ok:
             entry = _check(entry, examples)
         entries[entry_point.name] = entry
     return sorted([*entries.values(), *clashes], key=lambda e: (e.name, not e.ok))

@@ -18,6 +18,8 @@ from importlib import metadata
 from typing import Any
 
 from arena.errors import PluginError, UnknownNameError, UntrustedCodeError
+from arena.suggest import did_you_mean
+from arena.working_folder import import_module, shadowed_packages
 
 __all__ = [
     "make_env",
@@ -91,7 +93,7 @@ def _load_entry(kind: str, entry_point: metadata.EntryPoint) -> Callable[..., An
     except BaseException as err:  # noqa: BLE001 - a plugin's import must not end the program
         raise PluginError(
             f"{kind} {entry_point.name!r} from package {_package(entry_point)!r} failed to import "
-            f"{entry_point.value!r}: {type(err).__name__}: {err}"
+            f"{entry_point.value!r}: {type(err).__name__}: {err}{_shadow_note()}"
         ) from None
 
 
@@ -99,6 +101,7 @@ def _load_entry(kind: str, entry_point: metadata.EntryPoint) -> Callable[..., An
 class _Reading:
     source: str
     trusted: frozenset[str]
+    trust_all: bool = False
 
 
 _READING: ContextVar[_Reading | None] = ContextVar("arena_reading_data", default=None)
@@ -126,10 +129,7 @@ def reading_data(source: str, trust: bool | Collection[str] = False) -> Iterator
 arena imports code only from installed entry points or factories you give it; pass --trust to import it \
 (only for data from someone you trust)
     """
-    if trust is True:
-        yield
-        return
-    token = _READING.set(_Reading(source, frozenset(trust or ())))
+    token = _READING.set(_Reading(source, frozenset(() if trust is True else trust or ()), trust is True))
     try:
         yield
     finally:
@@ -139,29 +139,38 @@ arena imports code only from installed entry points or factories you give it; pa
 def load_callable(spec: str) -> Callable[..., Any]:
     """Import ``"package.module:attribute"`` and return the attribute.
 
+    A module that is not installed is looked for in the working folder, last, as ``python -m``
+    would find it (see :mod:`arena.working_folder`), but only for names the user gave: never
+    inside :func:`reading_data`, trusted or not.
+
     Raises:
         UnknownNameError: the module or attribute does not exist.
         UntrustedCodeError: inside :func:`reading_data`, a name the user did not trust.
     """
     reading = _READING.get()
-    if reading is not None and spec not in reading.trusted:
+    if reading is not None and not reading.trust_all and spec not in reading.trusted:
         raise UntrustedCodeError(
             f"{reading.source} names {spec!r}, which is not a registered name: arena imports code only from "
             "installed entry points or factories you give it; pass --trust to import it (only for data from "
             "someone you trust)"
         )
-    return _import(spec)
+    return _import(spec, from_working_folder=reading is None)
 
 
-def _import(spec: str) -> Callable[..., Any]:
+def _import(spec: str, from_working_folder: bool = False) -> Callable[..., Any]:
     module_name, _, attribute = spec.partition(":")
     try:
-        target: Any = importlib.import_module(module_name)
+        target: Any = import_module(module_name, from_working_folder)
         for part in attribute.split("."):
             target = getattr(target, part)
     except (ImportError, AttributeError) as err:
-        raise UnknownNameError(f"cannot load {spec!r}: {err}") from err
+        raise UnknownNameError(f"cannot load {spec!r}: {err}{_shadow_note()}") from err
     return target
+
+
+def _shadow_note() -> str:
+    """Why arena's own packages may fail to import: a folder of the same name hides them."""
+    return "".join(f"; {problem}" for problem in shadowed_packages())
 
 
 def _bundled_env_registry() -> dict[str, str]:
@@ -198,8 +207,11 @@ def resolve(kind: str, spec: str) -> Callable[..., Any]:
         if spec in bundled:
             return _import(bundled[spec])  # a bundled name: arena's own code
     known = env_names() if kind == "env" else agent_names()
+    hint = did_you_mean(spec, known)
     raise UnknownNameError(
-        f"unknown {kind} {spec!r}; known {kind}s: {', '.join(known) or '(none)'}; or give 'package.module:callable'"
+        f"unknown {kind} {spec!r}; "
+        + (f"{hint} (`arena {kind}s` lists them all)" if hint else f"known {kind}s: {', '.join(known) or '(none)'}")
+        + "; or give 'package.module:callable'"
     )
 
 

@@ -18,7 +18,7 @@ FACES = 6
 
 
 class LiarsDice(MultiAgentEnv):
-    """Liar's dice (the elimination game) for ``players`` players, ranked by when they drop out.
+    """Liar's dice (the elimination game) for 2 to 6 players (3 by default), ranked by when they drop out.
 
     Every player starts with ``dice`` six-sided dice. Each round, all players still in
     roll their dice in secret (seeded by ``reset(seed=...)``: round *r* gives each seat the

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
 from arena.errors import ArenaError
 from arena.text import printable
+from arena.working_folder import shadowed_packages
 
 __all__ = ["main", "build_parser"]
 
@@ -31,6 +33,7 @@ SUBCOMMANDS = [
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every subcommand registered."""
     parser = argparse.ArgumentParser(prog="arena", description="Multi-agent RL: play, evaluate and train agents.")
+    parser.add_argument("--version", action="version", version=f"arena {_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     for module in SUBCOMMANDS:
@@ -38,10 +41,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _version() -> str:
+    import arena
+
+    return arena.__version__
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit code (2 for bad input, with a one-line reason)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    shadowed = shadowed_packages()
+    if shadowed:  # every bundled env, agent and interface would fail to import, far from the cause
+        print(f"arena {args.command}: error: {printable(shadowed[0])}", file=sys.stderr)
+        return 2
     try:
         return int(args.run(args) or 0)
     except (ArenaError, ValueError, TypeError) as err:
@@ -50,6 +63,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"arena {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`arena ... | head`): stop quietly, as Python's docs advise
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

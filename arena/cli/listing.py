@@ -12,7 +12,7 @@ __all__ = ["register", "summary_line"]
 
 
 def summary_line(kind: str, name: str) -> str:
-    """The first line of the docstring of what ``name`` builds (plain text), or why it cannot be loaded.
+    """The first paragraph of the docstring of what ``name`` builds (one line of plain text), or why it cannot be loaded.
 
     Example:
         >>> summary_line("agent", "random")

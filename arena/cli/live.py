@@ -84,7 +84,8 @@ def standings_table(result: Any) -> Any:
         "vs next: score [95%]",
         *(("separated",) if adaptive else ()),
     ):
-        table.add_column(column, justify="left" if column == "agent" else "right", no_wrap=column == "agent")
+        wraps = column == "agent"  # a long name wraps (never cut); the numbers stay whole
+        table.add_column(column, justify="left" if wraps else "right", no_wrap=not wraps, overflow="fold")
     for place, name in enumerate(order, 1):
         below = order[place] if place < len(order) else None
         stats = result.pairings.get((name, below)) if below else None
@@ -113,10 +114,12 @@ def _pace(games: int, seconds: float) -> str:
 
 
 class LiveBoard:
-    """Games progress and evaluation status in one live display (usable as ``progress`` and ``monitor``)."""
+    """Games progress and evaluation status in one live display (usable as ``progress`` and ``monitor``);
+    shown only on a terminal, so piped output holds the final tables alone."""
 
     def __init__(self, console: Any, enabled: bool = True) -> None:
-        self.console, self.enabled = console, enabled
+        # Only on a terminal: piped into a log, a live display leaves its last frame there, unended.
+        self.console, self.enabled = console, enabled and console.is_terminal
         self.live: Any = None
         self.bar: Any = None
         self.task: Any = None

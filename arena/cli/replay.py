@@ -120,24 +120,40 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _listing(db: str, games: list) -> None:
+    """The stored games, one seat per line; a long name wraps, never cut (who sat where must show).
+    The lineup key, which ``--game`` also takes, is left out when the terminal is too narrow for it."""
     from rich.console import Console
+
+    console = Console()
+    table = _games_table(db, games, with_lineup=True)
+    if console.measure(table, options=console.options.update_width(10_000)).maximum > console.width:
+        table = _games_table(db, games, with_lineup=False)
+    console.print(table)
+
+
+def _games_table(db: str, games: list, with_lineup: bool) -> Any:
+    import rich.box
     from rich.table import Table
 
-    table = Table(title=plain(f"{db}: {len(games)} stored games"))
-    for column in ("game", "lineup#index", "seed", "seats", "steps", "outcome", "replay"):
-        table.add_column(column)
+    table = Table(title=plain(f"{db}: {len(games)} stored games"), box=rich.box.SIMPLE_HEAD, padding=(0, 1))
+    table.add_column("game", no_wrap=True)
+    table.add_column("seats", overflow="fold")
+    table.add_column("outcome", overflow="fold")
+    for column in ("steps", "seed", "replay"):
+        table.add_column(column, no_wrap=True)
+    if with_lineup:
+        table.add_column("lineup#index", overflow="fold")
     for game_id, result, has_actions in games:
-        seats = ", ".join(f"{seat}={name}" for seat, name in result.seats.items())
         table.add_row(
             str(game_id),
-            plain(f"{result.lineup}#{result.index}"),
-            str(result.seed),
-            plain(seats),
-            str(result.length),
+            plain("\n".join(f"{seat}={name}" for seat, name in result.seats.items())),
             plain(result.outcome),
+            str(result.length),
+            str(result.seed),
             "yes" if has_actions else "no",
+            *([plain(f"{result.lineup}#{result.index}")] if with_lineup else []),
         )
-    Console().print(table)
+    return table
 
 
 def _with_options(game: StoredGame, options: dict[str, Any]) -> StoredGame:

@@ -103,8 +103,8 @@ def standings_table(report: dict[str, Any], *, teams: bool = False) -> Any:
         columns += ["elo", "95% interval", "score", "mu ± 95%"]
     columns += ["games", *(("forfeits",) if forfeits else ())]
     for column in columns:
-        left = column in ("agent", "team")
-        table.add_column(column, justify="left" if left else "right", no_wrap=True)
+        left = column in ("agent", "team")  # a long name wraps (never cut); the numbers stay whole
+        table.add_column(column, justify="left" if left else "right", no_wrap=not left, overflow="fold")
     for place, row in enumerate(report["standings"], 1):
         if by_return:
             figures = [
@@ -136,7 +136,8 @@ def meta_game_table(report: dict[str, Any]) -> Any:
         "equilibrium), alpha-rank mass"
     )
     for column in ("#", "agent", "nash weight", "nash score", "alpha-rank"):
-        table.add_column(column, justify="left" if column == "agent" else "right", no_wrap=True)
+        wraps = column == "agent"  # a long name wraps (never cut); the numbers stay whole
+        table.add_column(column, justify="left" if wraps else "right", no_wrap=not wraps, overflow="fold")
     for place, row in enumerate(report["standings"], 1):
         table.add_row(
             str(place),
@@ -259,7 +260,8 @@ def print_pairs(report: dict[str, Any], console: Any) -> None:
         else "score rate of row against column, % [95% Wilson interval]; W-D-L, mean return of row"
     )
     pairs = _table(title)
-    pairs.add_column("", no_wrap=True)
+    pairs.add_column("#", no_wrap=True, justify="right")
+    pairs.add_column("agent", overflow="fold")  # the names wrap first: rich narrows the widest column first
     for number in range(1, len(names) + 1):
         pairs.add_column(str(number), justify="center", overflow="fold")
     disagree = False
@@ -283,7 +285,7 @@ def print_pairs(report: dict[str, Any], console: Any) -> None:
                     f"{row['score']:.0%} [{100 * row['score_low']:.0f}-{100 * row['score_high']:.0f}]\n"
                     f"{row['wins']}-{row['draws']}-{row['losses']}{returns}"
                 )
-        pairs.add_row(plain(f"{number} {a}"), *cells)
+        pairs.add_row(str(number), plain(a), *cells)
     console.print(pairs)
     if disagree:
         kind = report["result_kind"]

@@ -21,7 +21,7 @@ from typing import Any
 
 from arena.cli._arguments import env_arguments
 from arena.cli.standings import pace_text, print_result, print_separation
-from arena.errors import MissingDependencyError
+from arena.errors import EntrantBuildError, MissingDependencyError
 from arena.specs.agents import parse_agents
 from arena.specs.options import parse_anchor, parse_env_options
 from arena.tournament.analysis import DEFAULT_BOOTSTRAP
@@ -121,6 +121,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="seat permutations per lineup: all, the k rotations, or auto (all up to 3 seats)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--exclude-unbuildable",
+        action="store_true",
+        help="play without the entrants that cannot be built (listed as excluded) instead of stopping "
+        "with exit status 2 before any game; an entrant that fails during games forfeits them either way",
+    )
     _add_evaluation_options(parser)
     parser.set_defaults(run=run)
     _register_demo(subparsers)
@@ -186,7 +192,8 @@ class _ProgressBar:
     """A rich progress bar, started on the first update (after any worker process has forked)."""
 
     def __init__(self, rich: Any, console: Any, enabled: bool) -> None:
-        self.rich, self.console, self.enabled = rich, console, enabled
+        # Only on a terminal: piped into a log, a progress bar leaves its last frame there.
+        self.rich, self.console, self.enabled = rich, console, enabled and console.is_terminal
         self.bar: Any = None
         self.task: Any = None
         self.start = time.perf_counter()
@@ -295,7 +302,10 @@ def run(args: argparse.Namespace) -> int:
             anchor=anchor,
             monitor=board.monitor,
             start_method=args.start_method,
+            exclude_unbuildable=args.exclude_unbuildable,
         )
+    except EntrantBuildError as err:
+        raise EntrantBuildError(f"{err} (--exclude-unbuildable plays without it)", err.reasons) from None
     finally:
         board.stop()
     print_result(result, console, bootstrap=args.bootstrap)

@@ -23,6 +23,7 @@ from arena.agents.base import Agent
 from arena.registry import make_env, resolve
 from arena.specs.interfaces import InterfaceSpec, build_interface, parse_interface_spec
 from arena.specs.split import split_outside_braces
+from arena.suggest import unknown_keywords
 
 __all__ = [
     "AgentSpec",
@@ -358,6 +359,9 @@ class AgentSpec:
             interface = build_interface(kwargs.pop("interface"))
         if env is not None and "env" not in kwargs and wants_env(factory):
             kwargs["env"] = env
+        problem = unknown_keywords(factory, kwargs, f"agent {self.factory!r}")
+        if problem is not None:  # a typo in an option is named before the factory runs
+            raise TypeError(problem)
         agent = factory(**kwargs)
         if not isinstance(agent, Agent):
             raise TypeError(

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ArenaError, ResultsFileError, TournamentError
+from arena.errors import ArenaError, EntrantBuildError, ResultsFileError, TournamentError
 from arena.evaluation.results import check_result_kind
 from arena.specs.agents import agent_version
 from arena.tournament.game import GameConfig
@@ -68,10 +68,16 @@ class Field:
     result_kind: str = "ranks"
 
 
-def survey(rules: TournamentRules) -> Field:
+def survey(rules: TournamentRules, exclude_unbuildable: bool = False) -> Field:
     """Build the env and every entrant once (also caching the package lookups forked workers inherit).
 
+    Args:
+        rules: the tournament.
+        exclude_unbuildable: play without the entrants that cannot be built (each listed in
+            ``Field.excluded`` with its reason) instead of refusing the tournament.
+
     Raises:
+        EntrantBuildError: an entrant could not be built (and ``exclude_unbuildable`` is false).
         TournamentError: the env's factory failed, or the gauntlet's challenger could not be built.
         ValueError: a team entrant for an env without sides, or one whose member count fits
             no side (sides swap between games, so it must fit every side).
@@ -113,11 +119,22 @@ def survey(rules: TournamentRules) -> Field:
         result_kind = check_result_kind(probe.result_kind, f"tournament: {probe}.result_kind")
     finally:
         probe.close()
+    if excluded and not exclude_unbuildable:
+        raise _build_error(excluded)
     if rules.mode == "gauntlet" and rules.entrants and rules.names[0] in excluded:
         raise TournamentError(
             f"tournament: the gauntlet's challenger {rules.names[0]!r} could not be built: {excluded[rules.names[0]]}"
         )
     return Field(seats, excluded, teams, tuple(name for name in rules.names if name not in excluded), result_kind)
+
+
+def _build_error(excluded: dict[str, str]) -> EntrantBuildError:
+    """One line naming every entrant that could not be built, with its reason."""
+    if len(excluded) == 1:
+        [(name, why)] = excluded.items()
+        return EntrantBuildError(f"tournament: entrant {name!r} cannot be built: {why}", dict(excluded))
+    reasons = "; ".join(f"{name!r}: {why}" for name, why in excluded.items())
+    return EntrantBuildError(f"tournament: {len(excluded)} entrants cannot be built: {reasons}", dict(excluded))
 
 
 def play_games(

@@ -49,6 +49,7 @@ def run_tournament(
     anchor: tuple[str, float] | None = None,
     monitor: Callable[[TournamentResult], None] | None = None,
     start_method: str | None = None,
+    exclude_unbuildable: bool = False,
 ) -> TournamentResult:
     """Play a tournament between entrants built by name, store every game, and summarise.
 
@@ -57,37 +58,36 @@ def run_tournament(
     results do not depend on ``workers`` or ``backend``. With ``db`` each game is committed to an
     SQLite file as it ends, and the same call again plays only the missing games. An entrant that
     raises, returns an invalid or illegal action, or runs past ``move_time_limit`` forfeits that
-    game (the reason is stored); one that cannot be built is excluded (``result.excluded``).
+    game (the reason is stored); one that cannot be built stops the tournament before any game is played.
 
     Args:
-        env: an env name, ``"package.module:callable"`` or an importable env factory; ``env_kwargs``
-            are its keyword arguments.
+        env: an env name, ``"package.module:callable"`` or an env factory; ``env_kwargs`` are its keyword arguments.
         agents: a list of specs (``"random"``, ``'name=package.module:factory{"k": 1}'``, a trained
             folder, :class:`AgentSpec`, importable factories), a dict ``{name: spec}`` or an
             ``--agents`` string. Seats are filled as docs/architecture.md ("Filling seats") says:
             in a team game an entrant plays a side (a plain spec in every seat of it, each seat its
             own agent; a team ``"duo=a+b"`` member by member); with fewer entrants than seats, the
             entrants take turns around the table, each seat its own agent.
-        mode: ``"round-robin"``, ``"head-to-head"`` (one seat each) or ``"gauntlet"`` (the first
-            entrant against the rest).
-        games, seed, seatings, duplicate, move_time_limit, max_steps, anchor: the rules (see
-            :class:`~arena.tournament.rules.TournamentRules`).
+        mode: ``"round-robin"``, ``"head-to-head"`` (one seat each) or ``"gauntlet"`` (the first against the rest).
+        games, seed, seatings, duplicate, move_time_limit, max_steps, anchor: the rules (see TournamentRules).
         db: the SQLite results file (``None``: a temporary one, nothing is kept).
         workers, backend, address, chunk_size, start_method: where games run (see
             :class:`~arena.tournament.rules.Execution`); workers start from a fork server that
             imports the main module again: in a script, call this under ``if __name__ == "__main__":``.
-        progress: called as ``progress(done, scheduled)`` when the backend has started and after
-            each commit (an adaptive run counts its budget as scheduled).
+        progress: called as ``progress(done, scheduled)`` when the backend starts and after each commit
+            (an adaptive run counts its budget as scheduled).
         sprt: ``(elo0, elo1)``: a two-entrant match that stops when the sequential test decides
             (error rates ``alpha``, ``beta``); ``until_separated``: play on until the pairs are
             separated; both stop at ``budget`` games (default 1000). See :mod:`arena.tournament.stopping`.
-        monitor: called with the result so far after each round of an adaptive run, at most once
-            a second while games are committed, and once at the end.
+        monitor: called with the result so far after each adaptive round, at most once a second while
+            games are committed, and at the end.
+        exclude_unbuildable: play without the entrants that cannot be built (``result.excluded``).
 
     Returns:
         TournamentResult: games, pairings (W/D/L, score rate with 95% interval, mean return), ratings.
 
     Raises:
+        EntrantBuildError: an entrant could not be built: an unknown name, an option it does not take.
         TournamentError: too few entrants could be built, or a worker died.
         TournamentMismatchError: ``db`` holds a tournament with other rules.
         ValueError: an option out of range (the message names it); ``sprt`` with other than two
@@ -130,7 +130,7 @@ def run_tournament(
         parallel=execution.parallel,
         challenger=rules.names[0] if mode == "gauntlet" and rules.names else None,
     )
-    field = survey(rules)
+    field = survey(rules, exclude_unbuildable=exclude_unbuildable)
     if field.result_kind == "return" and (sprt is not None or until_separated):
         raise ValueError(
             f"tournament: {'--sprt' if sprt is not None else '--until-separated'} judges who wins games (Elo, score "

@@ -105,7 +105,9 @@ def test_a_bundled_name_is_never_taken_over(rogue):
 def test_a_tournament_excludes_a_plugin_entrant_that_exits_at_import_and_goes_on(rogue):
     from arena.tournament import run_tournament
 
-    result = run_tournament("tic_tac_toe", ["random", "b=random", "x=exiting_agent", "y=raising_agent"], games=2)
+    result = run_tournament(
+        "tic_tac_toe", ["random", "b=random", "x=exiting_agent", "y=raising_agent"], games=2, exclude_unbuildable=True
+    )
     assert result.complete and result.entrants == ["random", "b"]
     assert (
         "PluginError: agent 'exiting_agent' from package 'rogue-arena-plugin' failed to import "

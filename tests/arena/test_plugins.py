@@ -111,7 +111,8 @@ def test_every_bundled_interface_is_registered_as_a_builtin_with_its_summary():
     assert {entry.interface.__name__ for entry in builtins} == classes
     for entry in builtins:
         assert entry.ok and entry.package == "arena-marl" and entry.target.startswith("interfaces.")
-        assert entry.summary == inspect.getdoc(entry.interface).splitlines()[0].replace("``", "")
+        paragraph = " ".join(inspect.getdoc(entry.interface).split("\n\n")[0].split())  # a wrapped sentence whole
+        assert entry.summary == paragraph.replace("``", "")
     assert arena.interface_registry is interface_registry
 
 
@@ -125,7 +126,7 @@ def test_plugins_are_listed_beside_builtins_and_broken_ones_are_explained(fake_p
         name: table[name][0].error for name in ("undocumented", "a_function", "missing_module", "missing_attribute")
     }
     assert reasons["undocumented"] == (
-        "Undocumented has no docstring; its first line is the summary 'arena interfaces' shows"
+        "Undocumented has no docstring; its first paragraph is the summary 'arena interfaces' shows"
     )
     assert reasons["a_function"] == "'fake_arena_plugin:factory' is not an arena.Interface subclass (got function)"
     assert reasons["missing_module"] == (

@@ -76,6 +76,7 @@ def test_tournament_command_reports_exclusions_and_forfeits(capsys):
             "--games",
             "2",
             "--no-progress",
+            "--exclude-unbuildable",
         ]
     )
     out = capsys.readouterr().out
@@ -127,6 +128,7 @@ def test_texts_from_agents_and_files_are_shown_as_they_are(tmp_path, capsys):
             "--games",
             "2",
             "--no-progress",
+            "--exclude-unbuildable",
             "--export",
             str(export),
         ]

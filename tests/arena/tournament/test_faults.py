@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from arena.errors import MissingDependencyError, TournamentError
+from arena.errors import EntrantBuildError, MissingDependencyError, TournamentError
 from arena.tournament import run_tournament
 from tests.arena.tournament.helpers import PREFIX
 
@@ -77,27 +77,56 @@ def test_a_slow_agent_under_the_limit_plays_normally():
     assert not result.forfeits and result.complete
 
 
-def test_an_agent_that_cannot_be_built_is_excluded_once_with_its_reason():
-    result = run_tournament("tic_tac_toe", ["random", "b=random", f"broken={PREFIX}:broken_agent"], games=2)
+def test_an_agent_that_cannot_be_built_stops_the_tournament_before_any_game(tmp_path):
+    db = tmp_path / "r.sqlite"
+    with pytest.raises(EntrantBuildError) as info:
+        run_tournament("tic_tac_toe", ["random", "b=random", f"broken={PREFIX}:broken_agent"], games=2, db=db)
+    assert str(info.value) == (
+        "tournament: entrant 'broken' cannot be built: FileNotFoundError: no weights at /nowhere/model.zip"
+    )
+    assert info.value.reasons == {"broken": "FileNotFoundError: no weights at /nowhere/model.zip"}
+    assert not db.exists()  # nothing was played or stored
+
+
+def test_an_agent_that_cannot_be_built_is_excluded_once_with_its_reason_when_asked():
+    result = run_tournament(
+        "tic_tac_toe", ["random", "b=random", f"broken={PREFIX}:broken_agent"], games=2, exclude_unbuildable=True
+    )
     assert result.excluded == {"broken": "FileNotFoundError: no weights at /nowhere/model.zip"}
     assert result.entrants == ["random", "b"] and result.complete and len(result.games) == 2
 
 
 def test_too_few_buildable_entrants_is_an_error_naming_the_reason():
     with pytest.raises(TournamentError) as info:
-        run_tournament("tic_tac_toe", ["random", f"broken={PREFIX}:broken_agent"], games=2)
+        run_tournament("tic_tac_toe", ["random", f"broken={PREFIX}:broken_agent"], games=2, exclude_unbuildable=True)
     assert "needs at least 2 entrants, got 1" in str(info.value)
     assert "broken: FileNotFoundError: no weights at /nowhere/model.zip" in str(info.value)
     with pytest.raises(
         TournamentError, match="the gauntlet's challenger 'broken' could not be built: FileNotFoundError"
     ):
-        run_tournament("tic_tac_toe", [f"broken={PREFIX}:broken_agent", "random", "b=random"], mode="gauntlet")
+        run_tournament(
+            "tic_tac_toe",
+            [f"broken={PREFIX}:broken_agent", "random", "b=random"],
+            mode="gauntlet",
+            exclude_unbuildable=True,
+        )
 
 
 def test_an_unknown_agent_name_is_excluded_with_the_known_names():
-    result = run_tournament("tic_tac_toe", ["random", "b=random", "nosuchagent"], games=2)
+    result = run_tournament("tic_tac_toe", ["random", "b=random", "nosuchagent"], games=2, exclude_unbuildable=True)
     assert "unknown agent 'nosuchagent'; known agents:" in result.excluded["nosuchagent"]
     assert "random" in result.excluded["nosuchagent"]
+
+
+def test_a_misspelt_name_or_option_is_refused_with_a_suggestion():
+    with pytest.raises(EntrantBuildError) as info:
+        run_tournament("tic_tac_toe", ["randm", 'm=mcts{"simulation": 20}', "b=random"], games=2)
+    assert str(info.value) == (
+        "tournament: 2 entrants cannot be built: 'randm': UnknownNameError: unknown agent 'randm'; did you mean "
+        "'random'? (`arena agents` lists them all); or give 'package.module:callable'; 'm': TypeError: agent "
+        "'mcts' takes no option 'simulation' (did you mean 'simulations'?); its options: env, simulations, "
+        "exploration, seed"
+    )
 
 
 def test_an_agent_that_gives_up_forfeits_under_its_entrant_name():
