@@ -25,6 +25,20 @@ def test_readme_opens_with_the_demo_and_the_test_command():
     assert tests.startswith("pip install torch==2.13.0 && ") and tests.endswith("python -m pytest -q")
 
 
+def test_readme_says_where_the_commands_run_and_in_which_python():
+    before = README.split("```", 1)[0]  # what a newcomer reads before the first command
+    assert "clone this repository, `cd` into the clone" in before
+    assert "python3.11 -m venv .venv && . .venv/bin/activate" in before
+    import configparser
+
+    setup = configparser.ConfigParser()
+    setup.read(ROOT / "setup.cfg")
+    assert setup["options"]["python_requires"] == ">=3.11"  # as the README's "only Python 3.11" says
+    classifiers = setup["metadata"]["classifiers"].split("\n")
+    assert "Programming Language :: Python :: 3.11" in classifiers
+    assert not [line for line in classifiers if re.fullmatch(r".*Python :: 3\.(\d|10)", line)]
+
+
 def test_ci_runs_exactly_the_readme_test_command():
     command = subprocess.run(
         [sys.executable, str(ROOT / ".ci" / "readme_command.py"), "test"], capture_output=True, text=True, check=True

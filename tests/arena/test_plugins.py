@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import configparser
 import inspect
+import re
 import sys
 from pathlib import Path
 
@@ -181,7 +182,11 @@ def test_cli_lists_plugins_in_plain_text(fake_plugin, capsys):
 
 def test_cli_check_exit_status_and_rich_table(fake_plugin, capsys):
     assert main(["interfaces", "--check", "--examples", "3"]) == 1
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert (
+        err.startswith("checking the contract examples of all ") and "arena's own included (about a second each)" in err
+    )
+    assert re.search(r"; --check \S*double\S* checks only the plugins\n$", err)  # the narrower command, spelt out
     assert "broken plugins" in out and "bad_examples" in out and "RuntimeError" in out
     assert "│ double" in out  # a rich table row
     assert "fake_arena_plugin:factory" in out  # plugin text is shown as is (no emoji codes, no markup)

@@ -3,6 +3,7 @@ where arena comes from a checkout (its distribution, arena-marl, is not on the p
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -71,3 +72,21 @@ def test_the_template_installs_offline_where_arena_marl_comes_from_the_checkout(
     assert result.returncode == 0, result.stderr
     assert "Would install arena-plugin-template-0.1.0" in result.stdout
     assert re.search(r"Requirement already satisfied: arena-marl .*\(from arena-plugin-template", result.stdout)
+
+
+def test_the_real_game_check_runs_as_written(tmp_path):
+    """The page's ``arena.testing.check_env(...)`` block, run as a script with only ``import arena``."""
+    block = next(body for body in _code_blocks(DOC) if "arena.testing.check_env(" in body)
+    assert "import arena\n" in block and "from arena.testing" not in block
+    script = tmp_path / "check.py"
+    script.write_text(block + "\nprint('checked')\n")
+    paths = [str(ROOT), str(TEMPLATE)]  # the template as if installed
+    result = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(paths)},
+    )
+    assert result.stdout == "checked\n", result.stderr[-2000:]
