@@ -125,17 +125,18 @@ def _listing(db: str, games: list) -> None:
     from rich.console import Console
 
     console = Console()
-    table = _games_table(db, games, with_lineup=True)
+    table = _games_table(games, with_lineup=True)
     if console.measure(table, options=console.options.update_width(10_000)).maximum > console.width:
-        table = _games_table(db, games, with_lineup=False)
+        table = _games_table(games, with_lineup=False)
+    console.print(plain(f"{db}: {len(games)} stored games"), soft_wrap=True)  # a long path stays one line
     console.print(table)
 
 
-def _games_table(db: str, games: list, with_lineup: bool) -> Any:
+def _games_table(games: list, with_lineup: bool) -> Any:
     import rich.box
     from rich.table import Table
 
-    table = Table(title=plain(f"{db}: {len(games)} stored games"), box=rich.box.SIMPLE_HEAD, padding=(0, 1))
+    table = Table(box=rich.box.SIMPLE_HEAD, padding=(0, 1))
     table.add_column("game", no_wrap=True)
     table.add_column("seats", overflow="fold")
     table.add_column("outcome", overflow="fold")
