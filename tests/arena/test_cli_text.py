@@ -41,7 +41,7 @@ def test_piped_output_has_the_tables_alone():
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert "standings so far" not in result.stdout and not any(line.startswith("games ") for line in lines)
-    for title in ("ratings (", "score rate of row", "batch Elo ("):
+    for title in ("standings by ", "score rate of row"):
         assert sum(line.startswith(title) for line in lines) == 1, title
         assert sum(title in line for line in lines) == 1, title
 
@@ -54,10 +54,12 @@ def test_long_names_wrap_whole_at_80_columns(capsys, monkeypatch):
     agents = f"random,{LONG}=random,another_rather_long_name_for_an_entrant=random"
     assert main(["tournament", "tic_tac_toe", "--agents", agents, "--games", "2", "--no-progress"]) == 0
     out = capsys.readouterr().out
-    assert "…" not in out and max(len(line.rstrip()) for line in out.splitlines()) <= 80
-    assert all(_column(out, title, "agent").count(LONG) == 1 for title in ("ratings (", "batch Elo ("))
+    rows = [line for line in out.splitlines() if line.startswith(" ")]  # table rows (sentences wrap in the terminal)
+    assert "…" not in out and max(len(line.rstrip()) for line in rows) <= 80
+    assert all(_column(out, title, "agent").count(LONG) == 1 for title in ("standings by ", "score rate of row"))
     assert len(re.findall(r"\d+\.\d ± \d+\.\d", out)) == 3  # the numbers stay whole
     assert len(re.findall(r"[+-]\d+ \.\. [+-]\d+", out)) == 3
+    assert len(re.findall(r"\d+-\d+-\d+ [+-]\d\.\d\d", out)) == 6
 
 
 def _column(out: str, title: str, header: str) -> str:
