@@ -172,9 +172,7 @@ def test_small_samples_print_intervals_that_are_not_a_point(capsys):
     assert main(["tournament", "tic_tac_toe", "--agents", "mcts,random", "--games", "2", "--no-progress"]) == 0
     out = capsys.readouterr().out
     elo_rows = [
-        line.split()
-        for line in out.splitlines()
-        if line.split()[:1] in (["1"], ["2"]) and ".." in line and "±" in line
+        line.split() for line in out.splitlines() if line.split()[:1] in (["1"], ["2"]) and ".." in line and "±" in line
     ]
     assert len(elo_rows) == 2
     for row in elo_rows:
