@@ -12,7 +12,10 @@ requests that
 * and, for the WebSocket, come from the server's own page (``Origin``): browsers set ``Origin``
   on every WebSocket handshake and scripts cannot forge it.
 
-Everything else gets ``403 Forbidden``. Messages from the page are data: :func:`read_message`
+Everything else gets ``403 Forbidden``, whose text never repeats what the request sent.
+Connections that have not passed yet are bounded from the moment they are accepted
+(:class:`OpeningBound`), and every response says ``X-Content-Type-Options: nosniff``
+(:func:`no_sniffing`). Messages from the page are data: :func:`read_message`
 accepts only small JSON objects of the few known shapes and says what is wrong with any other.
 """
 
@@ -22,17 +25,33 @@ import hmac
 import json
 import re
 import secrets
+import threading
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from arena.errors import MessageError
 
-__all__ = ["Doors", "read_message", "server_token", "MAX_MESSAGE_BYTES", "MAX_FRAME_BYTES"]
+__all__ = [
+    "Doors",
+    "OpeningBound",
+    "no_sniffing",
+    "read_message",
+    "server_token",
+    "MAX_MESSAGE_BYTES",
+    "MAX_FRAME_BYTES",
+    "MAX_OPENING",
+    "OPEN_TIMEOUT",
+]
 
 # A page's message is a few dozen bytes; longer ones are refused (with a reply) unread.
 MAX_MESSAGE_BYTES = 1024
 # Frames past this close the connection (the websockets library's own limit): memory per page stays bounded.
 MAX_FRAME_BYTES = 64 * 1024
+# Connections still opening (from accept until they pass the doors or end) at once; more are closed
+# at once, so a burst of half-open sockets holds at most this many threads, each for OPEN_TIMEOUT.
+MAX_OPENING = 16
+OPEN_TIMEOUT = 3.0  # seconds a connection has to send its request (a browser sends it at once)
+_TURNED_AWAY = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
 _KINDS = ("move", "key", "ready", "start")
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{16,256}")
@@ -152,3 +171,60 @@ class Doors:
             if len(origins) != 1 or origins[0].lower() not in self.origins:
                 return "Origin is not this server's page"
         return None
+
+
+class OpeningBound:
+    """Counts the connections that have not passed the doors yet, from the moment they are accepted;
+    past ``most`` a new one gets ``503`` and is closed at once, before a request is read.
+
+    It takes the place of the websockets server's per-connection ``handler`` (run on the thread
+    the server starts for each accepted socket); :meth:`passed` is called by the page handler once
+    the handshake succeeded, and when the connection's thread ends.
+
+    Args:
+        server: a ``websockets.sync.server.Server`` (what ``serve()`` returns), not serving yet.
+        most: connections that may be opening at once.
+    """
+
+    def __init__(self, server: Any, most: int) -> None:
+        self.most = most
+        self.count = 0
+        self._lock = threading.Lock()
+        self._local = threading.local()
+        self._server = server
+        self._handle = server.handler
+        server.handler = self.handle
+
+    def handle(self, sock: Any, address: Any) -> None:
+        with self._lock:
+            admitted = self.count < self.most
+            if admitted:
+                self.count += 1
+        if not admitted:
+            try:
+                sock.setblocking(False)
+                sock.send(_TURNED_AWAY)
+            except OSError:
+                pass
+            finally:
+                sock.close()
+            with self._server.lock:  # what the server's own handler does when it returns
+                self._server.handler_threads.discard(threading.current_thread())
+            return
+        self._local.counted = True
+        try:
+            self._handle(sock, address)
+        finally:
+            self.passed()
+
+    def passed(self) -> None:
+        """The connection of this thread passed the doors, or ended: it no longer counts."""
+        if getattr(self._local, "counted", False):
+            self._local.counted = False
+            with self._lock:
+                self.count -= 1
+
+
+def no_sniffing(connection: Any, request: Any, response: Any) -> None:
+    """Every response (the page, 403, 404, the WebSocket's) says its content type is to be believed."""
+    response.headers["X-Content-Type-Options"] = "nosniff"

@@ -30,7 +30,16 @@ from arena.env import is_real_time
 from arena.errors import MessageError, SpaceMismatchError
 from arena.registry import make_env
 from arena.replay.html import page_shell, view_mode
-from arena.serve.doors import MAX_FRAME_BYTES, Doors, read_message, server_token
+from arena.serve.doors import (
+    MAX_FRAME_BYTES,
+    MAX_OPENING,
+    OPEN_TIMEOUT,
+    Doors,
+    OpeningBound,
+    no_sniffing,
+    read_message,
+    server_token,
+)
 from arena.serve.worker import GameWorker, ServeConfig
 from arena.specs.agents import AgentSpec, EnvSpec
 from arena.text import printable
@@ -51,65 +60,12 @@ _BODY = """<h1 id="title">arena</h1>
 </div><div><pre id="private" class="sub"></pre><div id="score" class="sub"></div></div></div>"""
 
 MAX_PAGES = 8  # open pages at once (each holds a thread and a small buffer); more are turned away
-# Connections still opening (from accept until they pass the doors or end) at once; more are closed
-# at once, so a burst of half-open sockets holds at most this many threads, each for OPEN_TIMEOUT.
-MAX_OPENING = 16
-OPEN_TIMEOUT = 3.0  # seconds a connection has to send its request (a browser sends it at once)
-_TURNED_AWAY = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 _HEADERS = {  # the page is not framed by other sites, and its address (with the token) is not passed on
     "Content-Security-Policy": "frame-ancestors 'none'",
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
-
-
-class _Opening:
-    """Counts the connections that have not passed the doors yet, from the moment they are accepted;
-    past ``most`` a new one gets ``503`` and is closed at once, before a request is read.
-
-    It takes the place of the websockets server's per-connection ``handler`` (run on the thread
-    the server starts for each accepted socket); :meth:`passed` is called by the page handler once
-    the handshake succeeded, and when the connection's thread ends.
-    """
-
-    def __init__(self, server: Any, most: int) -> None:
-        self.most = most
-        self.count = 0
-        self._lock = threading.Lock()
-        self._local = threading.local()
-        self._server = server
-        self._handle = server.handler
-        server.handler = self.handle
-
-    def handle(self, sock: Any, address: Any) -> None:
-        with self._lock:
-            admitted = self.count < self.most
-            if admitted:
-                self.count += 1
-        if not admitted:
-            try:
-                sock.setblocking(False)
-                sock.send(_TURNED_AWAY)
-            except OSError:
-                pass
-            finally:
-                sock.close()
-            with self._server.lock:  # what the server's own handler does when it returns
-                self._server.handler_threads.discard(threading.current_thread())
-            return
-        self._local.counted = True
-        try:
-            self._handle(sock, address)
-        finally:
-            self.passed()
-
-    def passed(self) -> None:
-        """The connection of this thread passed the doors, or ended: it no longer counts."""
-        if getattr(self._local, "counted", False):
-            self._local.counted = False
-            with self._lock:
-                self.count -= 1
 
 
 class GameRecord(dict):
@@ -214,11 +170,11 @@ class GameServer:
                 compression=None,
                 server_header=None,  # no banner naming the software and its version
                 open_timeout=OPEN_TIMEOUT,
-                process_response=_no_sniffing,
+                process_response=no_sniffing,
             )
         except OSError as err:
             raise ValueError(f"arena serve: cannot listen on 127.0.0.1:{port}: {err.strerror or err}") from None
-        self._opening = _Opening(self._server, MAX_OPENING)
+        self._opening = OpeningBound(self._server, MAX_OPENING)
         self.port = self._server.socket.getsockname()[1]
         self._doors = Doors(self.port, token)
         self.token = self._doors.token
@@ -501,11 +457,6 @@ class GameServer:
         final.update(type="end", outcome=record["outcome"], returns=record.get("returns"), game=record.get("game"))
         page.send(final)
         return record
-
-
-def _no_sniffing(connection: Any, request: Any, response: Any) -> None:
-    """Every response (the page, 403, 404, the WebSocket's) says its content type is to be believed."""
-    response.headers["X-Content-Type-Options"] = "nosniff"
 
 
 def _play_js() -> str:

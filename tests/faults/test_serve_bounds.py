@@ -10,7 +10,7 @@ import socket
 import threading
 import time
 
-from arena.serve.server import MAX_OPENING
+from arena.serve.doors import MAX_OPENING
 from tests.faults.serving import WAIT, connect, served
 
 HOSTILE_HOST = "<script>alert(1)</script>.example"
