@@ -30,6 +30,7 @@ __all__ = [
     "load_callable",
     "name_clashes",
     "reading_data",
+    "reading_trusted",
 ]
 
 
@@ -134,6 +135,22 @@ arena imports code only from installed entry points or factories you give it; pa
         yield
     finally:
         _READING.reset(token)
+
+
+def reading_trusted() -> bool:
+    """Whether the data being read is trusted whole (inside ``reading_data(..., trust=True)``, as
+    ``arena replay --trust`` reads): a reader that could run code from the data (a format-1 agent
+    folder's pickle) may then do so.
+
+    Example:
+        >>> with reading_data("results file 'x.db'", trust=True):
+        ...     reading_trusted()
+        True
+        >>> reading_trusted()
+        False
+    """
+    reading = _READING.get()
+    return reading is not None and reading.trust_all
 
 
 def load_callable(spec: str) -> Callable[..., Any]:
