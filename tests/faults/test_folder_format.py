@@ -26,6 +26,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from arena.errors import AgentFolderError, ArenaError, UntrustedCodeError  # noqa: E402
+from arena.registry import reading_data  # noqa: E402
 from arena.training.trained import (  # noqa: E402
     check_digest,
     load_trained_agent,
@@ -130,8 +131,15 @@ def test_a_pickle_that_would_run_code_is_refused_without_trust_and_never_runs(tm
 
     assert convert([str(folder)]) == 2  # converting loads the zip: only with --trust
     assert not marker.exists()
-    load_trained_agent(folder, trust=True)  # trust is the one door, and the payload does run behind it
-    assert marker.read_text() == "the pickle ran\n"
+    with reading_data("results file 'x.db'", trust=["tests.faults.marker:make_env"]), pytest.raises(AgentFolderError):
+        load_trained_agent(folder)  # a file trusted for some names only: not for a folder's pickle
+    assert not marker.exists()
+    with reading_data("results file 'x.db'", trust=True):  # replay --trust: the user trusts the file whole
+        load_trained_agent(folder)
+    assert marker.read_text() == "the pickle ran\n"  # trust is the one door, and the payload does run behind it
+    marker.unlink()
+    load_trained_agent(folder, trust=True)
+    assert marker.exists()
 
 
 def test_a_folder_loads_without_opening_the_sb3_zip_it_carries(tmp_path):
