@@ -40,6 +40,7 @@ __all__ = [
     "ReplayFormatError",
     "GameNotFoundError",
     "MoveTimeout",
+    "ModelNotLoaded",
     "MessageError",
 ]
 
@@ -215,6 +216,14 @@ class MoveTimeout(BaseException):
     A ``BaseException`` (like ``KeyboardInterrupt``), so that an agent's own
     ``except Exception`` cannot swallow it; not an :class:`ArenaError`, as it is no one's bad
     input: the guard turns it into a forfeit.
+    """
+
+
+class ModelNotLoaded(Exception):
+    """Raised by the stand-in for a trained model a replay did not load, once its interface stack
+    has made the model's observation: the replay shows that view and no choice of the model's.
+
+    Not an :class:`ArenaError`: it is no one's bad input, and the replay catches it.
     """
 
 

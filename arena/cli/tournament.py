@@ -25,6 +25,7 @@ from arena.errors import EntrantBuildError, MissingDependencyError
 from arena.specs.agents import parse_agents
 from arena.specs.options import parse_anchor, parse_env_options
 from arena.tournament.analysis import DEFAULT_BOOTSTRAP
+from arena.tournament.exports import export_result
 from arena.tournament.schedule import MODES
 from arena.tournament.store import check_output
 from arena.tournament.tournament import TournamentResult, run_tournament
@@ -324,7 +325,7 @@ def run(args: argparse.Namespace) -> int:
             highlight=False,
         )
     if args.export:
-        result.export(args.export, bootstrap=args.bootstrap)
+        export_result(result, args.export, bootstrap=args.bootstrap)
         console.print(
             f"exported {len(result.games)} games to {args.export}", soft_wrap=True, markup=False, highlight=False
         )

@@ -23,7 +23,7 @@ import numpy as np
 from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
 from arena.env import factory_metadata
-from arena.errors import ArenaError, ReplayError, UnknownNameError, UntrustedCodeError
+from arena.errors import ArenaError, ModelNotLoaded, ReplayError, UnknownNameError, UntrustedCodeError
 from arena.play_loop import ranks_from_returns
 from arena.registry import make_env, resolve
 from arena.replay.source import StoredGame
@@ -142,15 +142,11 @@ class _Watch(Agent):
         return str(self.inner)
 
 
-class _ModelNotLoaded(Exception):
-    """Raised by :class:`_NoModel` once its interfaces have made the model's observation."""
-
-
 class _NoModel(Agent):
     """The model of a trained folder that was not loaded: its interface stack alone is rebuilt."""
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
-        raise _ModelNotLoaded
+        raise ModelNotLoaded
 
 
 def _stack_only(game: StoredGame, spec: AgentSpec) -> AgtItfWrapper | None:
@@ -277,7 +273,7 @@ def _frames(game: StoredGame, env: Any, render: str | None, eye: bool) -> Iterat
                 try:
                     raw = agent.act(observations[seat], masks.get(seat), reward)
                     matches: bool | None = same_action(raw, actions[seat])
-                except _ModelNotLoaded:
+                except ModelNotLoaded:
                     raw = matches = None
                 model_obs, model_action = watch.seen
                 views[seat] = EyeView(model_obs, watch.observation_space, model_action, raw, matches)

@@ -20,6 +20,7 @@ Modules: :mod:`~arena.tournament.rules` (what is played, where), :mod:`~arena.to
 """
 
 from arena.specs.agents import AgentSpec, EnvSpec, parse_agents
+from arena.tournament.exports import export_result, summary
 from arena.tournament.game import GameConfig, GameResult, GameRunner
 from arena.tournament.ratings import Rating, rate_games
 from arena.tournament.schedule import GameTask, Lineup, make_schedule, seatings_for
@@ -44,6 +45,8 @@ __all__ = [
     "parse_agents",
     "rate_games",
     "run_tournament",
+    "export_result",
+    "summary",
     "seatings_for",
     "wilson_interval",
 ]

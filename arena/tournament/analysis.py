@@ -189,7 +189,6 @@ def analyse(
     chips) is ranked by mean return, and neither Elo nor openskill (which rate who won a game)
     is given for it.
     """
-    from arena.evaluation.metagame import alpha_rank, nash_average, payoff_matrix
     from arena.evaluation.results import Z_95
     from arena.tournament.evaluation_inputs import return_estimate, return_table
 
@@ -207,19 +206,7 @@ def analyse(
     returns = return_table(result.games, names) if by_return else None
     meta = returns if returns is not None else table
     unmet = [(a, b) for i, a in enumerate(names) for j, b in enumerate(names) if i < j and math.isnan(meta[i][j])]
-    nash = weights = scores = None
-    ranks: Any = [1.0] * len(names)
-    if names:
-        if returns is not None:
-            payoffs = np.nan_to_num(np.array(returns, dtype=float))
-            np.fill_diagonal(payoffs, 0.0)
-            nash = nash_average((payoffs - payoffs.T) / 2, zero_sum=True)
-            ranks = alpha_rank(payoffs, alpha=alpha).pi if len(names) >= 2 else ranks
-        else:
-            matrix = payoff_matrix(table)
-            nash = nash_average(matrix)
-            ranks = alpha_rank(matrix, alpha=alpha).pi if len(names) >= 2 else ranks
-        weights, scores = nash.weights, nash.scores
+    weights, scores, ranks = _meta_game(len(names), table, returns, alpha)
     played = dict.fromkeys(names, 0)  # ranked games (a game of k players is one game, not k - 1 pairs)
     for game in result.games:
         for name in game.ranks:
@@ -270,22 +257,7 @@ def analyse(
         return (-float(value) if value is not None else math.inf, str(row["name"]))
 
     rows.sort(key=rank)
-    pairwise = []
-    for (a, b), stats in result.pairings.items():
-        if a == b:
-            continue
-        entry = stats.as_dict()
-        if by_return:
-            versus = return_estimate(result.games, a, b)
-            entry.update(
-                {
-                    "return": _clean(versus.mean),
-                    "return_low": _clean(versus.low),
-                    "return_high": _clean(versus.high),
-                    "return_sets": versus.units,
-                }
-            )
-        pairwise.append(entry)
+    pairwise = _pairwise_rows(result, by_return)
     return {
         "env": {"factory": result.env.factory, "kwargs": result.env.kwargs},
         "sources": result.db,
@@ -307,6 +279,52 @@ def analyse(
         "members": member_rows(result, bootstrap=bootstrap, seed=seed) if result.teams and not by_return else [],
         "unmet": [list(pair) for pair in unmet],
     }
+
+
+def _meta_game(
+    count: int, table: list[list[float]], returns: list[list[float]] | None, alpha: float
+) -> tuple[Any, Any, Any]:
+    """Nash weights, Nash scores and alpha-rank mass of the meta-game over ``count`` entrants:
+    on the mean-return table when there is one (zero-sum by its antisymmetric part), else on
+    the score table; ``(None, None, [1.0, ...])`` when there are no entrants."""
+    from arena.evaluation.metagame import alpha_rank, nash_average, payoff_matrix
+
+    ranks: Any = [1.0] * count
+    if not count:
+        return None, None, ranks
+    if returns is not None:
+        payoffs = np.nan_to_num(np.array(returns, dtype=float))
+        np.fill_diagonal(payoffs, 0.0)
+        nash = nash_average((payoffs - payoffs.T) / 2, zero_sum=True)
+    else:
+        payoffs = payoff_matrix(table)
+        nash = nash_average(payoffs)
+    if count >= 2:
+        ranks = alpha_rank(payoffs, alpha=alpha).pi
+    return nash.weights, nash.scores, ranks
+
+
+def _pairwise_rows(result: TournamentResult, by_return: bool) -> list[dict[str, Any]]:
+    """Each ordered pair that met: its W/D/L (and, for a ``"return"`` env, its mean return with its interval)."""
+    from arena.tournament.evaluation_inputs import return_estimate
+
+    pairwise = []
+    for (a, b), stats in result.pairings.items():
+        if a == b:
+            continue
+        entry = stats.as_dict()
+        if by_return:
+            versus = return_estimate(result.games, a, b)
+            entry.update(
+                {
+                    "return": _clean(versus.mean),
+                    "return_low": _clean(versus.low),
+                    "return_high": _clean(versus.high),
+                    "return_sets": versus.units,
+                }
+            )
+        pairwise.append(entry)
+    return pairwise
 
 
 def member_rows(result: TournamentResult, *, bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = 0) -> list[dict[str, Any]]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 from arena.specs.agents import AgentSpec, EnvSpec
@@ -14,7 +13,6 @@ from arena.tournament.game import GameResult
 from arena.tournament.ratings import Rating, member_keys, member_labels, rate_games, rate_members
 from arena.tournament.schedule import Lineup
 from arena.tournament.stats import PairingStats, pairing_stats
-from arena.tournament.store import write_csv, write_json
 
 __all__ = ["TournamentResult"]
 
@@ -152,58 +150,3 @@ class TournamentResult:
         """Games played by this run per second of play (backend start excluded)."""
         playing = self.seconds - self.startup
         return self.played / playing if playing > 0 else 0.0
-
-    def summary(self, bootstrap: int = 200, seed: int = 0) -> dict[str, Any]:
-        """Standings, pairings and exclusions as plain data (the JSON export's summary): the same
-        rows and keys as ``arena report --json`` (:func:`arena.tournament.analysis.analyse`)."""
-        from arena.tournament.analysis import analyse
-
-        report = analyse(self, bootstrap=bootstrap, seed=seed)
-        order = {name: i for i, name in enumerate(self.entrants)}
-        return {
-            "env": report["env"],
-            "excluded": self.excluded,
-            "result_kind": report["result_kind"],
-            "ranked_by": report["ranked_by"],
-            "interval": report["interval"],
-            "anchor": report["anchor"],
-            "standings": report["standings"],
-            "pairings": [row for row in report["pairwise"] if order[row["first"]] < order[row["second"]]],
-            **(
-                {"teams": {team: list(ids) for team, ids in self.teams.items()}, "members": report["members"]}
-                if self.teams
-                else {}
-            ),
-        }
-
-    def export(self, path: str | Path, bootstrap: int = 200) -> None:
-        """Write the games to ``path``: ``.csv`` one row per game, ``.json`` games plus
-        :meth:`summary` (``bootstrap`` resamples for its Elo intervals).
-
-        Raises:
-            ValueError: another suffix.
-        """
-        suffix = Path(path).suffix.lower()
-        if suffix not in (".csv", ".json"):
-            raise ValueError(f"tournament export: the file must end in .csv or .json, got {str(path)!r}")
-        if suffix == ".csv":
-            write_csv(path, self.games)
-        else:
-            write_json(
-                path,
-                {
-                    "rules": self.rules,
-                    "entrants": [
-                        {
-                            "name": name,
-                            "factory": spec.factory,
-                            "kwargs": spec.kwargs,
-                            "excluded": self.excluded.get(name),
-                            **({"members": [m.describe() for m in spec.members]} if spec.members else {}),
-                        }
-                        for name, spec in self.specs.items()
-                    ],
-                    **self.summary(bootstrap=bootstrap),
-                    "games": self.games,
-                },
-            )

@@ -16,7 +16,7 @@ from typing import Any
 from arena.tournament.result import TournamentResult
 from arena.tournament.rules import DEFAULT_BUDGET, Execution, TournamentRules
 from arena.tournament.session import TournamentSession, survey
-from arena.tournament.stopping import stopping_rule
+from arena.tournament.stopping import StoppingRule, stopping_rule
 
 __all__ = ["run_tournament", "TournamentResult"]
 
@@ -132,23 +132,34 @@ def run_tournament(
     )
     field = survey(rules, exclude_unbuildable=exclude_unbuildable)
     if field.result_kind == "return" and (sprt is not None or until_separated):
-        raise ValueError(
-            f"tournament: {'--sprt' if sprt is not None else '--until-separated'} judges who wins games (Elo, score "
-            f"rates), but the result of {rules.env.factory!r} is the return (its result_kind is 'return': players "
-            "compare by mean return per game); play a fixed number of --games and read the mean return's interval"
-        )
+        _refuse_adaptive_on_returns(rules, "--sprt" if sprt is not None else "--until-separated")
     rule.check(field.playing, field.seats)
     with TournamentSession(rules, execution, field, rule, db, progress=progress, monitor=monitor) as session:
-        session.play(session.schedule)
-        result = session.result()
-        while extra := rule.more(result, session):
-            if monitor is not None:
-                monitor(result)
-            session.play(extra)
-            result = session.result()
-        result = rule.final(result)
+        return _play_until_stopped(session, rule, monitor)
+
+
+def _refuse_adaptive_on_returns(rules: TournamentRules, option: str) -> None:
+    raise ValueError(
+        f"tournament: {option} judges who wins games (Elo, score rates), but the result of "
+        f"{rules.env.factory!r} is the return (its result_kind is 'return': players compare by mean return "
+        "per game); play a fixed number of --games and read the mean return's interval"
+    )
+
+
+def _play_until_stopped(
+    session: TournamentSession, rule: StoppingRule, monitor: Callable[[TournamentResult], None] | None
+) -> TournamentResult:
+    """The schedule, then what the stopping rule asks for after each round; ``monitor`` sees each round."""
+    session.play(session.schedule)
+    result = session.result()
+    while extra := rule.more(result, session):
         if monitor is not None:
             monitor(result)
+        session.play(extra)
+        result = session.result()
+    result = rule.final(result)
+    if monitor is not None:
+        monitor(result)
     return result
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ResultsFileError, TournamentMismatchError
-from arena.tournament import ResultStore, run_tournament
+from arena.tournament import ResultStore, export_result, run_tournament
 from tests.arena.tournament.helpers import PREFIX
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -74,7 +74,7 @@ def test_a_file_that_is_not_sqlite_is_reported(tmp_path):
 def test_exports(tmp_path):
     db = tmp_path / "t.sqlite"
     result = run_tournament("tic_tac_toe", ["random", f"bad={PREFIX}:OutOfSpaceAgent"], games=2, seed=3, db=db)
-    result.export(tmp_path / "games.csv")
+    export_result(result, tmp_path / "games.csv")
     rows = list(csv.DictReader(open(tmp_path / "games.csv")))
     assert [row["forfeit"] for row in rows] == ["bad", "bad"]
     assert json.loads(rows[0]["seats"]) in (
@@ -82,7 +82,7 @@ def test_exports(tmp_path):
         {"player_0": "bad", "player_1": "random"},
     )
     assert "RandomAgent (arena-marl " in json.loads(rows[0]["versions"])["random"]
-    result.export(tmp_path / "all.json")
+    export_result(result, tmp_path / "all.json")
     document = json.loads((tmp_path / "all.json").read_text())
     assert document["rules"]["seed"] == 3 and len(document["games"]) == 2
     assert document["pairings"][0]["wins"] == 2 and {r["name"] for r in document["standings"]} == {"random", "bad"}
@@ -90,7 +90,7 @@ def test_exports(tmp_path):
         store.export_json(tmp_path / "db.json")
     assert json.loads((tmp_path / "db.json").read_text())["games"] == document["games"]
     with pytest.raises(ValueError, match="the file must end in .csv or .json, got '.*games.txt'"):
-        result.export(tmp_path / "games.txt")
+        export_result(result, tmp_path / "games.txt")
 
 
 KILLED_RUN = """

@@ -9,7 +9,7 @@ import pytest
 from arena.cli import main
 from arena.errors import TournamentMismatchError
 from arena.specs.agents import AgentSpec, parse_agents
-from arena.tournament import run_tournament
+from arena.tournament import export_result, run_tournament, summary
 from tests.arena.tournament.helpers import PREFIX
 
 ENV = "team_rock_paper_scissors"
@@ -102,7 +102,7 @@ def test_team_and_member_ratings_and_export(tmp_path):
     assert set(members) == {"random", "beat_most_common"}  # members in several entrants: one rating each
     assert members["random"].games == sum(1 for g in result.games if {"duo", "rnd"} & set(g.ranks))
     assert result.members_of("duo") == ["random", "beat_most_common"] and result.members_of("rnd") == ["random"]
-    result.export(tmp_path / "t.json")
+    export_result(result, tmp_path / "t.json")
     document = json.loads((tmp_path / "t.json").read_text())
     assert document["teams"] == {"team_0": ["player_0", "player_2"], "team_1": ["player_1", "player_3"]}
     assert {r["name"] for r in document["members"]} == {"random", "beat_most_common"}
@@ -110,7 +110,7 @@ def test_team_and_member_ratings_and_export(tmp_path):
     duo = next(e for e in document["entrants"] if e["name"] == "duo")
     assert duo["members"] == ["random", "beat_most_common"] and duo["factory"] == "team"
     plain = run_tournament("rock_paper_scissors", ["random", "b=random"], games=2)
-    assert plain.teams is None and plain.member_ratings == {} and "members" not in plain.summary()
+    assert plain.teams is None and plain.member_ratings == {} and "members" not in summary(plain)
 
 
 def test_uneven_sides_and_three_teams():
