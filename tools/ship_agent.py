@@ -1,8 +1,9 @@
 """Copy a trained-agent folder into the package as a shipped agent (``envs/<game>_trained/<name>/``).
 
 The shipped folder keeps what playing needs: the policy's weights (safetensors) and interface
-statistics, with the manifest's SHA-256 of each, but not the optimizer's state (it matters only
-to go on training, and doubles the folder: a shipped agent keeps its weights "a few MB at most").
+statistics, with the manifest's SHA-256 of each, and the hyperparameters, but not the optimizer's
+state (it matters only to go on training, and doubles the folder: a shipped agent keeps its
+weights "a few MB at most"; ``arena train --load`` on a copy goes on with a fresh optimizer).
 The manifest gets the command and the seed that trained it. The run's ``recipe.json``,
 ``evaluations.csv`` and ``learning_curve.png`` are copied as they are. A format-1 run folder (an
 SB3 zip) is converted first (``python -m arena.training.convert RUN --trust``). Registering the
@@ -41,7 +42,8 @@ def ship(run: Path, target: Path, command: str, seed: int) -> Path:
     for name in _COPIED:
         if (run / name).is_file():
             shutil.copyfile(run / name, target / name)
-    manifest["training"] = None  # plays, does not go on training
+    if isinstance(manifest.get("training"), dict):  # hyperparameters kept; --load goes on with a fresh optimizer
+        manifest["training"] = {"algo_options": manifest["training"].get("algo_options"), "optimizer": None}
     manifest.pop("sb3_model", None)
     manifest.pop("sb3_model_sha256", None)
     manifest["command"], manifest["seed"] = command, int(seed)

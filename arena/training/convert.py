@@ -27,12 +27,15 @@ from arena.training.sb3_zip import model_from_sb3_zip
 __all__ = ["convert_folder", "main"]
 
 
-def convert_folder(folder: str | Path, *, keep_zip: bool = False, training_state: bool = True) -> Path:
+def convert_folder(
+    folder: str | Path, *, keep_zip: bool = False, training_state: bool = True, optimizer_state: bool = True
+) -> Path:
     """Rewrite a format-1 folder (SB3 zip) in format 2; return the manifest's path.
 
     **Loads the zip, which runs the pickled code it holds**: call it only on folders you trust.
     The manifest keeps its env, interface, seats, steps, versions, command and seed; the
-    interface statistics are carried over; the zip is removed unless ``keep_zip``.
+    interface statistics are carried over; the zip is removed unless ``keep_zip``;
+    ``training_state`` and ``optimizer_state`` as :func:`~arena.training.trained.save_trained_agent`.
 
     Raises:
         AgentFolderError: not a format-1 folder, or one that does not load.
@@ -80,6 +83,7 @@ def convert_folder(folder: str | Path, *, keep_zip: bool = False, training_state
         seats=manifest.get("seats"),
         team_size=team_size,
         training_state=training_state,
+        optimizer_state=optimizer_state,
         sb3_zip=keep_zip,
         details=kept,
     )

@@ -116,6 +116,7 @@ def save_trained_agent(
     seats: Sequence[str] | None = None,
     team_size: int | None = None,
     training_state: bool = True,
+    optimizer_state: bool = True,
     sb3_zip: bool = False,
     details: Mapping[str, Any] | None = None,
 ) -> Path:
@@ -139,8 +140,10 @@ def save_trained_agent(
         seats: the seats the learner played.
         team_size: for a model of a whole side (``arena train --control team``): the side's
             seats; ``interface`` is then each member's stack (recorded as ``team_size``).
-        training_state: keep the optimizer's state and the hyperparameters, to go on training
+        training_state: keep the hyperparameters and the optimizer's state, to go on training
             (``False``: a folder only to play, about a third of the size).
+        optimizer_state: with ``training_state``, keep the optimizer's state too (``False``: the
+            hyperparameters alone; training goes on with a fresh optimizer, as the shipped agents do).
         sb3_zip: also write SB3's own ``model.zip`` (for tools that read it; loading it runs
             pickled code, so arena never does).
         details: more manifest keys to record (``command``, ``seed``, ``versions``, ``timesteps``).
@@ -193,18 +196,15 @@ def save_trained_agent(
         name, sha = _store(folder, "interface_state", ".json", lambda path: path.write_text(text, encoding="utf-8"))
         manifest["interface_state"], manifest["interface_state_sha256"] = name, sha
     if training_state:
+        manifest["training"] = {"algo_options": algo_options_of(model), "optimizer": None}
+    if training_state and optimizer_state:
         groups: list[Any] = []
 
         def optimizer(path: Path) -> None:
             groups.extend(save_optimizer(model.policy.optimizer, path))
 
         name, sha = _store(folder, "optimizer", ".safetensors", optimizer)
-        manifest["training"] = {
-            "algo_options": algo_options_of(model),
-            "optimizer": name,
-            "optimizer_sha256": sha,
-            "optimizer_groups": groups,
-        }
+        manifest["training"].update(optimizer=name, optimizer_sha256=sha, optimizer_groups=groups)
     if sb3_zip:
         write_atomic(folder / "model.zip", lambda path: model.save(str(path)))
         manifest["sb3_model"], manifest["sb3_model_sha256"] = "model.zip", model_digest(folder / "model.zip")
@@ -400,7 +400,8 @@ def _policy(
 
 def restore_model(folder: str | Path, env: Any, *, device: str = "cpu", seed: int | None = None, **changes: Any) -> Any:
     """The folder's model, ready to go on training on ``env`` (a vectorised env): its policy's
-    weights, optimizer state, hyperparameters (``changes`` laid over them) and step count.
+    weights, optimizer state (a fresh optimizer where the folder keeps none, as a shipped agent),
+    hyperparameters (``changes`` laid over them) and step count.
 
     Raises:
         AgentFolderError: as :func:`load_trained_agent`, or a folder saved only to play
@@ -421,11 +422,13 @@ def restore_model(folder: str | Path, env: Any, *, device: str = "cpu", seed: in
     if not isinstance(training, dict):
         raise AgentFolderError(f"{where} was saved to play only (no optimizer state); train a new folder from it")
     model_file = check_digest(folder, manifest["model"], manifest.get("model_sha256"))
-    optimizer_file = check_digest(folder, training["optimizer"], training.get("optimizer_sha256"), "optimizer")
+    optimizer = training.get("optimizer")
+    optimizer_file = optimizer and check_digest(folder, optimizer, training.get("optimizer_sha256"), "optimizer")
     algo_class = algorithm_class(manifest["algo"])
     with reading_data(f"agent folder {str(folder)!r}", False):
         model = training_model(algo_class, manifest["policy"], training, env, device, seed, changes, where)
     load_policy_weights(model.policy, model_file, device, where)
-    load_optimizer(model.policy.optimizer, optimizer_file, training.get("optimizer_groups"), where)
+    if optimizer_file:  # else a fresh optimizer (a folder shipped without its optimizer's state)
+        load_optimizer(model.policy.optimizer, optimizer_file, training.get("optimizer_groups"), where)
     model.num_timesteps = int(manifest.get("timesteps") or 0)
     return model

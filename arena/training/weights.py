@@ -35,7 +35,7 @@ from arena.registry import load_callable
 try:
     import torch
     from safetensors import SafetensorError
-    from safetensors.torch import load_file, load_model, save_file, save_model
+    from safetensors.torch import load_file, load_model, save_file
 except ImportError as err:  # pragma: no cover - the train extra brings both
     raise ImportError(
         f"trained-agent folders need torch and safetensors ({err}); install the 'train' extra: "
@@ -264,11 +264,22 @@ def training_model(
     options = training.get("algo_options") or {}
     if not isinstance(options, dict):
         raise AgentFolderError(f"{where}: training.algo_options must be an object, got {type(options).__name__}")
+    taken = inspect.signature(algo_class.__init__).parameters
+    # Only hyperparameters, as plain JSON: a folder chooses no log folder, buffer class or policy here.
+    refused = sorted(
+        name
+        for name, value in options.items()
+        if name not in taken or name in _NOT_HYPERPARAMETERS or isinstance(value, dict)
+    )
+    if refused:
+        raise AgentFolderError(
+            f"{where}: training.algo_options holds {', '.join(map(repr, refused))}, which are not "
+            f"{algo_class.__name__}'s hyperparameters"
+        )
     options = {**options, **changes}
     if isinstance(options.get("train_freq"), list):
         options["train_freq"] = tuple(options["train_freq"])
     arguments = _policy_arguments(description, where)
-    taken = inspect.signature(algo_class.__init__).parameters
     if "use_sde" in taken:  # the algorithm passes its own use_sde to the policy
         arguments.pop("use_sde", None)
     try:
@@ -288,8 +299,17 @@ def training_model(
 
 
 def save_policy_weights(policy: Any, path: Path) -> None:
-    """Write the policy's weights (tensors shared between modules once) to a safetensors file."""
-    save_model(policy, str(path), metadata={"format": "pt"})
+    """Write the policy's weights to a safetensors file, a tensor shared between modules once (under
+    its first name in sorted order, so the same weights give the same bytes, and the same file name)."""
+    state = policy.state_dict()
+    tensors, seen = {}, set()
+    for key in sorted(state):
+        tensor = state[key]
+        identity = (tensor.untyped_storage().data_ptr(), tensor.storage_offset(), tuple(tensor.shape))
+        if identity not in seen:
+            seen.add(identity)
+            tensors[key] = tensor.detach().cpu().contiguous()
+    save_file(tensors, str(path), metadata={"format": "pt"})
 
 
 def load_policy_weights(policy: Any, path: Path, device: str, where: str) -> None:

@@ -44,12 +44,12 @@ def test_shipped_agent_is_package_data_with_its_command_and_seed(name: str) -> N
 
 @pytest.mark.parametrize("name", sorted(SHIPPED))
 def test_shipped_agent_is_tensors_and_json_only(name: str) -> None:
-    """Format 2: safetensors weights with their SHA-256, no pickle (no SB3 zip, no .pt/.pkl), no optimizer."""
+    """Format 2: safetensors weights with their SHA-256, no pickle (no SB3 zip, no .pt/.pkl), no optimizer state."""
     from arena.training.trained import check_digest, read_manifest
 
     folder = shipped_folder(name)
     manifest = read_manifest(folder)
-    assert manifest["format_version"] == 2 and manifest["training"] is None
+    assert manifest["format_version"] == 2 and manifest["training"]["optimizer"] is None  # hyperparameters only
     assert manifest["model"].endswith(".safetensors")
     assert check_digest(folder, manifest["model"], manifest["model_sha256"]) == folder / manifest["model"]
     assert not [path.name for path in folder.iterdir() if path.suffix in (".zip", ".pt", ".pkl", ".pth")]

@@ -328,3 +328,26 @@ def test_weights_that_do_not_fit_are_one_line_naming_the_folder(tmp_path):
     text = str(caught.value)
     assert str(folder) in text and "does not fit the policy built for these spaces" in text and "\n" not in text
     assert check_digest(folder, manifest["model"], manifest["model_sha256"]).is_file()
+
+
+def test_a_folder_without_its_optimizer_goes_on_training_with_a_fresh_one(tmp_path):
+    """As the shipped agents are: weights and hyperparameters, no optimizer state; restore_model
+    (arena train --load) rebuilds the model with them; a folder saved only to play says so."""
+    import torch
+    from stable_baselines3.common.env_util import make_vec_env
+
+    from arena.training import SingleAgentEnv
+    from arena.training.trained import restore_model
+
+    model = _model(4)
+    _save(tmp_path / "shipped", model, optimizer_state=False)
+    manifest = read_manifest(tmp_path / "shipped")
+    assert manifest["training"]["optimizer"] is None and manifest["training"]["algo_options"]["n_steps"] == 16
+    assert not list((tmp_path / "shipped").glob("optimizer-*"))
+    restored = restore_model(tmp_path / "shipped", make_vec_env(lambda: SingleAgentEnv(ENV, "random"), 1))
+    assert restored.n_steps == 16 and restored.policy.optimizer.state_dict()["state"] == {}  # a fresh optimizer
+    for name, tensor in model.policy.state_dict().items():
+        assert torch.equal(tensor, restored.policy.state_dict()[name]), name
+    _save(tmp_path / "play", model, training_state=False)
+    with pytest.raises(AgentFolderError, match="was saved to play only"):
+        restore_model(tmp_path / "play", make_vec_env(lambda: SingleAgentEnv(ENV, "random"), 1))
