@@ -348,6 +348,10 @@ def test_a_folder_without_its_optimizer_goes_on_training_with_a_fresh_one(tmp_pa
     assert restored.n_steps == 16 and restored.policy.optimizer.state_dict()["state"] == {}  # a fresh optimizer
     for name, tensor in model.policy.state_dict().items():
         assert torch.equal(tensor, restored.policy.state_dict()[name]), name
+    manifest["training"]["algo_options"]["tensorboard_log"] = str(tmp_path / "logs")  # data choosing a folder
+    (tmp_path / "shipped" / "agent.json").write_text(json.dumps(manifest))
+    with pytest.raises(AgentFolderError, match="holds 'tensorboard_log', which are not MaskablePPO's hyperparameters"):
+        restore_model(tmp_path / "shipped", make_vec_env(lambda: SingleAgentEnv(ENV, "random"), 1))
     _save(tmp_path / "play", model, training_state=False)
     with pytest.raises(AgentFolderError, match="was saved to play only"):
         restore_model(tmp_path / "play", make_vec_env(lambda: SingleAgentEnv(ENV, "random"), 1))
