@@ -1,13 +1,14 @@
 """Trained agents arena ships: folders of package data, registered as agents like the scripted ones.
 
-Each shipped agent is a folder that ``arena train --out`` wrote (the model, ``agent.json`` with
-its interface stack and the model's SHA-256, ``recipe.json``, ``evaluations.csv`` and the
-learning curve), kept beside the game it plays (``envs/<game>_trained/<name>/``), with the
+Each shipped agent is a folder that ``arena train --out`` wrote (the policy's weights as a
+safetensors file, ``agent.json`` with its policy, interface stack, hyperparameters and the weights'
+SHA-256, ``recipe.json``, ``evaluations.csv`` and the learning curve; no pickle), kept beside the game it plays (``envs/<game>_trained/<name>/``), with the
 command and seed that trained it in the manifest (``"command"``, ``"seed"``). The
 ``arena.agents`` entry points name the factories below, so ``--agents pong_ppo`` works
 wherever a registered agent does; loading goes through
 :func:`arena.training.trained.load_trained_agent` (manifest checked, SHA-256 verified, names
-resolved through the registry only). Loading needs the ``train`` extra (Stable-Baselines3, torch).
+resolved through the registry only). Loading needs the ``train`` extra (Stable-Baselines3, torch,
+safetensors).
 
 Example::
 

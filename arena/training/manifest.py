@@ -92,7 +92,10 @@ def read_manifest(path: str | Path) -> dict[str, Any]:
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise AgentFolderError(f"trained agent: {str(manifest_path)!r} is not valid JSON ({err})") from None
+        raise AgentFolderError(
+            f"trained agent: {str(manifest_path)!r} is not valid JSON ({err}); if it was cut short, a save by an "
+            "older arena (which wrote it in place) was interrupted: train again, or copy the folder again"
+        ) from None
     except RecursionError:
         raise AgentFolderError(f"trained agent: {str(manifest_path)!r} is JSON nested too deeply") from None
     if not isinstance(manifest, dict) or manifest.get("format") != "arena-agent":

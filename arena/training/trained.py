@@ -325,8 +325,9 @@ def load_trained_agent(
     if manifest["format_version"] < 2 and not trust:
         raise AgentFolderError(
             f"{where} is a format-1 folder: its {manifest['model']} is a Stable-Baselines3 zip, and loading one "
-            "runs the pickled code it holds; convert it once (python -m arena.training.convert "
-            f"{shlex.quote(str(folder))} --trust) or load it with trust=True, only if you trust whoever made it"
+            "runs the pickled code it holds; if you trust whoever made it, convert it once (python -m "
+            f"arena.training.convert {shlex.quote(str(folder))} --trust) or load it with trust=True (as an entrant: "
+            f'arena.training:load_trained_agent{{"path": {json.dumps(str(folder))}, "trust": true}})'
         )
     stack = trained_interface(folder, manifest, trust=trust)
     model_file = check_digest(folder, manifest["model"], manifest.get("model_sha256"))

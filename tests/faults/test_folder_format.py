@@ -282,6 +282,10 @@ def test_a_model_cut_short_says_the_save_was_interrupted(tmp_path):
     weights.write_bytes(whole[:-1] + bytes([whole[-1] ^ 1]))  # whole, one bit changed
     with pytest.raises(AgentFolderError, match="changed or replaced after it was saved"):
         load_trained_agent(folder)
+    manifest = (folder / "agent.json").read_text()
+    (folder / "agent.json").write_text(manifest[: len(manifest) // 2])  # as a save in place left it when killed
+    with pytest.raises(AgentFolderError, match="is not valid JSON .*was interrupted: train again, or copy the folder"):
+        load_trained_agent(folder)
     old = _format_one(tmp_path / "old", _model(0))
     zipped = (old / "model.zip").read_bytes()
     (old / "model.zip").write_bytes(zipped[: len(zipped) - 100])  # SB3's zip cut off before its directory
