@@ -35,7 +35,7 @@ from arena.registry import agent_names, env_names, make_agent, make_env
 from arena.sides import GroupTeams, Team
 from arena.wrappers import EnvItfWrapper, GymEnvItfWrapper, MultiAgentEnvItfWrapper
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "Agent",
