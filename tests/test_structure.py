@@ -130,6 +130,33 @@ def test_no_import_circles_between_modules() -> None:
     assert not _cycles(graph), f"modules that import each other: {_cycles(graph)}"
 
 
+#: Modules named after their package that are already there; a new one is refused.
+KNOWN_REPEATED_NAMES = {
+    "arena.tournament.tournament",  # the one known exception (arena.tournament's Tournament class), to be renamed
+}
+
+
+def _repeats_its_package(module: str) -> bool:
+    """``a/b/b.py``, ``a/b/b_x.py`` or ``a/b/x_b.py``: the import path says the package twice."""
+    *packages, name = module.split(".")
+    if not packages:
+        return False
+    package = packages[-1]
+    return name == package or name.startswith(f"{package}_") or name.endswith(f"_{package}")
+
+
+def test_no_module_repeats_its_package_s_name() -> None:
+    repeated = {module for module in MODULES if not _is_package(module) and _repeats_its_package(module)}
+    assert not repeated - KNOWN_REPEATED_NAMES, f"name the module for what it holds: {sorted(repeated)}"
+    assert KNOWN_REPEATED_NAMES <= set(MODULES), "a known exception was renamed: take it off the list"
+
+
+def test_the_repeated_name_rule_sees_the_shapes_it_names() -> None:
+    assert _repeats_its_package("arena.tournament.tournament")
+    assert _repeats_its_package("envs.snake.snake_rules") and _repeats_its_package("envs.snake.batched_snake")
+    assert not _repeats_its_package("envs.snake.rules") and not _repeats_its_package("arena")
+
+
 def test_cycle_finder_finds_a_circle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
