@@ -74,6 +74,10 @@ class Snake(SnakeRules, MultiAgentEnv):
             an image to Stable-Baselines3's ``CnnPolicy``).
         render_mode: ``"ansi"`` or ``"rgb_array"`` (``cell_pixels`` pixels a cell).
 
+    Raises:
+        TypeError: an option that is not one of these.
+        ValueError: an option out of its range (the message names it).
+
     Example:
         >>> env = Snake(height=10, width=10, num_snakes=2)
         >>> obs, infos = env.reset(seed=1)
@@ -86,37 +90,10 @@ class Snake(SnakeRules, MultiAgentEnv):
     result_kind = "ranks"  # snakes place by their returns
     env_name = "snake"
 
-    def __init__(
-        self,
-        height: int = 20,
-        width: int = 20,
-        num_snakes: int = 4,
-        snake_length: int = 3,
-        vision_range: int | None = None,
-        frame_stack: int = 1,
-        walls: Any = None,
-        reward_dict: Mapping[str, float] | None = None,
-        num_fruits: int | None = None,
-        max_steps: int = 10_000,
-        on_value: int = 1,
-        render_mode: str | None = None,
-        cell_pixels: int = 8,
-    ) -> None:
-        self._batch_options = dict(
-            height=height,
-            width=width,
-            num_snakes=num_snakes,
-            snake_length=snake_length,
-            vision_range=vision_range,
-            frame_stack=frame_stack,
-            walls=walls,
-            reward_dict=reward_dict,
-            num_fruits=num_fruits,
-            max_steps=max_steps,
-            on_value=on_value,
-            cell_pixels=cell_pixels,
-        )
-        super().__init__(**self._batch_options)
+    def __init__(self, *, render_mode: str | None = None, **options: Any) -> None:
+        # the game's options, their defaults and checks are SnakeRules' alone (its batch takes the same)
+        super().__init__(**options)
+        self._batch_options = options
         if render_mode not in (None, "ansi", "rgb_array"):
             raise ValueError(
                 f"{type(self).__name__}: render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}"

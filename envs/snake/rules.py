@@ -31,7 +31,9 @@ def _positive_int(value: Any, name: str, where: str, minimum: int = 1) -> int:
 class SnakeRules:
     """A snake game's options, checked, with its spaces, padded grid and lookup tables.
 
-    Arguments as :class:`~envs.snake.Snake` takes them (without ``render_mode``).
+    The one place of the options' names, defaults and checks: :class:`~envs.snake.Snake` (which
+    adds ``render_mode``) and :class:`~envs.snake.SnakeBatch` pass theirs on here. Arguments as
+    ``Snake``'s docstring describes them.
 
     Raises:
         ValueError: an option out of its range (the message names it, as ``Snake`` does).

@@ -465,3 +465,19 @@ def test_seeded_draws_and_games_are_what_they_always_were():
     env = envs.make("snake", num_snakes=3)
     episode = play(env, {a: RandomAgent(i) for i, a in enumerate(env.possible_agents)}, seed=2)
     assert episode.length == 86 and env.fruit_cells() == [(1, 17), (17, 9)]
+
+
+def test_the_options_live_in_one_place():
+    # Snake passes its options to SnakeRules, which alone names them, sets their defaults and checks them
+    import inspect
+
+    from envs.snake.rules import SnakeRules
+
+    env = Snake(height=8, width=9)
+    assert (env.height, env.width, env.num_snakes, env.max_steps) == (8, 9, 4, 10_000)
+    assert set(inspect.signature(Snake.__init__).parameters) == {"self", "render_mode", "options"}
+    assert "height" in inspect.signature(SnakeRules.__init__).parameters
+    with pytest.raises(TypeError, match="heigth"):
+        Snake(heigth=8)
+    batch = env.make_batch(2, num_snakes=2)
+    assert (batch.template.height, batch.template.width, batch.template.num_snakes) == (8, 9, 2)
