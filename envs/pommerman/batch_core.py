@@ -3,7 +3,8 @@
 :func:`batch_step` steps every game (the rules of :mod:`envs.pommerman.core`), scores it as
 the single env does, resets the games that ended (boards from each game's own stream) and
 writes every view's planes (:mod:`envs.pommerman.batch_views`), all into preallocated arrays.
-:func:`batch_step_parallel` is the same over ``numba.prange`` chunks of games. Both are
+:func:`batch_step_parallel` is the same over ``numba.prange`` chunks of games (both run one
+inlined body, :func:`_step_games`; numba's ``parallel`` is an option of a compilation). Both are
 compiled without numba's reference counting (:func:`~envs.pommerman._jit.njit_unreferenced`),
 so nothing here allocates: a board draw works in a scratch row of ``new_work``.
 """
@@ -198,6 +199,87 @@ def _view_rows(views):
     return views.reshape(views.shape[0], 4, views.shape[2] * SIZE * SIZE)
 
 
+@njit_inline
+def _step_games(
+    first,
+    stop,
+    t,
+    in_order,
+    boards,
+    items,
+    flames,
+    agents,
+    bombs,
+    counts,
+    steps,
+    rngs,
+    radio,
+    last,
+    actions,
+    words,
+    team,
+    partial,
+    ego,
+    max_blast,
+    max_steps,
+    obs,
+    rewards,
+    terms,
+    live,
+    over,
+    final,
+    work,
+):
+    """Games ``first`` to ``stop - 1`` of :func:`batch_step` with chunk ``t``'s scratch; returns how many ended.
+
+    A game that ends leaves its final views in the next row of ``final`` (``in_order``: the
+    ``k``-th to end in row ``k``) or in its own row (chunks that run at once). The body of both
+    :func:`batch_step` and :func:`batch_step_parallel`.
+    """
+    s = _scratch(work, t)
+    board_rows, item_rows, flame_rows = _cell_rows(boards), _cell_rows(items), _cell_rows(flames)
+    obs_rows, final_rows = _view_rows(obs), _view_rows(final)
+    viewed = _viewed(board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego)
+    ended = 0
+    for g in range(first, stop):
+        _step_game(
+            g,
+            agents,
+            bombs,
+            counts,
+            steps,
+            rngs,
+            radio,
+            last,
+            actions,
+            words,
+            team,
+            partial,
+            ego,
+            max_blast,
+            max_steps,
+            rewards,
+            terms,
+            live,
+            over,
+            (board_rows, item_rows, flame_rows),
+            viewed,
+            final_rows,
+            ended if in_order else g,
+            s,
+            work[11][t],
+            work[12][t],
+            work[13][t],
+        )
+        ended += over[g]
+    # the views in a second pass: with the rules and the views in one loop body the batch stepped
+    # 8-21% fewer games a CPU-second (64-1024 games; the two bodies' code together, likely, crowd
+    # the instruction cache)
+    for g in range(first, stop):
+        observe_game(g, g, viewed, work[11][t], work[12][t], obs_rows)
+    return ended
+
+
 @njit_unreferenced
 def batch_step(
     boards,
@@ -234,48 +316,36 @@ def batch_step(
     bad = _bad_actions(actions, words)
     if bad:
         return -bad
-    s = _scratch(work, 0)
-    board_rows, item_rows, flame_rows = _cell_rows(boards), _cell_rows(items), _cell_rows(flames)
-    obs_rows, final_rows = _view_rows(obs), _view_rows(final)
-    viewed = _viewed(board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego)
-    ended = 0
-    for g in range(boards.shape[0]):
-        _step_game(
-            g,
-            agents,
-            bombs,
-            counts,
-            steps,
-            rngs,
-            radio,
-            last,
-            actions,
-            words,
-            team,
-            partial,
-            ego,
-            max_blast,
-            max_steps,
-            rewards,
-            terms,
-            live,
-            over,
-            (board_rows, item_rows, flame_rows),
-            viewed,
-            final_rows,
-            ended,  # the games that end leave their final views in order, first rows first
-            s,
-            work[11][0],
-            work[12][0],
-            work[13][0],
-        )
-        ended += over[g]
-    # the views in a second pass: with the rules and the views in one loop body the batch stepped
-    # 8-21% fewer games a CPU-second (64-1024 games; the two bodies' code together, likely, crowd
-    # the instruction cache)
-    for g in range(boards.shape[0]):
-        observe_game(g, g, viewed, work[11][0], work[12][0], obs_rows)
-    return ended
+    return _step_games(
+        0,
+        boards.shape[0],
+        0,
+        True,
+        boards,
+        items,
+        flames,
+        agents,
+        bombs,
+        counts,
+        steps,
+        rngs,
+        radio,
+        last,
+        actions,
+        words,
+        team,
+        partial,
+        ego,
+        max_blast,
+        max_steps,
+        obs,
+        rewards,
+        terms,
+        live,
+        over,
+        final,
+        work,
+    )
 
 
 @njit_parallel
@@ -311,43 +381,38 @@ def batch_step_parallel(
         return -bad
     chunks = work[0].shape[0]
     games = boards.shape[0]
-    board_rows, item_rows, flame_rows = _cell_rows(boards), _cell_rows(items), _cell_rows(flames)
-    obs_rows, final_rows = _view_rows(obs), _view_rows(final)
-    viewed = _viewed(board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego)
     for t in prange(chunks):
-        s = _scratch(work, t)
-        for g in range(t * games // chunks, (t + 1) * games // chunks):
-            _step_game(
-                g,
-                agents,
-                bombs,
-                counts,
-                steps,
-                rngs,
-                radio,
-                last,
-                actions,
-                words,
-                team,
-                partial,
-                ego,
-                max_blast,
-                max_steps,
-                rewards,
-                terms,
-                live,
-                over,
-                (board_rows, item_rows, flame_rows),
-                viewed,
-                final_rows,
-                g,  # chunks run at once: in the game's own row, gathered to the first rows below
-                s,
-                work[11][t],
-                work[12][t],
-                work[13][t],
-            )
-        for g in range(t * games // chunks, (t + 1) * games // chunks):  # views in a second pass, as batch_step
-            observe_game(g, g, viewed, work[11][t], work[12][t], obs_rows)
+        _step_games(
+            t * games // chunks,
+            (t + 1) * games // chunks,
+            t,
+            False,
+            boards,
+            items,
+            flames,
+            agents,
+            bombs,
+            counts,
+            steps,
+            rngs,
+            radio,
+            last,
+            actions,
+            words,
+            team,
+            partial,
+            ego,
+            max_blast,
+            max_steps,
+            obs,
+            rewards,
+            terms,
+            live,
+            over,
+            final,
+            work,
+        )
+    final_rows = _view_rows(final)
     ended = 0
     for g in range(games):  # the final views of the games that ended to the first rows, in order
         if over[g]:
