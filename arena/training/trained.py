@@ -44,6 +44,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import shlex
 import warnings
 from collections.abc import Mapping, Sequence
@@ -92,6 +93,8 @@ __all__ = [
 ]
 
 _MISSING = object()
+#: The names :func:`save_trained_agent` gives files by their content (``model-<12 hex>.safetensors``).
+_CONTENT_NAMED = re.compile(r"(model|optimizer)-[0-9a-f]{12}\.safetensors|interface_state-[0-9a-f]{12}\.json")
 
 
 def _versions() -> dict[str, str]:
@@ -124,7 +127,8 @@ def save_trained_agent(
 
     Weights go to safetensors files named by their content and everything else to JSON, each
     written to a temporary file, flushed and renamed into place; the manifest comes last, then
-    the files the previous manifest named and this one does not are removed. A kill at any
+    the files the previous manifest named and this one does not are removed, with any content-named
+    file no manifest names (left by a save that was killed before its manifest). A kill at any
     moment leaves a folder that loads: the previous agent or this one. Safe to call again and
     again on one folder (periodic checkpoints, ``arena train --load``).
 
@@ -212,7 +216,9 @@ def save_trained_agent(
         manifest["team_size"] = int(team_size)
     manifest.update(details or {})
     path = write_atomic(folder / MANIFEST, json.dumps(manifest, indent=2) + "\n")
-    for name in previous - named_files(folder):
+    kept = named_files(folder)
+    stale = {path.name for path in folder.iterdir() if _CONTENT_NAMED.fullmatch(path.name)}
+    for name in (previous | stale) - kept:
         (folder / name).unlink(missing_ok=True)
     return path
 

@@ -260,7 +260,9 @@ def test_a_process_killed_while_it_saves_leaves_a_folder_that_loads(tmp_path):
     manifest = read_manifest(folder)
     weights = {path.name for path in folder.glob("model-*.safetensors")}
     assert manifest["model"] in weights and len(weights) <= 2  # at most the one a kill cut off is left over
-    _save(folder, _model(0))  # the next save tidies what the kill left
+    (folder / "model-0123456789ab.safetensors").write_bytes(b"cut off")  # as a kill after a rename leaves it
+    (folder / ".model.safetensors.1.partial").write_bytes(b"cut off")  # as a kill mid-write leaves it
+    _save(folder, _model(0))  # the next save tidies what a kill left
     assert {path.name for path in folder.iterdir()} == {
         "agent.json",
         read_manifest(folder)["model"],
