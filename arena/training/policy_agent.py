@@ -287,8 +287,9 @@ def load_sb3_agent(
     path = Path(path)
     if not path.exists() and not path.with_suffix(".zip").exists():
         raise ArenaError(f"load_sb3_agent: no saved model at {str(path)!r}")
+    algo_class = algorithm_class(algo)  # an unknown algo is its own error (UnknownNameError is a KeyError)
     try:
-        model = algorithm_class(algo).load(str(path), device=device)
+        model = algo_class.load(str(path), device=device)
     except KeyError as err:  # SB3's KeyError for a zip without its spaces ("... were not given")
         missing = "its observation and action spaces" if "space" in str(err) else f"the entry {err}"
         raise ArenaError(
