@@ -9,8 +9,11 @@ and the optimizer's state as safetensors files, ``agent.json`` (the manifest: po
 arguments, interface stack, env and options, versions; ``interface_state-*.json`` keeps stateful
 interfaces' statistics; ``--sb3-zip`` adds SB3's own ``model.zip``),
 ``recipe.json`` (what the run trained with), the self-play pool (``pool.json``, ``pool/``),
-``evaluations.csv`` (one row per evaluation point) and ``learning_curve.png``. The folder is
-an agent: ``--agents DIR`` in ``arena tournament`` and ``arena play``; ``--load DIR`` continues it.
+``evaluations.csv`` (one row per evaluation point, each with its games and the 95% interval of the
+win rate) and ``learning_curve.png``. The folder is an agent: ``--agents DIR`` in ``arena tournament``
+and ``arena play``; ``--load DIR`` continues it. It is saved at every evaluation (``--checkpoint-every``)
+and at a Ctrl-C, which stops training at the next step, saves, prints the command that goes on and
+exits 130.
 """
 
 from __future__ import annotations
@@ -54,9 +57,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--load",
         default=None,
-        help="a folder written by 'arena train' to continue training (model, optimizer state, "
-        "timestep count, interface, env options, its recipe and self-play pool); "
-        "evaluations.csv and the learning curve go on from its records",
+        help="a folder written by 'arena train' (or saved at a Ctrl-C) to continue training (model, "
+        "optimizer state, timestep count, interface, env options, its recipe and self-play pool); "
+        "evaluations.csv and the learning curve go on from its records. The run saves into the same folder, "
+        "each file replaced whole, unless --out names another (the loaded folder is then left as it is)",
     )
     parser.add_argument("--force", action="store_true", help="write into an --out folder that is not empty")
     parser.add_argument(
@@ -181,6 +185,14 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         "one, else batched when the env has a batch, the algorithm is maskable-ppo, the opponents can act "
         "in batches and the interface keeps no per-episode state",
     )
+    parser.add_argument(
+        "--checkpoint-every",
+        type=int,
+        default=None,
+        help="timesteps between saves of the folder while training, so that a crash or kill leaves a "
+        "folder to --load (default: at every evaluation; 0: only at the end). Ctrl-C always saves: training "
+        "stops at the next step, the folder is written and the command to continue is printed (exit 130)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed for envs, model and evaluation (default 0)")
     parser.add_argument(
         "--algo-options",
@@ -250,6 +262,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
         window=args.window,
         n_envs=args.n_envs,
         path=args.path,
+        checkpoint_every=args.checkpoint_every,
     )
 
 
@@ -264,4 +277,4 @@ def run(args: argparse.Namespace) -> int:
     trained = train(config)
     for line in trained.summary():
         print(line)
-    return 0
+    return 130 if trained.interrupted else 0  # 128 + SIGINT, as for any program stopped by Ctrl-C

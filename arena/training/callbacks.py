@@ -23,6 +23,7 @@ from arena.agents.base import Agent
 from arena.env import MultiAgentEnv
 from arena.interface import Interface
 from arena.registry import make_agent, make_env
+from arena.tournament.stats import wilson_interval
 from arena.training.matches import can_match_batch, match, match_batch, match_sides
 from arena.training.policy_agent import SB3Agent, freeze, require_sb3
 from arena.training.pool import OpponentPool
@@ -39,7 +40,8 @@ _FROM_ENV = object()  # sentinel: read the learner's interface from the training
 class SelfPlayCallback(BaseCallback):
     """Evaluate the learner during training, promote it into the opponent pool, log both.
 
-    Every ``eval_every`` timesteps (and at the start and the end of training) the
+    Every ``eval_every`` timesteps (and at the start, and at the end of a run that was not
+    stopped early: by ``stop_when``, another callback or Ctrl-C) the
     learner plays ``eval_games`` seeded games with :func:`arena.play` against each fixed
     reference agent (for the learning curve) and against opponents drawn from the
     pool. Promotion is win-rate gated: once the learner's score (wins plus half the
@@ -51,9 +53,11 @@ class SelfPlayCallback(BaseCallback):
 
     Each evaluation becomes a record (a dict: ``timesteps``, ``wall_s`` and ``cpu_s``
     (this process's CPU time) since training started, then per reference
-    ``<name>_win_rate``, ``<name>_draw_rate``, ``<name>_score``, then ``pool_score``,
-    ``window_score``, ``pool_size`` and ``promoted``) in :attr:`records`, is logged to the SB3
-    logger under ``arena/``, and is appended to ``csv_path`` when given.
+    ``<name>_win_rate``, ``<name>_draw_rate``, ``<name>_score``, ``<name>_games`` and the 95%
+    Wilson interval of the win rate, ``<name>_win_low`` and ``<name>_win_high``, then
+    ``pool_score``, ``pool_games``, ``window_score``, ``pool_size`` and ``promoted``) in
+    :attr:`records`, is logged to the SB3 logger under ``arena/``, and is appended to
+    ``csv_path`` when given.
 
     Args:
         env: the multi-agent env to evaluate on (a fresh one: name, factory or instance
@@ -66,6 +70,9 @@ class SelfPlayCallback(BaseCallback):
             learner in evaluation games, as in training; the learner's side is judged.
         eval_every: timesteps between evaluations.
         eval_games: games per evaluation against each reference and against the pool.
+        final_games: games against each reference at the end of training (the figure a run
+            reports: ``arena train`` plays its recipe's full ``eval_games`` there however short
+            the run); default ``eval_games``.
         promote_at: the score against the pool that promotes the learner.
         window: the number of most recent games against the pool that the gate looks
             at (default ``eval_games``); games from several evaluations add up until
@@ -116,6 +123,7 @@ class SelfPlayCallback(BaseCallback):
         teammate: Agent | str | None = None,
         eval_every: int = 10_000,
         eval_games: int = 50,
+        final_games: int | None = None,
         promote_at: float | None = 0.6,
         window: int | None = None,
         interface: Interface | None | object = _FROM_ENV,
@@ -135,6 +143,8 @@ class SelfPlayCallback(BaseCallback):
             raise ValueError(
                 f"SelfPlayCallback: eval_every and eval_games must be at least 1, got {eval_every!r} and {eval_games!r}"
             )
+        if final_games is not None and (isinstance(final_games, bool) or final_games < 1):
+            raise ValueError(f"SelfPlayCallback: final_games must be at least 1 or None, got {final_games!r}")
         if promote_at is not None and not 0.0 <= promote_at <= 1.0:
             raise ValueError(f"SelfPlayCallback: promote_at must lie in [0, 1] or be None, got {promote_at!r}")
         if pool is not None and not isinstance(pool, OpponentPool):
@@ -151,6 +161,7 @@ class SelfPlayCallback(BaseCallback):
         self.teammate = None if teammate is None else make_agent(teammate)
         self.eval_every = int(eval_every)
         self.eval_games = int(eval_games)
+        self.final_games = int(final_games) if final_games is not None else self.eval_games
         self.promote_at = promote_at
         self.window: deque[float] = deque(maxlen=int(window or eval_games))
         self._interface = interface
@@ -173,6 +184,7 @@ class SelfPlayCallback(BaseCallback):
         self._started = 0.0
         self._cpu_started = 0.0
         self._stop = False
+        self._total: int | None = None
 
     # ------------------------------------------------------------------ SB3 hooks
     def _init_callback(self) -> None:
@@ -199,6 +211,7 @@ class SelfPlayCallback(BaseCallback):
             self.training_env.env_method("set_opponents", self.pool)
 
     def _on_training_start(self) -> None:
+        self._total = self.locals.get("total_timesteps")  # learn()'s, counted on from a loaded model's
         self._started = time.perf_counter()
         self._cpu_started = time.process_time()
         if self._last_eval < 0:
@@ -213,8 +226,42 @@ class SelfPlayCallback(BaseCallback):
         return not self._stop
 
     def _on_training_end(self) -> None:
-        if self.num_timesteps > self._last_eval and not self._stop:
-            self.evaluate()
+        # The last evaluation is of a run that went its course: not of one a callback or Ctrl-C cut short.
+        finished = self._total is None or self.num_timesteps >= self._total
+        if self._stop or not finished:
+            return
+        if self.num_timesteps > self._last_eval:
+            self.evaluate(games=self.final_games)
+        elif self.final_games != self.eval_games and self.records:
+            # Evaluated at this very step with eval_games: the figure the run reports gets final_games.
+            self.records[-1].update(self._against_references(self.final_games))
+            self._publish(self.records[-1])
+
+    def _against_references(self, games: int | None) -> dict[str, Any]:
+        """The record's entries of ``games`` against each reference: rates, counts, the win rate's interval."""
+        entries: dict[str, Any] = {}
+        for name, reference in self.references.items():
+            score = self._match(reference, self.seed, games)
+            low, high = wilson_interval(score.wins, score.games)
+            entries[f"{name}_win_rate"] = score.win_rate
+            entries[f"{name}_draw_rate"] = score.draws / score.games
+            entries[f"{name}_score"] = score.score
+            entries[f"{name}_games"] = score.games
+            entries[f"{name}_win_low"] = round(low, 4)
+            entries[f"{name}_win_high"] = round(high, 4)
+        return entries
+
+    def _publish(self, record: dict[str, Any]) -> None:
+        """Log ``record``, rewrite the CSV and tell ``on_evaluation``."""
+        for key, value in record.items():
+            if key != "timesteps":
+                self.logger.record(f"arena/{key}", value)
+        if self.csv_path is not None:
+            write_csv(self.records, self.csv_path)
+        if self.verbose:
+            print(" ".join(f"{key}={value}" for key, value in record.items()))
+        if self.on_evaluation is not None:
+            self.on_evaluation(record)
 
     # -------------------------------------------------------------- the work
     def _behind_interface(self, agent: Agent) -> Agent:
@@ -222,36 +269,38 @@ class SelfPlayCallback(BaseCallback):
             return agent
         return AgtItfWrapper(agent, copy.deepcopy(self._interface))
 
-    def _match(self, opponent: Agent | OpponentPool, seed: int):
-        """The learner's ``eval_games`` against ``opponent``: in one batch where it can, else one by one."""
+    def _match(self, opponent: Agent | OpponentPool, seed: int, games: int | None = None):
+        """The learner's ``games`` (default ``eval_games``) against ``opponent``: in one batch where it
+        can, else one by one."""
+        games = self.eval_games if games is None else games
         if self.sides:  # the side path's learner plays a whole side
-            return match_sides(self.env, self.learner, opponent, self.eval_games, seed=seed)
+            return match_sides(self.env, self.learner, opponent, games, seed=seed)
         if self.batched or (
             self.batched is None
             and self._stackable
             and can_match_batch(self.env, self.learner, opponent, self.teammate)
         ):
-            return match_batch(self.env, self.learner, opponent, self.eval_games, seed=seed)
-        return match(self.env, self.learner, opponent, self.eval_games, seed=seed, teammate=self.teammate)
+            return match_batch(self.env, self.learner, opponent, games, seed=seed)
+        return match(self.env, self.learner, opponent, games, seed=seed, teammate=self.teammate)
 
-    def evaluate(self, promote: bool = True) -> dict[str, Any]:
-        """Evaluate now, promote when the gate opens, record and log; returns the record."""
+    def evaluate(self, promote: bool = True, games: int | None = None) -> dict[str, Any]:
+        """Evaluate now, promote when the gate opens, record and log; returns the record.
+
+        ``games`` against each reference (default ``eval_games``); the pool always gets ``eval_games``,
+        which the promotion window counts in."""
         record: dict[str, Any] = {
             "timesteps": int(self.num_timesteps),
             "wall_s": round(self._wall_offset + time.perf_counter() - self._started, 2),
             "cpu_s": round(self._cpu_offset + time.process_time() - self._cpu_started, 2),
         }
-        for name, reference in self.references.items():
-            score = self._match(reference, self.seed)
-            record[f"{name}_win_rate"] = score.win_rate
-            record[f"{name}_draw_rate"] = score.draws / score.games
-            record[f"{name}_score"] = score.score
+        record.update(self._against_references(games))
         promoted = False
         if self.pool is not None:
             score = self._match(self.pool, self.seed + 1 + len(self.records))
             self.window.extend(score.outcomes)
             gate = sum(self.window) / len(self.window)
             record["pool_score"] = score.score
+            record["pool_games"] = score.games
             record["window_score"] = gate
             if (
                 promote
@@ -265,15 +314,7 @@ class SelfPlayCallback(BaseCallback):
         record["promoted"] = int(promoted)
         self.records.append(record)
         self._last_eval = self.num_timesteps
-        for key, value in record.items():
-            if key != "timesteps":
-                self.logger.record(f"arena/{key}", value)
-        if self.csv_path is not None:
-            write_csv(self.records, self.csv_path)
-        if self.verbose:
-            print(" ".join(f"{key}={value}" for key, value in record.items()))
-        if self.on_evaluation is not None:
-            self.on_evaluation(record)
+        self._publish(record)
         if self.stop_when is not None and self.stop_when(record):
             self._stop = True
         return record

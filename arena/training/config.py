@@ -75,6 +75,8 @@ class TrainingConfig:
         shuffle_seats: draw the learner's seat every episode (``False``: in turn).
         eval_every, eval_games: timesteps between evaluations and games per evaluation
             (``None``: the recipe's, scaled to ``timesteps``, or a loaded run's fixed ones).
+        checkpoint_every: timesteps between saves of the folder while training (``None``: at every
+            evaluation; 0: none but the last, and the one a Ctrl-C takes).
         algo_options: merged over the recipe's options (the recipe's are dropped when
             ``algo`` names another algorithm).
         interface ... path: override the recipe's fields of the same names
@@ -125,6 +127,7 @@ class TrainingConfig:
     n_envs: int | None = None
     path: str | None = None
     team_spirit: float | None = None
+    checkpoint_every: int | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.env, str) or not self.env:
@@ -137,6 +140,9 @@ class TrainingConfig:
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise ValueError(f"{_flag(name)} must be at least 1, got {value!r}")
+        every = self.checkpoint_every
+        if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 0):
+            raise ValueError(f"--checkpoint-every must be a number of timesteps, 0 or more, got {every!r}")
         if self.out is None and self.load is None:
             raise ValueError("--out is required (the folder to write the trained agent into)")
         if self.progress not in PROGRESS_MODES:

@@ -21,7 +21,7 @@ from arena.registry import make_env
 from arena.specs.interfaces import InterfaceSpec, build_interface, parse_interface_spec
 from arena.training.config import TrainingConfig
 from arena.training.recipe import RAW_INTERFACE, TrainingRecipe
-from arena.training.trained import read_manifest
+from arena.training.trained import MANIFEST, is_agent_folder, read_manifest
 
 __all__ = ["RunPlan", "loaded_algo_changes", "plan", "registered_interface_spec"]
 
@@ -39,6 +39,7 @@ class RunPlan:
     eval_every: int
     eval_games: int
     side_sizes: tuple[int, ...] = ()  # seats of each side of a team env (empty without sides)
+    final_eval_games: int | None = None  # games of the last evaluation, the reported one (None: eval_games)
 
 
 def plan(config: TrainingConfig) -> RunPlan:
@@ -76,6 +77,7 @@ def plan(config: TrainingConfig) -> RunPlan:
         loaded=loaded,
         eval_every=recipe.eval_every_for(config.timesteps),  # the config's --eval-every is in the recipe
         eval_games=recipe.eval_games_for(config.timesteps),
+        final_eval_games=recipe.final_eval_games(),
         side_sizes=side_sizes,
     )
 
@@ -209,9 +211,14 @@ def _out_folder(config: TrainingConfig) -> Path:
     out = config.folder
     continuing = config.load is not None and out.resolve() == Path(config.load).resolve()
     if out.exists() and (not out.is_dir() or any(out.iterdir())) and not (config.force or continuing):
+        if is_agent_folder(out):
+            raise ValueError(
+                f"--out {out} exists and is not empty; pass --force to write into it, "
+                f"or --load {out} to continue training that agent"
+            )
         raise ValueError(
-            f"--out {out} exists and is not empty; pass --force to write into it, "
-            f"or --load {out} to continue training that agent"
+            f"--out {out} exists and is not empty, and holds no trained agent ({MANIFEST}) to continue; "
+            "pass --force to write into it, or choose another --out"
         )
     out.mkdir(parents=True, exist_ok=True)
     return out

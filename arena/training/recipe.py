@@ -30,6 +30,7 @@ __all__ = [
     "BATCHED_RECIPE",
     "CONTROLS",
     "DEFAULT_RECIPE",
+    "MIN_EVAL_GAMES",
     "PATHS",
     "RAW_INTERFACE",
     "SELF_PLAY",
@@ -44,6 +45,10 @@ CONTROLS = ("seat", "team")
 PATHS = ("auto", "batched", "single", "side", "env")
 #: The interface spec that means "the raw observations" (a recipe's stack overridden by none).
 RAW_INTERFACE = "none"
+#: The fewest games a scaled-down evaluation plays (unless the recipe asks fewer at full budget): the
+#: learning curve draws a win rate as a result from this many games (a 95% interval at most about 60
+#: points wide), where 2 games put the curve at 0% or 100% at a stroke.
+MIN_EVAL_GAMES = 10
 
 # The batched path's MaskablePPO recipe (docs/performance.md, "Training connect four"): 64 games x 32
 # steps = 2,048 samples per update, 4 epochs of minibatches of 1,024, two hidden layers of 128 for the
@@ -94,8 +99,10 @@ class TrainingRecipe:
     evaluates ``evaluations`` times (every ``timesteps // evaluations`` steps) with
     ``eval_games`` games each; a shorter run evaluates proportionally fewer times
     (:meth:`evaluations_for`, at least twice) with proportionally fewer games
-    (:meth:`eval_games_for`, at least 2, an even number: both seats of a two-player game),
-    so a short run is not spent on evaluation.
+    (:meth:`eval_games_for`: an even number, both seats of a two-player game, and at least
+    :data:`MIN_EVAL_GAMES` or ``eval_games`` if fewer), so a short run is not spent on evaluation,
+    while its last evaluation, the figure ``arena train`` reports, plays ``eval_games`` in full
+    (:meth:`final_eval_games`).
 
     Attributes:
         interface: the learner's interface stack in arena's interface syntax (``None``: raw).
@@ -131,8 +138,10 @@ class TrainingRecipe:
 
     Example:
         >>> recipe = TrainingRecipe(interface="ego_board", eval_games=40, full_budget=100_000)
-        >>> recipe.eval_games_for(100_000), recipe.eval_games_for(10_000), recipe.eval_games_for(512)
-        (40, 4, 2)
+        >>> recipe.eval_games_for(100_000), recipe.eval_games_for(50_000), recipe.eval_games_for(512)
+        (40, 20, 10)
+        >>> recipe.final_eval_games()
+        40
         >>> recipe.eval_every_for(100_000), recipe.eval_every_for(10_000), recipe.eval_every_for(512)
         (5000, 5000, 256)
         >>> TrainingRecipe(self_play="best")
@@ -207,12 +216,17 @@ class TrainingRecipe:
             raise ValueError(f"TrainingRecipe: team_spirit must be a number in [0, 1], got {spirit!r}")
 
     def eval_games_for(self, timesteps: int) -> int:
-        """Games per evaluation for a run of ``timesteps``: ``eval_games`` scaled down for short runs
-        (``fixed_eval_games`` if set)."""
+        """Games per evaluation for a run of ``timesteps``: ``eval_games`` scaled down for short runs,
+        to no fewer than :data:`MIN_EVAL_GAMES` (``fixed_eval_games`` if set)."""
         if self.fixed_eval_games is not None:
             return self.fixed_eval_games
         scaled = self.eval_games * min(1.0, timesteps / self.full_budget)
-        return max(2, min(self.eval_games, 2 * round(scaled / 2)))
+        return max(min(self.eval_games, MIN_EVAL_GAMES), min(self.eval_games, 2 * round(scaled / 2)))
+
+    def final_eval_games(self) -> int:
+        """Games of a run's last evaluation, the one it reports: ``eval_games`` whatever the run's
+        length (``fixed_eval_games`` if set)."""
+        return self.fixed_eval_games if self.fixed_eval_games is not None else self.eval_games
 
     def evaluations_for(self, timesteps: int) -> int:
         """Evaluation points of a run of ``timesteps`` (besides the first, at the start):

@@ -36,7 +36,7 @@ from arena.training.plan import RunPlan, loaded_algo_changes, plan, registered_i
 from arena.training.policy_agent import SB3Agent, algorithm_class, require_sb3
 from arena.training.pool import OpponentPool
 from arena.training.recipe import BATCHED_RECIPE, TrainingRecipe, default_algo_options
-from arena.training.report import plot_learning_curve, read_csv
+from arena.training.report import evaluation_text, plot_learning_curve, read_csv, short_evaluation_text
 from arena.training.single_agent import SingleAgentEnv
 from arena.training.teams import side_agent, team_stack
 from arena.training.trained import restore_model, save_trained_agent, trained_interface
@@ -52,6 +52,7 @@ from arena.training.callbacks import (
     RichProgressCallback,
     SelfPlayCallback,
 )
+from arena.training.checkpoints import FolderCheckpoints, Interrupt
 from arena.training.side import SideVecEnv
 from arena.training.vectorised import batch_vec_env, choose_path, own_vec_env
 
@@ -82,6 +83,9 @@ class TrainedRun:
         promotions: timesteps at which the learner joined the pool in this run.
         pool_size: members of the opponent pool at the end (``None``: no pool).
         path: ``"env"``, ``"batched"``, ``"single"`` or ``"side"``; ``n_envs``: games stepped together.
+        interrupted: training stopped early at a Ctrl-C; the folder holds the model as it was then.
+        checkpoints: the timestep counts at which the folder was saved, the last one at the end.
+        target_timesteps: the count the run was to reach (a loaded run's count plus ``timesteps``).
     """
 
     folder: Path
@@ -92,6 +96,9 @@ class TrainedRun:
     pool_size: int | None = None
     path: str = "single"
     n_envs: int = 1
+    interrupted: bool = False
+    checkpoints: list[int] = field(default_factory=list)
+    target_timesteps: int = 0
 
     @property
     def timesteps(self) -> int:
@@ -101,6 +108,12 @@ class TrainedRun:
         """Whether the printed entrant is ``FOLDER+TEAMMATE``: a one-seat learner beside a teammate, sides of two."""
         plan = self.plan
         return plan.recipe.teammate is not None and plan.team_size is None and set(plan.side_sizes) == {2}
+
+    def continue_command(self) -> str:
+        """The ``arena train --load`` command that trains the folder on to the timesteps this run asked for."""
+        left = max(1, self.target_timesteps - self.timesteps)
+        parts = ["arena", "train", self.plan.config.env, "--load", str(self.folder), "--timesteps", str(left)]
+        return " ".join(shlex.quote(part) for part in parts)
 
     def tournament_command(self) -> str:
         """The ``arena tournament`` command that plays this agent against the first reference.
@@ -125,18 +138,23 @@ class TrainedRun:
         return " ".join(shlex.quote(part) for part in parts)
 
     def summary(self) -> list[str]:
-        """The lines ``arena train`` prints at the end."""
+        """The lines ``arena train`` prints at the end (or at a Ctrl-C: where it stopped, how to go on)."""
         config, recipe = self.plan.config, self.plan.recipe
         last = self.records[-1]
         side = "" if self.plan.team_size is None else " (a whole side)"
-        lines = [
-            (
+        where = f"({self.path} path, {self.n_envs} games)"
+        if self.interrupted:
+            lines = [
+                f"interrupted {recipe.algo} on {config.env}{side} at {self.timesteps:,} of {self.target_timesteps:,} "
+                f"timesteps {where}",
+                f"  last evaluation at {last['timesteps']:,} timesteps:",
+            ]
+        else:
+            lines = [
                 f"trained {recipe.algo} on {config.env}{side} for {self.timesteps} timesteps in "
-                f"{last['wall_s']:.1f} s ({self.path} path, {self.n_envs} games)"
-            )
-        ]
-        for name in recipe.references:
-            lines.append(f"  vs {name}: win rate {last[f'{name}_win_rate']:.0%}, draws {last[f'{name}_draw_rate']:.0%}")
+                f"{last['wall_s']:.1f} s {where}"
+            ]
+        lines.extend(f"  vs {name}: {evaluation_text(last, name)}" for name in recipe.references)
         if self.pool_size is not None:
             kind = "self-play pool" if recipe.self_play else "opponent pool"
             lines.append(f"  {kind}: {self.pool_size} members, {len(self.promotions)} promotions")
@@ -145,6 +163,8 @@ class TrainedRun:
             f"saved {folder / 'agent.json'} (the weights beside it), {folder / 'evaluations.csv'}, "
             f"{folder / 'learning_curve.png'}"
         )
+        if self.interrupted:
+            lines.append(f"continue training: {self.continue_command()}")
         lines.append(f"the folder is an agent: {self.tournament_command()}")
         if recipe.teammate is not None and self.plan.team_size is None and not self._enters_with_teammate():
             lines.append(
@@ -193,12 +213,20 @@ def train(config: TrainingConfig) -> TrainedRun:
         )
     progress = _progress(config)
     self_play = _self_play(setup, pool, progress, path, model)
-    model.learn(
-        config.timesteps,
-        callback=[*([progress] if progress else []), self_play],
-        reset_num_timesteps=setup.loaded is None,
-    )
-    _save(setup, model, vec_env, self_play)
+    start = int(model.num_timesteps)
+    with Interrupt(
+        f"arena train: interrupted; stopping at the next step to save {setup.folder} (Ctrl-C again: stop now, "
+        "keeping the last checkpoint)"
+    ) as interrupt:
+        checkpoints = FolderCheckpoints(
+            lambda: _save(setup, model, vec_env, self_play), _checkpoint_every(setup), interrupt
+        )
+        model.learn(
+            config.timesteps,
+            callback=[*([progress] if progress else []), self_play, checkpoints],
+            reset_num_timesteps=setup.loaded is None,
+        )
+        checkpoints.checkpoint()
     return TrainedRun(
         folder=setup.folder,
         model=model,
@@ -208,7 +236,18 @@ def train(config: TrainingConfig) -> TrainedRun:
         pool_size=None if pool is None else len(pool),
         path=path,
         n_envs=n_envs,
+        interrupted=interrupt.requested,
+        target_timesteps=start + config.timesteps,
+        checkpoints=list(checkpoints.saved_at),
     )
+
+
+def _checkpoint_every(setup: RunPlan) -> int | None:
+    """Timesteps between checkpoints: ``--checkpoint-every``, else one at every evaluation; 0: none."""
+    every = setup.config.checkpoint_every
+    if every is None:
+        return setup.eval_every
+    return every or None
 
 
 def choose_policy(observation_space: spaces.Space, action_space: spaces.Space, requested: str | None = None) -> str:
@@ -410,7 +449,7 @@ def _self_play(setup: RunPlan, pool: OpponentPool | None, progress: Any, path: s
         if progress is not None:
             pool_text = f", pool {record['pool_size']}" if "pool_size" in record else ""
             progress.set_status(
-                f"last evaluation at {record['timesteps']:,}: vs {first} {record[f'{first}_win_rate']:.0%}{pool_text}"
+                f"last evaluation at {record['timesteps']:,}: vs {first} {short_evaluation_text(record, first)}{pool_text}"
             )
 
     history: list[dict[str, Any]] = []
@@ -429,6 +468,7 @@ def _self_play(setup: RunPlan, pool: OpponentPool | None, progress: Any, path: s
         sides=path == "side",
         eval_every=setup.eval_every,
         eval_games=setup.eval_games,
+        final_games=setup.final_eval_games,
         promote_at=recipe.promote_at if recipe.self_play else None,
         window=recipe.window,
         seed=config.seed,
@@ -455,8 +495,23 @@ def _stored_snapshots(folder: Path) -> list[tuple[str, Any]]:
 
 
 def _save(setup: RunPlan, model: Any, vec_env: VecEnv, self_play: SelfPlayCallback) -> None:
-    """Write the folder: model and manifest, recipe, the pool's snapshots, the learning curve."""
+    """Write the folder, each file whole (:func:`write_atomic`): the recipe, the pool's snapshots, the
+    learning curve, then the model and its manifest last, so the manifest never names a model that
+    is not there. A checkpoint and the end of a run both write it."""
     config, recipe, folder = setup.config, setup.recipe, setup.folder
+    # The options the run's env had (the command line's or the recipe's), as the manifest has them.
+    stored = replace(recipe, env_options=dict(setup.env_options))
+    write_atomic(folder / RECIPE_FILE, json.dumps(stored.to_json(), indent=2) + "\n")
+    _save_snapshots(folder, self_play.snapshot_states())
+    write_atomic(
+        folder / "learning_curve.png",
+        lambda path: plot_learning_curve(
+            self_play.records,
+            path,
+            references=recipe.references[:1],
+            title=f"{recipe.algo} on {config.env}" + (f", self-play ({recipe.self_play})" if recipe.self_play else ""),
+        ),
+    )
     trained_stacks = vec_env.get_attr("interface")  # one per env: their statistics are pooled
     save_trained_agent(
         folder,
@@ -470,16 +525,6 @@ def _save(setup: RunPlan, model: Any, vec_env: VecEnv, self_play: SelfPlayCallba
         team_size=setup.team_size,
         sb3_zip=config.sb3_zip,
     )
-    # The options the run's env had (the command line's or the recipe's), as the manifest has them.
-    stored = replace(recipe, env_options=dict(setup.env_options))
-    write_atomic(folder / RECIPE_FILE, json.dumps(stored.to_json(), indent=2) + "\n")
-    _save_snapshots(folder, self_play.snapshot_states())
-    plot_learning_curve(
-        self_play.records,
-        folder / "learning_curve.png",
-        references=recipe.references[:1],
-        title=f"{recipe.algo} on {config.env}" + (f", self-play ({recipe.self_play})" if recipe.self_play else ""),
-    )
 
 
 def _save_state(state: dict[str, Any], path: Path) -> None:
@@ -487,17 +532,20 @@ def _save_state(state: dict[str, Any], path: Path) -> None:
 
 
 def _save_snapshots(folder: Path, states: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
-    """Write the pool's snapshots, each file atomically, then their list; files no longer listed go last,
-    so a kill at any moment leaves a list whose files are all there and whole."""
+    """The pool's snapshots as ``pool/NNN.pt`` and their list ``pool.json``; files no longer listed go last.
+
+    A snapshot's file is named after its timestep (``snapshot@4096`` in ``4096.pt``), so rewriting the
+    pool at a checkpoint never puts other weights under a name the old ``pool.json`` lists."""
     pool = folder / "pool"
     entries = []
     for index, (name, state) in enumerate(states):
         pool.mkdir(exist_ok=True)
-        file = f"{index:03d}.pt"
+        step = name.removeprefix("snapshot@")
+        file = f"{step}.pt" if step.isdigit() and step.isascii() else f"snapshot-{index:03d}.pt"
         write_atomic(pool / file, partial(_save_state, dict(state)))
         entries.append({"name": name, "file": file})
     write_atomic(folder / POOL_FILE, json.dumps(entries, indent=2) + "\n")
     listed = {entry["file"] for entry in entries}
     for old in pool.glob("*.pt") if pool.is_dir() else ():
         if old.name not in listed:
-            old.unlink()
+            old.unlink(missing_ok=True)

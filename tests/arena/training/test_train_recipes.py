@@ -18,6 +18,7 @@ import envs
 from arena.cli import main
 from arena.errors import ArenaError, PluginError
 from arena.training import TrainingConfig, TrainingRecipe, recipe_for
+from arena.training.recipe import MIN_EVAL_GAMES
 from arena.training.report import read_csv
 from arena.training.run import registered_interface_spec
 
@@ -139,9 +140,13 @@ def test_flags_override_the_recipe_field_by_field() -> None:
     assert TrainingConfig("pommerman", out="x", interface="none").recipe().interface is None
     connect_four = TrainingConfig("connect_four", out="x", self_play="off").recipe()
     assert connect_four.self_play is None and recipe_for("connect_four").self_play == "uniform"
-    # the evaluation budget scales with the run: short runs play few games
-    assert recipe_for("vizdoom_deathmatch").eval_games_for(20_000) == 2
+    # the evaluation budget scales with the run: short runs play fewer games, but never so few that
+    # the curve reads 0% or 100% off 2 games, and the last evaluation (the reported one) plays them all
+    assert recipe_for("vizdoom_deathmatch").eval_games_for(20_000) == 10  # its full 10
+    assert recipe_for("connect_four").eval_games_for(20_000) == MIN_EVAL_GAMES == 10
+    assert recipe_for("connect_four").eval_games_for(400_000) == 24
     assert recipe_for("connect_four").eval_games_for(1_600_000) == 100
+    assert recipe_for("connect_four").final_eval_games() == 100
 
 
 @pytest.mark.parametrize(
