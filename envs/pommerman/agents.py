@@ -10,6 +10,7 @@ from gymnasium import spaces
 from arena.agents.base import Agent
 from arena.errors import SpaceMismatchError
 from arena.seeding import SplitMix64, derive_seed
+from envs.pommerman._jit import compile_once
 from envs.pommerman._simple import RECENT, decide, decide_batch
 from envs.pommerman.core import SIZE
 from envs.pommerman.planes import EGO_ACTIONS
@@ -63,6 +64,7 @@ class PommermanSimpleAgent(Agent):
             )
         super().setup(observation_space, action_space)
         self._radio = radio
+        compile_once(decide, "the scripted Pommerman agent", _warm_up, expect="about half a minute on two cores")
 
     def reset(self, *, seed: int | None = None) -> None:
         if seed is not None:
@@ -169,3 +171,20 @@ class PommermanSimpleBatch:
     def reset(self, games: Any) -> None:
         """Forget what the agents of ``games`` remember (a game loaded mid-way, say)."""
         self._memory[np.asarray(games, dtype=np.int64).reshape(-1)] = 0
+
+
+def _warm_up() -> None:
+    """A scratch agent's first moves in a short game: numba compiles its decision here, once."""
+    from envs.pommerman.env import Pommerman
+
+    env = Pommerman(max_steps=10)
+    agent = PommermanSimpleAgent(seed=0)
+    agent.setup(env.observation_space("agent_0"), env.action_space("agent_0"))
+    observations, _ = env.reset(seed=0)
+    for _ in range(3):
+        if "agent_0" not in observations:
+            break
+        observations, *_ = env.step(
+            {seat: agent.act(observations["agent_0"]) if seat == "agent_0" else 0 for seat in observations}
+        )
+    env.close()

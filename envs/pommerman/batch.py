@@ -12,7 +12,7 @@ from gymnasium import spaces
 from arena.errors import InvalidActionError, ResetNeeded
 from arena.seeding import game_seeds
 from envs.pommerman import batch_core
-from envs.pommerman._jit import announce_compiling
+from envs.pommerman._jit import compile_once
 from envs.pommerman.board import seed_stream
 from envs.pommerman.core import BOMB_CAP, SIZE
 from envs.pommerman.planes import PLANE_NAMES, RADIO_PLANE_NAMES, num_planes
@@ -103,9 +103,11 @@ class PommermanBatch:
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 256:
             raise ValueError(f"PommermanBatch: threads must be an integer in 1..256, got {threads!r}")
         self.template = PommermanRules(mode, max_steps)  # checks the options
-        announce_compiling(
+        compile_once(
             batch_core.batch_step if threads == 1 else batch_core.batch_step_parallel,
             "the Pommerman batch" if threads == 1 else "the threaded Pommerman batch",
+            lambda: _warm_up(mode, ego, threads),
+            expect="one to three minutes on two cores",
         )
         self.mode, self.max_steps, self.num_games = mode, self.template.max_steps, int(num_games)
         self.ego, self.copy, self.threads = bool(ego), bool(copy), int(threads)
@@ -334,3 +336,12 @@ class PommermanBatch:
     def live(self) -> np.ndarray:
         """The ``(num_games, 4)`` mask of the agents that act next (a copy)."""
         return self._live.copy()
+
+
+def _warm_up(mode: str, ego: bool, threads: int) -> None:
+    """A few steps of a scratch batch of two games: numba compiles its step and views here, once."""
+    batch = PommermanBatch(2, mode, ego=ego, threads=threads, max_steps=10)
+    batch.reset(seed=0)
+    stop = np.zeros((2, 4, 3) if mode == "radio" else (2, 4), np.int64)
+    for _ in range(3):
+        batch.step(stop)

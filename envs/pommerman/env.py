@@ -10,7 +10,7 @@ import numpy as np
 
 from arena.env import LegendEntry, MultiAgentEnv
 from envs.pommerman import core, render
-from envs.pommerman._jit import announce_compiling
+from envs.pommerman._jit import compile_once
 from envs.pommerman.batch import PommermanBatch
 from envs.pommerman.core import SIZE
 from envs.pommerman.observe import GRIDS, advance, deal, new_work, observation_space, observe_state
@@ -103,7 +103,7 @@ class Pommerman(MultiAgentEnv):
             or not 2 <= cell_pixels <= MAX_CELL_PIXELS
         ):
             raise ValueError(f"Pommerman: cell_pixels must be an integer in 2..{MAX_CELL_PIXELS}, got {cell_pixels!r}")
-        announce_compiling(advance, "the Pommerman rules")
+        compile_once(advance, "the Pommerman rules", lambda: _warm_up(mode), expect="about half a minute on two cores")
         self.mode = mode
         self.max_steps = rules.max_steps
         self.render_mode = render_mode
@@ -428,3 +428,19 @@ class Pommerman(MultiAgentEnv):
     def state(self) -> State:
         """The live state arrays (read them; changing them changes the game)."""
         return self._state
+
+
+def _warm_up(mode: str) -> None:
+    """A few steps of a scratch game: numba compiles the rules and the observations here, once."""
+    env = Pommerman(mode, max_steps=10)
+    observations, _ = env.reset(seed=0)
+    for _ in range(3):
+        if not observations:
+            break
+        observations, *_ = env.step({agent: _stop(env.action_space(agent)) for agent in observations})
+    env.close()
+
+
+def _stop(space: Any) -> Any:
+    """The action "stop" (and the words 0, 0 on the radio)."""
+    return np.zeros(space.shape, np.int64) if space.shape else 0

@@ -304,17 +304,3 @@ def test_observations_lie_in_their_space_through_random_games(seed, mode):
         for agent, o in obs.items():
             assert env.observation_space(agent).contains(o), (agent, o)
         obs, *_ = env.step({a: env.action_space(a).sample() for a in obs})
-
-
-def test_a_cold_numba_cache_is_announced_once(tmp_path, capsys):
-    from types import SimpleNamespace
-
-    from envs.pommerman import _jit
-
-    cold = SimpleNamespace(_cache=SimpleNamespace(_cache_file=SimpleNamespace(_index_path=str(tmp_path / "f.nbi"))))
-    assert _jit.announce_compiling(cold, "a test function")
-    assert not _jit.announce_compiling(cold, "a test function")  # once per process
-    assert f"arena: compiling a test function with numba (once; cached in {tmp_path})" in capsys.readouterr().err
-    (tmp_path / "g.nbi").write_text("")
-    warm = SimpleNamespace(_cache=SimpleNamespace(_cache_file=SimpleNamespace(_index_path=str(tmp_path / "g.nbi"))))
-    assert not _jit.announce_compiling(warm, "another test function")
