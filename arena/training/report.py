@@ -13,8 +13,8 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.tournament.stats import wilson_interval
 from arena.atomic import write_atomic
+from arena.tournament.stats import wilson_interval
 from arena.training.recipe import MIN_EVAL_GAMES
 
 __all__ = [
