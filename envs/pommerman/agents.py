@@ -117,6 +117,9 @@ class PommermanSimpleBatch:
     """
 
     def __init__(self, batch: Any, seed: int | None = None) -> None:
+        compile_once(
+            decide_batch, "the batched scripted Pommerman agent", _warm_up_batch, expect="under a minute on two cores"
+        )
         self.batch = batch
         games = batch.num_games
         base = SplitMix64(seed).getrandbits32() if seed is None else int(seed)
@@ -188,3 +191,14 @@ def _warm_up() -> None:
             {seat: agent.act(observations["agent_0"]) if seat == "agent_0" else 0 for seat in observations}
         )
     env.close()
+
+
+def _warm_up_batch() -> None:
+    """A scratch batched agent's first moves in two short games: numba compiles its decisions here, once."""
+    from envs.pommerman.batch import PommermanBatch
+
+    batch = PommermanBatch(2, max_steps=10)
+    batch.reset(seed=0)
+    agents = PommermanSimpleBatch(batch, seed=0)
+    for _ in range(3):
+        batch.step(agents.act())
