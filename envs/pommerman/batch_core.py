@@ -200,42 +200,20 @@ def _view_rows(views):
 
 
 @njit_inline
-def _step_games(
-    first,
-    stop,
-    t,
-    in_order,
-    boards,
-    items,
-    flames,
-    agents,
-    bombs,
-    counts,
-    steps,
-    rngs,
-    radio,
-    last,
-    actions,
-    words,
-    team,
-    partial,
-    ego,
-    max_blast,
-    max_steps,
-    obs,
-    rewards,
-    terms,
-    live,
-    over,
-    final,
-    work,
-):
+def _step_games(first, stop, t, in_order, games, moves, options, outputs):
     """Games ``first`` to ``stop - 1`` of :func:`batch_step` with chunk ``t``'s scratch; returns how many ended.
+
+    ``games``, ``moves``, ``options`` and ``outputs`` are :func:`batch_step`'s arguments in four
+    tuples (the games' state, the actions and words, the flags, what it writes), in its order.
 
     A game that ends leaves its final views in the next row of ``final`` (``in_order``: the
     ``k``-th to end in row ``k``) or in its own row (chunks that run at once). The body of both
     :func:`batch_step` and :func:`batch_step_parallel`.
     """
+    boards, items, flames, agents, bombs, counts, steps, rngs, radio, last = games
+    actions, words = moves
+    team, partial, ego, max_blast, max_steps = options
+    obs, rewards, terms, live, over, final, work = outputs
     s = _scratch(work, t)
     board_rows, item_rows, flame_rows = _cell_rows(boards), _cell_rows(items), _cell_rows(flames)
     obs_rows, final_rows = _view_rows(obs), _view_rows(final)
@@ -321,30 +299,10 @@ def batch_step(
         boards.shape[0],
         0,
         True,
-        boards,
-        items,
-        flames,
-        agents,
-        bombs,
-        counts,
-        steps,
-        rngs,
-        radio,
-        last,
-        actions,
-        words,
-        team,
-        partial,
-        ego,
-        max_blast,
-        max_steps,
-        obs,
-        rewards,
-        terms,
-        live,
-        over,
-        final,
-        work,
+        (boards, items, flames, agents, bombs, counts, steps, rngs, radio, last),
+        (actions, words),
+        (team, partial, ego, max_blast, max_steps),
+        (obs, rewards, terms, live, over, final, work),
     )
 
 
@@ -387,30 +345,10 @@ def batch_step_parallel(
             (t + 1) * games // chunks,
             t,
             False,
-            boards,
-            items,
-            flames,
-            agents,
-            bombs,
-            counts,
-            steps,
-            rngs,
-            radio,
-            last,
-            actions,
-            words,
-            team,
-            partial,
-            ego,
-            max_blast,
-            max_steps,
-            obs,
-            rewards,
-            terms,
-            live,
-            over,
-            final,
-            work,
+            (boards, items, flames, agents, bombs, counts, steps, rngs, radio, last),
+            (actions, words),
+            (team, partial, ego, max_blast, max_steps),
+            (obs, rewards, terms, live, over, final, work),
         )
     final_rows = _view_rows(final)
     ended = 0
