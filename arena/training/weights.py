@@ -79,6 +79,8 @@ _NOT_HYPERPARAMETERS = frozenset(
     }
 )
 _SPACES = ("observation_space", "action_space", "lr_schedule")
+# What SB3 raises for constructor arguments it cannot use (SB3 checks some with assert).
+_BUILD_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError, AssertionError, RuntimeError)
 
 
 def _class_name(value: type) -> str:
@@ -210,7 +212,7 @@ def build_policy(
     arguments = _policy_arguments(description, where)
     try:
         policy = policy_class(observation_space, action_space, lambda _: 0.0, **arguments)
-    except TypeError as err:
+    except _BUILD_ERRORS as err:  # arguments from data that the class cannot take, in one line
         raise AgentFolderError(
             f"{where}: policy {policy_class.__name__} does not take its stored arguments ({err})"
         ) from None
@@ -292,7 +294,7 @@ def training_model(
             policy_kwargs=arguments,
             **options,
         )
-    except TypeError as err:
+    except _BUILD_ERRORS as err:  # arguments from data that the class cannot take, in one line
         raise AgentFolderError(
             f"{where}: {algo_class.__name__} does not take the stored hyperparameters ({err})"
         ) from None

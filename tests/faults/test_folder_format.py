@@ -184,6 +184,21 @@ def test_a_class_the_manifest_names_is_imported_only_from_installed_code(tmp_pat
     assert not (tmp_path / "marker").exists()  # tests.faults.marker was never imported
 
 
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"net_arch": [-5]}, {"net_arch": "wide"}, {"no_such_argument": 1}],  # RuntimeError, TypeErrors
+)
+def test_policy_arguments_the_class_cannot_take_are_one_line(tmp_path, kwargs):
+    folder = tmp_path / "c4"
+    _save(folder, _model(0))
+    manifest = json.loads((folder / "agent.json").read_text())
+    manifest["policy"]["kwargs"].update(kwargs)
+    (folder / "agent.json").write_text(json.dumps(manifest))
+    with pytest.raises(AgentFolderError) as caught:
+        load_trained_agent(folder)
+    assert "does not take its stored arguments" in str(caught.value) and "\n" not in str(caught.value)
+
+
 def _manifest_sha(folder: Path) -> str:
     return json.loads((folder / "agent.json").read_text())["model_sha256"]
 
