@@ -1,4 +1,4 @@
-"""The house rules of the code itself: short functions, imports that point down, no circles.
+"""The house rules of the code itself: short functions, imports that point down, no circles, docs that name real files.
 
 These hold the renovation in place: a later change that grows a 300-line function or an
 import cycle fails here, with the place named.
@@ -7,6 +7,7 @@ import cycle fails here, with the place named.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -201,3 +202,33 @@ def test_the_pre_commit_hooks_run_the_readme_s_checks() -> None:
     assert entries == [["ruff", "check"], ["ruff", "format"], ["mypy"]]
     mypy = [hook for repo in config["repos"] for hook in repo["hooks"] if hook["id"] == "mypy"][0]
     assert mypy["pass_filenames"] is False  # the configured files, not one file out of its context
+
+
+# A backticked path in the docs that starts at a top-level folder of the repository, such as
+# `arena/tournament/store.py` or `envs/magent/`; placeholders (`envs/<name>/`) and globs do not match.
+_DOC_PATH = re.compile(r"`((?:arena|envs|interfaces|bench|tests|docs|examples)/[A-Za-z0-9_./-]*)`")
+
+
+def _missing_doc_paths(root: Path) -> list[str]:
+    """``file:line: path`` for each backticked path in README.md and docs/*.md that is not there."""
+    missing = []
+    for doc in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        for number, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
+            for match in _DOC_PATH.finditer(line):
+                if not (root / match.group(1)).exists():
+                    missing.append(f"{doc.relative_to(root)}:{number}: {match.group(1)}")
+    return missing
+
+
+def test_the_docs_name_only_files_that_exist() -> None:
+    """A path the README or a page of docs/ names in backticks is a file or folder of the repository."""
+    assert _missing_doc_paths(ROOT) == []
+
+
+def test_the_doc_path_check_finds_a_missing_file(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "arena").mkdir()
+    (tmp_path / "arena" / "here.py").write_text("")
+    (tmp_path / "README.md").write_text("See `arena/here.py`, `envs/<name>/` and `arena/gone.py`.\n")
+    (tmp_path / "docs" / "a.md").write_text("text\n`tests/test_gone.py` and `arena/`\n")
+    assert _missing_doc_paths(tmp_path) == ["README.md:1: arena/gone.py", "docs/a.md:2: tests/test_gone.py"]
