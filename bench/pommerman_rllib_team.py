@@ -1,4 +1,4 @@
-"""Pommerman's team recipe on RLlib at small scale, then the learned side against two ``pommerman_simple`` (issue 31).
+"""Pommerman's team recipe on RLlib at small scale, then the learned side against two ``pommerman_simple``.
 
 It builds :func:`envs.pommerman.rllib_recipe.team_rllib_config` (arena's env through
 ``to_rllib``, one policy per side through ``multi_agent_config``, the recipe's stack and masks,

@@ -1,4 +1,4 @@
-"""Where the time of a Pommerman team training run goes: the env and interfaces, or the network (issue 31).
+"""Where the time of a Pommerman team training run goes: the env and interfaces, or the network.
 
 The team recipe's pieces, assembled around :class:`~envs.pommerman.vec_env.PommermanVecEnv`:
 

@@ -1,6 +1,6 @@
 """How beatable is ``pong_ai``? Full-information players measure the room a learner has against it.
 
-Issue 31 asks for a pixel policy that scores at least 0.8 against ``pong_ai`` over seat-swapped
+The Pong bar asks for a pixel policy that scores at least 0.8 against ``pong_ai`` over seat-swapped
 20-round games. A game is won by winning more rounds than the other side; a round that lasts
 ``max_round_steps`` is a tie. This bench plays ``pong_2p`` with players that read
 the env's exact state, so what they cannot do a policy reading 40x40 pictures cannot either:

@@ -77,8 +77,8 @@ def test_a_deep_copy_of_an_interface_wrapper_shares_no_state_with_it():
 
 
 def test_a_deep_copy_over_a_nested_stateful_stack_is_independent():
-    # Issue 27: the wrapper's cached stack functions called the original's levels, so stepping the
-    # copy moved the original's running statistics and frame history.
+    # The wrapper's cached stack functions must call the copy's own levels, or stepping the copy
+    # moves the original's running statistics and frame history.
     from interfaces.history import FrameStack, NormalizeObservation
 
     env = EnvItfWrapper(make_env("tic_tac_toe"), FrameStack(NormalizeObservation(), frames=3))

@@ -1,5 +1,5 @@
 """Trained-agent folders: every entrant shape readable from a results file; broken or tampered
-folders refused with one line naming what is wrong (issues 27 and 28)."""
+folders refused with one line naming what is wrong."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Results files are data, never code: hostile and broken files through the real CLI (issue 27).
+"""Results files are data, never code: hostile and broken files through the real CLI.
 
 Every test tampers with a copy of a real results file the way an attacker or a damaged disk
 would, then runs ``arena replay`` / ``arena report`` as a user does. The promises: a name in a

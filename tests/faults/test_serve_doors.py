@@ -1,4 +1,4 @@
-"""``arena serve`` answers only its own page: the token, ``Host`` and ``Origin`` (issue 27).
+"""``arena serve`` answers only its own page: the token, ``Host`` and ``Origin``.
 
 Attacks tried as a hostile web page would: a cross-site WebSocket, a DNS-rebound host name,
 a request without the printed token. Real HTTP and WebSocket clients on 127.0.0.1.

@@ -1,5 +1,5 @@
 """``arena serve`` keeps serving: a reloaded tab, a crashing game, an agent that ignores the move
-time limit; Ctrl-C still stops it (issue 27). Real ``arena serve`` processes where the process's
+time limit; Ctrl-C still stops it. Real ``arena serve`` processes where the process's
 survival is the point, every one ended by its process group id."""
 
 from __future__ import annotations

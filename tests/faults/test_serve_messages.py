@@ -1,4 +1,4 @@
-"""No message kills ``arena serve``, and only the page whose turn it is moves, on the board it saw (issue 27).
+"""No message kills ``arena serve``, and only the page whose turn it is moves, on the board it saw.
 
 A real WebSocket client on 127.0.0.1 sends what a broken or hostile page could.
 """

@@ -1,4 +1,4 @@
-"""Specs of any length or nesting, and env options of any size, are one line on stderr (issue 27).
+"""Specs of any length or nesting, and env options of any size, are one line on stderr.
 
 Never ``OSError: File name too long``, ``RecursionError`` or an allocation first: each goes
 through the real CLI as a user (or a script) would type it.

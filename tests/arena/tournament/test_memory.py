@@ -1,4 +1,4 @@
-"""Issue 14, item 8: memory does not grow with ``--games``.
+"""Memory does not grow with ``--games``.
 
 The schedule is made game by game as it is played (``Schedule``, ``Pending``, ``ChunkQueue``)
 and a result reads its games from the results file on each pass (``StoredGames``), so ten
