@@ -12,7 +12,17 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch  # noqa: E402
 
 # Bottom to top: each layer imports only the layers under it.
 LAYERS = [
-    ("foundations", "#e8e8e8", ["errors.py\nevery ArenaError", "seeding.py", "masks.py"]),
+    (
+        "foundations",
+        "#e8e8e8",
+        [
+            "errors.py\nevery ArenaError",
+            "seeding.py",
+            "masks.py",
+            "text.py,\natomic.py",
+            "suggest.py,\nworking_folder.py",
+        ],
+    ),
     (
         "contracts",
         "#dbe9f6",
