@@ -1,6 +1,6 @@
 """Probe Pong learners against ``pong_ai``: rounds won, lost and tied, and how steep their returns leave.
 
-docs/performance.md's probe tables (Pong-2p) come from this script: each agent plays
+docs/performance-history.md's probe tables (Pong-2p) come from this script: each agent plays
 ``--games`` games of ``--rounds`` rounds against ``pong_ai`` (``--gain``), seats alternating game
 by game, game ``g`` from ``reset(seed=100 + g)``. Beside the rounds it counts the agent's returns of
 the ball, their mean ``|offset|`` (how far off its paddle's centre they left: 1 at the end) and the

@@ -66,11 +66,11 @@ def pong_ppo(env: Any = None, **options: Any) -> Agent:
     """``pong_2p`` from the pixels: PPO self-play against a ladder of ``pong_ai`` players, 48 minutes
     (5,017,600 steps) on one core.
 
-    It scores 0.98 against ``pong_ai`` over 40 seat-swapped 20-round games
-    (``arena tournament pong_2p --agents pong_ppo,pong_ai --games 40``), where the steepest return
-    climbs 1.5 times as fast as ``pong_ai``'s paddle moves (``ball_spin=6``, the default since
-    27 Nov 2026; Arena's Pong-2p: 1.6). At ``ball_spin=3`` a tracker returns every ball, it warns
-    and loses; docs/performance.md, "Pong-2p from frames", gives both, the command and the seed.
+    It is trained and judged at the default physics, where the steepest return climbs 1.5 times as
+    fast as ``pong_ai``'s paddle moves (``ball_spin=6``; Arena's Pong-2p: 1.6); at ``ball_spin=3`` a
+    tracker returns every ball, and it warns. docs/performance.md, "Pong-2p from frames", gives its
+    score against ``pong_ai`` over 40 seat-swapped games (``arena tournament pong_2p --agents
+    pong_ppo,pong_ai --games 40``), the training command and the seed.
     """
     return load_shipped("pong_ppo", env=env, **options)
 

@@ -67,9 +67,8 @@ class PommermanBatch:
             1 (default) runs in the calling thread. More than 1 sets ``OMP_WAIT_POLICY=PASSIVE``
             unless it is set (before numba's first parallel call, it stops idle threads spinning);
             waking the threads costs tens of microseconds a call, so two threads pay only with
-            many games and an idle second core (their wall-clock rate here: half of one thread's
-            at 64 games, 0.6-0.9x at 256, 0.6-1.45x at 1,024 as the other core was busy or not;
-            docs/performance.md).
+            many games and an idle second core (docs/performance.md, "Batched Pommerman beside
+            pomcpp2", gives their rate against one thread's).
         max_steps: the step limit (800 in the reference).
 
     Raises:

@@ -15,7 +15,8 @@ The state of one game is a handful of compact arrays (see :class:`~envs.pommerma
 
 The compiled step takes the three grids flat, as rows of 121 cells (cell ``r * 11 + c``,
 :func:`_at`): numba indexes an (11, 11) array through its row length, read at run time, and a
-flat row through a constant (the batch stepped about 1.1x faster so).
+flat row through a constant (docs/performance-history.md, "Batched Pommerman beside pomcpp2",
+has the measurement).
 
 :func:`step` applies the reference's resolution order exactly (FORMAT.md, steps 1-12),
 including its order-dependent corners (two flames on one cell, contested cells that

@@ -12,10 +12,10 @@ registered as ``pommerman_team`` in ``arena.vec_envs``): many games in one compi
 (parameter sharing, each seeing itself in the top-left corner: the ego view), MaskablePPO with
 the action filter's masks, the two shaping bonuses on the rewards, a small CNN over the 22 uint8
 planes (:class:`envs.pommerman.policy.PlanesCNN`), and two batched ``pommerman_simple`` as the
-opponents of every game (no self-play by default: against the bar's opponent alone the score rose from
-0.44 to 0.65 in 1.5M steps, where a uniform self-play pool, which left ``pommerman_simple`` one game in
-eight, had not moved it in 600k; docs/performance.md). ``--self-play uniform`` puts snapshots of the
-learner in the pool beside it (one forward for all their games a step). The learner's stack, :func:`team_interface`, is what the trained folder plays behind on
+opponents of every game (no self-play by default: a uniform self-play pool leaves the bar's opponent
+only a share of the games; docs/performance.md, "Pommerman team mode: the shipped team", gives the
+scores of both). ``--self-play uniform`` puts snapshots of the learner in the pool beside it (one
+forward for all their games a step). The learner's stack, :func:`team_interface`, is what the trained folder plays behind on
 the single env: the batch's planes (``pommerman_batch_planes``, ego) over the shaping bonuses
 (``pommerman_pickup_bonus`` 0.1, ``pommerman_enemy_down_bonus`` 0.3) over the action filter
 (``pommerman_safe_moves``); the batched trainer runs those levels over the whole batch. It is

@@ -7,10 +7,9 @@ the stack), against two ``random`` players; in a match a copy of it plays each s
 the walker's ``SoccerFeatures`` (relative), with dm_control's ball statistics as shaping (0.1 x its
 speed towards the ball + 0.3 x the ball's speed towards the opponents' goal), under running
 normalisation, actions rescaled to the walker's bounds; 15 s matches, 2 games at once.
-docs/performance.md ("Soccer: one walker per model") compares the ways to train a side: one model
-for the whole side (``--control team``) ran towards the ball at 0.16 m/s after 250,000 steps; one
-walker beside a ``random`` teammate (``--control seat --teammate random --path single``) at 0.81 m/s
-after 29 minutes and 1.33 after 58; this recipe at 1.27 m/s after 29 minutes.
+The other ways to train a side are one model for the whole side (``--control team``) and one walker
+beside a ``random`` teammate (``--control seat --teammate random --path single``);
+docs/performance-history.md ("Soccer: one walker per model") compares their runs with this recipe's.
 
 Example:
     >>> training_recipe().path, training_recipe().teammate, training_recipe().algo
