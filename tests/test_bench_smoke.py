@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import pathlib
 import shutil
 import subprocess
@@ -26,7 +27,17 @@ def _bench_module(name: str):
 
 
 def _bench(*args: str) -> str:
-    done = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    # A script's own folder heads sys.path, not the checkout: name the checkout, so the bench runs
+    # this tree's code (and numba's cache beside it), not an installed copy's.
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": path},
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
