@@ -56,3 +56,32 @@ def finish(process: subprocess.Popen, timeout: float = TIMEOUT) -> subprocess.Co
         out, err = process.communicate()
         raise AssertionError(f"{process.args!r} hung (killed after {timeout} s)\n{out}\n{err}") from None
     return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
+def main_one_line_error(capsys, argv: list[str], expected: str) -> str:
+    """``arena.cli.main(argv)`` exits 2 with one line on stderr, no traceback, holding ``expected``."""
+    from arena.cli import main
+
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert expected in err, err
+    return err
+
+
+def store_two_games(path: Path) -> Path:
+    """A real results file at ``path``: two seeded tic-tac-toe games of ``random`` against ``b=random``."""
+    from arena.tournament import run_tournament
+
+    run_tournament("tic_tac_toe", ["random", "b=random"], games=2, db=path, workers=1, seed=1)
+    return path
+
+
+def copy_results(source: Path, target: Path) -> Path:
+    """A copy of results file ``source`` at ``target``, through SQLite's backup (its log included)."""
+    import sqlite3
+
+    with sqlite3.connect(source) as reading, sqlite3.connect(target) as writing:
+        reading.backup(writing)
+    return target

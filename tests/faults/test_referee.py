@@ -17,10 +17,9 @@ import pytest
 from gymnasium import spaces
 
 from arena import MultiAgentEnv, RandomAgent, play
-from arena.cli import main
 from arena.tournament import run_tournament
 from arena.tournament.guard import GuardedAgent
-from tests.faults.helpers import ROOT, TIMEOUT
+from tests.faults.helpers import ROOT, TIMEOUT, main_one_line_error
 
 ENTRANTS = "tests.faults.referee_entrants"
 TOO_LONG = "must be a number of seconds greater than 0 and at most 86400 (one day), got 10000000000.0"
@@ -92,14 +91,6 @@ def test_an_agent_that_writes_on_its_observation_does_not_change_the_env():
 # ---------------------------------------------------------------- move time limits in range
 
 
-def one_line_error(capsys, argv, expected):
-    code = main(argv)
-    err = capsys.readouterr().err
-    assert code == 2, err
-    assert err.count("\n") == 1 and "Traceback" not in err, err
-    assert expected in err, err
-
-
 @pytest.mark.parametrize(
     "argv",
     [
@@ -109,7 +100,7 @@ def one_line_error(capsys, argv, expected):
     ids=["tournament", "serve"],
 )
 def test_a_move_time_limit_past_a_day_is_one_line_before_anything_runs(capsys, argv):
-    one_line_error(capsys, argv, TOO_LONG)
+    main_one_line_error(capsys, argv, TOO_LONG)
 
 
 def test_a_move_time_limit_past_a_day_is_refused_by_the_python_api():

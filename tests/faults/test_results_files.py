@@ -24,8 +24,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.tournament import run_tournament
-from tests.faults.helpers import ROOT, TIMEOUT, run_cli
+from tests.faults.helpers import ROOT, TIMEOUT, copy_results, run_cli, store_two_games
 from tests.faults.test_hostile_files import READERS, one_line_error
 
 AGENTS = "random,b=random"
@@ -96,18 +95,13 @@ HOSTILE = {
 
 @pytest.fixture(scope="module")
 def stored(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("stored") / "results.db"
-    run_tournament("tic_tac_toe", ["random", "b=random"], games=2, db=path, workers=1, seed=1)
-    return path
+    return store_two_games(tmp_path_factory.mktemp("stored") / "results.db")
 
 
 @pytest.fixture
 def db(stored, tmp_path) -> Path:
     """A fresh copy of the results file to change."""
-    copy = tmp_path / "copy.db"
-    with sqlite3.connect(stored) as source, sqlite3.connect(copy) as target:
-        source.backup(target)
-    return copy
+    return copy_results(stored, tmp_path / "copy.db")
 
 
 def tamper(path: Path, *statements: str) -> None:

@@ -21,7 +21,7 @@ import pytest
 from arena import RandomAgent
 from arena.cli import main
 from arena.text import printable
-from arena.tournament import run_tournament
+from tests.faults.helpers import copy_results, store_two_games
 
 pytest.importorskip("rich")
 
@@ -40,17 +40,13 @@ class LoudAgent(RandomAgent):
 
 @pytest.fixture(scope="module")
 def stored(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("terminal") / "results.db"
-    run_tournament("tic_tac_toe", ["random", "b=random"], games=2, db=path, workers=1, seed=1)
-    return path
+    return store_two_games(tmp_path_factory.mktemp("terminal") / "results.db")
 
 
 @pytest.fixture
 def db(stored, tmp_path) -> Path:
     """A copy whose stored texts are terminal commands (its first game a forfeit of 'b' with that reason)."""
-    copy = tmp_path / "hostile.db"
-    with sqlite3.connect(stored) as source, sqlite3.connect(copy) as target:
-        source.backup(target)
+    copy = copy_results(stored, tmp_path / "hostile.db")
     with sqlite3.connect(copy) as connection:
         connection.execute("UPDATE games SET outcome = ?, error = ?", (HOSTILE, HOSTILE))
         connection.execute("UPDATE games SET forfeit = 'b' WHERE rowid = 1")

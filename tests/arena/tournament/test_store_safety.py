@@ -9,10 +9,10 @@ import sqlite3
 
 import pytest
 
-from arena.cli import main
 from arena.errors import ResultsFileError
 from arena.tournament import ResultStore, run_tournament
 from arena.tournament.store import APPLICATION_ID, SCHEMA_VERSION
+from tests.faults.helpers import main_one_line_error
 
 pytest.importorskip("rich")
 
@@ -23,20 +23,11 @@ def digest(path):
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def one_line_error(capsys, argv, expected):
-    code = main(argv)
-    err = capsys.readouterr().err
-    assert code == 2, err
-    assert err.count("\n") == 1 and "Traceback" not in err, err
-    assert expected in err, err
-    return err
-
-
 def test_random_bytes_are_refused_and_left_alone(tmp_path, capsys):
     db = tmp_path / "noise.sqlite"
     db.write_bytes(os.urandom(4096))
     before = digest(db)
-    one_line_error(
+    main_one_line_error(
         capsys,
         ["tournament", "tic_tac_toe", *AGENTS, "--db", str(db)],
         f"{str(db)!r} is not an arena results file (not an SQLite database)",
@@ -51,7 +42,7 @@ def test_another_programs_sqlite_file_is_refused_and_left_alone(tmp_path, capsys
         connection.execute("INSERT INTO photos (path) VALUES ('a.jpg')")
     connection.close()
     before = digest(db)
-    one_line_error(
+    main_one_line_error(
         capsys,
         ["tournament", "tic_tac_toe", *AGENTS, "--db", str(db)],
         "is not an arena results file (an SQLite database of another program: application id 0x0, tables photos)",
@@ -69,7 +60,7 @@ def test_a_newer_schema_is_refused_and_left_alone(tmp_path, capsys):
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     connection.close()
     before = digest(db)
-    one_line_error(
+    main_one_line_error(
         capsys,
         ["tournament", "tic_tac_toe", *AGENTS, "--db", str(db)],
         f"has schema version {SCHEMA_VERSION + 1}, newer than this arena reads ({SCHEMA_VERSION}); upgrade arena-marl",
@@ -96,7 +87,7 @@ def test_a_read_only_results_file_is_refused_and_left_alone(tmp_path, capsys, mo
     deny_writes_to(monkeypatch, db)
     before = digest(db)
     try:
-        one_line_error(
+        main_one_line_error(
             capsys,
             ["tournament", "tic_tac_toe", *AGENTS, "--games", "4", "--db", str(db)],
             "is read-only (the file is not writable); nothing was written",
@@ -138,7 +129,9 @@ def test_an_empty_sqlite_file_becomes_a_results_file(tmp_path):
 def test_a_bad_export_path_is_refused_before_anything_is_written(tmp_path, capsys, export, expected):
     db = tmp_path / "t.json"  # a results file named like an export, so that 'same' passes the suffix check
     target = db if export == "same" else tmp_path / export
-    one_line_error(capsys, ["tournament", "tic_tac_toe", *AGENTS, "--db", str(db), "--export", str(target)], expected)
+    main_one_line_error(
+        capsys, ["tournament", "tic_tac_toe", *AGENTS, "--db", str(db), "--export", str(target)], expected
+    )
     assert not db.exists()
 
 
@@ -148,7 +141,7 @@ def test_an_unwritable_export_folder_is_refused_before_the_first_game(tmp_path, 
     deny_writes_to(monkeypatch, locked)
     db = tmp_path / "t.sqlite"
     try:
-        one_line_error(
+        main_one_line_error(
             capsys,
             ["tournament", "tic_tac_toe", *AGENTS, "--db", str(db), "--export", str(locked / "g.csv")],
             "cannot be written (permission denied)",
@@ -180,13 +173,13 @@ def test_an_unwritable_export_folder_is_refused_before_the_first_game(tmp_path, 
     ],
 )
 def test_bad_cli_values_get_one_line_and_exit_code_2(capsys, option, expected):
-    one_line_error(
+    main_one_line_error(
         capsys, ["tournament", "tic_tac_toe", "--agents", "random,b=random", "--no-progress", *option], expected
     )
 
 
 def test_an_env_factory_that_raises_gets_one_line(capsys):
-    one_line_error(
+    main_one_line_error(
         capsys,
         ["tournament", "tests.faults.entrants:broken_env", "--agents", "random,b=random", "--no-progress"],
         "the env 'tests.faults.entrants:broken_env' could not be built: OSError: the game server is down",
