@@ -1,6 +1,10 @@
 """Suite-wide settings."""
 
 import signal
+import weakref
+from collections.abc import Iterator
+
+import pytest
 
 from envs.vizdoom import VizdoomDeathmatch
 
@@ -14,3 +18,26 @@ VizdoomDeathmatch.default_time_limit = 2.0
 # with this one the CLIs start with the default disposition and Python's KeyboardInterrupt.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+# ViZDoom can crash the process when a DoomGame is closed from the garbage collector (on any
+# thread, at any later test). Every ViZDoom env a test starts is closed here, on the main
+# thread, as soon as the test ends; closing twice is safe.
+_started_vizdoom_envs: weakref.WeakSet = weakref.WeakSet()
+_start = VizdoomDeathmatch._start
+
+
+def _recording_start(self, *args, **kwargs):
+    _started_vizdoom_envs.add(self)
+    return _start(self, *args, **kwargs)
+
+
+VizdoomDeathmatch._start = _recording_start
+
+
+@pytest.fixture(autouse=True)
+def _close_vizdoom_engines() -> Iterator[None]:
+    yield
+    for env in list(_started_vizdoom_envs):
+        env.close()
+    _started_vizdoom_envs.clear()

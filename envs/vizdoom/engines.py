@@ -257,8 +257,12 @@ class _Players:
     def __init__(self, players: int, where: str) -> None:
         self._queues: list[queue.SimpleQueue] = [queue.SimpleQueue() for _ in range(players)]
         self._open = True
-        for index, jobs in enumerate(self._queues):
-            threading.Thread(target=self._serve, args=(jobs,), name=f"arena-vizdoom-{index}", daemon=True).start()
+        self._threads = [
+            threading.Thread(target=self._serve, args=(jobs,), name=f"arena-vizdoom-{index}", daemon=True)
+            for index, jobs in enumerate(self._queues)
+        ]
+        for thread in self._threads:
+            thread.start()
 
     @staticmethod
     def _serve(jobs: queue.SimpleQueue) -> None:
@@ -266,17 +270,25 @@ class _Players:
             job = jobs.get()
             if job is None:
                 return
-            future, function, args = job
-            if future.set_running_or_notify_cancel():
-                try:
-                    future.set_result(function(*args))
-                except BaseException as err:  # noqa: BLE001 - handed to the caller through the future
-                    future.set_exception(err)
+            _Players._run(*job)
+
+    @staticmethod
+    def _run(future: Future, function: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        if future.set_running_or_notify_cancel():
+            try:
+                future.set_result(function(*args))
+            except BaseException as err:  # noqa: BLE001 - handed to the caller through the future
+                future.set_exception(err)
 
     def submit(self, index: int, function: Callable[..., Any], *args: Any) -> Future:
         if not self._open:
             raise RuntimeError("the player threads are shut down")
         future: Future = Future()
+        if threading.current_thread() is self._threads[index]:
+            # A call from the player's own thread (the env collected there by the garbage
+            # collector, say) would wait on itself: it runs now instead.
+            self._run(future, function, args)
+            return future
         self._queues[index].put((future, function, args))
         return future
 

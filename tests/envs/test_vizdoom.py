@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import numpy as np
@@ -20,7 +21,7 @@ from arena import EnvItfWrapper, RandomAgent, play
 from arena.errors import EngineError, MissingDependencyError, ResetNeeded, SpaceMismatchError, WrongAgentsError
 from envs.vizdoom import EngineGroup, VizdoomDeathmatch
 from envs.vizdoom.agents import VizdoomAimAgent
-from envs.vizdoom.engines import free_port
+from envs.vizdoom.engines import _Players, free_port
 from interfaces.history import FrameStack
 from interfaces.vizdoom import ACTION_SETS, DoomActions, DoomScreen
 
@@ -398,3 +399,14 @@ def test_interface_errors_name_the_problem() -> None:
     with pytest.raises(ValueError, match=r"^DoomScreen: size must be \(height, width\) with positive integers"):
         DoomScreen(size=(0, 3))
     assert len(ACTION_SETS["default"]) == 10
+
+
+def test_a_call_from_a_players_own_thread_runs_at_once_instead_of_waiting_on_itself() -> None:
+    # An env collected by the garbage collector on a player thread closes its games from there.
+    players = _Players(2, "test")
+    try:
+        inner = players.submit(0, lambda: players.submit(0, threading.current_thread).result(timeout=5))
+        assert inner.result(timeout=10).name == "arena-vizdoom-0"
+        assert players.submit(1, threading.current_thread).result(timeout=5).name == "arena-vizdoom-1"
+    finally:
+        players.shutdown()
