@@ -38,7 +38,7 @@ def tournament_command(args: argparse.Namespace, folder: Path, export: Path | No
     if args.env_options != "{}":
         command += ["--env-options", args.env_options]
     if export is not None:
-        command += ["--export", str(export), "--no-progress"]
+        command += ["--export", str(export), "--progress", "none"]
     return command
 
 

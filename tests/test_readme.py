@@ -158,7 +158,7 @@ def test_readme_training_block_trains_plays_the_folder_and_continues(tmp_path, m
     for command in commands:
         argv = [small.get(previous, word) for previous, word in zip([None, *command], command)][1:]
         if argv[0] == "train":
-            argv += ["--eval-games", "2", "--n-envs", "2", "--no-progress"]
+            argv += ["--eval-games", "2", "--n-envs", "2", "--progress", "none"]
         assert main(argv) == 0, capsys.readouterr().err
         if argv[0] == "tournament":  # the folder is an entrant (a row of the standings), no game forfeited
             standings = capsys.readouterr().out

@@ -19,7 +19,7 @@ import argparse
 import time
 from typing import Any
 
-from arena.cli._arguments import env_arguments
+from arena.cli._arguments import env_arguments, progress_arguments
 from arena.cli.standings import pace_text, print_result, print_separation
 from arena.errors import EntrantBuildError, MissingDependencyError
 from arena.specs.agents import parse_agents
@@ -31,6 +31,9 @@ from arena.tournament.store import check_output
 from arena.tournament.tournament import TournamentResult, run_tournament
 
 __all__ = ["register", "run", "run_demo_command", "print_result"]
+
+
+_PROGRESS_HELP = "auto (default): the live progress on a terminal, nothing when piped; none: no progress"
 
 
 def _rich() -> Any:
@@ -121,7 +124,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="auto",
         help="seat permutations per lineup: all, the k rotations, or auto (all up to 3 seats)",
     )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    progress_arguments(parser, ("auto", "none"), _PROGRESS_HELP)
     parser.add_argument(
         "--exclude-unbuildable",
         action="store_true",
@@ -185,7 +188,7 @@ def _register_demo(subparsers: argparse._SubParsersAction) -> None:
     demo.add_argument("--games", type=int, default=24, help="games per pairing (default 24)")
     demo.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     demo.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
-    demo.add_argument("--no-progress", action="store_true", help="no progress bar")
+    progress_arguments(demo, ("auto", "none"), _PROGRESS_HELP)
     demo.set_defaults(run=run_demo_command)
 
 
@@ -231,8 +234,8 @@ def _pace(games: int, seconds: float) -> str:
     return pace_text(games, seconds) if games > 0 else ""
 
 
-def _play(rich: Any, console: Any, no_progress: bool, play: Any) -> TournamentResult:
-    bar = _ProgressBar(rich, console, enabled=not no_progress)
+def _play(rich: Any, console: Any, progress: str, play: Any) -> TournamentResult:
+    bar = _ProgressBar(rich, console, enabled=progress != "none")
     try:
         return play(bar)
     finally:
@@ -277,7 +280,7 @@ def run(args: argparse.Namespace) -> int:
     if args.bootstrap < 0:
         raise ValueError(f"--bootstrap must be a non-negative number of resamples, got {args.bootstrap}")
     sprt, anchor = parse_sprt(args.sprt), parse_anchor(args.anchor)
-    board = LiveBoard(console, enabled=not args.no_progress)
+    board = LiveBoard(console, enabled=args.progress != "none")
     try:
         result = run_tournament(
             args.env,
@@ -344,7 +347,7 @@ def run_demo_command(args: argparse.Namespace) -> int:
     result = _play(
         rich,
         console,
-        args.no_progress,
+        args.progress,
         lambda bar: run_demo(args.out, games=args.games, workers=args.workers, seed=args.seed, progress=bar),
     )
     print_result(result, console)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from arena.cli._arguments import env_arguments
+from arena.cli._arguments import env_arguments, progress_arguments
 
 __all__ = ["config_from_args", "register", "run"]
 
@@ -208,17 +208,15 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         help="torch CPU threads (default 1: small policy nets run fastest on one thread, "
         "and many threads on a busy machine are ten times slower)",
     )
-    parser.add_argument(
-        "--progress",
-        choices=("auto", "bar", "lines", "none"),
-        default="auto",
-        help="auto (default): a progress bar on a terminal, a plain line every --progress-every "
-        "seconds otherwise (steps, rate, eta, last evaluation)",
+    progress_arguments(
+        parser,
+        ("auto", "bar", "lines", "none"),
+        "auto (default): a progress bar on a terminal, a plain line every --progress-every "
+        "seconds otherwise (steps, rate, eta, last evaluation); none: no progress output",
     )
     parser.add_argument(
         "--progress-every", type=float, default=30.0, help="seconds between progress lines (default 30)"
     )
-    parser.add_argument("--no-progress", action="store_true", help="no progress output (--progress none)")
 
 
 def config_from_args(args: argparse.Namespace) -> Any:
@@ -240,7 +238,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
         seed=args.seed,
         device=args.device,
         threads=args.threads,
-        progress="none" if args.no_progress else args.progress,
+        progress=args.progress,
         progress_every=args.progress_every,
         env_options=parse_env_options(args.env_options) if args.env_options is not None else None,
         seats=_names(args.seats),

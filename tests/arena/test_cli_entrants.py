@@ -24,7 +24,7 @@ HELPERS = "tests.arena.tournament.helpers"
 def test_a_misspelt_agent_is_one_line_with_a_suggestion_and_exit_2(capsys, tmp_path):
     db = tmp_path / "r.sqlite"
     agents = 'connect_four_heuristc,random,mcts{"simulations": 20}'
-    assert main(["tournament", "connect_four", "--agents", agents, "--db", str(db), "--no-progress"]) == 2
+    assert main(["tournament", "connect_four", "--agents", agents, "--db", str(db), "--progress", "none"]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""  # no tables: nothing was played
     assert captured.err.count("\n") == 1
@@ -38,7 +38,7 @@ def test_a_misspelt_agent_is_one_line_with_a_suggestion_and_exit_2(capsys, tmp_p
 
 def test_a_misspelt_option_is_refused_even_with_enough_entrants_left(capsys):
     agents = 'random,mcts{"simulation": 20},connect_four_heuristic'
-    assert main(["tournament", "connect_four", "--agents", agents, "--games", "2", "--no-progress"]) == 2
+    assert main(["tournament", "connect_four", "--agents", agents, "--games", "2", "--progress", "none"]) == 2
     err = capsys.readouterr().err
     assert err == (
         "arena tournament: error: tournament: entrant 'mcts' cannot be built: TypeError: agent 'mcts' takes no "
@@ -50,7 +50,7 @@ def test_a_misspelt_option_is_refused_even_with_enough_entrants_left(capsys):
 def test_exclude_unbuildable_plays_without_it_as_before(capsys):
     agents = f"random,b=random,gone={HELPERS}:broken_agent"
     code = main(
-        ["tournament", "tic_tac_toe", "--agents", agents, "--games", "2", "--no-progress", "--exclude-unbuildable"]
+        ["tournament", "tic_tac_toe", "--agents", agents, "--games", "2", "--progress", "none", "--exclude-unbuildable"]
     )
     out = capsys.readouterr().out
     assert code == 0 and "excluded gone: FileNotFoundError: no weights at /nowhere/model.zip" in out
@@ -58,7 +58,7 @@ def test_exclude_unbuildable_plays_without_it_as_before(capsys):
 
 def test_an_entrant_that_fails_during_games_still_forfeits_them(capsys):
     agents = f"random,b=random,bad={HELPERS}:IllegalAgent"
-    assert main(["tournament", "tic_tac_toe", "--agents", agents, "--games", "2", "--no-progress"]) == 0
+    assert main(["tournament", "tic_tac_toe", "--agents", agents, "--games", "2", "--progress", "none"]) == 0
     assert "forfeit bad x4: illegal action 0\n" in capsys.readouterr().out
 
 

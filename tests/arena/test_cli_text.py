@@ -52,7 +52,7 @@ LONG = "a_very_long_entrant_name_that_goes_on_and_on_forever"
 def test_long_names_wrap_whole_at_80_columns(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     agents = f"random,{LONG}=random,another_rather_long_name_for_an_entrant=random"
-    assert main(["tournament", "tic_tac_toe", "--agents", agents, "--games", "2", "--no-progress"]) == 0
+    assert main(["tournament", "tic_tac_toe", "--agents", agents, "--games", "2", "--progress", "none"]) == 0
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.startswith(" ")]  # table rows (sentences wrap in the terminal)
     assert "…" not in out and max(len(line.rstrip()) for line in rows) <= 80
@@ -81,7 +81,8 @@ def test_the_replay_list_shows_who_sat_where_at_80_columns(tmp_path, capsys, mon
     db = tmp_path / "r.sqlite"
     agents = f"random,{LONG}=random"
     assert (
-        main(["tournament", "tic_tac_toe", "--agents", agents, "--games", "2", "--no-progress", "--db", str(db)]) == 0
+        main(["tournament", "tic_tac_toe", "--agents", agents, "--games", "2", "--progress", "none", "--db", str(db)])
+        == 0
     )
     capsys.readouterr()
     monkeypatch.setenv("COLUMNS", "80")

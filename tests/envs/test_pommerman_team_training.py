@@ -30,7 +30,18 @@ SHORT = {"mode": "team", "max_steps": 60}
 def test_the_team_command_trains_on_the_batch_and_its_folder_plays_a_tournament(tmp_path, capsys) -> None:
     out = tmp_path / "team"
     argv = ["train", "pommerman", "--env-options", json.dumps(SHORT), "--timesteps", "256", "--n-envs", "2"]
-    argv += ["--eval-games", "2", "--self-play", "uniform", "--promote-at", "0", "--no-progress", "--out", str(out)]
+    argv += [
+        "--eval-games",
+        "2",
+        "--self-play",
+        "uniform",
+        "--promote-at",
+        "0",
+        "--progress",
+        "none",
+        "--out",
+        str(out),
+    ]
     argv += ["--algo-options", '{"n_steps": 32, "batch_size": 64, "n_epochs": 1}']
     assert main(argv) == 0, capsys.readouterr().err
     printed = capsys.readouterr().out
@@ -115,10 +126,10 @@ def test_the_hook_refuses_bad_input_with_clear_errors(tmp_path, capsys) -> None:
         team_vec_env("pommerman", 2, features_player, interface=stack, env_options=SHORT)
 
     # The command says what went wrong: --path env where the recipe names no vectorised env.
-    argv = ["train", "tic_tac_toe", "--path", "env", "--timesteps", "32", "--no-progress", "--out", str(tmp_path)]
+    argv = ["train", "tic_tac_toe", "--path", "env", "--timesteps", "32", "--progress", "none", "--out", str(tmp_path)]
     assert main(argv) == 2
     assert "--path env cannot train this run" in capsys.readouterr().err
     argv = ["train", "pommerman", "--env-options", json.dumps(SHORT), "--path", "env", "--teammate", "pommerman_simple"]
-    assert main([*argv, "--no-progress", "--out", str(tmp_path / "mate")]) == 2
+    assert main([*argv, "--progress", "none", "--out", str(tmp_path / "mate")]) == 2
     assert "leave out --teammate and --control team, or choose --path single" in capsys.readouterr().err
     assert recipe_for("pommerman", SHORT).vec_env == "pommerman_team"

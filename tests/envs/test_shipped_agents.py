@@ -85,7 +85,8 @@ def test_shipped_agent_plays_a_short_game_through_the_cli(name: str, tmp_path: P
             "inline",
             "--env-options",
             json.dumps(env_options),
-            "--no-progress",
+            "--progress",
+            "none",
             "--export",
             str(export),
         ]

@@ -6,7 +6,7 @@ import sqlite3
 
 from tests.faults.helpers import finish, start_cli
 
-COMMON = ["tic_tac_toe", "--agents", "random,b=random", "--games", "6", "--no-progress"]
+COMMON = ["tic_tac_toe", "--agents", "random,b=random", "--games", "6", "--progress", "none"]
 
 
 def test_of_two_different_tournaments_on_a_new_file_exactly_one_is_accepted(tmp_path):

@@ -34,7 +34,8 @@ def test_entrants_that_kill_their_worker_forfeit_and_the_tournament_finishes(tmp
         *workers,
         "--db",
         str(db),
-        "--no-progress",
+        "--progress",
+        "none",
     ]
     first = run_cli(*args)
     assert first.returncode == 0, first.stderr
@@ -74,7 +75,8 @@ def test_system_exit_and_keyboard_interrupt_raised_by_an_agent_are_forfeits(tmp_
         "2",
         "--db",
         str(db),
-        "--no-progress",
+        "--progress",
+        "none",
         *workers,
     )
     assert result.returncode == 0, result.stderr
@@ -100,7 +102,8 @@ def test_the_move_time_limit_holds_against_agents_that_ignore_it(tmp_path, worke
         "0.3",
         "--db",
         str(db),
-        "--no-progress",
+        "--progress",
+        "none",
         *workers,
     )
     assert result.returncode == 0, result.stderr
@@ -129,7 +132,8 @@ def test_on_ray_an_entrant_that_kills_its_actor_forfeits_and_the_tournament_fini
         "2",
         "--db",
         str(db),
-        "--no-progress",
+        "--progress",
+        "none",
     ]
     first = run_cli(*args, timeout=300)
     assert first.returncode == 0, first.stderr

@@ -94,7 +94,7 @@ def test_an_agent_that_writes_on_its_observation_does_not_change_the_env():
 @pytest.mark.parametrize(
     "argv",
     [
-        ["tournament", "tic_tac_toe", "--agents", "random,b=random", "--no-progress", "--move-time-limit", "1e10"],
+        ["tournament", "tic_tac_toe", "--agents", "random,b=random", "--progress", "none", "--move-time-limit", "1e10"],
         ["serve", "tic_tac_toe", "--port", "0", "--move-time-limit", "1e10"],
     ],
     ids=["tournament", "serve"],
@@ -168,7 +168,7 @@ def test_processes_an_entrant_starts_in_a_new_session_end_with_the_run(tmp_path,
     pids_file = tmp_path / "pids"
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "tournament", "tic_tac_toe", "--agents", "forking_entrant:Forker,random"]
-        + ["--games", "2", "--no-progress"]
+        + ["--games", "2", "--progress", "none"]
         + (["--move-time-limit", "0.2"] if mode == "hang" else []),
         cwd=ROOT,
         start_new_session=True,

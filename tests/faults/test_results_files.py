@@ -28,7 +28,7 @@ from tests.faults.helpers import ROOT, TIMEOUT, copy_results, run_cli, store_two
 from tests.faults.test_hostile_files import READERS, one_line_error
 
 AGENTS = "random,b=random"
-RESUME = ("tournament", "tic_tac_toe", "--agents", AGENTS, "--seed", "1", "--workers", "1", "--no-progress")
+RESUME = ("tournament", "tic_tac_toe", "--agents", AGENTS, "--seed", "1", "--workers", "1", "--progress", "none")
 
 # The games table as arena writes it, with a length that SQLite computes on every read.
 _GENERATED_GAMES = """
@@ -230,7 +230,7 @@ def test_a_write_past_max_page_count_is_one_line_and_the_run_resumes(db, capsys,
 
     harden = store.harden
     monkeypatch.setattr(store, "harden", harden_and_cap)
-    args = ["tournament", "tic_tac_toe", "--agents", AGENTS, "--seed", "1", "--games", "400", "--no-progress"]
+    args = ["tournament", "tic_tac_toe", "--agents", AGENTS, "--seed", "1", "--games", "400", "--progress", "none"]
     assert main([*args, "--db", str(db)]) == 2
     err = one_line_error(capsys, "tournament")
     assert "(database or disk is full)" in err and "run the same command again to resume" in err, err
@@ -254,7 +254,7 @@ def test_a_file_of_forfeits_only_is_reported(tmp_path, capsys):
     assert (
         main(
             ["tournament", "tic_tac_toe", "--agents", f"x={quitter},y={quitter}", "--games", "2"]
-            + ["--db", str(db), "--no-progress"]
+            + ["--db", str(db), "--progress", "none"]
         )
         == 0
     )

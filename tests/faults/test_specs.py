@@ -40,7 +40,7 @@ SPECS = {
 def test_a_spec_of_any_length_or_nesting_is_one_line(command, case, capsys):
     agents, expected = SPECS[case]
     args = [command, "tic_tac_toe", "--agents", agents] + (
-        ["--games", "1", "--no-progress"] if command == "tournament" else []
+        ["--games", "1", "--progress", "none"] if command == "tournament" else []
     )
     assert main(args) == 2
     err = capsys.readouterr().err
@@ -53,7 +53,16 @@ def test_forty_members_joined_by_plus_are_one_line(member, capsys):
     team = "t=" + "+".join([member] * 40)
     assert (
         main(
-            ["tournament", "team_rock_paper_scissors", "--agents", f"{team},b=random", "--games", "1", "--no-progress"]
+            [
+                "tournament",
+                "team_rock_paper_scissors",
+                "--agents",
+                f"{team},b=random",
+                "--games",
+                "1",
+                "--progress",
+                "none",
+            ]
         )
         == 2
     )
@@ -83,7 +92,8 @@ def test_env_options_are_checked_before_anything_is_allocated(env, options, expe
                 "random,b=random",
                 "--games",
                 "1",
-                "--no-progress",
+                "--progress",
+                "none",
                 "--env-options",
                 json.dumps(options),
             ]

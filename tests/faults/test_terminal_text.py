@@ -96,7 +96,7 @@ def test_stored_terminal_commands_are_shown_by_every_terminal_view(db, tmp_path,
 
     # Resuming the stored games: the tournament's tables and its forfeit line print the stored reason.
     resumed = ["tournament", "tic_tac_toe", "--agents", "random,b=random", "--games", "2", "--seed", "1"]
-    code, text = _run(capsys, *resumed, "--db", str(db), "--workers", "1", "--no-progress")
+    code, text = _run(capsys, *resumed, "--db", str(db), "--workers", "1", "--progress", "none")
     assert code == 0 and "forfeit" in text and "\\x1b]52;c;" in text
 
 
@@ -120,7 +120,7 @@ def test_an_error_line_quoting_stored_text_is_escaped(db, capsys):
 def test_an_agents_own_words_are_escaped_live(tmp_path, capsys):
     loud = f"{__name__}:LoudAgent"
     argv = ["tournament", "tic_tac_toe", "--agents", f"random,{loud}", "--games", "2", "--backend", "inline"]
-    code, text = _run(capsys, *argv, "--no-progress", "--db", str(tmp_path / "live.db"))
+    code, text = _run(capsys, *argv, "--progress", "none", "--db", str(tmp_path / "live.db"))
     assert code == 0 and "forfeit" in text and "\\x1b]52;c;" in text
     code, text = _run(capsys, "play", "tic_tac_toe", "--agents", f"{loud},random", "--seed", "1")
     assert code == 2 and "\\x1b]0;owned" in text  # the one-line error quotes the agent's message

@@ -29,7 +29,7 @@ out = sys.argv[1]
 torch.set_num_threads(2)
 torch.ones(256, 256) @ torch.ones(256, 256)  # the parent's OpenMP pool is up
 assert main(["train", "tic_tac_toe", "--algo", "maskable-ppo", "--timesteps", "128", "--n-envs", "1",
-             "--eval-every", "128", "--eval-games", "2", "--no-progress", "--out", out]) == 0
+             "--eval-every", "128", "--eval-games", "2", "--progress", "none", "--out", out]) == 0
 # the trained folder, and a probe that forfeits if its worker was forked from this threaded process
 result = run_tournament("tic_tac_toe", [out, "probe=tests.faults.entrants:NotForkedAgent"], games=4, seed=0, workers=2)
 print(json.dumps({"games": len(result.games), "forfeits": len(result.forfeits), "errors": len(result.errors)}))

@@ -58,7 +58,8 @@ def test_tournament_command_prints_tables_and_writes_db_report_and_export(tmp_pa
                 str(db),
                 "--seed",
                 "5",
-                "--no-progress",
+                "--progress",
+                "none",
             ]
         )
         == 0
@@ -75,7 +76,8 @@ def test_tournament_command_reports_exclusions_and_forfeits(capsys):
             "random,b=random,bad=tests.arena.tournament.helpers:IllegalAgent,gone=tests.arena.tournament.helpers:broken_agent",
             "--games",
             "2",
-            "--no-progress",
+            "--progress",
+            "none",
             "--exclude-unbuildable",
         ]
     )
@@ -98,7 +100,7 @@ def test_tournament_command_bad_input_exits_2_with_one_line(capsys):
 
 def test_demo_command_writes_db_and_report(tmp_path, capsys):
     out_dir = tmp_path / "demo"
-    assert main(["demo", "--out", str(out_dir), "--games", "2", "--workers", "1", "--no-progress"]) == 0
+    assert main(["demo", "--out", str(out_dir), "--games", "2", "--workers", "1", "--progress", "none"]) == 0
     out = capsys.readouterr().out
     for name in ("random", "heuristic", "mcts", "mirrored"):
         assert name in out
@@ -127,7 +129,8 @@ def test_texts_from_agents_and_files_are_shown_as_they_are(tmp_path, capsys):
             "gone=tests.arena.tournament.helpers:markup_broken_agent",
             "--games",
             "2",
-            "--no-progress",
+            "--progress",
+            "none",
             "--exclude-unbuildable",
             "--export",
             str(export),
@@ -153,7 +156,8 @@ def test_tables_fit_80_columns_without_cutting_names(capsys, monkeypatch):
                 "2",
                 "--max-steps",
                 "12",
-                "--no-progress",
+                "--progress",
+                "none",
                 "--bootstrap",
                 "10",
             ]
@@ -169,7 +173,7 @@ def test_tables_fit_80_columns_without_cutting_names(capsys, monkeypatch):
 
 
 def test_small_samples_print_intervals_that_are_not_a_point(capsys):
-    assert main(["tournament", "tic_tac_toe", "--agents", "mcts,random", "--games", "2", "--no-progress"]) == 0
+    assert main(["tournament", "tic_tac_toe", "--agents", "mcts,random", "--games", "2", "--progress", "none"]) == 0
     out = capsys.readouterr().out
     elo_rows = [
         line.split() for line in out.splitlines() if line.split()[:1] in (["1"], ["2"]) and ".." in line and "±" in line

@@ -192,7 +192,8 @@ def test_tournament_cli_sprt_and_until_separated(capsys):
                 "connect_four_heuristic,random",
                 "--sprt",
                 "0,150",
-                "--no-progress",
+                "--progress",
+                "none",
                 "--bootstrap",
                 "5",
             ]
@@ -215,7 +216,8 @@ def test_tournament_cli_sprt_and_until_separated(capsys):
                 "30",
                 "--anchor",
                 "random=0",
-                "--no-progress",
+                "--progress",
+                "none",
                 "--no-duplicate",
                 "--bootstrap",
                 "5",
@@ -237,7 +239,8 @@ def test_tournament_cli_sprt_and_until_separated(capsys):
 )
 def test_tournament_cli_rejects_bad_evaluation_values(args, text, capsys):
     assert (
-        main(["tournament", "tic_tac_toe", "--agents", "random,b=random", "--games", "2", "--no-progress", *args]) == 2
+        main(["tournament", "tic_tac_toe", "--agents", "random,b=random", "--games", "2", "--progress", "none", *args])
+        == 2
     )
     assert text in capsys.readouterr().err
 

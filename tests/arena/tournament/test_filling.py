@@ -44,7 +44,8 @@ def test_cli_fills_the_seats_resumes_verifies_and_workers_agree(tmp_path, capsys
         "4",
         "--db",
         str(db),
-        "--no-progress",
+        "--progress",
+        "none",
     ]
     assert main([*args, "--export", str(export)]) == 0
     out = capsys.readouterr().out
@@ -108,7 +109,8 @@ def test_pommerman_team_mode_from_the_cli(agents, tmp_path, capsys):
             "2",
             "--db",
             str(db),
-            "--no-progress",
+            "--progress",
+            "none",
         ]
     )
     out = capsys.readouterr().out
@@ -130,7 +132,8 @@ def test_pommerman_ffa_with_two_entrants_from_the_cli(tmp_path, capsys):
             "2",
             "--export",
             str(export),
-            "--no-progress",
+            "--progress",
+            "none",
         ]
     )
     assert code == 0, capsys.readouterr()
@@ -149,7 +152,8 @@ def test_team_rock_paper_scissors_one_spec_plays_its_whole_side(capsys):
             "beat_most_common,random",
             "--games",
             "2",
-            "--no-progress",
+            "--progress",
+            "none",
         ]
     )
     out = capsys.readouterr().out

@@ -180,7 +180,7 @@ def test_one_uncertainty_with_one_label_in_tournament_report_html_and_json(tmp_p
         "--backend",
         "inline",
     ]
-    assert main([*args, "--db", str(db), "--export", str(export), "--no-progress", *common]) == 0
+    assert main([*args, "--db", str(db), "--export", str(export), "--progress", "none", *common]) == 0
     tournament_out = capsys.readouterr().out
     assert main(["report", str(db), "--html", str(page), "--json", str(document), *common]) == 0
     report_out = capsys.readouterr().out

@@ -161,7 +161,8 @@ def test_ctrl_c_stops_the_cli_with_the_finished_games_saved(tmp_path):
         str(db),
         "--seed",
         "8",
-        "--no-progress",
+        "--progress",
+        "none",
     ]
     process = subprocess.Popen(
         command, cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE

@@ -16,7 +16,7 @@ from tests.faults.helpers import main_one_line_error
 
 pytest.importorskip("rich")
 
-AGENTS = ["--agents", "random,b=random", "--games", "2", "--no-progress"]
+AGENTS = ["--agents", "random,b=random", "--games", "2", "--progress", "none"]
 
 
 def digest(path):
@@ -174,14 +174,14 @@ def test_an_unwritable_export_folder_is_refused_before_the_first_game(tmp_path, 
 )
 def test_bad_cli_values_get_one_line_and_exit_code_2(capsys, option, expected):
     main_one_line_error(
-        capsys, ["tournament", "tic_tac_toe", "--agents", "random,b=random", "--no-progress", *option], expected
+        capsys, ["tournament", "tic_tac_toe", "--agents", "random,b=random", "--progress", "none", *option], expected
     )
 
 
 def test_an_env_factory_that_raises_gets_one_line(capsys):
     main_one_line_error(
         capsys,
-        ["tournament", "tests.faults.entrants:broken_env", "--agents", "random,b=random", "--no-progress"],
+        ["tournament", "tests.faults.entrants:broken_env", "--agents", "random,b=random", "--progress", "none"],
         "the env 'tests.faults.entrants:broken_env' could not be built: OSError: the game server is down",
     )
 

@@ -24,7 +24,7 @@ from tests.faults.helpers import finish, start_cli  # noqa: E402
 
 # A hang guard, far above what these tiny runs need on a loaded box; nothing is timed.
 _WAIT = 120.0
-_TINY = ["--eval-every", "128", "--eval-games", "2", "--n-envs", "2", "--interface", "ego_board", "--no-progress"]
+_TINY = ["--eval-every", "128", "--eval-games", "2", "--n-envs", "2", "--interface", "ego_board", "--progress", "none"]
 
 
 def _wait_for(process, ready) -> None:
@@ -74,7 +74,7 @@ def test_ctrl_c_saves_a_folder_that_load_continues_and_a_tournament_plays(tmp_pa
     assert not any(name.endswith(".partial") for name in os.listdir(out))
 
     # The printed command goes on from the saved count (fewer timesteps here: the test is short).
-    assert main(["train", "tic_tac_toe", "--load", str(out), "--timesteps", "64", "--no-progress"]) == 0
+    assert main(["train", "tic_tac_toe", "--load", str(out), "--timesteps", "64", "--progress", "none"]) == 0
     assert read_manifest(out)["timesteps"] >= stopped_at + 64
     after = read_csv(out / "evaluations.csv")
     assert after[: len(before)] == before and after[-1]["timesteps"] >= stopped_at + 64
@@ -180,7 +180,7 @@ def test_an_out_folder_without_an_agent_is_not_offered_to_load(tmp_path, capsys)
     out = tmp_path / "run"
     out.mkdir()
     (out / "evaluations.csv").write_text("timesteps\n0\n")
-    assert main(["train", "tic_tac_toe", "--timesteps", "64", "--out", str(out), "--no-progress"]) == 2
+    assert main(["train", "tic_tac_toe", "--timesteps", "64", "--out", str(out), "--progress", "none"]) == 2
     err = capsys.readouterr().err
     assert f"--out {out} exists and is not empty, and holds no trained agent (agent.json) to continue" in err
     assert "--load" not in err

@@ -73,7 +73,7 @@ def test_train_promote_save_load_and_play_a_tournament(tmp_path, capsys) -> None
     assert result.pairings["run", "random"].games == 8
 
     # --out onto an existing folder refuses; --load continues (timesteps, optimizer state kept).
-    assert main(["train", "tic_tac_toe", "--timesteps", "64", "--out", str(out), "--no-progress"]) == 2
+    assert main(["train", "tic_tac_toe", "--timesteps", "64", "--out", str(out), "--progress", "none"]) == 2
     assert f"--out {out} exists and is not empty; pass --force" in capsys.readouterr().err
     adam_steps = _adam_steps(out)
     code = main(
@@ -88,14 +88,15 @@ def test_train_promote_save_load_and_play_a_tournament(tmp_path, capsys) -> None
             "2",
             "--n-envs",
             "2",
-            "--no-progress",
+            "--progress",
+            "none",
         ]
     )
     assert code == 0
     assert "for 768 timesteps" in capsys.readouterr().out
     assert _adam_steps(out) > adam_steps  # Adam went on counting: half the timesteps alone would give fewer steps
     assert json.loads((out / "agent.json").read_text())["timesteps"] == 768
-    assert main(["train", "tic_tac_toe", "--load", str(out), "--algo", "ppo", "--no-progress"]) == 2
+    assert main(["train", "tic_tac_toe", "--load", str(out), "--algo", "ppo", "--progress", "none"]) == 2
     assert "the run was trained with --algo 'maskable-ppo' (got 'ppo')" in capsys.readouterr().err
 
 
@@ -125,7 +126,8 @@ def test_a_model_without_its_interface_fails_at_load_not_in_games(tmp_path) -> N
                 "2",
                 "--n-envs",
                 "1",
-                "--no-progress",
+                "--progress",
+                "none",
                 "--interface",
                 "flatten(ego_board)",
                 "--sb3-zip",  # SB3's own zip beside the folder's weights, for load_sb3_agent
@@ -162,7 +164,8 @@ def test_train_against_a_fixed_opponent_with_plain_ppo_on_dict_observations(tmp_
             "256",
             "--n-envs",
             "1",
-            "--no-progress",
+            "--progress",
+            "none",
             "--reference",
             "random,connect_four_heuristic",
             "--self-play",
@@ -248,7 +251,8 @@ def test_the_folder_plays_in_arena_play_and_force_writes_over_it(tmp_path, monke
         "2",
         "--n-envs",
         "1",
-        "--no-progress",
+        "--progress",
+        "none",
         "--interface",
         "flatten(ego_board)",
         "--out",
@@ -270,7 +274,7 @@ def test_the_folder_plays_in_arena_play_and_force_writes_over_it(tmp_path, monke
 
 def test_load_continues_the_statistics_of_a_stateful_interface(tmp_path) -> None:
     out = tmp_path / "norm"
-    base = ["--timesteps", "256", "--eval-games", "2", "--n-envs", "2", "--no-progress"]
+    base = ["--timesteps", "256", "--eval-games", "2", "--n-envs", "2", "--progress", "none"]
     assert (
         main(
             [
@@ -332,7 +336,8 @@ def test_batched_path_defaults_to_the_recipe_and_several_opponents_make_a_pool(t
             "random,connect_four_heuristic,connect_four_heuristic",
             "--self-play",
             "off",
-            "--no-progress",
+            "--progress",
+            "none",
             "--out",
             str(out),
         ]

@@ -51,7 +51,7 @@ def test_random_forces_act_for_a_whole_side_and_a_stateful_learner_plays_a_copy_
 
 def test_arena_train_soccer_on_the_side_path_drops_the_recipes_teammate(tmp_path, capsys) -> None:
     out = tmp_path / "side"
-    argv = ["train", "soccer", "--path", "side", "--timesteps", "64", "--n-envs", "1", "--no-progress"]
+    argv = ["train", "soccer", "--path", "side", "--timesteps", "64", "--n-envs", "1", "--progress", "none"]
     argv += ["--env-options", json.dumps(_SHORT), "--eval-games", "2", "--out", str(out)]
     argv += ["--algo-options", '{"n_steps": 16, "batch_size": 16}']
     assert main(argv) == 0

@@ -106,7 +106,8 @@ def test_raw_spaces_with_a_start_are_refused_with_the_fix(tmp_path, capsys) -> N
             "32",
             "--n-envs",
             "1",
-            "--no-progress",
+            "--progress",
+            "none",
             "--out",
             str(tmp_path / "raw"),
         ]
@@ -228,7 +229,7 @@ def test_progress_lines_keep_coming_while_training_is_busy() -> None:
 
 def test_load_goes_on_with_the_stored_recipe_and_appends(tmp_path, capsys) -> None:
     out = tmp_path / "run"
-    common = ["--eval-games", "2", "--n-envs", "2", "--no-progress"]
+    common = ["--eval-games", "2", "--n-envs", "2", "--progress", "none"]
     assert (
         main(
             [
@@ -262,7 +263,8 @@ def test_load_goes_on_with_the_stored_recipe_and_appends(tmp_path, capsys) -> No
     # Nothing but --load: the stored recipe (self-play, pool, interface, the fixed evaluation schedule:
     # every 32 steps, 2 games, where the recipe's would scale to 64), the snapshots back in the pool.
     assert (
-        main(["train", "tic_tac_toe", "--load", str(out), "--timesteps", "128", "--n-envs", "2", "--no-progress"]) == 0
+        main(["train", "tic_tac_toe", "--load", str(out), "--timesteps", "128", "--n-envs", "2", "--progress", "none"])
+        == 0
     )
     printed = capsys.readouterr().out
     assert "self-play pool: 10 members, 4 promotions" in printed  # 4 snapshots back, 4 new
@@ -282,7 +284,18 @@ def test_load_goes_on_with_the_stored_recipe_and_appends(tmp_path, capsys) -> No
 
 def test_load_applies_algo_options_to_the_model_and_refuses_what_cannot_change(tmp_path, capsys) -> None:
     out = tmp_path / "run"
-    common = ["--eval-games", "2", "--eval-every", "64", "--n-envs", "2", "--no-progress", "--interface", "flatten"]
+    common = [
+        "--eval-games",
+        "2",
+        "--eval-every",
+        "64",
+        "--n-envs",
+        "2",
+        "--progress",
+        "none",
+        "--interface",
+        "flatten",
+    ]
     assert main(["train", "tic_tac_toe", "--timesteps", "64", "--out", str(out), *common]) == 0
     before = _stored_model(out)
     changes = {"learning_rate": 1.25e-4, "gamma": 0.875, "n_epochs": 3, "clip_range": 0.05}
@@ -323,7 +336,8 @@ def test_a_folder_names_registered_interfaces_so_a_tournament_trusts_it(tmp_path
                 "2",
                 "--n-envs",
                 "1",
-                "--no-progress",
+                "--progress",
+                "none",
                 "--interface",
                 "interfaces.board:EgoBoard",
                 "--out",
@@ -349,7 +363,8 @@ def test_a_folder_names_registered_interfaces_so_a_tournament_trusts_it(tmp_path
                 "2",
                 "--n-envs",
                 "1",
-                "--no-progress",
+                "--progress",
+                "none",
                 "--interface",
                 "interfaces.board:EgoBoard",
             ]
