@@ -144,6 +144,9 @@ def test_resume_after_kill_9_in_the_middle(tmp_path, workers):
 
 
 def test_ctrl_c_stops_the_cli_with_the_finished_games_saved(tmp_path):
+    # The sleepy agent moves at least twice a game (0.06 s), so on two workers the 30 games after
+    # the tenth take at least 0.9 s: Ctrl-C, sent within 50 ms of seeing the tenth, comes mid-run.
+    games = 40
     db = tmp_path / "interrupted.sqlite"
     command = [
         sys.executable,
@@ -154,7 +157,7 @@ def test_ctrl_c_stops_the_cli_with_the_finished_games_saved(tmp_path):
         "--agents",
         'random,sleepy=tests.arena.tournament.helpers:SleepyAgent{"delay": 0.03}',
         "--games",
-        "400",
+        str(games),
         "--workers",
         "2",
         "--db",
@@ -180,13 +183,13 @@ def test_ctrl_c_stops_the_cli_with_the_finished_games_saved(tmp_path):
     assert process.returncode == 130, err.decode()
     assert "arena tournament: interrupted" in err.decode()
     saved = len(stored_games(db))
-    assert 10 <= saved < 400
+    assert 10 <= saved < games
     resumed = run_tournament(
         "tic_tac_toe",
         ["random", 'sleepy=tests.arena.tournament.helpers:SleepyAgent{"delay": 0.03}'],
-        games=400,
+        games=games,
         seed=8,
         db=db,
         workers=2,
     )
-    assert resumed.played == 400 - saved and len(stored_games(db)) == 400
+    assert resumed.played == games - saved and len(stored_games(db)) == games
