@@ -15,7 +15,7 @@ import time
 
 from arena import RandomAgent, play
 from arena.registry import make_env
-from arena.tournament.actions import decode_actions, encode_actions
+from arena.runtime.actions import decode_actions, encode_actions
 
 
 def main() -> None:

@@ -22,13 +22,13 @@ from typing import Any
 from arena.cli._arguments import env_arguments, progress_arguments
 from arena.cli.standings import pace_text, print_result, print_separation
 from arena.errors import EntrantBuildError, MissingDependencyError
+from arena.runtime.store import check_output
 from arena.specs.agents import parse_agents
 from arena.specs.options import parse_anchor, parse_env_options
 from arena.tournament.analysis import DEFAULT_BOOTSTRAP
 from arena.tournament.exports import export_result
+from arena.tournament.run import TournamentResult, run_tournament
 from arena.tournament.schedule import MODES
-from arena.tournament.store import check_output
-from arena.tournament.tournament import TournamentResult, run_tournament
 
 __all__ = ["register", "run", "run_demo_command", "print_result"]
 

@@ -1,7 +1,7 @@
 """Replays of stored games: read them, step through them, check them, film them, show them.
 
 A tournament's results file (and ``arena play --record``) stores each game's joint actions
-beside its result (see :mod:`arena.tournament.actions`); this package reads them back
+beside its result (see :mod:`arena.runtime.actions`); this package reads them back
 (:mod:`~arena.replay.source`), plays them again (:mod:`~arena.replay.engine`), and shows
 them in a terminal, a video or a self-contained web page.
 

@@ -15,11 +15,11 @@ from typing import Any
 
 from arena.errors import TournamentMismatchError
 from arena.play_loop import Episode
+from arena.runtime.actions import encode_actions
+from arena.runtime.game import GameResult
+from arena.runtime.store import ResultStore
 from arena.specs.agents import AgentSpec, EnvSpec
-from arena.tournament.actions import encode_actions
-from arena.tournament.game import GameResult
 from arena.tournament.schedule import lineup_key
-from arena.tournament.store import ResultStore
 
 __all__ = ["record_game", "check_record_file", "entrant_name"]
 
@@ -47,7 +47,7 @@ def check_record_file(path: str | Path, env: EnvSpec) -> None:
     """Refuse, before any game is played, a results file that holds games of another env or a tournament.
 
     Raises:
-        arena.tournament.store.TournamentMismatchError: the file holds other games.
+        arena.runtime.store.TournamentMismatchError: the file holds other games.
     """
     with ResultStore(path) as store:
         stored = store.rules()
@@ -85,7 +85,7 @@ def record_game(
         seconds: how long the game took.
 
     Raises:
-        arena.tournament.store.TournamentMismatchError: the file holds games of another env.
+        arena.runtime.store.TournamentMismatchError: the file holds games of another env.
     """
     if not isinstance(seed, int):
         raise ValueError(f"record_game: a recorded game needs the seed it was played with, got {seed!r}")

@@ -13,17 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import GameNotFoundError, ReplayError
-from arena.specs.agents import AgentSpec, EnvSpec
-from arena.tournament.actions import decode_actions
-from arena.tournament.game import GameResult
-from arena.tournament.reading import (
+from arena.runtime.actions import decode_actions
+from arena.runtime.game import GameResult
+from arena.runtime.reading import (
     MAX_GAME_NUMBER,
     open_results,
     read_entrants,
     read_env,
     read_games,
 )
-from arena.tournament.store import ResultsFileError
+from arena.runtime.store import ResultsFileError
+from arena.specs.agents import AgentSpec, EnvSpec
 
 __all__ = ["StoredGame", "list_games", "load_game", "load_games"]
 

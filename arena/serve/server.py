@@ -30,6 +30,9 @@ from arena.env import is_real_time
 from arena.errors import MessageError, SpaceMismatchError
 from arena.registry import make_env
 from arena.replay.html import page_shell, view_mode
+from arena.runtime.guard import check_move_time_limit
+from arena.runtime.processes import ending_what_starts
+from arena.runtime.runner import grace_seconds, start_context
 from arena.serve.doors import (
     MAX_FRAME_BYTES,
     MAX_OPENING,
@@ -43,9 +46,6 @@ from arena.serve.doors import (
 from arena.serve.worker import GameWorker, ServeConfig
 from arena.specs.agents import AgentSpec, EnvSpec
 from arena.text import printable
-from arena.tournament.guard import check_move_time_limit
-from arena.tournament.processes import ending_what_starts
-from arena.tournament.runner import grace_seconds, start_context
 
 __all__ = ["GameServer", "GameRecord"]
 

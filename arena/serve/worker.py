@@ -2,11 +2,11 @@
 
 The game (env, the machine's agents, the person's :class:`~arena.serve.human.BrowserHuman`)
 runs in a worker process, so the machine's agents get exactly the tournament's referee
-(:mod:`arena.tournament.guard`): each is a :class:`~arena.tournament.guard.GuardedAgent` whose
-move is interrupted by the worker's :class:`~arena.tournament.guard.MoveTimer` at the limit,
-and whose calls are reported to a :class:`~arena.tournament.guard.SeatWatch` the server reads.
+(:mod:`arena.runtime.guard`): each is a :class:`~arena.runtime.guard.GuardedAgent` whose
+move is interrupted by the worker's :class:`~arena.runtime.guard.MoveTimer` at the limit,
+and whose calls are reported to a :class:`~arena.runtime.guard.SeatWatch` the server reads.
 A move that swallows the interrupt runs past its deadline; the server then kills the worker
-(after :func:`arena.tournament.runner.grace_seconds`, as a tournament does), charges the seat
+(after :func:`arena.runtime.runner.grace_seconds`, as a tournament does), charges the seat
 a forfeit and starts another worker for the next game. Whatever one game raises ends that
 game only: the worker reports it and waits for the next.
 
@@ -27,10 +27,10 @@ from typing import Any
 from arena.errors import AgentError, Forfeit
 from arena.play_loop import play
 from arena.registry import make_env
+from arena.runtime.guard import PHASES, GuardedAgent, MoveTimer, SeatWatch, end_process, orders_from_parent
+from arena.runtime.processes import contained, new_tag
 from arena.serve.human import BrowserHuman, Channel, idle_action, key_bindings
 from arena.specs.agents import AgentSpec, EnvSpec
-from arena.tournament.guard import PHASES, GuardedAgent, MoveTimer, SeatWatch, end_process, orders_from_parent
-from arena.tournament.processes import contained, new_tag
 
 __all__ = ["GameWorker", "ServeConfig", "worker_main"]
 
@@ -163,7 +163,7 @@ class GameWorker:
     """The server's handle on its game process: start it, relay to it, watch it, end it by PID.
 
     Args:
-        context: a ``multiprocessing`` context (:func:`arena.tournament.runner.start_context`).
+        context: a ``multiprocessing`` context (:func:`arena.runtime.runner.start_context`).
         config: what the games need.
     """
 

@@ -7,26 +7,24 @@ The entry point is :func:`run_tournament`::
     >>> result.pairings["random", "rnd2"].games
     10
 
-Modules: :mod:`~arena.tournament.rules` (what is played, where), :mod:`~arena.tournament.session`
-(the results file and the rounds), :mod:`~arena.tournament.stopping` (fixed, SPRT, until separated),
+Modules: :mod:`~arena.tournament.run` (:func:`run_tournament`), :mod:`~arena.tournament.rules`
+(what is played, where), :mod:`~arena.tournament.session` (the results file and the rounds), :mod:`~arena.tournament.stopping` (fixed, SPRT, until separated),
 :mod:`~arena.tournament.result` (:class:`TournamentResult`),
 :mod:`~arena.tournament.evaluation_inputs` (stored games as inputs of :mod:`arena.evaluation`),
 :mod:`~arena.tournament.schedule` (lineups, seatings, seeds, filling seats),
-:mod:`~arena.tournament.guard` (forfeits), :mod:`~arena.tournament.game` (one game),
-:mod:`~arena.tournament.store` (SQLite results, resume, CSV/JSON export),
-:mod:`~arena.tournament.runner` and :mod:`~arena.tournament.ray_backend` (backends),
 :mod:`~arena.tournament.stats` (W/D/L, Wilson intervals), :mod:`~arena.tournament.ratings`
 (openskill), :mod:`~arena.tournament.report` (the picture), :mod:`~arena.tournament.demo`.
+Each game is played and stored by :mod:`arena.runtime` (one game under guard, the results file).
 """
 
+from arena.runtime.game import GameConfig, GameResult, GameRunner, GameTask
+from arena.runtime.store import ResultStore
 from arena.specs.agents import AgentSpec, EnvSpec, parse_agents
 from arena.tournament.exports import export_result, summary
-from arena.tournament.game import GameConfig, GameResult, GameRunner
 from arena.tournament.ratings import Rating, rate_games
-from arena.tournament.schedule import GameTask, Lineup, make_schedule, seatings_for
+from arena.tournament.run import TournamentResult, run_tournament
+from arena.tournament.schedule import Lineup, make_schedule, seatings_for
 from arena.tournament.stats import PairingStats, pairing_stats, wilson_interval
-from arena.tournament.store import ResultStore
-from arena.tournament.tournament import TournamentResult, run_tournament
 
 __all__ = [
     "AgentSpec",

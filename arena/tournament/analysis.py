@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 
 from arena.errors import ReportError
+from arena.runtime.reading import open_results, read_entrants, read_env, read_games, read_rules
+from arena.runtime.store import ResultsFileError
 from arena.specs.agents import AgentSpec, EnvSpec
-from arena.tournament.reading import open_results, read_entrants, read_env, read_games, read_rules
 from arena.tournament.result import TournamentResult
-from arena.tournament.store import ResultsFileError
 
 __all__ = ["load_results", "analyse", "declared_result_kind", "member_rows", "DEFAULT_BOOTSTRAP"]
 
@@ -39,7 +39,7 @@ def load_results(
 
     Entrants of the same name must be the same program in every file. Games keep their
     lineup and seed, so duplicate sets stay together. The files are only read (see
-    :mod:`arena.tournament.reading`); a file given twice (``a.db a.db``, ``a.db sub/../a.db``,
+    :mod:`arena.runtime.reading`); a file given twice (``a.db a.db``, ``a.db sub/../a.db``,
     a link to it) counts once.
 
     Args:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from arena.specs.agents import AgentSpec
-from arena.tournament.tournament import TournamentResult, run_tournament
+from arena.tournament.run import TournamentResult, run_tournament
 
 __all__ = ["DEMO_ENV", "DEMO_AGENTS", "run_demo"]
 

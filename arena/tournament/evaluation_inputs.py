@@ -19,7 +19,7 @@ import numpy as np
 
 from arena.evaluation.elo import EloFit, fit_elo
 from arena.evaluation.results import MeanEstimate, kind_ranking, mean_interval
-from arena.tournament.game import GameResult
+from arena.runtime.game import GameResult
 
 __all__ = [
     "set_key",
@@ -61,7 +61,7 @@ def return_estimate(games: Iterable[GameResult], name: str, against: str | None 
     interval over duplicate sets (a set is one unit: the seats and deals it rotates are paired).
 
     Example:
-        >>> from arena.tournament.game import GameResult
+        >>> from arena.runtime.game import GameResult
         >>> g = lambda i, r: GameResult("a|b", i, i // 2, {}, {"a": 1, "b": 2}, {"a": r, "b": -r}, 1, "")
         >>> estimate = return_estimate([g(0, 3.0), g(1, -1.0), g(2, 2.0), g(3, 0.0)], "a")
         >>> estimate.mean, estimate.units
@@ -108,7 +108,7 @@ def sprt_units(games: Iterable[GameResult], a: str, b: str, *, pentanomial: bool
     2 win). Games that ended in an env error (no ranks) are left out; so is a set missing one.
 
     Example:
-        >>> from arena.tournament.game import GameResult
+        >>> from arena.runtime.game import GameResult
         >>> g = lambda i, ra: GameResult("a|b", i, 7, {}, {"a": ra, "b": 3 - ra}, {}, 1, "")
         >>> sprt_units([g(0, 1), g(1, 1)], "a", "b", pentanomial=True), sprt_units([g(0, 1), g(1, 2)], "a", "b", pentanomial=False)
         ([4], [2, 0])

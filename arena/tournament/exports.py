@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from arena.runtime.store import write_csv, write_json
 from arena.tournament.analysis import DEFAULT_BOOTSTRAP, analyse
 from arena.tournament.result import TournamentResult
-from arena.tournament.store import write_csv, write_json
 
 __all__ = ["summary", "export_result"]
 

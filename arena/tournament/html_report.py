@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.evaluation.results import result_description
-from arena.tournament.game import GameResult
+from arena.runtime.game import GameResult
 
 __all__ = ["render_html", "write_html", "game_link", "GameLink"]
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import MissingDependencyError
+from arena.runtime.game import GameResult
 from arena.specs.agents import AgentSpec
-from arena.tournament.game import GameResult
 from arena.tournament.stats import Z_95
 
 __all__ = ["Rating", "rate_games", "rate_members", "member_keys", "member_labels"]
@@ -81,7 +81,7 @@ def rate_games(results: Iterable[GameResult], names: list[str]) -> dict[str, Rat
     Games without ranks (env errors) and entrants outside ``names`` are skipped.
 
     Example:
-        >>> from arena.tournament.game import GameResult
+        >>> from arena.runtime.game import GameResult
         >>> games = [GameResult("a|b|c", i, i, {}, {"a": 1, "b": 2, "c": 3}, None, 0, "a wins") for i in range(5)]
         >>> ratings = rate_games(games, ["a", "b", "c"])
         >>> ratings["a"].mu > ratings["b"].mu > ratings["c"].mu
@@ -132,7 +132,7 @@ def rate_members(results: Iterable[GameResult], specs: Mapping[str, AgentSpec]) 
     of one game (a plain entrant fills its whole side) takes the mean of its updates.
 
     Example:
-        >>> from arena.tournament.game import GameResult
+        >>> from arena.runtime.game import GameResult
         >>> specs = {s.name: s for s in map(AgentSpec.parse, ["a=x+y", "b=y+z", "c=x+z"])}
         >>> games = [GameResult("a|b", 0, 0, {}, {"a": 1, "b": 2}, None, 0, "a wins"),
         ...          GameResult("b|c", 0, 0, {}, {"b": 2, "c": 1}, None, 0, "c wins")]

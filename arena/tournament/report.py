@@ -8,7 +8,7 @@ from typing import Any
 
 from arena.errors import MissingDependencyError
 from arena.evaluation.results import result_description
-from arena.tournament.tournament import TournamentResult
+from arena.tournament.run import TournamentResult
 
 __all__ = ["save_report", "score_matrix", "save_evaluation_png"]
 

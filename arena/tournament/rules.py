@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arena.runtime.guard import check_move_time_limit
+from arena.runtime.runner import BACKENDS, start_context
 from arena.specs.agents import AgentSpec, EnvSpec, entrant_specs
-from arena.tournament.guard import check_move_time_limit
-from arena.tournament.runner import BACKENDS, start_context
 from arena.tournament.schedule import MODES
 
 __all__ = ["DEFAULT_BUDGET", "Execution", "TournamentRules"]

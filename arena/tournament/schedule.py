@@ -25,10 +25,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
+from arena.runtime.game import GameTask
 from arena.seeding import derive_seed
 
 __all__ = [
-    "GameTask",
     "Lineup",
     "MODES",
     "Schedule",
@@ -69,17 +69,6 @@ class Lineup:
     @property
     def key(self) -> str:
         return lineup_key(self.names)
-
-
-@dataclass(frozen=True)
-class GameTask:
-    """One game to play: ``seats[j]`` is the entrant in the env's ``possible_agents[j]`` (in a team
-    game, on its ``j``-th side); an entrant appears several times in a filled lineup."""
-
-    lineup: str
-    index: int
-    seed: int
-    seats: tuple[str, ...]
 
 
 def seatings_for(names: Sequence[str], mode: str = "auto", seats: int | None = None) -> tuple[tuple[str, ...], ...]:

@@ -27,21 +27,21 @@ from typing import Any
 
 from arena.errors import ArenaError, EntrantBuildError, ResultsFileError, TournamentError
 from arena.evaluation.results import check_result_kind
-from arena.specs.agents import agent_version
-from arena.tournament.game import GameConfig
-from arena.tournament.processes import ending_what_starts
-from arena.tournament.result import TournamentResult
-from arena.tournament.rules import Execution, TournamentRules
-from arena.tournament.runner import (
+from arena.runtime.game import GameConfig, GameTask
+from arena.runtime.processes import ending_what_starts
+from arena.runtime.runner import (
     OnResults,
     Pending,
     run_inline,
     run_processes,
     run_serial,
 )
-from arena.tournament.schedule import GameTask, Lineup, lineup_tasks, make_schedule
+from arena.runtime.store import ResultStore, StoredGames
+from arena.specs.agents import agent_version
+from arena.tournament.result import TournamentResult
+from arena.tournament.rules import Execution, TournamentRules
+from arena.tournament.schedule import Lineup, lineup_tasks, make_schedule
 from arena.tournament.stopping import StoppingRule
-from arena.tournament.store import ResultStore, StoredGames
 
 __all__ = ["Field", "survey", "TournamentSession", "play_games"]
 
@@ -161,7 +161,7 @@ def play_games(
             start_method=execution.start_method,
         )
     else:
-        from arena.tournament.ray_backend import run_ray
+        from arena.runtime.ray_backend import run_ray
 
         run_ray(
             config,

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from arena.evaluation.results import Z_95
-from arena.tournament.game import GameResult
+from arena.runtime.game import GameResult
 
 __all__ = ["wilson_interval", "PairingStats", "pairing_stats", "Z_95"]
 
@@ -115,7 +115,7 @@ def pairing_stats(results: Iterable[GameResult], names: list[str]) -> dict[tuple
     """Statistics for every ordered pair ``(a, b)`` of ``names`` that shared a game.
 
     Example:
-        >>> from arena.tournament.game import GameResult
+        >>> from arena.runtime.game import GameResult
         >>> game = GameResult("a|b", 0, 1, {"p0": "a", "p1": "b"}, {"a": 1, "b": 2}, {"a": 1.0, "b": -1.0}, 5, "a wins")
         >>> stats = pairing_stats([game], ["a", "b"])
         >>> stats["a", "b"].wins, stats["b", "a"].losses, stats["a", "b"].mean_return

@@ -24,9 +24,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from arena.evaluation.sprt import SPRT, SPRTState
+from arena.runtime.game import GameResult, GameTask
 from arena.tournament.evaluation_inputs import set_key, sprt_units
-from arena.tournament.game import GameResult
-from arena.tournament.schedule import GameTask, Lineup
+from arena.tournament.schedule import Lineup
 
 if TYPE_CHECKING:
     from arena.tournament.result import TournamentResult

@@ -17,8 +17,8 @@ import pytest
 from gymnasium import spaces
 
 from arena import MultiAgentEnv, RandomAgent, play
+from arena.runtime.guard import GuardedAgent
 from arena.tournament import run_tournament
-from arena.tournament.guard import GuardedAgent
 from tests.faults.helpers import ROOT, TIMEOUT, main_one_line_error
 
 ENTRANTS = "tests.faults.referee_entrants"

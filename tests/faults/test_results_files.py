@@ -222,7 +222,7 @@ def test_a_full_disk_is_one_line_and_the_run_resumes(tmp_path):
 def test_a_write_past_max_page_count_is_one_line_and_the_run_resumes(db, capsys, monkeypatch):
     """The same fault everywhere: ``PRAGMA max_page_count`` makes SQLite answer "database or disk
     is full" past 40 pages, as a full disk does (where no tmpfs can be mounted)."""
-    import arena.tournament.store as store
+    import arena.runtime.store as store
 
     def harden_and_cap(connection: sqlite3.Connection) -> sqlite3.Connection:
         connection.execute("PRAGMA max_page_count = 40")

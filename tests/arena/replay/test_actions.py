@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from arena.errors import ReplayFormatError
 from arena.replay.engine import same_action
 from arena.replay.pack import pack_observation, pack_view
+from arena.runtime.actions import decode_actions, encode_actions
 from arena.testing import strategies as arena_st
-from arena.tournament.actions import decode_actions, encode_actions
 
 
 def _same_types(a, b) -> bool:

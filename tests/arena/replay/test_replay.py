@@ -17,8 +17,8 @@ from arena.registry import make_env
 from arena.replay import load_game, load_games, replay, verify_game
 from arena.replay.terminal import step_through
 from arena.replay.video import write_video
+from arena.runtime.actions import decode_actions, encode_actions
 from arena.tournament import run_tournament
-from arena.tournament.actions import decode_actions, encode_actions
 from envs.tic_tac_toe import TicTacToe
 
 try:  # short episodes of the physics games for registry-wide tests, where the suite has them

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from arena.runtime.runner import chunked
 from arena.tournament import run_tournament
-from arena.tournament.runner import chunked
 
 ENTRANTS = ["random", "heuristic=connect_four_heuristic", 'mcts=mcts{"simulations": 8}']
 

@@ -9,10 +9,10 @@ import pytest
 from arena.cli import main
 from arena.errors import ReportError
 from arena.evaluation.sprt import SPRT
+from arena.runtime.game import GameResult
 from arena.tournament import run_tournament
 from arena.tournament.analysis import analyse, load_results
 from arena.tournament.evaluation_inputs import sprt_units
-from arena.tournament.game import GameResult
 from arena.tournament.html_report import render_html
 from arena.tournament.stopping import games_until
 

@@ -8,10 +8,9 @@ from collections import Counter
 import pytest
 
 from arena.cli import main
+from arena.runtime.game import GameConfig, GameRunner, GameTask
 from arena.specs.agents import AgentSpec, EnvSpec
 from arena.tournament import run_tournament
-from arena.tournament.game import GameConfig, GameRunner
-from arena.tournament.schedule import GameTask
 
 pytest.importorskip("rich")
 

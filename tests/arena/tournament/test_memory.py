@@ -38,7 +38,7 @@ def test_ten_times_the_games_do_not_take_ten_times_the_memory(tmp_path):
 
 
 def test_results_read_from_the_file_survive_the_run_and_match_a_fresh_read(tmp_path):
-    from arena.tournament.store import ResultStore
+    from arena.runtime.store import ResultStore
 
     result = run_tournament("tic_tac_toe", ["random", "b=random"], games=6, seed=3, db=tmp_path / "t.sqlite")
     store = ResultStore(tmp_path / "t.sqlite")

@@ -10,9 +10,9 @@ import re
 import pytest
 
 from arena.cli import main
+from arena.runtime.game import GameResult
 from arena.specs.agents import AgentSpec, EnvSpec
 from arena.tournament.analysis import analyse
-from arena.tournament.game import GameResult
 from arena.tournament.result import TournamentResult
 
 pytest.importorskip("openskill")

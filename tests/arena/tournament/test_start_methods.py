@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from arena.runtime.runner import grace_seconds, start_context
 from arena.tournament import run_tournament
-from arena.tournament.runner import grace_seconds, start_context
 
 AGENTS = ["random", 'b=random{"seed": 3}', "mcts"]
 

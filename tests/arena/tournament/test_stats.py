@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.tournament.game import GameResult
+from arena.runtime.game import GameResult
 from arena.tournament.stats import pairing_stats, wilson_interval
 
 

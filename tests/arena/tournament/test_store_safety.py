@@ -10,8 +10,8 @@ import sqlite3
 import pytest
 
 from arena.errors import ResultsFileError
+from arena.runtime.store import APPLICATION_ID, SCHEMA_VERSION
 from arena.tournament import ResultStore, run_tournament
-from arena.tournament.store import APPLICATION_ID, SCHEMA_VERSION
 from tests.faults.helpers import main_one_line_error
 
 pytest.importorskip("rich")

@@ -152,9 +152,8 @@ def test_a_faulty_member_forfeits_its_sides_game():
 
 
 def test_shared_members_are_one_policy_object():
+    from arena.runtime.game import GameConfig, GameRunner, GameTask
     from arena.specs.agents import EnvSpec
-    from arena.tournament.game import GameConfig, GameRunner
-    from arena.tournament.schedule import GameTask
 
     shared = AgentSpec("pair", members=["random"], shared=True)
     apart = AgentSpec("apart", members=["random", "random"])

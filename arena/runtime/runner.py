@@ -2,7 +2,7 @@
 
 Every backend takes the same :class:`GameConfig` and :class:`GameTask` list and calls
 ``on_results(rows)`` with finished games as rows of the results table (made by
-:func:`~arena.tournament.store.result_row` where the game was played); the caller commits each
+:func:`~arena.runtime.store.result_row` where the game was played); the caller commits each
 batch in one transaction. Since a game's result depends only on its task (seats, seed), all
 backends give the same results.
 
@@ -16,14 +16,14 @@ backends give the same results.
   at least every ``FLUSH_SECONDS`` (fast games travel and commit in small groups, so the parent
   does not wake up for every one of thousands of games a second). The parent commits whatever
   has arrived in one transaction (a group commit).
-* ``ray``: see :mod:`arena.tournament.ray_backend`, which builds on this module (this module
+* ``ray``: see :mod:`arena.runtime.ray_backend`, which builds on this module (this module
   never imports it: :func:`arena.tournament.session.play_games` picks the backend).
 
 Workers start with the ``forkserver`` method by default (``spawn`` where there is none): a
 forked child of a process that runs threads (torch's OpenMP pool, a progress bar) can hang on
 a lock held by a thread that was not copied. ``fork`` is available on request.
 
-The parent watches its workers (:class:`~arena.tournament.guard.SeatWatch`). A worker that
+The parent watches its workers (:class:`~arena.runtime.guard.SeatWatch`). A worker that
 dies in the middle of a game (an entrant called ``os._exit`` or crashed the interpreter) costs
 the entrant that was being called a forfeit, stored with the reason; a move that runs past the
 time limit by ``grace_seconds`` gets its worker killed and the move forfeited. Either way a new
@@ -46,17 +46,17 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from arena.errors import TournamentError
-from arena.tournament.game import (
+from arena.runtime.game import (
     GameConfig,
     GameRunner,
+    GameTask,
     Layout,
     error_result,
     forfeit_result,
 )
-from arena.tournament.guard import PHASES, SeatWatch, end_process, orders_from_parent, user_interrupted
-from arena.tournament.processes import contained, ending_what_starts, new_tag
-from arena.tournament.schedule import GameTask
-from arena.tournament.store import result_row
+from arena.runtime.guard import PHASES, SeatWatch, end_process, orders_from_parent, user_interrupted
+from arena.runtime.processes import contained, ending_what_starts, new_tag
+from arena.runtime.store import result_row
 
 __all__ = ["BACKENDS", "START_METHODS", "run_serial", "run_processes", "chunked", "FLUSH_SECONDS", "grace_seconds"]
 
@@ -218,7 +218,7 @@ def _worker_main(config: GameConfig, conn: Connection, state: Any) -> None:
     """A worker process: play the chunks the parent sends, send each result as it ends.
 
     ``state[0]`` holds the position in the current chunk of the game being played; the guards
-    fill the rest (see :class:`~arena.tournament.guard.SeatWatch`).
+    fill the rest (see :class:`~arena.runtime.guard.SeatWatch`).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C means
     parent_pid = os.getppid()  # the tournament's process, or the fork server that started us
@@ -269,7 +269,7 @@ def start_context(start_method: str | None = None) -> multiprocessing.context.Ba
     context = multiprocessing.get_context(start_method)
     if start_method == "forkserver":
         # The fork server imports arena once; each worker forks from it with arena loaded.
-        context.set_forkserver_preload(["arena.tournament.runner"])
+        context.set_forkserver_preload(["arena.runtime.runner"])
     return context
 
 

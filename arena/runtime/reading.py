@@ -12,10 +12,10 @@ error and never change a byte of what they read:
   schema upgraded, and a read-only file works;
 * it must say it is arena's (``PRAGMA application_id``, or the first release's tables), have a
   schema version this arena reads (``PRAGMA user_version``, the rules' ``schema``), and hold
-  exactly the tables arena writes (:func:`arena.tournament.schema.check_schema`: no trigger,
+  exactly the tables arena writes (:func:`arena.runtime.schema.check_schema`: no trigger,
   view, generated column or object of its own), checked before any row is read;
 * each row is checked column by column (types, JSON shapes, nesting, size) before use, so a
-  damaged or hostile row is a :class:`~arena.tournament.store.ResultsFileError` naming the row and
+  damaged or hostile row is a :class:`~arena.runtime.store.ResultsFileError` naming the row and
   column, never a crash deep in a report.
 
 Names found in the file (env and agent factories) are data: the readers build nothing from them
@@ -35,9 +35,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from arena.specs.agents import AgentSpec, EnvSpec
-from arena.tournament.game import GameResult
-from arena.tournament.schema import (
+from arena.runtime.game import GameResult
+from arena.runtime.schema import (
     APPLICATION_ID,
     COLUMNS,
     CORE_TABLES,
@@ -49,7 +48,8 @@ from arena.tournament.schema import (
     harden,
     read_header,
 )
-from arena.tournament.store import ResultsFileError
+from arena.runtime.store import ResultsFileError
+from arena.specs.agents import AgentSpec, EnvSpec
 
 __all__ = [
     "open_results",

@@ -17,14 +17,14 @@ Design (see docs/architecture.md, "Tournaments"):
   (``PRAGMA user_version``); a file that is not an arena results file, is read-only, or has a
   newer schema is refused with a one-line error before anything is written to it.
 
-Every file is checked before it is written (:mod:`arena.tournament.schema`): nothing that is not
+Every file is checked before it is written (:mod:`arena.runtime.schema`): nothing that is not
 a regular file is opened, and a file whose schema is not exactly the one arena writes (a trigger,
 a view, a generated column, an object of another program) is refused. A write the disk refuses
 (full) rolls its transaction back and is one :class:`~arena.errors.ResultsFileError`; what was
 committed before stays.
 
 Growing the schema (docs/architecture.md, "Results file schema"): a new table or a new column
-is one statement appended to ``MIGRATIONS`` in :mod:`arena.tournament.schema` (``CREATE TABLE IF
+is one statement appended to ``MIGRATIONS`` in :mod:`arena.runtime.schema` (``CREATE TABLE IF
 NOT EXISTS ...``, ``ALTER TABLE ... ADD COLUMN ...``), which raises the schema version by one;
 files of an older version are upgraded in one transaction when opened.
 """
@@ -42,9 +42,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ResultsFileError, TournamentMismatchError
-from arena.specs.agents import AgentSpec
-from arena.tournament.game import GameResult
-from arena.tournament.schema import (
+from arena.runtime.game import GameResult
+from arena.runtime.schema import (
     APPLICATION_ID,
     COLUMNS,
     MIGRATIONS,
@@ -58,6 +57,7 @@ from arena.tournament.schema import (
     read_header,
     statements,
 )
+from arena.specs.agents import AgentSpec
 
 __all__ = [
     "ResultStore",
@@ -242,7 +242,7 @@ class ResultStore:
         return self._db.execute(f"SELECT COUNT(*) FROM games {_WITHIN}", (json.dumps(dict(counts)),)).fetchone()[0]
 
     def actions(self, lineup: str, game_index: int) -> bytes | None:
-        """The packed actions of a stored game (see :mod:`arena.tournament.actions`), or ``None``."""
+        """The packed actions of a stored game (see :mod:`arena.runtime.actions`), or ``None``."""
         row = self._db.execute(
             "SELECT actions FROM replays WHERE lineup = ? AND game_index = ?", (lineup, game_index)
         ).fetchone()

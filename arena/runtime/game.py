@@ -14,13 +14,23 @@ from typing import Any
 
 from arena.errors import AgentError, Forfeit
 from arena.play_loop import Episode, play
+from arena.runtime.actions import encode_actions
+from arena.runtime.guard import GuardedAgent, MoveTimer, SeatWatch
 from arena.sides import Team
 from arena.specs.agents import AgentSpec, EnvSpec, agent_version
-from arena.tournament.actions import encode_actions
-from arena.tournament.guard import GuardedAgent, MoveTimer, SeatWatch
-from arena.tournament.schedule import GameTask
 
-__all__ = ["GameConfig", "GameResult", "GameRunner", "Layout", "error_result", "forfeit_result", "seat_map"]
+__all__ = ["GameConfig", "GameResult", "GameRunner", "GameTask", "Layout", "error_result", "forfeit_result", "seat_map"]
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """One game to play: ``seats[j]`` is the entrant in the env's ``possible_agents[j]`` (in a team
+    game, on its ``j``-th side); an entrant appears several times in a filled lineup."""
+
+    lineup: str
+    index: int
+    seed: int
+    seats: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -52,7 +62,7 @@ class GameResult:
         versions: entrant -> :func:`agent_version` of the agent that played.
         truncated: the episode was cut (env truncation or ``max_steps``).
         seconds: wall-clock time the game took.
-        actions: the joint actions of each step, packed by :func:`arena.tournament.actions.encode_actions`
+        actions: the joint actions of each step, packed by :func:`arena.runtime.actions.encode_actions`
             (stored beside the game so that it can be replayed; ``None`` when the env failed).
     """
 
@@ -86,7 +96,7 @@ class GameRunner:
     Args:
         config: the tournament's game configuration.
         watch_state: a worker's shared ``[game, entrant, phase, deadline]`` array (see
-            :class:`~arena.tournament.guard.SeatWatch`), or ``None`` when no other process watches.
+            :class:`~arena.runtime.guard.SeatWatch`), or ``None`` when no other process watches.
     """
 
     def __init__(self, config: GameConfig, watch_state: Any = None) -> None:

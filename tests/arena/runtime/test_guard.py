@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from arena import Agent
 from arena.env import MultiAgentEnv
 from arena.errors import Forfeit, InvalidActionError
-from arena.tournament.guard import GuardedAgent
+from arena.runtime.guard import GuardedAgent
 
 
 class Fixed(Agent):

@@ -17,7 +17,7 @@ that never returns to Python) is ended from outside: a guard in a worker process
 call into the agent to a :class:`SeatWatch` (which entrant, which call, the move's deadline) in
 memory the tournament's process reads, and that process kills the worker once the deadline
 has passed by a grace period, charges the move with a forfeit and starts another worker
-(:mod:`arena.tournament.runner`). The same record lets the tournament charge an entrant that
+(:mod:`arena.runtime.runner`). The same record lets the tournament charge an entrant that
 ends its worker itself (``os._exit``, a segfault) with a forfeit.
 
 ``SystemExit`` and ``KeyboardInterrupt`` raised by an agent are forfeits too; a real Ctrl-C
@@ -40,7 +40,7 @@ from gymnasium import spaces
 from arena.actions import discrete_index
 from arena.agents.base import Agent
 from arena.errors import Forfeit, InvalidActionError, MoveTimeout
-from arena.tournament.processes import end_tree
+from arena.runtime.processes import end_tree
 
 __all__ = [
     "GuardedAgent",
@@ -164,7 +164,7 @@ def orders_from_parent(connection: Any, parent_pid: int) -> Iterator[Any]:
 
 def end_process(process: Any, tag: str | None = None) -> None:
     """End a worker process by its PID if it still runs, with every process it started (those
-    under it, and those carrying its ``tag``: see :mod:`arena.tournament.processes`), and reap it."""
+    under it, and those carrying its ``tag``: see :mod:`arena.runtime.processes`), and reap it."""
     end_tree(process.pid if process.is_alive() else None, tag)
     process.join(timeout=5)
 

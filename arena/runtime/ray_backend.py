@@ -10,7 +10,7 @@ a rerun plays again.
 
 An actor that dies (an entrant called ``os._exit`` or crashed the interpreter) is replaced, and
 the game it was playing is played again on this machine in one watched worker process
-(:func:`~arena.tournament.runner.run_serial`): games are deterministic given their task, so the
+(:func:`~arena.runtime.runner.run_serial`): games are deterministic given their task, so the
 crash happens again there, where the watch charges the entrant that was being called a
 forfeit, exactly as the local backends store it. The rest of the dead actor's games go to the
 other actors. What is not covered on Ray: a move that ignores ``move_time_limit`` (swallows the
@@ -25,10 +25,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from arena.errors import MissingDependencyError, TournamentError
-from arena.tournament.game import GameConfig, GameRunner
-from arena.tournament.runner import ChunkQueue, OnResults, Pending, Row, default_chunk_size, run_serial
-from arena.tournament.schedule import GameTask
-from arena.tournament.store import result_row
+from arena.runtime.game import GameConfig, GameRunner, GameTask
+from arena.runtime.runner import ChunkQueue, OnResults, Pending, Row, default_chunk_size, run_serial
+from arena.runtime.store import result_row
 
 __all__ = ["run_ray", "GameActor", "RAY_FLUSH_SECONDS"]
 
