@@ -163,14 +163,15 @@ def test_cycle_finder_finds_a_circle() -> None:
 
 
 def test_the_linter_and_type_checker_run_before_the_suite_with_nothing_ignored_wholesale() -> None:
-    """The README's test command (CI runs exactly it) lints, checks the layout and type-checks first, with
-    the tools pinned in the test extra; mypy ignores only named third-party packages' missing types."""
+    """The README's test command (CI runs exactly it) lints, checks the layout, type-checks and builds the
+    documentation site first, with the tools pinned in the test extra; mypy ignores only named third-party
+    packages' missing types."""
     import configparser
     import re
     import tomllib
 
     command = re.findall(r"```bash\n(.*?)\n```", (ROOT / "README.md").read_text(encoding="utf-8"), flags=re.S)[1]
-    assert "&& ruff check . && ruff format --check . && mypy && python -m pytest -q" in command
+    assert "&& ruff check . && ruff format --check . && mypy && mkdocs build --strict && python -m pytest -q" in command
     config = configparser.ConfigParser()
     config.read(ROOT / "setup.cfg")
     pins = config["options.extras_require"]["test"].split()
@@ -209,9 +210,9 @@ _DOC_PATH = re.compile(r"`((?:arena|envs|interfaces|bench|tests|docs|examples)/[
 
 
 def _missing_doc_paths(root: Path) -> list[str]:
-    """``file:line: path`` for each backticked path in README.md and docs/*.md that is not there."""
+    """``file:line: path`` for each backticked path in README.md and docs/**/*.md that is not there."""
     missing = []
-    for doc in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+    for doc in [root / "README.md", *sorted((root / "docs").rglob("*.md"))]:
         for number, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
             for match in _DOC_PATH.finditer(line):
                 if not (root / match.group(1)).exists():
@@ -220,7 +221,8 @@ def _missing_doc_paths(root: Path) -> list[str]:
 
 
 def test_the_docs_name_only_files_that_exist() -> None:
-    """A path the README or a page of docs/ names in backticks is a file or folder of the repository."""
+    """A path the README or a page of docs/ (tutorials included) names in backticks is a file or folder of
+    the repository."""
     assert _missing_doc_paths(ROOT) == []
 
 
@@ -230,4 +232,10 @@ def test_the_doc_path_check_finds_a_missing_file(tmp_path: Path) -> None:
     (tmp_path / "arena" / "here.py").write_text("")
     (tmp_path / "README.md").write_text("See `arena/here.py`, `envs/<name>/` and `arena/gone.py`.\n")
     (tmp_path / "docs" / "a.md").write_text("text\n`tests/test_gone.py` and `arena/`\n")
-    assert _missing_doc_paths(tmp_path) == ["README.md:1: arena/gone.py", "docs/a.md:2: tests/test_gone.py"]
+    (tmp_path / "docs" / "tutorials").mkdir()
+    (tmp_path / "docs" / "tutorials" / "b.md").write_text("`envs/gone/`\n")
+    assert _missing_doc_paths(tmp_path) == [
+        "README.md:1: arena/gone.py",
+        "docs/a.md:2: tests/test_gone.py",
+        "docs/tutorials/b.md:1: envs/gone/",
+    ]

@@ -53,27 +53,34 @@ def run_tournament(
 ) -> TournamentResult:
     """Play a tournament between entrants built by name, store every game, and summarise.
 
-    Each lineup plays ``games`` games (rounded up so every entrant sits in every seat equally
-    often); game ``i`` of a lineup has a seed derived from ``seed``, the lineup and ``i``, so the
-    results do not depend on ``workers`` or ``backend``. With ``db`` each game is committed to an
-    SQLite file as it ends, and the same call again plays only the missing games. An entrant that
-    raises, returns an invalid or illegal action, or runs past ``move_time_limit`` forfeits that
-    game (the reason is stored); one that cannot be built stops the tournament before any game is played.
+    Each lineup plays ``games`` games (rounded up so every entrant sits in every seat equally often);
+    game ``i`` of a lineup has a seed derived from ``seed``, the lineup and ``i``, so the results do not
+    depend on ``workers`` or ``backend`` (workers import the main module again: in a script, call this
+    under ``if __name__ == "__main__":``). With ``db`` each game is committed to an SQLite file as it ends,
+    and the same call again plays only the missing games. An entrant that raises, returns an invalid or
+    illegal action, or runs past ``move_time_limit`` forfeits that game (the reason is stored); one that
+    cannot be built stops the tournament before any game is played.
 
     Args:
         env: an env name, ``"package.module:callable"`` or an env factory; ``env_kwargs`` are its keyword arguments.
-        agents: a list of specs (``"random"``, ``'name=package.module:factory{"k": 1}'``, a trained
-            folder, :class:`AgentSpec`, importable factories), a dict ``{name: spec}`` or an
-            ``--agents`` string. Seats are filled as docs/architecture.md ("Filling seats") says:
-            in a team game an entrant plays a side (a plain spec in every seat of it, each seat its
-            own agent; a team ``"duo=a+b"`` member by member); with fewer entrants than seats, the
-            entrants take turns around the table, each seat its own agent.
+        agents: a list of specs (``"random"``, ``'name=package.module:factory{"k": 1}'``, a trained folder,
+            :class:`AgentSpec`, importable factories), a dict ``{name: spec}`` or an ``--agents`` string.
+            Seats are filled as docs/architecture.md ("Filling seats") says: an entrant plays a whole side
+            (a team ``"duo=a+b"`` member by member), each seat its own agent; fewer entrants take turns.
         mode: ``"round-robin"``, ``"head-to-head"`` (one seat each) or ``"gauntlet"`` (the first against the rest).
-        games, seed, seatings, duplicate, move_time_limit, max_steps, anchor: the rules (see TournamentRules).
+        games: games per lineup; it and the next six are the rules (:class:`~arena.tournament.rules.TournamentRules`).
+        seed: the tournament seed.
+        seatings: ``"auto"``, ``"all"`` or ``"rotations"``.
+        duplicate: games come in sets that share a chance seed and rotate the seats.
+        move_time_limit: seconds per move (``None``: no limit).
+        max_steps: env steps before a game is cut (``None``: no limit).
+        anchor: ``(entrant, rating)`` for the batch Elo fit.
         db: the SQLite results file (``None``: a temporary one, nothing is kept).
-        workers, backend, address, chunk_size, start_method: where games run (see
-            :class:`~arena.tournament.rules.Execution`); workers start from a fork server that
-            imports the main module again: in a script, call this under ``if __name__ == "__main__":``.
+        workers: worker processes or Ray actors; it and the next four are :class:`~arena.tournament.rules.Execution`.
+        backend: ``"serial"``, ``"inline"``, ``"processes"`` or ``"ray"``.
+        address: the Ray cluster to join.
+        chunk_size: games per task sent to a worker (``None``: balanced automatically).
+        start_method: how local workers start (``"forkserver"``, ``"spawn"`` or ``"fork"``).
         progress: called as ``progress(done, scheduled)`` when the backend starts and after each commit
             (an adaptive run counts its budget as scheduled).
         sprt: ``(elo0, elo1)``: a two-entrant match that stops when the sequential test decides

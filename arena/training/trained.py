@@ -295,7 +295,9 @@ def load_trained_agent(
     Args:
         path: the folder.
         env: the env the agent will play in (default: built from the manifest).
-        deterministic, device, seed: as for :func:`arena.training.load_sb3_agent`.
+        deterministic: take the most likely legal action instead of sampling.
+        device: the torch device to load onto.
+        seed: seeds the agent's sampling.
         name: the name shown in tournaments (default: the folder's name).
         trust: let the manifest's env and interface names import ``module:callable`` code (else
             only registered names resolve), and load a version-1 folder, whose SB3 zip runs the
