@@ -1,6 +1,6 @@
 """Put an interface on the agent's side of the loop (to play): :class:`AgtItfWrapper`.
 
-Its counterpart on the env's side (to train) is :func:`arena.EnvItfWrapper` in :mod:`arena.wrappers`.
+Its counterpart on the env's side (to train) is :class:`arena.EnvItfWrapper` in :mod:`arena.wrappers`.
 """
 
 from __future__ import annotations
@@ -78,6 +78,15 @@ class AgtItfWrapper(Agent):
         if self.members is not None:
             raise TypeError(f"{self}: a team's members are given when it is made")
         self._single = agent
+
+    @property
+    def unwrapped(self) -> Agent:
+        """The model-space agent under every ``AgtItfWrapper`` (like ``gymnasium.Wrapper.unwrapped``);
+        a team wrapper is its own (its members are several agents, see :attr:`members`)."""
+        single = self._single
+        if single is None:
+            return self
+        return single.unwrapped if isinstance(single, AgtItfWrapper) else single
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)

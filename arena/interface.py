@@ -19,13 +19,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.errors import ArenaError, MaskTranslationError, SpaceMismatchError
-from arena.stack import (
-    HOOKS,
-    PASS_THROUGH_HOOKS,
-    CompiledStack,
-    StackDrivers,
-    is_pass_through,
-)
+from arena.stack import HOOKS, CompiledStack, StackDrivers
 
 __all__ = ["Interface", "Combine", "claim_interface"]
 
@@ -52,17 +46,16 @@ class Interface(StackDrivers):
       every driver calls it: :class:`arena.EnvItfWrapper`, :class:`arena.AgtItfWrapper`
       (through :func:`arena.play`) and :class:`arena.training.SingleAgentEnv`.
 
-    :meth:`action` and :meth:`action_mask` are a pair: masks name actions, so a class whose
-    :meth:`action` maps actions while its :meth:`action_mask` is still the base one gets,
-    when the class is created, an ``action_mask`` that refuses every mask with
+    :meth:`action` and :meth:`action_mask` are a pair: masks name actions, so the base
+    :meth:`action_mask` of a level whose class overrides :meth:`action`, or whose
+    :meth:`setup` changes the action space, refuses every mask with
     :class:`~arena.errors.MaskTranslationError` instead of passing one on with the wrong
-    meaning. A level that changes the action space in :meth:`setup` and keeps the base
-    ``action_mask`` refuses masks the same way.
+    meaning. Such a level overrides :meth:`action_mask` to translate masks (returning the
+    mask unchanged says that actions keep their meaning).
 
     Drivers (wrappers, agents) call the ``transform_*`` methods (from
-    :class:`arena.stack.StackDrivers`), which run the whole stack compiled into one function
-    per channel. A hook a level does not override, or overrides with one that returns its
-    argument unchanged, is skipped.
+    :class:`arena.stack.StackDrivers`), which run the hooks of the whole stack in a loop,
+    resolved once per channel. A hook a level does not override is skipped.
 
     Example:
         >>> import numpy as np
@@ -82,11 +75,8 @@ class Interface(StackDrivers):
         'Double(Double())'
     """
 
-    #: The hooks this class overrides (set for every subclass when it is created).
+    #: The hooks this class overrides (set for every subclass when it is created; the others are skipped).
     overridden_hooks: ClassVar[frozenset[str]] = frozenset()
-    #: Those of :attr:`overridden_hooks` that return their argument unchanged (skipped where the
-    #: level keeps its space).
-    pass_through_hooks: ClassVar[frozenset[str]] = frozenset()
     #: ``False``: the class declares that it translates no action masks (it is meant for envs
     #: without masks), so :func:`arena.testing.check_interface` does not ask it to.
     translates_masks: ClassVar[bool] = True
@@ -98,17 +88,7 @@ class Interface(StackDrivers):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if (
-            cls.action is not Interface.action
-            and cls.action_mask is Interface.action_mask
-            and not is_pass_through(cls.action)
-        ):
-            # An action map without its mask map: masks through this class are refused, decided here.
-            cls.action_mask = Interface._untranslatable_mask  # type: ignore[method-assign]  # the pairing is set per class
         cls.overridden_hooks = frozenset(hook for hook in HOOKS if getattr(cls, hook) is not getattr(Interface, hook))
-        cls.pass_through_hooks = frozenset(
-            hook for hook in PASS_THROUGH_HOOKS if hook in cls.overridden_hooks and is_pass_through(getattr(cls, hook))
-        )
 
     def __init__(self, inner: Interface | None = None) -> None:
         """Build this interface on ``inner`` (``None``: directly on the raw spaces)."""
@@ -240,7 +220,18 @@ class Interface(StackDrivers):
         return reward
 
     def action_mask(self, mask: Any) -> Any:
-        """Map a mask over inner actions to a mask over :attr:`action_space`."""
+        """Map a mask over inner actions to a mask over :attr:`action_space`.
+
+        The base keeps the mask where this level keeps the actions. Where it maps them (its
+        class overrides :meth:`action`) or changes the action space, the mask's meaning would
+        change, so the base refuses it.
+
+        Raises:
+            MaskTranslationError: this level maps actions or changes the action space and its
+                class does not override ``action_mask``.
+        """
+        if type(self).action is not Interface.action or self.action_space != self.inner_action_space:
+            return self._untranslatable_mask(mask)
         return mask
 
     def observation_batch(self, observations: Any) -> Any:
@@ -290,7 +281,7 @@ class Interface(StackDrivers):
         return str(self)
 
     def __getstate__(self) -> dict[str, Any]:
-        # The compiled closures call this object's hooks: a copy (deepcopy, pickle) must
+        # The compiled stack holds this object's bound hooks: a copy (deepcopy, pickle) must
         # compile its own, or its reset/observation calls would run on the original.
         state = self.__dict__.copy()
         state["_compiled"] = None

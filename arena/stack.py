@@ -1,24 +1,20 @@
-"""Running an interface stack: its levels compiled into one function per channel.
+"""Running an interface stack: each channel's hooks resolved once, then run in a loop.
 
 An :class:`arena.Interface` describes one level; the drivers here run the whole stack. A
 stack is compiled once per :meth:`~arena.Interface.setup` into a :class:`CompiledStack`:
-one function per channel (observations, actions, rewards, masks, the first observation,
-the end of the episode), each calling only the hooks its levels really override. A hook
-that returns its argument unchanged (``return observation``) counts as not overridden, so
-pass-through levels cost nothing on the per-step path.
+for each channel (observations, actions, rewards, masks) the tuple of the levels' bound hooks
+in the order they run, leaving out the levels that do not override that hook; the first
+observation and the end of the episode get one function each. Running a channel is a plain
+loop over its hooks (:func:`run_hooks`, and :func:`run_each` for a dict of agents), so a
+breakpoint in a hook stops in the hook, called from that loop.
 
-The drivers are the ``transform_*`` methods of :class:`StackDrivers`, which
-:class:`arena.Interface` inherits; wrappers read :meth:`StackDrivers.compiled` to skip the
-channels no level changes.
-
-Each compiled function records, on an exception raised inside a hook, which level raised
-it (:func:`failing_level`), so a wrapper names the culprit without reading the traceback.
+On an exception raised inside a hook, the loop records which level raised it
+(:func:`failing_level`), so a wrapper names the culprit without reading the traceback.
 """
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -28,58 +24,21 @@ from arena.errors import ArenaError, InvalidActionError
 
 __all__ = [
     "HOOKS",
-    "PASS_THROUGH_HOOKS",
     "CompiledStack",
+    "Hooks",
     "StackDrivers",
     "compile_stack",
     "failing_level",
-    "is_pass_through",
+    "run_each",
+    "run_hooks",
 ]
 
 Hook = Callable[[Any], Any]
+#: One channel of a compiled stack: ``(level, hook)`` pairs to apply in order (the level to blame).
+Hooks = tuple[tuple[Any, Hook], ...]
 #: The hooks of an interface level (see :class:`arena.Interface`).
 HOOKS = ("reset", "observation", "action", "reward", "action_mask", "done", "observation_batch")
-#: Hooks whose identity (``return argument``) is recognised and skipped.
-PASS_THROUGH_HOOKS = ("observation", "action", "reward", "action_mask")
 _BLAME = "_arena_interface_level"
-
-
-def _returns_its_argument(self: Any, value: Any) -> Any:
-    return value
-
-
-_IDENTITY_CODE = _returns_its_argument.__code__
-# Flags that change what a call does. The others (``from __future__`` features, a function
-# nested in another) differ between modules and do not, so a user's hook is compared without them.
-_CALL_FLAGS = (
-    inspect.CO_VARARGS
-    | inspect.CO_VARKEYWORDS
-    | inspect.CO_GENERATOR
-    | inspect.CO_COROUTINE
-    | inspect.CO_ITERABLE_COROUTINE
-    | inspect.CO_ASYNC_GENERATOR
-)
-
-
-def is_pass_through(function: Any) -> bool:
-    """Whether ``function`` is a ``def hook(self, value): return value`` (docstring or not).
-
-    Example:
-        >>> class Keep:
-        ...     def observation(self, observation):
-        ...         '''Nothing to change.'''
-        ...         return observation
-        >>> is_pass_through(Keep.observation), is_pass_through(lambda self, x: x + 0)
-        (True, False)
-    """
-    code = getattr(function, "__code__", None)
-    return (
-        code is not None
-        and code.co_code == _IDENTITY_CODE.co_code
-        and code.co_argcount == 2
-        and code.co_kwonlyargcount == 0
-        and not code.co_flags & _CALL_FLAGS
-    )
 
 
 def failing_level(err: BaseException) -> Any:
@@ -89,130 +48,88 @@ def failing_level(err: BaseException) -> Any:
 
 def _blame(err: BaseException, level: Any) -> None:
     # The innermost level records itself first (a Combine member before the Combine).
-    if _BLAME not in err.__dict__:
+    if level is not None and _BLAME not in err.__dict__:
         err.__dict__[_BLAME] = level
 
 
+def run_hooks(hooks: Hooks, value: Any) -> Any:
+    """``value`` through each ``(level, hook)`` of ``hooks`` in turn; an exception is blamed on
+    the level whose hook raised it (:func:`failing_level`).
+
+    Example:
+        >>> run_hooks((("abs", abs), ("str", str)), -3)
+        '3'
+    """
+    level = None
+    try:
+        for level, hook in hooks:  # noqa: B007 - the except clause reads the level
+            value = hook(value)
+        return value
+    except Exception as err:
+        _blame(err, level)
+        raise
+
+
+def run_each(table: Mapping[Any, Hooks], values: Mapping[Any, Any]) -> dict[Any, Any]:
+    """A new dict: each agent's value through that agent's hooks in ``table`` (none: unchanged).
+
+    The wrappers' per-step path: one loop over the agents with the hooks inline, no call per
+    agent but the hooks' own.
+
+    Example:
+        >>> run_each({"a": (("abs", abs),)}, {"a": -1, "b": -2})
+        {'a': 1, 'b': -2}
+    """
+    out = {}
+    level = None
+    try:
+        for agent, value in values.items():
+            for level, hook in table.get(agent, ()):  # noqa: B007 - the except clause reads the level
+                value = hook(value)
+            out[agent] = value
+        return out
+    except Exception as err:
+        _blame(err, level)
+        raise
+
+
 class CompiledStack(NamedTuple):
-    """The stack's functions, one per channel; ``None`` where every level leaves it unchanged.
+    """The stack's hooks per channel; ``None`` where no level runs a hook on that channel.
 
     Attributes:
-        observation: raw observation -> model observation (root level first).
-        action: model action -> raw action (outermost level first), checked against the
-            outermost action-mapping level's Discrete or MultiDiscrete space.
-        reward: reward -> model reward (root level first).
-        action_mask: raw mask -> mask over the model action space.
+        observation: the ``observation`` hooks, root level first (raw -> model observation); each
+            channel is a tuple of ``(level, bound hook)`` pairs.
+        action: the ``action`` hooks, outermost level first (model -> raw action), after a check
+            of the model action against the outermost action-mapping level's Discrete or
+            MultiDiscrete space.
+        reward: the ``reward`` hooks, root level first.
+        action_mask: the ``action_mask`` hooks, root level first (raw mask -> model mask).
         reset: the first observation of an episode: each level's ``reset`` then its
             ``observation``; ``None`` when no level overrides ``reset`` (use ``observation``).
         done: ``(reward, terminated, truncated) -> final model reward``; ``None`` when no level
             overrides ``done`` (the final reward then goes through ``reward`` like any other).
     """
 
-    observation: Hook | None
-    action: Hook | None
-    reward: Hook | None
-    action_mask: Hook | None
+    observation: Hooks | None
+    action: Hooks | None
+    reward: Hooks | None
+    action_mask: Hooks | None
     reset: Hook | None
     done: Callable[[Any, bool, bool], Any] | None
 
 
-def _unchecked(action: Any) -> Any:
-    return action
-
-
-class _Guard(NamedTuple):
-    """The check on the model action at the head of an action chain: integers in ``[low, high)``
-    pass inline (the common case); anything else goes to ``slow``, which returns the action or
-    raises :class:`~arena.errors.InvalidActionError`."""
-
-    low: int
-    high: int
-    slow: Hook
-
-
-def _chain(steps: Sequence[tuple[Any, Hook]], guard: _Guard | None = None) -> Hook | None:
-    """Compose the ``(level, hook)`` steps (applied in order) into one call; ``None`` for none.
-
-    Short stacks get one closure each (no loop, the guard inline); the level running is kept in
-    a local, so an exception is blamed on it at no cost on the normal path.
-    """
-    if not steps:
-        return None
-    checks = guard is not None
-    low, high, slow = guard if guard is not None else (0, 0, _unchecked)
-    if len(steps) == 1:
-        ((l0, f0),) = steps
-
-        def one(x: Any) -> Any:
-            if checks and not (type(x) is int and low <= x < high):
-                x = slow(x)
-            try:
-                return f0(x)
-            except Exception as err:
-                _blame(err, l0)
-                raise
-
-        return one
-    if len(steps) == 2:
-        (l0, f0), (l1, f1) = steps
-
-        def two(x: Any) -> Any:
-            if checks and not (type(x) is int and low <= x < high):
-                x = slow(x)
-            level = l0
-            try:
-                x = f0(x)
-                level = l1
-                return f1(x)
-            except Exception as err:
-                _blame(err, level)
-                raise
-
-        return two
-    if len(steps) == 3:
-        (l0, f0), (l1, f1), (l2, f2) = steps
-
-        def three(x: Any) -> Any:
-            if checks and not (type(x) is int and low <= x < high):
-                x = slow(x)
-            level = l0
-            try:
-                x = f0(x)
-                level = l1
-                x = f1(x)
-                level = l2
-                return f2(x)
-            except Exception as err:
-                _blame(err, level)
-                raise
-
-        return three
-    chain = tuple(steps)
-
-    def many(x: Any) -> Any:
-        if checks and not (type(x) is int and low <= x < high):
-            x = slow(x)
-        level = None
-        try:
-            for level, function in chain:  # noqa: B007 - the except clause reads the level
-                x = function(x)
-            return x
-        except Exception as err:
-            _blame(err, level)
-            raise
-
-    return many
-
-
-def _action_guard(level: Any) -> _Guard | None:
+def _action_check(level: Any) -> Hook | None:
     """The check that a model action lies in ``level``'s Discrete or MultiDiscrete action space: a
     hook that maps by table lookup would otherwise turn ``-1`` or ``n`` into some legal raw action
     (numpy indexing wraps around). ``None`` for other spaces."""
     space = level.action_space
     if type(space) is spaces.Discrete:
         start, n = int(space.start), int(space.n)
+        low, high = start, start + n
 
         def check_discrete(action: Any) -> Any:
+            if type(action) is int and low <= action < high:  # the common case first: one comparison
+                return action
             value = (
                 action.item()
                 if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"
@@ -226,7 +143,7 @@ def _action_guard(level: Any) -> _Guard | None:
                 return action
             raise InvalidActionError(f"{level}: action {action!r} is not in {space}")
 
-        return _Guard(start, start + n, check_discrete)
+        return check_discrete
     if type(space) is spaces.MultiDiscrete:
 
         def check_multi(action: Any) -> Any:
@@ -235,23 +152,13 @@ def _action_guard(level: Any) -> _Guard | None:
                 return action
             raise InvalidActionError(f"{level}: action {action!r} is not in {space}")
 
-        return _Guard(0, 0, check_multi)  # an empty range: every action takes the full check
+        return check_multi
     return None
 
 
 def _overrides(level: Any, hook: str) -> bool:
-    """Whether ``level`` overrides ``hook`` with more than a pass-through."""
-    return hook in level.overridden_hooks and hook not in level.pass_through_hooks
-
-
-def _maps_actions(level: Any, hook: str) -> bool:
-    """Whether ``level`` runs ``hook`` ("action" or "action_mask"): it overrides it with more than a
-    pass-through, or overrides it at all and changes the action space (a pass-through action
-    then still checks the model action against the level's space, and a pass-through mask is
-    the level's own claim that masks keep their meaning)."""
-    if hook not in level.overridden_hooks:
-        return False
-    return hook not in level.pass_through_hooks or level.action_space != level.inner_action_space
+    """Whether ``level``'s class overrides ``hook`` (a level runs only the hooks it overrides)."""
+    return hook in level.overridden_hooks
 
 
 def _start_function(levels: Sequence[Any]) -> Hook | None:
@@ -303,28 +210,37 @@ def _done_function(levels: Sequence[Any]) -> Callable[[Any, bool, bool], Any] | 
     return end
 
 
+def _runs_action_mask(level: Any) -> bool:
+    """Whether masks go through ``level``'s ``action_mask``: it overrides it, or it maps actions
+    (overrides ``action``) or changes the action space, so the base ``action_mask`` refuses masks."""
+    return (
+        _overrides(level, "action_mask")
+        or _overrides(level, "action")
+        or level.action_space != level.inner_action_space
+    )
+
+
 def compile_stack(levels: Sequence[Any]) -> CompiledStack:
     """The :class:`CompiledStack` of ``levels`` (root first, :class:`arena.Interface` objects, set up).
 
-    Masks go through each level's ``action_mask``; a level that changes the action space
-    but keeps the base ``action_mask`` refuses masks (:class:`~arena.errors.MaskTranslationError`
-    when one comes), and so does a class whose ``action`` comes without its own
-    ``action_mask`` (see :class:`arena.Interface`).
+    A level runs the hooks its class overrides. Masks also go through the base ``action_mask``
+    of a level that maps actions or changes the action space without overriding it, which
+    refuses them (:class:`~arena.errors.MaskTranslationError`; see :class:`arena.Interface`).
     """
-    masks = []
-    for lv in levels:
-        if _maps_actions(lv, "action_mask"):
-            masks.append((lv, lv.action_mask))
-        elif "action_mask" not in lv.overridden_hooks and lv.action_space != lv.inner_action_space:
-            masks.append((lv, lv._untranslatable_mask))
-    actions = [(lv, lv.action) for lv in reversed(levels) if _maps_actions(lv, "action")]
+
+    def channel(runs: Sequence[Any], hook: str) -> Hooks | None:
+        return tuple((lv, getattr(lv, hook)) for lv in runs) or None
+
+    actions = [lv for lv in reversed(levels) if _overrides(lv, "action")]
+    # Checked once, by the outermost level that maps actions: what it passes inwards lies in the
+    # inner space by the interface contract (check_interface tests it).
+    check = _action_check(actions[0]) if actions else None
+    action = channel(actions, "action")
     return CompiledStack(
-        observation=_chain([(lv, lv.observation) for lv in levels if _overrides(lv, "observation")]),
-        # Checked once, by the outermost level that maps actions: what it passes inwards lies in the
-        # inner space by the interface contract (check_interface tests it).
-        action=_chain(actions, _action_guard(actions[0][0])) if actions else None,
-        reward=_chain([(lv, lv.reward) for lv in levels if _overrides(lv, "reward")]),
-        action_mask=_chain(masks),
+        observation=channel([lv for lv in levels if _overrides(lv, "observation")], "observation"),
+        action=((actions[0], check), *action) if action is not None and check is not None else action,
+        reward=channel([lv for lv in levels if _overrides(lv, "reward")], "reward"),
+        action_mask=channel([lv for lv in levels if _runs_action_mask(lv)], "action_mask"),
         reset=_start_function(levels),
         done=_done_function(levels),
     )
@@ -339,7 +255,6 @@ class StackDrivers:
 
     inner: Any
     overridden_hooks: ClassVar[frozenset[str]] = frozenset()
-    pass_through_hooks: ClassVar[frozenset[str]] = frozenset()
     _compiled: CompiledStack | None = None
 
     def levels(self) -> list[Any]:
@@ -371,13 +286,14 @@ class StackDrivers:
     def transform_reset(self, raw_observation: Any) -> Any:
         """Reset every level (root first) and return the first model observation."""
         stack = self._compiled or self.compiled()
-        function = stack.reset or stack.observation
-        return raw_observation if function is None else function(raw_observation)
+        if stack.reset is not None:
+            return stack.reset(raw_observation)
+        return raw_observation if stack.observation is None else run_hooks(stack.observation, raw_observation)
 
     def transform_observation(self, raw_observation: Any) -> Any:
         """Run a raw observation through the stack (root first)."""
-        function = (self._compiled or self.compiled()).observation
-        return raw_observation if function is None else function(raw_observation)
+        hooks = (self._compiled or self.compiled()).observation
+        return raw_observation if hooks is None else run_hooks(hooks, raw_observation)
 
     def transform_action(self, action: Any) -> Any:
         """Run a model action back through the stack (outermost first) to a raw action.
@@ -386,13 +302,13 @@ class StackDrivers:
             InvalidActionError: the action is outside the outermost action-mapping level's
                 Discrete or MultiDiscrete space.
         """
-        function = (self._compiled or self.compiled()).action
-        return action if function is None else function(action)
+        hooks = (self._compiled or self.compiled()).action
+        return action if hooks is None else run_hooks(hooks, action)
 
     def transform_reward(self, reward: float) -> float:
         """Run a reward through every level's ``reward`` hook (root first)."""
-        function = (self._compiled or self.compiled()).reward
-        return reward if function is None else function(reward)
+        hooks = (self._compiled or self.compiled()).reward
+        return reward if hooks is None else run_hooks(hooks, reward)
 
     def transform_action_mask(self, raw_mask: Any) -> Any:
         """Translate a raw action mask into a mask over the model action space.
@@ -400,8 +316,8 @@ class StackDrivers:
         Raises:
             MaskTranslationError: a level changes actions without translating masks.
         """
-        function = (self._compiled or self.compiled()).action_mask
-        return raw_mask if function is None else function(raw_mask)
+        hooks = (self._compiled or self.compiled()).action_mask
+        return raw_mask if hooks is None else run_hooks(hooks, raw_mask)
 
     def transform_done(self, reward: float, *, terminated: bool, truncated: bool) -> float:
         """End the episode at every level (root first) and return the final model reward.
@@ -412,7 +328,7 @@ class StackDrivers:
         stack = self._compiled or self.compiled()
         if stack.done is not None:
             return stack.done(reward, terminated, truncated)
-        return reward if stack.reward is None else stack.reward(reward)
+        return reward if stack.reward is None else run_hooks(stack.reward, reward)
 
     def transform_observation_batch(self, raw_observations: Any) -> Any:
         """Run raw observations stacked on axis 0 through the stack (every level's

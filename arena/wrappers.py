@@ -1,4 +1,4 @@
-"""Put interfaces on the env's side of the loop (to train): :func:`EnvItfWrapper`.
+"""Put interfaces on the env's side of the loop (to train): :class:`EnvItfWrapper`.
 
 Its counterpart on the agent's side (to play) is :class:`arena.AgtItfWrapper` in :mod:`arena.agent_wrapper`.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 import copy
 import weakref
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, overload
 
 import gymnasium
 from gymnasium import spaces
@@ -21,7 +21,7 @@ from arena.errors import (
     UnknownAgentError,
 )
 from arena.interface import Interface, claim_interface
-from arena.stack import failing_level
+from arena.stack import Hooks, failing_level, run_each, run_hooks
 
 __all__ = ["EnvItfWrapper", "MultiAgentEnvItfWrapper", "GymEnvItfWrapper"]
 
@@ -63,16 +63,15 @@ def _per_agent_interfaces(
     return chosen
 
 
-def EnvItfWrapper(
-    env: MultiAgentEnv | gymnasium.Env,
-    interfaces: Interface | Mapping[AgentID, Interface | None] | Sequence[Interface | None] | None = None,
-) -> MultiAgentEnvItfWrapper | GymEnvItfWrapper:
+class EnvItfWrapper:
     """An env seen through interfaces: the one entry point for arena and Gymnasium envs.
 
-    A factory, so what it builds is plain from its type: :class:`MultiAgentEnvItfWrapper` for an
-    arena env (one interface per agent), :class:`GymEnvItfWrapper` for a single-agent
-    ``gymnasium.Env`` (one interface; a real ``gymnasium.Wrapper``). Call either class directly
-    when you know which you want.
+    Calling it builds the class that fits the env, as ``pathlib.Path`` builds a ``PosixPath``:
+    a :class:`MultiAgentEnvItfWrapper` for an arena env (one interface per agent), a
+    :class:`GymEnvItfWrapper` for a single-agent ``gymnasium.Env`` (one interface; a real
+    ``gymnasium.Wrapper``). Both are subclasses, so ``isinstance(env, EnvItfWrapper)`` holds for
+    what it builds; either class can be called (and subclassed) directly. ``str()`` shows the
+    stack of envs, ``unwrapped`` the innermost env, as Gymnasium's wrappers do.
 
     Args:
         env: the env to wrap (an arena env, or a ``gymnasium.Env``).
@@ -81,23 +80,55 @@ def EnvItfWrapper(
             entries leave that agent raw. A ``gymnasium.Env`` takes exactly one interface.
 
     Raises:
-        TypeError: ``env`` is neither kind of env, or the interfaces do not fit it.
+        TypeError: ``env`` is neither kind of env, or the interfaces do not fit it; and at
+            class creation, a class that subclasses ``EnvItfWrapper`` itself (subclass one of
+            the two concrete classes, which say what kind of env they wrap).
 
     Example:
         >>> import envs, gymnasium
         >>> from arena import EnvItfWrapper, Interface
-        >>> str(EnvItfWrapper(envs.make("tic_tac_toe"), {"player_0": Interface()}))
-        '<MultiAgentEnvItfWrapper<TicTacToe>>'
+        >>> env = EnvItfWrapper(envs.make("tic_tac_toe"), {"player_0": Interface()})
+        >>> str(env), isinstance(env, EnvItfWrapper)
+        ('<MultiAgentEnvItfWrapper<TicTacToe>>', True)
         >>> type(EnvItfWrapper(gymnasium.make("CartPole-v1"), Interface())).__name__
         'GymEnvItfWrapper'
     """
-    if isinstance(env, gymnasium.Env):
-        return GymEnvItfWrapper(env, interfaces)  # type: ignore[arg-type]  # it refuses all but one Interface, by name
-    return MultiAgentEnvItfWrapper(env, interfaces)
+
+    __slots__ = ()
+
+    @overload
+    def __new__(
+        cls,
+        env: MultiAgentEnv,
+        interfaces: Interface | Mapping[AgentID, Interface | None] | Sequence[Interface | None] | None = None,
+    ) -> MultiAgentEnvItfWrapper: ...
+
+    @overload
+    def __new__(cls, env: gymnasium.Env, interfaces: Interface) -> GymEnvItfWrapper: ...
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if cls is not EnvItfWrapper:  # a concrete class (or a user's subclass of one), built as usual
+            return super().__new__(cls)
+        env = args[0] if args else kwargs.get("env")
+        kind: type[EnvItfWrapper] = GymEnvItfWrapper if isinstance(env, gymnasium.Env) else MultiAgentEnvItfWrapper
+        # An instance of a subclass: Python then runs that class's __init__ with the same arguments.
+        return super().__new__(kind)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if EnvItfWrapper in cls.__bases__ and (cls.__module__ != __name__ or cls.__qualname__ not in _KINDS):
+            raise TypeError(
+                f"{cls.__qualname__}: subclass MultiAgentEnvItfWrapper (arena envs) or GymEnvItfWrapper "
+                "(gymnasium envs), not EnvItfWrapper, which only chooses between them"
+            )
 
 
-class MultiAgentEnvItfWrapper(MultiAgentWrapper):
-    """A multi-agent env seen through per-agent interfaces (built by :func:`EnvItfWrapper`).
+# The two kinds of env EnvItfWrapper chooses between (defined below, in this module).
+_KINDS = ("MultiAgentEnvItfWrapper", "GymEnvItfWrapper")
+
+
+class MultiAgentEnvItfWrapper(EnvItfWrapper, MultiAgentWrapper):
+    """A multi-agent env seen through per-agent interfaces (what :class:`EnvItfWrapper` builds for one).
 
     Observations, rewards and action masks leave through each agent's interface; actions
     come back through it, so the wrapped env receives raw actions. An agent's action mask
@@ -107,7 +138,7 @@ class MultiAgentEnvItfWrapper(MultiAgentWrapper):
 
     Args:
         env: the arena env to wrap.
-        interfaces: as :func:`EnvItfWrapper` takes them.
+        interfaces: as :class:`EnvItfWrapper` takes them.
 
     Example:
         >>> import envs
@@ -148,31 +179,29 @@ class MultiAgentEnvItfWrapper(MultiAgentWrapper):
         self.team_outcome = env.team_outcome
 
     def _bind(self) -> None:
-        """Tables of the interfaces' compiled functions, per channel, for the agents whose stack uses it."""
-        self._observe: dict[AgentID, Any] = {}
+        """Each channel's table: agent -> its stack's hooks (or first-observation and end-of-episode
+        functions), for the agents whose stack runs any there; an empty table skips the channel."""
+        self._observe: dict[AgentID, Hooks] = {}
+        self._act: dict[AgentID, Hooks] = {}
+        self._reward: dict[AgentID, Hooks] = {}
+        self._mask: dict[AgentID, Hooks] = {}
         self._start: dict[AgentID, Any] = {}
-        self._act: dict[AgentID, Any] = {}
-        self._reward: dict[AgentID, Any] = {}
-        self._mask: dict[AgentID, Any] = {}
         self._done: dict[AgentID, Any] = {}
         for agent, itf in self.interfaces.items():
             if itf is None:
                 continue
             stack = itf.compiled()
-            for table, function in (
+            channels: tuple[tuple[dict[AgentID, Any], Any], ...] = (
                 (self._observe, stack.observation),
                 (self._act, stack.action),
                 (self._reward, stack.reward),
                 (self._mask, stack.action_mask),
                 (self._start, stack.reset),
                 (self._done, stack.done),
-            ):
-                if function is not None:
-                    table[agent] = function
-        everyone = set(self.possible_agents)
-        self._act_everyone = set(self._act) == everyone
-        self._reward_everyone = set(self._reward) == everyone
-        self._observe_everyone = set(self._observe) == everyone
+            )
+            for table, entry in channels:
+                if entry is not None:
+                    table[agent] = entry
 
     _TABLES = ("_observe", "_start", "_act", "_reward", "_mask", "_done")
 
@@ -219,73 +248,36 @@ class MultiAgentEnvItfWrapper(MultiAgentWrapper):
         """
         if type(actions) is not dict and not isinstance(actions, Mapping):
             return self.env.step(actions)  # the wrapped env reports the type error
-        act, raw = self._act, actions
-        if act:  # the model actions through each agent's stack, inlined: this runs every step
+        raw = actions
+        if self._act:  # ids no interface knows pass untranslated: the env names them
             try:
-                if self._act_everyone:
-                    raw = {}
-                    for a, x in actions.items():  # a loop, not a comprehension: no extra frame per step
-                        raw[a] = act[a](x)
-                else:
-                    raw = {a: (f(x) if (f := act.get(a)) is not None else x) for a, x in actions.items()}
+                raw = run_each(self._act, actions)
             except ArenaError:
                 raise
             except Exception as err:
-                raw = self._untranslated_actions(actions, err)
+                self._raise_for_model_actions(actions)  # name the model action when it was out of its space
+                raise self._interface_error("translating actions", err) from err
         try:
             observations, rewards, terminations, truncations, infos = self.env.step(raw)
         except InvalidActionError:
             self._raise_for_model_actions(actions)  # name the model action when it was out of its space
             raise  # any other error of the env is the env's own, unwrapped
-        try:  # the outputs through the interfaces, inlined: this runs every step
+        try:
             if self._mask:  # masks before observations: an interface may put the mask in the observation
-                for info in infos.values():
-                    if "action_mask" in info:
-                        infos = self._infos(infos)
-                        break
-            reward, observe = self._reward, self._observe
+                infos = self._infos(infos)
             if self._done and (True in terminations.values() or True in truncations.values()):
                 rewards = self._final_rewards(rewards, terminations, truncations)
-            elif reward:
-                if self._reward_everyone:
-                    transformed = {}
-                    for a, r in rewards.items():
-                        transformed[a] = reward[a](r)
-                    rewards = transformed
-                else:
-                    rewards = {a: (f(r) if (f := reward.get(a)) is not None else r) for a, r in rewards.items()}
+            elif self._reward:
+                rewards = run_each(self._reward, rewards)
             if self._pending:
                 observations = self._observations(observations)
-            elif observe:  # the common case, inlined: it runs every step
-                if self._observe_everyone:
-                    transformed = {}
-                    for a, o in observations.items():
-                        transformed[a] = observe[a](o)
-                    observations = transformed
-                else:
-                    observations = {
-                        a: (f(o) if (f := observe.get(a)) is not None else o) for a, o in observations.items()
-                    }
+            elif self._observe:
+                observations = run_each(self._observe, observations)
         except ArenaError:
             raise
         except Exception as err:
             raise self._interface_error("transforming the env's step", err) from err
         return observations, rewards, terminations, truncations, infos
-
-    def _untranslated_actions(self, actions: Mapping[AgentID, Any], err: Exception) -> dict[AgentID, Any]:
-        """After ``err`` translating ``actions``: ids no interface knows pass untranslated (the
-        env names them) when that was the cause; else the error, naming the model action or the
-        interface that failed."""
-        act = self._act
-        try:
-            if isinstance(err, KeyError) and not all(a in act for a in actions):
-                return {a: (f(x) if (f := act.get(a)) is not None else x) for a, x in actions.items()}
-        except ArenaError:
-            raise
-        except Exception as inner:
-            err = inner
-        self._raise_for_model_actions(actions)
-        raise self._interface_error("translating actions", err) from err
 
     def _final_rewards(
         self,
@@ -301,7 +293,7 @@ class MultiAgentEnvItfWrapper(MultiAgentWrapper):
             if end is not None and (terminations.get(agent) or truncations.get(agent)):
                 out[agent] = end(value, bool(terminations.get(agent)), bool(truncations.get(agent)))
             else:
-                out[agent] = value if (function := reward.get(agent)) is None else function(value)
+                out[agent] = value if (hooks := reward.get(agent)) is None else run_hooks(hooks, value)
         for agent, end in done.items():  # finished without a reward entry: the interface still hears it
             if agent not in out and (terminations.get(agent) or truncations.get(agent)):
                 out[agent] = end(0.0, bool(terminations.get(agent)), bool(truncations.get(agent)))
@@ -328,11 +320,9 @@ class MultiAgentEnvItfWrapper(MultiAgentWrapper):
                     pending.discard(a)
                     out[a] = self._start[a](o)
                 else:
-                    out[a] = o if (f := observe.get(a)) is None else f(o)
+                    out[a] = o if (hooks := observe.get(a)) is None else run_hooks(hooks, o)
             return out
-        if observe:
-            return {a: (f(o) if (f := observe.get(a)) is not None else o) for a, o in observations.items()}
-        return observations
+        return run_each(observe, observations) if observe else observations
 
     def _infos(self, infos: dict[AgentID, dict[str, Any]]) -> dict[AgentID, dict[str, Any]]:
         mask = self._mask
@@ -340,10 +330,10 @@ class MultiAgentEnvItfWrapper(MultiAgentWrapper):
             return infos
         translated = None
         for agent, info in infos.items():
-            if "action_mask" in info and (function := mask.get(agent)) is not None:
+            if "action_mask" in info and (hooks := mask.get(agent)) is not None:
                 if translated is None:
                     translated = dict(infos)
-                translated[agent] = {**info, "action_mask": function(info["action_mask"])}
+                translated[agent] = {**info, "action_mask": run_hooks(hooks, info["action_mask"])}
         return infos if translated is None else translated
 
     # ------------------------------------------------------------ capabilities
@@ -369,7 +359,7 @@ class MultiAgentEnvItfWrapper(MultiAgentWrapper):
         return self.env.observation_text(agent, observation)
 
 
-class GymEnvItfWrapper(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs):
+class GymEnvItfWrapper(EnvItfWrapper, gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs):
     """A single-agent ``gymnasium.Env`` seen through one arena interface.
 
     It is a ``gymnasium.Wrapper``, so Gymnasium wrappers can go inside or outside it.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from gymnasium import spaces
@@ -9,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena import ArenaError, Combine, Interface, MaskTranslationError, SpaceMismatchError
-from arena.stack import is_pass_through
 from arena.testing import check_interface
 from arena.testing.strategies import discrete_spaces, masks, values
 from arena.testing.strategies import spaces as any_space
@@ -233,65 +234,61 @@ class KeepEverything(Interface):
         return reward
 
 
-def test_the_compiled_stack_is_a_named_tuple_that_skips_pass_through_hooks():
-    stack = KeepEverything(KeepEverything(Reverse()))
+def test_the_compiled_stack_holds_each_channels_overridden_hooks_in_running_order():
+    stack = AddOne(KeepEverything(Reverse()))
     stack.setup(BOX, spaces.Discrete(3))
+    outer, middle, inner = stack.levels()[::-1]
     compiled = stack.compiled()
     assert compiled._fields == ("observation", "action", "reward", "action_mask", "reset", "done")
-    assert compiled.observation is None and compiled.reward is None and compiled.reset is None
-    assert compiled.action is not None and stack.transform_action(0) == 2  # Reverse still runs
-    assert KeepEverything.pass_through_hooks == {"observation", "action", "action_mask", "reward"}
-    narrowed = KeepEverything()  # a pass-through action on a level that narrows the space still checks
+    # A level runs every hook its class overrides (one returning its argument too); no bytecode is read.
+    assert compiled.observation == ((middle, middle.observation), (outer, outer.observation))
+    assert compiled.action[1:] == ((middle, middle.action), (inner, inner.action))  # outermost first, after the check
+    assert compiled.reward == ((middle, middle.reward),) and compiled.reset is None and compiled.done is None
+    assert compiled.action_mask == ((inner, inner.action_mask), (middle, middle.action_mask))
+    assert stack.transform_action(0) == 2  # Reverse runs
+    narrowed = KeepEverything()  # the outermost level that maps actions checks them against its space
     narrowed.setup(BOX, spaces.Discrete(5))
     narrowed.action_space = spaces.Discrete(3)
     with pytest.raises(ArenaError, match=r"action 4 is not in Discrete\(3\)"):
         narrowed.transform_action(4)
 
 
-def test_an_action_without_its_mask_is_refused_when_the_class_is_created():
+def test_a_hook_raising_in_the_stack_is_blamed_on_its_level_and_a_breakpoint_lands_in_the_hook():
+    from arena.stack import failing_level
+
+    calls = []
+
+    class Fails(Interface):
+        def observation(self, observation):
+            calls.append(sys._getframe(1).f_code.co_name)  # who called the hook
+            raise ValueError("no")
+
+    stack = AddOne(Fails(AddOne()))
+    stack.setup(BOX, spaces.Discrete(3))
+    with pytest.raises(ValueError) as caught:
+        stack.transform_observation(np.zeros(2, np.float32))
+    assert failing_level(caught.value) is stack.inner
+    assert calls == ["run_hooks"]  # one plain loop calls the hooks, no generated closure
+
+
+def test_an_action_without_its_mask_refuses_masks():
     class Shift(Interface):
         def action(self, action):
             return action + 1
 
-    shift = Shift()
-    shift.setup(BOX, spaces.Discrete(3))
-    with pytest.raises(MaskTranslationError, match=r"Shift\(\): .* override action_mask\(\)"):
-        shift.action_mask(np.ones(3, np.int8))  # the class's own action_mask refuses, not a run-time check
-    assert Reverse.action_mask is not Interface.action_mask and "action_mask" in Shift.overridden_hooks
+    class Narrow(Interface):  # changes the action space, keeps the base action_mask
+        def setup(self, observation_space, action_space):
+            super().setup(observation_space, action_space)
+            self.action_space = spaces.Discrete(2)
 
-
-USER_MODULE = '''
-import arena
-
-
-class UserKeep(arena.Interface):
-    def observation(self, obs):
-        return obs
-
-    def reward(self, reward):
-        """Unchanged."""
-        return reward
-
-
-def nested():
-    class NestedKeep(arena.Interface):
-        def observation(self, obs):
-            return obs
-
-    return NestedKeep
-
-
-def gathering(self, obs, *rest):
-    return obs
-'''
-
-
-def test_a_users_pass_through_hook_is_recognised_without_the_future_import(tmp_path):
-    # A user's module has neither `from __future__ import annotations` nor arena's nesting.
-    path = tmp_path / "user_levels.py"
-    path.write_text(USER_MODULE)
-    namespace: dict = {"__name__": "user_levels"}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
-    assert namespace["UserKeep"].pass_through_hooks == {"observation", "reward"}
-    assert namespace["nested"]().pass_through_hooks == {"observation"}
-    assert not is_pass_through(namespace["gathering"])  # takes more than one value
+    for level in (Shift(), Narrow()):
+        level.setup(BOX, spaces.Discrete(3))
+        name = type(level).__name__
+        with pytest.raises(MaskTranslationError, match=rf"{name}\(\): .* override action_mask\(\)"):
+            level.action_mask(np.ones(3, np.int8))  # the base action_mask itself refuses
+        with pytest.raises(MaskTranslationError, match=rf"{name}\(\): .* override action_mask\(\)"):
+            level.transform_action_mask(np.ones(3, np.int8))
+    assert Shift.action_mask is Interface.action_mask  # the class is left as written
+    keep = Interface()
+    keep.setup(BOX, spaces.Discrete(3))
+    assert keep.action_mask([1, 0, 1]) == [1, 0, 1]  # a level keeping the actions keeps masks

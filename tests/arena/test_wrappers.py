@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import gymnasium
 import numpy as np
 import pytest
@@ -19,6 +21,7 @@ from arena import (
     InvalidActionError,
     MaskTranslationError,
     MultiAgentEnvItfWrapper,
+    RandomAgent,
     UnknownAgentError,
     play,
 )
@@ -61,8 +64,46 @@ def test_env_wrapper_transforms_spaces_observations_masks_and_rewards():
             break
         env.step({"player_1": other})
     assert str(env) == "<MultiAgentEnvItfWrapper<TicTacToe>>"
-    assert type(env) is MultiAgentEnvItfWrapper  # the factory says which class it builds, no __new__ swap
-    assert "__new__" not in vars(MultiAgentEnvItfWrapper) and "__new__" not in vars(GymEnvItfWrapper)
+    assert type(env) is MultiAgentEnvItfWrapper and isinstance(env, EnvItfWrapper)
+
+
+def test_env_itf_wrapper_is_a_class_for_what_it_builds_and_its_subclasses():
+    arena_env = EnvItfWrapper(envs.make("tic_tac_toe"), Signed())
+    gym_env = EnvItfWrapper(gymnasium.make("CartPole-v1"), Scale())
+    assert isinstance(arena_env, EnvItfWrapper) and isinstance(gym_env, EnvItfWrapper)
+    assert issubclass(MultiAgentEnvItfWrapper, EnvItfWrapper) and issubclass(GymEnvItfWrapper, EnvItfWrapper)
+    assert (
+        str(arena_env) == "<MultiAgentEnvItfWrapper<TicTacToe>>" and type(arena_env.unwrapped).__name__ == "TicTacToe"
+    )
+    assert type(gym_env.unwrapped).__name__ == "CartPoleEnv"
+    assert isinstance(copy.deepcopy(arena_env), MultiAgentEnvItfWrapper)
+
+    class Counting(MultiAgentEnvItfWrapper):  # a concrete kind subclasses like any wrapper
+        def step(self, actions):
+            self.steps = getattr(self, "steps", 0) + 1
+            return super().step(actions)
+
+    counting = Counting(envs.make("tic_tac_toe"), Signed())
+    counting.reset(seed=0)
+    counting.step({"player_0": 4})
+    assert counting.steps == 1 and isinstance(counting, EnvItfWrapper) and str(counting) == "<Counting<TicTacToe>>"
+    with pytest.raises(
+        TypeError, match="subclass MultiAgentEnvItfWrapper .* or GymEnvItfWrapper .*, not EnvItfWrapper"
+    ):
+
+        class Direct(EnvItfWrapper):  # which env would it wrap? refused when the class is made
+            pass
+
+    with pytest.raises(TypeError, match="expected an arena.MultiAgentEnv or gymnasium.Env, got str"):
+        EnvItfWrapper("tic_tac_toe", Signed())
+
+
+def test_agt_itf_wrapper_unwrapped_reaches_the_model_space_agent():
+    inner = RandomAgent(seed=0)
+    player = AgtItfWrapper(AgtItfWrapper(inner, Signed()), Signed())
+    assert player.unwrapped is inner and str(player) == "AgtItfWrapper(AgtItfWrapper(RandomAgent, Signed()), Signed())"
+    team = AgtItfWrapper([RandomAgent(), RandomAgent()], Combine(None, [Signed(), Signed()]))
+    assert team.unwrapped is team  # a team's members are its agents: nothing single to reach
 
 
 def test_env_wrapper_keeps_the_contract_on_bundled_envs():
