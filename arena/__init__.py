@@ -32,7 +32,7 @@ from arena.interface import Combine, Interface
 from arena.play_loop import Episode, play
 from arena.plugins import interface_registry
 from arena.registry import agent_names, env_names, make_agent, make_env
-from arena.sides import GroupTeams, Team
+from arena.teams import GroupTeams, Team
 from arena.wrappers import EnvItfWrapper, GymEnvItfWrapper, MultiAgentEnvItfWrapper
 
 __version__ = "0.2.0"

@@ -16,7 +16,7 @@ from arena.agents.base import Agent
 from arena.env import AgentID, MultiAgentEnv
 from arena.errors import AgentError, ArenaError, UnknownAgentError
 from arena.seeding import derive_seed
-from arena.sides import PolicyMapping, Team, map_policies
+from arena.teams import PolicyMapping, Team, map_policies
 
 __all__ = ["Episode", "play", "ranks_from_returns"]
 

@@ -286,7 +286,7 @@ def multi_agent_config(
             f"multi_agent_config: policy_mapping must be a dict, a function of the agent id or "
             f"'teams', got {policy_mapping!r}"
         )
-    from arena.sides import map_policies
+    from arena.teams import map_policies
 
     names = {name for name in mapping.values() if name is not None}
     map_policies(arena_env, dict.fromkeys(names), mapping)  # for its checks (the policies are names here)

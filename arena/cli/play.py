@@ -24,7 +24,8 @@ from arena.env import is_real_time
 from arena.errors import AgentError, ArenaError, Forfeit
 from arena.play_loop import play
 from arena.registry import make_env
-from arena.specs.agents import AgentSpec, EnvSpec
+from arena.specs.agents import AgentSpec
+from arena.specs.envs import EnvSpec
 from arena.specs.options import parse_env_options
 from arena.specs.split import split_words
 from arena.text import printable

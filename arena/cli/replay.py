@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.cli._text import plain, trust_argument, trust_value
 from arena.errors import ArenaError
-from arena.specs.agents import EnvSpec
+from arena.specs.envs import EnvSpec
 from arena.text import printable
 
 if TYPE_CHECKING:

@@ -60,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from arena.runtime.guard import check_move_time_limit
     from arena.serve.server import GameServer
-    from arena.specs.agents import EnvSpec
+    from arena.specs.envs import EnvSpec
     from arena.specs.options import parse_env_options
 
     options = parse_env_options(args.env_options)

@@ -1,5 +1,5 @@
 """One self-contained HTML page for a stored game: canvas, controls, step panel, agent's-eye view,
-and the side view of a team env (:mod:`arena.replay.sides`).
+and the side view of a team env (:mod:`arena.replay.side_views`).
 
 The page needs no network: its script, style and the game (views, actions, rewards, masks, and
 the observations entrants behind interfaces saw) are inlined. Views are the env's own render:
@@ -18,7 +18,7 @@ from typing import Any
 from arena.env import MultiAgentEnv, has_hidden_information
 from arena.replay.engine import Frame, action_names, build_env, render_modes, replay
 from arena.replay.pack import describe_action, pack_observation, pack_view
-from arena.replay.sides import SideViews, side_view_spec
+from arena.replay.side_views import SideViews, side_view_spec
 from arena.replay.source import StoredGame
 
 __all__ = ["replay_page", "write_html", "static_text", "view_mode", "page_shell", "write_replay_pages"]
@@ -135,7 +135,7 @@ def game_data(game: StoredGame, side_view: str | None = None) -> dict[str, Any]:
     """Everything the replay page shows of ``game``, as plain JSON data.
 
     ``side_view``: the side interface spec of the side view (default: the env's own,
-    :meth:`arena.MultiAgentEnv.side_view`; see :mod:`arena.replay.sides`).
+    :meth:`arena.MultiAgentEnv.side_view`; see :mod:`arena.replay.side_views`).
     """
     with game.reading():
         mode = view_mode(render_modes(game.env))

@@ -18,7 +18,8 @@ from arena.play_loop import Episode
 from arena.runtime.actions import encode_actions
 from arena.runtime.game import GameResult
 from arena.runtime.store import ResultStore
-from arena.specs.agents import AgentSpec, EnvSpec
+from arena.specs.agents import AgentSpec
+from arena.specs.envs import EnvSpec
 from arena.tournament.schedule import lineup_key
 
 __all__ = ["record_game", "check_record_file", "entrant_name"]

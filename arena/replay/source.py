@@ -23,7 +23,8 @@ from arena.runtime.reading import (
     read_games,
 )
 from arena.runtime.store import ResultsFileError
-from arena.specs.agents import AgentSpec, EnvSpec
+from arena.specs.agents import AgentSpec
+from arena.specs.envs import EnvSpec
 
 __all__ = ["StoredGame", "list_games", "load_game", "load_games"]
 

@@ -14,7 +14,7 @@ file, written), :mod:`~arena.runtime.schema` (what a results file is),
 
 Example:
     >>> from arena.runtime import GameConfig, GameRunner, GameTask
-    >>> from arena.specs.agents import AgentSpec, EnvSpec
+    >>> from arena.specs import AgentSpec, EnvSpec
     >>> config = GameConfig(EnvSpec("tic_tac_toe"), (AgentSpec("a", "random"), AgentSpec("b", "random")))
     >>> runner = GameRunner(config).start()
     >>> result = runner.play(GameTask("a|b", 0, seed=1, seats=("a", "b")))

@@ -16,8 +16,9 @@ from arena.errors import AgentError, Forfeit
 from arena.play_loop import Episode, play
 from arena.runtime.actions import encode_actions
 from arena.runtime.guard import GuardedAgent, MoveTimer, SeatWatch
-from arena.sides import Team
-from arena.specs.agents import AgentSpec, EnvSpec, agent_version
+from arena.specs.agents import AgentSpec, agent_version
+from arena.specs.envs import EnvSpec
+from arena.teams import Team
 
 __all__ = ["GameConfig", "GameResult", "GameRunner", "GameTask", "Layout", "error_result", "forfeit_result", "seat_map"]
 

@@ -49,7 +49,8 @@ from arena.runtime.schema import (
     read_header,
 )
 from arena.runtime.store import ResultsFileError
-from arena.specs.agents import AgentSpec, EnvSpec
+from arena.specs.agents import AgentSpec
+from arena.specs.envs import EnvSpec
 
 __all__ = [
     "open_results",

@@ -44,7 +44,8 @@ from arena.serve.doors import (
     server_token,
 )
 from arena.serve.worker import GameWorker, ServeConfig
-from arena.specs.agents import AgentSpec, EnvSpec
+from arena.specs.agents import AgentSpec
+from arena.specs.envs import EnvSpec
 from arena.text import printable
 
 __all__ = ["GameServer", "GameRecord"]

@@ -30,7 +30,8 @@ from arena.registry import make_env
 from arena.runtime.guard import PHASES, GuardedAgent, MoveTimer, SeatWatch, end_process, orders_from_parent
 from arena.runtime.processes import contained, new_tag
 from arena.serve.human import BrowserHuman, Channel, idle_action, key_bindings
-from arena.specs.agents import AgentSpec, EnvSpec
+from arena.specs.agents import AgentSpec
+from arena.specs.envs import EnvSpec
 
 __all__ = ["GameWorker", "ServeConfig", "worker_main"]
 

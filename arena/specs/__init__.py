@@ -2,8 +2,11 @@
 
 One package for every way arena names a thing so that any process can build it:
 
-* :mod:`arena.specs.agents`: entrants (``[NAME=]FACTORY[{JSON}]``, teams ``A+B``, trained
-  folders) and envs (:class:`AgentSpec`, :class:`EnvSpec`).
+* :mod:`arena.specs.agents`: entrants (:class:`AgentSpec`: ``[NAME=]FACTORY[{JSON}]``, teams
+  ``A+B``, trained folders).
+* :mod:`arena.specs.envs`: envs (:class:`EnvSpec`: a factory and its JSON keyword arguments).
+* :mod:`arena.specs.factories`: what both share (a callable named ``module:qualname``, plain JSON
+  keyword arguments).
 * :mod:`arena.specs.interfaces`: interface stacks (``flatten(ego_board(planes=true))``).
 * :mod:`arena.specs.split`: the one brace-aware splitter of comma and ``+`` lists.
 * :mod:`arena.specs.options`: the one parser of ``--env-options`` (and other JSON options).
@@ -21,14 +24,14 @@ from __future__ import annotations
 from arena.specs.agents import (
     TEAM_FACTORY,
     AgentSpec,
-    EnvSpec,
     agent_version,
     behind_interface,
-    callable_spec,
     entrant_specs,
     parse_agents,
     wants_env,
 )
+from arena.specs.envs import EnvSpec
+from arena.specs.factories import callable_spec
 from arena.specs.interfaces import (
     InterfaceSpec,
     build_interface,

@@ -1,4 +1,4 @@
-"""Entrants and envs described by name, so that any worker process (or Ray node) can build them.
+"""Entrants described by name, so that any worker process (or Ray node) can build them.
 
 An entrant is an :class:`AgentSpec`: a display name, a factory (a registered agent name such
 as ``"random"``, or ``"package.module:callable"``) and JSON-serialisable keyword arguments.
@@ -20,18 +20,17 @@ from typing import Any
 
 from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
-from arena.registry import make_env, resolve
+from arena.registry import resolve
+from arena.specs.factories import callable_spec, plain_json_kwargs
 from arena.specs.interfaces import InterfaceSpec, build_interface, parse_interface_spec
 from arena.specs.split import split_outside_braces
 from arena.suggest import unknown_keywords
 
 __all__ = [
     "AgentSpec",
-    "EnvSpec",
     "TEAM_FACTORY",
     "parse_agents",
     "agent_version",
-    "callable_spec",
     "behind_interface",
     "wants_env",
     "entrant_specs",
@@ -39,28 +38,6 @@ __all__ = [
 
 _NAME = re.compile(r"^[A-Za-z0-9_.\-+#@/ ]+$")
 _FACTORY = re.compile(r"^[\w.\-]+(:[\w.]+)?$")
-
-
-def callable_spec(factory: Callable[..., Any], what: str) -> str:
-    """``"module:qualname"`` for an importable callable, so a worker can import it again.
-
-    Raises:
-        ValueError: ``factory`` is a lambda or a local function that no worker could import.
-    """
-    module, qualname = getattr(factory, "__module__", None), getattr(factory, "__qualname__", "")
-    if not module or not qualname or "<" in qualname:
-        raise ValueError(
-            f"{what}: a factory given as a callable must be importable by name so that workers can "
-            f"build it, got {factory!r}; define it at module level or give 'package.module:callable'"
-        )
-    return f"{module}:{qualname}"
-
-
-def _plain_json(kwargs: Mapping[str, Any], what: str) -> dict[str, Any]:
-    try:
-        return json.loads(json.dumps(dict(kwargs), sort_keys=True))
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{what}: keyword arguments must be JSON-serialisable, got {dict(kwargs)!r} ({err})") from None
 
 
 TEAM_FACTORY = "team"  # the factory recorded for a team entrant (its members are in kwargs)
@@ -221,7 +198,7 @@ class AgentSpec:
                 f"AgentSpec {self.name!r}: factory must be a registered agent name or 'package.module:callable' "
                 f"(keyword arguments go in {{JSON}} after it), got {self.factory!r}"
             )
-        object.__setattr__(self, "kwargs", _plain_json(self.kwargs, f"AgentSpec {self.name!r}"))
+        object.__setattr__(self, "kwargs", plain_json_kwargs(self.kwargs, f"AgentSpec {self.name!r}"))
 
     def _init_team(self) -> None:
         members: Any = self.members
@@ -431,42 +408,6 @@ class AgentSpec:
             extra = {key: value for key, value in self.kwargs.items() if key not in ("path", "interface")}
             return (Path(self.folder).name or self.folder) + (json.dumps(extra, sort_keys=True) if extra else "")
         return self.describe()
-
-
-@dataclass(frozen=True)
-class EnvSpec:
-    """The env of a tournament: a registered env name or ``"package.module:callable"`` with kwargs.
-
-    Example:
-        >>> EnvSpec("tic_tac_toe").build().possible_agents
-        ['player_0', 'player_1']
-    """
-
-    factory: str
-    kwargs: dict[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.factory, str) or not self.factory:
-            raise TypeError(f"EnvSpec: factory must be a non-empty string, got {self.factory!r}")
-        object.__setattr__(self, "kwargs", _plain_json(self.kwargs, f"env {self.factory!r}"))
-
-    @classmethod
-    def coerce(cls, env: Any, kwargs: Mapping[str, Any] | None = None) -> EnvSpec:
-        """An :class:`EnvSpec` from a spec, a name or an importable env factory (class or function)."""
-        if isinstance(env, EnvSpec):
-            return env if not kwargs else cls(env.factory, {**env.kwargs, **kwargs})
-        if isinstance(env, str):
-            return cls(env, dict(kwargs or {}))
-        if callable(env) and not hasattr(env, "possible_agents"):
-            return cls(callable_spec(env, "tournament env"), dict(kwargs or {}))
-        raise TypeError(
-            f"tournament: the env must be a name, 'package.module:callable' or an importable factory "
-            f"(so that workers can build it), got {type(env).__name__}"
-        )
-
-    def build(self) -> Any:
-        """Build the env."""
-        return make_env(self.factory, **self.kwargs)
 
 
 def parse_agents(text: str) -> list[AgentSpec]:

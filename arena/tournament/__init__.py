@@ -19,7 +19,8 @@ Each game is played and stored by :mod:`arena.runtime` (one game under guard, th
 
 from arena.runtime.game import GameConfig, GameResult, GameRunner, GameTask
 from arena.runtime.store import ResultStore
-from arena.specs.agents import AgentSpec, EnvSpec, parse_agents
+from arena.specs.agents import AgentSpec, parse_agents
+from arena.specs.envs import EnvSpec
 from arena.tournament.exports import export_result, summary
 from arena.tournament.ratings import Rating, rate_games
 from arena.tournament.run import TournamentResult, run_tournament

@@ -20,7 +20,8 @@ import numpy as np
 from arena.errors import ReportError
 from arena.runtime.reading import open_results, read_entrants, read_env, read_games, read_rules
 from arena.runtime.store import ResultsFileError
-from arena.specs.agents import AgentSpec, EnvSpec
+from arena.specs.agents import AgentSpec
+from arena.specs.envs import EnvSpec
 from arena.tournament.result import TournamentResult
 
 __all__ = ["load_results", "analyse", "declared_result_kind", "member_rows", "DEFAULT_BOOTSTRAP"]

@@ -8,7 +8,8 @@ from functools import cached_property
 from typing import Any
 
 from arena.runtime.game import GameResult
-from arena.specs.agents import AgentSpec, EnvSpec
+from arena.specs.agents import AgentSpec
+from arena.specs.envs import EnvSpec
 from arena.tournament.evaluation_inputs import elo_of, kind_games, score_table
 from arena.tournament.ratings import Rating, member_keys, member_labels, rate_games, rate_members
 from arena.tournament.schedule import Lineup

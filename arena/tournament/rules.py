@@ -19,7 +19,8 @@ from typing import Any
 
 from arena.runtime.guard import check_move_time_limit
 from arena.runtime.runner import BACKENDS, start_context
-from arena.specs.agents import AgentSpec, EnvSpec, entrant_specs
+from arena.specs.agents import AgentSpec, entrant_specs
+from arena.specs.envs import EnvSpec
 from arena.tournament.schedule import MODES
 
 __all__ = ["DEFAULT_BUDGET", "Execution", "TournamentRules"]

@@ -32,7 +32,7 @@ from arena.training.policy_agent import ALGORITHMS, SB3Agent, algorithm_class, f
 from arena.training.pool import STRATEGIES, OpponentPool
 from arena.training.recipe import TrainingRecipe, recipe_for
 from arena.training.single_agent import SingleAgentEnv
-from arena.training.teams import side_agent, team_stack
+from arena.training.team_control import side_agent, team_stack
 from arena.training.trained import load_trained_agent
 
 __all__ = [

@@ -18,8 +18,14 @@ from arena.errors import ArenaError
 from arena.interface import Interface
 from arena.registry import make_env
 from arena.training.in_process import InProcessVecEnv
+from arena.training.learner_arguments import (
+    Opponent,
+    learner_spaces,
+    resolve_interfaces,
+    resolve_opponents,
+    resolve_seats,
+)
 from arena.training.pool import OpponentPool
-from arena.training.seating import Opponent, learner_spaces, resolve_interfaces, resolve_opponents, resolve_seats
 
 __all__ = ["BatchVecEnv", "make_batch"]
 

@@ -41,9 +41,9 @@ def convert_folder(
         AgentFolderError: not a format-1 folder, or one that does not load.
     """
     from arena.registry import make_env
-    from arena.sides import GroupTeams
+    from arena.teams import GroupTeams
     from arena.training.policy_agent import algorithm_class, as_sb3_sees
-    from arena.training.teams import team_stack
+    from arena.training.team_control import team_stack
     from arena.training.trained import check_digest, read_manifest, save_trained_agent, trained_interface
 
     folder = Path(folder).resolve()

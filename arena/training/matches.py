@@ -6,7 +6,7 @@ curves and promotion (the tournament's evaluation is :mod:`arena.tournament`; ra
 turn-based games that offer ``make_batch``, agents that act for many games at once),
 one ``act_batch`` call per agent per move: the same games, many times faster;
 :func:`match_sides` plays armies: each agent acts for every member of its side in one call
-(the side path's learner, :mod:`arena.training.side`).
+(the side path's learner, :mod:`arena.training.side_vec_env`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from arena.agents.base import Agent
 from arena.env import AgentID, MultiAgentEnv
 from arena.play_loop import play
 from arena.seeding import derive_seed
+from arena.training.learner_arguments import team_members
 from arena.training.pool import OpponentPool
-from arena.training.seating import team_members
 
 __all__ = ["Score", "match", "match_batch", "match_sides", "can_match_batch"]
 

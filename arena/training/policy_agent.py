@@ -298,7 +298,7 @@ def load_sb3_agent(
         ) from None
     agent = SB3Agent(model.policy, deterministic=deterministic, seed=seed, name=name or f"{algo}:{path.name}")
     if team_size is not None:
-        from arena.training.teams import team_stack
+        from arena.training.team_control import team_stack
 
         return AgtItfWrapper(agent, team_stack(interface, team_size))
     stack = build_interface(interface)

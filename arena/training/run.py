@@ -29,8 +29,8 @@ from arena.agent_wrapper import AgtItfWrapper
 from arena.atomic import write_atomic
 from arena.errors import ArenaError
 from arena.registry import load_callable, make_agent, make_env
-from arena.sides import GroupTeams
 from arena.specs.interfaces import build_interface, parse_interface_spec
+from arena.teams import GroupTeams
 from arena.training.config import RECIPE_FILE, TrainingConfig
 from arena.training.plan import RunPlan, loaded_algo_changes, plan, registered_interface_spec
 from arena.training.policy_agent import SB3Agent, algorithm_class, require_sb3
@@ -38,7 +38,7 @@ from arena.training.pool import OpponentPool
 from arena.training.recipe import BATCHED_RECIPE, TrainingRecipe, default_algo_options
 from arena.training.report import evaluation_text, plot_learning_curve, read_csv, short_evaluation_text
 from arena.training.single_agent import SingleAgentEnv
-from arena.training.teams import side_agent, team_stack
+from arena.training.team_control import side_agent, team_stack
 from arena.training.trained import restore_model, save_trained_agent, trained_interface
 
 require_sb3()
@@ -53,7 +53,7 @@ from arena.training.callbacks import (
     SelfPlayCallback,
 )
 from arena.training.checkpoints import FolderCheckpoints, Interrupt
-from arena.training.side import SideVecEnv
+from arena.training.side_vec_env import SideVecEnv
 from arena.training.vectorised import batch_vec_env, choose_path, own_vec_env
 
 __all__ = [

@@ -17,8 +17,7 @@ from arena.errors import AgentError, ArenaError, ResetNeeded, UnknownAgentError
 from arena.interface import Interface
 from arena.registry import make_env
 from arena.seeding import derive_seed
-from arena.training.pool import OpponentPool
-from arena.training.seating import (
+from arena.training.learner_arguments import (
     Opponent,
     learner_spaces,
     opponent_seats,
@@ -28,6 +27,7 @@ from arena.training.seating import (
     resolve_teammates,
     team_members,
 )
+from arena.training.pool import OpponentPool
 
 __all__ = ["SingleAgentEnv"]
 

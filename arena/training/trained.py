@@ -347,8 +347,8 @@ def load_trained_agent(
         warn_if_trained_elsewhere(folder, manifest, env)
     team_size = manifest.get("team_size")
     if team_size is not None:  # a model of a whole side: one agent per side, Tuple spaces
-        from arena.sides import GroupTeams
-        from arena.training.teams import team_stack
+        from arena.teams import GroupTeams
+        from arena.training.team_control import team_stack
 
         probe, stack = GroupTeams(probe), team_stack(stack, team_size)
     try:

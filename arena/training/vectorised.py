@@ -24,7 +24,7 @@ from arena.interface import Interface
 from arena.registry import make_env, reading_data, resolve
 from arena.training.batched import BatchVecEnv, make_batch
 from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
-from arena.training.side import side_path_reasons
+from arena.training.side_vec_env import side_path_reasons
 
 __all__ = ["VEC_ENV_GROUP", "batch_vec_env", "choose_path", "own_vec_env"]
 

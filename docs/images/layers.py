@@ -38,7 +38,7 @@ LAYERS = [
         "#dff0d8",
         [
             "wrappers.py,\nagent_wrapper.py\nEnv/AgtItfWrapper",
-            "sides.py\nTeam,\nGroupTeams",
+            "teams.py\nTeam,\nGroupTeams",
             "play_loop.py\nplay, Episode",
             "registry.py,\nplugins.py",
             "testing/\ncheckers",

@@ -25,6 +25,7 @@ This module imports Stable-Baselines3 when it is imported (the ``train`` extra).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -49,22 +50,33 @@ from interfaces.pommerman_shaping import (
 require_sb3()
 from stable_baselines3.common.vec_env import VecEnvWrapper  # noqa: E402
 
-__all__ = ["PommermanTeamTraining", "TeamStack", "team_stack_levels", "team_vec_env"]
+__all__ = ["PommermanTeamTraining", "BatchTrainerSettings", "batch_trainer_settings", "team_vec_env"]
 
 #: The options of ``envs.make("pommerman", ...)`` that the batch honours (the others only draw).
 _GAME_OPTIONS = ("mode", "max_steps")
 _DRAWING_OPTIONS = ("render_mode", "cell_pixels")
 
 
-class TeamStack:
-    """What a learner's stack asks of the batched trainer: the view, the filter, the bonuses."""
+@dataclass(frozen=True)
+class BatchTrainerSettings:
+    """What the batched trainer reads from a learner's stack: the view, the action filter, the bonuses.
 
-    def __init__(self, ego: bool, max_steps: int, action_filter: bool, pickup: float, enemy_down: float) -> None:
-        self.ego, self.max_steps, self.action_filter = ego, max_steps, action_filter
-        self.pickup, self.enemy_down = pickup, enemy_down
+    Attributes:
+        ego: the planes are ego views (each agent sees itself top left).
+        max_steps: the step limit the planes' clock counts towards.
+        action_filter: ``pommerman_safe_moves`` is in the stack (its masks reach MaskablePPO).
+        pickup: the summed bonus of the stack's ``pommerman_pickup_bonus`` levels.
+        enemy_down: the summed bonus of its ``pommerman_enemy_down_bonus`` levels.
+    """
+
+    ego: bool
+    max_steps: int
+    action_filter: bool
+    pickup: float
+    enemy_down: float
 
 
-def team_stack_levels(interface: Interface | None) -> TeamStack:
+def batch_trainer_settings(interface: Interface | None) -> BatchTrainerSettings:
     """Read ``interface``'s levels as the batched trainer runs them.
 
     Raises:
@@ -73,8 +85,8 @@ def team_stack_levels(interface: Interface | None) -> TeamStack:
 
     Example:
         >>> from arena.specs.interfaces import build_interface
-        >>> stack = team_stack_levels(build_interface("pommerman_batch_planes(pommerman_safe_moves, ego=true)"))
-        >>> stack.ego, stack.action_filter, stack.pickup
+        >>> settings = batch_trainer_settings(build_interface("pommerman_batch_planes(pommerman_safe_moves, ego=true)"))
+        >>> settings.ego, settings.action_filter, settings.pickup
         (True, True, 0.0)
     """
     if not isinstance(interface, PommermanBatchPlanes):
@@ -96,7 +108,7 @@ def team_stack_levels(interface: Interface | None) -> TeamStack:
                 f"pommerman_enemy_down_bonus under pommerman_batch_planes; it cannot run {level} of {interface} "
                 "(--path single trains any stack one game at a time)"
             )
-    return TeamStack(interface.ego, interface.max_steps, action_filter, pickup, enemy_down)
+    return BatchTrainerSettings(interface.ego, interface.max_steps, action_filter, pickup, enemy_down)
 
 
 def _batch_player(agent: Agent, ego: bool) -> Any:
@@ -111,12 +123,12 @@ def _batch_player(agent: Agent, ego: bool) -> Any:
     if not isinstance(inner, Agent) or not inner.batchable:
         return None
     try:
-        stack = team_stack_levels(agent.interface)
+        settings = batch_trainer_settings(agent.interface)
     except ValueError:
         return None
-    if stack.ego != ego:
+    if settings.ego != ego:
         return None
-    masked = stack.action_filter
+    masked = settings.action_filter
 
     def moves(views: np.ndarray) -> np.ndarray:  # one forward for every seat of every game it plays
         return np.asarray(inner.act_batch(views, safe_moves_planes(views) if masked else None))
@@ -129,7 +141,7 @@ class PommermanTeamTraining(VecEnvWrapper):
 
     Args:
         venv: the games (``seats="team"`` for parameter sharing).
-        interface: the learner's stack (kept as :attr:`interface`; read by :func:`team_stack_levels`).
+        interface: the learner's stack (kept as :attr:`interface`; read by :func:`batch_trainer_settings`).
         opponents: an agent or an :class:`~arena.training.OpponentPool` whose members can play the
             batch (see the module docstring); :meth:`set_opponents` replaces them.
 
@@ -152,10 +164,10 @@ class PommermanTeamTraining(VecEnvWrapper):
         super().__init__(venv)
         self.games = venv
         self.interface = interface
-        self.stack = team_stack_levels(interface)
-        if self.stack.ego != venv.batch.ego or self.stack.max_steps != venv.batch.max_steps:
+        self.settings = batch_trainer_settings(interface)
+        if self.settings.ego != venv.batch.ego or self.settings.max_steps != venv.batch.max_steps:
             raise ValueError(
-                f"{interface} reads views with ego={self.stack.ego}, max_steps={self.stack.max_steps}; the batch "
+                f"{interface} reads views with ego={self.settings.ego}, max_steps={self.settings.max_steps}; the batch "
                 f"gives ego={venv.batch.ego}, max_steps={venv.batch.max_steps}"
             )
         self._players: dict[int, tuple[Agent, Any]] = {}  # id(agent) -> (agent, its player): stable identities
@@ -176,12 +188,12 @@ class PommermanTeamTraining(VecEnvWrapper):
         for agent in members:
             entry = self._players.get(id(agent))
             if entry is None or entry[0] is not agent:
-                player = _batch_player(agent, self.stack.ego)
+                player = _batch_player(agent, self.settings.ego)
                 if player is None:
                     raise ValueError(
                         f"the batched Pommerman team trainer cannot play {agent} on the batch: its opponents are "
                         "pommerman_simple, random, or agents behind pommerman_batch_planes with the learner's "
-                        f"ego={self.stack.ego} (self-play snapshots, trained folders)"
+                        f"ego={self.settings.ego} (self-play snapshots, trained folders)"
                     )
                 entry = (agent, player)
             known[id(agent)] = entry
@@ -191,7 +203,7 @@ class PommermanTeamTraining(VecEnvWrapper):
 
     def _observe(self, obs: np.ndarray) -> None:
         self._last = obs
-        if self.stack.action_filter:
+        if self.settings.action_filter:
             self._masks = safe_moves_planes(obs).astype(bool)
 
     def reset(self) -> np.ndarray:
@@ -201,9 +213,9 @@ class PommermanTeamTraining(VecEnvWrapper):
 
     def step_wait(self) -> Any:
         obs, rewards, dones, infos = self.games.step_wait()
-        stack, last = self.stack, self._last
-        if last is not None and (stack.pickup or stack.enemy_down):
-            bonus = stack.pickup * pickups_planes(last, obs) + stack.enemy_down * enemies_down_planes(last, obs)
+        settings, last = self.settings, self._last
+        if last is not None and (settings.pickup or settings.enemy_down):
+            bonus = settings.pickup * pickups_planes(last, obs) + settings.enemy_down * enemies_down_planes(last, obs)
             # No bonus where a game restarted (two games compared) or the learner died (its zeros: "all down").
             alive = obs[:, SELF].any(axis=(1, 2))
             rewards = rewards + np.where(dones | ~alive, 0.0, bonus).astype(np.float32)
@@ -214,7 +226,7 @@ class PommermanTeamTraining(VecEnvWrapper):
         """Every slot's mask (bools, ``(num_envs, 6)``): the action filter's, in the model's (ego) frame."""
         return self._masks.copy()
 
-    _OWN = ("interface", "stack", "action_masks", "set_opponents")
+    _OWN = ("interface", "settings", "action_masks", "set_opponents")
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
         if attr_name in self._OWN:
@@ -279,7 +291,7 @@ def team_vec_env(
     unknown = sorted(set(options) - set(_GAME_OPTIONS) - set(_DRAWING_OPTIONS))
     if unknown:
         raise ValueError(f"pommerman_team: the batch takes the options {', '.join(_GAME_OPTIONS)}, got {unknown}")
-    stack = team_stack_levels(interface)
+    settings = batch_trainer_settings(interface)
     max_steps = int(options.get("max_steps", 800))
-    venv = PommermanVecEnv(num_games, "team", seats="team", ego=stack.ego, max_steps=max_steps)
+    venv = PommermanVecEnv(num_games, "team", seats="team", ego=settings.ego, max_steps=max_steps)
     return PommermanTeamTraining(venv, interface, opponents)

@@ -42,7 +42,10 @@ class PommermanVecEnv(InProcessVecEnv):
     rewards are each learner's own (the side's outcome in the team modes). A sub-env is done
     when its game ends; in FFA also when its learner dies (its game then starts again, as
     ``SingleAgentEnv`` does); in the team modes a learner that died earlier sees zeros and
-    its moves are ignored until its side's outcome is known. Radio learners send the words 0, 0.
+    its moves are ignored until its side's outcome is known. A done sub-env's
+    ``infos[k]["terminal_observation"]`` is the learner's view at its episode's end, as the batch
+    drew it (its ``final_observation``; zeros for a learner out of play), while the returned
+    observation already starts the next episode. Radio learners send the words 0, 0.
 
     Args:
         num_games: the number of games.
@@ -173,24 +176,44 @@ class PommermanVecEnv(InProcessVecEnv):
         observations, rewards, terms, _, infos = batch.step(actions)
         out = rewards[games, seats].astype(np.float32)
         over = infos["episode_over"].copy()
+        restarted = np.zeros(0, dtype=np.int64)
         if self.mode == "ffa":  # a dead bomber has lost: its episode ends, and its game starts again
-            out_now = np.flatnonzero(terms[games, seats] & ~over[games])
-            if len(out_now):
-                restarted = games[out_now]
-                observations[restarted] = batch.restart(restarted)
-                over[restarted] = True
+            restarted = games[np.flatnonzero(terms[games, seats] & ~over[games])]
+            over[restarted] = True
         dones = over[games]
-        last = self._obs
+        ended = np.flatnonzero(dones)
+        finals = self._final_views(ended, observations, infos, seats)  # before a restart overwrites the views
+        if len(restarted):
+            observations[restarted] = batch.restart(restarted)
         self._rotation[over] += 1
         self._draw(np.flatnonzero(over))
         names = batch.possible_agents
         info_list: list[dict[str, Any]] = [{"seat": names[s]} for s in seats.tolist()]
-        for k in np.flatnonzero(dones).tolist():
-            info_list[k]["terminal_observation"] = last[k]
+        for k, final in zip(ended.tolist(), finals):
+            info_list[k]["terminal_observation"] = final
             info_list[k]["TimeLimit.truncated"] = False
         self._observations = observations
         self._obs = observations[games, self._learner_seats()]
         return self._obs, out, dones, info_list
+
+    def _final_views(
+        self, ended: np.ndarray, observations: np.ndarray, infos: dict[str, Any], seats: np.ndarray
+    ) -> np.ndarray:
+        """The views that end the episodes of sub-envs ``ended``, as the batch drew them.
+
+        A sub-env whose game ended takes its seat's row of the batch's ``final_observation``
+        (the batch has already started the game again); an FFA learner out of a game that goes
+        on takes its seat's view after this step (zeros: the batch draws none for a player out).
+        """
+        games = self._games[ended]
+        views = observations[games, seats[ended]]  # a copy (fancy indexing)
+        game_over = infos["episode_over"]
+        in_ended_games = game_over[games]
+        if in_ended_games.any():
+            rows = np.cumsum(game_over) - 1  # the batch keeps the ended games' final views in game order
+            picked = games[in_ended_games]
+            views[in_ended_games] = infos["final_observation"][rows[picked], seats[ended][in_ended_games]]
+        return views
 
     def close(self) -> None:
         """Nothing to release: the batch lives in this process."""

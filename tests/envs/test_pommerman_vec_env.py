@@ -30,6 +30,39 @@ def test_learner_seats_rotate_and_sides_share_their_outcome(mode, seats):
     assert len(seen_seats) >= (4 if seats == "team" else 2)  # the sides alternate between episodes
 
 
+@pytest.mark.parametrize("mode, seats", [("team", "team"), ("ffa", "one")])
+def test_the_terminal_observation_is_the_batchs_final_view_not_the_one_before(mode, seats):
+    venv = PommermanVecEnv(4, mode, seats=seats, opponents="simple", seed=1, max_steps=12)
+    batch_infos: list[dict] = []
+    step = venv.batch.step
+
+    def recording_step(actions):  # what the batch itself said about the step
+        result = step(actions)
+        batch_infos.append(result[-1])
+        return result
+
+    venv.batch.step = recording_step
+    previous = venv.reset()
+    rng = np.random.default_rng(0)
+    checked = differs = 0
+    for _ in range(30):
+        previous = previous.copy()
+        _, _, dones, infos = venv.step(rng.integers(0, 6, venv.num_envs))
+        over = batch_infos[-1]["episode_over"]
+        for k in np.flatnonzero(dones).tolist():
+            game, seat = k // (2 if seats == "team" else 1), int(infos[k]["seat"][-1])
+            terminal = infos[k]["terminal_observation"]
+            assert venv.observation_space.contains(terminal)
+            if over[game]:  # the game ended: the batch's final view of this learner's seat
+                row = int(np.flatnonzero(over).tolist().index(game))
+                assert np.array_equal(terminal, batch_infos[-1]["final_observation"][row, seat])
+                checked += 1
+            else:  # an FFA learner out of a game that goes on: the batch draws no view for it
+                assert not terminal.any()
+            differs += not np.array_equal(terminal, previous[k])
+    assert checked and differs  # the step limit ends games with learners alive: their last view moved on
+
+
 def test_a_frozen_policy_opponent_gets_its_views_and_ppo_learns_a_few_steps():
     from stable_baselines3 import PPO
 

@@ -17,7 +17,7 @@ from typing import Any, Iterator
 from arena import RandomAgent
 from arena.errors import MoveTimeout
 from arena.serve import GameServer
-from arena.specs.agents import EnvSpec
+from arena.specs.envs import EnvSpec
 from envs.tic_tac_toe import TicTacToe
 from tests.faults.helpers import ROOT
 

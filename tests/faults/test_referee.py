@@ -105,7 +105,7 @@ def test_a_move_time_limit_past_a_day_is_one_line_before_anything_runs(capsys, a
 
 def test_a_move_time_limit_past_a_day_is_refused_by_the_python_api():
     from arena.serve import GameServer
-    from arena.specs.agents import EnvSpec
+    from arena.specs.envs import EnvSpec
 
     with pytest.raises(ValueError, match=r"tournament: move_time_limit must be .* at most 86400 \(one day\)"):
         run_tournament("tic_tac_toe", ["random", "b=random"], move_time_limit=1e10)

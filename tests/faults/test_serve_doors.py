@@ -74,7 +74,7 @@ def test_unknown_vs_agent_or_bad_kwargs_fail_before_listening():
 @pytest.mark.parametrize("token", ["", "short", "x" * 15, "has space in it ok?", "tok%26en=1234567890"])
 def test_a_weak_or_unsafe_token_is_refused(token):
     from arena.serve import GameServer
-    from arena.specs.agents import EnvSpec
+    from arena.specs.envs import EnvSpec
 
     with pytest.raises(ValueError, match="a token must be at least 16 letters, digits, '-' or '_'"):
         GameServer(EnvSpec("tic_tac_toe"), "random", port=0, token=token)

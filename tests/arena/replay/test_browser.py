@@ -12,7 +12,7 @@ from arena import RandomAgent
 from arena.replay import load_game, load_games, verify_game
 from arena.replay.html import write_html
 from arena.serve import GameServer
-from arena.specs.agents import EnvSpec
+from arena.specs.envs import EnvSpec
 from arena.tournament import run_tournament
 
 EGO = 'ego=behind_interface{"agent": "random", "interface": "ego_board", "interface_kwargs": {"planes": true}}'

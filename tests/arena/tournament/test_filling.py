@@ -9,7 +9,8 @@ import pytest
 
 from arena.cli import main
 from arena.runtime.game import GameConfig, GameRunner, GameTask
-from arena.specs.agents import AgentSpec, EnvSpec
+from arena.specs.agents import AgentSpec
+from arena.specs.envs import EnvSpec
 from arena.tournament import run_tournament
 
 pytest.importorskip("rich")

@@ -11,7 +11,8 @@ import pytest
 
 from arena.cli import main
 from arena.runtime.game import GameResult
-from arena.specs.agents import AgentSpec, EnvSpec
+from arena.specs.agents import AgentSpec
+from arena.specs.envs import EnvSpec
 from arena.tournament.analysis import analyse
 from arena.tournament.result import TournamentResult
 

@@ -153,7 +153,7 @@ def test_a_faulty_member_forfeits_its_sides_game():
 
 def test_shared_members_are_one_policy_object():
     from arena.runtime.game import GameConfig, GameRunner, GameTask
-    from arena.specs.agents import EnvSpec
+    from arena.specs.envs import EnvSpec
 
     shared = AgentSpec("pair", members=["random"], shared=True)
     apart = AgentSpec("apart", members=["random", "random"])

@@ -9,7 +9,7 @@ import pytest
 
 from arena.agents.base import Agent
 from arena.interface import Interface
-from arena.training.side import SideVecEnv
+from arena.training.side_vec_env import SideVecEnv
 from arena.training.vectorised import choose_path
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("magent2") is None, reason="needs magent2 (magent extra)")

@@ -14,7 +14,7 @@ from arena.cli import main  # noqa: E402
 from arena.registry import make_agent  # noqa: E402
 from arena.specs.interfaces import build_interface  # noqa: E402
 from arena.training.matches import match_sides  # noqa: E402
-from arena.training.side import SideVecEnv  # noqa: E402
+from arena.training.side_vec_env import SideVecEnv  # noqa: E402
 
 _SHORT = {"team_size": 2, "time_limit": 0.25}
 _STACK = "rescale_action(normalize_observation(soccer_features(soccer_shaping(ball=0.1, goal=0.3), relative=true)))"

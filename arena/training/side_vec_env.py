@@ -41,8 +41,8 @@ from arena.env import MultiAgentEnv
 from arena.errors import ArenaError
 from arena.interface import Interface
 from arena.registry import make_agent, make_env
+from arena.training.learner_arguments import learner_spaces, resolve_interfaces
 from arena.training.pool import OpponentPool
-from arena.training.seating import learner_spaces, resolve_interfaces
 
 __all__ = ["SideVecEnv", "side_path_reasons"]
 
