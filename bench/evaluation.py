@@ -10,7 +10,7 @@ rates ``alpha = beta = 0.05``:
   the score measured on a pilot of independent games of the same pairing (the variance a
   fixed-count plan must assume; this favours the fixed count, which in practice must guess it);
   also shown with the worst-case ``sigma = 1/2`` a plan without a pilot would use;
-* **duplicate + SPRT**: ``run_tournament(..., sprt=(ELO0, ELO1))`` (pentanomial over duplicate
+* **duplicate + SPRT**: ``run_tournament(..., stopping=Stopping(sprt=(ELO0, ELO1)))`` (pentanomial over duplicate
   pairs), the games counted up to the first crossing, median over ``--seeds`` seeds; and the
   trinomial SPRT with independent games beside it, to show what pairing adds.
 
@@ -29,7 +29,7 @@ import statistics
 import time
 
 from arena.evaluation.sprt import elo_to_score, mean_and_variance, score_to_elo
-from arena.tournament import run_tournament
+from arena.tournament import Stopping, TournamentRules, run_tournament
 
 PAIRINGS = {
     # name: (env, [first, second], elo0, elo1, pilot games)
@@ -47,7 +47,9 @@ def fixed_count(sigma: float, elo0: float, elo1: float, alpha: float = 0.05, bet
 
 def pilot(env: str, agents: list[str], games: int, workers: int) -> tuple[float, float]:
     """Mean score and per-game standard deviation of the first agent over independent games."""
-    result = run_tournament(env, agents, games=games, seed=10_000, duplicate=False, workers=workers)
+    result = run_tournament(
+        rules=TournamentRules.make(env, agents, games=games, seed=10_000, duplicate=False), workers=workers
+    )
     stats = result.pairings[result.entrants[0], result.entrants[1]]
     mean, var = mean_and_variance([stats.losses, stats.draws, stats.wins], (0.0, 0.5, 1.0))
     return mean, math.sqrt(var)
@@ -57,7 +59,9 @@ def sprt_games(
     env: str, agents: list[str], elo0: float, elo1: float, seed: int, duplicate: bool, workers: int
 ) -> tuple[int, str | None, int]:
     result = run_tournament(
-        env, agents, sprt=(elo0, elo1), seed=seed, duplicate=duplicate, workers=workers, budget=2000
+        rules=TournamentRules.make(env, agents, seed=seed, duplicate=duplicate),
+        workers=workers,
+        stopping=Stopping(sprt=(elo0, elo1), budget=2000),
     )
     return len(result.games), result.sprt_state.verdict, result.played
 

@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.tournament import run_tournament
+from arena.tournament import Execution, run_tournament
 
 ENVS = {"tic_tac_toe": 12000, "connect_four": 6000}  # games per tournament: about a second serial
 
@@ -47,7 +47,7 @@ def measure(env: str, games: int, backend: str, workers: int, repeats: int, fold
         db = folder / f"{env}-{backend}-{workers}-{repeat}.sqlite"
         cpu = cpu_seconds()
         result = run_tournament(
-            env, ["random", "other=random"], games=games, seed=repeat, db=db, backend=backend, workers=workers
+            env, ["random", "other=random"], games=games, seed=repeat, db=db, execution=Execution.make(backend, workers)
         )
         cpu = cpu_seconds() - cpu
         if not result.complete or result.played != games:

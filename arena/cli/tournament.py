@@ -27,8 +27,10 @@ from arena.specs.agents import parse_agents
 from arena.specs.options import parse_anchor, parse_env_options
 from arena.tournament.analysis import DEFAULT_BOOTSTRAP
 from arena.tournament.exports import export_result
+from arena.tournament.rules import Execution, TournamentRules
 from arena.tournament.run import TournamentResult, run_tournament
 from arena.tournament.schedule import MODES
+from arena.tournament.stopping import Stopping
 
 __all__ = ["register", "run", "run_demo_command", "print_result"]
 
@@ -283,30 +285,27 @@ def run(args: argparse.Namespace) -> int:
     board = LiveBoard(console, enabled=args.progress != "none")
     try:
         result = run_tournament(
-            args.env,
-            agents,
-            mode=args.mode,
-            games=args.games,
-            seed=args.seed,
+            rules=TournamentRules.make(
+                args.env,
+                agents,
+                mode=args.mode,
+                games=args.games,
+                seed=args.seed,
+                move_time_limit=args.move_time_limit,
+                max_steps=args.max_steps,
+                seatings=args.seatings,
+                env_kwargs=options,
+                duplicate=not args.no_duplicate,
+                anchor=anchor,
+                exclude_unbuildable=args.exclude_unbuildable,
+            ),
             db=args.db,
-            workers=args.workers,
-            backend=args.backend,
-            address=args.address,
-            move_time_limit=args.move_time_limit,
-            max_steps=args.max_steps,
-            seatings=args.seatings,
-            env_kwargs=options,
             progress=board,
-            duplicate=not args.no_duplicate,
-            sprt=sprt,
-            alpha=args.alpha,
-            beta=args.beta,
-            until_separated=args.until_separated,
-            budget=args.budget,
-            anchor=anchor,
             monitor=board.monitor,
-            start_method=args.start_method,
-            exclude_unbuildable=args.exclude_unbuildable,
+            execution=Execution.make(args.backend, args.workers, address=args.address, start_method=args.start_method),
+            stopping=Stopping(
+                sprt=sprt, alpha=args.alpha, beta=args.beta, until_separated=args.until_separated, budget=args.budget
+            ),
         )
     except EntrantBuildError as err:
         raise EntrantBuildError(f"{err} (--exclude-unbuildable plays without it)", err.reasons) from None

@@ -7,6 +7,14 @@ The entry point is :func:`run_tournament`::
     >>> result.pairings["random", "rnd2"].games
     10
 
+Options beyond the common ones are the parts a tournament is made of: its rules, where it runs
+and when it stops::
+
+    >>> rules = TournamentRules.make("tic_tac_toe", ["random", "rnd2=random"], games=4, move_time_limit=5.0)
+    >>> result = run_tournament(rules=rules, execution=Execution.make("serial"), stopping=Stopping())
+    >>> result.scheduled
+    4
+
 Modules: :mod:`~arena.tournament.run` (:func:`run_tournament`), :mod:`~arena.tournament.rules`
 (what is played, where), :mod:`~arena.tournament.session` (the results file and the rounds), :mod:`~arena.tournament.stopping` (fixed, SPRT, until separated),
 :mod:`~arena.tournament.result` (:class:`TournamentResult`),
@@ -23,13 +31,16 @@ from arena.specs.agents import AgentSpec, parse_agents
 from arena.specs.envs import EnvSpec
 from arena.tournament.exports import export_result, summary
 from arena.tournament.ratings import Rating, rate_games
+from arena.tournament.rules import Execution, TournamentRules
 from arena.tournament.run import TournamentResult, run_tournament
 from arena.tournament.schedule import Lineup, make_schedule, seatings_for
 from arena.tournament.stats import PairingStats, pairing_stats, wilson_interval
+from arena.tournament.stopping import Stopping
 
 __all__ = [
     "AgentSpec",
     "EnvSpec",
+    "Execution",
     "GameConfig",
     "GameResult",
     "GameRunner",
@@ -38,7 +49,9 @@ __all__ = [
     "PairingStats",
     "Rating",
     "ResultStore",
+    "Stopping",
     "TournamentResult",
+    "TournamentRules",
     "make_schedule",
     "pairing_stats",
     "parse_agents",

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from arena.specs.agents import AgentSpec
+from arena.tournament.rules import TournamentRules
 from arena.tournament.run import TournamentResult, run_tournament
 
 __all__ = ["DEMO_ENV", "DEMO_AGENTS", "run_demo"]
@@ -63,13 +64,9 @@ def run_demo(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     result = run_tournament(
-        DEMO_ENV,
-        list(DEMO_AGENTS),
-        games=games,
-        seed=seed,
+        rules=TournamentRules.make(DEMO_ENV, list(DEMO_AGENTS), games=games, seed=seed, move_time_limit=5.0),
         workers=workers,
         db=out / "results.sqlite",
-        move_time_limit=5.0,
         progress=progress,
     )
     save_report(result, out / "report.png", title=f"arena demo: connect four, {len(result.games)} games")

@@ -23,10 +23,7 @@ from arena.specs.agents import AgentSpec, entrant_specs
 from arena.specs.envs import EnvSpec
 from arena.tournament.schedule import MODES
 
-__all__ = ["DEFAULT_BUDGET", "Execution", "TournamentRules"]
-
-#: The game budget of an adaptive run (``sprt`` or ``until_separated``) when none is given.
-DEFAULT_BUDGET = 1000
+__all__ = ["Execution", "TournamentRules", "check_fits"]
 
 
 def _positive_int(value: Any, what: str, unit: str = "integer") -> None:
@@ -52,6 +49,8 @@ class TournamentRules:
         move_time_limit: seconds per move, at most one day (``None``: no limit).
         max_steps: env steps before a game is cut (``None``: no limit).
         anchor: ``(entrant, rating)`` for the batch Elo fit, or ``None``.
+        exclude_unbuildable: play without the entrants that cannot be built (``result.excluded``)
+            instead of refusing the tournament.
 
     Raises:
         ValueError: an option out of range (the message names it), or an anchor that is not
@@ -68,6 +67,7 @@ class TournamentRules:
     move_time_limit: float | None = None
     max_steps: int | None = None
     anchor: tuple[str, float] | None = None
+    exclude_unbuildable: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -80,6 +80,9 @@ class TournamentRules:
         check_move_time_limit(self.move_time_limit, "tournament: move_time_limit")
         if self.max_steps is not None:
             _positive_int(self.max_steps, "max_steps")
+        for flag in ("duplicate", "exclude_unbuildable"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ValueError(f"tournament: {flag} must be True or False, got {getattr(self, flag)!r}")
         anchor = self.anchor
         if anchor is not None:
             if not (
@@ -106,7 +109,12 @@ class TournamentRules:
         **options: Any,
     ) -> TournamentRules:
         """Rules from what :func:`~arena.tournament.run_tournament` accepts: an env name or factory,
-        entrants as a list, a dict or an ``--agents`` string, and the options by keyword."""
+        entrants as a list, a dict or an ``--agents`` string, and the options by keyword.
+
+        Example:
+            >>> TournamentRules.make("connect_four", "random,b=random", env_kwargs={"rows": 5}).env.kwargs
+            {'rows': 5}
+        """
         return cls(EnvSpec.coerce(env, env_kwargs), tuple(entrant_specs(agents)), **options)
 
     @property
@@ -149,8 +157,7 @@ class Execution:
 
     Raises:
         ValueError: an unknown backend or start method, workers that are not a positive
-            integer, several workers on a one-game-at-a-time backend, or a move time limit
-            on the inline backend (``move_time_limit`` given to :meth:`make`).
+            integer, or several workers on a one-game-at-a-time backend.
     """
 
     backend: str = "serial"
@@ -175,24 +182,29 @@ class Execution:
             start_context(self.start_method)  # refuses a method this platform does not offer
 
     @classmethod
-    def make(
-        cls,
-        backend: str | None = None,
-        workers: int | None = None,
-        *,
-        move_time_limit: float | None = None,
-        **options: Any,
-    ) -> Execution:
-        """The execution asked for; the backend defaults to serial for one worker, processes otherwise."""
-        execution = cls(backend or ("serial" if workers in (None, 1) else "processes"), workers, **options)
-        if execution.backend == "inline" and move_time_limit is not None:
-            raise ValueError(
-                "tournament: the inline backend plays in this process and cannot hold a move time "
-                "limit; use backend='serial'"
-            )
-        return execution
+    def make(cls, backend: str | None = None, workers: int | None = None, **options: Any) -> Execution:
+        """The execution asked for; the backend defaults to serial for one worker, processes otherwise.
+
+        Example:
+            >>> Execution.make(workers=4, start_method="spawn")
+            Execution(backend='processes', workers=4, address=None, chunk_size=None, start_method='spawn')
+        """
+        return cls(backend or ("serial" if workers in (None, 1) else "processes"), workers, **options)
 
     @property
     def parallel(self) -> int:
         """How many games may be in flight at once (an adaptive round plays this many sets)."""
         return max(1, self.workers or 1)
+
+
+def check_fits(rules: TournamentRules, execution: Execution) -> None:
+    """Refuse an execution that cannot play by these rules: a move time limit on the inline backend.
+
+    Raises:
+        ValueError: ``rules.move_time_limit`` is set and ``execution.backend`` is ``"inline"``.
+    """
+    if execution.backend == "inline" and rules.move_time_limit is not None:
+        raise ValueError(
+            "tournament: the inline backend plays in this process and cannot hold a move time "
+            "limit; use backend='serial'"
+        )

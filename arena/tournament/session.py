@@ -68,16 +68,15 @@ class Field:
     result_kind: str = "ranks"
 
 
-def survey(rules: TournamentRules, exclude_unbuildable: bool = False) -> Field:
+def survey(rules: TournamentRules) -> Field:
     """Build the env and every entrant once (also caching the package lookups forked workers inherit).
 
     Args:
-        rules: the tournament.
-        exclude_unbuildable: play without the entrants that cannot be built (each listed in
-            ``Field.excluded`` with its reason) instead of refusing the tournament.
+        rules: the tournament; with ``rules.exclude_unbuildable`` the entrants that cannot be built
+            are left out (each listed in ``Field.excluded`` with its reason) instead of refusing it.
 
     Raises:
-        EntrantBuildError: an entrant could not be built (and ``exclude_unbuildable`` is false).
+        EntrantBuildError: an entrant could not be built (and ``rules.exclude_unbuildable`` is false).
         TournamentError: the env's factory failed, or the gauntlet's challenger could not be built.
         ValueError: a team entrant for an env without sides, or one whose member count fits
             no side (sides swap between games, so it must fit every side).
@@ -119,7 +118,7 @@ def survey(rules: TournamentRules, exclude_unbuildable: bool = False) -> Field:
         result_kind = check_result_kind(probe.result_kind, f"tournament: {probe}.result_kind")
     finally:
         probe.close()
-    if excluded and not exclude_unbuildable:
+    if excluded and not rules.exclude_unbuildable:
         raise _build_error(excluded)
     if rules.mode == "gauntlet" and rules.entrants and rules.names[0] in excluded:
         raise TournamentError(

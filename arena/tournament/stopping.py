@@ -5,6 +5,10 @@ round (:meth:`~StoppingRule.first_games` games per lineup), then, until the rule
 no games, shows the rule the standings (:meth:`~StoppingRule.observe`) and plays the games it
 asks for (:meth:`~StoppingRule.more`); :meth:`~StoppingRule.final` gives the result to report.
 
+A caller says which rule it wants with a :class:`Stopping` (``Stopping()``: the fixed schedule,
+``Stopping(sprt=(0, 50))``, ``Stopping(until_separated=True, budget=400)``); the tournament turns it
+into one of these rules, which depend on its rules and workers too:
+
 * :class:`FixedGames`: the schedule as given; nothing is added.
 * :class:`SPRTMatch`: a two-entrant match that stops when the sequential probability ratio
   test decides (pentanomial over duplicate pairs, trinomial without duplicates); the verdict
@@ -20,7 +24,7 @@ the games a rule asks for depend only on the games stored so far, so a rerun is 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from arena.evaluation.sprt import SPRT, SPRTState
@@ -30,18 +34,24 @@ from arena.tournament.schedule import Lineup
 
 if TYPE_CHECKING:
     from arena.tournament.result import TournamentResult
+    from arena.tournament.rules import Execution, TournamentRules
 
 __all__ = [
+    "DEFAULT_BUDGET",
+    "Stopping",
     "StoppingRule",
     "FixedGames",
     "SPRTMatch",
     "UntilSeparated",
-    "stopping_rule",
     "sprt_state",
     "separation",
     "games_until",
     "Round",
 ]
+
+
+#: The game budget of an adaptive run (``sprt`` or ``until_separated``) when none is given.
+DEFAULT_BUDGET = 1000
 
 
 class Round(Protocol):
@@ -193,45 +203,75 @@ class UntilSeparated:
         return result
 
 
-def stopping_rule(
-    *,
-    sprt: Any = None,
-    alpha: float = 0.05,
-    beta: float = 0.05,
-    until_separated: bool = False,
-    budget: int,
-    duplicate: bool = True,
-    challenger: str | None = None,
-    parallel: int = 1,
-) -> StoppingRule:
-    """The rule a tournament asked for.
+@dataclass(frozen=True)
+class Stopping:
+    """When a tournament stops, as its caller asks: checked when made, turned into a rule by :meth:`rule`.
 
-    Args:
-        sprt: ``(elo0, elo1)`` for an SPRT match, or ``None``.
+    Attributes:
+        sprt: ``(elo0, elo1)``: a two-entrant match that stops when the sequential test decides
+            (error rates ``alpha`` and ``beta``), or ``None``.
         alpha, beta: the SPRT's error rates.
         until_separated: play on until the pairs are separated.
-        budget: the most games of an adaptive run.
-        duplicate: games come in duplicate sets (the SPRT is then pentanomial).
-        challenger: the gauntlet's challenger (``None`` outside a gauntlet).
-        parallel: sets per SPRT round.
+        budget: the most games of an adaptive run (``None``: :data:`DEFAULT_BUDGET`).
 
     Raises:
         ValueError: ``sprt`` is not ``(elo0, elo1)`` or comes with ``until_separated``; a bad
             ``budget``, ``alpha`` or ``beta``.
 
     Example:
-        >>> type(stopping_rule(sprt=(0, 50), budget=100)).__name__
-        'SPRTMatch'
+        >>> Stopping(sprt=(0, 50), budget=200).adaptive, Stopping().adaptive
+        (True, False)
     """
-    if sprt is not None:
-        if until_separated:
-            raise ValueError("tournament: choose one of sprt (a two-entrant match) and until_separated (a field)")
-        if not isinstance(sprt, (tuple, list)) or len(sprt) != 2:
-            raise ValueError(f"tournament: sprt must be (elo0, elo1), got {sprt!r}")
-        return SPRTMatch(SPRT(sprt[0], sprt[1], alpha, beta, pentanomial=duplicate), budget, parallel)
-    if until_separated:
-        return UntilSeparated(budget, challenger)
-    return FixedGames()
+
+    sprt: tuple[float, float] | None = None
+    alpha: float = 0.05
+    beta: float = 0.05
+    until_separated: bool = False
+    budget: int | None = None
+
+    def __post_init__(self) -> None:
+        budget = self.budget
+        if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool) or budget < 1):
+            raise ValueError(f"tournament: budget must be a positive number of games, got {budget!r}")
+        object.__setattr__(self, "budget", budget or DEFAULT_BUDGET)
+        if not isinstance(self.until_separated, bool):
+            raise ValueError(f"tournament: until_separated must be True or False, got {self.until_separated!r}")
+        if self.sprt is not None:
+            if self.until_separated:
+                raise ValueError("tournament: choose one of sprt (a two-entrant match) and until_separated (a field)")
+            if not isinstance(self.sprt, (tuple, list)) or len(self.sprt) != 2:
+                raise ValueError(f"tournament: sprt must be (elo0, elo1), got {self.sprt!r}")
+            object.__setattr__(self, "sprt", tuple(self.sprt))
+            SPRT(self.sprt[0], self.sprt[1], self.alpha, self.beta)  # refuses bad Elo bounds or error rates
+
+    @property
+    def adaptive(self) -> bool:
+        """Whether the tournament plays on past its schedule (an SPRT match or until separated)."""
+        return self.sprt is not None or self.until_separated
+
+    @property
+    def option(self) -> str:
+        """The CLI option that asked for an adaptive run, for messages (``""`` for a fixed schedule)."""
+        return "--sprt" if self.sprt is not None else "--until-separated" if self.until_separated else ""
+
+    def rule(self, rules: TournamentRules, execution: Execution) -> StoppingRule:
+        """The rule for a tournament with these ``rules`` and ``execution``: an SPRT over duplicate
+        pairs is pentanomial, a round plays a set per worker, a gauntlet judges its challenger.
+
+        Example:
+            >>> from arena.tournament.rules import Execution, TournamentRules
+            >>> rules = TournamentRules.make("tic_tac_toe", ["random", "b=random"])
+            >>> type(Stopping(sprt=(0, 50)).rule(rules, Execution())).__name__
+            'SPRTMatch'
+        """
+        budget = self.budget or DEFAULT_BUDGET
+        if self.sprt is not None:
+            test = SPRT(self.sprt[0], self.sprt[1], self.alpha, self.beta, pentanomial=rules.duplicate)
+            return SPRTMatch(test, budget, execution.parallel)
+        if self.until_separated:
+            gauntlet = rules.mode == "gauntlet" and rules.names
+            return UntilSeparated(budget, rules.names[0] if gauntlet else None)
+        return FixedGames()
 
 
 def sprt_state(

@@ -10,6 +10,7 @@ import pytest
 from arena import registry
 from arena.cli import main
 from arena.plugins import interface_registry
+from arena.tournament import TournamentRules
 
 EXITING = """
 import sys
@@ -106,7 +107,12 @@ def test_a_tournament_excludes_a_plugin_entrant_that_exits_at_import_and_goes_on
     from arena.tournament import run_tournament
 
     result = run_tournament(
-        "tic_tac_toe", ["random", "b=random", "x=exiting_agent", "y=raising_agent"], games=2, exclude_unbuildable=True
+        rules=TournamentRules.make(
+            "tic_tac_toe",
+            ["random", "b=random", "x=exiting_agent", "y=raising_agent"],
+            games=2,
+            exclude_unbuildable=True,
+        )
     )
     assert result.complete and result.entrants == ["random", "b"]
     assert (

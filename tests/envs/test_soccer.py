@@ -16,6 +16,7 @@ import envs  # noqa: E402
 from arena import ArenaError, InvalidActionError, RandomAgent, ResetNeeded, WrongAgentsError, play  # noqa: E402
 from arena.testing import check_env  # noqa: E402
 from arena.testing.env_checker import values_equal  # noqa: E402
+from arena.tournament import Execution, TournamentRules
 from envs.soccer import Soccer  # noqa: E402
 
 
@@ -241,12 +242,10 @@ def test_the_chaser_beats_random_in_a_small_seat_swapped_match() -> None:
     from arena.tournament import run_tournament
 
     result = run_tournament(
-        "soccer",
-        ["soccer_chaser", "random"],
-        games=4,
-        seed=0,
-        backend="inline",
-        env_kwargs={"team_size": 2, "time_limit": 20.0},
+        rules=TournamentRules.make(
+            "soccer", ["soccer_chaser", "random"], games=4, seed=0, env_kwargs={"team_size": 2, "time_limit": 20.0}
+        ),
+        execution=Execution.make("inline"),
     )
     sides = [{g.seats["home_0"], g.seats["away_0"]} == {"soccer_chaser", "random"} for g in result.games]
     assert all(sides) and sorted(g.seats["home_0"] for g in result.games) == ["random"] * 2 + ["soccer_chaser"] * 2

@@ -18,7 +18,7 @@ from gymnasium import spaces
 
 from arena import MultiAgentEnv, RandomAgent, play
 from arena.runtime.guard import GuardedAgent
-from arena.tournament import run_tournament
+from arena.tournament import Execution, TournamentRules, run_tournament
 from tests.faults.helpers import ROOT, TIMEOUT, main_one_line_error
 
 ENTRANTS = "tests.faults.referee_entrants"
@@ -30,7 +30,9 @@ TOO_LONG = "must be a number of seconds greater than 0 and at most 86400 (one da
 
 @pytest.mark.parametrize("backend", ["serial", "inline"])
 def test_an_agent_that_writes_legal_into_its_mask_forfeits_the_illegal_move(backend):
-    result = run_tournament("tic_tac_toe", ["random", f"cheat={ENTRANTS}:MaskWriter"], games=4, seed=1, backend=backend)
+    result = run_tournament(
+        "tic_tac_toe", ["random", f"cheat={ENTRANTS}:MaskWriter"], games=4, seed=1, execution=Execution.make(backend)
+    )
     assert result.complete and len(result.games) == 4
     # Each game reaches the cheat's move with an occupied cell: the env's own mask says it is illegal.
     assert [game.outcome for game in result.games] == ["cheat forfeits"] * 4
@@ -108,7 +110,7 @@ def test_a_move_time_limit_past_a_day_is_refused_by_the_python_api():
     from arena.specs.envs import EnvSpec
 
     with pytest.raises(ValueError, match=r"tournament: move_time_limit must be .* at most 86400 \(one day\)"):
-        run_tournament("tic_tac_toe", ["random", "b=random"], move_time_limit=1e10)
+        run_tournament(rules=TournamentRules.make("tic_tac_toe", ["random", "b=random"], move_time_limit=1e10))
     with pytest.raises(ValueError, match=r"arena serve: move_time_limit must be .* at most 86400 \(one day\)"):
         GameServer(EnvSpec("tic_tac_toe"), "random", port=0, move_time_limit=1e10)
     with pytest.raises(ValueError, match=r"move_time_limit must be .* at most 86400"):
@@ -116,7 +118,9 @@ def test_a_move_time_limit_past_a_day_is_refused_by_the_python_api():
 
 
 def test_the_longest_move_time_limit_arms_the_timer_and_games_play():
-    result = run_tournament("tic_tac_toe", ["random", "b=random"], games=2, move_time_limit=86400)
+    result = run_tournament(
+        rules=TournamentRules.make("tic_tac_toe", ["random", "b=random"], games=2, move_time_limit=86400)
+    )
     assert result.complete and not result.forfeits and all(game.outcome != "error" for game in result.games)
 
 

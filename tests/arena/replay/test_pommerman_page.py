@@ -6,14 +6,18 @@ import pytest
 
 from arena.replay import load_game
 from arena.replay.html import game_data, write_html
-from arena.tournament import run_tournament
+from arena.tournament import TournamentRules, run_tournament
 
 
 @pytest.fixture(scope="module")
 def game(tmp_path_factory):
     db = tmp_path_factory.mktemp("pommerman_page") / "pm.db"
     entrants = ['reds=behind_interface{"agent": "random", "interface": "pommerman_features"}', "greens=random"]
-    run_tournament("pommerman", entrants, games=1, db=db, workers=1, max_steps=30, env_kwargs={"mode": "team"}, seed=4)
+    run_tournament(
+        rules=TournamentRules.make("pommerman", entrants, games=1, max_steps=30, env_kwargs={"mode": "team"}, seed=4),
+        db=db,
+        workers=1,
+    )
     return load_game(db, 1)
 
 

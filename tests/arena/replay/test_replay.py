@@ -18,7 +18,7 @@ from arena.replay import load_game, load_games, replay, verify_game
 from arena.replay.terminal import step_through
 from arena.replay.video import write_video
 from arena.runtime.actions import decode_actions, encode_actions
-from arena.tournament import run_tournament
+from arena.tournament import TournamentRules, run_tournament
 from envs.tic_tac_toe import TicTacToe
 
 try:  # short episodes of the physics games for registry-wide tests, where the suite has them
@@ -39,14 +39,11 @@ def _tournament(tmp_path_factory, env: str, games: int = 2, entrants=None):
     probe.close()
     entrants = entrants or [f"r{i}=random" for i in range(seats)]
     run_tournament(
-        env,
-        entrants,
-        games=games,
+        rules=TournamentRules.make(
+            env, entrants, games=games, max_steps=MAX_STEPS.get(env, LIMIT), seatings="rotations", env_kwargs=options
+        ),
         db=db,
         workers=1,
-        max_steps=MAX_STEPS.get(env, LIMIT),
-        seatings="rotations",
-        env_kwargs=options,
     )
     return db
 
@@ -286,7 +283,11 @@ def test_a_game_of_a_shipped_agent_is_replayed_with_its_eye_view_without_trust(t
     pytest.importorskip("sb3_contrib")
     db = tmp_path / "pm.db"
     entrants = ["ppo=pommerman_team_ppo+pommerman_team_ppo", "simple=pommerman_simple"]
-    run_tournament("pommerman", entrants, games=1, db=db, workers=1, env_kwargs={"mode": "team", "max_steps": 12})
+    run_tournament(
+        rules=TournamentRules.make("pommerman", entrants, games=1, env_kwargs={"mode": "team", "max_steps": 12}),
+        db=db,
+        workers=1,
+    )
     page = tmp_path / "pm.html"
     assert main(["replay", str(db), "--game", "1", "--html", str(page)]) == 0
     assert "note:" not in capsys.readouterr().out  # no "no agent's-eye view of 'ppo' ... pass --trust"
@@ -337,7 +338,11 @@ def test_env_options_replay_a_file_stored_before_a_default_changed(tmp_path, cap
     """pong_2p's ball_spin was 3 by default until 27 Nov 2026: a file from then stored no ball_spin."""
     db = tmp_path / "old_pong.db"
     run_tournament(
-        "pong_2p", ["pong_ai", "random"], games=4, db=db, workers=1, env_kwargs={"rounds": 3, "ball_spin": 3.0}
+        rules=TournamentRules.make(
+            "pong_2p", ["pong_ai", "random"], games=4, env_kwargs={"rounds": 3, "ball_spin": 3.0}
+        ),
+        db=db,
+        workers=1,
     )
     with sqlite3.connect(db) as file:  # what the file of a game played at the old default held
         file.execute("UPDATE meta SET value = ? WHERE key = 'env_kwargs'", ('{"rounds": 3}',))

@@ -14,7 +14,7 @@ pytest.importorskip("magent2")
 from arena.cli import main  # noqa: E402
 from arena.replay import load_game  # noqa: E402
 from arena.replay.html import game_data, write_html  # noqa: E402
-from arena.tournament import run_tournament  # noqa: E402
+from arena.tournament import Execution, TournamentRules, run_tournament  # noqa: E402
 
 BATTLE = {"map_size": 12, "max_steps": 20, "minimap_mode": True}  # 2 soldiers a side
 PLANES = ["walls", "own presence", "own HP", "enemy presence", "enemy HP"]
@@ -24,7 +24,9 @@ PLANES = ["walls", "own presence", "own HP", "enemy presence", "enemy HP"]
 def battle_db(tmp_path_factory):
     db = tmp_path_factory.mktemp("battle") / "battle.db"
     run_tournament(
-        "magent_battle", ["magent_attack_nearest", "random"], games=1, db=db, backend="inline", env_kwargs=BATTLE
+        rules=TournamentRules.make("magent_battle", ["magent_attack_nearest", "random"], games=1, env_kwargs=BATTLE),
+        db=db,
+        execution=Execution.make("inline"),
     )
     return db
 
@@ -87,12 +89,14 @@ def test_the_command_line_names_a_side_view_and_bad_ones_are_refused(battle_db, 
 
     plain = tmp_path / "plain.db"  # without position planes the env has no side view, and the grid does not fit
     run_tournament(
-        "magent_battle",
-        ["magent_attack_nearest", "random"],
-        games=1,
+        rules=TournamentRules.make(
+            "magent_battle",
+            ["magent_attack_nearest", "random"],
+            games=1,
+            env_kwargs={**BATTLE, "minimap_mode": False, "max_steps": 3},
+        ),
         db=plain,
-        backend="inline",
-        env_kwargs={**BATTLE, "minimap_mode": False, "max_steps": 3},
+        execution=Execution.make("inline"),
     )
     assert game_data(load_game(plain, 1))["side_view"] is None
     assert (
@@ -113,7 +117,7 @@ def test_the_command_line_names_a_side_view_and_bad_ones_are_refused(battle_db, 
     assert "make the env with minimap_mode=True" in capsys.readouterr().err
 
     duel = tmp_path / "duel.db"
-    run_tournament("tic_tac_toe", ["random", "again=random"], games=1, db=duel, backend="inline")
+    run_tournament("tic_tac_toe", ["random", "again=random"], games=1, db=duel, execution=Execution.make("inline"))
     assert main(["replay", str(duel), "--game", "1", "--html", str(page), "--side-view", "flatten"]) == 2
     assert "needs an env with sides (teams)" in capsys.readouterr().err
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from arena.runtime.runner import chunked
-from arena.tournament import run_tournament
+from arena.tournament import Execution, TournamentRules, run_tournament
 
 ENTRANTS = ["random", "heuristic=connect_four_heuristic", 'mcts=mcts{"simulations": 8}']
 
@@ -20,7 +20,9 @@ def assert_same_games(left, right):
 def test_one_and_two_workers_give_identical_results():
     serial = run_tournament("connect_four", ENTRANTS, games=4, seed=21)
     # chunks of one game, so the two workers interleave and finish out of order
-    parallel = run_tournament("connect_four", ENTRANTS, games=4, seed=21, workers=2, chunk_size=1)
+    parallel = run_tournament(
+        "connect_four", ENTRANTS, games=4, seed=21, execution=Execution.make(None, 2, chunk_size=1)
+    )
     assert_same_games(serial, parallel)
     assert {r.name: (r.mu, r.sigma) for r in serial.leaderboard()} == {
         r.name: (r.mu, r.sigma) for r in parallel.leaderboard()
@@ -49,7 +51,7 @@ def test_ray_gives_the_same_results_as_local_workers():
     serial = run_tournament("tic_tac_toe", ["random", "b=random"], games=40, seed=13)
     try:
         on_ray = run_tournament(
-            "tic_tac_toe", ["random", "b=random"], games=40, seed=13, backend="ray", workers=2, chunk_size=7
+            "tic_tac_toe", ["random", "b=random"], games=40, seed=13, execution=Execution.make("ray", 2, chunk_size=7)
         )
     finally:
         ray.shutdown()
@@ -58,18 +60,18 @@ def test_ray_gives_the_same_results_as_local_workers():
 
 def test_bad_backend_options_are_named():
     with pytest.raises(ValueError, match="backend must be one of serial, inline, processes, ray, got 'threads'"):
-        run_tournament("tic_tac_toe", ["random", "b=random"], backend="threads")
+        run_tournament("tic_tac_toe", ["random", "b=random"], execution=Execution.make("threads"))
     with pytest.raises(ValueError, match="workers must be a positive integer, got 0"):
         run_tournament("tic_tac_toe", ["random", "b=random"], workers=0)
     with pytest.raises(
         ValueError, match="the serial backend plays one game at a time; workers=2 needs backend='processes' or 'ray'"
     ):
-        run_tournament("tic_tac_toe", ["random", "b=random"], backend="serial", workers=2)
+        run_tournament("tic_tac_toe", ["random", "b=random"], execution=Execution.make("serial", 2))
     with pytest.raises(
         ValueError,
         match=r"move_time_limit must be a number of seconds greater than 0 and at most 86400 \(one day\), got -1",
     ):
-        run_tournament("tic_tac_toe", ["random", "b=random"], move_time_limit=-1)
+        run_tournament(rules=TournamentRules.make("tic_tac_toe", ["random", "b=random"], move_time_limit=-1))
 
 
 def test_chunked_keeps_the_order():

@@ -10,7 +10,7 @@ from arena.cli import main
 from arena.errors import ReportError
 from arena.evaluation.sprt import SPRT
 from arena.runtime.game import GameResult
-from arena.tournament import run_tournament
+from arena.tournament import Execution, Stopping, TournamentRules, run_tournament
 from arena.tournament.analysis import analyse, load_results
 from arena.tournament.evaluation_inputs import sprt_units
 from arena.tournament.html_report import render_html
@@ -28,32 +28,43 @@ def test_duplicate_sets_share_the_seed_and_swap_the_seats():
     assert len(by_seed) == 3
     for games in by_seed.values():
         assert sorted(tuple(g.seats.values()) for g in games) == [("b", "random"), ("random", "b")]
-    independent = run_tournament("kuhn_poker", ["random", 'b=random{"seed": 3}'], games=6, seed=2, duplicate=False)
+    independent = run_tournament(
+        rules=TournamentRules.make("kuhn_poker", ["random", 'b=random{"seed": 3}'], games=6, seed=2, duplicate=False)
+    )
     assert len({game.seed for game in independent.games}) == 6
 
 
 def test_sprt_match_stops_at_the_first_crossing_and_is_reproducible():
-    first = run_tournament("connect_four", ["connect_four_heuristic", "random"], sprt=(0, 150), seed=1)
+    first = run_tournament(
+        "connect_four", ["connect_four_heuristic", "random"], seed=1, stopping=Stopping(sprt=(0, 150))
+    )
     assert first.sprt_state.verdict == "H1"
     assert first.sprt_state.llr >= first.sprt_state.upper
     units = sprt_units(first.games, "connect_four_heuristic", "random", pentanomial=True)
     assert len(units) == first.sprt_state.units == len(first.games) // 2
     again = run_tournament(
-        "connect_four", ["connect_four_heuristic", "random"], sprt=(0, 150), seed=1, backend="processes", workers=2
+        "connect_four",
+        ["connect_four_heuristic", "random"],
+        seed=1,
+        execution=Execution.make("processes", 2),
+        stopping=Stopping(sprt=(0, 150)),
     )
     assert [g.same_play(h) for g, h in zip(first.games, again.games)] == [True] * len(first.games)
     assert len(again.games) == len(first.games)  # a second worker plays ahead; its extra games do not count
 
 
 def test_sprt_trinomial_without_duplicates_counts_games():
-    result = run_tournament("tic_tac_toe", ["random", "mcts"], sprt=(-200, 0), duplicate=False, seed=3)
+    result = run_tournament(
+        rules=TournamentRules.make("tic_tac_toe", ["random", "mcts"], duplicate=False, seed=3),
+        stopping=Stopping(sprt=(-200, 0)),
+    )
     assert result.sprt.pentanomial is False
     assert result.sprt_state.verdict == "H0"  # random is not at least as strong as mcts
     assert result.sprt_state.units == len(result.games)
 
 
 def test_sprt_budget_stops_an_undecided_match():
-    result = run_tournament("tic_tac_toe", ["random", "b=random"], sprt=(-5, 5), budget=8, seed=0)
+    result = run_tournament("tic_tac_toe", ["random", "b=random"], seed=0, stopping=Stopping(sprt=(-5, 5), budget=8))
     assert result.sprt_state.verdict is None and len(result.games) == 8
 
 
@@ -75,19 +86,23 @@ def test_games_after_the_stop_do_not_count():
         ({"sprt": (50, 0)}, "expected elo0 < elo1"),
         ({"sprt": (0, 50), "alpha": 0.7}, "alpha must be a probability in"),
         ({"budget": 0, "until_separated": True}, "budget must be a positive number of games, got 0"),
-        ({"anchor": ("nobody", 0.0)}, "the anchor 'nobody' is not an entrant; expected one of"),
     ],
 )
 def test_bad_evaluation_options_are_named(kwargs, text):
     with pytest.raises(ValueError, match=text):
-        run_tournament("tic_tac_toe", ["random", "b=random"], games=2, **kwargs)
+        run_tournament("tic_tac_toe", ["random", "b=random"], games=2, stopping=Stopping(**kwargs))
+
+
+def test_an_anchor_that_is_not_an_entrant_is_named():
+    with pytest.raises(ValueError, match="the anchor 'nobody' is not an entrant; expected one of"):
+        run_tournament(rules=TournamentRules.make("tic_tac_toe", ["random", "b=random"], anchor=("nobody", 0.0)))
 
 
 def test_sprt_needs_a_two_entrant_match():
     with pytest.raises(
         ValueError, match=r"--sprt tests a two-entrant match in a two-seat env; got entrants \['random', 'b', 'c'\]"
     ):
-        run_tournament("tic_tac_toe", ["random", "b=random", "c=random"], sprt=(0, 50))
+        run_tournament("tic_tac_toe", ["random", "b=random", "c=random"], stopping=Stopping(sprt=(0, 50)))
 
 
 def test_until_separated_plays_only_the_uncertain_pairs():
@@ -95,9 +110,8 @@ def test_until_separated_plays_only_the_uncertain_pairs():
         "tic_tac_toe",
         ["random", 'weak=mcts{"simulations": 4}', 'strong=mcts{"simulations": 60}'],
         games=2,
-        until_separated=True,
-        budget=80,
         seed=4,
+        stopping=Stopping(until_separated=True, budget=80),
     )
     assert result.separation is not None and len(result.separation) == 2
     assert len(result.games) <= 80
@@ -107,9 +121,8 @@ def test_until_separated_plays_only_the_uncertain_pairs():
         "tic_tac_toe",
         ["random", 'weak=mcts{"simulations": 4}', 'strong=mcts{"simulations": 60}'],
         games=2,
-        until_separated=True,
-        budget=80,
         seed=4,
+        stopping=Stopping(until_separated=True, budget=80),
     )
     assert [g.same_play(h) for g, h in zip(result.games, again.games)] == [True] * len(result.games)
     assert again.separation == result.separation
@@ -117,7 +130,9 @@ def test_until_separated_plays_only_the_uncertain_pairs():
 
 def test_gauntlet_reports_the_challenger_relative_to_the_anchor():
     result = run_tournament(
-        "tic_tac_toe", ["mcts", "random", "b=random"], mode="gauntlet", games=4, anchor=("random", 0.0), seed=1
+        rules=TournamentRules.make(
+            "tic_tac_toe", ["mcts", "random", "b=random"], mode="gauntlet", games=4, anchor=("random", 0.0), seed=1
+        )
     )
     fit = result.elo()
     assert fit.ratings["random"] == 0.0 and fit.ratings["mcts"] > 100
@@ -126,7 +141,9 @@ def test_gauntlet_reports_the_challenger_relative_to_the_anchor():
 
 def test_live_monitor_sees_the_sprt_state():
     seen = []
-    run_tournament("connect_four", ["connect_four_heuristic", "random"], sprt=(0, 150), monitor=seen.append)
+    run_tournament(
+        "connect_four", ["connect_four_heuristic", "random"], monitor=seen.append, stopping=Stopping(sprt=(0, 150))
+    )
     assert seen and all(r.sprt_state is not None for r in seen)
     assert seen[-1].sprt_state.verdict == "H1"
 
@@ -255,7 +272,11 @@ def test_live_board_shows_the_sprt_line_and_the_standings():
     buffer = io.StringIO()
     board = LiveBoard(Console(file=buffer, width=200, force_terminal=True))
     result = run_tournament(
-        "connect_four", ["connect_four_heuristic", "random"], sprt=(0, 150), progress=board, monitor=board.monitor
+        "connect_four",
+        ["connect_four_heuristic", "random"],
+        progress=board,
+        monitor=board.monitor,
+        stopping=Stopping(sprt=(0, 150)),
     )
     board.stop()
     assert "SPRT elo0=0 elo1=150" in buffer.getvalue() and "LLR" in buffer.getvalue()
@@ -265,10 +286,9 @@ def test_live_board_shows_the_sprt_line_and_the_standings():
         "tic_tac_toe",
         ["random", "b=random", 'mcts{"simulations": 10}'],
         games=2,
-        until_separated=True,
-        budget=12,
         progress=board,
         monitor=board.monitor,
+        stopping=Stopping(until_separated=True, budget=12),
     )
     board.stop()
     assert field.separation is not None
@@ -281,9 +301,8 @@ def test_a_gauntlet_until_separated_judges_the_challenger_against_each_opponent(
         ['mcts{"simulations": 30}', "random", "b=random"],
         mode="gauntlet",
         games=2,
-        until_separated=True,
-        budget=24,
         seed=2,
+        stopping=Stopping(until_separated=True, budget=24),
     )
     assert [(a, b) for a, b, _ in result.separation] == [("mcts", "random"), ("mcts", "b")]
     assert len(result.games) > 4  # it played on where the challenger was not yet separated

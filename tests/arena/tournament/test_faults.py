@@ -8,7 +8,7 @@ import time
 import pytest
 
 from arena.errors import EntrantBuildError, MissingDependencyError, TournamentError
-from arena.tournament import run_tournament
+from arena.tournament import Execution, TournamentRules, run_tournament
 from tests.arena.tournament.helpers import PREFIX
 
 
@@ -45,12 +45,14 @@ def test_a_hung_agent_is_interrupted_at_the_move_time_limit(workers):
     # (serial) and in worker processes alike.
     start = time.perf_counter()
     result = run_tournament(
-        "tic_tac_toe",
-        ["random", f'sleepy={PREFIX}:SleepyAgent{{"delay": 60}}', f"spinning={PREFIX}:SpinningAgent"],
-        games=2,
-        seed=2,
+        rules=TournamentRules.make(
+            "tic_tac_toe",
+            ["random", f'sleepy={PREFIX}:SleepyAgent{{"delay": 60}}', f"spinning={PREFIX}:SpinningAgent"],
+            games=2,
+            seed=2,
+            move_time_limit=0.2,
+        ),
         workers=workers,
-        move_time_limit=0.2,
     )
     assert time.perf_counter() - start < 30  # far below one 60 s sleep: the moves were interrupted
     assert result.complete
@@ -68,11 +70,13 @@ def test_a_hung_agent_is_interrupted_at_the_move_time_limit(workers):
 
 def test_a_slow_agent_under_the_limit_plays_normally():
     result = run_tournament(
-        "tic_tac_toe",
-        ["random", f'slowish={PREFIX}:SleepyAgent{{"delay": 0.001}}'],
-        games=2,
-        seed=2,
-        move_time_limit=5.0,
+        rules=TournamentRules.make(
+            "tic_tac_toe",
+            ["random", f'slowish={PREFIX}:SleepyAgent{{"delay": 0.001}}'],
+            games=2,
+            seed=2,
+            move_time_limit=5.0,
+        )
     )
     assert not result.forfeits and result.complete
 
@@ -90,7 +94,9 @@ def test_an_agent_that_cannot_be_built_stops_the_tournament_before_any_game(tmp_
 
 def test_an_agent_that_cannot_be_built_is_excluded_once_with_its_reason_when_asked():
     result = run_tournament(
-        "tic_tac_toe", ["random", "b=random", f"broken={PREFIX}:broken_agent"], games=2, exclude_unbuildable=True
+        rules=TournamentRules.make(
+            "tic_tac_toe", ["random", "b=random", f"broken={PREFIX}:broken_agent"], games=2, exclude_unbuildable=True
+        )
     )
     assert result.excluded == {"broken": "FileNotFoundError: no weights at /nowhere/model.zip"}
     assert result.entrants == ["random", "b"] and result.complete and len(result.games) == 2
@@ -98,22 +104,32 @@ def test_an_agent_that_cannot_be_built_is_excluded_once_with_its_reason_when_ask
 
 def test_too_few_buildable_entrants_is_an_error_naming_the_reason():
     with pytest.raises(TournamentError) as info:
-        run_tournament("tic_tac_toe", ["random", f"broken={PREFIX}:broken_agent"], games=2, exclude_unbuildable=True)
+        run_tournament(
+            rules=TournamentRules.make(
+                "tic_tac_toe", ["random", f"broken={PREFIX}:broken_agent"], games=2, exclude_unbuildable=True
+            )
+        )
     assert "needs at least 2 entrants, got 1" in str(info.value)
     assert "broken: FileNotFoundError: no weights at /nowhere/model.zip" in str(info.value)
     with pytest.raises(
         TournamentError, match="the gauntlet's challenger 'broken' could not be built: FileNotFoundError"
     ):
         run_tournament(
-            "tic_tac_toe",
-            [f"broken={PREFIX}:broken_agent", "random", "b=random"],
-            mode="gauntlet",
-            exclude_unbuildable=True,
+            rules=TournamentRules.make(
+                "tic_tac_toe",
+                [f"broken={PREFIX}:broken_agent", "random", "b=random"],
+                mode="gauntlet",
+                exclude_unbuildable=True,
+            )
         )
 
 
 def test_an_unknown_agent_name_is_excluded_with_the_known_names():
-    result = run_tournament("tic_tac_toe", ["random", "b=random", "nosuchagent"], games=2, exclude_unbuildable=True)
+    result = run_tournament(
+        rules=TournamentRules.make(
+            "tic_tac_toe", ["random", "b=random", "nosuchagent"], games=2, exclude_unbuildable=True
+        )
+    )
     assert "unknown agent 'nosuchagent'; known agents:" in result.excluded["nosuchagent"]
     assert "random" in result.excluded["nosuchagent"]
 
@@ -142,9 +158,9 @@ def test_missing_optional_libraries_name_their_extra(monkeypatch):
         _ = result.ratings
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(MissingDependencyError, match=r"the Ray backend needs ray .*pip install 'arena-marl\[ray\]'"):
-        run_tournament("tic_tac_toe", ["random", "b=random"], games=2, backend="ray")
+        run_tournament("tic_tac_toe", ["random", "b=random"], games=2, execution=Execution.make("ray"))
 
 
 def test_max_steps_cuts_long_games():
-    result = run_tournament("tic_tac_toe", ["random", "b=random"], games=2, max_steps=2)
+    result = run_tournament(rules=TournamentRules.make("tic_tac_toe", ["random", "b=random"], games=2, max_steps=2))
     assert all(game.truncated and game.length == 2 and game.outcome == "draw" for game in result.games)

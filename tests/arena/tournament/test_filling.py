@@ -11,7 +11,7 @@ from arena.cli import main
 from arena.runtime.game import GameConfig, GameRunner, GameTask
 from arena.specs.agents import AgentSpec
 from arena.specs.envs import EnvSpec
-from arena.tournament import run_tournament
+from arena.tournament import Execution, TournamentRules, run_tournament
 
 pytest.importorskip("rich")
 
@@ -55,20 +55,29 @@ def test_cli_fills_the_seats_resumes_verifies_and_workers_agree(tmp_path, capsys
     assert all(set(g["ranks"]) == {"x", "r"} for g in games)
     assert main(args) == 0 and "4 of 4 games stored (0 played now" in capsys.readouterr().out  # resume
     assert main(["replay", str(db), "--verify"]) == 0  # the stored side scores replay to the same
-    serial = run_tournament("liars_dice", ["x=random", 'r=random{"seed": 2}'], env_kwargs={"players": 4}, games=4)
+    serial = run_tournament(
+        rules=TournamentRules.make(
+            "liars_dice", ["x=random", 'r=random{"seed": 2}'], env_kwargs={"players": 4}, games=4
+        )
+    )
     parallel = run_tournament(
-        "liars_dice", ["x=random", 'r=random{"seed": 2}'], env_kwargs={"players": 4}, games=4, workers=2, chunk_size=1
+        rules=TournamentRules.make(
+            "liars_dice", ["x=random", 'r=random{"seed": 2}'], env_kwargs={"players": 4}, games=4
+        ),
+        execution=Execution.make(None, 2, chunk_size=1),
     )
     assert [g.same_play(h) for g, h in zip(serial.games, parallel.games)] == [True] * 4
 
 
 def test_three_entrants_in_four_seats_share_the_odd_seat():
     result = run_tournament(
-        "liars_dice",
-        ["a=random", 'b=random{"seed": 1}', 'c=random{"seed": 2}'],
-        env_kwargs={"players": 4},
-        games=1,
-        seed=1,
+        rules=TournamentRules.make(
+            "liars_dice",
+            ["a=random", 'b=random{"seed": 1}', 'c=random{"seed": 2}'],
+            env_kwargs={"players": 4},
+            games=1,
+            seed=1,
+        )
     )
     assert result.scheduled == 12 and len(result.lineups) == 1
     seats = Counter((seat, name) for game in result.games for seat, name in game.seats.items())
@@ -78,16 +87,17 @@ def test_three_entrants_in_four_seats_share_the_odd_seat():
 
 def test_fill_on_ray_gives_the_local_games():
     ray = pytest.importorskip("ray")
-    local = run_tournament("liars_dice", ["x=random", 'r=random{"seed": 2}'], env_kwargs={"players": 3}, games=6)
+    local = run_tournament(
+        rules=TournamentRules.make(
+            "liars_dice", ["x=random", 'r=random{"seed": 2}'], env_kwargs={"players": 3}, games=6
+        )
+    )
     try:
         on_ray = run_tournament(
-            "liars_dice",
-            ["x=random", 'r=random{"seed": 2}'],
-            env_kwargs={"players": 3},
-            games=6,
-            backend="ray",
-            workers=2,
-            chunk_size=2,
+            rules=TournamentRules.make(
+                "liars_dice", ["x=random", 'r=random{"seed": 2}'], env_kwargs={"players": 3}, games=6
+            ),
+            execution=Execution.make("ray", 2, chunk_size=2),
         )
     finally:
         ray.shutdown()

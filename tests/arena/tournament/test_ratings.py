@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from arena.tournament import GameResult, rate_games, run_tournament
+from arena.tournament import GameResult, TournamentRules, rate_games, run_tournament
 from tests.arena.tournament.helpers import PREFIX
 
 pytest.importorskip("openskill")
@@ -47,11 +47,13 @@ def test_ties_in_a_multi_player_game_share_the_rating_update():
 
 def test_liars_dice_seats_three_players_in_every_rotation():
     result = run_tournament(
-        "liars_dice",
-        ["random", "b=random", "c=random", "d=random"],
-        env_kwargs={"players": 3, "dice": 1},
-        games=6,
-        seed=4,
+        rules=TournamentRules.make(
+            "liars_dice",
+            ["random", "b=random", "c=random", "d=random"],
+            env_kwargs={"players": 3, "dice": 1},
+            games=6,
+            seed=4,
+        )
     )
     assert result.complete and len(result.games) == 4 * 6 and not result.forfeits
     seats = Counter((game.lineup, seat, name) for game in result.games for seat, name in game.seats.items())

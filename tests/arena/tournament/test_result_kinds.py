@@ -13,6 +13,7 @@ from arena.cli import main
 from arena.runtime.game import GameResult
 from arena.specs.agents import AgentSpec
 from arena.specs.envs import EnvSpec
+from arena.tournament import Execution, Stopping
 from arena.tournament.analysis import analyse
 from arena.tournament.result import TournamentResult
 
@@ -164,7 +165,9 @@ def test_sequential_tests_refuse_an_env_whose_result_is_the_return():
     from arena.tournament import run_tournament
 
     with pytest.raises(ValueError, match=r"--sprt judges who wins games .* the result of 'kuhn_poker' is the return"):
-        run_tournament("kuhn_poker", ["random", "b=random"], sprt=(0, 50), backend="inline")
+        run_tournament(
+            "kuhn_poker", ["random", "b=random"], execution=Execution.make("inline"), stopping=Stopping(sprt=(0, 50))
+        )
 
 
 def test_one_uncertainty_with_one_label_in_tournament_report_html_and_json(tmp_path, capsys, monkeypatch):

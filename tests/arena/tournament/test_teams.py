@@ -9,7 +9,7 @@ import pytest
 from arena.cli import main
 from arena.errors import TournamentMismatchError
 from arena.specs.agents import AgentSpec, parse_agents
-from arena.tournament import export_result, run_tournament, summary
+from arena.tournament import Execution, TournamentRules, export_result, run_tournament, summary
 from tests.arena.tournament.helpers import PREFIX
 
 ENV = "team_rock_paper_scissors"
@@ -115,7 +115,9 @@ def test_team_and_member_ratings_and_export(tmp_path):
 
 def test_uneven_sides_and_three_teams():
     result = run_tournament(
-        ENV, ["random", "beat_most_common", "c=random"], games=6, seed=2, env_kwargs={"team_sizes": [1, 2, 1]}
+        rules=TournamentRules.make(
+            ENV, ["random", "beat_most_common", "c=random"], games=6, seed=2, env_kwargs={"team_sizes": [1, 2, 1]}
+        )
     )
     assert result.complete and result.scheduled == 6
     game = result.games[0]
@@ -125,7 +127,9 @@ def test_uneven_sides_and_three_teams():
         match=r"entrant 'duo' has 2 members \(random\+random\), but a side it plays has 1 "
         "seats",
     ):
-        run_tournament(ENV, ["duo=random+random", "b=random"], env_kwargs={"team_sizes": [1, 2]})
+        run_tournament(
+            rules=TournamentRules.make(ENV, ["duo=random+random", "b=random"], env_kwargs={"team_sizes": [1, 2]})
+        )
     with pytest.raises(ValueError, match=r"entrant 'duo' is a team \(random\+random\), but .* has no sides"):
         run_tournament("rock_paper_scissors", ["duo=random+random", "b=random"])
 
@@ -133,11 +137,13 @@ def test_uneven_sides_and_three_teams():
 def test_a_faulty_member_forfeits_its_sides_game():
     slow = f'slow={PREFIX}:SleepyAgent{{"delay": 60}}'
     result = run_tournament(
-        ENV,
-        [f'bad=random+{PREFIX}:ConstantAgent{{"value": 7}}', "good=random", f"late=random+{slow}"],
-        games=2,
-        seed=4,
-        move_time_limit=0.3,
+        rules=TournamentRules.make(
+            ENV,
+            [f'bad=random+{PREFIX}:ConstantAgent{{"value": 7}}', "good=random", f"late=random+{slow}"],
+            games=2,
+            seed=4,
+            move_time_limit=0.3,
+        )
     )
     assert result.complete
     for game in result.games:
@@ -174,11 +180,11 @@ def test_resume_replays_workers_and_ray_give_the_same_team_games(tmp_path, capsy
     with pytest.raises(TournamentMismatchError, match=r"entrant 'duo' was team\{.*now random\+random"):
         run_tournament(ENV, ["duo=random+random", "bots=beat_most_common"], games=4, seed=9, db=db)
     assert main(["replay", str(db), "--verify"]) == 0  # stored team games replay to the same side results
-    parallel = run_tournament(ENV, ENTRANTS, games=4, seed=9, workers=2, chunk_size=1)
+    parallel = run_tournament(ENV, ENTRANTS, games=4, seed=9, execution=Execution.make(None, 2, chunk_size=1))
     assert [g.same_play(h) for g, h in zip(serial.games, parallel.games)] == [True] * serial.scheduled
     ray = pytest.importorskip("ray")
     try:
-        on_ray = run_tournament(ENV, ENTRANTS, games=4, seed=9, backend="ray", workers=2, chunk_size=3)
+        on_ray = run_tournament(ENV, ENTRANTS, games=4, seed=9, execution=Execution.make("ray", 2, chunk_size=3))
     finally:
         ray.shutdown()
     assert [g.same_play(h) for g, h in zip(serial.games, on_ray.games)] == [True] * serial.scheduled

@@ -16,7 +16,7 @@ pytest.importorskip("sb3_contrib")
 pytest.importorskip("matplotlib")
 
 from arena.cli import main  # noqa: E402
-from arena.tournament import run_tournament  # noqa: E402
+from arena.tournament import Execution, run_tournament  # noqa: E402
 from arena.training.checkpoints import FolderCheckpoints, Interrupt  # noqa: E402
 from arena.training.report import read_csv  # noqa: E402
 from arena.training.trained import load_trained_agent, read_manifest  # noqa: E402
@@ -80,7 +80,7 @@ def test_ctrl_c_saves_a_folder_that_load_continues_and_a_tournament_plays(tmp_pa
     assert after[: len(before)] == before and after[-1]["timesteps"] >= stopped_at + 64
     assert "trained maskable-ppo on tic_tac_toe" in capsys.readouterr().out
 
-    result = run_tournament("tic_tac_toe", [str(out), "random"], games=4, seed=0, backend="inline")
+    result = run_tournament("tic_tac_toe", [str(out), "random"], games=4, seed=0, execution=Execution.make("inline"))
     assert len(result.games) == 4 and result.forfeits == [] and result.errors == []
 
 

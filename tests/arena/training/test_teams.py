@@ -13,7 +13,7 @@ import envs
 from arena import GroupTeams, RandomAgent, Team, play
 from arena.cli import main
 from arena.testing import check_env
-from arena.tournament import run_tournament
+from arena.tournament import TournamentRules, run_tournament
 from arena.training import SingleAgentEnv, load_trained_agent, match, side_agent, team_stack
 from envs.rock_paper_scissors import BeatMostCommonAgent
 from interfaces.reward import ScaleReward
@@ -208,10 +208,12 @@ def test_pommerman_team_mode_seat_beside_a_teammate_and_whole_side(tmp_path, cap
         == 0
     )
     result = run_tournament(
-        "pommerman",
-        [f"mixed={mate}+pommerman_simple", "bots=pommerman_simple"],
-        games=2,
-        env_kwargs={"mode": "team", "max_steps": 20},
+        rules=TournamentRules.make(
+            "pommerman",
+            [f"mixed={mate}+pommerman_simple", "bots=pommerman_simple"],
+            games=2,
+            env_kwargs={"mode": "team", "max_steps": 20},
+        )
     )
     assert result.complete and not result.forfeits and result.teams["team_0"] == ("agent_0", "agent_2")
     side = tmp_path / "side"
