@@ -8,7 +8,7 @@ interfaces package is present. Its opponents come from an
 are ``--train-against`` (default: RandomAgent once and the connect-four heuristic agent
 twice, so the heuristic is drawn twice as often) and which grows with frozen snapshots of
 the learner (the newest ``--snapshots`` are kept), promoted by
-:class:`arena.training.callbacks.SelfPlayCallback` whenever the learner scores at least
+:class:`arena.training.promotion.PromotionCallback` whenever the learner scores at least
 ``--promote-at`` against the pool. Pure self-play from a random start never met the
 heuristic's blocks and stayed near 0% against it; training against the yardstick
 agents beside the snapshots is the usual curriculum (league-style opponent mix).
@@ -53,6 +53,7 @@ from pathlib import Path
 import gymnasium as gym
 import torch
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import CallbackList
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import SubprocVecEnv, VecEnvWrapper, VecMonitor
@@ -61,8 +62,15 @@ import envs
 from arena import RandomAgent
 from arena.training import OpponentPool, SB3Agent, SingleAgentEnv
 from arena.training.batched import BatchVecEnv
-from arena.training.callbacks import SelfPlayCallback
+from arena.training.callbacks import (
+    EvaluationCallback,
+    EvaluationLogCallback,
+    OnEvaluationCallback,
+    StopTrainingOnRecord,
+)
+from arena.training.evaluation_games import EvaluationGames
 from arena.training.matches import match, match_batch
+from arena.training.promotion import PromotionCallback
 from arena.training.recipe import BATCHED_RECIPE
 from arena.training.report import plot_learning_curve
 from envs.connect_four_agents import ConnectFourHeuristicAgent
@@ -263,19 +271,22 @@ def train(path: str, args: argparse.Namespace, out: Path) -> dict:
             return True
         return time.perf_counter() - started > args.minutes * 60
 
-    callback = SelfPlayCallback(
-        envs.make("connect_four"),
-        pool,
+    promotion = PromotionCallback(pool, args.promote_at)
+    after = [
+        promotion,
+        EvaluationLogCallback(out / "evaluations.csv"),
+        OnEvaluationCallback(note),
+        StopTrainingOnRecord(done),
+    ]
+    callback = EvaluationCallback(
+        EvaluationGames(
+            envs.make("connect_four"), interface=learner_interface(planes), batched=batched, seed=args.seed
+        ),
         {"random": RandomAgent(seed=1), "heuristic": ConnectFourHeuristicAgent(seed=2)},
+        pool,
         eval_every=args.eval_every,
         eval_games=args.eval_games,
-        promote_at=args.promote_at,
-        interface=learner_interface(planes),
-        seed=args.seed,
-        csv_path=out / "evaluations.csv",
-        on_evaluation=note,
-        stop_when=done,
-        batched=batched,
+        callback_after_eval=CallbackList(after),
     )
     callback.evaluate = clock.wrap("evaluation", callback.evaluate)
     try:
@@ -311,7 +322,7 @@ def train(path: str, args: argparse.Namespace, out: Path) -> dict:
         "checks": checks,
         "confirmed": confirmed,
         "time_split_s": {key: round(value, 1) for key, value in seconds.items()},
-        "promotions": callback.promotions,
+        "promotions": promotion.promotions,
         "pool_size": len(pool),
         "interface": str(learner_interface(planes)),
         "pool": pool.names,

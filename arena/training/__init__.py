@@ -14,9 +14,11 @@
   the env (entry points ``arena.recipes``); :class:`TrainingConfig` — one run's settings;
 * :func:`arena.training.run.train` — one run from a config to a trained-agent folder (what
   ``arena train`` does);
-* :mod:`arena.training.callbacks` — ``SelfPlayCallback`` (evaluate, promote, log),
-  ``RichProgressCallback`` and ``ProgressLinesCallback``; that module and
-  :mod:`arena.training.run` import Stable-Baselines3 (the ``train`` extra).
+* :mod:`arena.training.callbacks` — ``EvaluationCallback`` and the callbacks that run after each
+  evaluation (log, stop); :mod:`arena.training.promotion` — ``PromotionCallback`` (self-play);
+  :mod:`arena.training.progress` — ``RichProgressCallback`` and ``ProgressLinesCallback``; these
+  modules, :mod:`arena.training.evaluation_games` and :mod:`arena.training.run` import
+  Stable-Baselines3 (the ``train`` extra).
 
 Example:
     >>> from arena.training import SingleAgentEnv

@@ -18,7 +18,7 @@ class OpponentPool:
     """Frozen opponents (the starting ones, then snapshots of the learner) to sample from.
 
     :class:`~arena.training.SingleAgentEnv` accepts a pool wherever it accepts an
-    opponent and samples it at every reset; :class:`~arena.training.SelfPlayCallback`
+    opponent and samples it at every reset; :class:`~arena.training.promotion.PromotionCallback`
     adds snapshots of the learner to it.
 
     Strategies:

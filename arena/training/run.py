@@ -43,16 +43,16 @@ from arena.training.trained import restore_model, save_trained_agent, trained_in
 
 require_sb3()
 import torch
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.preprocessing import is_image_space
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
-from arena.training.callbacks import (
-    ProgressLinesCallback,
-    RichProgressCallback,
-    SelfPlayCallback,
-)
+from arena.training.callbacks import EvaluationCallback, EvaluationLogCallback, OnEvaluationCallback
 from arena.training.checkpoints import FolderCheckpoints, Interrupt
+from arena.training.evaluation_games import EvaluationGames
+from arena.training.progress import ProgressLinesCallback, RichProgressCallback
+from arena.training.promotion import PromotionCallback
 from arena.training.side_vec_env import SideVecEnv
 from arena.training.vectorised import batch_vec_env, choose_path, own_vec_env
 
@@ -212,18 +212,19 @@ def train(config: TrainingConfig) -> TrainedRun:
             **options,
         )
     progress = _progress(config)
-    self_play = _self_play(setup, pool, progress, path, model)
+    evaluation, promotion = _evaluation(setup, pool, progress, path, model)
     start = int(model.num_timesteps)
     with Interrupt(
         f"arena train: interrupted; stopping at the next step to save {setup.folder} (Ctrl-C again: stop now, "
         "keeping the last checkpoint)"
     ) as interrupt:
         checkpoints = FolderCheckpoints(
-            lambda: _save(setup, model, vec_env, self_play), _checkpoint_every(setup), interrupt
+            lambda: _save(setup, model, vec_env, evaluation, promotion), _checkpoint_every(setup), interrupt
         )
+        # SB3's order: progress, then evaluation (and what runs after it), then a checkpoint that holds it.
         model.learn(
             config.timesteps,
-            callback=[*([progress] if progress else []), self_play, checkpoints],
+            callback=CallbackList([*([progress] if progress else []), evaluation, checkpoints]),
             reset_num_timesteps=setup.loaded is None,
         )
         checkpoints.checkpoint()
@@ -231,8 +232,8 @@ def train(config: TrainingConfig) -> TrainedRun:
         folder=setup.folder,
         model=model,
         plan=setup,
-        records=list(self_play.records),
-        promotions=list(self_play.promotions),
+        records=list(evaluation.records),
+        promotions=[] if promotion is None else list(promotion.promotions),
         pool_size=None if pool is None else len(pool),
         path=path,
         n_envs=n_envs,
@@ -440,17 +441,20 @@ def _side_mate(setup: RunPlan, path: str, model: Any) -> Any:
     return mate if stack is None else AgtItfWrapper(mate, stack)
 
 
-def _self_play(setup: RunPlan, pool: OpponentPool | None, progress: Any, path: str, model: Any) -> SelfPlayCallback:
-    """The evaluation (and promotion) callback, carrying on a loaded run's records and snapshots."""
+def _evaluation(
+    setup: RunPlan, pool: OpponentPool | None, progress: Any, path: str, model: Any
+) -> tuple[EvaluationCallback, PromotionCallback | None]:
+    """The evaluation callback and, with self-play only, the promotion callback it runs after each
+    evaluation (before the CSV log and the progress status, which show its entries); both carry on
+    a loaded run's records and snapshots."""
     config, recipe = setup.config, setup.recipe
     first = recipe.references[0]
 
     def show(record: dict[str, Any]) -> None:
-        if progress is not None:
-            pool_text = f", pool {record['pool_size']}" if "pool_size" in record else ""
-            progress.set_status(
-                f"last evaluation at {record['timesteps']:,}: vs {first} {short_evaluation_text(record, first)}{pool_text}"
-            )
+        pool_text = f", pool {record['pool_size']}" if "pool_size" in record else ""
+        progress.set_status(
+            f"last evaluation at {record['timesteps']:,}: vs {first} {short_evaluation_text(record, first)}{pool_text}"
+        )
 
     history: list[dict[str, Any]] = []
     snapshots: list[tuple[str, Any]] = []
@@ -460,23 +464,28 @@ def _self_play(setup: RunPlan, pool: OpponentPool | None, progress: Any, path: s
             history = read_csv(loaded / "evaluations.csv")
         if pool is not None and recipe.self_play:
             snapshots = _stored_snapshots(loaded)
-    return SelfPlayCallback(
-        _eval_env(setup),
-        pool,
+    promotion = None
+    if pool is not None and recipe.self_play:
+        promotion = PromotionCallback(pool, recipe.promote_at, window=recipe.window, snapshots=snapshots)
+    after: list[BaseCallback] = [
+        *([promotion] if promotion is not None else []),
+        EvaluationLogCallback(setup.folder / "evaluations.csv"),
+        *([OnEvaluationCallback(show)] if progress is not None else []),
+    ]
+    games = EvaluationGames(
+        _eval_env(setup), teammate=_side_mate(setup, path, model), sides=path == "side", seed=config.seed
+    )
+    evaluation = EvaluationCallback(
+        games,
         {name: _opponent(setup, name) for name in recipe.references},
-        teammate=_side_mate(setup, path, model),
-        sides=path == "side",
+        pool,
         eval_every=setup.eval_every,
         eval_games=setup.eval_games,
         final_games=setup.final_eval_games,
-        promote_at=recipe.promote_at if recipe.self_play else None,
-        window=recipe.window,
-        seed=config.seed,
-        csv_path=setup.folder / "evaluations.csv",
-        on_evaluation=show,
         history=history,
-        snapshots=snapshots,
+        callback_after_eval=CallbackList(after),
     )
+    return evaluation, promotion
 
 
 def _stored_snapshots(folder: Path) -> list[tuple[str, Any]]:
@@ -494,7 +503,9 @@ def _stored_snapshots(folder: Path) -> list[tuple[str, Any]]:
     return found
 
 
-def _save(setup: RunPlan, model: Any, vec_env: VecEnv, self_play: SelfPlayCallback) -> None:
+def _save(
+    setup: RunPlan, model: Any, vec_env: VecEnv, evaluation: EvaluationCallback, promotion: PromotionCallback | None
+) -> None:
     """Write the folder, each file whole (:func:`write_atomic`): the recipe, the pool's snapshots, the
     learning curve, then the model and its manifest last, so the manifest never names a model that
     is not there. A checkpoint and the end of a run both write it."""
@@ -502,11 +513,11 @@ def _save(setup: RunPlan, model: Any, vec_env: VecEnv, self_play: SelfPlayCallba
     # The options the run's env had (the command line's or the recipe's), as the manifest has them.
     stored = replace(recipe, env_options=dict(setup.env_options))
     write_atomic(folder / RECIPE_FILE, json.dumps(stored.to_json(), indent=2) + "\n")
-    _save_snapshots(folder, self_play.snapshot_states())
+    _save_snapshots(folder, [] if promotion is None else promotion.snapshot_states())
     write_atomic(
         folder / "learning_curve.png",
         lambda path: plot_learning_curve(
-            self_play.records,
+            evaluation.records,
             path,
             references=recipe.references[:1],
             title=f"{recipe.algo} on {config.env}" + (f", self-play ({recipe.self_play})" if recipe.self_play else ""),

@@ -125,7 +125,7 @@ def own_vec_env(
     * ``opponents``: an :class:`~arena.training.OpponentPool` (self-play: snapshots join it and
       reach the VecEnv through ``env_method("set_opponents", pool)``) or one agent;
     * ``interface``: the learner's stack (not set up); the VecEnv keeps it as its ``interface``
-      attribute (what :class:`~arena.training.SelfPlayCallback` evaluates behind and the trained
+      attribute (what :class:`~arena.training.evaluation_games.EvaluationGames` evaluates behind and the trained
       folder records), and its observations are that stack's observations.
 
     It returns an SB3 ``VecEnv``; for MaskablePPO its ``env_method("action_masks")`` gives one mask a slot.

@@ -91,31 +91,25 @@ def _records(batched: bool | None, monkeypatch) -> tuple[list[dict], int]:
     import torch
     from sb3_contrib import MaskablePPO
 
-    import arena.training.callbacks as callbacks
+    import arena.training.evaluation_games as evaluation_games
     from arena.training.batched import BatchVecEnv
+    from arena.training.callbacks import EvaluationCallback
 
     calls = []
-    monkeypatch.setattr(callbacks, "match_batch", lambda *a, **k: calls.append(1) or match_batch(*a, **k))
+    monkeypatch.setattr(evaluation_games, "match_batch", lambda *a, **k: calls.append(1) or match_batch(*a, **k))
     torch.set_num_threads(1)
     pool = OpponentPool([BoardHashAgent(1), BoardHashAgent(2)], strategy="uniform")
     venv = BatchVecEnv("tic_tac_toe", 8, pool, shuffle_seats=True)
     venv.seed(0)
     model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=64, n_epochs=1, seed=0)
-    callback = callbacks.SelfPlayCallback(
-        "tic_tac_toe",
-        pool,
-        {"hash": BoardHashAgent(4)},
-        eval_every=128,
-        eval_games=12,
-        promote_at=None,
-        batched=batched,
-    )
+    games = evaluation_games.EvaluationGames("tic_tac_toe", batched=batched)
+    callback = EvaluationCallback(games, {"hash": BoardHashAgent(4)}, pool, eval_every=128, eval_games=12)
     model.learn(256, callback=callback)
     drop = ("wall_s", "cpu_s")
     return [{k: v for k, v in r.items() if k not in drop} for r in callback.records], len(calls)
 
 
-def test_self_play_callback_evaluates_in_a_batch_with_the_same_records(monkeypatch) -> None:
+def test_evaluation_callback_evaluates_in_a_batch_with_the_same_records(monkeypatch) -> None:
     # The learner plays deterministically and the references and pool are deterministic: the batched
     # evaluation must give the one-by-one records exactly.
     one_by_one, calls = _records(False, monkeypatch)

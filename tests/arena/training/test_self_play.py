@@ -83,32 +83,29 @@ sb3 = pytest.importorskip("sb3_contrib")
 def _train(tmp_path, *, promote_at, window=None, steps=384, pool_strategy="latest", opponent=None):
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import CallbackList
     from stable_baselines3.common.env_util import make_vec_env
 
-    from arena.training.callbacks import SelfPlayCallback
+    from arena.training.callbacks import EvaluationCallback, EvaluationLogCallback
+    from arena.training.promotion import PromotionCallback
 
     torch.set_num_threads(1)
     pool = OpponentPool([opponent or RandomAgent(seed=0)], strategy=pool_strategy)
     vec = make_vec_env(lambda: SingleAgentEnv("tic_tac_toe", pool, shuffle_seats=True), n_envs=2, seed=0)
     model = MaskablePPO("MlpPolicy", vec, n_steps=64, batch_size=64, n_epochs=1, seed=0)
-    callback = SelfPlayCallback(
-        "tic_tac_toe",
-        pool,
-        "random",
-        eval_every=128,
-        eval_games=6,
-        promote_at=promote_at,
-        window=window,
-        csv_path=tmp_path / "eval.csv",
+    promotion = PromotionCallback(pool, promote_at, window=window) if promote_at is not None else None
+    after = [*([promotion] if promotion else []), EvaluationLogCallback(tmp_path / "eval.csv")]
+    callback = EvaluationCallback(
+        "tic_tac_toe", "random", pool, eval_every=128, eval_games=6, callback_after_eval=CallbackList(after)
     )
     model.learn(steps, callback=callback)
-    return model, vec, pool, callback
+    return model, vec, pool, callback, promotion
 
 
 def test_promotion_rule_matches_the_records(tmp_path) -> None:
     from arena.training.report import read_csv
 
-    _, vec, pool, callback = _train(tmp_path, promote_at=0.4)  # at these seeds the window scores 0.25 and 0.42
+    _, vec, pool, callback, _ = _train(tmp_path, promote_at=0.4)  # at these seeds the window scores 0.25 and 0.42
     records = callback.records
     assert [r["timesteps"] for r in records] == [0, 128, 256, 384]
     assert records[0]["promoted"] == 0  # never at the baseline evaluation
@@ -123,21 +120,27 @@ def test_promotion_rule_matches_the_records(tmp_path) -> None:
 
 
 def test_window_fills_before_the_gate_opens_and_none_never_promotes(tmp_path) -> None:
-    _, _, pool, callback = _train(tmp_path, promote_at=0.0, window=12)
+    _, _, pool, callback, promotion = _train(tmp_path, promote_at=0.0, window=12)
     # 6 games per evaluation (the baseline's count too): the 12-game window is full at every second
     # evaluation, and a promotion empties it.
     assert [r["promoted"] for r in callback.records] == [0, 1, 0, 1]
-    assert callback.promotions == [128, 384] and pool.names == ["RandomAgent", "snapshot@128", "snapshot@384"]
-    _, _, pool, callback = _train(tmp_path, promote_at=None, steps=256)
-    assert len(pool) == 1 and not any(r["promoted"] for r in callback.records)
+    assert promotion.promotions == [128, 384] and pool.names == ["RandomAgent", "snapshot@128", "snapshot@384"]
+    # Without a promotion callback the pool is only played against: it never grows, and the records say
+    # nothing of a gate.
+    _, _, pool, callback, _ = _train(tmp_path, promote_at=None, steps=256)
+    assert len(pool) == 1 and [r["pool_size"] for r in callback.records] == [1, 1, 1]
+    assert not any("promoted" in r or "window_score" in r for r in callback.records)
 
 
 def test_callback_error_texts() -> None:
-    from arena.training.callbacks import SelfPlayCallback
+    from arena.training.callbacks import EvaluationCallback
+    from arena.training.promotion import PromotionCallback
 
-    with pytest.raises(ValueError, match=r"promote_at must lie in \[0, 1\] or be None, got 1.5"):
-        SelfPlayCallback("tic_tac_toe", None, promote_at=1.5)
+    with pytest.raises(ValueError, match=r"promote_at must lie in \[0, 1\], got 1.5"):
+        PromotionCallback(OpponentPool([RandomAgent()]), promote_at=1.5)
+    with pytest.raises(TypeError, match="PromotionCallback: pool must be an OpponentPool, got list"):
+        PromotionCallback([RandomAgent()])  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="eval_every and eval_games must be at least 1, got 0 and 5"):
-        SelfPlayCallback("tic_tac_toe", None, eval_every=0, eval_games=5)
+        EvaluationCallback("tic_tac_toe", eval_every=0, eval_games=5)
     with pytest.raises(TypeError, match="pool must be an OpponentPool or None, got list"):
-        SelfPlayCallback("tic_tac_toe", [RandomAgent()])
+        EvaluationCallback("tic_tac_toe", "random", [RandomAgent()])  # type: ignore[arg-type]

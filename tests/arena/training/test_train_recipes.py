@@ -209,7 +209,7 @@ def test_piped_output_shows_progress_lines(tmp_path, capsys) -> None:
 
 
 def test_progress_lines_keep_coming_while_training_is_busy() -> None:
-    from arena.training.callbacks import ProgressLinesCallback
+    from arena.training.progress import ProgressLinesCallback
 
     stream = io.StringIO()
     lines = ProgressLinesCallback(1000, "train x", every=0.01, stream=stream)
