@@ -83,7 +83,7 @@ def test_the_action_filter_masks_reach_maskable_ppo_and_snapshots_act_in_one_for
     snapshot.act_batch = counted  # type: ignore[method-assign]
     pool = OpponentPool([make_agent("pommerman_simple")], strategy="latest")
     pool.add(AgtItfWrapper(snapshot, learner_view), name="snapshot@0")
-    model_env.env_method("set_opponents", pool)  # what SelfPlayCallback.promote does
+    model_env.env_method("set_opponents", pool)  # what PromotionCallback.promote does
     model_env.seed(0)
     model.learn(64)
     buffer = model.rollout_buffer
