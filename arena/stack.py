@@ -24,6 +24,8 @@ from arena.errors import ArenaError, InvalidActionError
 
 __all__ = [
     "HOOKS",
+    "ActionCheck",
+    "blame",
     "CompiledStack",
     "Hooks",
     "StackDrivers",
@@ -46,7 +48,8 @@ def failing_level(err: BaseException) -> Any:
     return err.__dict__.get(_BLAME)
 
 
-def _blame(err: BaseException, level: Any) -> None:
+def blame(err: BaseException, level: Any) -> None:
+    """Record ``level`` as the one whose hook raised ``err`` (see :func:`failing_level`), unless one is recorded."""
     # The innermost level records itself first (a Combine member before the Combine).
     if level is not None and _BLAME not in err.__dict__:
         err.__dict__[_BLAME] = level
@@ -66,15 +69,15 @@ def run_hooks(hooks: Hooks, value: Any) -> Any:
             value = hook(value)
         return value
     except Exception as err:
-        _blame(err, level)
+        blame(err, level)
         raise
 
 
 def run_each(table: Mapping[Any, Hooks], values: Mapping[Any, Any]) -> dict[Any, Any]:
     """A new dict: each agent's value through that agent's hooks in ``table`` (none: unchanged).
 
-    The wrappers' per-step path: one loop over the agents with the hooks inline, no call per
-    agent but the hooks' own.
+    One loop over the agents with the hooks inline, no call per agent but the hooks' own
+    (``MultiAgentEnvItfWrapper.step`` writes the same loop out for its per-step channels).
 
     Example:
         >>> run_each({"a": (("abs", abs),)}, {"a": -1, "b": -2})
@@ -89,7 +92,7 @@ def run_each(table: Mapping[Any, Hooks], values: Mapping[Any, Any]) -> dict[Any,
             out[agent] = value
         return out
     except Exception as err:
-        _blame(err, level)
+        blame(err, level)
         raise
 
 
@@ -118,17 +121,29 @@ class CompiledStack(NamedTuple):
     done: Callable[[Any, bool, bool], Any] | None
 
 
-def _action_check(level: Any) -> Hook | None:
-    """The check that a model action lies in ``level``'s Discrete or MultiDiscrete action space: a
-    hook that maps by table lookup would otherwise turn ``-1`` or ``n`` into some legal raw action
-    (numpy indexing wraps around). ``None`` for other spaces."""
-    space = level.action_space
-    if type(space) is spaces.Discrete:
-        start, n = int(space.start), int(space.n)
-        low, high = start, start + n
+class ActionCheck:
+    """The check that a model action lies in a level's Discrete or MultiDiscrete action space, run
+    before the action hooks: a hook that maps by table lookup would otherwise turn ``-1`` or ``n``
+    into some legal raw action (numpy indexing wraps around).
 
-        def check_discrete(action: Any) -> Any:
-            if type(action) is int and low <= action < high:  # the common case first: one comparison
+    Calling it returns the action or raises :class:`~arena.errors.InvalidActionError`. A plain
+    ``int`` in ``range(low, high)`` is always valid, so a driver may test that inline and call the
+    check only for other values (``low == high`` for a MultiDiscrete space: every action is called).
+    """
+
+    __slots__ = ("level", "space", "low", "high")
+
+    def __init__(self, level: Any, space: spaces.Discrete | spaces.MultiDiscrete) -> None:
+        self.level, self.space = level, space
+        if isinstance(space, spaces.Discrete):
+            self.low, self.high = int(space.start), int(space.start) + int(space.n)
+        else:
+            self.low = self.high = 0  # an empty range: every action takes the full check
+
+    def __call__(self, action: Any) -> Any:
+        space = self.space
+        if isinstance(space, spaces.Discrete):
+            if type(action) is int and self.low <= action < self.high:
                 return action
             value = (
                 action.item()
@@ -138,22 +153,21 @@ def _action_check(level: Any) -> Hook | None:
             if (
                 isinstance(value, (int, np.integer))
                 and not isinstance(value, (bool, np.bool_))
-                and 0 <= value - start < n
+                and self.low <= value < self.high
             ):
                 return action
-            raise InvalidActionError(f"{level}: action {action!r} is not in {space}")
-
-        return check_discrete
-    if type(space) is spaces.MultiDiscrete:
-
-        def check_multi(action: Any) -> Any:
+        else:
             values = np.asarray(action)
             if values.shape == space.shape and values.dtype.kind in "iu" and space.contains(values.astype(space.dtype)):
                 return action
-            raise InvalidActionError(f"{level}: action {action!r} is not in {space}")
+        raise InvalidActionError(f"{self.level}: action {action!r} is not in {space}")
 
-        return check_multi
-    return None
+
+def _action_check(level: Any) -> ActionCheck | None:
+    """The :class:`ActionCheck` of ``level``'s action space; ``None`` for spaces other than
+    (exactly) Discrete and MultiDiscrete."""
+    space = level.action_space
+    return ActionCheck(level, space) if type(space) in (spaces.Discrete, spaces.MultiDiscrete) else None
 
 
 def _overrides(level: Any, hook: str) -> bool:
@@ -180,7 +194,7 @@ def _start_function(levels: Sequence[Any]) -> Hook | None:
                     observation = observe(observation)
             return observation
         except Exception as err:
-            _blame(err, level)
+            blame(err, level)
             raise
 
     return start
@@ -204,7 +218,7 @@ def _done_function(levels: Sequence[Any]) -> Callable[[Any, bool, bool], Any] | 
                 reward = finish(reward, terminated=terminated, truncated=truncated) if wants_flags else finish(reward)
             return reward
         except Exception as err:
-            _blame(err, level)
+            blame(err, level)
             raise
 
     return end

@@ -21,7 +21,7 @@ from arena.errors import (
     UnknownAgentError,
 )
 from arena.interface import Interface, claim_interface
-from arena.stack import Hooks, failing_level, run_each, run_hooks
+from arena.stack import ActionCheck, Hooks, blame, failing_level, run_each, run_hooks
 
 __all__ = ["EnvItfWrapper", "MultiAgentEnvItfWrapper", "GymEnvItfWrapper"]
 
@@ -123,6 +123,10 @@ class EnvItfWrapper:
             )
 
 
+def _unchecked(action: Any) -> Any:
+    return action
+
+
 # The two kinds of env EnvItfWrapper chooses between (defined below, in this module).
 _KINDS = ("MultiAgentEnvItfWrapper", "GymEnvItfWrapper")
 
@@ -182,7 +186,8 @@ class MultiAgentEnvItfWrapper(EnvItfWrapper, MultiAgentWrapper):
         """Each channel's table: agent -> its stack's hooks (or first-observation and end-of-episode
         functions), for the agents whose stack runs any there; an empty table skips the channel."""
         self._observe: dict[AgentID, Hooks] = {}
-        self._act: dict[AgentID, Hooks] = {}
+        # agent -> (low, high, check, hooks): a plain int in range(low, high) skips the call to check
+        self._act: dict[AgentID, tuple[int, int, Any, Hooks]] = {}
         self._reward: dict[AgentID, Hooks] = {}
         self._mask: dict[AgentID, Hooks] = {}
         self._start: dict[AgentID, Any] = {}
@@ -202,6 +207,12 @@ class MultiAgentEnvItfWrapper(EnvItfWrapper, MultiAgentWrapper):
             for table, entry in channels:
                 if entry is not None:
                     table[agent] = entry
+            if stack.action is not None:
+                level, first = stack.action[0]
+                if isinstance(first, ActionCheck):
+                    self._act[agent] = (first.low, first.high, first, stack.action[1:])
+                else:
+                    self._act[agent] = (0, 0, _unchecked, stack.action)
 
     _TABLES = ("_observe", "_start", "_act", "_reward", "_mask", "_done")
 
@@ -249,12 +260,24 @@ class MultiAgentEnvItfWrapper(EnvItfWrapper, MultiAgentWrapper):
         if type(actions) is not dict and not isinstance(actions, Mapping):
             return self.env.step(actions)  # the wrapped env reports the type error
         raw = actions
-        if self._act:  # ids no interface knows pass untranslated: the env names them
+        act = self._act
+        if act:  # each agent's model action through its stack; this runs every step, so written out here
+            raw = {}
+            level = None
             try:
-                raw = run_each(self._act, actions)
+                for agent, action in actions.items():
+                    entry = act.get(agent)
+                    if entry is not None:  # ids no interface knows pass untranslated: the env names them
+                        low, high, check, hooks = entry
+                        if not (type(action) is int and low <= action < high):
+                            action = check(action)
+                        for level, hook in hooks:  # noqa: B007 - the except clause reads the level
+                            action = hook(action)
+                    raw[agent] = action
             except ArenaError:
                 raise
             except Exception as err:
+                blame(err, level)
                 self._raise_for_model_actions(actions)  # name the model action when it was out of its space
                 raise self._interface_error("translating actions", err) from err
         try:
@@ -262,20 +285,39 @@ class MultiAgentEnvItfWrapper(EnvItfWrapper, MultiAgentWrapper):
         except InvalidActionError:
             self._raise_for_model_actions(actions)  # name the model action when it was out of its space
             raise  # any other error of the env is the env's own, unwrapped
+        level = None
         try:
             if self._mask:  # masks before observations: an interface may put the mask in the observation
-                infos = self._infos(infos)
+                for info in infos.values():
+                    if "action_mask" in info:
+                        infos = self._infos(infos)
+                        break
             if self._done and (True in terminations.values() or True in truncations.values()):
                 rewards = self._final_rewards(rewards, terminations, truncations)
-            elif self._reward:
-                rewards = run_each(self._reward, rewards)
+            elif reward := self._reward:  # run_each, written out as for observations below
+                transformed = {}
+                for agent, value in rewards.items():
+                    chain = reward.get(agent)
+                    if chain is not None:
+                        for level, hook in chain:  # noqa: B007 - the except clause reads the level
+                            value = hook(value)
+                    transformed[agent] = value
+                rewards = transformed
             if self._pending:
                 observations = self._observations(observations)
-            elif self._observe:
-                observations = run_each(self._observe, observations)
+            elif observe := self._observe:  # run_each, written out here: this runs every step
+                transformed = {}
+                for agent, observation in observations.items():
+                    chain = observe.get(agent)
+                    if chain is not None:
+                        for level, hook in chain:  # noqa: B007 - the except clause reads the level
+                            observation = hook(observation)
+                    transformed[agent] = observation
+                observations = transformed
         except ArenaError:
             raise
         except Exception as err:
+            blame(err, level)
             raise self._interface_error("transforming the env's step", err) from err
         return observations, rewards, terminations, truncations, infos
 

@@ -44,21 +44,28 @@ def _bench(*args: str) -> str:
 
 def test_interface_overhead_bench_compares_obs_and_action_levels_with_gymnasium():
     out = _bench("bench/interface_overhead.py", "--steps", "2000", "--rounds", "2", "--no-supersuit", "--no-realistic")
-    assert "arena EnvItfWrapper, 3 obs+action interfaces x 2 agents" in out
-    assert "gymnasium, 3 obs+action wrappers, 1 agent" in out
-    assert "obs+action levels: arena overhead / gymnasium overhead: " in out
+    assert "arena EnvItfWrapper, 3 trivial obs+action levels x 2 agents" in out
+    assert "gymnasium, 3 wrappers with the same hooks, 1 agent" in out
+    assert "trivial obs+action levels: arena overhead / gymnasium overhead: " in out
 
 
-def test_the_obs_and_action_levels_of_the_bench_override_both_hooks_and_change_nothing():
-    bench = _bench_module("interface_overhead")
+def test_the_interface_overhead_headline_levels_are_a_users_with_the_gymnasium_wrappers_hooks():
+    levels = _bench_module("interface_overhead_levels")
     from arena import EnvItfWrapper, Interface
 
-    assert bench.KeepBoth.observation is not Interface.observation and bench.KeepBoth.action is not Interface.action
-    raw, wrapped = bench.ArenaPair(), EnvItfWrapper(bench.ArenaPair(), bench.KeepBoth(bench.KeepBoth(bench.KeepBoth())))
+    assert "annotations" not in vars(levels)  # no `from __future__ import annotations`, as in a user's module
+    arena_level, gym_level = levels.TrivialLevel, levels.GymTrivialLevel
+    for hook in ("observation", "action"):
+        assert getattr(arena_level, hook) is not getattr(Interface, hook)
+        assert getattr(arena_level, hook).__code__.co_code == getattr(gym_level, hook).__code__.co_code  # same bodies
+        assert getattr(arena_level, hook).__code__.co_code != Interface.observation.__code__.co_code  # not `return x`
+    bench = _bench_module("interface_overhead")
+    raw, wrapped = bench.ArenaPair(), EnvItfWrapper(bench.ArenaPair(), levels.arena_levels())
+    assert len(wrapped.interfaces["a"].levels()) == 3 and len(wrapped.interfaces["a"].compiled().observation) == 3
     first, second = raw.reset(seed=0), wrapped.reset(seed=0)
     for _ in range(5):
         actions = dict.fromkeys(first[0], 1)
-        assert str(first) == str(second)  # pass-through: the stack changes no value
+        assert str(first) == str(second)  # the levels change no value
         first, second = raw.step(actions), wrapped.step(actions)
 
 

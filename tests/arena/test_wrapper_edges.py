@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from gymnasium import spaces
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import envs
-from arena import ArenaError, EnvItfWrapper, Interface, InterfaceError, InvalidActionError
+from arena import ArenaError, EnvItfWrapper, Interface, InterfaceError, InvalidActionError, MultiAgentEnv
 from interfaces import DiscreteToMultiDiscrete, EgoBoard
 
 
@@ -106,3 +110,88 @@ def test_the_failing_level_is_named_even_when_no_frame_holds_it():
     ) as info:
         env.step({"player_0": 0})
     assert isinstance(info.value.interface, BrokenByAFunction)
+
+
+class _RecordingEnv(MultiAgentEnv):
+    """Two agents act every step with Discrete(5) actions; it keeps the raw actions it receives."""
+
+    def __init__(self) -> None:
+        self.possible_agents = self.agents = ["a", "b"]
+        self.observation_spaces = {agent: spaces.Box(-9.0, 9.0, (2,), np.float32) for agent in self.agents}
+        self.action_spaces = {agent: spaces.Discrete(5) for agent in self.agents}
+        self.received: dict = {}
+
+    def _observations(self) -> dict:
+        return {agent: np.ones(2, np.float32) for agent in self.agents}
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return self._observations(), {
+            agent: {"action_mask": np.array([1, 1, 0, 1, 1], np.int8)} for agent in self.agents
+        }
+
+    def step(self, actions):
+        self.received = dict(actions)
+        flags = dict.fromkeys(self.agents, False)
+        infos = {agent: {"action_mask": np.array([1, 0, 1, 1, 1], np.int8)} for agent in self.agents}
+        return self._observations(), dict.fromkeys(self.agents, 1.0), flags, dict(flags), infos
+
+
+class _Mirror(Interface):
+    """Reverses actions and masks, and doubles observations within a doubled space."""
+
+    def setup(self, observation_space, action_space):
+        super().setup(observation_space, action_space)
+        box = self._require_space(spaces.Box, "observation")
+        self.observation_space = spaces.Box(2 * box.low, 2 * box.high, box.shape, box.dtype)
+
+    def observation(self, observation):
+        return 2 * observation
+
+    def action(self, action):
+        return 4 - int(action)
+
+    def action_mask(self, mask):
+        return mask[::-1].copy()
+
+
+_ACTIONS = st.one_of(
+    st.integers(-3, 8),
+    st.booleans(),
+    st.integers(-3, 8).map(np.int64),
+    st.integers(0, 4).map(lambda n: np.array(n)),
+    st.floats(-1.0, 5.0),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_ACTIONS, _ACTIONS, st.integers(1, 3))
+def test_the_wrapper_translates_like_the_stack_and_its_outputs_lie_in_their_spaces(action_a, action_b, depth):
+    """The wrapper's written-out per-step loops agree with the stack's own transform_* on every value."""
+    stack: Interface = _Mirror()
+    for _ in range(depth - 1):
+        stack = _Mirror(stack)
+    env = EnvItfWrapper(_RecordingEnv(), stack)
+    observations, infos = env.reset(seed=0)
+    actions = {"a": action_a, "b": action_b}
+    expected = {}
+    for agent, action in actions.items():
+        try:
+            expected[agent] = env.interfaces[agent].transform_action(action)
+        except InvalidActionError:
+            expected = None
+            break
+    if expected is None:
+        with pytest.raises(InvalidActionError):
+            env.step(actions)
+        return
+    observations, _, _, _, infos = env.step(actions)
+    assert env.unwrapped.received == expected
+    for agent in ("a", "b"):
+        itf = env.interfaces[agent]
+        assert itf.observation_space.contains(observations[agent])
+        mask = infos[agent]["action_mask"]
+        assert itf.action_space.contains(int(np.flatnonzero(mask)[0]))
+        # A legal model action maps to a raw action the raw mask allows.
+        raw_mask = np.array([1, 0, 1, 1, 1], np.int8)
+        assert all(raw_mask[itf.transform_action(int(i))] for i in np.flatnonzero(mask))
