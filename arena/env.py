@@ -26,6 +26,7 @@ __all__ = [
     "MultiAgentWrapper",
     "HoldsEnv",
     "AgentID",
+    "StepResult",
     "has_hidden_information",
     "is_real_time",
     "REAL_TIME_FPS",
@@ -34,6 +35,14 @@ __all__ = [
 ]
 
 AgentID = str
+#: What ``MultiAgentEnv.step`` returns: observations, rewards, terminations, truncations and infos, each by agent.
+StepResult = tuple[
+    dict[AgentID, Any],
+    dict[AgentID, float],
+    dict[AgentID, bool],
+    dict[AgentID, bool],
+    dict[AgentID, dict[str, Any]],
+]
 
 
 @dataclass(frozen=True)
@@ -200,15 +209,7 @@ class MultiAgentEnv(ActionChecks):
             self._np_random, self._np_seed = None, seed
         return {}, {}
 
-    def step(
-        self, actions: Mapping[AgentID, Any]
-    ) -> tuple[
-        dict[AgentID, Any],
-        dict[AgentID, float],
-        dict[AgentID, bool],
-        dict[AgentID, bool],
-        dict[AgentID, dict[str, Any]],
-    ]:
+    def step(self, actions: Mapping[AgentID, Any]) -> StepResult:
         """Apply one action per acting agent.
 
         Edge cases every env honours (``arena.testing.check_env`` checks them):

@@ -18,7 +18,7 @@ from arena.errors import AgentError, ArenaError, UnknownAgentError
 from arena.seeding import derive_seed
 from arena.teams import PolicyMapping, Team, map_policies
 
-__all__ = ["Episode", "play", "ranks_from_returns"]
+__all__ = ["Episode", "play", "ranks_from_returns", "outcome_text"]
 
 Agents = Mapping[Any, Agent] | Sequence[Agent]
 
@@ -92,10 +92,19 @@ class Episode:
     def outcome(self) -> str:
         """``"draw"``, ``"player_0 wins"``, ``"player_0, player_2 win"``; with sides, by team
         (``"team_0 wins"``)."""
-        winners = self.winning_teams if self.teams else self.winners
-        if not winners:
-            return "draw"
-        return f"{', '.join(winners)} {'wins' if len(winners) == 1 else 'win'}"
+        return outcome_text(self.winning_teams if self.teams else self.winners)
+
+
+def outcome_text(winners: Sequence[str]) -> str:
+    """``"draw"`` without winners, else ``"NAME wins"`` or ``"NAME, NAME win"``: the one wording of an outcome.
+
+    Example:
+        >>> outcome_text([]), outcome_text(["player_0"]), outcome_text(["a", "b"])
+        ('draw', 'player_0 wins', 'a, b win')
+    """
+    if not winners:
+        return "draw"
+    return f"{', '.join(winners)} {'wins' if len(winners) == 1 else 'win'}"
 
 
 def ranks_from_returns(returns: Mapping[AgentID, float]) -> dict[AgentID, int]:

@@ -186,14 +186,12 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
     from envs.pommerman.board import draw_board
     from envs.pommerman.core import step_into
 
+    rows_of = batch_core._cell_rows  # the batch's own (11, 11) grids -> rows of 121 cells
+
     @njit
     def rules(boards, items, flames, agents, bombs, counts, actions, work):
         s = batch_core._scratch(work, 0)
-        board_rows, item_rows, flame_rows = (
-            batch_core._cell_rows(boards),
-            batch_core._cell_rows(items),
-            batch_core._cell_rows(flames),
-        )
+        board_rows, item_rows, flame_rows = rows_of(boards), rows_of(items), rows_of(flames)
         for g in range(boards.shape[0]):
             step_into(board_rows[g], item_rows[g], flame_rows[g], agents[g], bombs[g], counts[g], actions[g], 10, s)
 
@@ -202,11 +200,7 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
         boards, items, flames, agents, bombs, counts, steps, rngs, radio, actions, rewards, terms, live, over, work
     ):
         s = batch_core._scratch(work, 0)
-        board_rows, item_rows, flame_rows = (
-            batch_core._cell_rows(boards),
-            batch_core._cell_rows(items),
-            batch_core._cell_rows(flames),
-        )
+        board_rows, item_rows, flame_rows = rows_of(boards), rows_of(items), rows_of(flames)
         for g in range(boards.shape[0]):
             before = batch_views.alive_bits(agents, g)
             after = step_into(

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.env import MultiAgentEnv
 from envs._clone import clone_game
+from envs._two_player import TwoPlayerGame
 from envs.connect_four_bits import COLUMNS, ROWS, STRIDE, has_four
 
 __all__ = ["ConnectFour", "ConnectFourBatch", "ROWS", "COLUMNS", "has_four"]
@@ -17,7 +17,7 @@ __all__ = ["ConnectFour", "ConnectFourBatch", "ROWS", "COLUMNS", "has_four"]
 _SYMBOLS = ".XO"
 
 
-class ConnectFour(MultiAgentEnv):
+class ConnectFour(TwoPlayerGame):
     """Connect four for ``player_0`` (X, moves first) and ``player_1`` (O).
 
     * **Observation** (only for the player to move): ``Box(0, 2, (6, 7), int8)``, the
@@ -80,11 +80,7 @@ class ConnectFour(MultiAgentEnv):
         self._heights = [0] * COLUMNS
         self._bits = [0, 0]
         self._moves = 0
-        self._mask[:] = 1
-        self._to_move = 0
-        self.agents = list(self.possible_agents)
-        self._acting = ("player_0",)
-        return {"player_0": self._board.copy()}, {"player_0": {"action_mask": self._mask.copy()}}
+        return self._first_turn()
 
     def step(self, actions: Mapping[str, Any]):
         """Drop the mover's disc; see :meth:`MultiAgentEnv.step` for the edge cases."""
@@ -112,17 +108,6 @@ class ConnectFour(MultiAgentEnv):
             flags,
             dict(flags),
             {other: {"action_mask": self._mask.copy()}},
-        )
-
-    def _end(self, rewards: dict[str, float]):
-        self.agents = []
-        self._acting = None
-        return (
-            {},
-            rewards,
-            {"player_0": True, "player_1": True},
-            {"player_0": False, "player_1": False},
-            {"player_0": {}, "player_1": {}},
         )
 
     # --------------------------------------------------------------- planning

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.env import MultiAgentEnv
 from envs._clone import clone_game
+from envs._two_player import TwoPlayerGame
 
 __all__ = ["LimitPoker", "FOLD", "CALL", "RAISE", "ACTION_NAMES"]
 
@@ -26,7 +26,7 @@ _AGENTS = ("player_0", "player_1")
 _NO_CARD = -1
 
 
-class LimitPoker(MultiAgentEnv):
+class LimitPoker(TwoPlayerGame):
     """Two-player limit poker: one private card each, an optional public card, fixed bets.
 
     Each player antes ``ante`` chips and is dealt one private card from a deck of
@@ -329,17 +329,6 @@ class LimitPoker(MultiAgentEnv):
         self._result = f"{shown}: {_AGENTS[winner]} wins {self._stakes[0]}"
         sign = 1.0 if winner == 0 else -1.0
         return self._end({"player_0": sign * stake, "player_1": -sign * stake})
-
-    def _end(self, rewards: dict[str, float]):
-        self.agents = []
-        self._acting = None
-        return (
-            {},
-            rewards,
-            {"player_0": True, "player_1": True},
-            {"player_0": False, "player_1": False},
-            {"player_0": {}, "player_1": {}},
-        )
 
     # -------------------------------------------------------------- rendering
     def render(self) -> str | None:

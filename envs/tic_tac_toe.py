@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.env import MultiAgentEnv
 from envs._clone import clone_game
+from envs._two_player import TwoPlayerGame
 
 __all__ = ["TicTacToe", "TicTacToeBatch"]
 
@@ -18,7 +18,7 @@ _LINES_THROUGH = tuple(tuple(line for line in _LINES if cell in line) for cell i
 _SYMBOLS = ".XO"
 
 
-class TicTacToe(MultiAgentEnv):
+class TicTacToe(TwoPlayerGame):
     """Tic-tac-toe for ``player_0`` (X, moves first) and ``player_1`` (O).
 
     * **Observation** (only for the player to move): ``Box(0, 2, (3, 3), int8)``, the
@@ -86,11 +86,7 @@ class TicTacToe(MultiAgentEnv):
         super().reset(seed=seed)
         self._cells = [0] * 9
         self._board[:] = 0
-        self._mask[:] = 1
-        self._to_move = 0
-        self.agents = list(self.possible_agents)
-        self._acting = ("player_0",)
-        return {"player_0": self._board.copy()}, {"player_0": {"action_mask": self._mask.copy()}}
+        return self._first_turn()
 
     def step(self, actions: Mapping[str, Any]):
         """Place the mover's mark; see :meth:`MultiAgentEnv.step` for the edge cases."""
@@ -123,10 +119,7 @@ class TicTacToe(MultiAgentEnv):
 
     def _next(self, other: str, rewards: dict[str, float], over: bool):
         if over:
-            self.agents = []
-            self._acting = None
-            flags = {"player_0": True, "player_1": True}
-            return {}, rewards, flags, {"player_0": False, "player_1": False}, {"player_0": {}, "player_1": {}}
+            return self._end(rewards)
         self._to_move = 1 - self._to_move
         self._acting = (other,)
         flags = {"player_0": False, "player_1": False}

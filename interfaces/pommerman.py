@@ -26,6 +26,7 @@ __all__ = [
     "PommermanFeatures",
     "PommermanBatchPlanes",
     "PLANES",
+    "require_pommerman_dict",
 ]
 
 SIZE = 11
@@ -75,10 +76,26 @@ def _raw_spaces(mode: str = "ffa") -> tuple[spaces.Space, spaces.Space]:
     return observation_space(mode, 800), action
 
 
-def _require_pommerman(itf: Interface, moves_only: bool = False) -> spaces.Dict:
+def require_pommerman_dict(itf: Interface, keys: tuple[str, ...] = _KEYS) -> spaces.Dict:
+    """``itf``'s inner observation space, checked to be a Pommerman observation Dict holding ``keys``.
+
+    Raises:
+        SpaceMismatchError: another space, or a Dict without one of ``keys``; the text names ``itf``.
+
+    Example:
+        >>> level = Interface()
+        >>> level.setup(*_raw_spaces())
+        >>> sorted(require_pommerman_dict(level, ("board", "alive")).spaces)[:3]
+        ['alive', 'ammo', 'blast_strength']
+    """
     space = itf.inner_observation_space
-    if not isinstance(space, spaces.Dict) or any(k not in space.spaces for k in _KEYS):
-        raise SpaceMismatchError(f"{itf}: needs the pommerman observation Dict (keys {', '.join(_KEYS)}), got {space}")
+    if not isinstance(space, spaces.Dict) or any(k not in space.spaces for k in keys):
+        raise SpaceMismatchError(f"{itf}: needs the pommerman observation Dict (keys {', '.join(keys)}), got {space}")
+    return space
+
+
+def _require_pommerman(itf: Interface, moves_only: bool = False) -> spaces.Dict:
+    space = require_pommerman_dict(itf)
     action = itf.inner_action_space
     discrete = type(action) is spaces.Discrete and action.n == 6
     radio = isinstance(action, spaces.MultiDiscrete) and action.nvec.tolist() == [6, 8, 8]

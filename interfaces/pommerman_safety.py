@@ -38,6 +38,7 @@ from gymnasium import spaces
 
 from arena.errors import SpaceMismatchError
 from arena.interface import Interface
+from interfaces.pommerman import require_pommerman_dict
 
 __all__ = ["PommermanSafeMoves", "safe_moves", "safe_moves_planes", "HORIZON"]
 
@@ -85,6 +86,8 @@ def _explosion_times(walls, life, strength, flame, times):
                             break
 
 
+# Walks the blasts as the chain reaction above does, written again on purpose: both run compiled
+# on every step of every agent (a hot path), where a shared walker with a callback costs a call per cell.
 def _burning(walls, strength, flame, times, burning):
     """``burning[t, r, c]``: the cell burns at the end of step ``t`` (1..HORIZON)."""
     burning[:] = False
@@ -311,11 +314,7 @@ class PommermanSafeMoves(Interface):
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
-        space = self.inner_observation_space
-        if not isinstance(space, spaces.Dict) or any(key not in space.spaces for key in _KEYS):
-            raise SpaceMismatchError(
-                f"{self}: needs the pommerman observation Dict (keys {', '.join(_KEYS)}), got {space}"
-            )
+        space = require_pommerman_dict(self, _KEYS)
         action = self.inner_action_space
         if type(action) is not spaces.Discrete or action.n != 6:
             raise SpaceMismatchError(f"{self}: needs pommerman actions Discrete(6), got {action}")

@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.errors import SpaceMismatchError
 from arena.interface import Interface
+from interfaces.pommerman import require_pommerman_dict
 
 __all__ = ["PommermanEnemyDownBonus", "PommermanPickupBonus", "enemies_down_planes", "pickups_planes"]
 
@@ -76,11 +76,7 @@ class _EventBonus(Interface):
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
-        space = self.inner_observation_space
-        if not isinstance(space, spaces.Dict) or any(key not in space.spaces for key in _KEYS):
-            raise SpaceMismatchError(
-                f"{self}: needs the pommerman observation Dict (keys {', '.join(_KEYS)}), got {space}"
-            )
+        require_pommerman_dict(self, _KEYS)
         self._previous, self._owed = None, 0.0
 
     def reset(self, observation: Any) -> None:

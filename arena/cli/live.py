@@ -14,7 +14,7 @@ from typing import Any
 from arena.cli._text import plain
 from arena.cli.standings import pace_text
 
-__all__ = ["LiveBoard", "sprt_line", "standings_table"]
+__all__ = ["LiveBoard", "sprt_line", "standings_table", "games_bar", "bar_pace"]
 
 
 def sprt_line(state: Any, test: Any, names: list[str]) -> str:
@@ -108,9 +108,28 @@ def standings_table(result: Any) -> Any:
     return table
 
 
-def _pace(games: int, seconds: float) -> str:
+def bar_pace(games: int, seconds: float) -> str:
     """The progress bar's pace (empty until a game has finished)."""
     return pace_text(games, seconds) if games > 0 else ""
+
+
+def games_bar(console: Any) -> Any:
+    """The rich progress bar of games (count, pace, time left) that both progress views show.
+
+    The pace is the task's ``rate`` field (:func:`bar_pace`); the bar stays on screen when it ends.
+    """
+    from rich import progress
+
+    return progress.Progress(
+        progress.TextColumn("[bold]games"),
+        progress.BarColumn(),
+        progress.MofNCompleteColumn(),
+        progress.TextColumn("{task.fields[rate]}"),
+        progress.TextColumn("ETA"),
+        progress.TimeRemainingColumn(),
+        console=console,
+        transient=False,
+    )
 
 
 class LiveBoard:
@@ -137,24 +156,17 @@ class LiveBoard:
         if not self.enabled:
             return
         if self.live is None:
-            from rich import progress
             from rich.live import Live
 
             self.first_done = done
-            self.bar = progress.Progress(
-                progress.TextColumn("[bold]games"),
-                progress.BarColumn(),
-                progress.MofNCompleteColumn(),
-                progress.TextColumn("{task.fields[rate]}"),
-                progress.TextColumn("ETA"),
-                progress.TimeRemainingColumn(),
-                console=self.console,
-            )
+            self.bar = games_bar(self.console)
             self.task = self.bar.add_task("games", total=total, completed=done, rate="")
             self.live = Live(self._renderable(), console=self.console, refresh_per_second=4, transient=False)
             self.live.start()
         elapsed = time.perf_counter() - self.start
-        self.bar.update(self.task, completed=done, total=max(total, done), rate=_pace(done - self.first_done, elapsed))
+        self.bar.update(
+            self.task, completed=done, total=max(total, done), rate=bar_pace(done - self.first_done, elapsed)
+        )
 
     def monitor(self, result: Any) -> None:
         """Show where the evaluation stands (the tournament calls this after each round)."""

@@ -20,7 +20,8 @@ import time
 from typing import Any
 
 from arena.cli._arguments import env_arguments, progress_arguments
-from arena.cli.standings import pace_text, print_result, print_separation
+from arena.cli.live import bar_pace, games_bar
+from arena.cli.standings import print_result, print_separation
 from arena.errors import EntrantBuildError, MissingDependencyError
 from arena.runtime.store import check_output
 from arena.specs.agents import parse_agents
@@ -197,9 +198,9 @@ def _register_demo(subparsers: argparse._SubParsersAction) -> None:
 class _ProgressBar:
     """A rich progress bar, started on the first update (after any worker process has forked)."""
 
-    def __init__(self, rich: Any, console: Any, enabled: bool) -> None:
+    def __init__(self, console: Any, enabled: bool) -> None:
         # Only on a terminal: piped into a log, a progress bar leaves its last frame there.
-        self.rich, self.console, self.enabled = rich, console, enabled and console.is_terminal
+        self.console, self.enabled = console, enabled and console.is_terminal
         self.bar: Any = None
         self.task: Any = None
         self.start = time.perf_counter()
@@ -209,35 +210,20 @@ class _ProgressBar:
         if not self.enabled:
             return
         if self.bar is None:
-            progress = self.rich.progress
             self.first_done = done
-            self.bar = progress.Progress(
-                progress.TextColumn("[bold]games"),
-                progress.BarColumn(),
-                progress.MofNCompleteColumn(),
-                progress.TextColumn("{task.fields[rate]}"),
-                progress.TextColumn("ETA"),
-                progress.TimeRemainingColumn(),
-                console=self.console,
-                transient=False,
-            )
+            self.bar = games_bar(self.console)
             self.bar.start()
             self.task = self.bar.add_task("games", total=total, completed=done, rate="")
         elapsed = time.perf_counter() - self.start
-        self.bar.update(self.task, completed=done, rate=_pace(done - self.first_done, elapsed))
+        self.bar.update(self.task, completed=done, rate=bar_pace(done - self.first_done, elapsed))
 
     def stop(self) -> None:
         if self.bar is not None:
             self.bar.stop()
 
 
-def _pace(games: int, seconds: float) -> str:
-    """The progress bar's pace (empty until a game has finished)."""
-    return pace_text(games, seconds) if games > 0 else ""
-
-
-def _play(rich: Any, console: Any, progress: str, play: Any) -> TournamentResult:
-    bar = _ProgressBar(rich, console, enabled=progress != "none")
+def _play(console: Any, progress: str, play: Any) -> TournamentResult:
+    bar = _ProgressBar(console, enabled=progress != "none")
     try:
         return play(bar)
     finally:
@@ -344,7 +330,6 @@ def run_demo_command(args: argparse.Namespace) -> int:
         "MCTS and the heuristic behind a mirroring interface"
     )
     result = _play(
-        rich,
         console,
         args.progress,
         lambda bar: run_demo(args.out, games=args.games, workers=args.workers, seed=args.seed, progress=bar),

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import TournamentMismatchError
-from arena.play_loop import Episode
+from arena.play_loop import Episode, outcome_text
 from arena.runtime.actions import encode_actions
 from arena.runtime.game import GameResult
 from arena.runtime.store import ResultStore
@@ -97,40 +97,30 @@ def record_game(
         lineup = lineup_key(list(names.values()))
         index = sum(1 for game in store.results([lineup]))
         blob = encode_actions(list(seats), steps)
+        returns: dict[str, float] | None
+        forfeiter: str | None
         if episode is None:
             loser = names.get(forfeit or "", forfeit or "?")
             ranks = {name: len(names) if name == loser else 1 for name in names.values()}
-            result = GameResult(
-                lineup,
-                index,
-                seed,
-                names,
-                ranks,
-                None,
-                len(steps),
-                f"{loser} forfeits",
-                forfeit=loser,
-                error=reason,
-                seconds=seconds,
-                actions=blob,
-            )
+            returns, length, outcome, forfeiter = None, len(steps), f"{loser} forfeits", loser
         else:
             returns = {names[seat]: float(value) for seat, value in episode.returns.items()}
             ranks = {names[seat]: int(rank) for seat, rank in episode.ranks.items()}
-            winners = [names[seat] for seat in episode.winners]
-            outcome = "draw" if not winners else f"{', '.join(winners)} {'wins' if len(winners) == 1 else 'win'}"
-            result = GameResult(
-                lineup,
-                index,
-                seed,
-                names,
-                ranks,
-                returns,
-                episode.length,
-                outcome,
-                truncated=episode.truncated,
-                seconds=seconds,
-                actions=blob,
-            )
+            length, outcome, forfeiter = episode.length, outcome_text([names[seat] for seat in episode.winners]), None
+        result = GameResult(
+            lineup,
+            index,
+            seed,
+            names,
+            ranks,
+            returns,
+            length,
+            outcome,
+            forfeit=forfeiter,
+            error=reason if episode is None else None,
+            truncated=episode is not None and episode.truncated,
+            seconds=seconds,
+            actions=blob,
+        )
         store.add([result])
         return store.game_number(lineup, index)

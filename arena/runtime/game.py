@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.errors import AgentError, Forfeit
-from arena.play_loop import Episode, play
+from arena.play_loop import Episode, outcome_text, play
 from arena.runtime.actions import encode_actions
 from arena.runtime.guard import GuardedAgent, MoveTimer, SeatWatch
 from arena.specs.agents import AgentSpec, agent_version
@@ -209,7 +209,7 @@ class GameRunner:
             result.versions, result.actions = versions, encode_actions(seat_ids, steps)
             return result
         returns, ranks, winners = _entrant_scores(episode, seats, task.seats, sides)
-        outcome = "draw" if not winners else f"{', '.join(winners)} {'wins' if len(winners) == 1 else 'win'}"
+        outcome = outcome_text(winners)
         return GameResult(
             task.lineup,
             task.index,

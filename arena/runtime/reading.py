@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.runtime.game import GameResult
+
+# Many of the names store.py imports too: the reader checks a file by the one schema the writer writes.
 from arena.runtime.schema import (
     APPLICATION_ID,
     COLUMNS,

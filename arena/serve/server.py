@@ -28,6 +28,7 @@ from gymnasium import spaces
 
 from arena.env import is_real_time
 from arena.errors import MessageError, SpaceMismatchError
+from arena.play_loop import outcome_text
 from arena.registry import make_env
 from arena.replay.html import page_shell, view_mode
 from arena.runtime.guard import check_move_time_limit
@@ -420,13 +421,7 @@ class GameServer:
             record["outcome"] = f"error: {summary['error']}"
         elif episode is not None:
             winners = ["you" if seat == self.seat else seat for seat in episode.winners]
-            record["outcome"] = (
-                "draw"
-                if not winners
-                else "you win"
-                if winners == ["you"]
-                else f"{', '.join(winners)} {'wins' if len(winners) == 1 else 'win'}"
-            )
+            record["outcome"] = "you win" if winners == ["you"] else outcome_text(winners)
             record["returns"] = {seat: float(value) for seat, value in episode.returns.items()}
         else:
             loser = "you" if summary["forfeit"] == self.seat else str(summary["forfeit"])

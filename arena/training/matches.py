@@ -149,6 +149,7 @@ def can_match_batch(
     return hasattr(env.make_batch(1), "to_play")
 
 
+# match's parameters on purpose: the evaluation callback calls either with the same arguments.
 def match_batch(
     env: MultiAgentEnv,
     agent: Agent,

@@ -306,6 +306,8 @@ def batch_step(
     )
 
 
+# The same arguments as batch_step, spelled out again on purpose: a compiled entry point takes no
+# *args, and this hot path's two entry points (serial, threaded) share their body (_step_games).
 @njit_parallel
 def batch_step_parallel(
     boards,

@@ -251,6 +251,7 @@ class PommermanTeamTraining(VecEnvWrapper):
     __repr__ = __str__
 
 
+# The arena.vec_envs factory signature (own_vec_env calls every factory so), shared with pong_vec_env.
 def team_vec_env(
     env: str,
     num_games: int,

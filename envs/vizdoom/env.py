@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.env import AgentID, MultiAgentEnv
+from arena.env import AgentID, MultiAgentEnv, StepResult
 from arena.errors import EngineError, ResetNeeded
 from envs.vizdoom.engines import EngineGroup, free_port, import_vizdoom
 
@@ -387,15 +387,7 @@ class VizdoomDeathmatch(MultiAgentEnv):
         self._acting = list(observations)
         return observations, infos
 
-    def step(
-        self, actions: Mapping[AgentID, Any]
-    ) -> tuple[
-        dict[AgentID, Any],
-        dict[AgentID, float],
-        dict[AgentID, bool],
-        dict[AgentID, bool],
-        dict[AgentID, dict[str, Any]],
-    ]:
+    def step(self, actions: Mapping[AgentID, Any]) -> StepResult:
         """All players act for ``frame_skip`` tics.
 
         Edge cases: before ``reset`` or after the time limit, :class:`~arena.errors.ResetNeeded`;
