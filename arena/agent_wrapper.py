@@ -12,7 +12,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.agents.base import Agent
-from arena.errors import InterfaceError, SpaceMismatchError
+from arena.errors import InterfaceError, InvalidTypeError, SpaceMismatchError
 from arena.interface import Interface, claim_interface
 
 __all__ = ["AgtItfWrapper"]
@@ -56,11 +56,13 @@ class AgtItfWrapper(Agent):
 
     def __init__(self, agent: Agent | Sequence[Agent], interface: Interface) -> None:
         if not isinstance(interface, Interface):
-            raise TypeError(f"AgtItfWrapper: interface must be an arena.Interface, got {type(interface).__name__}")
+            raise InvalidTypeError(
+                f"AgtItfWrapper: interface must be an arena.Interface, got {type(interface).__name__}"
+            )
         members = list(agent) if isinstance(agent, Sequence) else [agent]
         for member in members:
             if not isinstance(member, Agent):
-                raise TypeError(f"AgtItfWrapper: expected arena.Agent instances, got {type(member).__name__}")
+                raise InvalidTypeError(f"AgtItfWrapper: expected arena.Agent instances, got {type(member).__name__}")
         self.members: list[Agent] | None = members if isinstance(agent, Sequence) else None
         self._team = agent if isinstance(agent, Sequence) else None
         self._single = agent if not isinstance(agent, Sequence) else None  # the hooks read it without a check
@@ -76,7 +78,7 @@ class AgtItfWrapper(Agent):
     def agent(self, agent: Agent) -> None:
         # The replay's agent's-eye view puts a watcher in front of a single agent.
         if self.members is not None:
-            raise TypeError(f"{self}: a team's members are given when it is made")
+            raise InvalidTypeError(f"{self}: a team's members are given when it is made")
         self._single = agent
 
     @property

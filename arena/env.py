@@ -18,7 +18,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 
 from arena.actions import ActionChecks
-from arena.errors import UnknownAgentError
+from arena.errors import InvalidTypeError, InvalidValueError, UnknownAgentError
 
 __all__ = [
     "MultiAgentEnv",
@@ -63,7 +63,7 @@ class LegendEntry:
 def _seed_int(env: Any, seed: Any) -> int:
     """``seed`` as a plain int (numpy integers and int subclasses pass), or arena's error naming the env."""
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(
+        raise InvalidTypeError(
             f"{type(env).__name__}.reset: seed must be a non-negative integer or None, "
             f"got {type(seed).__name__} {seed!r}"
         )
@@ -203,7 +203,9 @@ class MultiAgentEnv(ActionChecks):
             if type(seed) is not int:
                 seed = _seed_int(self, seed)
             if seed < 0:
-                raise ValueError(f"{type(self).__name__}.reset: seed must be a non-negative integer, got {seed!r}")
+                raise InvalidValueError(
+                    f"{type(self).__name__}.reset: seed must be a non-negative integer, got {seed!r}"
+                )
             # Built lazily: seeding costs more than a whole game of tic-tac-toe, and many
             # games never draw a random number.
             self._np_random, self._np_seed = None, seed
@@ -407,7 +409,7 @@ class MultiAgentWrapper(HoldsEnv, MultiAgentEnv):
 
     def __init__(self, env: MultiAgentEnv) -> None:
         if not isinstance(env, MultiAgentEnv):
-            raise TypeError(f"{type(self).__name__}: expected an arena.MultiAgentEnv, got {type(env).__name__}")
+            raise InvalidTypeError(f"{type(self).__name__}: expected an arena.MultiAgentEnv, got {type(env).__name__}")
         self.env = env
         self.metadata = env.metadata
         self.render_mode = env.render_mode

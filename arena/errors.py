@@ -11,6 +11,8 @@ from __future__ import annotations
 
 __all__ = [
     "ArenaError",
+    "InvalidValueError",
+    "InvalidTypeError",
     "ResetNeeded",
     "UnknownAgentError",
     "UnknownNameError",
@@ -47,6 +49,27 @@ __all__ = [
 
 class ArenaError(Exception):
     """Base class of every error arena raises for bad input or a broken contract."""
+
+
+class InvalidValueError(ArenaError, ValueError):
+    """A value given to arena (an argument, an option, a config field, a flag) outside what it accepts.
+
+    The message names what was expected and what came. The ``arena`` command shows it as one line
+    (exit status 2); a plain ``ValueError`` from inside arena is a bug and keeps its traceback.
+
+    Example:
+        >>> issubclass(InvalidValueError, ValueError)
+        True
+    """
+
+
+class InvalidTypeError(ArenaError, TypeError):
+    """A value given to arena of a type it does not take (or an option a factory does not take).
+
+    Example:
+        >>> issubclass(InvalidTypeError, TypeError)
+        True
+    """
 
 
 class ResetNeeded(ArenaError, RuntimeError):

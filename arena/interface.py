@@ -18,7 +18,7 @@ from typing import Any, ClassVar, TypeVar, overload
 import numpy as np
 from gymnasium import spaces
 
-from arena.errors import ArenaError, MaskTranslationError, SpaceMismatchError
+from arena.errors import ArenaError, InvalidTypeError, MaskTranslationError, SpaceMismatchError
 from arena.stack import HOOKS, CompiledStack, StackDrivers
 
 __all__ = ["Interface", "Combine", "claim_interface"]
@@ -93,7 +93,7 @@ class Interface(StackDrivers):
     def __init__(self, inner: Interface | None = None) -> None:
         """Build this interface on ``inner`` (``None``: directly on the raw spaces)."""
         if inner is not None and not isinstance(inner, Interface):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"{type(self).__name__}: inner must be an arena.Interface or None, got {type(inner).__name__}"
             )
         self.inner = inner
@@ -116,7 +116,9 @@ class Interface(StackDrivers):
         """
         for label, space in (("observation_space", observation_space), ("action_space", action_space)):
             if not isinstance(space, spaces.Space):
-                raise TypeError(f"{self}: setup() expects gymnasium spaces, got {type(space).__name__} for {label}")
+                raise InvalidTypeError(
+                    f"{self}: setup() expects gymnasium spaces, got {type(space).__name__} for {label}"
+                )
         self._observation_space = None
         self._action_space = None
         self._compiled = None
@@ -314,7 +316,7 @@ class Combine(Interface):
         self.interfaces = [Interface() if itf is None else itf for itf in interfaces]
         for itf in self.interfaces:
             if not isinstance(itf, Interface):
-                raise TypeError(f"Combine: members must be arena.Interface, got {type(itf).__name__}")
+                raise InvalidTypeError(f"Combine: members must be arena.Interface, got {type(itf).__name__}")
         self._starting = False
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:

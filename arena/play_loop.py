@@ -14,7 +14,7 @@ from gymnasium import spaces
 
 from arena.agents.base import Agent
 from arena.env import AgentID, MultiAgentEnv
-from arena.errors import AgentError, ArenaError, UnknownAgentError
+from arena.errors import AgentError, ArenaError, InvalidTypeError, InvalidValueError, UnknownAgentError
 from arena.seeding import derive_seed
 from arena.teams import PolicyMapping, Team, map_policies
 
@@ -131,11 +131,13 @@ def _bind(env: MultiAgentEnv, agents: Agents) -> list[tuple[tuple[AgentID, ...],
             items = list(zip(teams, agents))  # one entry per side, in the env's team order
         elif len(agents) != len(possible):
             sides = f" (or {len(teams)} sides {list(teams)})" if teams else ""
-            raise ValueError(f"play: {env} has {len(possible)} agents {possible}{sides}, got {len(agents)} agents")
+            raise InvalidValueError(
+                f"play: {env} has {len(possible)} agents {possible}{sides}, got {len(agents)} agents"
+            )
         else:
             items = list(zip(possible, agents))
     else:
-        raise TypeError(
+        raise InvalidTypeError(
             f"play: agents must be a dict keyed by agent id (or tuple of ids) or a sequence, got {type(agents).__name__}"
         )
     bound: list[tuple[tuple[AgentID, ...], Agent, bool]] = []
@@ -150,19 +152,19 @@ def _bind(env: MultiAgentEnv, agents: Agents) -> list[tuple[tuple[AgentID, ...],
                 sides = f" or team {list(teams)}" if teams else ""
                 raise UnknownAgentError(f"play: {env} has no agent {agent_id!r}; expected one of {possible}{sides}")
             if agent_id in seen:
-                raise ValueError(f"play: agent id {agent_id!r} is given two controllers")
+                raise InvalidValueError(f"play: agent id {agent_id!r} is given two controllers")
             seen.add(agent_id)
         if isinstance(agent, Team):
             bound.extend(((agent_id,), member, False) for agent_id, member in agent.seats(ids))
             continue
         if not isinstance(agent, Agent):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"play: the agent for {key!r} must be an arena.Agent or arena.Team, got {type(agent).__name__}"
             )
         bound.append((ids, agent, is_team))
     if len(seen) != len(possible):
         missing = [a for a in possible if a not in seen]
-        raise ValueError(f"play: no agent given for {missing} of {env}")
+        raise InvalidValueError(f"play: no agent given for {missing} of {env}")
     return bound
 
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
-from arena.errors import PluginError, UnknownNameError
+from arena.errors import InvalidValueError, PluginError, UnknownNameError
 from arena.interface import Interface
 
 __all__ = ["GROUP", "InterfaceEntry", "interface_registry", "make_interface"]
@@ -141,7 +141,7 @@ def _check(entry: InterfaceEntry, examples: int) -> InterfaceEntry:
             return entry
         cases = list(given)
         if not cases:
-            raise ValueError("contract_examples() yielded nothing")
+            raise InvalidValueError("contract_examples() yielded nothing")
         for case in cases:
             interface, observation_space, action_space = case
             check_interface(interface, observation_space, action_space, examples=examples)

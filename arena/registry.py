@@ -17,8 +17,8 @@ from functools import lru_cache
 from importlib import metadata
 from typing import Any
 
-from arena.errors import PluginError, UnknownNameError, UntrustedCodeError
-from arena.suggest import did_you_mean
+from arena.errors import InvalidTypeError, PluginError, UnknownNameError, UntrustedCodeError
+from arena.suggest import did_you_mean, unknown_keywords
 from arena.working_folder import import_module, shadowed_packages
 
 __all__ = [
@@ -241,9 +241,9 @@ def make_env(spec: Any, **kwargs: Any) -> Any:
         ['player_0', 'player_1']
     """
     if isinstance(spec, str):
-        return resolve("env", spec)(**kwargs)
+        return _call(resolve("env", spec), kwargs, f"env {spec!r}")
     if callable(spec) and not hasattr(spec, "possible_agents"):
-        return spec(**kwargs)
+        return _call(spec, kwargs, f"env {getattr(spec, '__name__', spec)!r}")
     return spec
 
 
@@ -256,7 +256,16 @@ def make_agent(spec: Any, **kwargs: Any) -> Any:
         'RandomAgent'
     """
     if isinstance(spec, str):
-        return resolve("agent", spec)(**kwargs)
+        return _call(resolve("agent", spec), kwargs, f"agent {spec!r}")
     if callable(spec) and not hasattr(spec, "act"):
-        return spec(**kwargs)
+        return _call(spec, kwargs, f"agent {getattr(spec, '__name__', spec)!r}")
     return spec
+
+
+def _call(factory: Callable[..., Any], kwargs: dict[str, Any], what: str) -> Any:
+    """``factory(**kwargs)``, with an option the factory does not take named first as the user's mistake
+    (:class:`InvalidTypeError`), so that a ``TypeError`` from inside the factory stays a bug with its traceback."""
+    problem = unknown_keywords(factory, kwargs, what)
+    if problem is not None:
+        raise InvalidTypeError(problem)
+    return factory(**kwargs)

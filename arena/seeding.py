@@ -18,6 +18,8 @@ import numbers
 from collections.abc import Iterable
 from typing import Any
 
+from arena.errors import InvalidValueError
+
 __all__ = ["derive_seed", "game_seeds", "mix64", "next_uniform", "GOLDEN", "SplitMix64"]
 
 # Plain ints, not numpy scalars: numba types a literal above 2**63 as uint64, so the compiled
@@ -98,7 +100,7 @@ def game_seeds(seed: Any, games: int, owner: object) -> list[int]:
     """
     if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
         if seed < 0:
-            raise ValueError(f"{owner}: seed must be a non-negative integer, got {seed!r}")
+            raise InvalidValueError(f"{owner}: seed must be a non-negative integer, got {seed!r}")
         return [derive_seed(int(seed), g) for g in range(games)]
     seeds = list(seed) if isinstance(seed, Iterable) and not isinstance(seed, (str, bytes)) else None
     if (
@@ -106,7 +108,7 @@ def game_seeds(seed: Any, games: int, owner: object) -> list[int]:
         or len(seeds) != games
         or any(isinstance(s, bool) or not isinstance(s, numbers.Integral) or s < 0 for s in seeds)
     ):
-        raise ValueError(f"{owner}: seed must be an int or {games} non-negative ints, got {seed!r}")
+        raise InvalidValueError(f"{owner}: seed must be an int or {games} non-negative ints, got {seed!r}")
     return [int(s) for s in seeds]
 
 

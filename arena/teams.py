@@ -23,7 +23,7 @@ from gymnasium import spaces
 
 from arena.agents.base import Agent
 from arena.env import AgentID, MultiAgentEnv, MultiAgentWrapper
-from arena.errors import UnknownAgentError
+from arena.errors import InvalidTypeError, InvalidValueError, UnknownAgentError
 
 __all__ = ["Team", "GroupTeams", "PolicyMapping", "map_policies", "team_of"]
 
@@ -58,15 +58,15 @@ class Team:
             self.ids = None
             agents = list(members)
         else:
-            raise TypeError(
+            raise InvalidTypeError(
                 f"Team: members must be a list of arena.Agent in seat order or a dict keyed by "
                 f"agent id, got {type(members).__name__}"
             )
         if not agents:
-            raise TypeError("Team: a team needs at least one member, got none")
+            raise InvalidTypeError("Team: a team needs at least one member, got none")
         for agent in agents:
             if not isinstance(agent, Agent) or isinstance(agent, Team):
-                raise TypeError(
+                raise InvalidTypeError(
                     f"Team{'' if name is None else ' ' + repr(name)}: every member must be an "
                     f"arena.Agent, got {type(agent).__name__}"
                 )
@@ -83,14 +83,14 @@ class Team:
         ids = tuple(ids)
         if self.ids is not None:
             if set(self.ids) != set(ids):
-                raise ValueError(
+                raise InvalidValueError(
                     f"{self}: the team's members are keyed {list(self.ids)}, but the side it plays "
                     f"has agents {list(ids)}"
                 )
             by_id = dict(zip(self.ids, self.members))
             return [(agent_id, by_id[agent_id]) for agent_id in ids]
         if len(ids) != len(self.members):
-            raise ValueError(
+            raise InvalidValueError(
                 f"{self}: the team has {len(self.members)} members, but the side it plays has "
                 f"{len(ids)} seats {list(ids)}"
             )
@@ -147,7 +147,7 @@ def map_policies(env: MultiAgentEnv, policies: Any, mapping: PolicyMapping) -> d
         True
     """
     if not isinstance(policies, Mapping) or not policies:
-        raise TypeError(
+        raise InvalidTypeError(
             f"play: with a policy mapping, agents must be a non-empty dict of policy name -> "
             f"arena.Agent, got {type(policies).__name__}"
         )
@@ -162,7 +162,7 @@ def map_policies(env: MultiAgentEnv, policies: Any, mapping: PolicyMapping) -> d
     elif callable(mapping):
         lookup = mapping
     else:
-        raise TypeError(
+        raise InvalidTypeError(
             f"play: policy_mapping must be a dict agent id -> policy name or a function of the agent "
             f"id, got {type(mapping).__name__}"
         )
@@ -171,9 +171,9 @@ def map_policies(env: MultiAgentEnv, policies: Any, mapping: PolicyMapping) -> d
     for agent_id in env.possible_agents:
         name = lookup(agent_id)
         if name is None:
-            raise ValueError(f"play: the policy mapping gives no policy for agent {agent_id!r} of {env}")
+            raise InvalidValueError(f"play: the policy mapping gives no policy for agent {agent_id!r} of {env}")
         if name not in policies:
-            raise ValueError(
+            raise InvalidValueError(
                 f"play: agent {agent_id!r} of {env} is mapped to policy {name!r}, which is not among "
                 f"the policies {sorted(policies)}"
             )
@@ -182,7 +182,7 @@ def map_policies(env: MultiAgentEnv, policies: Any, mapping: PolicyMapping) -> d
             if env.observation_space(agent_id) != env.observation_space(other) or env.action_space(
                 agent_id
             ) != env.action_space(other):
-                raise ValueError(
+                raise InvalidValueError(
                     f"play: policy {name!r} serves {other!r} and {agent_id!r}, whose spaces differ "
                     f"({env.observation_space(other)}, {env.action_space(other)} vs "
                     f"{env.observation_space(agent_id)}, {env.action_space(agent_id)}); a shared "
@@ -244,7 +244,7 @@ class GroupTeams(MultiAgentWrapper):
 
     def __init__(self, env: MultiAgentEnv) -> None:
         if not isinstance(env, MultiAgentEnv) or not env.teams:
-            raise ValueError(
+            raise InvalidValueError(
                 f"GroupTeams: needs an arena env with sides (teams), got {env!r} with teams = "
                 f"{getattr(env, 'teams', None)!r}"
             )

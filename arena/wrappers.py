@@ -18,6 +18,8 @@ from arena.errors import (
     ArenaError,
     InterfaceError,
     InvalidActionError,
+    InvalidTypeError,
+    InvalidValueError,
     UnknownAgentError,
 )
 from arena.interface import Interface, claim_interface
@@ -40,12 +42,12 @@ def _per_agent_interfaces(
         chosen = {agent: interfaces.get(agent) for agent in agents}
     elif isinstance(interfaces, Sequence) and not isinstance(interfaces, str):
         if len(interfaces) != len(agents):
-            raise ValueError(
+            raise InvalidValueError(
                 f"EnvItfWrapper: {env} has {len(agents)} possible agents {agents}, got {len(interfaces)} interfaces"
             )
         chosen = dict(zip(agents, interfaces))
     else:
-        raise TypeError(
+        raise InvalidTypeError(
             "EnvItfWrapper: interfaces must be an Interface, a dict keyed by agent id, "
             f"a sequence in possible_agents order, or None; got {type(interfaces).__name__}"
         )
@@ -54,7 +56,7 @@ def _per_agent_interfaces(
         if itf is None:
             continue
         if not isinstance(itf, Interface):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"EnvItfWrapper: interface for {agent!r} must be an arena.Interface, got {type(itf).__name__}"
             )
         if id(itf) in seen:  # interfaces hold per-agent state: give each agent its own copy
@@ -117,7 +119,7 @@ class EnvItfWrapper:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if EnvItfWrapper in cls.__bases__ and (cls.__module__ != __name__ or cls.__qualname__ not in _KINDS):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"{cls.__qualname__}: subclass MultiAgentEnvItfWrapper (arena envs) or GymEnvItfWrapper "
                 "(gymnasium envs), not EnvItfWrapper, which only chooses between them"
             )
@@ -158,7 +160,7 @@ class MultiAgentEnvItfWrapper(EnvItfWrapper, MultiAgentWrapper):
         interfaces: Interface | Mapping[AgentID, Interface | None] | Sequence[Interface | None] | None = None,
     ) -> None:
         if not isinstance(env, MultiAgentEnv):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"EnvItfWrapper: expected an arena.MultiAgentEnv or gymnasium.Env, got {type(env).__name__}"
             )
         super().__init__(env)
@@ -417,7 +419,7 @@ class GymEnvItfWrapper(EnvItfWrapper, gymnasium.Wrapper, gymnasium.utils.RecordC
 
     def __init__(self, env: gymnasium.Env, interface: Interface) -> None:
         if not isinstance(interface, Interface):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"EnvItfWrapper: a gymnasium.Env takes exactly one arena.Interface, got {type(interface).__name__}"
             )
         gymnasium.utils.RecordConstructorArgs.__init__(self, interface=interface)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.errors import IllegalActionError, InvalidActionError, ResetNeeded
+from arena.errors import IllegalActionError, InvalidActionError, InvalidValueError, ResetNeeded
 from arena.seeding import game_seeds
 from envs.connect_four_bits import COLUMNS, ROWS, STRIDE, has_four_batch
 
@@ -78,7 +78,7 @@ class BoardBatch:
 
     def __init__(self, num_games: int, *, copy: bool = True) -> None:
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
-            raise ValueError(f"{type(self).__name__}: num_games must be a positive integer, got {num_games!r}")
+            raise InvalidValueError(f"{type(self).__name__}: num_games must be a positive integer, got {num_games!r}")
         games = self.num_games = int(num_games)
         self.copy = bool(copy)
         self.single_observation_space = spaces.Box(0, 2, shape=self.board_shape, dtype=np.int8)

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from arena.errors import InvalidValueError
 from envs._clone import clone_game
 from envs._two_player import TwoPlayerGame
 from envs.connect_four_bits import COLUMNS, ROWS, STRIDE, has_four
@@ -57,7 +58,7 @@ class ConnectFour(TwoPlayerGame):
 
     def __init__(self, render_mode: str | None = None) -> None:
         if render_mode not in (None, "ansi"):
-            raise ValueError(f"ConnectFour: render_mode must be None or 'ansi', got {render_mode!r}")
+            raise InvalidValueError(f"ConnectFour: render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode
         self.possible_agents = ["player_0", "player_1"]
         self.agents = []

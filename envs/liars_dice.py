@@ -9,6 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.env import MultiAgentEnv
+from arena.errors import InvalidValueError
 from envs._clone import clone_game
 
 __all__ = ["LiarsDice", "CHALLENGE", "FACES"]
@@ -68,11 +69,11 @@ class LiarsDice(MultiAgentEnv):
 
     def __init__(self, players: int = 3, dice: int = 2, render_mode: str | None = None) -> None:
         if not isinstance(players, (int, np.integer)) or isinstance(players, bool) or not 2 <= players <= 6:
-            raise ValueError(f"LiarsDice: players must be an integer from 2 to 6, got {players!r}")
+            raise InvalidValueError(f"LiarsDice: players must be an integer from 2 to 6, got {players!r}")
         if not isinstance(dice, (int, np.integer)) or isinstance(dice, bool) or not 1 <= dice <= 5:
-            raise ValueError(f"LiarsDice: dice must be an integer from 1 to 5, got {dice!r}")
+            raise InvalidValueError(f"LiarsDice: dice must be an integer from 1 to 5, got {dice!r}")
         if render_mode not in (None, "ansi"):
-            raise ValueError(f"LiarsDice: render_mode must be None or 'ansi', got {render_mode!r}")
+            raise InvalidValueError(f"LiarsDice: render_mode must be None or 'ansi', got {render_mode!r}")
         self.players, self.dice, self.render_mode = int(players), int(dice), render_mode
         self.possible_agents = [f"player_{i}" for i in range(self.players)]
         self.agents = []
@@ -173,7 +174,7 @@ class LiarsDice(MultiAgentEnv):
                 len(row) != self.dice or any(type(f) is not int or not 1 <= f <= FACES for f in row) for row in rolls
             )
         ):
-            raise ValueError(
+            raise InvalidValueError(
                 f"{self}: options['dice'] must hold {self.players} lists of {self.dice} "
                 f"faces from 1 to {FACES}, got {fixed!r}"
             )
@@ -312,7 +313,7 @@ class LiarsDice(MultiAgentEnv):
         observation = np.asarray(observation)
         counts = observation[:FACES] if observation.shape == self._public.shape else None
         if counts is None or observation[self._seat_at + seat] != 1 or int(counts.sum()) != self._held[seat]:
-            raise ValueError(
+            raise InvalidValueError(
                 f"{self}.sample_hidden_state: expected the current observation of {agent!r} "
                 f"(its seat bit set, {self._held[seat]} dice), got {observation!r}"
             )

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from arena.errors import InvalidValueError
 from envs._clone import clone_game
 from envs._two_player import TwoPlayerGame
 
@@ -70,7 +71,7 @@ class LimitPoker(TwoPlayerGame):
         render_mode: str | None = None,
     ) -> None:
         if render_mode not in (None, "ansi"):
-            raise ValueError(f"{type(self).__name__}: render_mode must be None or 'ansi', got {render_mode!r}")
+            raise InvalidValueError(f"{type(self).__name__}: render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode
         self.ranks = tuple(ranks)
         self.suits = int(suits)
@@ -170,19 +171,19 @@ class LimitPoker(TwoPlayerGame):
             return
         names = list(fixed)
         if not needed - (1 if self.rounds > 1 else 0) <= len(names) <= needed:
-            raise ValueError(
+            raise InvalidValueError(
                 f"{self}: options['cards'] must name {needed} cards "
                 f"(player_0, player_1{', public' if needed == 3 else ''}), got {names!r}"
             )
         cards = []
         for name in names:
             if name not in self.ranks:
-                raise ValueError(
+                raise InvalidValueError(
                     f"{self}: unknown card {name!r} in options['cards']; expected one of {list(self.ranks)}"
                 )
             cards.append(self.ranks.index(name))
             if cards.count(cards[-1]) > self.suits:
-                raise ValueError(
+                raise InvalidValueError(
                     f"{self}: options['cards'] {names!r} deals {name!r} more than the "
                     f"{self.suits} time(s) the deck holds it"
                 )
@@ -292,7 +293,7 @@ class LimitPoker(TwoPlayerGame):
         seat, n = _AGENTS.index(agent), len(self.ranks)
         observation = np.asarray(observation)
         if observation.shape != (self.layout()["size"],) or observation[seat] != 1:
-            raise ValueError(
+            raise InvalidValueError(
                 f"{self}.sample_hidden_state: expected the observation of {agent!r}, a vector "
                 f"of {self.layout()['size']} with its seat bit set, got {observation!r}"
             )

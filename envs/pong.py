@@ -10,6 +10,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.env import MultiAgentEnv
+from arena.errors import InvalidValueError
 
 __all__ = [
     "Pong2p",
@@ -161,9 +162,9 @@ class Pong2p(MultiAgentEnv):
         where = "Pong2p"
         for name, value in (("rounds", rounds), ("max_round_steps", max_round_steps), ("frame_scale", frame_scale)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"{where}: {name} must be a positive integer, got {value!r}")
+                raise InvalidValueError(f"{where}: {name} must be a positive integer, got {value!r}")
         if FIELD % frame_scale:
-            raise ValueError(f"{where}: frame_scale must divide {FIELD}, got {frame_scale!r}")
+            raise InvalidValueError(f"{where}: frame_scale must divide {FIELD}, got {frame_scale!r}")
         for name, number in (
             ("ball_speed", ball_speed),
             ("ball_spin", ball_spin),
@@ -175,18 +176,18 @@ class Pong2p(MultiAgentEnv):
                 or not isinstance(number, (int, float, np.integer, np.floating))
                 or not 0 < number < np.inf
             ):
-                raise ValueError(f"{where}: {name} must be a positive finite number, got {number!r}")
+                raise InvalidValueError(f"{where}: {name} must be a positive finite number, got {number!r}")
         for name, number, limit in (
             ("ball_speed", ball_speed, 64),
             ("ball_spin", ball_spin, 64),
             ("paddle_speed", paddle_speed, 64),
         ):
             if number >= limit:
-                raise ValueError(f"{where}: {name} must be below {limit} pixels a step, got {number!r}")
+                raise InvalidValueError(f"{where}: {name} must be below {limit} pixels a step, got {number!r}")
         if observation not in ("vector", "frame"):
-            raise ValueError(f"{where}: observation must be 'vector' or 'frame', got {observation!r}")
+            raise InvalidValueError(f"{where}: observation must be 'vector' or 'frame', got {observation!r}")
         if render_mode not in (None, "rgb_array"):
-            raise ValueError(f"{where}: render_mode must be None or 'rgb_array', got {render_mode!r}")
+            raise InvalidValueError(f"{where}: render_mode must be None or 'rgb_array', got {render_mode!r}")
         self.rounds, self.max_round_steps = int(rounds), int(max_round_steps)
         self.observation, self.frame_scale = observation, int(frame_scale)
         self.ball_speed, self.ball_spin = float(ball_speed), float(ball_spin)

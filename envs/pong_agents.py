@@ -8,7 +8,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.agents.base import Agent
-from arena.errors import SpaceMismatchError
+from arena.errors import InvalidValueError, SpaceMismatchError
 
 __all__ = ["PongAIAgent", "pong_ai_easy", "pong_ai_medium"]
 
@@ -48,7 +48,7 @@ class PongAIAgent(Agent):
 
     def __init__(self, gain: float = 20.0, dead_zone: float = 0.01) -> None:
         if not gain > 0 or not dead_zone >= 0:
-            raise ValueError(
+            raise InvalidValueError(
                 f"PongAIAgent: gain must be positive and dead_zone non-negative, got {gain!r}, {dead_zone!r}"
             )
         self.gain, self.dead_zone = float(gain), float(dead_zone)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from arena.errors import InvalidValueError
 from envs.pong import (
     _BALL_TOP_MAX,
     _LEFT_FACE,
@@ -75,7 +76,7 @@ class PongBatch:
         paddle_accel: float = 1.0,
     ) -> None:
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
-            raise ValueError(f"PongBatch: num_games must be a positive integer, got {num_games!r}")
+            raise InvalidValueError(f"PongBatch: num_games must be a positive integer, got {num_games!r}")
         from envs.pong import Pong2p  # its checks are the batch's
 
         Pong2p(rounds, max_round_steps, "vector", 2, ball_speed, ball_spin, paddle_speed, paddle_accel)
@@ -140,11 +141,11 @@ class PongBatch:
         """
         moves = np.asarray(actions)
         if moves.shape != (self.num_games, 2) or not np.issubdtype(moves.dtype, np.integer):
-            raise ValueError(
+            raise InvalidValueError(
                 f"PongBatch: actions must be ({self.num_games}, 2) integers, got {moves.shape} {moves.dtype}"
             )
         if ((moves < 0) | (moves > 5)).any():
-            raise ValueError(f"PongBatch: actions must be pong_2p's 0-5, got {np.unique(moves).tolist()}")
+            raise InvalidValueError(f"PongBatch: actions must be pong_2p's 0-5, got {np.unique(moves).tolist()}")
         self._move_paddles(moves)
         rewards = self._move_ball()
         over = self.round >= self.rounds

@@ -33,7 +33,7 @@ from gymnasium import spaces
 
 from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
-from arena.errors import ArenaError
+from arena.errors import ArenaError, InvalidValueError
 from arena.interface import Interface
 from arena.training.in_process import InProcessVecEnv
 from arena.training.pool import DrawnPlayers, OpponentPool
@@ -83,7 +83,7 @@ def pong_stack_levels(interface: Interface | None) -> PongStack:
         or any(kind not in (PongHitBonus, PongAim) for kind in kinds)
         or len(set(kinds)) != len(kinds)
     ):
-        raise ValueError(
+        raise InvalidValueError(
             "the batched pong_2p trainer runs pong_moves(pong_frames(...)) with an optional pong_hit_bonus and "
             f"pong_aim under the frames, got {interface} (levels {names}; --path single trains any stack one game "
             "at a time)"
@@ -180,7 +180,7 @@ class PongTraining(InProcessVecEnv):
             if entry is None or entry[0] is not agent:
                 player = _batch_player(agent, self.stack)
                 if player is None:
-                    raise ValueError(
+                    raise InvalidValueError(
                         f"the batched pong_2p trainer cannot play {agent}: its opponents are pong_ai or agents behind "
                         f"pong_moves(pong_frames(scale={self.stack.scale}, frames={self.stack.frames})) (self-play "
                         "snapshots, trained folders)"
@@ -319,11 +319,11 @@ def pong_vec_env(
         (2, 5)
     """
     if env != "pong_2p":
-        raise ValueError(f"the pong_2p trainer trains the pong_2p env, got {env!r}")
+        raise InvalidValueError(f"the pong_2p trainer trains the pong_2p env, got {env!r}")
     options = dict(env_options)
     unknown = sorted(set(options) - set(_GAME_OPTIONS) - set(_DRAWING_OPTIONS) - {"observation"})
     if unknown or options.get("observation", "vector") != "vector":
-        raise ValueError(
+        raise InvalidValueError(
             f"the pong_2p trainer takes the options {', '.join(_GAME_OPTIONS)} (vector observations), got {sorted(options)}"
         )
     game = {key: options[key] for key in _GAME_OPTIONS if key in options}

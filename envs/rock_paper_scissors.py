@@ -10,6 +10,7 @@ from gymnasium import spaces
 
 from arena.agents.base import Agent
 from arena.env import MultiAgentEnv
+from arena.errors import InvalidValueError
 
 __all__ = ["RockPaperScissors", "TeamRockPaperScissors", "BeatMostCommonAgent"]
 
@@ -47,9 +48,9 @@ class RockPaperScissors(MultiAgentEnv):
 
     def __init__(self, rounds: int = 3, render_mode: str | None = None) -> None:
         if not isinstance(rounds, (int, np.integer)) or isinstance(rounds, bool) or rounds < 1:
-            raise ValueError(f"RockPaperScissors: rounds must be a positive integer, got {rounds!r}")
+            raise InvalidValueError(f"RockPaperScissors: rounds must be a positive integer, got {rounds!r}")
         if render_mode not in (None, "ansi"):
-            raise ValueError(f"RockPaperScissors: render_mode must be None or 'ansi', got {render_mode!r}")
+            raise InvalidValueError(f"RockPaperScissors: render_mode must be None or 'ansi', got {render_mode!r}")
         self.rounds = int(rounds)
         self.render_mode = render_mode
         self.possible_agents = ["player_0", "player_1"]
@@ -149,13 +150,13 @@ class TeamRockPaperScissors(MultiAgentEnv):
             or len(sizes) < 2
             or not all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 1 for n in sizes)
         ):
-            raise ValueError(
+            raise InvalidValueError(
                 f"TeamRockPaperScissors: team_sizes must list at least two positive team sizes, got {team_sizes!r}"
             )
         if not isinstance(rounds, (int, np.integer)) or isinstance(rounds, bool) or rounds < 1:
-            raise ValueError(f"TeamRockPaperScissors: rounds must be a positive integer, got {rounds!r}")
+            raise InvalidValueError(f"TeamRockPaperScissors: rounds must be a positive integer, got {rounds!r}")
         if render_mode not in (None, "ansi"):
-            raise ValueError(f"TeamRockPaperScissors: render_mode must be None or 'ansi', got {render_mode!r}")
+            raise InvalidValueError(f"TeamRockPaperScissors: render_mode must be None or 'ansi', got {render_mode!r}")
         self.rounds, self.render_mode = int(rounds), render_mode
         members: list[list[str]] = [[] for _ in sizes]
         seat, left = 0, [int(n) for n in sizes]

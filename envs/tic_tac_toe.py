@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from arena.errors import InvalidValueError
 from envs._clone import clone_game
 from envs._two_player import TwoPlayerGame
 
@@ -56,15 +57,15 @@ class TicTacToe(TwoPlayerGame):
         self, illegal_action: str = "raise", illegal_penalty: float = -1.0, render_mode: str | None = None
     ) -> None:
         if illegal_action not in ("raise", "penalty"):
-            raise ValueError(f"TicTacToe: illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
+            raise InvalidValueError(f"TicTacToe: illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
         if render_mode not in (None, "ansi"):
-            raise ValueError(f"TicTacToe: render_mode must be None or 'ansi', got {render_mode!r}")
+            raise InvalidValueError(f"TicTacToe: render_mode must be None or 'ansi', got {render_mode!r}")
         if (
             isinstance(illegal_penalty, bool)
             or not isinstance(illegal_penalty, (int, float, np.integer, np.floating))
             or not np.isfinite(illegal_penalty)
         ):
-            raise ValueError(f"TicTacToe: illegal_penalty must be a finite number, got {illegal_penalty!r}")
+            raise InvalidValueError(f"TicTacToe: illegal_penalty must be a finite number, got {illegal_penalty!r}")
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
         self.render_mode = render_mode
@@ -166,7 +167,7 @@ class TicTacToe(TwoPlayerGame):
             ValueError: this env plays the ``"penalty"`` variant, which the batch does not have.
         """
         if self.illegal_action != "raise":
-            raise ValueError(
+            raise InvalidValueError(
                 f"{self}: TicTacToeBatch plays the default rules (illegal_action='raise'), "
                 f"not illegal_action={self.illegal_action!r}"
             )

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.errors import SpaceMismatchError
+from arena.errors import InvalidTypeError, InvalidValueError, SpaceMismatchError
 
 __all__ = ["box_space", "compile_flattener", "require_finite"]
 
@@ -26,7 +26,7 @@ def require_finite(where: str, **numbers: Any) -> None:
             or not isinstance(value, (int, float, np.integer, np.floating))
             or not np.isfinite(value)
         ):
-            raise ValueError(f"{where}: {name} must be a finite number, got {value!r}")
+            raise InvalidValueError(f"{where}: {name} must be a finite number, got {value!r}")
 
 
 def box_space(low: Any, high: Any, shape: Any, dtype: Any) -> spaces.Box:
@@ -50,7 +50,7 @@ def _leaf_bounds(space: spaces.Space) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(space, spaces.MultiBinary):
         size = int(np.prod(space.shape))
         return np.zeros(size), np.ones(size)
-    raise TypeError(type(space).__name__)
+    raise InvalidTypeError(type(space).__name__)
 
 
 def _writer(space: spaces.Space, offset: int) -> tuple[Writer, int]:
@@ -102,7 +102,7 @@ def _writer(space: spaces.Space, offset: int) -> tuple[Writer, int]:
                 write(value[key], out)
 
         return write_nested, total
-    raise TypeError(type(space).__name__)
+    raise InvalidTypeError(type(space).__name__)
 
 
 def _bounds(space: spaces.Space) -> tuple[np.ndarray, np.ndarray]:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.errors import InvalidActionError, MaskTranslationError, SpaceMismatchError
+from arena.errors import InvalidActionError, InvalidValueError, MaskTranslationError, SpaceMismatchError
 from arena.interface import Interface
 from arena.masks import flat_mask, mask_allows
 
@@ -282,7 +282,7 @@ class RepeatAction(Interface):
     def __init__(self, inner: Interface | None = None, *, repeat: int = 4) -> None:
         super().__init__(inner)
         if not isinstance(repeat, (int, np.integer)) or isinstance(repeat, bool) or repeat < 1:
-            raise ValueError(f"{type(self).__name__}: repeat must be a positive integer, got {repeat!r}")
+            raise InvalidValueError(f"{type(self).__name__}: repeat must be a positive integer, got {repeat!r}")
         self.repeat = int(repeat)
         self._clear()
 

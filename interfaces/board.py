@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.errors import SpaceMismatchError
+from arena.errors import InvalidValueError, SpaceMismatchError
 from arena.interface import Interface
 from interfaces._spaces import box_space
 
@@ -66,7 +66,9 @@ class EgoBoard(Interface):
     ) -> None:
         super().__init__(inner)
         if player not in (None, 0, 1) or isinstance(player, bool):
-            raise ValueError(f"{type(self).__name__}: player must be 0, 1 or None (infer from parity), got {player!r}")
+            raise InvalidValueError(
+                f"{type(self).__name__}: player must be 0, 1 or None (infer from parity), got {player!r}"
+            )
         self.player = player
         self.planes = bool(planes)
         self.dtype = np.dtype(dtype)
@@ -160,7 +162,7 @@ class RotateBoard(Interface):
     def __init__(self, inner: Interface | None = None, *, quarter_turns: int = 1, mirror: bool = False) -> None:
         super().__init__(inner)
         if not isinstance(quarter_turns, (int, np.integer)) or isinstance(quarter_turns, bool):
-            raise ValueError(f"{type(self).__name__}: quarter_turns must be an integer, got {quarter_turns!r}")
+            raise InvalidValueError(f"{type(self).__name__}: quarter_turns must be an integer, got {quarter_turns!r}")
         self.quarter_turns = int(quarter_turns) % 4
         self.mirror = bool(mirror)
 

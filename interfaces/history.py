@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.errors import SpaceMismatchError
+from arena.errors import InvalidValueError, SpaceMismatchError
 from arena.interface import Interface
 from interfaces._spaces import box_space
 
@@ -50,7 +50,7 @@ class FrameStack(Interface):
     def __init__(self, inner: Interface | None = None, *, frames: int = 4) -> None:
         super().__init__(inner)
         if not isinstance(frames, (int, np.integer)) or isinstance(frames, bool) or frames < 1:
-            raise ValueError(f"{type(self).__name__}: frames must be a positive integer, got {frames!r}")
+            raise InvalidValueError(f"{type(self).__name__}: frames must be a positive integer, got {frames!r}")
         self.frames = int(frames)
         self._stack: np.ndarray | None = None
 
@@ -131,7 +131,7 @@ class NormalizeObservation(Interface):
     ) -> None:
         super().__init__(inner)
         if not clip > 0:
-            raise ValueError(f"{type(self).__name__}: clip must be positive, got {clip!r}")
+            raise InvalidValueError(f"{type(self).__name__}: clip must be positive, got {clip!r}")
         self.clip = float(clip)
         self.epsilon = float(epsilon)
         self.frozen = bool(frozen)

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.errors import SpaceMismatchError
+from arena.errors import InvalidTypeError, InvalidValueError, SpaceMismatchError
 from arena.interface import Combine, Interface
 from envs.magent.layout import UnitLayout, decode_positions, unit_layout
 from interfaces._spaces import box_space
@@ -101,7 +101,7 @@ class SideStack(Interface):
     def __init__(self, inner: Interface | None = None, *, soldier: Interface | None = None) -> None:
         super().__init__(inner)
         if soldier is not None and not isinstance(soldier, Interface):
-            raise TypeError(f"SideStack: soldier must be an arena.Interface, got {type(soldier).__name__}")
+            raise InvalidTypeError(f"SideStack: soldier must be an arena.Interface, got {type(soldier).__name__}")
         self.soldier = soldier if soldier is not None else Interface()
         self._present: list[bool] = []
 
@@ -194,7 +194,7 @@ class GridControl(Interface):
     def __init__(self, inner: Interface | None = None, *, map_size: int = 45) -> None:
         super().__init__(inner)
         if isinstance(map_size, bool) or not isinstance(map_size, (int, np.integer)) or map_size < 1:
-            raise ValueError(f"GridControl: map_size must be a positive integer, got {map_size!r}")
+            raise InvalidValueError(f"GridControl: map_size must be a positive integer, got {map_size!r}")
         self.map_size = int(map_size)
         self._shape: tuple[int, ...] = (len(self.PLANES), self.map_size, self.map_size)
         self._positions = np.zeros((0, 2), np.int64)  # each member's last (x, y), from its position planes
@@ -292,7 +292,7 @@ def combine_by_unit(members: Sequence[str], **stacks: Callable[[], Interface | N
     units = [unit_of(member) for member in members]
     missing = sorted({unit for unit in units if unit not in stacks})
     if missing:
-        raise ValueError(
+        raise InvalidValueError(
             f"combine_by_unit: no stack for unit types {missing} (members {list(members)[:4]}...); "
             f"stacks given for {sorted(stacks)}"
         )

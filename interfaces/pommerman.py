@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.errors import MaskTranslationError, SpaceMismatchError
+from arena.errors import InvalidTypeError, InvalidValueError, MaskTranslationError, SpaceMismatchError
 from arena.interface import Interface
 
 __all__ = [
@@ -107,7 +107,7 @@ def _require_pommerman(itf: Interface, moves_only: bool = False) -> spaces.Dict:
 
 def _max_steps(itf: Interface, max_steps: Any) -> int:
     if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or not 1 <= max_steps <= 10**9:
-        raise ValueError(f"{type(itf).__name__}: max_steps must be an integer in 1..{10**9}, got {max_steps!r}")
+        raise InvalidValueError(f"{type(itf).__name__}: max_steps must be an integer in 1..{10**9}, got {max_steps!r}")
     return int(max_steps)
 
 
@@ -527,7 +527,7 @@ class PommermanBatchPlanes(_PommermanInterface):
     def __init__(self, inner: Interface | None = None, *, ego: bool = False, max_steps: int = 800) -> None:
         super().__init__(inner)
         if not isinstance(ego, bool):
-            raise TypeError(f"{type(self).__name__}: ego must be True or False, got {ego!r}")
+            raise InvalidTypeError(f"{type(self).__name__}: ego must be True or False, got {ego!r}")
         self.ego = ego
         self.max_steps = _max_steps(self, max_steps)
 

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.errors import SpaceMismatchError
+from arena.errors import InvalidValueError, SpaceMismatchError
 from arena.interface import Interface
 from interfaces.pommerman import require_pommerman_dict
 
@@ -267,7 +267,7 @@ def safe_moves_planes(views: Any) -> np.ndarray:
     _compile()
     views = np.ascontiguousarray(views, dtype=np.uint8)
     if views.ndim != 4 or views.shape[1] < _P_BLAST + 1 or views.shape[2:] != (SIZE, SIZE):
-        raise ValueError(
+        raise InvalidValueError(
             f"safe_moves_planes: expected PommermanBatch views (n, planes, {SIZE}, {SIZE}), got shape {views.shape}"
         )
     out = np.ones((views.shape[0], 6), dtype=np.int8)

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from arena.errors import InvalidValueError
 from arena.interface import Interface
 from interfaces.pommerman import require_pommerman_dict
 
@@ -49,7 +50,7 @@ def _bonus(owner: str, bonus: Any) -> float:
         or not isinstance(bonus, (int, float, np.integer, np.floating))
         or not np.isfinite(bonus)
     ):
-        raise ValueError(f"{owner}: bonus must be a finite number, got {bonus!r}")
+        raise InvalidValueError(f"{owner}: bonus must be a finite number, got {bonus!r}")
     return float(bonus)
 
 

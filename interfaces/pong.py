@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 
-from arena.errors import InvalidActionError, SpaceMismatchError
+from arena.errors import InvalidActionError, InvalidValueError, SpaceMismatchError
 from arena.interface import Interface
 from envs.pong import BALL, FIELD, PADDLE, PADDLE_MARGIN
 from interfaces._spaces import require_finite
@@ -102,9 +102,9 @@ class PongFrames(Interface):
         super().__init__(inner)
         for name, value in (("scale", scale), ("frames", frames)):
             if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"PongFrames: {name} must be a positive integer, got {value!r}")
+                raise InvalidValueError(f"PongFrames: {name} must be a positive integer, got {value!r}")
         if FIELD % scale:
-            raise ValueError(f"PongFrames: scale must divide {FIELD}, got {scale!r}")
+            raise InvalidValueError(f"PongFrames: scale must divide {FIELD}, got {scale!r}")
         self.scale, self.frames = int(scale), int(frames)
         self.side = FIELD // self.scale
         self._block = 0  # raw frame pixels per cell side; 0: the raw observation is the vector
@@ -329,7 +329,7 @@ class PongHitBonus(VectorShaping):
         super().__init__(inner)
         require_finite("PongHitBonus", bonus=bonus, steep=steep, edge=edge, edge_from=edge_from)
         if not 0.0 < edge_from <= 1.0:
-            raise ValueError(f"PongHitBonus: edge_from must be in (0, 1], got {edge_from!r}")
+            raise InvalidValueError(f"PongHitBonus: edge_from must be in (0, 1], got {edge_from!r}")
         self.bonus, self.steep, self.edge, self.edge_from = float(bonus), float(steep), float(edge), float(edge_from)
         self._last_vx = 0.0
 

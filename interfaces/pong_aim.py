@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from arena.errors import InvalidValueError
 from arena.interface import Interface
 from envs.pong import BALL, BALL_SPEED, BALL_SPIN, FIELD, PADDLE, PADDLE_MARGIN
 from interfaces._spaces import require_finite
@@ -99,10 +100,10 @@ class PongAim(VectorShaping):
         super().__init__(inner)
         require_finite("PongAim", weight=weight, aim_at=aim_at, cap=cap, ball_speed=ball_speed, ball_spin=ball_spin)
         if not 0.0 < aim_at < 1.0:
-            raise ValueError(f"PongAim: aim_at must be in (0, 1), got {aim_at!r}")
+            raise InvalidValueError(f"PongAim: aim_at must be in (0, 1), got {aim_at!r}")
         for name, value in (("cap", cap), ("ball_speed", ball_speed), ("ball_spin", ball_spin)):
             if not 0.0 < value < np.inf:
-                raise ValueError(f"PongAim: {name} must be positive and finite, got {value!r}")
+                raise InvalidValueError(f"PongAim: {name} must be positive and finite, got {value!r}")
         self.weight, self.aim_at, self.cap = float(weight), float(aim_at), float(cap)
         self.ball_speed, self.ball_spin = float(ball_speed), float(ball_spin)
         self._potential = 0.0

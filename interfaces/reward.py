@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from arena.errors import InvalidTypeError, InvalidValueError
 from arena.interface import Interface
 
 __all__ = ["ClipReward", "PotentialShaping", "ScaleReward", "ShapeReward"]
@@ -16,10 +17,10 @@ __all__ = ["ClipReward", "PotentialShaping", "ScaleReward", "ShapeReward"]
 
 def _real(owner: object, name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
-        raise TypeError(f"{owner}: {name} must be a real number, got {value!r}")
+        raise InvalidTypeError(f"{owner}: {name} must be a real number, got {value!r}")
     number = float(value)
     if math.isnan(number):
-        raise ValueError(f"{owner}: {name} must not be NaN")
+        raise InvalidValueError(f"{owner}: {name} must not be NaN")
     return number
 
 
@@ -27,9 +28,9 @@ def _function(owner: str, name: str, value: Any, arguments: tuple[str, ...]) -> 
     """``value``, a function of ``arguments`` returning a float, or the TypeError that says so."""
     if value is None:
         shown = arguments[0] if len(arguments) == 1 else f"({', '.join(arguments)})"
-        raise TypeError(f"{owner}: give {name}={shown}->float")
+        raise InvalidTypeError(f"{owner}: give {name}={shown}->float")
     if not callable(value):
-        raise TypeError(
+        raise InvalidTypeError(
             f"{owner}: {name} must be callable as {name}({', '.join(arguments)}), got {type(value).__name__}"
         )
     return value
@@ -61,7 +62,7 @@ class ScaleReward(Interface):
         super().__init__(inner)
         self.factor = _real(type(self).__name__, "factor", factor)
         if not math.isfinite(self.factor):
-            raise ValueError(f"{type(self).__name__}: factor must be finite, got {factor!r}")
+            raise InvalidValueError(f"{type(self).__name__}: factor must be finite, got {factor!r}")
 
     def reward(self, reward: float) -> float:
         return float(reward) * self.factor
@@ -101,7 +102,7 @@ class ClipReward(Interface):
         self.low = _real(type(self).__name__, "low", low)
         self.high = _real(type(self).__name__, "high", high)
         if self.low > self.high:
-            raise ValueError(f"{type(self).__name__}: low must not exceed high, got low={low!r}, high={high!r}")
+            raise InvalidValueError(f"{type(self).__name__}: low must not exceed high, got low={low!r}, high={high!r}")
 
     def reward(self, reward: float) -> float:
         return min(max(float(reward), self.low), self.high)
@@ -113,7 +114,7 @@ class ClipReward(Interface):
 def _returned_real(owner: object, what: str, value: Any) -> float:
     """``value`` returned by the user's ``what`` function, as a float, or a TypeError naming it."""
     if isinstance(value, bool) or not hasattr(value, "__float__"):
-        raise TypeError(f"{owner}: {what} must return a real number, got {value!r}")
+        raise InvalidTypeError(f"{owner}: {what} must return a real number, got {value!r}")
     return float(value)
 
 
@@ -177,7 +178,7 @@ class ShapeReward(Interface):
         super().__init__(inner)
         name = type(self).__name__
         if potential is not None:
-            raise TypeError(
+            raise InvalidTypeError(
                 f"{name}: potential-based shaping is PotentialShaping(potential=observation->float, "
                 "gamma=...); ShapeReward takes shaping=(observation, action, reward)->float"
             )

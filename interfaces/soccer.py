@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.errors import SpaceMismatchError
+from arena.errors import InvalidTypeError, InvalidValueError, SpaceMismatchError
 from arena.interface import Combine, Interface
 from interfaces._spaces import require_finite
 from interfaces.team import ConcatenateTeam
@@ -134,7 +134,7 @@ class SoccerFeatures(Interface):
     ) -> None:
         super().__init__(inner)
         if keys is not None and (isinstance(keys, str) or not all(isinstance(k, str) for k in keys)):
-            raise TypeError(f"SoccerFeatures: keys must be a sequence of str, got {keys!r}")
+            raise InvalidTypeError(f"SoccerFeatures: keys must be a sequence of str, got {keys!r}")
         self.keys = None if keys is None else list(keys)
         self.stats, self.relative, self.append_action = bool(stats), bool(relative), bool(append_action)
         self.dtype = np.dtype(dtype)
@@ -279,7 +279,7 @@ class RescaleAction(Interface):
     ) -> None:
         super().__init__(inner)
         if not np.isfinite(low) or not np.isfinite(high) or not low < high:
-            raise ValueError(f"RescaleAction: needs finite low < high, got low={low!r}, high={high!r}")
+            raise InvalidValueError(f"RescaleAction: needs finite low < high, got low={low!r}, high={high!r}")
         self.low, self.high, self.clip = float(low), float(high), bool(clip)
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
@@ -382,9 +382,11 @@ class SoccerShaping(Interface):
         super().__init__(inner)
         require_finite("SoccerShaping", ball=ball, goal=goal, behind=behind, behind_by=behind_by)
         if behind_by <= 0:
-            raise ValueError(f"SoccerShaping: behind_by must be positive (metres behind the ball), got {behind_by!r}")
+            raise InvalidValueError(
+                f"SoccerShaping: behind_by must be positive (metres behind the ball), got {behind_by!r}"
+            )
         if not isinstance(around, bool):
-            raise ValueError(f"SoccerShaping: around must be True or False, got {around!r}")
+            raise InvalidValueError(f"SoccerShaping: around must be True or False, got {around!r}")
         self.ball, self.goal = float(ball), float(goal)
         self.behind, self.behind_by, self.around = float(behind), float(behind_by), around
         self._latest: Any = None
@@ -485,7 +487,7 @@ def soccer_team(
         'ConcatenateTeam(Combine(None, [RescaleAction(SoccerFeatures(relative=True)), RescaleAction(SoccerFeatures(relative=True))]))'
     """
     if isinstance(team_size, bool) or not isinstance(team_size, int) or team_size < 1:
-        raise ValueError(f"soccer_team: team_size must be a positive integer, got {team_size!r}")
+        raise InvalidValueError(f"soccer_team: team_size must be a positive integer, got {team_size!r}")
     members: list[Interface] = []
     for _ in range(team_size):
         member: Interface = SoccerFeatures(**features)

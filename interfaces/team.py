@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.errors import SpaceMismatchError
+from arena.errors import InvalidTypeError, SpaceMismatchError
 from arena.interface import Combine, Interface
 from arena.masks import mask_segments
 from interfaces._spaces import box_space, compile_flattener
@@ -184,7 +184,7 @@ def team_interface(members: Sequence[Interface | None], *, concatenate: bool = T
         'ConcatenateTeam(Combine(None, [Flatten(), Interface()]))'
     """
     if isinstance(members, Interface) or not isinstance(members, Sequence) or not members:
-        raise TypeError(
+        raise InvalidTypeError(
             f"team_interface: members must be a non-empty sequence of arena.Interface or None, got {members!r}"
         )
     combined = Combine(None, list(members))

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.errors import SpaceMismatchError
+from arena.errors import InvalidValueError, SpaceMismatchError
 from arena.interface import Interface
 
 __all__ = ["DoomActions", "DoomScreen", "ACTION_SETS"]
@@ -90,7 +90,7 @@ class DoomActions(Interface):
         where = type(self).__name__
         if isinstance(actions, str):
             if actions not in ACTION_SETS:
-                raise ValueError(
+                raise InvalidValueError(
                     f"{where}: actions must be one of {sorted(ACTION_SETS)} or a sequence of button "
                     f"combinations, got {actions!r}"
                 )
@@ -100,12 +100,12 @@ class DoomActions(Interface):
             self.set_name = None
         combos = tuple(actions)
         if not combos or len(set(combos)) != len(combos) or not all(isinstance(c, str) for c in combos):
-            raise ValueError(f"{where}: actions must be distinct button combinations, got {list(combos)!r}")
+            raise InvalidValueError(f"{where}: actions must be distinct button combinations, got {list(combos)!r}")
         table = np.zeros((len(combos), len(_BUTTON_NAMES)), np.int8)
         for row, combo in zip(table, combos):
             for name in combo.split("+"):
                 if name not in _BUTTON_NAMES:
-                    raise ValueError(
+                    raise InvalidValueError(
                         f"{where}: unknown button {name!r} in {combo!r}; buttons: {', '.join(_BUTTON_NAMES)}"
                     )
                 row[_BUTTON_NAMES.index(name)] = 1
@@ -195,9 +195,9 @@ class DoomScreen(Interface):
             and len(size) == 2
             and all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n > 0 for n in size)
         ):
-            raise ValueError(f"{where}: size must be (height, width) with positive integers, got {size!r}")
+            raise InvalidValueError(f"{where}: size must be (height, width) with positive integers, got {size!r}")
         if isinstance(variable_scale, bool) or not isinstance(variable_scale, (int, float)) or not variable_scale > 0:
-            raise ValueError(f"{where}: variable_scale must be a positive number, got {variable_scale!r}")
+            raise InvalidValueError(f"{where}: variable_scale must be a positive number, got {variable_scale!r}")
         self.size = (int(size[0]), int(size[1]))
         self.grey, self.variables, self.variable_scale = bool(grey), bool(variables), float(variable_scale)
 

@@ -11,7 +11,7 @@ from pettingzoo.utils.env import AECEnv, ParallelEnv
 
 from arena.adapters._common import int8_mask
 from arena.env import AgentID, MultiAgentEnv
-from arena.errors import ArenaError
+from arena.errors import ArenaError, InvalidTypeError
 
 __all__ = ["from_pettingzoo", "AECToArena", "ParallelToArena"]
 
@@ -36,7 +36,7 @@ class _PettingZooBase(MultiAgentEnv):
             raise ArenaError(f"from_pettingzoo: {env} must define possible_agents (arena's agent set is fixed)")
         odd = [agent for agent in possible if not isinstance(agent, str)]
         if odd:
-            raise TypeError(
+            raise InvalidTypeError(
                 f"from_pettingzoo: arena agent ids are str; {env} has agent {odd[0]!r} of type {type(odd[0]).__name__}"
             )
         self.possible_agents = list(possible)
@@ -221,4 +221,4 @@ def from_pettingzoo(env: AECEnv | ParallelEnv) -> AECToArena | ParallelToArena:
         return AECToArena(env)
     if isinstance(env, ParallelEnv):
         return ParallelToArena(env)
-    raise TypeError(f"from_pettingzoo: expected a pettingzoo AECEnv or ParallelEnv, got {type(env).__name__}")
+    raise InvalidTypeError(f"from_pettingzoo: expected a pettingzoo AECEnv or ParallelEnv, got {type(env).__name__}")

@@ -28,7 +28,7 @@ from gymnasium import spaces
 from arena.adapters._common import int8_mask
 from arena.agents.base import Agent
 from arena.env import AgentID, HoldsEnv, MultiAgentEnv
-from arena.errors import UnknownAgentError
+from arena.errors import InvalidTypeError, InvalidValueError, UnknownAgentError
 from arena.training.single_agent import SingleAgentEnv
 
 __all__ = ["from_gymnasium", "to_gymnasium", "GymnasiumToArena"]
@@ -44,9 +44,9 @@ class GymnasiumToArena(HoldsEnv, MultiAgentEnv):
 
     def __init__(self, env: gymnasium.Env, agent: AgentID = "agent_0") -> None:
         if not isinstance(env, gymnasium.Env):
-            raise TypeError(f"from_gymnasium: expected a gymnasium.Env, got {type(env).__name__}")
+            raise InvalidTypeError(f"from_gymnasium: expected a gymnasium.Env, got {type(env).__name__}")
         if not isinstance(agent, str):
-            raise TypeError(f"from_gymnasium: the agent id must be a str, got {agent!r}")
+            raise InvalidTypeError(f"from_gymnasium: the agent id must be a str, got {agent!r}")
         self.env = env
         self.agent = agent
         self.possible_agents = [agent]
@@ -148,11 +148,11 @@ def to_gymnasium(
         3
     """
     if not isinstance(env, MultiAgentEnv):
-        raise TypeError(f"to_gymnasium: expected an arena.MultiAgentEnv, got {type(env).__name__}")
+        raise InvalidTypeError(f"to_gymnasium: expected an arena.MultiAgentEnv, got {type(env).__name__}")
     possible = list(env.possible_agents)
     if agent is None:
         if len(possible) != 1:
-            raise ValueError(
+            raise InvalidValueError(
                 f"to_gymnasium: {env} has agents {possible}; name the seat "
                 "to play (agent=...) and give arena agents for the others (opponents=...)"
             )
@@ -161,7 +161,7 @@ def to_gymnasium(
         raise UnknownAgentError(f"to_gymnasium: {env} has no agent {agent!r}; expected one of {possible}")
     opponents = {} if opponents is None else opponents
     if not isinstance(opponents, Mapping):
-        raise TypeError(
+        raise InvalidTypeError(
             f"to_gymnasium: opponents must be a dict of arena agents keyed by agent id, got {type(opponents).__name__}"
         )
     others = [a for a in possible if a != agent]
@@ -172,10 +172,10 @@ def to_gymnasium(
         )
     missing = [a for a in others if a not in opponents]
     if missing:
-        raise ValueError(f"to_gymnasium: {env} needs an opponent agent for {missing} (the seat is {agent!r})")
+        raise InvalidValueError(f"to_gymnasium: {env} needs an opponent agent for {missing} (the seat is {agent!r})")
     for other in others:
         if not isinstance(opponents[other], Agent):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"to_gymnasium: the opponent for {other!r} must be an arena.Agent, "
                 f"got {type(opponents[other]).__name__}"
             )

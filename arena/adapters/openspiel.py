@@ -26,7 +26,7 @@ from gymnasium import spaces
 
 from arena.adapters._common import require
 from arena.env import AgentID, MultiAgentEnv
-from arena.errors import ArenaError, ResetNeeded
+from arena.errors import ArenaError, InvalidTypeError, InvalidValueError, ResetNeeded
 
 pyspiel = require("pyspiel", "openspiel", __name__)
 
@@ -72,7 +72,7 @@ class OpenSpielEnv(MultiAgentEnv):
 
     def __init__(self, game: Any, observation: str | None = None, render_mode: str | None = None) -> None:
         if render_mode not in (None, "ansi"):
-            raise ValueError(f"from_openspiel: render_mode must be None or 'ansi', got {render_mode!r}")
+            raise InvalidValueError(f"from_openspiel: render_mode must be None or 'ansi', got {render_mode!r}")
         game_type = game.get_type()
         self.game = game
         self.env_name = f"openspiel:{game_type.short_name}"
@@ -117,7 +117,7 @@ class OpenSpielEnv(MultiAgentEnv):
                 "information state tensor, so arena cannot give its players observations"
             )
         if observation not in _OBSERVATION_KINDS:
-            raise ValueError(
+            raise InvalidValueError(
                 f"from_openspiel: observation must be 'observation', 'information_state' or None, got {observation!r}"
             )
         if not has[observation]:
@@ -264,5 +264,7 @@ def from_openspiel(
             )
         game = game_or_name
     else:
-        raise TypeError(f"from_openspiel: expected a pyspiel.Game or a game name, got {type(game_or_name).__name__}")
+        raise InvalidTypeError(
+            f"from_openspiel: expected a pyspiel.Game or a game name, got {type(game_or_name).__name__}"
+        )
     return OpenSpielEnv(game, observation=observation, render_mode=render_mode)

@@ -13,7 +13,7 @@ from typing import Any
 
 from arena.agents.base import Agent
 from arena.env import AgentID, MultiAgentEnv, MultiAgentWrapper
-from arena.errors import ResetNeeded, UnknownAgentError
+from arena.errors import InvalidTypeError, InvalidValueError, ResetNeeded, UnknownAgentError
 from arena.registry import make_agent
 from arena.seeding import derive_seed
 
@@ -67,12 +67,12 @@ class OpponentsInside(MultiAgentWrapper):
             )
         self.possible_agents = [a for a in env.possible_agents if a not in opponents]
         if not self.possible_agents:
-            raise ValueError(f"OpponentsInside: every seat of {env} is an opponent; leave at least one outside")
+            raise InvalidValueError(f"OpponentsInside: every seat of {env} is an opponent; leave at least one outside")
         self.opponents: dict[AgentID, Agent] = {}
         for seat, opponent in opponents.items():
             agent = make_agent(opponent) if isinstance(opponent, str) else opponent
             if not isinstance(agent, Agent):
-                raise TypeError(
+                raise InvalidTypeError(
                     f"OpponentsInside: the opponent for {seat!r} must be an arena.Agent or a registered agent "
                     f"name, got {type(opponent).__name__}"
                 )

@@ -43,13 +43,14 @@ require("pettingzoo", "pettingzoo", __name__)
 from pettingzoo.utils.env import AECEnv, ParallelEnv  # noqa: E402  (after the friendly check)
 
 from arena.adapters._pettingzoo_import import AECToArena, ParallelToArena, from_pettingzoo  # noqa: E402
+from arena.errors import InvalidTypeError
 
 __all__ = ["to_aec", "to_parallel", "from_pettingzoo", "ArenaToAEC", "ArenaToParallel", "AECToArena", "ParallelToArena"]
 
 
 def _check_env(env: Any, caller: str) -> MultiAgentEnv:
     if not isinstance(env, MultiAgentEnv):
-        raise TypeError(f"{caller}: expected an arena.MultiAgentEnv, got {type(env).__name__}")
+        raise InvalidTypeError(f"{caller}: expected an arena.MultiAgentEnv, got {type(env).__name__}")
     return env
 
 
@@ -58,7 +59,7 @@ def _mask_in_observation(env: MultiAgentEnv, asked: bool | None) -> bool:
     if asked is None:
         return bool(env.masked_actions)
     if not isinstance(asked, bool):
-        raise TypeError(f"mask_in_observation must be True, False or None (the env decides), got {asked!r}")
+        raise InvalidTypeError(f"mask_in_observation must be True, False or None (the env decides), got {asked!r}")
     return asked
 
 

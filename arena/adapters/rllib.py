@@ -63,6 +63,8 @@ require("ray.rllib", "rllib", __name__)
 
 from ray.rllib.env.multi_agent_env import MultiAgentEnv as RLlibMultiAgentEnv  # noqa: E402
 
+from arena.errors import InvalidTypeError, InvalidValueError
+
 __all__ = ["to_rllib", "ArenaToRLlib", "OpponentsInside", "multi_agent_config"]
 
 
@@ -80,9 +82,11 @@ class ArenaToRLlib(HoldsEnv, RLlibMultiAgentEnv):
         forfeit_penalty: float = -1.0,
     ) -> None:
         if on_illegal_action not in ("forfeit", "raise"):
-            raise ValueError(f"to_rllib: on_illegal_action must be 'forfeit' or 'raise', got {on_illegal_action!r}")
+            raise InvalidValueError(
+                f"to_rllib: on_illegal_action must be 'forfeit' or 'raise', got {on_illegal_action!r}"
+            )
         if not isinstance(env, MultiAgentEnv):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"to_rllib: expected an arena.MultiAgentEnv (or a name or factory of one), got {type(env).__name__}"
             )
         self.env = env
@@ -229,7 +233,7 @@ def to_rllib(
     """
     if isinstance(env_or_factory, MultiAgentEnv):
         if kwargs:
-            raise TypeError(
+            raise InvalidTypeError(
                 f"to_rllib: options {sorted(kwargs)} need a name or factory to build the env "
                 f"with; got the built env {env_or_factory}"
             )
@@ -273,7 +277,7 @@ def multi_agent_config(
     arena_env = env.env if isinstance(env, ArenaToRLlib) else env
     if policy_mapping == "teams":
         if not arena_env.teams:
-            raise ValueError(
+            raise InvalidValueError(
                 f"multi_agent_config: policy_mapping='teams' needs an env with sides; {arena_env} has teams = None"
             )
         mapping = {agent: team for team, ids in arena_env.teams.items() for agent in ids}
@@ -282,7 +286,7 @@ def multi_agent_config(
     elif callable(policy_mapping):
         mapping = {agent: policy_mapping(agent) for agent in arena_env.possible_agents}
     else:
-        raise TypeError(
+        raise InvalidTypeError(
             f"multi_agent_config: policy_mapping must be a dict, a function of the agent id or "
             f"'teams', got {policy_mapping!r}"
         )

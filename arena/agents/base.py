@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from arena.errors import InvalidValueError
 from arena.seeding import SplitMix64
 
 __all__ = ["Agent", "RandomAgent"]
@@ -143,7 +144,7 @@ class RandomAgent(Agent):
             legal = np.flatnonzero(action_mask)
         count = len(legal)
         if not count:
-            raise ValueError("RandomAgent: the action mask allows no action")
+            raise InvalidValueError("RandomAgent: the action mask allows no action")
         return self._start + int(legal[int(self._rng.random() * count)])
 
     def act_batch(self, observations: Any, action_masks: Any = None) -> np.ndarray:
@@ -175,7 +176,7 @@ class RandomAgent(Agent):
         masks = np.asarray(action_masks, dtype=bool)
         counts = masks.sum(axis=1)
         if not counts.all():
-            raise ValueError(
+            raise InvalidValueError(
                 f"RandomAgent: the action mask of game {int(np.flatnonzero(counts == 0)[0])} allows no action"
             )
         picks = (draws * counts).astype(np.int64)  # the picks-th legal action of each game

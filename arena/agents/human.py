@@ -30,7 +30,7 @@ from gymnasium import spaces
 
 from arena.agents.base import Agent
 from arena.env import has_hidden_information
-from arena.errors import ArenaError, Forfeit, SpaceMismatchError
+from arena.errors import ArenaError, Forfeit, InvalidValueError, SpaceMismatchError
 
 __all__ = ["HumanAgent", "parse_choice", "format_observation", "QUIT_WORDS"]
 
@@ -90,19 +90,19 @@ def parse_choice(text: str, names: Sequence[str], legal: Sequence[bool] | None =
         >>> parse_choice("0", ["fold", "call"], legal=[False, True])
         Traceback (most recent call last):
         ...
-        ValueError: 0 (fold) is not legal now; legal: 1 (call)
+        arena.errors.InvalidValueError: 0 (fold) is not legal now; legal: 1 (call)
     """
     word = " ".join(text.split())
     last = start + len(names) - 1
     if not word:
-        raise ValueError(f"type an action's number ({start}-{last}) or name; q quits")
+        raise InvalidValueError(f"type an action's number ({start}-{last}) or name; q quits")
     allowed = [True] * len(names) if legal is None else [bool(flag) for flag in legal]
     lowered = [name.lower() for name in names]
     key = word.lower()
     if _is_integer(word):
         index = int(word) - start
         if not 0 <= index < len(names):
-            raise ValueError(f"there is no action {word}: actions are numbered {start} to {last}")
+            raise InvalidValueError(f"there is no action {word}: actions are numbered {start} to {last}")
     elif key in lowered:
         index = lowered.index(key)
     else:
@@ -112,14 +112,14 @@ def parse_choice(text: str, names: Sequence[str], legal: Sequence[bool] | None =
             index = legal_matches[0] if len(legal_matches) == 1 else matches[0]
         elif matches:
             candidates = legal_matches or matches
-            raise ValueError(f"{word!r} is ambiguous: it could be {', '.join(names[i] for i in candidates)}")
+            raise InvalidValueError(f"{word!r} is ambiguous: it could be {', '.join(names[i] for i in candidates)}")
         else:
-            raise ValueError(
+            raise InvalidValueError(
                 f"unknown action {word!r}: type a number ({start}-{last}) or a name, e.g. "
                 f"{names[allowed.index(True) if True in allowed else 0]!r}; q quits"
             )
     if not allowed[index]:
-        raise ValueError(
+        raise InvalidValueError(
             f"{_label(start + index, names[index])} is not legal now; legal: "
             + ", ".join(_label(start + i, names[i]) for i, ok in enumerate(allowed) if ok)
         )

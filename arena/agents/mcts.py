@@ -36,7 +36,7 @@ from gymnasium import spaces
 
 from arena.agents.base import Agent
 from arena.env import MultiAgentEnv
-from arena.errors import ArenaError
+from arena.errors import ArenaError, InvalidValueError
 
 __all__ = ["MCTSAgent", "check_plannable", "has_hidden_state_sampler"]
 
@@ -175,9 +175,9 @@ class MCTSAgent(Agent):
     ) -> None:
         check_plannable(env)
         if not isinstance(simulations, (int, np.integer)) or isinstance(simulations, bool) or simulations < 1:
-            raise ValueError(f"MCTSAgent: simulations must be a positive integer, got {simulations!r}")
+            raise InvalidValueError(f"MCTSAgent: simulations must be a positive integer, got {simulations!r}")
         if not isinstance(exploration, (int, float)) or exploration < 0:
-            raise ValueError(f"MCTSAgent: exploration must be a number >= 0, got {exploration!r}")
+            raise InvalidValueError(f"MCTSAgent: exploration must be a number >= 0, got {exploration!r}")
         self.env = env
         self.simulations = int(simulations)
         self.exploration = float(exploration)

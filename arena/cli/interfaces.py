@@ -10,7 +10,7 @@ import sys
 from collections.abc import Collection, Sequence
 
 from arena.cli._text import plain
-from arena.errors import UnknownNameError
+from arena.errors import InvalidValueError, UnknownNameError
 from arena.plugins import InterfaceEntry, interface_registry
 from arena.specs.interfaces import options_text
 from arena.suggest import did_you_mean
@@ -124,7 +124,7 @@ def _print_rich(entries: Sequence[InterfaceEntry], checked: bool | Collection[st
 
 def run(args: argparse.Namespace) -> int:
     if args.examples < 1:
-        raise ValueError(f"--examples must be at least 1, got {args.examples}")
+        raise InvalidValueError(f"--examples must be at least 1, got {args.examples}")
     check = _which(args.check)
     entries = interface_registry(check=check, examples=args.examples)
     if args.plain or not _print_rich(entries, check):
@@ -155,5 +155,5 @@ def _which(check: bool | str) -> bool | frozenset[str]:
             f"--check: no interface is named {name!r}" + (f"; {hint}" if hint else "; see `arena interfaces`")
         )
     if not asked:
-        raise ValueError(f"--check: expected comma-separated interface names, got {check!r}")
+        raise InvalidValueError(f"--check: expected comma-separated interface names, got {check!r}")
     return asked

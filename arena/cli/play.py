@@ -21,7 +21,7 @@ from typing import Any
 from arena.agents.human import HumanAgent
 from arena.cli._arguments import env_arguments
 from arena.env import is_real_time
-from arena.errors import AgentError, ArenaError, Forfeit
+from arena.errors import AgentError, ArenaError, Forfeit, InvalidValueError
 from arena.play_loop import play
 from arena.registry import make_env
 from arena.specs.agents import AgentSpec
@@ -99,7 +99,7 @@ def _seat(token: str, seats: list[str], env_name: str) -> str:
         return token
     if token.isdigit() and int(token) < len(seats):
         return seats[int(token)]
-    raise ValueError(
+    raise InvalidValueError(
         f"{env_name} has no seat {token!r}; seats: {', '.join(seats)} (or their numbers 0-{len(seats) - 1})"
     )
 
@@ -108,13 +108,15 @@ def _seat_specs(args: argparse.Namespace, seats: list[str], env_name: str) -> di
     """The agent spec of every seat (``HUMAN`` for a person), from --agents, --human and --vs."""
     humans = [_seat(token, seats, env_name) for token in split_words(args.human)]
     if args.agents is not None and args.vs is not None:
-        raise ValueError("give either --agents (one agent per seat) or --vs (the opponents of --human), not both")
+        raise InvalidValueError(
+            "give either --agents (one agent per seat) or --vs (the opponents of --human), not both"
+        )
     if args.vs is not None and not humans:
-        raise ValueError("--vs names the opponents of a person: give the person's seat with --human SEAT")
+        raise InvalidValueError("--vs names the opponents of a person: give the person's seat with --human SEAT")
     if args.agents is not None:
         names = split_words(args.agents)
         if len(names) != len(seats):
-            raise ValueError(f"{env_name} has {len(seats)} seats {seats}, got {len(names)} agents: {names}")
+            raise InvalidValueError(f"{env_name} has {len(seats)} seats {seats}, got {len(names)} agents: {names}")
         specs = dict(zip(seats, names))
         specs.update(dict.fromkeys(humans, HUMAN))
         return specs
@@ -123,7 +125,7 @@ def _seat_specs(args: argparse.Namespace, seats: list[str], env_name: str) -> di
     if len(opponents) == 1:
         opponents = opponents * len(others)
     elif len(opponents) != len(others):
-        raise ValueError(
+        raise InvalidValueError(
             f"--vs gives {len(opponents)} agents {opponents} for the {len(others)} seats "
             f"{others} that people do not play; give one agent for all, or one per seat"
         )

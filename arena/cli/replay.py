@@ -21,7 +21,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from arena.cli._text import plain, trust_argument, trust_value
-from arena.errors import ArenaError
+from arena.errors import ArenaError, InvalidValueError
 from arena.specs.envs import EnvSpec
 from arena.text import printable
 
@@ -89,17 +89,17 @@ def _run(args: argparse.Namespace) -> int:
     options = parse_env_options(args.env_options) if args.env_options is not None else {}
     if args.verify:
         if args.game is not None or args.html or args.video:
-            raise ValueError("--verify checks every game; give it without --game, --html or --video")
+            raise InvalidValueError("--verify checks every game; give it without --game, --html or --video")
         return _verify(args.db, trust_value(args.trust), options)
     if args.game is None:
         if args.html or args.video:
-            raise ValueError("--html and --video need the game: --game ID (`arena replay DB` lists them)")
+            raise InvalidValueError("--html and --video need the game: --game ID (`arena replay DB` lists them)")
         _listing(args.db, list_games(args.db))
         return 0
     if args.fps is not None and not args.fps > 0:
-        raise ValueError(f"--fps must be a positive number, got {args.fps}")
+        raise InvalidValueError(f"--fps must be a positive number, got {args.fps}")
     if args.side_view is not None and not args.html:
-        raise ValueError("--side-view is drawn on the --html page: give --html FILE.html too")
+        raise InvalidValueError("--side-view is drawn on the --html page: give --html FILE.html too")
     game = _with_options(load_game(args.db, args.game, trust=trust_value(args.trust)), options)
     if args.html or args.video:
         if args.html:

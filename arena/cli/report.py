@@ -16,6 +16,7 @@ import math
 from typing import Any
 
 from arena.cli._text import plain
+from arena.errors import InvalidValueError
 
 __all__ = ["register", "run", "print_report", "finite_json"]
 
@@ -63,7 +64,7 @@ def _run(args: argparse.Namespace) -> int:
     from arena.tournament.analysis import analyse, load_results
 
     if args.bootstrap < 0:
-        raise ValueError(f"--bootstrap must be a non-negative number of resamples, got {args.bootstrap}")
+        raise InvalidValueError(f"--bootstrap must be a non-negative number of resamples, got {args.bootstrap}")
     origins: dict[int, tuple[str, int]] = {}
     result = load_results(args.db, anchor=parse_anchor(args.anchor), origins=origins)
     report = finite_json(analyse(result, bootstrap=args.bootstrap, seed=args.seed))
@@ -78,7 +79,7 @@ def _run(args: argparse.Namespace) -> int:
             json.dump(report, handle, indent=1, allow_nan=False)
         console.print(plain(f"json: {args.json}"), soft_wrap=True)
     if args.replay_pages and not args.html:
-        raise ValueError("--replay-pages links the games of the --html page: give --html FILE too")
+        raise InvalidValueError("--replay-pages links the games of the --html page: give --html FILE too")
     if args.html:
         from arena.tournament.html_report import game_link, write_html
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 
 from arena.cli._arguments import env_arguments
+from arena.errors import InvalidValueError
 from arena.text import printable
 
 __all__ = ["register", "run"]
@@ -65,12 +66,12 @@ def run(args: argparse.Namespace) -> int:
 
     options = parse_env_options(args.env_options)
     if not 0 <= args.port <= 65535:
-        raise ValueError(f"--port must be 0 (any free port) to 65535, got {args.port}")
+        raise InvalidValueError(f"--port must be 0 (any free port) to 65535, got {args.port}")
     check_move_time_limit(args.move_time_limit, "--move-time-limit")
     if args.fps is not None and not args.fps > 0:
-        raise ValueError(f"--fps must be a positive number, got {args.fps}")
+        raise InvalidValueError(f"--fps must be a positive number, got {args.fps}")
     if args.games is not None and args.games < 1:
-        raise ValueError(f"--games must be at least 1, got {args.games}")
+        raise InvalidValueError(f"--games must be at least 1, got {args.games}")
     server = GameServer(
         EnvSpec(args.env, options),
         args.vs,

@@ -22,7 +22,7 @@ from typing import Any
 from arena.cli._arguments import env_arguments, progress_arguments
 from arena.cli.live import bar_pace, games_bar
 from arena.cli.standings import print_result, print_separation
-from arena.errors import EntrantBuildError, MissingDependencyError
+from arena.errors import EntrantBuildError, InvalidValueError, MissingDependencyError
 from arena.runtime.store import check_output
 from arena.specs.agents import parse_agents
 from arena.specs.options import parse_anchor, parse_env_options
@@ -242,10 +242,10 @@ def parse_sprt(text: str | None) -> tuple[float, float] | None:
     parts = text.split(",")
     try:
         if len(parts) != 2:
-            raise ValueError
+            raise InvalidValueError
         return float(parts[0]), float(parts[1])
     except ValueError:
-        raise ValueError(f"--sprt: expected ELO0,ELO1 (two numbers, e.g. 0,50), got {text!r}") from None
+        raise InvalidValueError(f"--sprt: expected ELO0,ELO1 (two numbers, e.g. 0,50), got {text!r}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -266,7 +266,7 @@ def run(args: argparse.Namespace) -> int:
             db=args.db,
         )
     if args.bootstrap < 0:
-        raise ValueError(f"--bootstrap must be a non-negative number of resamples, got {args.bootstrap}")
+        raise InvalidValueError(f"--bootstrap must be a non-negative number of resamples, got {args.bootstrap}")
     sprt, anchor = parse_sprt(args.sprt), parse_anchor(args.anchor)
     board = LiveBoard(console, enabled=args.progress != "none")
     try:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from arena.errors import InvalidValueError
 from arena.evaluation.sprt import require_scipy
 
 __all__ = ["EloFit", "fit_elo", "laplace_errors", "ranking_log_likelihood"]
@@ -63,7 +64,7 @@ def _encode(rankings: Sequence[Mapping[str, int]], names: Sequence[str]) -> list
         groups: dict[int, list[int]] = {}
         for name, rank in ranking.items():
             if name not in index:
-                raise ValueError(
+                raise InvalidValueError(
                     f"fit_elo: the ranking {dict(ranking)} names {name!r}, not one of the entrants {list(names)}"
                 )
             groups.setdefault(int(rank), []).append(index[name])
@@ -82,10 +83,10 @@ def _sides(
     composition = np.zeros((len(sides), len(names)))
     for row, side in enumerate(sides):
         if not members[side]:
-            raise ValueError(f"fit_elo: the side {side!r} has no members")
+            raise InvalidValueError(f"fit_elo: the side {side!r} has no members")
         for member in members[side]:
             if member not in index:
-                raise ValueError(
+                raise InvalidValueError(
                     f"fit_elo: the side {side!r} has member {member!r}, not one of the players {list(names)}"
                 )
             composition[row, index[member]] += 1.0 / len(members[side])
@@ -291,19 +292,19 @@ def fit_elo(
     else:
         names = list(names)
     if len(set(names)) != len(names):
-        raise ValueError(f"fit_elo: entrant names must be unique, got {names}")
+        raise InvalidValueError(f"fit_elo: entrant names must be unique, got {names}")
     if not isinstance(prior, (int, float)) or isinstance(prior, bool) or prior < 0:
-        raise ValueError(f"fit_elo: prior must be a non-negative number of virtual draws, got {prior!r}")
+        raise InvalidValueError(f"fit_elo: prior must be a non-negative number of virtual draws, got {prior!r}")
     fixed = None
     if anchor is not None:
         if anchor[0] not in names:
-            raise ValueError(f"fit_elo: the anchor {anchor[0]!r} is not an entrant; expected one of {names}")
+            raise InvalidValueError(f"fit_elo: the anchor {anchor[0]!r} is not an entrant; expected one of {names}")
         fixed = names.index(anchor[0])
     sides, composition = _sides(rankings, names, members)
     games = _encode(rankings, sides)
     weight = np.ones(len(games)) if weights is None else np.asarray(weights, dtype=float)
     if len(weight) != len(games):
-        raise ValueError(f"fit_elo: expected {len(games)} weights (one per game), got {len(weight)}")
+        raise InvalidValueError(f"fit_elo: expected {len(games)} weights (one per game), got {len(weight)}")
     played = {name: 0 for name in names}
     met: set[tuple[int, int]] = set()
     for orderings in games:
@@ -339,7 +340,7 @@ def fit_elo(
     if bootstrap:
         ids = list(range(len(games))) if groups is None else list(groups)
         if len(ids) != len(games):
-            raise ValueError(f"fit_elo: expected {len(games)} group ids (one per game), got {len(ids)}")
+            raise InvalidValueError(f"fit_elo: expected {len(games)} group ids (one per game), got {len(ids)}")
         in_set: dict[Hashable, list[int]] = {}
         for i, key in enumerate(ids):
             in_set.setdefault(key, []).append(i)

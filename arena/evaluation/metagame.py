@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from arena.errors import InvalidValueError
 from arena.evaluation.sprt import require_scipy
 
 __all__ = ["nash_average", "NashAverage", "alpha_rank", "AlphaRank", "payoff_matrix"]
@@ -42,11 +43,11 @@ def payoff_matrix(scores: np.ndarray | list[list[float]]) -> np.ndarray:
     """
     matrix = np.array(scores, dtype=float)
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1] or matrix.shape[0] == 0:
-        raise ValueError(f"meta-game: expected a square matrix of score rates, got shape {matrix.shape}")
+        raise InvalidValueError(f"meta-game: expected a square matrix of score rates, got shape {matrix.shape}")
     matrix[np.isnan(matrix)] = 0.5
     np.fill_diagonal(matrix, 0.5)
     if (matrix < 0).any() or (matrix > 1).any():
-        raise ValueError(f"meta-game: score rates must lie in [0, 1], got {matrix.tolist()}")
+        raise InvalidValueError(f"meta-game: score rates must lie in [0, 1], got {matrix.tolist()}")
     return matrix
 
 
@@ -86,11 +87,11 @@ def nash_average(payoffs: np.ndarray | list[list[float]], *, zero_sum: bool = Fa
     if zero_sum:
         a = np.array(payoffs, dtype=float)
         if a.ndim != 2 or a.shape[0] != a.shape[1]:
-            raise ValueError(f"nash_average: expected a square matrix, got shape {a.shape}")
+            raise InvalidValueError(f"nash_average: expected a square matrix, got shape {a.shape}")
     else:
         a = payoff_matrix(payoffs) - 0.5
     if not np.allclose(a, -a.T, atol=1e-9):
-        raise ValueError(
+        raise InvalidValueError(
             f"nash_average: the meta-game must be zero-sum: P[i, j] + P[j, i] = 1 (A antisymmetric), got {a.tolist()}"
         )
     n = len(a)
@@ -103,7 +104,7 @@ def nash_average(payoffs: np.ndarray | list[list[float]], *, zero_sum: bool = Fa
         cost[i] = -1.0
         result = linprog(cost, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, bounds=[(0, 1)] * n, method="highs")
         if result.status != 0:
-            raise ValueError(f"nash_average: the equilibrium LP failed ({result.message})")
+            raise InvalidValueError(f"nash_average: the equilibrium LP failed ({result.message})")
         largest.append(result.x)
     support = [i for i in range(n) if largest[i][i] > 1e-7]
     start = np.mean(largest, axis=0)[support]
@@ -169,13 +170,15 @@ def alpha_rank(payoffs: np.ndarray | list[list[float]], *, alpha: float = 10.0, 
 
     matrix = np.array(payoffs, dtype=float)
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1] or len(matrix) < 2:
-        raise ValueError(
+        raise InvalidValueError(
             f"alpha_rank: expected a square payoff matrix of at least 2 entrants, got shape {matrix.shape}"
         )
     if np.isnan(matrix).any():
-        raise ValueError("alpha_rank: the payoff matrix has unmet pairs (NaN); every pair must have played")
+        raise InvalidValueError("alpha_rank: the payoff matrix has unmet pairs (NaN); every pair must have played")
     if not alpha > 0 or not isinstance(m, int) or m < 2:
-        raise ValueError(f"alpha_rank: need alpha > 0 and an integer population m >= 2, got alpha={alpha}, m={m}")
+        raise InvalidValueError(
+            f"alpha_rank: need alpha > 0 and an integer population m >= 2, got alpha={alpha}, m={m}"
+        )
     n = len(matrix)
     k = np.arange(1, m)
     rho = np.zeros((n, n))

@@ -20,6 +20,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from arena.errors import InvalidValueError
 from arena.evaluation.sprt import require_scipy
 
 __all__ = [
@@ -52,7 +53,7 @@ def check_result_kind(kind: object, owner: str = "result_kind") -> str:
         'return'
     """
     if not isinstance(kind, str) or kind not in RESULT_KINDS:
-        raise ValueError(f"{owner}: expected one of {', '.join(map(repr, RESULT_KINDS))}, got {kind!r}")
+        raise InvalidValueError(f"{owner}: expected one of {', '.join(map(repr, RESULT_KINDS))}, got {kind!r}")
     return kind
 
 

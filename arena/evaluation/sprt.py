@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from arena.errors import InvalidValueError
+
 __all__ = [
     "elo_to_score",
     "score_to_elo",
@@ -102,7 +104,7 @@ def sprt_bounds(alpha: float = 0.05, beta: float = 0.05) -> tuple[float, float]:
     """
     for name, value in (("alpha", alpha), ("beta", beta)):
         if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0.0 < value < 0.5:
-            raise ValueError(f"sprt: {name} must be a probability in (0, 0.5), got {value!r}")
+            raise InvalidValueError(f"sprt: {name} must be a probability in (0, 0.5), got {value!r}")
     return math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)
 
 
@@ -110,9 +112,11 @@ def _checked(counts: Sequence[float], scores: Sequence[float]) -> tuple[np.ndarr
     n = np.asarray(counts, dtype=float)
     a = np.asarray(scores, dtype=float)
     if n.shape != a.shape:
-        raise ValueError(f"sprt: expected {len(a)} counts (one per category {tuple(scores)}), got {list(counts)}")
+        raise InvalidValueError(
+            f"sprt: expected {len(a)} counts (one per category {tuple(scores)}), got {list(counts)}"
+        )
     if (n < 0).any() or not np.isfinite(n).all():
-        raise ValueError(f"sprt: counts must be non-negative numbers, got {list(counts)}")
+        raise InvalidValueError(f"sprt: counts must be non-negative numbers, got {list(counts)}")
     return n, a
 
 
@@ -126,7 +130,7 @@ def mean_and_variance(counts: Sequence[float], scores: Sequence[float] = PENTANO
     n, a = _checked(counts, scores)
     total = n.sum()
     if total == 0:
-        raise ValueError("sprt: no results counted")
+        raise InvalidValueError("sprt: no results counted")
     mean = float((n * a).sum() / total)
     return mean, float((n * (a - mean) ** 2).sum() / total)
 
@@ -135,7 +139,9 @@ def _constrained_mle(freq: np.ndarray, a: np.ndarray, s: float) -> np.ndarray:
     """The category probabilities of largest likelihood for frequencies ``freq`` with mean ``s``."""
     d = a - s
     if not d.min() < 0.0 < d.max():
-        raise ValueError(f"sprt: the hypothesis score {s} must lie strictly between the category scores {tuple(a)}")
+        raise InvalidValueError(
+            f"sprt: the hypothesis score {s} must lie strictly between the category scores {tuple(a)}"
+        )
     # sum freq d / (1 + lam d) decreases in lam on (-1/max d, -1/min d): bisect for its root.
     low, high = -1.0 / d.max(), -1.0 / d.min()
 
@@ -236,9 +242,9 @@ class SPRT:
         for name in ("elo0", "elo1"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
-                raise ValueError(f"sprt: {name} must be a finite Elo difference, got {value!r}")
+                raise InvalidValueError(f"sprt: {name} must be a finite Elo difference, got {value!r}")
         if not self.elo0 < self.elo1:
-            raise ValueError(f"sprt: expected elo0 < elo1 (ELO0,ELO1), got {self.elo0}, {self.elo1}")
+            raise InvalidValueError(f"sprt: expected elo0 < elo1 (ELO0,ELO1), got {self.elo0}, {self.elo1}")
         sprt_bounds(self.alpha, self.beta)
 
     @property

@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from arena.errors import InvalidValueError
+
 __all__ = ["pack_view", "pack_observation", "describe_action", "strip_ansi", "MAX_BARS"]
 
 # Vectors longer than this are drawn as a strip of grey cells instead of bars.
@@ -61,7 +63,9 @@ def pack_view(view: Any) -> dict[str, Any] | None:
     if frame.ndim == 2:
         frame = np.repeat(frame[:, :, None], 3, axis=2)
     if frame.ndim != 3 or frame.shape[2] not in (3, 4):
-        raise ValueError(f"a rendered frame must be text or an RGB array of shape (H, W, 3), got shape {frame.shape}")
+        raise InvalidValueError(
+            f"a rendered frame must be text or an RGB array of shape (H, W, 3), got shape {frame.shape}"
+        )
     stride = -(-max(frame.shape[:2]) // MAX_SIDE)  # a page shows it at about this size anyway
     frame = np.ascontiguousarray(frame[::stride, ::stride, :3], dtype=np.uint8)
     h, w = frame.shape[:2]

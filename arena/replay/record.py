@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from arena.errors import TournamentMismatchError
+from arena.errors import InvalidValueError, TournamentMismatchError
 from arena.play_loop import Episode, outcome_text
 from arena.runtime.actions import encode_actions
 from arena.runtime.game import GameResult
@@ -89,7 +89,7 @@ def record_game(
         arena.runtime.store.TournamentMismatchError: the file holds games of another env.
     """
     if not isinstance(seed, int):
-        raise ValueError(f"record_game: a recorded game needs the seed it was played with, got {seed!r}")
+        raise InvalidValueError(f"record_game: a recorded game needs the seed it was played with, got {seed!r}")
     seats = {seat: AgentSpec(entrant_name(seat, spec), spec.factory, spec.kwargs) for seat, spec in seats.items()}
     names = {seat: spec.name for seat, spec in seats.items()}
     with ResultStore(path) as store:

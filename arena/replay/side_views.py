@@ -16,7 +16,7 @@ from typing import Any
 
 from gymnasium import spaces
 
-from arena.errors import ArenaError, ReplayError
+from arena.errors import ArenaError, InvalidValueError, ReplayError
 from arena.interface import Interface
 from arena.replay.pack import pack_observation
 from arena.specs.interfaces import build_interface
@@ -73,7 +73,7 @@ class SideViews:
             try:
                 itf = build_interface(spec)
                 if itf is None:
-                    raise ValueError("it names no interface")
+                    raise InvalidValueError("it names no interface")
                 itf.setup(
                     spaces.Tuple([env.observation_space(a) for a in ids]),
                     spaces.Tuple([env.action_space(a) for a in ids]),

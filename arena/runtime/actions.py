@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.errors import ReplayFormatError
+from arena.errors import InvalidTypeError, ReplayFormatError
 
 __all__ = ["encode_actions", "decode_actions"]
 
@@ -54,7 +54,7 @@ def _pack(value: Any) -> Any:
         return {"d": [[_pack(k), _pack(v)] for k, v in value.items()]}
     if isinstance(value, (int, float, str)):  # subclasses (IntEnum, ...) as their base value
         return _pack(int(value) if isinstance(value, int) else float(value) if isinstance(value, float) else str(value))
-    raise TypeError(
+    raise InvalidTypeError(
         f"replay: cannot store an action of type {kind.__name__} ({value!r}); actions must be "
         "numbers, strings, numpy arrays or scalars, or tuples, lists and dicts of them"
     )

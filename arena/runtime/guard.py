@@ -39,7 +39,7 @@ from gymnasium import spaces
 
 from arena.actions import discrete_index
 from arena.agents.base import Agent
-from arena.errors import Forfeit, InvalidActionError, MoveTimeout
+from arena.errors import Forfeit, InvalidActionError, InvalidValueError, MoveTimeout
 from arena.runtime.processes import end_tree
 
 __all__ = [
@@ -124,12 +124,12 @@ def check_move_time_limit(limit: Any, name: str = "move_time_limit") -> float | 
         >>> check_move_time_limit(1e10)
         Traceback (most recent call last):
         ...
-        ValueError: move_time_limit must be a number of seconds greater than 0 and at most 86400 (one day), got 10000000000.0
+        arena.errors.InvalidValueError: move_time_limit must be a number of seconds greater than 0 and at most 86400 (one day), got 10000000000.0
     """
     if limit is None:
         return None
     if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not 0 < limit <= MAX_MOVE_TIME_LIMIT:
-        raise ValueError(
+        raise InvalidValueError(
             f"{name} must be a number of seconds greater than 0 and at most {MAX_MOVE_TIME_LIMIT:.0f} (one day), "
             f"got {limit!r}"
         )

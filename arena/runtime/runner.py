@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from arena.errors import TournamentError
+from arena.errors import InvalidValueError, TournamentError
 from arena.runtime.game import (
     GameConfig,
     GameRunner,
@@ -265,7 +265,7 @@ def start_context(start_method: str | None = None) -> multiprocessing.context.Ba
         start_method = "forkserver" if "forkserver" in methods else "spawn"
     if start_method not in START_METHODS or start_method not in methods:
         offered = [method for method in START_METHODS if method in methods]
-        raise ValueError(f"tournament: start_method must be one of {', '.join(offered)}, got {start_method!r}")
+        raise InvalidValueError(f"tournament: start_method must be one of {', '.join(offered)}, got {start_method!r}")
     context = multiprocessing.get_context(start_method)
     if start_method == "forkserver":
         # The fork server imports arena once; each worker forks from it with arena loaded.

@@ -41,7 +41,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ResultsFileError, TournamentMismatchError
+from arena.errors import InvalidValueError, ResultsFileError, TournamentMismatchError
 from arena.runtime.game import GameResult
 from arena.runtime.schema import (
     APPLICATION_ID,
@@ -539,20 +539,20 @@ def check_output(path: str | Path, *, what: str, suffixes: tuple[str, ...], db: 
         >>> check_output("games.txt", what="--export", suffixes=(".csv", ".json"))
         Traceback (most recent call last):
         ...
-        ValueError: --export: the file must end in .csv or .json, got 'games.txt'
+        arena.errors.InvalidValueError: --export: the file must end in .csv or .json, got 'games.txt'
     """
     file = Path(path)
     if file.suffix.lower() not in suffixes:
-        raise ValueError(f"{what}: the file must end in {' or '.join(suffixes)}, got {str(path)!r}")
+        raise InvalidValueError(f"{what}: the file must end in {' or '.join(suffixes)}, got {str(path)!r}")
     if db is not None and str(db) != ":memory:" and file.resolve() == Path(db).resolve():
-        raise ValueError(f"{what} {str(path)!r} is the --db results file itself; give the export another name")
+        raise InvalidValueError(f"{what} {str(path)!r} is the --db results file itself; give the export another name")
     if file.is_dir():
-        raise ValueError(f"{what} {str(path)!r} is a folder; give a file name")
+        raise InvalidValueError(f"{what} {str(path)!r} is a folder; give a file name")
     folder = file.parent if str(file.parent) else Path(".")
     if not folder.is_dir():
-        raise ValueError(f"{what} {str(path)!r}: the folder {str(folder)!r} does not exist")
+        raise InvalidValueError(f"{what} {str(path)!r}: the folder {str(folder)!r} does not exist")
     if not os.access(folder, os.W_OK) or (file.exists() and not os.access(file, os.W_OK)):
-        raise ValueError(f"{what} {str(path)!r} cannot be written (permission denied)")
+        raise InvalidValueError(f"{what} {str(path)!r} cannot be written (permission denied)")
 
 
 def write_csv(path: str | Path, games: Iterable[GameResult]) -> None:

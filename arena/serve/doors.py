@@ -29,7 +29,7 @@ import threading
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from arena.errors import MessageError
+from arena.errors import InvalidValueError, MessageError
 
 __all__ = [
     "Doors",
@@ -114,7 +114,7 @@ def server_token(token: str | None = None) -> str:
     if token is None:
         return secrets.token_urlsafe(24)
     if not isinstance(token, str) or not _TOKEN.fullmatch(token):
-        raise ValueError(f"arena serve: a token must be at least 16 letters, digits, '-' or '_', got {token!r}")
+        raise InvalidValueError(f"arena serve: a token must be at least 16 letters, digits, '-' or '_', got {token!r}")
     return token
 
 

@@ -27,7 +27,7 @@ from typing import Any
 from gymnasium import spaces
 
 from arena.env import is_real_time
-from arena.errors import MessageError, SpaceMismatchError
+from arena.errors import InvalidValueError, MessageError, SpaceMismatchError
 from arena.play_loop import outcome_text
 from arena.registry import make_env
 from arena.replay.html import page_shell, view_mode
@@ -175,7 +175,7 @@ class GameServer:
                 process_response=no_sniffing,
             )
         except OSError as err:
-            raise ValueError(f"arena serve: cannot listen on 127.0.0.1:{port}: {err.strerror or err}") from None
+            raise InvalidValueError(f"arena serve: cannot listen on 127.0.0.1:{port}: {err.strerror or err}") from None
         self._opening = OpeningBound(self._server, MAX_OPENING)
         self.port = self._server.socket.getsockname()[1]
         self._doors = Doors(self.port, token)
@@ -196,7 +196,9 @@ class GameServer:
             seat = self.seats[int(seat)]
         self.seat = seat if seat is not None else self.seats[0]
         if self.seat not in self.seats:
-            raise ValueError(f"arena serve: {self.name} has no seat {self.seat!r}; seats: {', '.join(self.seats)}")
+            raise InvalidValueError(
+                f"arena serve: {self.name} has no seat {self.seat!r}; seats: {', '.join(self.seats)}"
+            )
         space = probe.action_space(self.seat)
         if not isinstance(space, spaces.Discrete):
             raise SpaceMismatchError(
@@ -205,7 +207,7 @@ class GameServer:
             )
         self.vs = AgentSpec.parse(vs if "=" in vs.partition("{")[0] else f"opponent={vs}")
         if self.vs.is_team:
-            raise ValueError(f"arena serve: --vs names one agent for every other seat, got the team {vs!r}")
+            raise InvalidValueError(f"arena serve: --vs names one agent for every other seat, got the team {vs!r}")
         from arena.registry import UnknownNameError
 
         try:
@@ -214,7 +216,9 @@ class GameServer:
         except UnknownNameError:
             raise
         except Exception as err:
-            raise ValueError(f"arena serve: the agent {vs!r} could not be built: {type(err).__name__}: {err}") from err
+            raise InvalidValueError(
+                f"arena serve: the agent {vs!r} could not be built: {type(err).__name__}: {err}"
+            ) from err
 
     # ------------------------------------------------------------------ web side
     def start(self) -> GameServer:

@@ -20,6 +20,7 @@ from typing import Any
 
 from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
+from arena.errors import InvalidTypeError, InvalidValueError
 from arena.registry import resolve
 from arena.specs.factories import callable_spec, plain_json_kwargs
 from arena.specs.interfaces import InterfaceSpec, build_interface, parse_interface_spec
@@ -54,15 +55,17 @@ def _json_kwargs(text: str, whole: str) -> dict[str, Any]:
     try:
         kwargs = json.loads(text)
     except json.JSONDecodeError as err:
-        raise ValueError(
+        raise InvalidValueError(
             f"agent {_short(whole)}: the keyword arguments after the name must be a JSON object ({err})"
         ) from None
     except RecursionError:
-        raise ValueError(
+        raise InvalidValueError(
             f"agent {_short(whole)}: the keyword arguments are nested too deeply (a few hundred levels at most)"
         ) from None
     if not isinstance(kwargs, dict):
-        raise ValueError(f"agent {_short(whole)}: the keyword arguments must be a JSON object, got {_short(text)}")
+        raise InvalidValueError(
+            f"agent {_short(whole)}: the keyword arguments must be a JSON object, got {_short(text)}"
+        )
     return kwargs
 
 
@@ -130,13 +133,13 @@ def _parse_member(text: str) -> AgentSpec:
 def _recorded_member(team: str, member: Any) -> AgentSpec:
     """A member of a team entrant as a results file records it (``{"factory", "kwargs"}``)."""
     if not isinstance(member, Mapping) or not isinstance(member.get("factory"), str):
-        raise ValueError(
+        raise InvalidValueError(
             f'AgentSpec {team!r}: a recorded member must be {{"factory": NAME, "kwargs": {{...}}}}, '
             f"got {_short(repr(member))}"
         )
     kwargs = member.get("kwargs") or {}
     if not isinstance(kwargs, Mapping):
-        raise ValueError(
+        raise InvalidValueError(
             f"AgentSpec {team!r}: member {member['factory']!r} has kwargs {_short(repr(kwargs))}, not a JSON object"
         )
     return AgentSpec(_member_name(member["factory"], kwargs), member["factory"], dict(kwargs))
@@ -182,7 +185,7 @@ class AgentSpec:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name) or self.name != self.name.strip():
-            raise ValueError(
+            raise InvalidValueError(
                 f"AgentSpec: an entrant name must be letters, digits, spaces or _.-+#@/ "
                 f"(no '|', ',' or '='), got {self.name!r}"
             )
@@ -190,11 +193,13 @@ class AgentSpec:
             self._init_team()
             return
         if self.shared:
-            raise ValueError(f"AgentSpec {self.name!r}: shared=True is for a team entrant with members")
+            raise InvalidValueError(f"AgentSpec {self.name!r}: shared=True is for a team entrant with members")
         if not isinstance(self.factory, str):
-            raise TypeError(f"AgentSpec {self.name!r}: factory must be a string, got {type(self.factory).__name__}")
+            raise InvalidTypeError(
+                f"AgentSpec {self.name!r}: factory must be a string, got {type(self.factory).__name__}"
+            )
         if not _FACTORY.match(self.factory):
-            raise ValueError(
+            raise InvalidValueError(
                 f"AgentSpec {self.name!r}: factory must be a registered agent name or 'package.module:callable' "
                 f"(keyword arguments go in {{JSON}} after it), got {self.factory!r}"
             )
@@ -205,26 +210,26 @@ class AgentSpec:
         if not members:  # the recorded form: factory "team", members in kwargs
             recorded = self.kwargs.get("members") if isinstance(self.kwargs, Mapping) else None
             if not isinstance(recorded, list) or not recorded:
-                raise ValueError(f"AgentSpec {self.name!r}: a team entrant needs members, got {self.kwargs!r}")
+                raise InvalidValueError(f"AgentSpec {self.name!r}: a team entrant needs members, got {self.kwargs!r}")
             members = [_recorded_member(self.name, m) for m in recorded]
             object.__setattr__(self, "shared", bool(self.kwargs.get("shared", False)))
         elif self.factory not in ("", TEAM_FACTORY) or self.kwargs:
-            raise ValueError(
+            raise InvalidValueError(
                 f"AgentSpec {self.name!r}: a team entrant is described by its members; give no factory "
                 f"or kwargs beside them, got {self.factory!r} {self.kwargs!r}"
             )
         if isinstance(members, (str, AgentSpec)) or not isinstance(members, Sequence):
-            raise TypeError(f"AgentSpec {self.name!r}: members must be a list of specs, got {members!r}")
+            raise InvalidTypeError(f"AgentSpec {self.name!r}: members must be a list of specs, got {members!r}")
         built = []
         for member in members:
             member = _parse_member(member) if isinstance(member, str) else member
             if not isinstance(member, AgentSpec):
-                raise TypeError(
+                raise InvalidTypeError(
                     f"AgentSpec {self.name!r}: a member must be an AgentSpec or a "
                     f"'FACTORY[{{JSON}}]' string, got {type(member).__name__}"
                 )
             if member.members:
-                raise ValueError(
+                raise InvalidValueError(
                     f"AgentSpec {self.name!r}: member {member.name!r} is a team itself; members are single agents"
                 )
             built.append(member)
@@ -252,9 +257,9 @@ class AgentSpec:
             ValueError: the kwargs are not a JSON object, or a member is empty.
         """
         if not isinstance(text, str):
-            raise TypeError(f"agent spec must be text, got {type(text).__name__}")
+            raise InvalidTypeError(f"agent spec must be text, got {type(text).__name__}")
         if len(text) > MAX_SPEC_TEXT:
-            raise ValueError(
+            raise InvalidValueError(
                 f"agent spec of {len(text):,} characters: at most {MAX_SPEC_TEXT:,} are read (starts {text[:40]!r})"
             )
         text = whole = text.strip()
@@ -276,16 +281,18 @@ class AgentSpec:
         parts = split_outside_braces(text, "+")
         if len(parts) > 1:
             if any(not part.strip() for part in parts):
-                raise ValueError(f"agent {_short(whole)}: a team entrant is MEMBER+MEMBER..., got an empty member")
+                raise InvalidValueError(
+                    f"agent {_short(whole)}: a team entrant is MEMBER+MEMBER..., got an empty member"
+                )
             members = tuple(_parse_member(part) for part in parts)
             return cls(name or "+".join(m.name for m in members), members=members)
         head, brace, tail = text.partition("{")
         factory = head.strip()
         kwargs = _json_kwargs(brace + tail, whole) if brace else {}
         if not factory:
-            raise ValueError(f"agent {_short(whole)}: expected [NAME=]FACTORY[{{JSON kwargs}}], got no factory")
+            raise InvalidValueError(f"agent {_short(whole)}: expected [NAME=]FACTORY[{{JSON kwargs}}], got no factory")
         if _looks_like_path(factory):
-            raise ValueError(_no_folder(factory))
+            raise InvalidValueError(_no_folder(factory))
         return cls(name or _member_name(factory, kwargs), factory, kwargs)  # 'module:Class' is named 'Class'
 
     @classmethod
@@ -301,7 +308,7 @@ class AgentSpec:
             spec = cls.parse(entry)
             return spec if name is None else cls.coerce(spec, name)
         if isinstance(entry, Agent):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"tournament: entrant {name or entry!s} is an agent object; give a factory instead "
                 "(a registered name, 'package.module:callable', or an importable function) so that "
                 "every worker can build its own copy"
@@ -309,7 +316,7 @@ class AgentSpec:
         if callable(entry):
             factory = callable_spec(entry, f"entrant {name or entry!r}")
             return cls(name or str(getattr(entry, "__name__", factory)), factory)
-        raise TypeError(
+        raise InvalidTypeError(
             f"tournament: an entrant must be an AgentSpec, a string or a factory, got {type(entry).__name__}"
         )
 
@@ -326,7 +333,7 @@ class AgentSpec:
                 this is a team entrant (see :meth:`build_side`).
         """
         if self.members:
-            raise TypeError(
+            raise InvalidTypeError(
                 f"entrant {self.name!r} is a team of {len(self.members)} members; build it with build_side()"
             )
         factory = resolve("agent", self.factory)
@@ -338,10 +345,10 @@ class AgentSpec:
             kwargs["env"] = env
         problem = unknown_keywords(factory, kwargs, f"agent {self.factory!r}")
         if problem is not None:  # a typo in an option is named before the factory runs
-            raise TypeError(problem)
+            raise InvalidTypeError(problem)
         agent = factory(**kwargs)
         if not isinstance(agent, Agent):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"entrant {self.name!r}: factory {self.factory!r} returned {type(agent).__name__}, not an arena.Agent"
             )
         return agent if interface is None else AgtItfWrapper(agent, interface)
@@ -358,7 +365,7 @@ class AgentSpec:
             return list(self.members) * seats
         if len(self.members) != seats:
             shown = self.label() if len(self.label()) <= 80 else self.label()[:80] + "…"
-            raise ValueError(
+            raise InvalidValueError(
                 f"entrant {_short(self.name)} has {len(self.members)} members ({shown}), "
                 f"but a side it plays has {seats} seats"
             )
@@ -420,7 +427,7 @@ def parse_agents(text: str) -> list[AgentSpec]:
     items = split_outside_braces(text, ",")
     specs = [AgentSpec.parse(item) for item in items if item.strip()]
     if not specs:
-        raise ValueError(f"--agents: expected comma-separated agents, got {text!r}")
+        raise InvalidValueError(f"--agents: expected comma-separated agents, got {text!r}")
     return specs
 
 
@@ -550,11 +557,11 @@ def entrant_specs(agents: Mapping[str, Any] | Sequence[Any]) -> list[AgentSpec]:
     elif isinstance(agents, str):
         specs = parse_agents(agents)
     else:
-        raise TypeError(f"tournament: agents must be a list or a dict of entrants, got {type(agents).__name__}")
+        raise InvalidTypeError(f"tournament: agents must be a list or a dict of entrants, got {type(agents).__name__}")
     seen: set[str] = set()
     for spec in specs:
         if spec.name in seen:
-            raise ValueError(
+            raise InvalidValueError(
                 f"tournament: two entrants are named {spec.name!r}; name them apart, e.g. "
                 f"'{spec.name}_2={spec.describe()}'"
             )

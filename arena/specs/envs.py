@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.errors import InvalidTypeError
 from arena.registry import make_env
 from arena.specs.factories import callable_spec, plain_json_kwargs
 
@@ -31,7 +32,7 @@ class EnvSpec:
 
     def __post_init__(self) -> None:
         if not isinstance(self.factory, str) or not self.factory:
-            raise TypeError(f"EnvSpec: factory must be a non-empty string, got {self.factory!r}")
+            raise InvalidTypeError(f"EnvSpec: factory must be a non-empty string, got {self.factory!r}")
         object.__setattr__(self, "kwargs", plain_json_kwargs(self.kwargs, f"env {self.factory!r}"))
 
     @classmethod
@@ -43,7 +44,7 @@ class EnvSpec:
             return cls(env, dict(kwargs or {}))
         if callable(env) and not hasattr(env, "possible_agents"):
             return cls(callable_spec(env, "tournament env"), dict(kwargs or {}))
-        raise TypeError(
+        raise InvalidTypeError(
             f"tournament: the env must be a name, 'package.module:callable' or an importable factory "
             f"(so that workers can build it), got {type(env).__name__}"
         )

@@ -12,6 +12,8 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from arena.errors import InvalidValueError
+
 __all__ = ["callable_spec", "plain_json_kwargs"]
 
 
@@ -23,7 +25,7 @@ def callable_spec(factory: Callable[..., Any], what: str) -> str:
     """
     module, qualname = getattr(factory, "__module__", None), getattr(factory, "__qualname__", "")
     if not module or not qualname or "<" in qualname:
-        raise ValueError(
+        raise InvalidValueError(
             f"{what}: a factory given as a callable must be importable by name so that workers can "
             f"build it, got {factory!r}; define it at module level or give 'package.module:callable'"
         )
@@ -43,4 +45,6 @@ def plain_json_kwargs(kwargs: Mapping[str, Any], what: str) -> dict[str, Any]:
     try:
         return json.loads(json.dumps(dict(kwargs), sort_keys=True))
     except (TypeError, ValueError) as err:
-        raise ValueError(f"{what}: keyword arguments must be JSON-serialisable, got {dict(kwargs)!r} ({err})") from None
+        raise InvalidValueError(
+            f"{what}: keyword arguments must be JSON-serialisable, got {dict(kwargs)!r} ({err})"
+        ) from None

@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.errors import InterfaceSpecError, UnknownNameError
+from arena.errors import InterfaceSpecError, InvalidTypeError, UnknownNameError
 from arena.interface import Interface
 
 __all__ = ["InterfaceSpec", "parse_interface_spec", "build_interface", "interface_options", "options_text"]
@@ -78,7 +78,7 @@ class InterfaceSpec:
         inner = None if self.inner is None else self.inner.build()
         built = cls(inner, **options)
         if not isinstance(built, Interface):
-            raise TypeError(f"interface spec {self.name!r} built {type(built).__name__}, not an arena.Interface")
+            raise InvalidTypeError(f"interface spec {self.name!r} built {type(built).__name__}, not an arena.Interface")
         return built
 
     def text(self) -> str:
@@ -161,7 +161,7 @@ def parse_interface_spec(spec: str | Mapping[str, Any] | InterfaceSpec) -> Inter
     if isinstance(spec, Mapping):
         return _from_json(spec)
     if not isinstance(spec, str):
-        raise TypeError(f"an interface spec must be text or a JSON object, got {type(spec).__name__}")
+        raise InvalidTypeError(f"an interface spec must be text or a JSON object, got {type(spec).__name__}")
     text = spec.strip()
     if len(text) > MAX_SPEC_TEXT:
         raise InterfaceSpecError(

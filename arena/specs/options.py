@@ -11,6 +11,8 @@ import json
 import math
 from typing import Any
 
+from arena.errors import InvalidTypeError, InvalidValueError
+
 __all__ = ["parse_json_object", "parse_env_options", "parse_anchor", "MAX_OPTIONS_TEXT"]
 
 MAX_OPTIONS_TEXT = 100_000  # characters: options are a few keys, never a data file
@@ -35,26 +37,26 @@ def parse_json_object(text: str | None, option: str) -> dict[str, Any]:
         >>> parse_json_object("[1]", "--env-options")
         Traceback (most recent call last):
         ...
-        ValueError: --env-options must be a JSON object, got '[1]'
+        arena.errors.InvalidValueError: --env-options must be a JSON object, got '[1]'
     """
     if not text:
         return {}
     if not isinstance(text, str):
-        raise TypeError(f"{option} must be JSON text, got {type(text).__name__}")
+        raise InvalidTypeError(f"{option} must be JSON text, got {type(text).__name__}")
     if len(text) > MAX_OPTIONS_TEXT:
-        raise ValueError(
+        raise InvalidValueError(
             f"{option} must be a JSON object of at most {MAX_OPTIONS_TEXT:,} characters, got {len(text):,}"
         )
     try:
         value = json.loads(text)
     except json.JSONDecodeError as err:
-        raise ValueError(f"{option} must be a JSON object, got {_shown(text)} ({err})") from None
+        raise InvalidValueError(f"{option} must be a JSON object, got {_shown(text)} ({err})") from None
     except RecursionError:
-        raise ValueError(
+        raise InvalidValueError(
             f"{option} must be a JSON object nested at most a few hundred levels deep, got {_shown(text)}"
         ) from None
     if not isinstance(value, dict):
-        raise ValueError(f"{option} must be a JSON object, got {_shown(text)}")
+        raise InvalidValueError(f"{option} must be a JSON object, got {_shown(text)}")
     return value
 
 
@@ -77,21 +79,21 @@ def parse_anchor(text: str | None) -> tuple[str, float] | None:
         >>> parse_anchor("random=nan")
         Traceback (most recent call last):
         ...
-        ValueError: --anchor: the rating must be a finite number, got 'random=nan'
+        arena.errors.InvalidValueError: --anchor: the rating must be a finite number, got 'random=nan'
     """
     if text is None:
         return None
     name, eq, value = text.rpartition("=")
     try:
         if not eq or not name.strip():
-            raise ValueError
+            raise InvalidValueError
         rating = float(value)
     except ValueError:
-        raise ValueError(
+        raise InvalidValueError(
             f"--anchor: expected NAME=ELO (an entrant and its fixed rating, e.g. random=0), got {_shown(text)}"
         ) from None
     if not math.isfinite(rating):
-        raise ValueError(f"--anchor: the rating must be a finite number, got {_shown(text)}")
+        raise InvalidValueError(f"--anchor: the rating must be a finite number, got {_shown(text)}")
     return name.strip(), rating
 
 

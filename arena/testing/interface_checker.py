@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 from gymnasium import spaces
 
-from arena.errors import ContractViolation, MaskTranslationError
+from arena.errors import ContractViolation, InvalidTypeError, MaskTranslationError
 from arena.interface import Interface
 from arena.masks import mask_allows, mask_segments
 from arena.testing.env_checker import values_equal
@@ -119,7 +119,7 @@ def _allowed_actions(space: spaces.Space, mask: Any, rng: random.Random, limit: 
             for _ in range(limit)
         ]
     if not isinstance(space, spaces.Tuple):  # only Tuples are maskable beyond Discrete/MultiDiscrete
-        raise TypeError(f"no action mask over {space}")
+        raise InvalidTypeError(f"no action mask over {space}")
     members = [
         _allowed_actions(s, m, rng, limit) if m is not None and _maskable(s) else None
         for s, m in zip(space.spaces, mask)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from arena.errors import InvalidValueError
 from arena.runtime.store import write_csv, write_json
 from arena.tournament.analysis import DEFAULT_BOOTSTRAP, analyse
 from arena.tournament.result import TournamentResult
@@ -54,7 +55,7 @@ def export_result(result: TournamentResult, path: str | Path, bootstrap: int = D
     """
     suffix = Path(path).suffix.lower()
     if suffix not in (".csv", ".json"):
-        raise ValueError(f"tournament export: the file must end in .csv or .json, got {str(path)!r}")
+        raise InvalidValueError(f"tournament export: the file must end in .csv or .json, got {str(path)!r}")
     if suffix == ".csv":
         write_csv(path, result.games)
         return

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arena.errors import InvalidValueError
 from arena.runtime.guard import check_move_time_limit
 from arena.runtime.runner import BACKENDS, start_context
 from arena.specs.agents import AgentSpec, entrant_specs
@@ -28,7 +29,7 @@ __all__ = ["Execution", "TournamentRules", "check_fits"]
 
 def _positive_int(value: Any, what: str, unit: str = "integer") -> None:
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ValueError(f"tournament: {what} must be a positive {unit}, got {value!r}")
+        raise InvalidValueError(f"tournament: {what} must be a positive {unit}, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -71,18 +72,18 @@ class TournamentRules:
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
-            raise ValueError(f"tournament: mode must be one of {', '.join(MODES)}, got {self.mode!r}")
+            raise InvalidValueError(f"tournament: mode must be one of {', '.join(MODES)}, got {self.mode!r}")
         _positive_int(self.games, "games")
         if not isinstance(self.seed, int) or isinstance(self.seed, bool) or not 0 <= self.seed < 2**64:
-            raise ValueError(f"tournament: seed must be an integer from 0 to 2**64 - 1, got {self.seed!r}")
+            raise InvalidValueError(f"tournament: seed must be an integer from 0 to 2**64 - 1, got {self.seed!r}")
         if self.seatings not in ("auto", "all", "rotations"):
-            raise ValueError(f"tournament: seatings must be 'auto', 'all' or 'rotations', got {self.seatings!r}")
+            raise InvalidValueError(f"tournament: seatings must be 'auto', 'all' or 'rotations', got {self.seatings!r}")
         check_move_time_limit(self.move_time_limit, "tournament: move_time_limit")
         if self.max_steps is not None:
             _positive_int(self.max_steps, "max_steps")
         for flag in ("duplicate", "exclude_unbuildable"):
             if not isinstance(getattr(self, flag), bool):
-                raise ValueError(f"tournament: {flag} must be True or False, got {getattr(self, flag)!r}")
+                raise InvalidValueError(f"tournament: {flag} must be True or False, got {getattr(self, flag)!r}")
         anchor = self.anchor
         if anchor is not None:
             if not (
@@ -92,9 +93,11 @@ class TournamentRules:
                 and isinstance(anchor[1], (int, float))
                 and not isinstance(anchor[1], bool)
             ):
-                raise ValueError(f"tournament: anchor must be (entrant, rating), e.g. ('random', 0.0), got {anchor!r}")
+                raise InvalidValueError(
+                    f"tournament: anchor must be (entrant, rating), e.g. ('random', 0.0), got {anchor!r}"
+                )
             if anchor[0] not in self.names:
-                raise ValueError(
+                raise InvalidValueError(
                     f"tournament: the anchor {anchor[0]!r} is not an entrant; expected one of {list(self.names)}"
                 )
             object.__setattr__(self, "anchor", (anchor[0], float(anchor[1])))
@@ -168,11 +171,11 @@ class Execution:
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
-            raise ValueError(f"tournament: backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+            raise InvalidValueError(f"tournament: backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
         if self.workers is not None:
             _positive_int(self.workers, "workers")
         if self.backend in ("serial", "inline") and self.workers not in (None, 1):
-            raise ValueError(
+            raise InvalidValueError(
                 f"tournament: the {self.backend} backend plays one game at a time; workers={self.workers} "
                 "needs backend='processes' or 'ray'"
             )
@@ -204,7 +207,7 @@ def check_fits(rules: TournamentRules, execution: Execution) -> None:
         ValueError: ``rules.move_time_limit`` is set and ``execution.backend`` is ``"inline"``.
     """
     if execution.backend == "inline" and rules.move_time_limit is not None:
-        raise ValueError(
+        raise InvalidValueError(
             "tournament: the inline backend plays in this process and cannot hold a move time "
             "limit; use backend='serial'"
         )

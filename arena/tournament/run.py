@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from arena.errors import InvalidTypeError, InvalidValueError
 from arena.tournament.result import TournamentResult
 from arena.tournament.rules import Execution, TournamentRules, check_fits
 from arena.tournament.session import TournamentSession, survey
@@ -119,7 +120,7 @@ def run_tournament(
 def _part(value: Any, kind: type, name: str) -> Any:
     """``value`` when it is a ``kind`` or ``None``; a clear error otherwise."""
     if value is not None and not isinstance(value, kind):
-        raise TypeError(
+        raise InvalidTypeError(
             f"tournament: {name} must be a {kind.__name__} (from arena.tournament), got {type(value).__name__}"
         )
     return value
@@ -130,12 +131,12 @@ def _rules(rules: TournamentRules | None, env: Any, agents: Any, **options: Any)
     given = {name: value for name, value in options.items() if value is not None}
     if rules is None:
         if env is None or agents is None:
-            raise TypeError("tournament: give env and agents (or rules=TournamentRules.make(env, agents, ...))")
+            raise InvalidTypeError("tournament: give env and agents (or rules=TournamentRules.make(env, agents, ...))")
         return TournamentRules.make(env, agents, **given)
     _part(rules, TournamentRules, "rules")
     clashes = [name for name, value in {"env": env, "agents": agents, **given}.items() if value is not None]
     if clashes:
-        raise TypeError(
+        raise InvalidTypeError(
             f"tournament: rules= already holds {', '.join(clashes)}; give them inside "
             "TournamentRules.make(env, agents, ...) or without rules=, not both"
         )
@@ -148,12 +149,12 @@ def _execution(execution: Execution | None, workers: int | None) -> Execution:
         return Execution.make(None, workers)
     _part(execution, Execution, "execution")
     if workers is not None:
-        raise TypeError("tournament: execution= already says the workers; give Execution.make(backend, workers)")
+        raise InvalidTypeError("tournament: execution= already says the workers; give Execution.make(backend, workers)")
     return execution
 
 
 def _refuse_adaptive_on_returns(rules: TournamentRules, option: str) -> None:
-    raise ValueError(
+    raise InvalidValueError(
         f"tournament: {option} judges who wins games (Elo, score rates), but the result of "
         f"{rules.env.factory!r} is the return (its result_kind is 'return': players compare by mean return "
         "per game); play a fixed number of --games and read the mean return's interval"

@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
+from arena.errors import InvalidValueError
 from arena.runtime.game import GameTask
 from arena.seeding import derive_seed
 
@@ -95,7 +96,7 @@ def seatings_for(names: Sequence[str], mode: str = "auto", seats: int | None = N
         return tuple(itertools.permutations(names))
     if mode == "rotations":
         return tuple(names[i:] + names[:i] for i in range(len(names)))
-    raise ValueError(f"tournament: seatings must be 'auto', 'all' or 'rotations', got {mode!r}")
+    raise InvalidValueError(f"tournament: seatings must be 'auto', 'all' or 'rotations', got {mode!r}")
 
 
 def filled_seatings(names: Sequence[str], seats: int, mode: str = "auto") -> tuple[tuple[str, ...], ...]:
@@ -114,7 +115,7 @@ def filled_seatings(names: Sequence[str], seats: int, mode: str = "auto") -> tup
     if mode == "auto":
         mode = "all" if seats <= _ALL_PERMUTATIONS_UP_TO else "rotations"
     if mode not in ("all", "rotations"):
-        raise ValueError(f"tournament: seatings must be 'auto', 'all' or 'rotations', got {mode!r}")
+        raise InvalidValueError(f"tournament: seatings must be 'auto', 'all' or 'rotations', got {mode!r}")
     seatings: dict[tuple[str, ...], None] = {}
     for first in range(len(names)):
         turns = names[first:] + names[:first]
@@ -142,20 +143,20 @@ def lineups_for(names: Sequence[str], seats: int, mode: str, fill: bool = True) 
     """
     names = list(names)
     if mode not in MODES:
-        raise ValueError(f"tournament: mode must be one of {', '.join(MODES)}, got {mode!r}")
+        raise InvalidValueError(f"tournament: mode must be one of {', '.join(MODES)}, got {mode!r}")
     if seats < 2:
-        raise ValueError(f"tournament: the env must have at least 2 seats, got {seats}")
+        raise InvalidValueError(f"tournament: the env must have at least 2 seats, got {seats}")
     if fill and mode != "head-to-head" and 2 <= len(names) < seats:
         return [tuple(names)]
     if mode == "head-to-head":
         if len(names) != seats:
-            raise ValueError(
+            raise InvalidValueError(
                 f"tournament: head-to-head in a {seats}-seat env needs exactly {seats} entrants, got {len(names)}: {names}"
             )
         return [tuple(names)]
     if mode == "gauntlet":
         if len(names) < (2 if fill else seats):
-            raise ValueError(
+            raise InvalidValueError(
                 f"tournament: a gauntlet in a {seats}-seat env needs the challenger and at least "
                 f"{1 if fill else seats - 1} opponent{'' if fill or seats == 2 else 's'}, got {names}"
             )
@@ -163,7 +164,7 @@ def lineups_for(names: Sequence[str], seats: int, mode: str, fill: bool = True) 
         return [(challenger, *others) for others in itertools.combinations(field, seats - 1)]
     if len(names) < seats:
         least = 2 if fill else seats
-        raise ValueError(
+        raise InvalidValueError(
             f"tournament: a round-robin in a {seats}-seat env needs at least {least} entrants, got {len(names)}: {names}"
         )
     return list(itertools.combinations(names, seats))
@@ -177,7 +178,7 @@ def games_per_lineup(games: int, seatings: int) -> int:
         6
     """
     if not isinstance(games, int) or isinstance(games, bool) or games < 1:
-        raise ValueError(f"tournament: games must be a positive integer, got {games!r}")
+        raise InvalidValueError(f"tournament: games must be a positive integer, got {games!r}")
     return math.ceil(games / seatings) * seatings
 
 
@@ -339,7 +340,7 @@ def make_schedule(
         ([(0, ('a', 'b')), (1, ('b', 'a'))], True)
     """
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"tournament: seed must be a non-negative integer, got {seed!r}")
+        raise InvalidValueError(f"tournament: seed must be a non-negative integer, got {seed!r}")
     lineups = []
     for names_in_game in lineups_for(names, seats, mode, fill):
         lineups.append(Lineup(tuple(names_in_game), seatings_for(names_in_game, seatings, seats)))

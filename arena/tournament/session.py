@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ArenaError, EntrantBuildError, ResultsFileError, TournamentError
+from arena.errors import ArenaError, EntrantBuildError, InvalidValueError, ResultsFileError, TournamentError
 from arena.evaluation.results import check_result_kind
 from arena.runtime.game import GameConfig, GameTask
 from arena.runtime.processes import ending_what_starts
@@ -95,7 +95,7 @@ def survey(rules: TournamentRules) -> Field:
         sizes = sorted({len(ids) for ids in sides.values()}) if sides else []
         for spec in rules.entrants:
             if spec.members and not sides:
-                raise ValueError(
+                raise InvalidValueError(
                     f"tournament: entrant {spec.name!r} is a team ({spec.describe()}), but {probe} has no "
                     "sides (its teams is None); give single agents"
                 )

@@ -19,6 +19,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from arena.errors import InvalidValueError
 from arena.evaluation.results import Z_95
 from arena.runtime.game import GameResult
 
@@ -42,7 +43,7 @@ def wilson_interval(successes: float, n: int, z: float = Z_95) -> tuple[float, f
         (0.4038, 0.5962)
     """
     if n < 0 or not 0 <= successes <= n:
-        raise ValueError(f"wilson_interval: need 0 <= successes <= n, got successes={successes}, n={n}")
+        raise InvalidValueError(f"wilson_interval: need 0 <= successes <= n, got successes={successes}, n={n}")
     if n == 0:
         return 0.0, 1.0
     p = successes / n

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from arena.errors import InvalidValueError
 from arena.evaluation.sprt import SPRT, SPRTState
 from arena.runtime.game import GameResult, GameTask
 from arena.tournament.evaluation_inputs import set_key, sprt_units
@@ -135,7 +136,7 @@ class SPRTMatch:
 
     def check(self, entrants: Sequence[str], seats: int) -> None:
         if len(entrants) != 2 or seats != 2:
-            raise ValueError(
+            raise InvalidValueError(
                 f"tournament: --sprt tests a two-entrant match in a two-seat env; got entrants "
                 f"{list(entrants)} in an env with {seats} seats"
             )
@@ -232,15 +233,17 @@ class Stopping:
     def __post_init__(self) -> None:
         budget = self.budget
         if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool) or budget < 1):
-            raise ValueError(f"tournament: budget must be a positive number of games, got {budget!r}")
+            raise InvalidValueError(f"tournament: budget must be a positive number of games, got {budget!r}")
         object.__setattr__(self, "budget", budget or DEFAULT_BUDGET)
         if not isinstance(self.until_separated, bool):
-            raise ValueError(f"tournament: until_separated must be True or False, got {self.until_separated!r}")
+            raise InvalidValueError(f"tournament: until_separated must be True or False, got {self.until_separated!r}")
         if self.sprt is not None:
             if self.until_separated:
-                raise ValueError("tournament: choose one of sprt (a two-entrant match) and until_separated (a field)")
+                raise InvalidValueError(
+                    "tournament: choose one of sprt (a two-entrant match) and until_separated (a field)"
+                )
             if not isinstance(self.sprt, (tuple, list)) or len(self.sprt) != 2:
-                raise ValueError(f"tournament: sprt must be (elo0, elo1), got {self.sprt!r}")
+                raise InvalidValueError(f"tournament: sprt must be (elo0, elo1), got {self.sprt!r}")
             object.__setattr__(self, "sprt", tuple(self.sprt))
             SPRT(self.sprt[0], self.sprt[1], self.alpha, self.beta)  # refuses bad Elo bounds or error rates
 

@@ -14,7 +14,7 @@ from gymnasium import spaces
 
 from arena.agents.base import Agent
 from arena.env import AgentID, MultiAgentEnv
-from arena.errors import ArenaError
+from arena.errors import ArenaError, InvalidTypeError, InvalidValueError
 from arena.interface import Interface
 from arena.registry import make_env
 from arena.training.in_process import InProcessVecEnv
@@ -37,7 +37,7 @@ def make_batch(env: MultiAgentEnv, num_games: int) -> Any:
         TypeError: the env does not offer a batch (no ``make_batch`` method).
     """
     if not env.batchable:
-        raise TypeError(
+        raise InvalidTypeError(
             f"BatchVecEnv: {env} has no batched version (no make_batch(num_games) method); "
             "train it through arena.training.SingleAgentEnv"
         )
@@ -107,15 +107,15 @@ class BatchVecEnv(InProcessVecEnv):
     ) -> None:
         self.env: MultiAgentEnv = make_env(env, **dict(env_kwargs or {}))
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"BatchVecEnv({self.env}): num_envs must be a positive integer, got {num_envs!r}")
+            raise InvalidValueError(f"BatchVecEnv({self.env}): num_envs must be a positive integer, got {num_envs!r}")
         self.batch = make_batch(self.env, int(num_envs))
         if self._turn_based and (len(self.env.possible_agents) != 2 or not hasattr(self.batch, "to_play")):
-            raise ValueError(
+            raise InvalidValueError(
                 f"BatchVecEnv: {self.batch} is not a two-player turn-based batch (no to_play); "
                 "batch_vec_env() picks the class for a batch"
             )
         if interface is not None and not isinstance(interface, Interface):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"BatchVecEnv({self.env}): interface must be an arena.Interface or None, got {type(interface).__name__}"
             )
         self.shuffle_seats = bool(shuffle_seats)
@@ -124,7 +124,7 @@ class BatchVecEnv(InProcessVecEnv):
         interfaces = resolve_interfaces(self.env, self.seats[:1], interface)
         observation_space, action_space = learner_spaces(self.env, self.seats[:1], interfaces)
         if interface is not None and interface.stateful:
-            raise ValueError(
+            raise InvalidValueError(
                 f"BatchVecEnv({self.env}): the interface {interface} keeps per-episode state "
                 "(a reset hook), which a batch cannot keep per game; use SingleAgentEnv"
             )
@@ -144,7 +144,9 @@ class BatchVecEnv(InProcessVecEnv):
         self._pending = np.zeros(games, dtype=np.float64)
         self._obs: np.ndarray | None = None
         if not isinstance(action_space, spaces.Discrete):  # a board batch's moves: one mask entry per move
-            raise TypeError(f"BatchVecEnv({self.env}): the learner's actions must be Discrete, got {action_space}")
+            raise InvalidTypeError(
+                f"BatchVecEnv({self.env}): the learner's actions must be Discrete, got {action_space}"
+            )
         self._masks = np.ones((games, int(action_space.n)), dtype=np.bool_)
         self._actions: np.ndarray | None = None
         self._rng = np.random.default_rng()
@@ -166,7 +168,7 @@ class BatchVecEnv(InProcessVecEnv):
         for slot in resolved:
             for agent in slot if isinstance(slot, OpponentPool) else [slot]:
                 if not agent.batchable:
-                    raise TypeError(
+                    raise InvalidTypeError(
                         f"BatchVecEnv({self.env}): opponent {agent} cannot act for many games at "
                         "once (see arena.Agent.act_batch); train against it with SingleAgentEnv"
                     )

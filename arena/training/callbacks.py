@@ -53,6 +53,8 @@ from arena.training.report import write_csv
 require_sb3()
 from stable_baselines3.common.callbacks import BaseCallback, EventCallback  # noqa: E402
 
+from arena.errors import InvalidTypeError, InvalidValueError
+
 __all__ = [
     "AfterEvaluationCallback",
     "EvaluationCallback",
@@ -120,17 +122,19 @@ class EvaluationCallback(EventCallback):
     ) -> None:
         super().__init__(callback_after_eval, verbose)
         if eval_every < 1 or eval_games < 1:
-            raise ValueError(
+            raise InvalidValueError(
                 "EvaluationCallback: eval_every and eval_games must be at least 1, "
                 f"got {eval_every!r} and {eval_games!r}"
             )
         if final_games is not None and (isinstance(final_games, bool) or final_games < 1):
-            raise ValueError(f"EvaluationCallback: final_games must be at least 1 or None, got {final_games!r}")
+            raise InvalidValueError(f"EvaluationCallback: final_games must be at least 1 or None, got {final_games!r}")
         if pool is not None and not isinstance(pool, OpponentPool):
-            raise TypeError(f"EvaluationCallback: pool must be an OpponentPool or None, got {type(pool).__name__}")
+            raise InvalidTypeError(
+                f"EvaluationCallback: pool must be an OpponentPool or None, got {type(pool).__name__}"
+            )
         named = dict(references) if isinstance(references, Mapping) else {str(references): references}
         if not named:
-            raise ValueError("EvaluationCallback: needs at least one reference agent")
+            raise InvalidValueError("EvaluationCallback: needs at least one reference agent")
         self.games = env if isinstance(env, EvaluationGames) else EvaluationGames(env)
         self.references = {name: make_agent(agent) for name, agent in named.items()}
         self.pool = pool
@@ -239,7 +243,7 @@ class AfterEvaluationCallback(BaseCallback):
             TypeError: the callback is not an EvaluationCallback's ``callback_after_eval``.
         """
         if not isinstance(self.parent, EvaluationCallback):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"{type(self).__name__}: runs after an EvaluationCallback's evaluations; pass it as its "
                 f"callback_after_eval, got parent {type(self.parent).__name__}"
             )

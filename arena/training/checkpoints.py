@@ -29,6 +29,8 @@ from arena.training.policy_agent import require_sb3
 require_sb3()
 from stable_baselines3.common.callbacks import BaseCallback  # noqa: E402
 
+from arena.errors import InvalidValueError
+
 __all__ = ["FolderCheckpoints", "Interrupt"]
 
 
@@ -118,7 +120,9 @@ class FolderCheckpoints(BaseCallback):
     ) -> None:
         super().__init__(0)
         if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 1):
-            raise ValueError(f"FolderCheckpoints: every must be a positive number of timesteps or None, got {every!r}")
+            raise InvalidValueError(
+                f"FolderCheckpoints: every must be a positive number of timesteps or None, got {every!r}"
+            )
         self.save = save
         self.every = every
         self.interrupt = interrupt

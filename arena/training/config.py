@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from arena.errors import InvalidTypeError, InvalidValueError
 from arena.training.recipe import (
     ALGORITHM_NAMES,
     CONTROLS,
@@ -45,10 +46,10 @@ def _check_names(value: Any, name: str) -> tuple[str, ...] | None:
     if value is None:
         return None
     if isinstance(value, str) or not all(isinstance(item, str) for item in value):
-        raise TypeError(f"{_flag(name)} must be a sequence of names, got {value!r}")
+        raise InvalidTypeError(f"{_flag(name)} must be a sequence of names, got {value!r}")
     names = tuple(item.strip() for item in value if item.strip())
     if not names:
-        raise ValueError(f"{_flag(name)} needs at least one agent name, got none")
+        raise InvalidValueError(f"{_flag(name)} needs at least one agent name, got none")
     return names
 
 
@@ -93,7 +94,7 @@ class TrainingConfig:
         >>> TrainingConfig("pommerman", timesteps=0, out="x")
         Traceback (most recent call last):
         ...
-        ValueError: --timesteps must be at least 1, got 0
+        arena.errors.InvalidValueError: --timesteps must be at least 1, got 0
     """
 
     env: str
@@ -131,28 +132,30 @@ class TrainingConfig:
 
     def __post_init__(self) -> None:
         if not isinstance(self.env, str) or not self.env:
-            raise TypeError(f"env must be an env name or 'module:callable', got {self.env!r}")
+            raise InvalidTypeError(f"env must be an env name or 'module:callable', got {self.env!r}")
         for name in ("timesteps", "threads"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{_flag(name)} must be at least 1, got {value!r}")
+                raise InvalidValueError(f"{_flag(name)} must be at least 1, got {value!r}")
         for name in ("eval_every", "eval_games", "pool_size", "window", "n_envs"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise ValueError(f"{_flag(name)} must be at least 1, got {value!r}")
+                raise InvalidValueError(f"{_flag(name)} must be at least 1, got {value!r}")
         every = self.checkpoint_every
         if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 0):
-            raise ValueError(f"--checkpoint-every must be a number of timesteps, 0 or more, got {every!r}")
+            raise InvalidValueError(f"--checkpoint-every must be a number of timesteps, 0 or more, got {every!r}")
         if self.out is None and self.load is None:
-            raise ValueError("--out is required (the folder to write the trained agent into)")
+            raise InvalidValueError("--out is required (the folder to write the trained agent into)")
         if self.progress not in PROGRESS_MODES:
-            raise ValueError(f"--progress must be one of {', '.join(PROGRESS_MODES)}, got {self.progress!r}")
+            raise InvalidValueError(f"--progress must be one of {', '.join(PROGRESS_MODES)}, got {self.progress!r}")
         if (
             isinstance(self.progress_every, bool)
             or not isinstance(self.progress_every, (int, float))
             or not (self.progress_every > 0)
         ):
-            raise ValueError(f"--progress-every must be a positive number of seconds, got {self.progress_every!r}")
+            raise InvalidValueError(
+                f"--progress-every must be a positive number of seconds, got {self.progress_every!r}"
+            )
         choices = {
             "algo": ALGORITHM_NAMES,
             "control": CONTROLS,
@@ -167,11 +170,11 @@ class TrainingConfig:
                 kind = "algorithm" if name == "algo" else f"{_flag(name)} value"
                 raise UnknownNameError(f"unknown {kind} {value!r}; expected one of {', '.join(allowed)}")
         if self.promote_at is not None and not 0.0 <= self.promote_at <= 1.0:
-            raise ValueError(f"--promote-at must lie in [0, 1], got {self.promote_at!r}")
+            raise InvalidValueError(f"--promote-at must lie in [0, 1], got {self.promote_at!r}")
         for name in ("env_options", "algo_options"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, Mapping):
-                raise TypeError(f"{_flag(name)} must be a mapping, got {value!r}")
+                raise InvalidTypeError(f"{_flag(name)} must be a mapping, got {value!r}")
         object.__setattr__(self, "opponents", _check_names(self.opponents, "opponent"))
         object.__setattr__(self, "references", _check_names(self.references, "reference"))
         if self.seats is not None:
@@ -190,7 +193,7 @@ class TrainingConfig:
             ValueError: the run continues no folder (``load`` is None).
         """
         if self.load is None:
-            raise ValueError("TrainingConfig: this run continues no folder (load is None)")
+            raise InvalidValueError("TrainingConfig: this run continues no folder (load is None)")
         return Path(self.load)
 
     def base_recipe(self, env_options: Mapping[str, Any] | None = None) -> TrainingRecipe:
@@ -253,5 +256,5 @@ def stored_recipe(folder: str | Path) -> TrainingRecipe | None:
     try:
         data = json.loads(path.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise ValueError(f"{path}: not valid JSON ({err})") from None
+        raise InvalidValueError(f"{path}: not valid JSON ({err})") from None
     return TrainingRecipe.from_json(data)

@@ -22,6 +22,7 @@ from gymnasium import spaces
 from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
 from arena.env import MultiAgentEnv
+from arena.errors import InvalidTypeError
 from arena.interface import Interface
 from arena.registry import make_agent, make_env
 from arena.training.matches import Score, can_match_batch, match, match_batch, match_sides
@@ -78,7 +79,7 @@ class EvaluationGames:
         seed: int = 0,
     ) -> None:
         if interface is not FROM_TRAINING_ENV and interface is not None and not isinstance(interface, Interface):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"EvaluationGames: interface must be an arena.Interface or None, got {type(interface).__name__}"
             )
         self.env = make_env(env)
@@ -99,7 +100,7 @@ class EvaluationGames:
         if self.interface is FROM_TRAINING_ENV:
             interface = training_env.get_attr("interface", indices=[0])[0]
             if interface is not None and not isinstance(interface, Interface):
-                raise TypeError(
+                raise InvalidTypeError(
                     "EvaluationGames: the training env's interface must be an arena.Interface or None, "
                     f"got {type(interface).__name__}"
                 )

@@ -10,7 +10,7 @@ from gymnasium import spaces
 
 from arena.agents.base import Agent
 from arena.env import AgentID, MultiAgentEnv
-from arena.errors import SpaceMismatchError, UnknownAgentError
+from arena.errors import InvalidTypeError, InvalidValueError, SpaceMismatchError, UnknownAgentError
 from arena.interface import Interface
 from arena.registry import make_agent
 from arena.training.pool import OpponentPool
@@ -45,7 +45,7 @@ def resolve_seats(env: MultiAgentEnv, seats: AgentID | Sequence[AgentID] | None)
     elif isinstance(seats, Sequence) and seats:
         chosen = list(seats)
     else:
-        raise TypeError(
+        raise InvalidTypeError(
             f"SingleAgentEnv({env}): seats must be an agent id, a non-empty "
             f"sequence of agent ids or None, got {seats!r}"
         )
@@ -53,7 +53,7 @@ def resolve_seats(env: MultiAgentEnv, seats: AgentID | Sequence[AgentID] | None)
         if seat not in possible:
             raise UnknownAgentError(f"SingleAgentEnv: {env} has no seat {seat!r}; expected one of {possible}")
     if len(set(chosen)) != len(chosen):
-        raise ValueError(f"SingleAgentEnv({env}): seats repeat an agent id: {chosen}")
+        raise InvalidValueError(f"SingleAgentEnv({env}): seats repeat an agent id: {chosen}")
     return chosen
 
 
@@ -71,10 +71,10 @@ def resolve_interfaces(env: MultiAgentEnv, seats: list[AgentID], interface: Any)
     elif isinstance(interface, Mapping):
         missing = [seat for seat in seats if seat not in interface]
         if missing:
-            raise ValueError(f"SingleAgentEnv({env}): interface dict has no entry for seats {missing}")
+            raise InvalidValueError(f"SingleAgentEnv({env}): interface dict has no entry for seats {missing}")
         chosen = {seat: interface[seat] for seat in seats}
     else:
-        raise TypeError(
+        raise InvalidTypeError(
             f"SingleAgentEnv({env}): interface must be an arena.Interface, a dict keyed "
             f"by seat or None, got {type(interface).__name__}"
         )
@@ -82,7 +82,7 @@ def resolve_interfaces(env: MultiAgentEnv, seats: list[AgentID], interface: Any)
         if itf is None:
             continue
         if not isinstance(itf, Interface):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"SingleAgentEnv({env}): interface for {seat!r} must be an arena.Interface, got {type(itf).__name__}"
             )
         itf.setup(env.observation_space(seat), env.action_space(seat))
@@ -129,7 +129,7 @@ def opponent_seats(env: MultiAgentEnv, seats: list[AgentID]) -> int:
     """
     sizes = {len(team_members(env, seat)) for seat in seats}
     if len(sizes) != 1:
-        raise ValueError(
+        raise InvalidValueError(
             f"SingleAgentEnv({env}): with teammates, the learner's seats {seats} must lie in sides of "
             f"one size, got sizes {sorted(sizes)}; choose seats with seats=..."
         )
@@ -146,7 +146,7 @@ def resolve_teammates(
         TypeError: anything that is not an agent, an agent spec or a pool.
     """
     if not env.teams:
-        raise ValueError(f"SingleAgentEnv({env}): teammates need an env with sides, but its teams is None")
+        raise InvalidValueError(f"SingleAgentEnv({env}): teammates need an env with sides, but its teams is None")
     count = len(env.possible_agents) - opponent_seats(env, seats) - 1
     return resolve_opponents(env, teammates, count, what="teammate")
 
@@ -172,9 +172,11 @@ def resolve_opponents(
     elif isinstance(opponents, Sequence):
         slots = list(opponents)
         if len(slots) != others:
-            raise ValueError(f"SingleAgentEnv({env}): {others} other seats need {others} {what}s, got {len(slots)}")
+            raise InvalidValueError(
+                f"SingleAgentEnv({env}): {others} other seats need {others} {what}s, got {len(slots)}"
+            )
     else:
-        raise TypeError(
+        raise InvalidTypeError(
             f"SingleAgentEnv({env}): {what}s must be an arena.Agent, an agent spec, an "
             f"OpponentPool or a sequence of them, got {type(opponents).__name__}"
         )
@@ -183,7 +185,7 @@ def resolve_opponents(
         if isinstance(slot, str):
             slot = make_agent(slot)  # a fresh agent per seat
         if not isinstance(slot, (Agent, OpponentPool)):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"SingleAgentEnv({env}): {'an' if what == 'opponent' else 'a'} {what} must be an arena.Agent, an agent spec "
                 f"or an OpponentPool, got {type(slot).__name__}"
             )

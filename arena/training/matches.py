@@ -20,6 +20,7 @@ import numpy as np
 from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
 from arena.env import AgentID, MultiAgentEnv
+from arena.errors import InvalidValueError
 from arena.play_loop import play
 from arena.seeding import derive_seed
 from arena.training.learner_arguments import team_members
@@ -96,7 +97,7 @@ def match(
         10
     """
     if games < 1:
-        raise ValueError(f"match: games must be at least 1, got {games!r}")
+        raise InvalidValueError(f"match: games must be at least 1, got {games!r}")
     possible = list(env.possible_agents)
     seats = possible if seats is None else list(seats)
     rng = np.random.default_rng(seed)
@@ -182,9 +183,9 @@ def match_batch(
         10
     """
     if games < 1:
-        raise ValueError(f"match_batch: games must be at least 1, got {games!r}")
+        raise InvalidValueError(f"match_batch: games must be at least 1, got {games!r}")
     if not can_match_batch(env, agent, opponent):
-        raise ValueError(
+        raise InvalidValueError(
             f"match_batch: cannot batch {agent} against {opponent} on {env} (needs a two-player "
             "turn-based env with make_batch and agents that act in batches); use match()"
         )
@@ -249,10 +250,10 @@ def match_sides(
         score = match_sides(envs.make("magent_battle"), trained, make_agent("magent_attack_nearest"), 10)
     """
     if games < 1:
-        raise ValueError(f"match_sides: games must be at least 1, got {games!r}")
+        raise InvalidValueError(f"match_sides: games must be at least 1, got {games!r}")
     teams = env.teams or {}
     if len(teams) != 2:
-        raise ValueError(f"match_sides: {env} must have two sides (teams), got {list(teams)}")
+        raise InvalidValueError(f"match_sides: {env} must have two sides (teams), got {list(teams)}")
     sides = list(teams)
     first = teams[sides[0]][0]
     spaces_ = (env.observation_space(first), env.action_space(first))

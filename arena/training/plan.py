@@ -17,6 +17,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from arena.errors import InvalidValueError
 from arena.registry import make_env
 from arena.specs.interfaces import InterfaceSpec, build_interface, parse_interface_spec
 from arena.training.config import TrainingConfig
@@ -135,19 +136,19 @@ def loaded_algo_changes(algo_class: type[Any], algo_options: Mapping[str, Any]) 
         >>> loaded_algo_changes(Algorithm, {"policy_kwargs": {"net_arch": [8]}})
         Traceback (most recent call last):
         ...
-        ValueError: --algo-options with --load: 'policy_kwargs' cannot change on a trained model (its network is \
+        arena.errors.InvalidValueError: --algo-options with --load: 'policy_kwargs' cannot change on a trained model (its network is \
 the loaded one); train a new folder to change them
     """
     taken = set(inspect.signature(algo_class.__init__).parameters) - {"self"}
     unknown = sorted(set(algo_options) - taken)
     fixed = sorted(set(algo_options) & _FIXED_ON_LOAD)
     if unknown:
-        raise ValueError(
+        raise InvalidValueError(
             f"--algo-options with --load: {algo_class.__name__} takes no option {', '.join(map(repr, unknown))}; "
             f"expected some of {', '.join(sorted(taken - _FIXED_ON_LOAD))}"
         )
     if fixed:
-        raise ValueError(
+        raise InvalidValueError(
             f"--algo-options with --load: {', '.join(map(repr, fixed))} cannot change on a trained model "
             "(its network is the loaded one); train a new folder to change them"
         )
@@ -172,7 +173,7 @@ def _loaded_manifest(config: TrainingConfig) -> dict[str, Any]:
     ):
         problems.append(f"--interface {manifest['interface']!r} (got {config.interface!r})")
     if problems:
-        raise ValueError(
+        raise InvalidValueError(
             f"--load {config.load}: the run was trained with "
             + "; ".join(problems)
             + "; leave them out or give the same"
@@ -183,26 +184,26 @@ def _loaded_manifest(config: TrainingConfig) -> dict[str, Any]:
 def _team_size(recipe: TrainingRecipe, env: Any, name: str) -> int | None:
     """The side size a ``control="team"`` model controls (``None`` for one seat); checks the team options."""
     if (recipe.teammate or recipe.control == "team") and not env.teams:
-        raise ValueError(f"--teammate and --control team need a team game; {name} has no sides (teams is None)")
+        raise InvalidValueError(f"--teammate and --control team need a team game; {name} has no sides (teams is None)")
     if recipe.control == "team" and recipe.path == "side":
-        raise ValueError(
+        raise InvalidValueError(
             "--control team trains one model for the whole side as one seat; the side path (--path side) trains "
             "a one-seat model in every seat of the side: choose one"
         )
     if recipe.teammate and recipe.path == "side":
-        raise ValueError(
+        raise InvalidValueError(
             "--teammate plays beside a one-seat learner; on the side path (--path side) the model plays every "
             "seat of its side"
         )
     if recipe.control != "team":
         return None
     if recipe.teammate:
-        raise ValueError(
+        raise InvalidValueError(
             "--teammate plays beside a one-seat learner; with --control team the model plays every seat of its side"
         )
     sizes = {len(ids) for ids in env.teams.values()}
     if len(sizes) != 1:
-        raise ValueError(f"--control team needs sides of one size, {name} has sides of sizes {sorted(sizes)}")
+        raise InvalidValueError(f"--control team needs sides of one size, {name} has sides of sizes {sorted(sizes)}")
     return sizes.pop()
 
 
@@ -212,11 +213,11 @@ def _out_folder(config: TrainingConfig) -> Path:
     continuing = config.load is not None and out.resolve() == Path(config.load).resolve()
     if out.exists() and (not out.is_dir() or any(out.iterdir())) and not (config.force or continuing):
         if is_agent_folder(out):
-            raise ValueError(
+            raise InvalidValueError(
                 f"--out {out} exists and is not empty; pass --force to write into it, "
                 f"or --load {out} to continue training that agent"
             )
-        raise ValueError(
+        raise InvalidValueError(
             f"--out {out} exists and is not empty, and holds no trained agent ({MANIFEST}) to continue; "
             "pass --force to write into it, or choose another --out"
         )

@@ -11,7 +11,7 @@ from gymnasium import spaces
 
 from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
-from arena.errors import ArenaError, SpaceMismatchError, UnknownNameError
+from arena.errors import ArenaError, InvalidTypeError, InvalidValueError, SpaceMismatchError, UnknownNameError
 from arena.interface import Interface
 from arena.specs.interfaces import build_interface
 
@@ -108,7 +108,9 @@ class SB3Agent(Agent):
 
         policy = getattr(policy, "policy", policy)
         if not isinstance(policy, BasePolicy):
-            raise TypeError(f"SB3Agent: expected a Stable-Baselines3 policy or model, got {type(policy).__name__}")
+            raise InvalidTypeError(
+                f"SB3Agent: expected a Stable-Baselines3 policy or model, got {type(policy).__name__}"
+            )
         self.policy = policy
         self.deterministic = bool(deterministic)
         self.name = name or f"SB3Agent({type(policy).__name__})"
@@ -152,7 +154,7 @@ class SB3Agent(Agent):
         if action_mask is not None:
             legal = np.asarray(action_mask, dtype=bool)
             if not legal.any():
-                raise ValueError(f"{self}: the action mask allows no action")
+                raise InvalidValueError(f"{self}: the action mask allows no action")
             scores = np.where(legal, scores, -np.inf)
         if self.deterministic:
             return self._start + int(np.argmax(scores))
@@ -180,7 +182,7 @@ class SB3Agent(Agent):
         if action_masks is not None:
             legal = np.asarray(action_masks, dtype=bool)
             if not legal.any(axis=1).all():
-                raise ValueError(
+                raise InvalidValueError(
                     f"{self}: the action mask of game {int(np.flatnonzero(~legal.any(axis=1))[0])} allows no action"
                 )
             scores = np.where(legal, scores, -np.inf)

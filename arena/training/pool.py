@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from arena.agents.base import Agent
+from arena.errors import InvalidTypeError, InvalidValueError
 
 __all__ = ["DrawnPlayers", "OpponentPool", "STRATEGIES"]
 
@@ -48,14 +49,16 @@ class OpponentPool:
     def __init__(self, agents: Agent | Sequence[Agent], strategy: str = "latest", max_size: int | None = None) -> None:
         members = [agents] if isinstance(agents, Agent) else list(agents)
         if not members:
-            raise ValueError("OpponentPool: needs at least one starting agent, got none")
+            raise InvalidValueError("OpponentPool: needs at least one starting agent, got none")
         for agent in members:
             if not isinstance(agent, Agent):
-                raise TypeError(f"OpponentPool: members must be arena.Agent instances, got {type(agent).__name__}")
+                raise InvalidTypeError(
+                    f"OpponentPool: members must be arena.Agent instances, got {type(agent).__name__}"
+                )
         if strategy not in STRATEGIES:
-            raise ValueError(f"OpponentPool: strategy must be one of {list(STRATEGIES)}, got {strategy!r}")
+            raise InvalidValueError(f"OpponentPool: strategy must be one of {list(STRATEGIES)}, got {strategy!r}")
         if max_size is not None and (not isinstance(max_size, int) or max_size < len(members) + 1):
-            raise ValueError(
+            raise InvalidValueError(
                 f"OpponentPool: max_size must be an integer of at least {len(members) + 1} (the "
                 f"{len(members)} starting members and one snapshot), got {max_size!r}"
             )
@@ -68,7 +71,7 @@ class OpponentPool:
     def add(self, agent: Agent, name: str | None = None) -> None:
         """Add a frozen agent (a snapshot of the learner) as the newest member."""
         if not isinstance(agent, Agent):
-            raise TypeError(f"OpponentPool: members must be arena.Agent instances, got {type(agent).__name__}")
+            raise InvalidTypeError(f"OpponentPool: members must be arena.Agent instances, got {type(agent).__name__}")
         self.members.append(agent)
         self.names.append(str(agent) if name is None else name)
         if self.max_size is not None and len(self.members) > self.max_size:
@@ -86,7 +89,7 @@ class OpponentPool:
         for i, member in enumerate(self.members):
             if member is agent:
                 return i
-        raise ValueError(f"OpponentPool: {agent} is not a member")
+        raise InvalidValueError(f"OpponentPool: {agent} is not a member")
 
     @property
     def latest(self) -> Agent:

@@ -20,6 +20,8 @@ from arena.training.policy_agent import require_sb3
 require_sb3()
 from stable_baselines3.common.callbacks import BaseCallback  # noqa: E402
 
+from arena.errors import InvalidValueError
+
 __all__ = ["ProgressLinesCallback", "RichProgressCallback"]
 
 
@@ -112,7 +114,7 @@ class ProgressLinesCallback(BaseCallback):
     ) -> None:
         super().__init__(0)
         if not every > 0:
-            raise ValueError(f"ProgressLinesCallback: every must be a positive number of seconds, got {every!r}")
+            raise InvalidValueError(f"ProgressLinesCallback: every must be a positive number of seconds, got {every!r}")
         self.total_timesteps = int(total_timesteps)
         self.description = description
         self.every = float(every)

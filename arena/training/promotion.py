@@ -16,6 +16,7 @@ from typing import Any
 
 from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
+from arena.errors import InvalidTypeError, InvalidValueError
 from arena.training.callbacks import AfterEvaluationCallback
 from arena.training.policy_agent import SB3Agent, freeze
 from arena.training.pool import OpponentPool
@@ -70,11 +71,11 @@ class PromotionCallback(AfterEvaluationCallback):
     ) -> None:
         super().__init__(verbose)
         if not isinstance(pool, OpponentPool):
-            raise TypeError(f"PromotionCallback: pool must be an OpponentPool, got {type(pool).__name__}")
+            raise InvalidTypeError(f"PromotionCallback: pool must be an OpponentPool, got {type(pool).__name__}")
         if isinstance(promote_at, bool) or not isinstance(promote_at, (int, float)) or not 0.0 <= promote_at <= 1.0:
-            raise ValueError(f"PromotionCallback: promote_at must lie in [0, 1], got {promote_at!r}")
+            raise InvalidValueError(f"PromotionCallback: promote_at must lie in [0, 1], got {promote_at!r}")
         if window is not None and (isinstance(window, bool) or window < 1):
-            raise ValueError(f"PromotionCallback: window must be at least 1 or None, got {window!r}")
+            raise InvalidValueError(f"PromotionCallback: window must be at least 1 or None, got {window!r}")
         self.pool = pool
         self.promote_at = float(promote_at)
         self.snapshot_deterministic = snapshot_deterministic
@@ -88,7 +89,7 @@ class PromotionCallback(AfterEvaluationCallback):
     def _on_training_start(self) -> None:
         evaluation = self.evaluation
         if evaluation.pool is not self.pool:
-            raise ValueError(
+            raise InvalidValueError(
                 "PromotionCallback: its EvaluationCallback must play against the same pool (give it as their pool)"
             )
         self._first = int(self.num_timesteps)

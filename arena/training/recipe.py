@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.errors import PluginError, UnknownNameError
+from arena.errors import InvalidTypeError, InvalidValueError, PluginError, UnknownNameError
 from arena.registry import resolve
 
 __all__ = [
@@ -67,10 +67,10 @@ BATCHED_RECIPE: dict[str, Any] = {
 
 def _names(value: Any, what: str, *, empty: bool = False) -> tuple[str, ...]:
     if isinstance(value, str) or not all(isinstance(name, str) and name.strip() for name in value):
-        raise TypeError(f"TrainingRecipe: {what} must be a sequence of agent names, got {value!r}")
+        raise InvalidTypeError(f"TrainingRecipe: {what} must be a sequence of agent names, got {value!r}")
     names = tuple(name.strip() for name in value)
     if not names and not empty:
-        raise ValueError(f"TrainingRecipe: {what} needs at least one agent name, got none")
+        raise InvalidValueError(f"TrainingRecipe: {what} needs at least one agent name, got none")
     return names
 
 
@@ -78,14 +78,14 @@ def _positive(value: Any, what: str, *, optional: bool = False) -> None:
     if value is None and optional:
         return
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(
+        raise InvalidValueError(
             f"TrainingRecipe: {what} must be a positive integer{' or None' if optional else ''}, got {value!r}"
         )
 
 
 def _choice(value: Any, what: str, choices: tuple[str, ...], *, optional: bool = False) -> None:
     if not (value in choices or (optional and value is None)):
-        raise ValueError(
+        raise InvalidValueError(
             f"TrainingRecipe: {what} must be one of {', '.join(choices)}{' or None' if optional else ''}, got {value!r}"
         )
 
@@ -147,7 +147,7 @@ class TrainingRecipe:
         >>> TrainingRecipe(self_play="best")
         Traceback (most recent call last):
         ...
-        ValueError: TrainingRecipe: self_play must be one of latest, uniform or None, got 'best'
+        arena.errors.InvalidValueError: TrainingRecipe: self_play must be one of latest, uniform or None, got 'best'
     """
 
     interface: str | None = None
@@ -176,7 +176,7 @@ class TrainingRecipe:
 
     def __post_init__(self) -> None:
         if self.interface is not None and not isinstance(self.interface, str):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"TrainingRecipe: interface must be an interface spec (str) or None, got "
                 f"{type(self.interface).__name__}"
             )
@@ -186,34 +186,34 @@ class TrainingRecipe:
         _choice(self.path, "path", PATHS)
         for name in ("algo_options", "env_options"):
             if not isinstance(getattr(self, name), Mapping):
-                raise TypeError(f"TrainingRecipe: {name} must be a mapping, got {getattr(self, name)!r}")
+                raise InvalidTypeError(f"TrainingRecipe: {name} must be a mapping, got {getattr(self, name)!r}")
             object.__setattr__(self, name, dict(getattr(self, name)))
         object.__setattr__(self, "opponents", _names(self.opponents, "opponents"))
         object.__setattr__(self, "references", _names(self.references, "references"))
         if self.seats is not None:
             object.__setattr__(self, "seats", _names(self.seats, "seats"))
         if self.teammate is not None and not (isinstance(self.teammate, str) and self.teammate.strip()):
-            raise TypeError(f"TrainingRecipe: teammate must be an agent name or None, got {self.teammate!r}")
+            raise InvalidTypeError(f"TrainingRecipe: teammate must be an agent name or None, got {self.teammate!r}")
         if self.vec_env is not None and not (isinstance(self.vec_env, str) and self.vec_env.strip()):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"TrainingRecipe: vec_env must name a registered vectorised env factory (arena.vec_envs) "
                 f"or be None, got {self.vec_env!r}"
             )
         if self.policy is not None and not isinstance(self.policy, str):
-            raise TypeError(f"TrainingRecipe: policy must be an SB3 policy name or None, got {self.policy!r}")
+            raise InvalidTypeError(f"TrainingRecipe: policy must be an SB3 policy name or None, got {self.policy!r}")
         if (
             isinstance(self.promote_at, bool)
             or not isinstance(self.promote_at, (int, float))
             or not (0.0 <= self.promote_at <= 1.0)
         ):
-            raise ValueError(f"TrainingRecipe: promote_at must be a number in [0, 1], got {self.promote_at!r}")
+            raise InvalidValueError(f"TrainingRecipe: promote_at must be a number in [0, 1], got {self.promote_at!r}")
         for name in ("evaluations", "eval_games", "full_budget"):
             _positive(getattr(self, name), name)
         for name in ("pool_size", "window", "n_envs", "fixed_eval_every", "fixed_eval_games"):
             _positive(getattr(self, name), name, optional=True)
         spirit = self.team_spirit
         if isinstance(spirit, bool) or not isinstance(spirit, (int, float)) or not 0.0 <= spirit <= 1.0:
-            raise ValueError(f"TrainingRecipe: team_spirit must be a number in [0, 1], got {spirit!r}")
+            raise InvalidValueError(f"TrainingRecipe: team_spirit must be a number in [0, 1], got {spirit!r}")
 
     def eval_games_for(self, timesteps: int) -> int:
         """Games per evaluation for a run of ``timesteps``: ``eval_games`` scaled down for short runs,
@@ -257,7 +257,9 @@ class TrainingRecipe:
         known = {item.name for item in dataclasses.fields(cls)}
         if not isinstance(data, Mapping) or set(data) - known:
             extra = sorted(set(data) - known) if isinstance(data, Mapping) else type(data).__name__
-            raise ValueError(f"TrainingRecipe.from_json: expected a mapping of {', '.join(sorted(known))}; got {extra}")
+            raise InvalidValueError(
+                f"TrainingRecipe.from_json: expected a mapping of {', '.join(sorted(known))}; got {extra}"
+            )
         values: dict[str, Any] = {
             key: tuple(value) if key in ("opponents", "references", "seats") and isinstance(value, list) else value
             for key, value in data.items()
@@ -265,7 +267,7 @@ class TrainingRecipe:
         try:
             return cls(**values)
         except TypeError as err:
-            raise ValueError(f"TrainingRecipe.from_json: {err}") from None
+            raise InvalidValueError(f"TrainingRecipe.from_json: {err}") from None
 
 
 def _plain(value: Any) -> Any:

@@ -48,6 +48,7 @@ from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.preprocessing import is_image_space
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
+from arena.errors import InvalidValueError
 from arena.training.callbacks import EvaluationCallback, EvaluationLogCallback, OnEvaluationCallback
 from arena.training.checkpoints import FolderCheckpoints, Interrupt
 from arena.training.evaluation_games import EvaluationGames
@@ -333,7 +334,7 @@ def _vec_env(setup: RunPlan, path: str, n_envs: int, opponents: list[Any], pool:
     seats = list(recipe.seats) if recipe.seats else None
     opponent = pool if pool is not None else opponents[0]
     if recipe.team_spirit and path != "side":
-        raise ValueError(f"--team-spirit mixes a side's rewards: only the side path takes it (this run: {path})")
+        raise InvalidValueError(f"--team-spirit mixes a side's rewards: only the side path takes it (this run: {path})")
     inner: VecEnv | None = None
     if path == "env" and recipe.vec_env is not None:
         from_data = None if config.load is None else f"the recipe of {config.load}"
@@ -412,7 +413,7 @@ def _own(recipe: TrainingRecipe) -> str | None:
     if recipe.vec_env is None or (recipe.teammate is None and recipe.control == "seat"):
         return recipe.vec_env
     if recipe.path == "env":
-        raise ValueError(
+        raise InvalidValueError(
             f"--path env trains on the recipe's own vectorised env ({recipe.vec_env}), whose learner plays as its "
             "trainer says: leave out --teammate and --control team, or choose --path single"
         )

@@ -38,7 +38,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from arena.agents.base import Agent
 from arena.env import MultiAgentEnv
-from arena.errors import ArenaError
+from arena.errors import ArenaError, InvalidValueError
 from arena.interface import Interface
 from arena.registry import make_agent, make_env
 from arena.training.learner_arguments import learner_spaces, resolve_interfaces
@@ -105,17 +105,17 @@ class SideVecEnv(VecEnv):
         team_spirit: float = 0.0,
     ) -> None:
         if isinstance(team_spirit, bool) or not isinstance(team_spirit, (int, float)) or not 0 <= team_spirit <= 1:
-            raise ValueError(f"SideVecEnv: team_spirit must be a number in [0, 1], got {team_spirit!r}")
+            raise InvalidValueError(f"SideVecEnv: team_spirit must be a number in [0, 1], got {team_spirit!r}")
         self.team_spirit = float(team_spirit)
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
-            raise ValueError(f"SideVecEnv: num_games must be a positive integer, got {num_games!r}")
+            raise InvalidValueError(f"SideVecEnv: num_games must be a positive integer, got {num_games!r}")
         kwargs = dict(env_kwargs or {})
         self.games: list[MultiAgentEnv] = [make_env(env, **kwargs) for _ in range(int(num_games))]
         probe = self.games[0]
         self.pool = _as_pool(opponents)
         reasons = side_path_reasons(probe, [self.pool], interface)
         if reasons:
-            raise ValueError(f"SideVecEnv({probe}): cannot train on the side path: {'; '.join(reasons)}")
+            raise InvalidValueError(f"SideVecEnv({probe}): cannot train on the side path: {'; '.join(reasons)}")
         self.sides: list[str] = list(probe.teams or {})
         self.width = max(len(ids) for ids in (probe.teams or {}).values())
         members = [seat for ids in (probe.teams or {}).values() for seat in ids]
@@ -124,7 +124,9 @@ class SideVecEnv(VecEnv):
         self._interfaces = {seat: interfaces[members[0]] for seat in members}
         observation_space, action_space = learner_spaces(probe, members, self._interfaces)
         if not isinstance(observation_space, spaces.Box):  # members' views are stacked into one array
-            raise ValueError(f"SideVecEnv({probe}): a member's observations must be a Box, got {observation_space}")
+            raise InvalidValueError(
+                f"SideVecEnv({probe}): a member's observations must be a Box, got {observation_space}"
+            )
         self._raw_space = probe.observation_space(members[0]), probe.action_space(members[0])
         self.render_mode = None  # SB3 reads it; these games do not render
         super().__init__(len(self.games) * self.width, observation_space, action_space)
@@ -279,7 +281,7 @@ class SideVecEnv(VecEnv):
         pool = _as_pool(opponents)
         reasons = side_path_reasons(self.games[0], [pool], None)
         if reasons:
-            raise ValueError(f"{self}: {'; '.join(reasons)}")
+            raise InvalidValueError(f"{self}: {'; '.join(reasons)}")
         self.pool = pool
 
     def close(self) -> None:

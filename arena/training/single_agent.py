@@ -13,7 +13,7 @@ from gymnasium import spaces
 from arena.actions import discrete_index
 from arena.agents.base import Agent
 from arena.env import AgentID, HoldsEnv, MultiAgentEnv
-from arena.errors import AgentError, ArenaError, ResetNeeded, UnknownAgentError
+from arena.errors import AgentError, ArenaError, InvalidTypeError, InvalidValueError, ResetNeeded, UnknownAgentError
 from arena.interface import Interface
 from arena.registry import make_env
 from arena.seeding import derive_seed
@@ -124,9 +124,11 @@ class SingleAgentEnv(HoldsEnv, gymnasium.Env):
     ) -> None:
         self.env: MultiAgentEnv = make_env(env, **dict(env_kwargs or {}))
         if not isinstance(self.env, MultiAgentEnv):
-            raise TypeError(f"SingleAgentEnv: env must build an arena.MultiAgentEnv, got {type(self.env).__name__}")
+            raise InvalidTypeError(
+                f"SingleAgentEnv: env must build an arena.MultiAgentEnv, got {type(self.env).__name__}"
+            )
         if illegal_action not in _ILLEGAL_ACTION_MODES:
-            raise ValueError(
+            raise InvalidValueError(
                 f"SingleAgentEnv({self.env}): illegal_action must be one of "
                 f"{list(_ILLEGAL_ACTION_MODES)}, got {illegal_action!r}"
             )

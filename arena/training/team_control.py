@@ -15,6 +15,7 @@ from typing import Any
 
 from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
+from arena.errors import InvalidValueError
 from arena.interface import Combine, Interface
 from arena.plugins import make_interface
 from arena.registry import make_agent
@@ -39,7 +40,7 @@ def team_stack(member_interface: Interface | str | Mapping[str, Any] | None, sea
         'ConcatenateTeam(Combine(None, [Interface(), Interface()]))'
     """
     if not isinstance(seats, int) or isinstance(seats, bool) or seats < 1:
-        raise ValueError(f"team_stack: seats must be a positive integer, got {seats!r}")
+        raise InvalidValueError(f"team_stack: seats must be a positive integer, got {seats!r}")
     if isinstance(member_interface, Interface):  # interfaces hold per-seat state: a copy per seat
         members: list[Interface | None] = [copy.deepcopy(member_interface) for _ in range(seats)]
     else:

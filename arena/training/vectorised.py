@@ -19,7 +19,7 @@ from typing import Any
 from stable_baselines3.common.vec_env import VecEnv
 
 from arena.env import MultiAgentEnv
-from arena.errors import PluginError, UnknownNameError
+from arena.errors import InvalidValueError, PluginError, UnknownNameError
 from arena.interface import Interface
 from arena.registry import make_env, reading_data, resolve
 from arena.training.batched import BatchVecEnv, make_batch
@@ -78,11 +78,11 @@ def choose_path(requested: str, env: Any, algo: str, opponent: Any, interface: A
             env, opponent if isinstance(opponent, (list, tuple)) else [opponent], interface
         )
         if side_reasons:
-            raise ValueError(f"--path side cannot train this run: {'; '.join(side_reasons)}")
+            raise InvalidValueError(f"--path side cannot train this run: {'; '.join(side_reasons)}")
         return "side"
     if requested == "env" or (requested == "auto" and vec_env is not None):
         if vec_env is None:
-            raise ValueError(
+            raise InvalidValueError(
                 f"--path env cannot train this run: the recipe of {env} names no vectorised env of its own "
                 "(TrainingRecipe.vec_env is None); use --path auto, batched or single"
             )
@@ -98,7 +98,7 @@ def choose_path(requested: str, env: Any, algo: str, opponent: Any, interface: A
     if interface is not None and interface.stateful:
         reasons.append(f"the interface {interface} keeps per-episode state")
     if requested == "batched" and reasons:
-        raise ValueError(f"--path batched cannot train this run: {'; '.join(reasons)}")
+        raise InvalidValueError(f"--path batched cannot train this run: {'; '.join(reasons)}")
     if requested == "single" or reasons:
         return "single"
     return "batched"

@@ -29,7 +29,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from arena.errors import AgentFolderError
+from arena.errors import AgentFolderError, InvalidValueError
 from arena.registry import load_callable
 
 try:
@@ -95,13 +95,13 @@ def _to_json(value: Any, where: str) -> Any:
         return value
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise ValueError(f"{where} is {value!r}, which JSON cannot hold")
+            raise InvalidValueError(f"{where} is {value!r}, which JSON cannot hold")
         return value
     if isinstance(value, (list, tuple)):
         return [_to_json(item, f"{where}[{index}]") for index, item in enumerate(value)]
     if isinstance(value, Mapping) and all(isinstance(key, str) for key in value):
         return {key: _to_json(item, f"{where}[{key!r}]") for key, item in value.items()}
-    raise ValueError(f"{where} is a {type(value).__name__}, which a trained folder cannot store as JSON")
+    raise InvalidValueError(f"{where} is a {type(value).__name__}, which a trained folder cannot store as JSON")
 
 
 @lru_cache(maxsize=1)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from arena.env import MultiAgentEnv
-from arena.errors import ArenaError
+from arena.errors import ArenaError, InvalidValueError
 from envs.magent._engine import magent_game
 
 __all__ = ["MAgentBattle", "MAgentCombinedArms"]
@@ -28,14 +28,14 @@ def _check_options(
 ) -> None:
     for name, value, low, high in (("map_size", map_size, minimum, _MAX_MAP), ("max_steps", max_steps, 1, 10**9)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
-            raise ValueError(f"{where}: {name} must be an integer from {low} to {high}, got {value!r}")
+            raise InvalidValueError(f"{where}: {name} must be an integer from {low} to {high}, got {value!r}")
     for name, value in rewards.items():
         if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not np.isfinite(value):
-            raise ValueError(f"{where}: {name} must be a finite number, got {value!r}")
+            raise InvalidValueError(f"{where}: {name} must be a finite number, got {value!r}")
     if not isinstance(minimap_mode, (bool, np.bool_)):
-        raise ValueError(f"{where}: minimap_mode must be True or False, got {minimap_mode!r}")
+        raise InvalidValueError(f"{where}: minimap_mode must be True or False, got {minimap_mode!r}")
     if render_mode not in (None, "rgb_array"):
-        raise ValueError(f"{where}: render_mode must be None or 'rgb_array', got {render_mode!r}")
+        raise InvalidValueError(f"{where}: render_mode must be None or 'rgb_array', got {render_mode!r}")
 
 
 class MAgentBattle(MultiAgentEnv):

@@ -8,7 +8,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.agents.base import Agent
-from arena.errors import SpaceMismatchError
+from arena.errors import InvalidValueError, SpaceMismatchError
 from arena.seeding import SplitMix64, derive_seed
 from envs.pommerman._jit import compile_once
 from envs.pommerman._simple import RECENT, decide, decide_batch
@@ -148,7 +148,9 @@ class PommermanSimpleBatch:
             seats = self._all
         seats = np.asarray(seats, dtype=np.bool_)
         if seats.shape != self._all.shape:
-            raise ValueError(f"{self}: seats must be a bool mask of shape {self._all.shape}, got shape {seats.shape}")
+            raise InvalidValueError(
+                f"{self}: seats must be a bool mask of shape {self._all.shape}, got shape {seats.shape}"
+            )
         decide_batch(
             batch._boards,
             batch._bombs,

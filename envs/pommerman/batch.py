@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.errors import InvalidActionError, ResetNeeded
+from arena.errors import InvalidActionError, InvalidValueError, ResetNeeded
 from arena.seeding import game_seeds
 from envs.pommerman import batch_core
 from envs.pommerman._jit import compile_once
@@ -98,9 +98,9 @@ class PommermanBatch:
         max_steps: int = 800,
     ) -> None:
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or not 1 <= num_games <= 2**20:
-            raise ValueError(f"PommermanBatch: num_games must be an integer in 1..{2**20}, got {num_games!r}")
+            raise InvalidValueError(f"PommermanBatch: num_games must be an integer in 1..{2**20}, got {num_games!r}")
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 256:
-            raise ValueError(f"PommermanBatch: threads must be an integer in 1..256, got {threads!r}")
+            raise InvalidValueError(f"PommermanBatch: threads must be an integer in 1..256, got {threads!r}")
         self.template = PommermanRules(mode, max_steps)  # checks the options
         compile_once(
             batch_core.batch_step if threads == 1 else batch_core.batch_step_parallel,
@@ -289,7 +289,7 @@ class PommermanBatch:
     # ------------------------------------------------------------------- states
     def _game(self, game: Any) -> int:
         if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or not 0 <= game < self.num_games:
-            raise ValueError(f"{self}: game must be an integer in 0..{self.num_games - 1}, got {game!r}")
+            raise InvalidValueError(f"{self}: game must be an integer in 0..{self.num_games - 1}, got {game!r}")
         return int(game)
 
     def load_state(self, game: int, state: Mapping[str, Any]) -> np.ndarray:

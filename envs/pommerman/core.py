@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from arena.errors import InvalidValueError
 from envs.pommerman._jit import njit, njit_inline
 
 __all__ = [
@@ -561,7 +562,7 @@ def step(board, items, flames, agents, bombs, counts, actions, max_blast) -> int
     """
     for grid in (board, items, flames):
         if grid.shape != (SIZE, SIZE) or not grid.flags.c_contiguous:
-            raise ValueError(f"step: grids must be C-contiguous ({SIZE}, {SIZE}) arrays, got shape {grid.shape}")
+            raise InvalidValueError(f"step: grids must be C-contiguous ({SIZE}, {SIZE}) arrays, got shape {grid.shape}")
     cells = SIZE * SIZE
     return step_into(
         board.reshape(cells),

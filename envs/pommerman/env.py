@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from arena.env import LegendEntry, MultiAgentEnv
+from arena.errors import InvalidValueError
 from envs.pommerman import core, render
 from envs.pommerman._jit import compile_once
 from envs.pommerman.batch import PommermanBatch
@@ -96,13 +97,15 @@ class Pommerman(MultiAgentEnv):
     ) -> None:
         rules = PommermanRules(mode, max_steps)  # checks the mode and the limit
         if render_mode not in (None, "ansi", "rgb_array"):
-            raise ValueError(f"Pommerman: render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
+            raise InvalidValueError(f"Pommerman: render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
         if (
             isinstance(cell_pixels, bool)
             or not isinstance(cell_pixels, (int, np.integer))
             or not 2 <= cell_pixels <= MAX_CELL_PIXELS
         ):
-            raise ValueError(f"Pommerman: cell_pixels must be an integer in 2..{MAX_CELL_PIXELS}, got {cell_pixels!r}")
+            raise InvalidValueError(
+                f"Pommerman: cell_pixels must be an integer in 2..{MAX_CELL_PIXELS}, got {cell_pixels!r}"
+            )
         compile_once(advance, "the Pommerman rules", lambda: _warm_up(mode), expect="about half a minute on two cores")
         self.mode = mode
         self.max_steps = rules.max_steps

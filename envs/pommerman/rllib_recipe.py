@@ -70,6 +70,8 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 from ray.tune.registry import register_env
 
+from arena.errors import InvalidValueError
+
 __all__ = [
     "ENV_NAME",
     "OPPONENTS",
@@ -166,7 +168,7 @@ def team_env(config: Mapping[str, Any] | None = None) -> ArenaToRLlib:
     options = dict(config or {})
     opponent = options.pop("opponent", "pommerman_simple")
     if opponent not in OPPONENTS:
-        raise ValueError(f"team_env: opponent must be one of {list(OPPONENTS)}, got {opponent!r}")
+        raise InvalidValueError(f"team_env: opponent must be one of {list(OPPONENTS)}, got {opponent!r}")
     max_steps = int(options.pop("max_steps", 800))
     options.pop("mode", None)  # always the team game
     env: MultiAgentEnv = make_env("pommerman", mode="team", max_steps=max_steps, **options)
@@ -308,7 +310,7 @@ def team_rllib_config(
         ValueError: an unknown ``opponent``.
     """
     if opponent not in OPPONENTS:
-        raise ValueError(f"team_rllib_config: opponent must be one of {list(OPPONENTS)}, got {opponent!r}")
+        raise InvalidValueError(f"team_rllib_config: opponent must be one of {list(OPPONENTS)}, got {opponent!r}")
     env_config = {**dict(env_options or {}), "opponent": opponent, "max_steps": int(max_steps)}
     register_env(ENV_NAME, team_env)
     mapping = multi_agent_config(team_env(env_config), "teams")  # team_0 (and team_1 in self-play)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
+from arena.errors import InvalidValueError
+
 __all__ = ["MODES", "MAX_STEPS", "PommermanRules"]
 
 MODES = ("ffa", "team", "radio")
@@ -36,13 +38,13 @@ class PommermanRules:
 
     def __init__(self, mode: str = "ffa", max_steps: int = 800) -> None:
         if mode not in MODES:
-            raise ValueError(f"Pommerman: mode must be one of {list(MODES)}, got {mode!r}")
+            raise InvalidValueError(f"Pommerman: mode must be one of {list(MODES)}, got {mode!r}")
         if (
             isinstance(max_steps, bool)
             or not isinstance(max_steps, (int, np.integer))
             or not 1 <= max_steps <= MAX_STEPS
         ):
-            raise ValueError(f"Pommerman: max_steps must be an integer in 1..{MAX_STEPS}, got {max_steps!r}")
+            raise InvalidValueError(f"Pommerman: max_steps must be an integer in 1..{MAX_STEPS}, got {max_steps!r}")
         self.mode = mode
         self.max_steps = int(max_steps)
         self.partial = mode != "ffa"  # team modes fog the far side of the board

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from arena.errors import InvalidValueError
 from envs.pommerman.core import BOMB_CAP, SIZE
 
 __all__ = ["State", "decode_state", "encode_state", "packed_state", "PACKED_BYTES", "PACKED_LAYOUT"]
@@ -81,10 +82,10 @@ def packed_state(source: State | None = None) -> tuple[State, np.ndarray]:
 
 def _cell(value: Any, what: str) -> tuple[int, int]:
     if not isinstance(value, (list, tuple)) or len(value) != 2:
-        raise ValueError(f"Pommerman.load_state: {what} must be [row, col], got {value!r}")
+        raise InvalidValueError(f"Pommerman.load_state: {what} must be [row, col], got {value!r}")
     r, c = int(value[0]), int(value[1])
     if not (0 <= r < SIZE and 0 <= c < SIZE):
-        raise ValueError(f"Pommerman.load_state: {what} {value!r} is off the {SIZE}x{SIZE} board")
+        raise InvalidValueError(f"Pommerman.load_state: {what} {value!r} is off the {SIZE}x{SIZE} board")
     return r, c
 
 
@@ -92,7 +93,7 @@ def _small(value: Any, what: str, low: int = 0, high: int = 127) -> int:
     """An int in ``low..high`` (the compact state keeps counts in one byte)."""
     number = int(value)
     if not low <= number <= high:
-        raise ValueError(f"Pommerman.load_state: {what} must lie in {low}..{high}, got {value!r}")
+        raise InvalidValueError(f"Pommerman.load_state: {what} must lie in {low}..{high}, got {value!r}")
     return number
 
 
@@ -100,7 +101,7 @@ def _field(record: Mapping[str, Any], key: str, what: str) -> Any:
     try:
         return record[key]
     except (KeyError, TypeError):
-        raise ValueError(f"Pommerman.load_state: {what} has no {key!r} field (got {record!r})") from None
+        raise InvalidValueError(f"Pommerman.load_state: {what} has no {key!r} field (got {record!r})") from None
 
 
 def decode_state(data: Mapping[str, Any], radio: bool) -> State:
@@ -110,15 +111,17 @@ def decode_state(data: Mapping[str, Any], radio: bool) -> State:
         ValueError: a field is missing or out of range; the text names it.
     """
     if not isinstance(data, Mapping):
-        raise ValueError(f"Pommerman.load_state: expected a state dict, got {type(data).__name__}")
+        raise InvalidValueError(f"Pommerman.load_state: expected a state dict, got {type(data).__name__}")
     state = State()
     board = np.asarray(_field(data, "board", "the state"))
     if board.shape != (SIZE, SIZE) or board.dtype.kind not in "iu" or board.min() < 0 or board.max() > 13:
-        raise ValueError(f"Pommerman.load_state: board must be {SIZE}x{SIZE} cell codes 0-13, got shape {board.shape}")
+        raise InvalidValueError(
+            f"Pommerman.load_state: board must be {SIZE}x{SIZE} cell codes 0-13, got shape {board.shape}"
+        )
     state.board[:] = board
     agents = _field(data, "agents", "the state")
     if len(agents) != 4:
-        raise ValueError(f"Pommerman.load_state: agents must list 4 agents, got {len(agents)}")
+        raise InvalidValueError(f"Pommerman.load_state: agents must list 4 agents, got {len(agents)}")
     for i, agent in enumerate(agents):
         what = f"agent {i}"
         r, c = _cell(_field(agent, "position", what), f"{what} position")
@@ -132,13 +135,13 @@ def decode_state(data: Mapping[str, Any], radio: bool) -> State:
         )
     bombs = _field(data, "bombs", "the state")
     if len(bombs) > BOMB_CAP:
-        raise ValueError(f"Pommerman.load_state: at most {BOMB_CAP} bombs, got {len(bombs)}")
+        raise InvalidValueError(f"Pommerman.load_state: at most {BOMB_CAP} bombs, got {len(bombs)}")
     for i, bomb in enumerate(bombs):
         what = f"bomb {i}"
         r, c = _cell(_field(bomb, "position", what), f"{what} position")
         bomber = int(_field(bomb, "bomber_id", what))
         if not 0 <= bomber < 4:
-            raise ValueError(f"Pommerman.load_state: {what} bomber_id must be 0-3, got {bomber}")
+            raise InvalidValueError(f"Pommerman.load_state: {what} bomber_id must be 0-3, got {bomber}")
         direction = _field(bomb, "moving_direction", what)
         state.bombs[i] = (
             r,
@@ -152,7 +155,7 @@ def decode_state(data: Mapping[str, Any], radio: bool) -> State:
         r, c = _cell(_field(flame, "position", f"flame {i}"), f"flame {i} position")
         bit = 1 << _small(_field(flame, "life", f"flame {i}"), f"flame {i} life", 0, 7)
         if state.flames[r, c] & bit:
-            raise ValueError(f"Pommerman.load_state: two flames with the same life on cell {[r, c]}")
+            raise InvalidValueError(f"Pommerman.load_state: two flames with the same life on cell {[r, c]}")
         state.flames[r, c] |= bit
     state.counts[:] = (len(bombs), np.count_nonzero(state.flames))
     for entry in _field(data, "items", "the state"):

@@ -50,6 +50,8 @@ from interfaces.pommerman_shaping import (
 require_sb3()
 from stable_baselines3.common.vec_env import VecEnvWrapper  # noqa: E402
 
+from arena.errors import InvalidValueError
+
 __all__ = ["PommermanTeamTraining", "BatchTrainerSettings", "batch_trainer_settings", "team_vec_env"]
 
 #: The options of ``envs.make("pommerman", ...)`` that the batch honours (the others only draw).
@@ -90,7 +92,7 @@ def batch_trainer_settings(interface: Interface | None) -> BatchTrainerSettings:
         (True, True, 0.0)
     """
     if not isinstance(interface, PommermanBatchPlanes):
-        raise ValueError(
+        raise InvalidValueError(
             f"the batched Pommerman team trainer needs a stack topped by pommerman_batch_planes (the batch's "
             f"planes are the model's observations), got {interface} (--path single trains any stack one game at a time)"
         )
@@ -103,7 +105,7 @@ def batch_trainer_settings(interface: Interface | None) -> BatchTrainerSettings:
         elif isinstance(level, PommermanEnemyDownBonus):
             enemy_down += level.bonus
         else:
-            raise ValueError(
+            raise InvalidValueError(
                 f"the batched Pommerman team trainer runs pommerman_safe_moves, pommerman_pickup_bonus and "
                 f"pommerman_enemy_down_bonus under pommerman_batch_planes; it cannot run {level} of {interface} "
                 "(--path single trains any stack one game at a time)"
@@ -166,7 +168,7 @@ class PommermanTeamTraining(VecEnvWrapper):
         self.interface = interface
         self.settings = batch_trainer_settings(interface)
         if self.settings.ego != venv.batch.ego or self.settings.max_steps != venv.batch.max_steps:
-            raise ValueError(
+            raise InvalidValueError(
                 f"{interface} reads views with ego={self.settings.ego}, max_steps={self.settings.max_steps}; the batch "
                 f"gives ego={venv.batch.ego}, max_steps={venv.batch.max_steps}"
             )
@@ -190,7 +192,7 @@ class PommermanTeamTraining(VecEnvWrapper):
             if entry is None or entry[0] is not agent:
                 player = _batch_player(agent, self.settings.ego)
                 if player is None:
-                    raise ValueError(
+                    raise InvalidValueError(
                         f"the batched Pommerman team trainer cannot play {agent} on the batch: its opponents are "
                         "pommerman_simple, random, or agents behind pommerman_batch_planes with the learner's "
                         f"ego={self.settings.ego} (self-play snapshots, trained folders)"
@@ -280,18 +282,22 @@ def team_vec_env(
         ...              interface=build_interface("pommerman_batch_planes(ego=true)"))
         Traceback (most recent call last):
         ...
-        ValueError: pommerman_team trains Pommerman's team mode: give --env-options '{"mode": "team"}', got mode 'ffa'
+        arena.errors.InvalidValueError: pommerman_team trains Pommerman's team mode: give --env-options '{"mode": "team"}', got mode 'ffa'
     """
     if env != "pommerman":
-        raise ValueError(f"pommerman_team trains the pommerman env, got {env!r}")
+        raise InvalidValueError(f"pommerman_team trains the pommerman env, got {env!r}")
     options = dict(env_options)
     mode = options.get("mode", "ffa")
     if mode != "team":
         team = '{"mode": "team"}'
-        raise ValueError(f"pommerman_team trains Pommerman's team mode: give --env-options '{team}', got mode {mode!r}")
+        raise InvalidValueError(
+            f"pommerman_team trains Pommerman's team mode: give --env-options '{team}', got mode {mode!r}"
+        )
     unknown = sorted(set(options) - set(_GAME_OPTIONS) - set(_DRAWING_OPTIONS))
     if unknown:
-        raise ValueError(f"pommerman_team: the batch takes the options {', '.join(_GAME_OPTIONS)}, got {unknown}")
+        raise InvalidValueError(
+            f"pommerman_team: the batch takes the options {', '.join(_GAME_OPTIONS)}, got {unknown}"
+        )
     settings = batch_trainer_settings(interface)
     max_steps = int(options.get("max_steps", 800))
     venv = PommermanVecEnv(num_games, "team", seats="team", ego=settings.ego, max_steps=max_steps)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.errors import ArenaError, ResetNeeded
+from arena.errors import ArenaError, InvalidValueError, ResetNeeded
 from arena.training.in_process import InProcessVecEnv
 from arena.training.pool import DrawnPlayers
 from envs.pommerman.agents import PommermanSimpleBatch
@@ -82,7 +82,7 @@ class PommermanVecEnv(InProcessVecEnv):
         max_steps: int = 800,
     ) -> None:
         if mode in _SEATS and seats not in _SEATS[mode]:
-            raise ValueError(
+            raise InvalidValueError(
                 f"PommermanVecEnv: seats must be one of {sorted(_SEATS[mode])} in mode {mode!r}, got {seats!r}"
             )
         self.opponents = _players(opponents)
@@ -229,10 +229,10 @@ def _players(opponents: Any) -> list[Any]:
     listed = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents]
     for player in listed:
         if not ((isinstance(player, str) and player in ("simple", "random")) or callable(player)):
-            raise ValueError(
+            raise InvalidValueError(
                 f"PommermanVecEnv: opponents must be 'simple', 'random' or a callable from views to moves "
                 f"(or a non-empty list of them), got {player!r}"
             )
     if not listed:
-        raise ValueError("PommermanVecEnv: opponents must name at least one player, got an empty list")
+        raise InvalidValueError("PommermanVecEnv: opponents must name at least one player, got an empty list")
     return listed

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.errors import InvalidActionError, ResetNeeded
+from arena.errors import InvalidActionError, InvalidTypeError, InvalidValueError, ResetNeeded
 from arena.seeding import game_seeds
 from envs.snake import core
 from envs.snake.core import BODY, EMPTY, FRUIT, HEAD, TAIL, WALL
@@ -61,9 +61,9 @@ class SnakeBatch:
 
     def __init__(self, num_games: int, *, copy: bool = True, **options: Any) -> None:
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
-            raise ValueError(f"SnakeBatch: num_games must be a positive integer, got {num_games!r}")
+            raise InvalidValueError(f"SnakeBatch: num_games must be a positive integer, got {num_games!r}")
         if "render_mode" in options:
-            raise TypeError("SnakeBatch: render_mode is not an option of a batch; render a Snake instead")
+            raise InvalidTypeError("SnakeBatch: render_mode is not an option of a batch; render a Snake instead")
         self.template = SnakeRules(**options)  # validates the options and holds the spaces
         t = self.template
         self.num_games, self.num_snakes, self.copy = int(num_games), t.num_snakes, bool(copy)

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from arena.errors import InvalidValueError
 from arena.seeding import GOLDEN, mix64
 
 __all__ = [
@@ -122,7 +123,7 @@ def check_rewards(rewards: Any, where: str) -> dict[str, float]:
         return dict(DEFAULT_REWARDS)
     if not hasattr(rewards, "keys") or set(rewards.keys()) != set(DEFAULT_REWARDS):
         got = sorted(rewards.keys()) if hasattr(rewards, "keys") else type(rewards).__name__
-        raise ValueError(f"{where}: reward_dict must have exactly the keys {sorted(DEFAULT_REWARDS)}, got {got}")
+        raise InvalidValueError(f"{where}: reward_dict must have exactly the keys {sorted(DEFAULT_REWARDS)}, got {got}")
     table = {}
     for key in DEFAULT_REWARDS:
         value = rewards[key]
@@ -131,7 +132,7 @@ def check_rewards(rewards: Any, where: str) -> dict[str, float]:
             or not isinstance(value, (int, float, np.integer, np.floating))
             or not np.isfinite(value)
         ):
-            raise ValueError(f"{where}: reward_dict[{key!r}] must be a finite number, got {value!r}")
+            raise InvalidValueError(f"{where}: reward_dict[{key!r}] must be a finite number, got {value!r}")
         table[key] = float(value)
     return table
 
@@ -139,7 +140,7 @@ def check_rewards(rewards: Any, where: str) -> dict[str, float]:
 def _board_side(where: str, name: str, value: Any) -> int:
     """``value`` as a board's height or width: an integer of at least 3."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 3:
-        raise ValueError(f"{where}: {name} must be an integer of at least 3, got {value!r}")
+        raise InvalidValueError(f"{where}: {name} must be an integer of at least 3, got {value!r}")
     return int(value)
 
 
@@ -162,7 +163,7 @@ def parse_walls(
         return grid
     if isinstance(walls, (list, tuple)) and walls and all(isinstance(row, str) for row in walls):
         if len({len(row) for row in walls}) != 1 or any(set(row) - {"#", "."} for row in walls):
-            raise ValueError(
+            raise InvalidValueError(
                 f"{where}: a wall map given as strings needs rows of equal length "
                 f"made of '#' (wall) and '.' (free), got {list(walls)!r}"
             )
@@ -170,14 +171,14 @@ def parse_walls(
     else:
         grid = np.asarray(walls)
         if grid.ndim != 2 or grid.dtype.kind not in "biu" or not np.isin(grid, (0, 1)).all():
-            raise ValueError(
+            raise InvalidValueError(
                 f"{where}: walls must be a 2-D array of 0/1 (or bools) or a list of "
                 f"'#'/'.' strings, got {type(walls).__name__} with shape {grid.shape}"
             )
         grid = grid.astype(bool)
     for name, value, size in (("height", height, grid.shape[0]), ("width", width, grid.shape[1])):
         if value is not None and value != size:
-            raise ValueError(f"{where}: {name}={value!r} disagrees with the wall map's {name} {size}")
+            raise InvalidValueError(f"{where}: {name}={value!r} disagrees with the wall map's {name} {size}")
     check_cells(grid.shape[0], grid.shape[1], where, max_cells)
     return grid
 
@@ -185,7 +186,7 @@ def parse_walls(
 def check_cells(height: int, width: int, where: str, max_cells: int | None) -> None:
     """Refuse a board of more than ``max_cells`` cells (``None``: any size)."""
     if max_cells is not None and height * width > max_cells:
-        raise ValueError(
+        raise InvalidValueError(
             f"{where}: the board must have at most {max_cells} cells, got {height} x {width} = {height * width}"
         )
 
@@ -260,7 +261,7 @@ def spawn(keys: np.ndarray, walls: np.ndarray, num_snakes: int, length: int) -> 
     size = hp * wp
     free_cells = np.flatnonzero(~walls.reshape(-1))
     if len(free_cells) == 0:
-        raise ValueError("snake: the map has no free cell")
+        raise InvalidValueError("snake: the map has no free cell")
     blocked = np.broadcast_to(walls.reshape(-1), (games, size)).copy()
     cells = np.zeros((games, num_snakes, length), dtype=np.int64)
     headings = np.zeros((games, num_snakes), dtype=np.int64)
@@ -300,7 +301,7 @@ def spawn(keys: np.ndarray, walls: np.ndarray, num_snakes: int, length: int) -> 
             blocked[done, ahead[ok]] = True
             pending = pending[~ok]
         if len(pending):
-            raise ValueError(f"snake: no room to place {num_snakes} snakes of length {length} on this map")
+            raise InvalidValueError(f"snake: no room to place {num_snakes} snakes of length {length} on this map")
     return cells, headings
 
 
@@ -385,12 +386,12 @@ def parse_positions(snakes: Sequence[Sequence[tuple[int, int]]], where: str) -> 
         for cell in cells:
             values = tuple(int(v) for v in cell)
             if len(values) != 2:
-                raise ValueError(f"{where}: snake {index}: a cell is (row, col), got {cell!r}")
+                raise InvalidValueError(f"{where}: snake {index}: a cell is (row, col), got {cell!r}")
             pairs.append((values[0], values[1]))
         if len(pairs) < 2:
-            raise ValueError(f"{where}: snake {index} needs at least 2 cells (head first), got {pairs}")
+            raise InvalidValueError(f"{where}: snake {index} needs at least 2 cells (head first), got {pairs}")
         for a, b in zip(pairs, pairs[1:]):
             if abs(a[0] - b[0]) + abs(a[1] - b[1]) != 1:
-                raise ValueError(f"{where}: cells {a} and {b} of snake {index} are not neighbours")
+                raise InvalidValueError(f"{where}: cells {a} and {b} of snake {index} are not neighbours")
         result.append(pairs)
     return result

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from arena.env import MultiAgentEnv
-from arena.errors import ResetNeeded
+from arena.errors import InvalidValueError, ResetNeeded
 from envs.snake import core
 from envs.snake.batched import SnakeBatch
 from envs.snake.core import EMPTY, FRUIT, HEAD, TAIL, WALL
@@ -95,7 +95,7 @@ class Snake(SnakeRules, MultiAgentEnv):
         super().__init__(**options)
         self._batch_options = options
         if render_mode not in (None, "ansi", "rgb_array"):
-            raise ValueError(
+            raise InvalidValueError(
                 f"{type(self).__name__}: render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}"
             )
         self.render_mode = render_mode
@@ -190,13 +190,13 @@ class Snake(SnakeRules, MultiAgentEnv):
         """
         where = f"{self}.place"
         if len(snakes) != self.num_snakes:
-            raise ValueError(f"{where}: expected {self.num_snakes} snakes (or None), got {len(snakes)}")
+            raise InvalidValueError(f"{where}: expected {self.num_snakes} snakes (or None), got {len(snakes)}")
         given = core.parse_positions([s for s in snakes if s is not None], where)
         taken: set[tuple[int, ...]] = set()
         for cell in [c for s in given for c in s] + [tuple(f) for f in fruits]:
             r, c = cell
             if not (0 <= r < self.height and 0 <= c < self.width) or self.walls[r, c] or cell in taken:
-                raise ValueError(f"{where}: cell {cell} is outside the map, on a wall or taken twice")
+                raise InvalidValueError(f"{where}: cell {cell} is outside the map, on a wall or taken twice")
             taken.add(cell)
         self.reset(seed=seed)
         pad, wp = self._pad, self._wp

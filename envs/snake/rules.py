@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from arena.errors import InvalidValueError
 from envs.snake import core
 from envs.snake.core import BODY, EMPTY, HEAD, TAIL, WALL
 
@@ -24,7 +25,7 @@ MAX_CELLS = 512 * 512
 
 def _positive_int(value: Any, name: str, where: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{where}: {name} must be an integer of at least {minimum}, got {value!r}")
+        raise InvalidValueError(f"{where}: {name} must be an integer of at least {minimum}, got {value!r}")
     return int(value)
 
 
@@ -70,7 +71,7 @@ class SnakeRules:
         self.height, self.width = self.walls.shape
         self.num_snakes = _positive_int(num_snakes, "num_snakes", where)
         if self.num_snakes > core.MAX_SNAKES:
-            raise ValueError(f"{where}: num_snakes must be at most {core.MAX_SNAKES}, got {num_snakes!r}")
+            raise InvalidValueError(f"{where}: num_snakes must be at most {core.MAX_SNAKES}, got {num_snakes!r}")
         self.snake_length = _positive_int(snake_length, "snake_length", where, minimum=2)
         if vision_range is not None:
             vision_range = _positive_int(vision_range, "vision_range", where)
@@ -87,14 +88,14 @@ class SnakeRules:
         free = int((~self.walls).sum())
         needed = self.num_snakes * (self.snake_length + 1) + self.num_fruits
         if needed > free:
-            raise ValueError(
+            raise InvalidValueError(
                 f"{where}: {self.num_snakes} snakes of length {self.snake_length} (each with a free "
                 f"cell ahead) and {self.num_fruits} fruits need {needed} free cells; the "
                 f"{self.height} x {self.width} map has {free}"
             )
         self.on_value = _positive_int(on_value, "on_value", where)
         if self.on_value > 255:
-            raise ValueError(f"{where}: on_value must be at most 255, got {on_value!r}")
+            raise InvalidValueError(f"{where}: on_value must be at most 255, got {on_value!r}")
         self.cell_pixels = _positive_int(cell_pixels, "cell_pixels", where)
 
         self.possible_agents = [f"snake_{i}" for i in range(self.num_snakes)]

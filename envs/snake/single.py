@@ -6,6 +6,7 @@ from typing import Any
 
 import gymnasium
 
+from arena.errors import InvalidValueError
 from envs.snake import core
 from envs.snake.env import Snake
 
@@ -32,7 +33,7 @@ class SingleSnake(gymnasium.Env):
 
     def __init__(self, render_mode: str | None = None, **options: Any) -> None:
         if options.get("num_snakes", 1) != 1:
-            raise ValueError(f"SingleSnake: num_snakes must be 1, got {options['num_snakes']!r}")
+            raise InvalidValueError(f"SingleSnake: num_snakes must be 1, got {options['num_snakes']!r}")
         options["num_snakes"] = 1
         self.game = Snake(render_mode=render_mode, **options)
         self.render_mode = render_mode

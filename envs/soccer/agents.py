@@ -9,7 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.agents.base import Agent
-from arena.errors import SpaceMismatchError
+from arena.errors import InvalidValueError, SpaceMismatchError
 
 __all__ = ["SoccerChaserAgent"]
 
@@ -76,11 +76,13 @@ class SoccerChaserAgent(Agent):
             ("near_speed", near_speed),
         ):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise ValueError(f"SoccerChaserAgent: {name} must be a positive number, got {value!r}")
+                raise InvalidValueError(f"SoccerChaserAgent: {name} must be a positive number, got {value!r}")
         self.behind, self.steer_gain, self.kick_range = float(behind), float(steer_gain), float(kick_range)
         self.push_speed, self.near_speed = float(push_speed), float(near_speed)
         if isinstance(steer_damping, bool) or not isinstance(steer_damping, (int, float)) or not steer_damping >= 0:
-            raise ValueError(f"SoccerChaserAgent: steer_damping must be a non-negative number, got {steer_damping!r}")
+            raise InvalidValueError(
+                f"SoccerChaserAgent: steer_damping must be a non-negative number, got {steer_damping!r}"
+            )
         self.steer_damping = float(steer_damping)
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:

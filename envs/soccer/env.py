@@ -9,7 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.env import MultiAgentEnv
-from arena.errors import ArenaError
+from arena.errors import ArenaError, InvalidValueError
 from envs.soccer._dm import WALKERS, load_dm_soccer
 
 __all__ = ["Soccer", "ACTION_NAMES"]
@@ -25,7 +25,9 @@ _MIN_RENDER_HEIGHT, _MAX_RENDER_HEIGHT = 48, 2160  # pictures are 4/3 as wide: u
 def _check_number(where: str, name: str, value: Any, *, integer: bool = False) -> None:
     kinds = (int, np.integer) if integer else (int, float, np.integer, np.floating)
     if isinstance(value, bool) or not isinstance(value, kinds) or not value > 0 or not np.isfinite(value):
-        raise ValueError(f"{where}: {name} must be a positive {'integer' if integer else 'number'}, got {value!r}")
+        raise InvalidValueError(
+            f"{where}: {name} must be a positive {'integer' if integer else 'number'}, got {value!r}"
+        )
 
 
 class Soccer(MultiAgentEnv):
@@ -121,22 +123,22 @@ class Soccer(MultiAgentEnv):
         where = "Soccer"
         _check_number(where, "team_size", team_size, integer=True)
         if team_size > _MAX_TEAM_SIZE:
-            raise ValueError(f"{where}: team_size must be 1 to {_MAX_TEAM_SIZE}, got {team_size!r}")
+            raise InvalidValueError(f"{where}: team_size must be 1 to {_MAX_TEAM_SIZE}, got {team_size!r}")
         _check_number(where, "time_limit", time_limit)
         if walker not in WALKERS:
-            raise ValueError(f"{where}: walker must be one of {sorted(WALKERS)}, got {walker!r}")
+            raise InvalidValueError(f"{where}: walker must be one of {sorted(WALKERS)}, got {walker!r}")
         for name, value in (
             ("terminate_on_goal", terminate_on_goal),
             ("disable_walker_contacts", disable_walker_contacts),
             ("field_box", field_box),
         ):
             if not isinstance(value, (bool, np.bool_)):
-                raise ValueError(f"{where}: {name} must be True or False, got {value!r}")
+                raise InvalidValueError(f"{where}: {name} must be True or False, got {value!r}")
         if render_mode not in (None, "rgb_array", "camera"):
-            raise ValueError(f"{where}: render_mode must be None, 'rgb_array' or 'camera', got {render_mode!r}")
+            raise InvalidValueError(f"{where}: render_mode must be None, 'rgb_array' or 'camera', got {render_mode!r}")
         _check_number(where, "render_height", render_height, integer=True)
         if not _MIN_RENDER_HEIGHT <= render_height <= _MAX_RENDER_HEIGHT:  # checked before any picture is allocated
-            raise ValueError(
+            raise InvalidValueError(
                 f"{where}: render_height must be {_MIN_RENDER_HEIGHT} to {_MAX_RENDER_HEIGHT} pixels, "
                 f"got {render_height!r}"
             )

@@ -9,7 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.agents.base import Agent
-from arena.errors import SpaceMismatchError
+from arena.errors import InvalidValueError, SpaceMismatchError
 
 __all__ = ["VizdoomAimAgent"]
 
@@ -84,17 +84,17 @@ class VizdoomAimAgent(Agent):
         move: bool = True,
     ) -> None:
         if not 0 < tolerance < 0.5:
-            raise ValueError(f"VizdoomAimAgent: tolerance must lie in (0, 0.5), got {tolerance!r}")
+            raise InvalidValueError(f"VizdoomAimAgent: tolerance must lie in (0, 0.5), got {tolerance!r}")
         if isinstance(sweep, bool) or not isinstance(sweep, int) or not 0 <= sweep <= 8:
-            raise ValueError(f"VizdoomAimAgent: sweep must be an integer in 0..8, got {sweep!r}")
+            raise InvalidValueError(f"VizdoomAimAgent: sweep must be an integer in 0..8, got {sweep!r}")
         if not 0 < close <= 1:
-            raise ValueError(f"VizdoomAimAgent: close must lie in (0, 1], got {close!r}")
+            raise InvalidValueError(f"VizdoomAimAgent: close must lie in (0, 1], got {close!r}")
         if not 0 < heading < 1:
-            raise ValueError(f"VizdoomAimAgent: heading must lie in (0, 1), got {heading!r}")
+            raise InvalidValueError(f"VizdoomAimAgent: heading must lie in (0, 1), got {heading!r}")
         if isinstance(cadence, bool) or not isinstance(cadence, int) or cadence < 1:
-            raise ValueError(f"VizdoomAimAgent: cadence must be an integer >= 1, got {cadence!r}")
+            raise InvalidValueError(f"VizdoomAimAgent: cadence must be an integer >= 1, got {cadence!r}")
         if isinstance(hold, bool) or not isinstance(hold, int) or hold < 0:
-            raise ValueError(f"VizdoomAimAgent: hold must be an integer >= 0, got {hold!r}")
+            raise InvalidValueError(f"VizdoomAimAgent: hold must be an integer >= 0, got {hold!r}")
         self.tolerance, self.sweep, self.close, self.heading = float(tolerance), sweep, float(close), float(heading)
         self.cadence, self.hold, self.move = cadence, hold, bool(move)
         self._quiet_until = hold  # the clock until which it holds fire

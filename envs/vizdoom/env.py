@@ -11,7 +11,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.env import AgentID, MultiAgentEnv, StepResult
-from arena.errors import EngineError, ResetNeeded
+from arena.errors import EngineError, InvalidTypeError, InvalidValueError, ResetNeeded
 from envs.vizdoom.engines import EngineGroup, free_port, import_vizdoom
 
 __all__ = ["VizdoomDeathmatch", "BUTTONS", "SCENARIOS", "SCENARIO_STARTS", "TICRATE"]
@@ -75,7 +75,7 @@ def _positive_int(where: str, name: str, value: Any, low: int = 1, high: int | N
         or (high is not None and value > high)
     ):
         bounds = f"an integer in {low}..{high}" if high is not None else f"an integer >= {low}"
-        raise ValueError(f"{where}: {name} must be {bounds}, got {value!r}")
+        raise InvalidValueError(f"{where}: {name} must be {bounds}, got {value!r}")
     return int(value)
 
 
@@ -203,33 +203,35 @@ class VizdoomDeathmatch(MultiAgentEnv):
             or not isinstance(time_limit, (int, float))
             or not (math.isfinite(time_limit) and time_limit > 0)
         ):
-            raise ValueError(f"{where}: time_limit must be a positive number of seconds, got {time_limit!r}")
+            raise InvalidValueError(f"{where}: time_limit must be a positive number of seconds, got {time_limit!r}")
         self.time_limit = float(time_limit)
         if scenario not in SCENARIOS and not (isinstance(scenario, str) and scenario.endswith(".wad")):
-            raise ValueError(
+            raise InvalidValueError(
                 f"{where}: scenario must be one of {sorted(SCENARIOS)} or a path to a .wad file, got {scenario!r}"
             )
         if scenario in SCENARIO_STARTS and self.players + self.bots > SCENARIO_STARTS[scenario]:
-            raise ValueError(
+            raise InvalidValueError(
                 f"{where}: the {scenario!r} map has {SCENARIO_STARTS[scenario]} deathmatch starts, "
                 f"too few for {self.players} players and {self.bots} bots"
             )
         self.scenario = scenario
         size = resolution.lower().split("x") if isinstance(resolution, str) else ()
         if len(size) != 2 or not all(part.isdigit() for part in size):
-            raise ValueError(f"{where}: resolution must be 'WIDTHxHEIGHT' such as '160x120', got {resolution!r}")
+            raise InvalidValueError(f"{where}: resolution must be 'WIDTHxHEIGHT' such as '160x120', got {resolution!r}")
         self.resolution = f"{int(size[0])}x{int(size[1])}"
         if self.resolution not in RESOLUTIONS:
-            raise ValueError(
+            raise InvalidValueError(
                 f"{where}: resolution must be one ViZDoom renders, 160x120 to 1920x1080 "
                 f"({', '.join(RESOLUTIONS)}), got {resolution!r}"
             )
         self.width, self.height = int(size[0]), int(size[1])
         if screen_format not in ("rgb", "grey"):
-            raise ValueError(f"{where}: screen_format must be 'rgb' or 'grey', got {screen_format!r}")
+            raise InvalidValueError(f"{where}: screen_format must be 'rgb' or 'grey', got {screen_format!r}")
         self.screen_format = screen_format
         if isinstance(game_variables, str) or not all(isinstance(name, str) for name in game_variables):
-            raise TypeError(f"{where}: game_variables must be a sequence of GameVariable names, got {game_variables!r}")
+            raise InvalidTypeError(
+                f"{where}: game_variables must be a sequence of GameVariable names, got {game_variables!r}"
+            )
         self.game_variables = tuple(name.upper() for name in game_variables)
         self.enemies, self.radar, self.delta_turn = bool(enemies), bool(radar), bool(delta_turn)
         for name, value in (
@@ -238,13 +240,13 @@ class VizdoomDeathmatch(MultiAgentEnv):
             ("connect_timeout", connect_timeout),
         ):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise ValueError(f"{where}: {name} must be a finite number, got {value!r}")
+                raise InvalidValueError(f"{where}: {name} must be a finite number, got {value!r}")
         if not connect_timeout > 0:
-            raise ValueError(f"{where}: connect_timeout must be positive, got {connect_timeout!r}")
+            raise InvalidValueError(f"{where}: connect_timeout must be positive, got {connect_timeout!r}")
         self.frag_reward, self.death_reward = float(frag_reward), float(death_reward)
         self.connect_timeout = float(connect_timeout)
         if render_mode not in (None, "rgb_array"):
-            raise ValueError(f"{where}: render_mode must be None or 'rgb_array', got {render_mode!r}")
+            raise InvalidValueError(f"{where}: render_mode must be None or 'rgb_array', got {render_mode!r}")
         self.render_mode = render_mode
 
         self.possible_agents = [f"player_{i}" for i in range(self.players)]
@@ -277,13 +279,13 @@ class VizdoomDeathmatch(MultiAgentEnv):
         resolution = getattr(vizdoom.ScreenResolution, f"RES_{self.width}X{self.height}", None)
         if resolution is None:
             known = sorted(name[4:].lower() for name in dir(vizdoom.ScreenResolution) if name.startswith("RES_"))
-            raise ValueError(
+            raise InvalidValueError(
                 f"{self}: resolution {self.resolution!r} is not one ViZDoom renders; known: {', '.join(known)}"
             )
         try:
             variables = [getattr(vizdoom.GameVariable, name) for name in self.game_variables]
         except AttributeError as err:
-            raise ValueError(f"{self}: unknown game variable in {list(self.game_variables)}: {err}") from None
+            raise InvalidValueError(f"{self}: unknown game variable in {list(self.game_variables)}: {err}") from None
         buttons = [getattr(vizdoom.Button, name) for name in BUTTONS]
         if self.delta_turn:
             buttons.append(vizdoom.Button.TURN_LEFT_RIGHT_DELTA)

@@ -41,7 +41,7 @@ def test_a_misspelt_option_is_refused_even_with_enough_entrants_left(capsys):
     assert main(["tournament", "connect_four", "--agents", agents, "--games", "2", "--progress", "none"]) == 2
     err = capsys.readouterr().err
     assert err == (
-        "arena tournament: error: tournament: entrant 'mcts' cannot be built: TypeError: agent 'mcts' takes no "
+        "arena tournament: error: tournament: entrant 'mcts' cannot be built: InvalidTypeError: agent 'mcts' takes no "
         "option 'simulation' (did you mean 'simulations'?); its options: env, simulations, exploration, seed "
         "(--exclude-unbuildable plays without it)\n"
     )

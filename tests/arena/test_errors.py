@@ -1,4 +1,4 @@
-"""Every exception arena defines lives in arena/errors.py and is listed in its ``__all__``."""
+"""Every exception arena defines lives in arena/errors.py (listed in ``__all__``); no module raises a plain ValueError or TypeError."""
 
 from __future__ import annotations
 
@@ -37,3 +37,30 @@ def test_no_package_module_defines_an_exception_class_of_its_own():
                 if isinstance(node, ast.ClassDef) and bases & EXCEPTION_NAMES:
                     scattered.append(f"{path.relative_to(ROOT)}: {node.name}")
     assert not scattered, scattered
+
+
+def _plain_raises(source: str) -> list[int]:
+    """Lines of ``source`` that raise a bare ``ValueError`` or ``TypeError`` (called or not)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            if isinstance(raised, ast.Name) and raised.id in ("ValueError", "TypeError"):
+                found.append(node.lineno)
+    return found
+
+
+def test_no_package_module_raises_a_plain_value_or_type_error():
+    """The CLI shows a plain ValueError or TypeError as a bug (with its traceback): a check of what a
+    user gave raises InvalidValueError or InvalidTypeError, which the CLI shows as one line."""
+    plain = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for package in ("arena", "interfaces", "envs")
+        for path in sorted((ROOT / package).rglob("*.py"))
+        for line in _plain_raises(path.read_text(encoding="utf-8"))
+    ]
+    assert not plain, plain
+
+
+def test_the_plain_raise_check_sees_both_forms():
+    assert _plain_raises("raise ValueError('x')\nraise TypeError\nraise KeyError('k')\n") == [1, 2]

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena import Interface, SpaceMismatchError
+from arena import Interface, InvalidValueError, SpaceMismatchError
 
 
 class AppendTurnCount(Interface):
@@ -21,7 +21,7 @@ class AppendTurnCount(Interface):
         max_turns: where the count stops.
 
     Raises:
-        ValueError: ``max_turns`` is not a positive integer.
+        InvalidValueError: ``max_turns`` is not a positive integer (also a ``ValueError``).
         SpaceMismatchError: at setup, for observations that are not a 1-D Box.
 
     Example:
@@ -38,7 +38,7 @@ class AppendTurnCount(Interface):
     def __init__(self, inner: Interface | None = None, *, max_turns: int = 1000) -> None:
         super().__init__(inner)
         if not isinstance(max_turns, int) or isinstance(max_turns, bool) or max_turns < 1:
-            raise ValueError(f"{type(self).__name__}: max_turns must be a positive integer, got {max_turns!r}")
+            raise InvalidValueError(f"{type(self).__name__}: max_turns must be a positive integer, got {max_turns!r}")
         self.max_turns = max_turns
         self._turns = -1
 

@@ -139,7 +139,7 @@ def test_a_misspelt_name_or_option_is_refused_with_a_suggestion():
         run_tournament("tic_tac_toe", ["randm", 'm=mcts{"simulation": 20}', "b=random"], games=2)
     assert str(info.value) == (
         "tournament: 2 entrants cannot be built: 'randm': UnknownNameError: unknown agent 'randm'; did you mean "
-        "'random'? (`arena agents` lists them all); or give 'package.module:callable'; 'm': TypeError: agent "
+        "'random'? (`arena agents` lists them all); or give 'package.module:callable'; 'm': InvalidTypeError: agent "
         "'mcts' takes no option 'simulation' (did you mean 'simulations'?); its options: env, simulations, "
         "exploration, seed"
     )
