@@ -4,7 +4,7 @@
 the single env does, resets the games that ended (boards from each game's own stream) and
 writes every view's planes (:mod:`envs.pommerman.batch_views`), all into preallocated arrays.
 :func:`batch_step_parallel` is the same over ``numba.prange`` chunks of games (both run one
-inlined body, :func:`_step_games`; numba's ``parallel`` is an option of a compilation). Both are
+compiled body, :func:`_step_games`; numba's ``parallel`` is an option of a compilation). Both are
 compiled without numba's reference counting (:func:`~envs.pommerman._jit.njit_unreferenced`),
 so nothing here allocates: a board draw works in a scratch row of ``new_work``.
 """
@@ -199,7 +199,7 @@ def _view_rows(views):
     return views.reshape(views.shape[0], 4, views.shape[2] * SIZE * SIZE)
 
 
-@njit_inline
+@njit_unreferenced
 def _step_games(first, stop, t, in_order, games, moves, options, outputs):
     """Games ``first`` to ``stop - 1`` of :func:`batch_step` with chunk ``t``'s scratch; returns how many ended.
 
@@ -208,7 +208,8 @@ def _step_games(first, stop, t, in_order, games, moves, options, outputs):
 
     A game that ends leaves its final views in the next row of ``final`` (``in_order``: the
     ``k``-th to end in row ``k``) or in its own row (chunks that run at once). The body of both
-    :func:`batch_step` and :func:`batch_step_parallel`.
+    :func:`batch_step` and :func:`batch_step_parallel`, compiled once as a function of its own: inlined
+    into both, it compiled twice, and numba's parallel passes over its inlined body took minutes.
     """
     boards, items, flames, agents, bombs, counts, steps, rngs, radio, last = games
     actions, words = moves
@@ -294,11 +295,13 @@ def batch_step(
     bad = _bad_actions(actions, words)
     if bad:
         return -bad
+    # numba compiles a callee once per argument types, and a literal (0, True) or prange's index is a
+    # type of its own: both entries pass int64 and bool, so the body compiles once for both
     return _step_games(
-        0,
-        boards.shape[0],
-        0,
-        True,
+        np.int64(0),
+        np.int64(boards.shape[0]),
+        np.int64(0),
+        np.bool_(True),
         (boards, items, flames, agents, bombs, counts, steps, rngs, radio, last),
         (actions, words),
         (team, partial, ego, max_blast, max_steps),
@@ -342,11 +345,12 @@ def batch_step_parallel(
     chunks = work[0].shape[0]
     games = boards.shape[0]
     for t in prange(chunks):
+        chunk = np.int64(t)  # the serial entry's argument types (see batch_step)
         _step_games(
-            t * games // chunks,
-            (t + 1) * games // chunks,
-            t,
-            False,
+            chunk * games // chunks,
+            (chunk + 1) * games // chunks,
+            chunk,
+            np.bool_(False),
             (boards, items, flames, agents, bombs, counts, steps, rngs, radio, last),
             (actions, words),
             (team, partial, ego, max_blast, max_steps),

@@ -211,6 +211,22 @@ def test_views_lie_in_the_space_and_threads_change_nothing(mode, threads):
     assert ended > 0
 
 
+def test_the_serial_and_threaded_steps_compile_their_body_once():
+    """Both entries pass the body the same argument types, so numba compiles it once (docs/performance.md, "CI")."""
+    from envs.pommerman import _jit, batch_core
+
+    if not _jit.HAVE_NUMBA:
+        pytest.skip("numba is not installed (the pommerman extra)")
+    for threads in (1, 2):
+        batch = PommermanBatch(2, "ffa", threads=threads, max_steps=10)
+        batch.reset(seed=0)
+        batch.step(np.zeros((2, 4), np.int64))
+    # what this process compiled, and what numba's disk cache holds (a step loaded from it brings the body along)
+    cached = [key[0] for key in batch_core._step_games._cache._cache_file._load_index()]
+    compiled = {str(signature) for signature in [*batch_core._step_games.signatures, *cached]}
+    assert len(compiled) == 1, compiled
+
+
 def test_the_batch_trains_through_the_simultaneous_vec_env():
     from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
 
