@@ -91,24 +91,27 @@ class TicTacToe(TwoPlayerGame):
 
     def step(self, actions: Mapping[str, Any]):
         """Place the mover's mark; see :meth:`MultiAgentEnv.step` for the edge cases."""
-        mover = self.possible_agents[self._to_move]
-        action = self.turn_action(actions, self._acting, self._mask, enforce_mask=self.illegal_action == "raise")
-        other = self.possible_agents[1 - self._to_move]
-        if self._cells[action]:  # penalty variant: the move is ignored, the turn passes
+        to_move, cells, acting = self._to_move, self._cells, self._acting
+        # the common call, checked here: a dict of one plain int for the mover, an empty cell
+        action = actions.get(acting[0]) if acting is not None and type(actions) is dict and len(actions) == 1 else None
+        if type(action) is not int or not 0 <= action < 9 or cells[action]:
+            enforce = self.illegal_action == "raise"
+            action = self.turn_action(actions, acting, self._mask, enforce_mask=enforce)
+        mover, other = self.possible_agents[to_move], self.possible_agents[1 - to_move]
+        if cells[action]:  # penalty variant: the move is ignored, the turn passes
             rewards = {mover: self.illegal_penalty, other: 0.0}
             return self._next(other, rewards, False)
-        mark = self._to_move + 1
-        self._cells[action] = mark
+        mark = to_move + 1
+        cells[action] = mark
         self._flat[action] = mark
         self._mask[action] = 0
-        cells = self._cells
         for a, b, c in _LINES_THROUGH[action]:
             if cells[a] == cells[b] == cells[c]:
                 return self._next(other, {mover: 1.0, other: -1.0}, True)
         if 0 not in cells:
             return self._next(other, {mover: 0.0, other: 0.0}, True)
         # the common case, inlined: the game goes on
-        self._to_move = 1 - self._to_move
+        self._to_move = 1 - to_move
         self._acting = (other,)
         return (
             {other: self._board.copy()},
