@@ -33,7 +33,7 @@ def tic_tac_toe(**options: Any) -> TrainingRecipe:
 
 
 def connect_four(**options: Any) -> TrainingRecipe:
-    """The recipe of docs/performance.md's "Training connect four" run (the README's command).
+    """The recipe of docs/performance.md's "Training connect four" run (docs/training.md's command).
 
     Self-play (snapshots drawn uniformly, the 4 newest kept) in a pool of ``random`` and the
     heuristic drawn twice as often; 32 evaluations of 100 games against ``random`` and the
@@ -62,7 +62,7 @@ def rock_paper_scissors(**options: Any) -> TrainingRecipe:
 
 
 def team_rock_paper_scissors(**options: Any) -> TrainingRecipe:
-    """One seat beside a ``beat_most_common`` teammate against two of them (the README's team example)."""
+    """One seat beside a ``beat_most_common`` teammate against two of them (docs/teams.md's example)."""
     return TrainingRecipe(
         algo="ppo",
         interface="one_hot",

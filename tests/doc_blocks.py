@@ -1,7 +1,8 @@
 """The Python blocks of the README and the documentation pages, run as a user runs them.
 
-``tests/test_docs_site.py`` runs each tutorial's blocks one after the other as one script (a tutorial
-builds on its earlier blocks).
+``tests/test_readme.py`` runs every ```python block of the README and of the site's guide pages as a
+script file of its own; ``tests/test_docs_site.py`` runs each tutorial's blocks one after the other as
+one script (a tutorial builds on its earlier blocks).
 """
 
 from __future__ import annotations

@@ -55,6 +55,21 @@ def test_the_tutorial_runs_as_one_script(tutorial, tmp_path):
     assert result.returncode == 0, f"{tutorial.name} failed:\n{result.stderr[-3000:]}"
     expected = FIRST_LINES[tutorial.name]
     assert result.stdout.splitlines()[: len(expected)] == expected, result.stdout
+    written = [path.name + "/" * path.is_dir() for path in tmp_path.iterdir() if path.name != "block.py"]
+    assert [name for name in written if not _ignored(name)] == [], "written where a reader runs it: add to .gitignore"
+
+
+def test_what_the_tutorials_commands_write_is_in_gitignore():
+    text = "\n".join(path.read_text(encoding="utf-8") for path in TUTORIALS)
+    outputs = set(
+        re.findall(r"--(?:db|out|report)[ =\n]+([^\s`'\"]+)", text) + re.findall(r'\b(?:db|out)="([^"]+)"', text)
+    )
+    assert {"head_to_head.sqlite", "head_to_head.png", "ttt-agent", "ttt-agent.sqlite"} <= outputs
+    assert [path for path in sorted(outputs) if not _ignored(path)] == []
+
+
+def _ignored(path: str) -> bool:
+    return subprocess.run(["git", "check-ignore", "-q", path], cwd=ROOT).returncode == 0
 
 
 def test_the_nav_holds_every_page_and_only_pages_that_exist():

@@ -1,11 +1,9 @@
-"""The README's set-up commands, every Python block (run as a script file) and its outputs cannot rot."""
+"""The README's set-up commands, and every Python block (run as a script file), command and output of the
+README and of the guide pages its sections moved to, cannot rot."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
-import pathlib
 import re
 import shlex
 import subprocess
@@ -13,8 +11,12 @@ import sys
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from tests.doc_blocks import ROOT, missing_modules, python_blocks, run_script
+
 README = (ROOT / "README.md").read_text()
+# The site's guide pages that hold what the README once did: their blocks and commands keep the README's rules.
+GUIDES = ["games", "ready-interfaces", "interoperability", "tournaments", "training", "teams", "replays"]
+PAGES = {"README.md": README, **{f"docs/{name}.md": (ROOT / "docs" / f"{name}.md").read_text() for name in GUIDES}}
 
 
 def test_readme_opens_with_the_demo_and_the_test_command():
@@ -49,50 +51,35 @@ def test_ci_runs_exactly_the_readme_test_command():
     assert "readme_command.py test" in script and "python3 -m venv" in script and "set -euo pipefail" in script
 
 
-def _python_blocks() -> list[tuple[str, str]]:
-    """``(section heading, code)`` for every ```python block of the README, in order."""
-    blocks, heading = [], "top"
-    for match in re.finditer(r"^(#{2,3} [^\n]*)$|^```python\n(.*?)\n```", README, flags=re.M | re.S):
-        if match.group(1):
-            heading = match.group(1).lstrip("# ").strip()
-        else:
-            blocks.append((heading, match.group(2)))
-    return blocks
-
-
-BLOCKS = _python_blocks()
-
-
-def _missing_modules(code: str) -> list[str]:
-    """The top-level modules the block imports that are not installed (a missing extra skips the block)."""
-    names = re.findall(r"^\s*(?:from|import) ([\w.]+)", code, flags=re.M)
-    return [name for name in names if importlib.util.find_spec(name.split(".")[0]) is None]
+BLOCKS = [(page, heading, code) for page, text in PAGES.items() for heading, code in python_blocks(text)]
 
 
 def test_every_python_block_is_collected():
-    headings = [heading for heading, _ in BLOCKS]
-    assert (
-        headings[0] == "Quickstart"
-        and "Tournaments" in headings
-        and 'RLlib (`pip install torch==2.13.0 && pip install ".[rllib]"`)' in headings
-    )
-    assert len(BLOCKS) == README.count("```python")
+    headings = {page: [heading for where, heading, _ in BLOCKS if where == page] for page in PAGES}
+    assert headings["README.md"][0] == "Quickstart"
+    assert headings["docs/tournaments.md"] and headings["docs/teams.md"] and headings["docs/games.md"]
+    assert 'RLlib (`pip install torch==2.13.0 && pip install ".[rllib]"`)' in headings["docs/interoperability.md"]
+    assert len(BLOCKS) == sum(text.count("```python") for text in PAGES.values())
 
 
-@pytest.mark.parametrize("index", range(len(BLOCKS)), ids=[f"{i}-{h.split(' ')[0]}" for i, (h, _) in enumerate(BLOCKS)])
+def test_the_readme_links_every_guide_page():
+    for name in GUIDES:
+        assert f"](docs/{name}.md)" in README, f"README.md does not link docs/{name}.md"
+
+
+@pytest.mark.parametrize(
+    "index",
+    range(len(BLOCKS)),
+    ids=[f"{i}-{p.split('/')[-1][:-3]}-{h.split(' ')[0]}" for i, (p, h, _) in enumerate(BLOCKS)],
+)
 def test_readme_python_block_runs_as_a_script_file(index, tmp_path):
     """Each block as a user runs it: saved to a file and run with python, in a fresh folder."""
-    heading, code = BLOCKS[index]
-    missing = _missing_modules(code)
+    page, heading, code = BLOCKS[index]
+    missing = missing_modules(code)
     if missing:
         pytest.skip(f"needs {missing} (an extra)")
-    script = tmp_path / "block.py"
-    script.write_text(code + "\n")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    result = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600
-    )
-    assert result.returncode == 0, f"README block under '{heading}' failed:\n{result.stderr[-3000:]}"
+    result = run_script(code, tmp_path)
+    assert result.returncode == 0, f"{page}: the block under '{heading}' failed:\n{result.stderr[-3000:]}"
     if heading == "Quickstart":
         lines = result.stdout.splitlines()
         assert lines[0] == "Flatten(EgoBoard())"
@@ -100,9 +87,9 @@ def test_readme_python_block_runs_as_a_script_file(index, tmp_path):
         assert lines[2] == "RotateBoard(EgoBoard(planes=True), quarter_turns=1)"
         assert lines[3] == "player_1 wins {'player_0': -1.0, 'player_1': 1.0}"  # the seed fixes it; the comment says so
     for written in tmp_path.iterdir():  # whatever the block writes is ignored by git where the README runs
-        if written != script:
+        if written.name != "block.py":
             assert _ignored(written.name), (
-                f"{written.name}, written by the block under '{heading}', is not in .gitignore"
+                f"{written.name}, written by the block under '{heading}' of {page}, is not in .gitignore"
             )
 
 
@@ -111,17 +98,20 @@ def _ignored(path: str) -> bool:
 
 
 def test_what_the_readme_commands_write_is_in_gitignore():
-    outputs = re.findall(r"--(?:db|out|report|html|png|json|video|record|export)[ =\n]+([^\s`'\"]+)", README)
-    outputs += re.findall(r"\bdb=\"([^\"]+)\"", README) + ["report_replays", "arena-demo/results.sqlite"]
+    text = "\n".join(PAGES.values())
+    outputs = re.findall(r"--(?:db|out|report|html|png|json|video|record|export)[ =\n]+([^\s`'\"]+)", text)
+    outputs += re.findall(r"\bdb=\"([^\"]+)\"", text) + ["report_replays", "arena-demo/results.sqlite"]
     outputs = sorted({path for path in outputs if path not in ("FILE", "-")})
     assert {"c4.png", "pong.mp4", "game3.html", "ttt.sqlite", "games.csv"} <= set(outputs)
     assert [path for path in outputs if not _ignored(path)] == []
 
 
-def test_replay_video_examples_make_the_file_they_read():
+@pytest.mark.parametrize("page", list(PAGES))
+def test_replay_video_examples_make_the_file_they_read(page):
     lines = [
         line.split("#")[0].split()
-        for block in re.findall(r"```\n(.*?)\n```", README, flags=re.S)
+        for lang, block in re.findall(r"^```(\w*)\n(.*?)^```", PAGES[page], flags=re.M | re.S)
+        if lang in ("", "bash")
         for line in block.replace("\\\n", " ").splitlines()
         if line.startswith("arena ")
     ]
@@ -135,8 +125,8 @@ def test_replay_video_examples_make_the_file_they_read():
 
 
 def _training_commands() -> list[list[str]]:
-    """The `arena` command lines of the README's training block, continuation lines joined."""
-    section = README.split("## Training", 1)[1].split("\n## ", 1)[0]
+    """The `arena` command lines of the training page's first block, continuation lines joined."""
+    section = PAGES["docs/training.md"].split("\n## ", 1)[0]
     block = re.search(r"```\n(.*?)\n```", section, flags=re.S).group(1)
     lines = block.replace("\\\n", " ").splitlines()
     return [shlex.split(line) for line in lines if line.startswith("arena ")]

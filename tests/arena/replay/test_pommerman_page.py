@@ -57,7 +57,7 @@ def test_the_key_is_drawn_beside_the_board(game, page, console_errors, tmp_path,
         " return seen.size; })()"
     )
     assert colours >= 3  # ground, outline, the agent's colour (and its number)
-    step = int(page.get_attribute("#slider", "max")) - 1  # bombs and flames by now (README's picture)
+    step = int(page.get_attribute("#slider", "max")) - 1  # bombs and flames by now (docs/replays.md's picture)
     page.locator("#slider").fill(str(step))
     page.wait_for_function(f"document.getElementById('board').dataset.step === '{step}'")
     screenshot(page, "replay_eye_pommerman")
