@@ -75,11 +75,11 @@ class EnvItfWrapper:
     what it builds; either class can be called (and subclassed) directly. ``str()`` shows the
     stack of envs, ``unwrapped`` the innermost env, as Gymnasium's wrappers do.
 
-    Args:
-        env: the env to wrap (an arena env, or a ``gymnasium.Env``).
-        interfaces: one interface for every agent (each agent gets its own copy), a dict
-            keyed by agent id, or a sequence in ``possible_agents`` order; ``None``
-            entries leave that agent raw. A ``gymnasium.Env`` takes exactly one interface.
+    Called as ``EnvItfWrapper(env, interfaces)`` (the class it builds takes the arguments; this one has no
+    ``__init__``, so they are described here rather than as Args): ``env`` is the env to wrap (an arena env,
+    or a ``gymnasium.Env``); ``interfaces`` is one interface for every agent (each agent gets its own copy),
+    a dict keyed by agent id, or a sequence in ``possible_agents`` order, ``None`` entries leaving that
+    agent raw. A ``gymnasium.Env`` takes exactly one interface.
 
     Raises:
         TypeError: ``env`` is neither kind of env, or the interfaces do not fit it; and at
