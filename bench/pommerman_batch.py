@@ -7,9 +7,12 @@ side alike), medians printed with their ratios:
   ``State::Step`` with 4 random moves (no observations); MODE 1, ``Environment::Step`` with 4
   ``RandomAgent`` (a C++ observation per living agent). Resets inside the timing;
 * **PommermanBatch** (FFA) at ``--games`` games, random actions drawn in numpy every call,
-  every view's planes produced, resets inside the timing: steps (one game, one step) per
-  CPU-second of this process, single thread;
-* the same with ``threads=2`` (``numba.prange`` over both cores): wall-clock steps/s;
+  resets inside the timing: steps (one game, one step) per CPU-second of this process, single
+  thread, in three shapes: every view's planes into the batch's own buffers (``copy=False``),
+  every view's planes into fresh arrays (``copy=True``, the default), and one learner seat's
+  planes into the batch's buffers (``view_agents=("agent_0",)``, ``copy=False``: a trainer's
+  batch whose opponents read the state);
+* the first shape with ``threads=2`` (``numba.prange`` over both cores): wall-clock steps/s;
 * the **single env** in a user's loop with seeded resets (``reset(seed=k)`` every game,
   a dict of random ints per step) beside the **reference** (playground) doing the same
   (``--reference-python``; ``../shared/pommerman/reference/setup.sh`` builds it);
@@ -132,11 +135,22 @@ def reference_rate(python: str, steps: int, seed: int) -> float:
 BATCH_MODES = ("ffa", "team")
 
 
+#: The batch's shapes timed: (label, ``copy``, ``view_agents``).
+SHAPES = (("copy=False", False, None), ("copy=True", True, None), ("one seat", False, ("agent_0",)))
+
+
 def batch_rate(
-    games: int, steps: int, seed: int, threads: int = 1, mode: str = "ffa", ego: bool = False
+    games: int,
+    steps: int,
+    seed: int,
+    threads: int = 1,
+    mode: str = "ffa",
+    ego: bool = False,
+    copy: bool = False,
+    view_agents: tuple[str, ...] | None = None,
 ) -> tuple[float, float]:
     """(steps per CPU-second, steps per wall second) of a PommermanBatch with random actions."""
-    batch = PommermanBatch(games, mode, ego=ego, copy=False, threads=threads)
+    batch = PommermanBatch(games, mode, ego=ego, copy=copy, threads=threads, view_agents=view_agents)
     rng = np.random.default_rng(seed)
     batch.reset(seed=seed)
     calls = max(10, steps // games)
@@ -242,7 +256,7 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
         lambda k: batch_core.observe_games(
             every_game,
             *(b._boards, b._flames, b._agents, b._bombs, b._counts, b._steps, b._radio),
-            *(False, False, False, 800, b._live, b._work, b._obs),
+            *(False, False, False, 15, 800, b._live, b._work, b._obs),
         ),
     )
     timed(
@@ -263,6 +277,7 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
             False,
             False,
             False,
+            15,
             10,
             800,
             b._obs,
@@ -332,7 +347,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             record("pomcpp2 Environment", pomcpp2_rate(args.pomcpp2, 4 * args.steps, 1, round_ + 1))
         for games in args.games if "batch" in args.parts else ():
             flavour = (args.batch_mode, args.ego)
-            record(f"batch {games} (cpu)", batch_rate(games, args.steps, round_, 1, *flavour)[0])
+            for label, copy, view_agents in SHAPES:
+                rate = batch_rate(games, args.steps, round_, 1, *flavour, copy, view_agents)[0]
+                record(f"batch {games} {label} (cpu)", rate)
             if args.baseline:
                 mode_code = BATCH_MODES.index(args.batch_mode)
                 record(
@@ -368,12 +385,14 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     ratios = {}
     for games in args.games if "batch" in args.parts else ():
         if args.baseline:
-            ratios[f"batch {games} / baseline batch {games}"] = (
-                medians[f"batch {games} (cpu)"] / medians[f"baseline batch {games} (cpu)"]
+            ratios[f"batch {games} copy=False / baseline batch {games}"] = (
+                medians[f"batch {games} copy=False (cpu)"] / medians[f"baseline batch {games} (cpu)"]
             )
         for anchor in ("pomcpp2 State::Step", "pomcpp2 Environment"):
-            if anchor in medians:
-                ratios[f"batch {games} / {anchor}"] = medians[f"batch {games} (cpu)"] / medians[anchor]
+            for label, _, _ in SHAPES:
+                if anchor in medians:
+                    rate = medians[f"batch {games} {label} (cpu)"]
+                    ratios[f"batch {games} {label} / {anchor}"] = rate / medians[anchor]
         if "pomcpp2 State::Step" in medians:
             ratios[f"batch {games} threads=2 wall / {'pomcpp2 State::Step'} cpu"] = (
                 medians[f"batch {games} threads=2 (wall)"] / medians["pomcpp2 State::Step"]

@@ -134,7 +134,9 @@ def test_pommerman_batch_bench_times_the_batch_the_single_env_and_the_simple_age
     )
     figures = json.loads(out.strip().splitlines()[-1])
     for name in (
-        "batch 4 (cpu)",
+        "batch 4 copy=False (cpu)",
+        "batch 4 copy=True (cpu)",
+        "batch 4 one seat (cpu)",
         "batch 4 threads=2 (wall)",
         "single env, seeded resets",
         "simple4 batch decisions (cpu)",
@@ -294,4 +296,4 @@ def test_pommerman_batch_bench_times_the_team_recipes_batch_beside_a_baseline(tm
         *("--batch-mode", "team", "--ego", "--baseline", str(baseline)),
     )
     figures = json.loads(out.strip().splitlines()[-1])
-    assert figures["batch 4 (cpu)"] > 0 and figures["baseline batch 4 (cpu)"] > 0
+    assert figures["batch 4 copy=False (cpu)"] > 0 and figures["baseline batch 4 (cpu)"] > 0

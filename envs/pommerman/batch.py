@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -60,9 +60,15 @@ class PommermanBatch:
         num_games: the number of games.
         mode: ``"ffa"``, ``"team"`` or ``"radio"``.
         ego: every agent sees the board turned so it starts top left; moves in that frame.
-        copy: return fresh arrays (default); ``False`` returns the batch's own buffers
-            (observations, rewards, flags, the ``live`` and ``episode_over`` masks, the final
-            observations), which the next call overwrites.
+        copy: return fresh arrays (default), safe to keep. It costs a zeroed allocation of
+            the observations every step (``num_games * 4 * planes * 121`` bytes: 2.7 MB at 256
+            games), which the compiled step then writes; docs/performance.md ("Batched
+            Pommerman beside pomcpp2") gives the rate with and without it. ``False`` returns
+            the batch's own buffers (observations, rewards, flags, the ``live`` and
+            ``episode_over`` masks, the final observations), which the next call overwrites.
+        view_agents: the agents whose views are written (default all four), e.g. a trainer's
+            learner seats; the others' views stay zero, and writing fewer views is most of
+            what a step costs beyond the rules. ``()`` writes none (callers reading the state).
         threads: step the games in this many chunks on numba's threads (``numba.prange``);
             1 (default) runs in the calling thread. More than 1 sets ``OMP_WAIT_POLICY=PASSIVE``
             unless it is set (before numba's first parallel call, it stops idle threads spinning);
@@ -72,7 +78,7 @@ class PommermanBatch:
         max_steps: the step limit (800 in the reference).
 
     Raises:
-        ValueError: a bad number of games, mode, ``max_steps`` or ``threads``.
+        ValueError: a bad number of games, mode, ``max_steps``, ``threads`` or ``view_agents``.
 
     Example:
         >>> import numpy as np
@@ -96,12 +102,14 @@ class PommermanBatch:
         copy: bool = True,
         threads: int = 1,
         max_steps: int = 800,
+        view_agents: Sequence[str] | None = None,
     ) -> None:
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or not 1 <= num_games <= 2**20:
             raise InvalidValueError(f"PommermanBatch: num_games must be an integer in 1..{2**20}, got {num_games!r}")
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 256:
             raise InvalidValueError(f"PommermanBatch: threads must be an integer in 1..256, got {threads!r}")
         self.template = PommermanRules(mode, max_steps)  # checks the options
+        self.view_agents = self._check_view_agents(view_agents)
         compile_once(
             batch_core.batch_step if threads == 1 else batch_core.batch_step_parallel,
             "the Pommerman batch" if threads == 1 else "the threaded Pommerman batch",
@@ -135,8 +143,8 @@ class PommermanBatch:
         self._no_truncations = np.zeros((games, 4), np.bool_)  # the step limit terminates, as in the single env
         self._no_truncations.flags.writeable = False
         if self.threads > 1:
-            # OpenMP's default busy wait burns the other core between calls (4x the CPU on a shared
-            # 2-core box); passive waiting costs nothing here. A user's own setting wins.
+            # OpenMP's default busy wait burns the other core between calls (docs/performance.md);
+            # passive waiting costs nothing here. A user's own setting wins.
             os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         self._work = batch_core.new_work(self.threads)
         # the compiled step's arguments around the moves, gathered once (the arrays are changed in place)
@@ -152,7 +160,8 @@ class PommermanBatch:
             self._radio,
             self._last,
         )
-        self._options = (*self._flags(), self.ego, self.template.max_blast, self.max_steps)
+        self._seats = sum(1 << self.possible_agents.index(a) for a in self.view_agents)
+        self._options = (*self._flags(), self.ego, self._seats, self.template.max_blast, self.max_steps)
         self._outputs = (self._obs, self._rewards, self._terms, self._live, self._over, self._final, self._work)
         self._run = batch_core.batch_step if self.threads == 1 else batch_core.batch_step_parallel
         self._entropy = np.random.default_rng()
@@ -165,6 +174,20 @@ class PommermanBatch:
 
     def _flags(self) -> tuple[bool, bool]:
         return self.mode != "ffa", self.template.partial
+
+    def _check_view_agents(self, view_agents: Sequence[str] | None) -> tuple[str, ...]:
+        if view_agents is None:
+            return self.possible_agents
+        chosen = [view_agents] if isinstance(view_agents, str) else view_agents
+        if (
+            not isinstance(chosen, (list, tuple))
+            or any(not isinstance(a, str) or a not in self.possible_agents for a in chosen)
+            or len(set(chosen)) != len(chosen)
+        ):
+            raise ValueError(
+                f"PommermanBatch: view_agents must be distinct agents of {self.possible_agents}, got {view_agents!r}"
+            )
+        return tuple(a for a in self.possible_agents if a in chosen)
 
     # ------------------------------------------------------------------ episode
     def reset(self, *, seed: int | Any | None = None, options: dict[str, Any] | None = None):
@@ -217,6 +240,7 @@ class PommermanBatch:
             team,
             partial,
             self.ego,
+            self._seats,
             self.max_steps,
             self._live,
             self._work,
@@ -270,10 +294,14 @@ class PommermanBatch:
             raise ResetNeeded(f"{self}: step() called before reset()")
         moves, words = self._check_actions(actions)
         acted = self._live.copy()
-        ended = self._run(*self._state, moves, words, *self._options, *self._outputs)
+        fresh = self.copy
+        outputs = self._outputs
+        if fresh:  # views written straight into a fresh array: no copy of them after the call
+            obs = np.zeros(self._obs.shape, np.uint8)
+            outputs = (obs, *outputs[1:])
+        ended = self._run(*self._state, moves, words, *self._options, *outputs)
         if ended < 0:  # nothing was stepped
             raise self._out_of_range(ended, moves, words)
-        fresh = self.copy
         over = self._over.copy() if fresh else self._over
         infos: dict[str, Any] = {
             "acted": acted,
@@ -284,7 +312,7 @@ class PommermanBatch:
             infos["final_observation"] = self._final[:ended].copy() if fresh else self._final[:ended]
         if not fresh:
             return self._obs, self._rewards, self._terms, self._no_truncations, infos
-        return self._obs.copy(), self._rewards.copy(), self._terms.copy(), self._no_truncations.copy(), infos
+        return obs, self._rewards.copy(), self._terms.copy(), self._no_truncations.copy(), infos
 
     # ------------------------------------------------------------------- states
     def _game(self, game: Any) -> int:

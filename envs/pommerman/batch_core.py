@@ -188,9 +188,9 @@ def _cell_rows(grids):
 
 
 @njit_inline
-def _viewed(board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego):
+def _viewed(board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego, seats):
     """What :func:`~envs.pommerman.batch_views.observe_game` reads, as the one tuple it takes."""
-    return board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego
+    return board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego, seats
 
 
 @njit_inline
@@ -213,12 +213,14 @@ def _step_games(first, stop, t, in_order, games, moves, options, outputs):
     """
     boards, items, flames, agents, bombs, counts, steps, rngs, radio, last = games
     actions, words = moves
-    team, partial, ego, max_blast, max_steps = options
+    team, partial, ego, seats, max_blast, max_steps = options
     obs, rewards, terms, live, over, final, work = outputs
     s = _scratch(work, t)
     board_rows, item_rows, flame_rows = _cell_rows(boards), _cell_rows(items), _cell_rows(flames)
     obs_rows, final_rows = _view_rows(obs), _view_rows(final)
-    viewed = _viewed(board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego)
+    viewed = _viewed(
+        board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego, seats
+    )
     ended = 0
     for g in range(first, stop):
         _step_game(
@@ -251,9 +253,9 @@ def _step_games(first, stop, t, in_order, games, moves, options, outputs):
             work[13][t],
         )
         ended += over[g]
-    # the views in a second pass: with the rules and the views in one loop body the batch stepped
-    # 8-21% fewer games a CPU-second (64-1024 games; the two bodies' code together, likely, crowd
-    # the instruction cache)
+    # the views in a second pass: the rules and the views in one loop body stepped fewer games a
+    # CPU-second (docs/performance.md; the two bodies' code together, likely, crowd the
+    # instruction cache)
     for g in range(first, stop):
         observe_game(g, g, viewed, work[11][t], work[12][t], obs_rows)
     return ended
@@ -276,6 +278,7 @@ def batch_step(
     team,
     partial,
     ego,
+    seats,
     max_blast,
     max_steps,
     obs,
@@ -304,7 +307,7 @@ def batch_step(
         np.bool_(True),
         (boards, items, flames, agents, bombs, counts, steps, rngs, radio, last),
         (actions, words),
-        (team, partial, ego, max_blast, max_steps),
+        (team, partial, ego, seats, max_blast, max_steps),
         (obs, rewards, terms, live, over, final, work),
     )
 
@@ -328,6 +331,7 @@ def batch_step_parallel(
     team,
     partial,
     ego,
+    seats,
     max_blast,
     max_steps,
     obs,
@@ -353,7 +357,7 @@ def batch_step_parallel(
             np.bool_(False),
             (boards, items, flames, agents, bombs, counts, steps, rngs, radio, last),
             (actions, words),
-            (team, partial, ego, max_blast, max_steps),
+            (team, partial, ego, seats, max_blast, max_steps),
             (obs, rewards, terms, live, over, final, work),
         )
     final_rows = _view_rows(final)
@@ -380,10 +384,12 @@ def reset_games(games, boards, items, flames, agents, counts, steps, rngs, radio
 
 @njit_unreferenced
 def observe_games(
-    games, boards, flames, agents, bombs, counts, steps, radio, team, partial, ego, max_steps, live, work, obs
+    games, boards, flames, agents, bombs, counts, steps, radio, team, partial, ego, seats, max_steps, live, work, obs
 ):
     """Write the views of ``games`` into ``obs`` (after a reset or a loaded state)."""
     board_rows, flame_rows, obs_rows = _cell_rows(boards), _cell_rows(flames), _view_rows(obs)
-    viewed = _viewed(board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego)
+    viewed = _viewed(
+        board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego, seats
+    )
     for g in games:
         observe_game(g, g, viewed, work[11][0], work[12][0], obs_rows)

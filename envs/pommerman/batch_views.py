@@ -4,8 +4,8 @@ The same planes as :func:`envs.pommerman.planes.encode_view` (which the single e
 uses on an observation dict; the tests hold the two equal), laid out for speed:
 
 * each view is one flat row of ``planes * 121`` bytes and every index is computed, so no
-  array is reshaped per game or agent (numba's ``reshape`` costs about 15 ns a call, more
-  than writing a plane);
+  array is reshaped per game or agent (numba's ``reshape`` costs more than writing a plane:
+  docs/performance.md);
 * the one-hot planes are compared from a row of cell codes 128 at a time (whole vectors; the
   7 cells a plane spills into the next are overwritten when that plane is written);
 * the bomb planes are written from the bomb table and the flame plane from the flame bits,
@@ -168,14 +168,16 @@ def _view_scalars(g, agents, alive, me, team, radio, clock, words, scalars):
 def observe_game(g, row, viewed, cells, scalars, out):
     """Write the views of game ``g``'s agents into ``out[row]`` (4, planes * 121); zeros for agents not in ``live``.
 
+    Only the agents of the bit mask ``seats`` are viewed: the others' rows are zeros too.
+
     ``viewed`` is ``(boards, flames, agents, bombs, counts, radio, steps, live, max_steps, team,
-    partial, ego)``: the batch's cells as rows of 121 (games, 121), its other arrays and its
+    partial, ego, seats)``: the batch's cells as rows of 121 (games, 121), its other arrays and its
     options, gathered once a call (one tuple, not twelve arguments at each caller). ``out`` holds
     the views as rows (games, 4, planes * 121), ``cells`` is a scratch of :data:`PADDED` bytes and
     ``scalars`` one of 8. Every array is indexed, none sliced: a slice per game or agent is counted
     in and out of numba's reference counts, which cost as much as the rest of a view.
     """
-    boards, flames, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego = viewed
+    boards, flames, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego, seats = viewed
     size = out.shape[2]
     any_flames = 0
     for i in range(CELLS):
@@ -184,7 +186,7 @@ def observe_game(g, row, viewed, cells, scalars, out):
     clock = min(255, steps[g] * 255 // max_steps)  # once a game: a division costs more than a plane's compare
     first = -1
     for me in range(4):
-        if not live[g, me]:
+        if not live[g, me] or not seats >> me & 1:
             drawn = False  # a drawn view has a one-hot plane set on every cell
             for p in range(_ONE_HOT):
                 drawn = drawn or out[row, me, p * CELLS] != 0

@@ -110,7 +110,7 @@ def fill(array, length, value):
     """``array[:length] = value``, ``length`` a literal or a module constant (known when numba compiles the caller).
 
     A constant length compiles to a few inline vector stores; ``array[:] = value`` calls libc's
-    ``memset`` (one call a row for a 2-d array), which cost 5% of a batch step in calls alone.
+    ``memset`` (one call a row for a 2-d array), a measurable part of a batch step in calls alone.
     """
     for i in range(length):
         array[i] = value

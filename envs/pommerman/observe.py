@@ -93,9 +93,9 @@ def observe_grids(board, agents, bombs, flames, counts, partial, out):
 
 
 # The single env's compiled calls take a packed state (state.packed_state) and one work buffer
-# (the rules' scratch and the actions): numba's dispatch costs about 50 ns an array argument and
-# 0.8 us for a tuple of eleven, more than the compiled work of a typical step. Inside, slices and
-# reshapes of a buffer cost a few ns, a change of dtype (view) about 16: one view per dtype.
+# (the rules' scratch and the actions): numba's dispatch of each array argument, and more of a
+# tuple of them, costs more than the compiled work of a typical step (docs/performance.md).
+# Inside, slices and reshapes of a buffer are cheap, a change of dtype (view) less so: one per dtype.
 _AT = {name: offset for name, _, _, offset in PACKED_LAYOUT}
 _AGENTS, _BOMBS, _COUNTS, _RADIO = _AT["agents"], _AT["bombs"], _AT["counts"], _AT["radio"]
 _CELLS = SIZE * SIZE

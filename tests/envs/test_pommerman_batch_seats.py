@@ -1,0 +1,64 @@
+"""PommermanBatch's ``view_agents`` and ``copy``: the views written are the full batch's; the others stay zero."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from envs.pommerman.batch import PommermanBatch
+
+
+def _actions(rng: np.random.Generator, mode: str, games: int) -> np.ndarray:
+    if mode == "radio":
+        return rng.integers(0, [6, 8, 8], (games, 4, 3))
+    return rng.integers(0, 6, (games, 4))
+
+
+@pytest.mark.parametrize("mode, ego", [("ffa", False), ("team", True), ("radio", False)])
+def test_views_of_the_chosen_agents_are_the_full_batchs_and_the_others_stay_zero(mode, ego):
+    # agent_0 left out: without fog or turning the batch copies the first agent's view into the others'
+    chosen, others = [1, 2], [0, 3]
+    full = PommermanBatch(5, mode, ego=ego, max_steps=40, copy=False)
+    some = PommermanBatch(5, mode, ego=ego, max_steps=40, view_agents=("agent_2", "agent_1"))
+    assert some.view_agents == ("agent_1", "agent_2") and full.view_agents == full.possible_agents
+    obs_full, _ = full.reset(seed=3)
+    obs_some, _ = some.reset(seed=3)
+    assert np.array_equal(obs_some[:, chosen], obs_full[:, chosen]) and not obs_some[:, others].any()
+    rng = np.random.default_rng(0)
+    ended, earlier = 0, None
+    for _ in range(70):
+        actions = _actions(rng, mode, 5)
+        obs_full, rewards_full, terms_full, _, infos_full = full.step(actions)
+        obs_some, rewards_some, terms_some, _, infos_some = some.step(actions)
+        assert np.array_equal(obs_some[:, chosen], obs_full[:, chosen]) and not obs_some[:, others].any()
+        assert np.array_equal(rewards_some, rewards_full) and np.array_equal(terms_some, terms_full)
+        assert np.array_equal(infos_some["live"], infos_full["live"])
+        if infos_full["episode_over"].any():
+            ended += 1
+            final_full, final_some = infos_full["final_observation"], infos_some["final_observation"]
+            assert np.array_equal(final_some[:, chosen], final_full[:, chosen]) and not final_some[:, others].any()
+        if earlier is not None:  # copy=True: a step's fresh arrays are never written again
+            assert np.array_equal(earlier[0], earlier[1])
+        earlier = (obs_some, obs_some.copy())
+    assert ended > 0
+
+
+def test_views_of_every_agent_are_written_into_fresh_arrays_by_default():
+    fresh, shared = PommermanBatch(4, "ffa", max_steps=30), PommermanBatch(4, "ffa", max_steps=30, copy=False)
+    fresh.reset(seed=5), shared.reset(seed=5)
+    rng = np.random.default_rng(1)
+    kept = []
+    for _ in range(40):
+        actions = _actions(rng, "ffa", 4)
+        obs_fresh, obs_shared = fresh.step(actions)[0], shared.step(actions)[0]
+        assert np.array_equal(obs_fresh, obs_shared) and obs_fresh is not obs_shared
+        assert (obs_fresh[~shared.live] == 0).all()
+        kept.append((obs_fresh, obs_fresh.copy()))
+    assert all(np.array_equal(obs, snapshot) for obs, snapshot in kept)
+    assert obs_shared is shared.step(actions)[0]  # copy=False hands out the batch's own buffer
+
+
+@pytest.mark.parametrize("view_agents", [("agent_4",), ("agent_0", "agent_0"), (0, 1), 3])
+def test_bad_view_agents_name_what_was_expected(view_agents):
+    with pytest.raises(ValueError, match="view_agents must be distinct agents of"):
+        PommermanBatch(2, view_agents=view_agents)
