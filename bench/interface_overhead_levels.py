@@ -2,8 +2,9 @@
 
 This module has no ``from __future__ import annotations`` (a user's module usually has none), and no
 hook is the bare ``return argument``: each names its value and returns the name, the least work a
-hook can do. The Gymnasium wrapper beside them has hooks with the same bodies, so the two stacks
-differ only in how their hooks are dispatched.
+hook can do. The Gymnasium wrapper beside them has the same hooks, so the two stacks
+differ only in how their hooks are dispatched. Both inherit the very same hook functions
+from :class:`TrivialHooks`.
 """
 
 import gymnasium
@@ -11,8 +12,8 @@ import gymnasium
 from arena import Interface
 
 
-class TrivialLevel(Interface):
-    """An interface level whose observation, action and mask hooks do trivial work."""
+class TrivialHooks:
+    """Observation and action hooks that do trivial work; both stacks below inherit these very functions."""
 
     def observation(self, observation):
         seen = observation
@@ -21,22 +22,18 @@ class TrivialLevel(Interface):
     def action(self, action):
         chosen = action
         return chosen
+
+
+class TrivialLevel(TrivialHooks, Interface):
+    """An interface level whose observation, action and mask hooks do trivial work."""
 
     def action_mask(self, mask):
         kept = mask
         return kept
 
 
-class GymTrivialLevel(gymnasium.Wrapper):
-    """The Gymnasium peer of :class:`TrivialLevel`: the same hook bodies, called by its own step."""
-
-    def observation(self, observation):
-        seen = observation
-        return seen
-
-    def action(self, action):
-        chosen = action
-        return chosen
+class GymTrivialLevel(TrivialHooks, gymnasium.Wrapper):
+    """The Gymnasium peer of :class:`TrivialLevel`: the same hooks, called by its own step."""
 
     def reset(self, **kwargs):
         observation, info = self.env.reset(**kwargs)
