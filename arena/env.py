@@ -99,10 +99,16 @@ class MultiAgentEnv(ActionChecks):
     * :attr:`metadata`: ``"render_modes"``, ``"render_fps"``, ``"name"``, ``"real_time"``
       (a game on a clock, see :func:`is_real_time`) and ``"reproducible"`` (``False``: the
       same seed and actions may give another episode, so replays are watched, not verified);
-    * :attr:`perfect_information`, :attr:`illegal_action`, :attr:`teams`, :attr:`team_outcome`,
-      :attr:`result_kind`, :attr:`training_options`;
-    * :meth:`action_names`, :meth:`observation_text`, :meth:`clone`, :meth:`make_batch`
+    * :attr:`perfect_information`, :attr:`illegal_action`, :attr:`masked_actions`, :attr:`teams`,
+      :attr:`team_outcome`, :attr:`result_kind`, :attr:`training_options`;
+    * :meth:`action_names`, :meth:`observation_text`, :meth:`render_legend`, :meth:`side_view`,
+      :meth:`team_scores`, :meth:`sample_hidden_state`, :meth:`clone`, :meth:`make_batch`
       (with :attr:`batchable`).
+
+    That is the whole list: each is a plain class attribute or a method returning ``None`` (or
+    raising :class:`NotImplementedError`) when unsupported. Two things are still probed with
+    ``hasattr``: ``acting_agents``, which only :mod:`arena.agents.mcts` reads, and whether a batch
+    from :meth:`make_batch` is turn-based (its ``to_play``).
 
     Example:
         >>> import envs
