@@ -184,7 +184,7 @@ class PommermanBatch:
             or any(not isinstance(a, str) or a not in self.possible_agents for a in chosen)
             or len(set(chosen)) != len(chosen)
         ):
-            raise ValueError(
+            raise InvalidValueError(
                 f"PommermanBatch: view_agents must be distinct agents of {self.possible_agents}, got {view_agents!r}"
             )
         return tuple(a for a in self.possible_agents if a in chosen)
