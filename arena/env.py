@@ -18,6 +18,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 
 from arena.actions import ActionChecks
+from arena.batch import GameBatch
 from arena.errors import InvalidTypeError, InvalidValueError, UnknownAgentError
 
 __all__ = [
@@ -106,9 +107,9 @@ class MultiAgentEnv(ActionChecks):
       (with :attr:`batchable`).
 
     That is the whole list: each is a plain class attribute or a method returning ``None`` (or
-    raising :class:`NotImplementedError`) when unsupported. Two things are still probed with
-    ``hasattr``: ``acting_agents``, which only :mod:`arena.agents.mcts` reads, and whether a batch
-    from :meth:`make_batch` is turn-based (its ``to_play``).
+    raising :class:`NotImplementedError`) when unsupported. One thing is still probed with
+    ``hasattr``: ``acting_agents``, which only :mod:`arena.agents.mcts` reads. A batch from
+    :meth:`make_batch` declares its own turn model (:class:`arena.batch.GameBatch`'s ``turns``).
 
     Example:
         >>> import envs
@@ -317,10 +318,11 @@ class MultiAgentEnv(ActionChecks):
         """
         return copy.deepcopy(self)
 
-    def make_batch(self, num_games: int, **options: Any) -> Any:
+    def make_batch(self, num_games: int, **options: Any) -> GameBatch:
         """A batched version of this env: ``num_games`` games stepped in one call over arrays.
 
-        Only envs with :attr:`batchable` true have one (see ``docs/architecture.md``, batches).
+        Only envs with :attr:`batchable` true have one; it keeps the contract of
+        :class:`arena.batch.GameBatch` (``docs/architecture.md``, "The batch contract").
 
         Raises:
             NotImplementedError: the env has no batched version (the default).

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from arena.batch import TurnModel
 from arena.errors import IllegalActionError, InvalidActionError, InvalidValueError, ResetNeeded
 from arena.seeding import game_seeds
 from envs.connect_four_bits import COLUMNS, ROWS, STRIDE, has_four_batch
@@ -72,6 +73,7 @@ class BoardBatch:
     """
 
     name = "board"
+    turns: TurnModel = "alternating"
     board_shape: tuple[int, ...] = ()
     n_actions = 0
     possible_agents = ("player_0", "player_1")

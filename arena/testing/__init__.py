@@ -7,7 +7,8 @@ Example:
 """
 
 from arena.testing.agent_checker import check_agent
+from arena.testing.batch_checker import check_batch
 from arena.testing.env_checker import check_env, values_equal
 from arena.testing.interface_checker import check_interface
 
-__all__ = ["check_env", "check_interface", "check_agent", "values_equal"]
+__all__ = ["check_batch", "check_env", "check_interface", "check_agent", "values_equal"]

@@ -13,6 +13,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.agents.base import Agent
+from arena.batch import GameBatch, turn_model
 from arena.env import AgentID, MultiAgentEnv
 from arena.errors import ArenaError, InvalidTypeError, InvalidValueError
 from arena.interface import Interface
@@ -30,7 +31,7 @@ from arena.training.pool import OpponentPool
 __all__ = ["BatchVecEnv", "make_batch"]
 
 
-def make_batch(env: MultiAgentEnv, num_games: int) -> Any:
+def make_batch(env: MultiAgentEnv, num_games: int) -> GameBatch:
     """``env.make_batch(num_games)``, with an error naming the env when it has no batch.
 
     Raises:
@@ -108,10 +109,11 @@ class BatchVecEnv(InProcessVecEnv):
         self.env: MultiAgentEnv = make_env(env, **dict(env_kwargs or {}))
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise InvalidValueError(f"BatchVecEnv({self.env}): num_envs must be a positive integer, got {num_envs!r}")
-        self.batch = make_batch(self.env, int(num_envs))
-        if self._turn_based and (len(self.env.possible_agents) != 2 or not hasattr(self.batch, "to_play")):
+        # an AlternatingBatch here, a SimultaneousBatch in SimultaneousBatchVecEnv (arena.batch)
+        self.batch: Any = make_batch(self.env, int(num_envs))
+        if self._turn_based and (len(self.env.possible_agents) != 2 or turn_model(self.batch) != "alternating"):
             raise InvalidValueError(
-                f"BatchVecEnv: {self.batch} is not a two-player turn-based batch (no to_play); "
+                f"BatchVecEnv: {self.batch} is not a two-player batch whose turns alternate; "
                 "batch_vec_env() picks the class for a batch"
             )
         if interface is not None and not isinstance(interface, Interface):

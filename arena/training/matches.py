@@ -19,6 +19,7 @@ import numpy as np
 
 from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
+from arena.batch import AlternatingBatch, turn_model
 from arena.env import AgentID, MultiAgentEnv
 from arena.errors import InvalidValueError
 from arena.play_loop import play
@@ -131,7 +132,7 @@ def can_match_batch(
     env: MultiAgentEnv, agent: Agent, opponent: Agent | OpponentPool, teammate: Agent | None = None
 ) -> bool:
     """Whether :func:`match_batch` can play these games: a two-player turn-based env with a
-    batch (``make_batch`` giving ``to_play``), no sides or teammate, batchable agents.
+    batch whose turns alternate (:func:`arena.batch.turn_model`), no sides or teammate, batchable agents.
 
     Pool members are looked at as they are now; a snapshot added later must be batchable
     too (the self-play snapshots are).
@@ -147,7 +148,7 @@ def can_match_batch(
     opponents = list(opponent) if isinstance(opponent, OpponentPool) else [opponent]
     if not agent.batchable or not all(member.batchable for member in opponents):
         return False
-    return hasattr(env.make_batch(1), "to_play")
+    return turn_model(env.make_batch(1)) == "alternating"
 
 
 # match's parameters on purpose: the evaluation callback calls either with the same arguments.
@@ -207,6 +208,8 @@ def match_batch(
             player.setup(obs_space, act_space)
         player.reset(seed=derive_seed(derive_seed(seed, games), index))
     batch = env.make_batch(games)
+    if not isinstance(batch, AlternatingBatch):
+        raise InvalidValueError(f"match_batch: {batch} is not a batch whose turns alternate (arena.batch)")
     board, infos = batch.reset(seed=seed)
     masks, to_play = infos["action_mask"], infos["to_play"].astype(np.int64)
     returns = np.zeros((games, 2))

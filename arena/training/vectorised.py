@@ -18,6 +18,7 @@ from typing import Any
 
 from stable_baselines3.common.vec_env import VecEnv
 
+from arena.batch import turn_model
 from arena.env import MultiAgentEnv
 from arena.errors import InvalidValueError, PluginError, UnknownNameError
 from arena.interface import Interface
@@ -51,7 +52,7 @@ def batch_vec_env(
     """
     probe = make_env(env, **dict(env_kwargs or {}))
     batch = make_batch(probe, 1)
-    if hasattr(batch, "to_play"):
+    if turn_model(batch) == "alternating":
         return BatchVecEnv(probe, num_envs, *args, **kwargs)
     return SimultaneousBatchVecEnv(probe, num_envs, *args, **kwargs)
 

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from arena.batch import TurnModel
 from arena.errors import InvalidActionError, InvalidValueError, ResetNeeded
 from arena.seeding import game_seeds
 from envs.pommerman import batch_core
@@ -92,6 +93,7 @@ class PommermanBatch:
     """
 
     possible_agents = ("agent_0", "agent_1", "agent_2", "agent_3")
+    turns: TurnModel = "simultaneous"
 
     def __init__(
         self,

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from arena.batch import TurnModel
 from arena.errors import InvalidActionError, InvalidTypeError, InvalidValueError, ResetNeeded
 from arena.seeding import game_seeds
 from envs.snake import core
@@ -59,6 +60,8 @@ class SnakeBatch:
         dtype('float32')
     """
 
+    turns: TurnModel = "simultaneous"
+
     def __init__(self, num_games: int, *, copy: bool = True, **options: Any) -> None:
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
             raise InvalidValueError(f"SnakeBatch: num_games must be a positive integer, got {num_games!r}")
@@ -74,6 +77,7 @@ class SnakeBatch:
             t.snake_length,
             t.num_fruits,
         )
+        self.possible_agents = tuple(t.possible_agents)
         self.single_observation_space = t.observation_spaces["snake_0"]
         self.single_action_space = t.action_spaces["snake_0"]
         games, snakes = self.num_games, self.num_snakes

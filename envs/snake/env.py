@@ -115,7 +115,7 @@ class Snake(SnakeRules, MultiAgentEnv):
         self._key = np.zeros(1, dtype=np.uint64)
         self._steps = 0
 
-    def make_batch(self, num_games: int, **options: Any) -> Any:
+    def make_batch(self, num_games: int, **options: Any) -> SnakeBatch:
         """``num_games`` games with this env's options, stepped together (:class:`~envs.snake.SnakeBatch`)."""
         return SnakeBatch(num_games, **{**self._batch_options, **options})
 
