@@ -33,9 +33,10 @@ class _BatchChecker(_Checker):
         batch = self.batch
         if not isinstance(batch, GameBatch):
             self.fail("make_batch must return an arena.batch.GameBatch (turns, num_games, possible_agents, spaces)")
-        if getattr(type(batch), "turns", None) not in TURN_MODELS:
-            self.fail(f"the batch's class must declare turns, one of {TURN_MODELS}; got {batch.turns!r}")
-        if batch.turns == "sides":
+        turns = getattr(type(batch), "turns", None)
+        if turns not in TURN_MODELS:
+            self.fail(f"the batch's class must declare turns, one of {TURN_MODELS}; got {turns!r}")
+        if turns == "sides":
             raise NotImplementedError(f"{self.name}: check_batch does not check 'sides' batches yet")
         if batch.num_games != num_games:
             self.fail(f"num_games is {batch.num_games}, but make_batch was asked for {num_games}")

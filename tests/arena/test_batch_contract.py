@@ -90,6 +90,17 @@ def test_an_undeclared_turn_model_is_refused_with_what_was_expected():
         can_match_batch(_TicTacToeWith(_Undeclared), RandomAgent(), RandomAgent())
 
 
+class _NoSpaces:
+    turns = "simultaneous"
+    num_games = 1
+    possible_agents = ("player_0", "player_1")
+
+
+def test_a_batch_without_the_protocols_members_is_named():
+    with pytest.raises(ContractViolation, match="must return an arena.batch.GameBatch"):
+        check_batch(_TicTacToeWith(lambda num_games: _NoSpaces()), num_games=1)
+
+
 def test_check_batch_refuses_bad_arguments():
     with pytest.raises(ValueError, match="num_games must be a positive integer, got 0"):
         check_batch(envs.make("tic_tac_toe"), num_games=0)
