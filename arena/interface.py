@@ -18,6 +18,7 @@ from typing import Any, ClassVar, TypeVar, overload
 import numpy as np
 from gymnasium import spaces
 
+from arena.batched_stack import BATCH_FORMS, split_rows, stack_rows
 from arena.errors import ArenaError, InvalidTypeError, MaskTranslationError, SpaceMismatchError
 from arena.stack import HOOKS, CompiledStack, StackDrivers
 
@@ -88,6 +89,11 @@ class Interface(StackDrivers):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        # One written form serves both places: a class that writes only the batched form of a
+        # hook gets the per-game hook that runs it on a batch of one.
+        for hook, batch_hook in BATCH_FORMS.items():
+            if batch_hook in cls.__dict__ and hook not in cls.__dict__:
+                setattr(cls, hook, getattr(Interface, f"_{hook}_of_one"))
         cls.overridden_hooks = frozenset(hook for hook in HOOKS if getattr(cls, hook) is not getattr(Interface, hook))
 
     def __init__(self, inner: Interface | None = None) -> None:
@@ -236,14 +242,6 @@ class Interface(StackDrivers):
             return self._untranslatable_mask(mask)
         return mask
 
-    def observation_batch(self, observations: Any) -> Any:
-        """:meth:`observation` over many observations stacked on axis 0 (batched trainers).
-
-        The default maps them one by one and stacks the results; an interface without
-        per-episode state may override it with a vectorised version.
-        """
-        return np.stack([self.observation(observation) for observation in observations])
-
     def done(self, reward: float, *, terminated: bool, truncated: bool) -> float:
         """The agent's episode ends; return its final reward as this level passes it on.
 
@@ -255,6 +253,83 @@ class Interface(StackDrivers):
         override it to settle per-episode state, e.g. a potential to subtract.
         """
         return self.reward(reward)
+
+    # ------------------------------------------------------------ batched hooks
+    # Values stacked on axis 0, one row per game slot (see arena.batched_stack). The defaults
+    # run the per-game hook row by row on this object; arena.BatchedStack runs a level that does
+    # not write a batched form on one copy per slot instead, so its per-episode state is per game.
+    def reset_batch(self, observations: Any, starting: np.ndarray) -> None:
+        """:meth:`reset` for the slots where ``starting`` is true (their first observations).
+
+        Args:
+            observations: every slot's observation as it arrives at this level, on axis 0.
+            starting: one boolean per slot: the slots whose episode starts with this observation.
+        """
+        for observation, starts in zip(split_rows(observations), starting):
+            if starts:
+                self.reset(observation)
+
+    def observation_batch(self, observations: Any) -> Any:
+        """:meth:`observation` over every slot's observation, stacked on axis 0.
+
+        Example:
+            >>> itf = Interface()
+            >>> itf.setup(spaces.Discrete(3), spaces.Discrete(2))
+            >>> itf.observation_batch(np.array([0, 2])).tolist()
+            [0, 2]
+        """
+        return stack_rows([self.observation(observation) for observation in split_rows(observations)])
+
+    def action_batch(self, actions: Any) -> Any:
+        """:meth:`action` over every slot's action, stacked on axis 0."""
+        return stack_rows([self.action(action) for action in split_rows(actions)])
+
+    def action_mask_batch(self, masks: Any) -> Any:
+        """:meth:`action_mask` over every slot's mask, stacked on axis 0."""
+        return stack_rows([self.action_mask(mask) for mask in split_rows(masks)])
+
+    def reward_batch(self, rewards: np.ndarray) -> np.ndarray:
+        """:meth:`reward` over every slot's reward (a float array, one per slot)."""
+        return np.array([self.reward(float(reward)) for reward in rewards], dtype=np.float64)
+
+    def done_batch(self, rewards: np.ndarray, *, terminated: np.ndarray, truncated: np.ndarray) -> np.ndarray:
+        """Every slot's reward this step: :meth:`done` for the slots that end (``terminated`` or
+        ``truncated``), :meth:`reward` for the others.
+
+        Args:
+            rewards: one reward per slot.
+            terminated: one boolean per slot.
+            truncated: one boolean per slot.
+        """
+        return np.array(
+            [
+                self.done(float(reward), terminated=bool(term), truncated=bool(trunc))
+                if term or trunc
+                else self.reward(float(reward))
+                for reward, term, trunc in zip(rewards, terminated, truncated)
+            ],
+            dtype=np.float64,
+        )
+
+    # Per-game hooks of a class that writes only the batched form: the batch of one.
+    def _reset_of_one(self, observation: Any) -> None:
+        self.reset_batch(stack_rows([observation]), np.ones(1, dtype=bool))
+
+    def _observation_of_one(self, observation: Any) -> Any:
+        return split_rows(self.observation_batch(stack_rows([observation])))[0]
+
+    def _action_of_one(self, action: Any) -> Any:
+        return split_rows(self.action_batch(stack_rows([action])))[0]
+
+    def _action_mask_of_one(self, mask: Any) -> Any:
+        return split_rows(self.action_mask_batch(stack_rows([mask])))[0]
+
+    def _reward_of_one(self, reward: float) -> float:
+        return float(self.reward_batch(np.array([reward], dtype=np.float64))[0])
+
+    def _done_of_one(self, reward: float, *, terminated: bool, truncated: bool) -> float:
+        flags = np.array([terminated]), np.array([truncated])
+        return float(self.done_batch(np.array([reward], dtype=np.float64), terminated=flags[0], truncated=flags[1])[0])
 
     @classmethod
     def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]] | None:

@@ -39,7 +39,20 @@ Hook = Callable[[Any], Any]
 #: One channel of a compiled stack: ``(level, hook)`` pairs to apply in order (the level to blame).
 Hooks = tuple[tuple[Any, Hook], ...]
 #: The hooks of an interface level (see :class:`arena.Interface`).
-HOOKS = ("reset", "observation", "action", "reward", "action_mask", "done", "observation_batch")
+HOOKS = (
+    "reset",
+    "observation",
+    "action",
+    "reward",
+    "action_mask",
+    "done",
+    "reset_batch",
+    "observation_batch",
+    "action_batch",
+    "action_mask_batch",
+    "reward_batch",
+    "done_batch",
+)
 _BLAME = "_arena_interface_level"
 
 
