@@ -46,6 +46,11 @@ class Interface(StackDrivers):
     * :meth:`done` — the agent's episode ended (final reward, terminated or truncated);
       every driver calls it: :class:`arena.EnvItfWrapper`, :class:`arena.AgtItfWrapper`
       (through :func:`arena.play`) and :class:`arena.training.SingleAgentEnv`.
+    * Batched forms (``reset_batch``, ``observation_batch``, ``action_batch``,
+      ``action_mask_batch``, ``reward_batch``, ``done_batch``): the same hooks over a batch of
+      games (see :mod:`arena.batched_stack`). Write either form: the default batched form runs
+      the per-game hook game by game, and a class that writes only the batched form gets
+      per-game hooks that run it on a batch of one.
 
     :meth:`action` and :meth:`action_mask` are a pair: masks name actions, so the base
     :meth:`action_mask` of a level whose class overrides :meth:`action`, or whose
@@ -91,9 +96,13 @@ class Interface(StackDrivers):
         super().__init_subclass__(**kwargs)
         # One written form serves both places: a class that writes only the batched form of a
         # hook gets the per-game hook that runs it on a batch of one.
+        # The form the most derived class writes wins: one that writes only the per-game hook
+        # over an inherited batched form gets the default batched form (row by row) back.
         for hook, batch_hook in BATCH_FORMS.items():
             if batch_hook in cls.__dict__ and hook not in cls.__dict__:
                 setattr(cls, hook, getattr(Interface, f"_{hook}_of_one"))
+            elif hook in cls.__dict__ and batch_hook not in cls.__dict__ and cls is not Interface:
+                setattr(cls, batch_hook, getattr(Interface, batch_hook))
         cls.overridden_hooks = frozenset(hook for hook in HOOKS if getattr(cls, hook) is not getattr(Interface, hook))
 
     def __init__(self, inner: Interface | None = None) -> None:

@@ -233,3 +233,18 @@ def test_mask_refusal_and_bad_flags_are_clear_errors():
         batched.reward(np.zeros(2), terminated=[True])
     with pytest.raises(ArenaError, match="positive int"):
         BatchedStack(itf, 0)
+
+
+def test_a_subclass_that_writes_the_per_game_hook_is_not_run_by_its_parents_batched_form():
+    class NegateArrays(Interface):
+        def observation_batch(self, observations):
+            return -observations
+
+    class Twice(NegateArrays):  # the form the most derived class writes wins
+        def observation(self, observation):
+            return 2 * observation
+
+    itf = Twice()
+    itf.setup(spaces.Box(-9.0, 9.0, (1,), np.float64), spaces.Discrete(2))
+    assert BatchedStack(itf, 2).observation(np.array([[1.0], [2.0]])).tolist() == [[2.0], [4.0]]
+    assert NegateArrays.observation is not Twice.observation  # the parent keeps its derived form
