@@ -16,7 +16,7 @@ from arena.batched_stack import BatchedStack, split_rows, stack_rows
 from arena.errors import ArenaError, MaskTranslationError
 from arena.plugins import interface_registry
 from arena.testing.interface_checker import _maskable, _random_mask, _sample
-from interfaces import FrameStack, ScaleReward
+from interfaces import ClipReward, FrameStack, PotentialShaping, ScaleReward
 
 
 # ---------------------------------------------------------------- plugin-style levels, per game only
@@ -248,3 +248,31 @@ def test_a_subclass_that_writes_the_per_game_hook_is_not_run_by_its_parents_batc
     itf.setup(spaces.Box(-9.0, 9.0, (1,), np.float64), spaces.Discrete(2))
     assert BatchedStack(itf, 2).observation(np.array([[1.0], [2.0]])).tolist() == [[2.0], [4.0]]
     assert NegateArrays.observation is not Twice.observation  # the parent keeps its derived form
+
+
+#: Levels that fit a Box observation and Discrete actions, each built on an inner level.
+STACKABLE = {
+    "negate": Negate,
+    "half_reward": HalfReward,
+    "half_reward_arrays": HalfRewardArrays,
+    "sum_shaping": SumShaping,
+    "sum_shaping_arrays": SumShapingArrays,
+    "frame_stack": lambda inner: FrameStack(inner, frames=2),
+    "scale_reward": lambda inner: ScaleReward(inner, factor=3.0),
+    "clip_reward": lambda inner: ClipReward(inner, low=-0.5, high=0.5),
+    "potential_shaping": lambda inner: PotentialShaping(inner, potential=lambda obs: float(np.max(obs))),
+}
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    names=st.lists(st.sampled_from(sorted(STACKABLE)), min_size=1, max_size=4),
+    batch_size=st.integers(1, 4),
+    seed=st.integers(0, 2**16),
+)
+def test_batched_stack_equals_per_game_stacks_for_generated_stacks(names, batch_size, seed):
+    itf = None
+    for name in names:
+        itf = STACKABLE[name](itf)
+    itf.setup(spaces.Box(-1.0, 1.0, (2,), np.float32), spaces.Discrete(3))
+    run_both(itf, batch_size, seed, steps=5)
