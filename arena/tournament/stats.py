@@ -23,7 +23,24 @@ from arena.errors import InvalidValueError
 from arena.evaluation.results import Z_95
 from arena.runtime.game import GameResult
 
-__all__ = ["wilson_interval", "PairingStats", "pairing_stats", "Z_95"]
+__all__ = ["score_rate", "wilson_interval", "PairingStats", "pairing_stats", "Z_95"]
+
+
+def score_rate(wins: int, draws: int, games: int, *, empty: float) -> float:
+    """Wins plus half the draws, per game: the one score rate of tournaments and training.
+
+    Args:
+        wins: games won.
+        draws: games drawn (each counts one half).
+        games: games played (wins, draws and losses).
+        empty: the rate to give before any game (a tournament pairing says 0.5, a training
+            evaluation 0.0).
+
+    Example:
+        >>> score_rate(3, 2, 10, empty=0.5)
+        0.4
+    """
+    return (wins + draws / 2) / games if games else empty
 
 
 def wilson_interval(successes: float, n: int, z: float = Z_95) -> tuple[float, float]:
@@ -81,7 +98,7 @@ class PairingStats:
     @property
     def score(self) -> float:
         """``first``'s score rate, ``(wins + draws / 2) / games`` (0.5 before any game)."""
-        return (self.wins + self.draws / 2) / self.games if self.games else 0.5
+        return score_rate(self.wins, self.draws, self.games, empty=0.5)
 
     @property
     def interval(self) -> tuple[float, float]:

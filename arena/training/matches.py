@@ -24,6 +24,7 @@ from arena.env import AgentID, MultiAgentEnv
 from arena.errors import InvalidValueError
 from arena.play_loop import play
 from arena.seeding import derive_seed
+from arena.tournament.stats import score_rate
 from arena.training.learner_arguments import team_members
 from arena.training.pool import OpponentPool
 
@@ -67,8 +68,8 @@ class Score:
 
     @property
     def score(self) -> float:
-        """Wins plus half the draws, per game."""
-        return float(np.mean(self.outcomes)) if self.outcomes else 0.0
+        """Wins plus half the draws, per game (0.0 before any game)."""
+        return score_rate(self.wins, self.draws, self.games, empty=0.0)
 
 
 def match(
