@@ -29,7 +29,8 @@ LAYERS = [
         [
             "env.py, actions.py\nMultiAgentEnv,\ncapabilities",
             "interface.py\nInterface, Combine",
-            "stack.py\ncompiled stacks",
+            "stack.py\nhook loops",
+            "batch.py\nGameBatch",
             "agents/\nAgent, scripted",
         ],
     ),
@@ -39,6 +40,7 @@ LAYERS = [
         [
             "wrappers.py,\nagent_wrapper.py\nEnv/AgtItfWrapper",
             "teams.py\nTeam,\nGroupTeams",
+            "batched_stack.py\nBatchedStack",
             "play_loop.py\nplay, Episode",
             "registry.py,\nplugins.py",
             "testing/\ncheckers",
@@ -47,7 +49,15 @@ LAYERS = [
     (
         "jobs",
         "#fcf3cf",
-        ["specs/\nspec languages", "evaluation/\nratings maths", "tournament/", "training/", "replay/", "adapters/"],
+        [
+            "specs/\nspec languages",
+            "evaluation/\nratings maths",
+            "runtime/\none game\nunder guard",
+            "tournament/\nmany games",
+            "training/",
+            "replay/",
+            "adapters/",
+        ],
     ),
     ("front doors", "#f8d7da", ["cli/\nthe arena command", "serve/\nplay in the browser"]),
 ]
