@@ -9,6 +9,7 @@ the env itself.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -122,21 +123,30 @@ class GameRunner:
         if self._env is not None:
             self._env.close()
 
+    def _watch(self, name: str) -> SeatWatch | None:
+        """The worker's watch over entrant ``name`` (``None`` when nothing watches this process)."""
+        return None if self.watch_state is None else SeatWatch(self.watch_state, self._index[name])
+
+    @staticmethod
+    def _build(name: str, watch: SeatWatch | None, build: Callable[[], Any]) -> Any:
+        """``build()`` under ``watch``; any failure (exit and Ctrl-C included) is ``name``'s forfeit."""
+        try:
+            if watch is not None:
+                watch.begin(5)
+            return build()
+        except (Exception, SystemExit, KeyboardInterrupt) as err:
+            raise Forfeit(name, f"could not be built: {type(err).__name__}: {err}") from err
+        finally:
+            if watch is not None:
+                watch.end()
+
     def _guard(self, name: str, copy: int = 0) -> GuardedAgent:
         """The guarded agent of entrant ``name`` in its ``copy``-th seat of a game (each seat of a
         filled lineup is its own agent, with its own state)."""
         guard = self._guards.get((name, copy))
         if guard is None:
-            watch = None if self.watch_state is None else SeatWatch(self.watch_state, self._index[name])
-            try:
-                if watch is not None:
-                    watch.begin(5)
-                agent = self.specs[name].build(self._env)
-            except (Exception, SystemExit, KeyboardInterrupt) as err:
-                raise Forfeit(name, f"could not be built: {type(err).__name__}: {err}") from err
-            finally:
-                if watch is not None:
-                    watch.end()
+            watch = self._watch(name)
+            agent = self._build(name, watch, lambda: self.specs[name].build(self._env))
             guard = GuardedAgent(agent, name, self.config.move_time_limit, self.timer, watch)
             self._guards[name, copy] = guard
             self._versions[name] = agent_version(agent)
@@ -147,16 +157,8 @@ class GameRunner:
         worker's watch charges the entrant when a member ends the process."""
         guards = self._sides.get((name, seats))
         if guards is None:
-            watch = None if self.watch_state is None else SeatWatch(self.watch_state, self._index[name])
-            try:
-                if watch is not None:
-                    watch.begin(5)
-                agents = self.specs[name].build_side(seats, self._env)
-            except (Exception, SystemExit, KeyboardInterrupt) as err:
-                raise Forfeit(name, f"could not be built: {type(err).__name__}: {err}") from err
-            finally:
-                if watch is not None:
-                    watch.end()
+            watch = self._watch(name)
+            agents = self._build(name, watch, lambda: self.specs[name].build_side(seats, self._env))
             by_object: dict[int, GuardedAgent] = {}  # a shared member keeps one guard for its seats
             guards = [
                 by_object.setdefault(
