@@ -16,16 +16,26 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("arena", "interfaces", "envs")
 #: The longest function a newcomer is asked to hold in mind.
 MAX_FUNCTION_LINES = 120
-#: ``arena`` is the framework; ``interfaces`` and ``envs`` build on it, never the other way round.
-#: Inside it, the runtime plays one game under guard and the tournament schedules many on it.
-LOWER_LAYERS = {"arena": ("interfaces", "envs"), "arena.runtime": ("arena.tournament",)}
+#: The four layers, lowest first: a module imports modules of its own layer and of lower ones, never higher
+#: (so no circle runs between layers). docs/architecture.md, "The map", gives the reasons.
+LAYERS = ("arena", "envs", "interfaces", "recipes and shipped agents")
+#: The top layer lives beside its game in ``envs/``, so one game's pieces are found in one place: its
+#: recipes (``recipe.py``, ``recipes.py``, ``rllib_recipe.py``: what to train, stacks named by spec string) ...
+TOP_LAYER_NAME = re.compile(r"(?:\w+_)?recipes?")
+#: ... the shipped agents' loaders (their folders, ``envs/<game>_trained/``, are data) ...
+SHIPPED_AGENTS = ("envs.shipped",)
+#: ... and the per-game trainers, which compose interfaces; issue 46's one trainer in ``arena/training`` replaces
+#: them, and whoever deletes one deletes its name here.
+PER_GAME_TRAINERS = ("envs.pong_training", "envs.pommerman.training")
+#: Inside ``arena``, the runtime plays one game under guard and the tournament schedules many on it.
+LOWER_LAYERS = {"arena.runtime": ("arena.tournament",)}
 
 
-def _modules() -> dict[str, Path]:
+def _modules(root: Path = ROOT) -> dict[str, Path]:
     found = {}
     for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            parts = path.relative_to(ROOT).with_suffix("").parts
+        for path in sorted((root / package).rglob("*.py")):
+            parts = path.relative_to(root).with_suffix("").parts
             name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
             found[name] = path
     return found
@@ -34,30 +44,35 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
-def _is_package(name: str) -> bool:
-    return MODULES[name].name == "__init__.py"
+def _is_package(name: str, modules: dict[str, Path] = MODULES) -> bool:
+    return modules[name].name == "__init__.py"
 
 
-def _resolve(module: str, node: ast.ImportFrom) -> str:
+def _resolve(module: str, node: ast.ImportFrom, modules: dict[str, Path] = MODULES) -> str:
     if not node.level:
         return node.module or ""
-    base = module.split(".") if _is_package(module) else module.split(".")[:-1]
+    base = module.split(".") if _is_package(module, modules) else module.split(".")[:-1]
     base = base[: len(base) - (node.level - 1)]
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def _imports(module: str) -> set[str]:
-    """Project modules that ``module`` imports anywhere (inside functions too: a deferred import is
-    still a dependency)."""
-    targets: set[str] = set()
-    for node in ast.walk(ast.parse(MODULES[module].read_text(encoding="utf-8"))):
+def _import_lines(module: str, modules: dict[str, Path] = MODULES) -> list[tuple[str, int]]:
+    """``(project module, line)`` for each import in ``module``, anywhere (inside functions too: a deferred
+    import is still a dependency)."""
+    found: list[tuple[str, int]] = []
+    for node in ast.walk(ast.parse(modules[module].read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            targets.update(alias.name for alias in node.names)
+            found.extend((alias.name, node.lineno) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = _resolve(module, node)
-            targets.add(base)
-            targets.update(f"{base}.{alias.name}" for alias in node.names)
-    return {name for name in targets if name in MODULES and name != module}
+            base = _resolve(module, node, modules)
+            found.append((base, node.lineno))
+            found.extend((f"{base}.{alias.name}", node.lineno) for alias in node.names)
+    return sorted({(name, line) for name, line in found if name in modules and name != module})
+
+
+def _imports(module: str) -> set[str]:
+    """Project modules that ``module`` imports anywhere."""
+    return {name for name, _ in _import_lines(module)}
 
 
 def _function_lengths() -> list[tuple[str, int]]:
@@ -82,7 +97,7 @@ def _inside(module: str, package: str) -> bool:
 
 
 @pytest.mark.parametrize("lower, higher", [(low, high) for low, highs in LOWER_LAYERS.items() for high in highs])
-def test_no_import_runs_upward(lower: str, higher: str) -> None:
+def test_no_import_runs_upward_inside_arena(lower: str, higher: str) -> None:
     assert [m for m in MODULES if _inside(m, lower)] and [m for m in MODULES if _inside(m, higher)]
     upward = sorted(
         f"{module} imports {target}"
@@ -92,6 +107,89 @@ def test_no_import_runs_upward(lower: str, higher: str) -> None:
         if _inside(target, higher)
     )
     assert not upward, f"{lower} must not import {higher}: {upward}"
+
+
+def _layer(module: str) -> int:
+    """The index in :data:`LAYERS` of ``module``'s layer."""
+    if module in SHIPPED_AGENTS or module in PER_GAME_TRAINERS:
+        return 3
+    package = module.split(".")[0]
+    if package == "envs" and TOP_LAYER_NAME.fullmatch(module.split(".")[-1]):
+        return 3
+    return {"arena": 0, "envs": 1, "interfaces": 2}[package]
+
+
+def _own_game(module: str, modules: dict[str, Path] = MODULES) -> str | None:
+    """The game an ``interfaces`` module is named for: ``interfaces.pong_aim`` plays ``pong`` when
+    ``envs/pong.py`` or ``envs/pong/`` is there; ``None`` for a generic module (``interfaces.board``)."""
+    name = module.split(".")[1] if module.count(".") else ""
+    games = {m.split(".")[1] for m in modules if m.startswith("envs.")}
+    named = [game for game in games if name == game or name.startswith(f"{game}_")]
+    return max(named, key=len, default=None)
+
+
+def _of_game(module: str, game: str) -> bool:
+    """``envs.<game>``, a module under it, or a sibling ``envs.<game>_<what>`` (as ``envs.pong_batch``)."""
+    root = module.split(".")[1] if module.startswith("envs.") else ""
+    return root == game or root.startswith(f"{game}_")
+
+
+def _layer_breaches(root: Path = ROOT) -> list[str]:
+    """``file:line: module imports target (why)`` for each import that breaks the four layers."""
+    modules = _modules(root)
+    breaches = []
+    for module, path in modules.items():
+        for target, line in _import_lines(module, modules):
+            where = f"{path.relative_to(root)}:{line}"
+            if _layer(target) > _layer(module):
+                breaches.append(
+                    f"{where}: {module} imports {target} ({LAYERS[_layer(module)]} is under {LAYERS[_layer(target)]})"
+                )
+            elif _layer(module) == 2 and _layer(target) == 1:
+                game = _own_game(module, modules)
+                if game is None or not _of_game(target, game):
+                    breaches.append(
+                        f"{where}: {module} imports {target} (an interface imports only its own game's env)"
+                    )
+    return sorted(breaches)
+
+
+def test_every_layer_has_modules_and_every_named_top_module_is_there() -> None:
+    assert sorted({_layer(m) for m in MODULES}) == [0, 1, 2, 3]
+    gone = [name for name in (*SHIPPED_AGENTS, *PER_GAME_TRAINERS) if name not in MODULES]
+    assert not gone, f"named as top-layer modules but not there (delete the names): {gone}"
+
+
+def test_no_import_runs_up_the_four_layers() -> None:
+    """arena < envs < interfaces (a game's own levels may import that game) < recipes and shipped agents."""
+    assert _layer_breaches() == []
+
+
+def test_the_layer_rule_sees_the_shapes_it_names() -> None:
+    assert [_layer(m) for m in ("arena.training.recipe", "envs.pommerman.batch", "interfaces.board")] == [0, 1, 2]
+    assert {_layer(m) for m in ("envs.recipes", "envs.snake.recipe", "envs.pommerman.rllib_recipe")} == {3}
+    assert _layer("envs.shipped") == 3 and _layer("envs.recipe_cards") == 1
+    assert _own_game("interfaces.pong_aim") == "pong" and _own_game("interfaces.pommerman_safety") == "pommerman"
+    assert _own_game("interfaces.board") is None and _own_game("interfaces.observation") is None
+    assert _of_game("envs.pong_batch", "pong") and _of_game("envs.magent.layout", "magent")
+    assert not _of_game("envs.pommerman.batch", "pong")
+
+
+def test_the_layer_check_finds_an_upward_import_inside_a_function(tmp_path: Path) -> None:
+    for folder in ("arena", "envs/pong", "envs/snake", "interfaces"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "__init__.py").write_text("")
+    (tmp_path / "envs" / "pong" / "rules.py").write_text(
+        "import arena\n\n\ndef f():\n    from interfaces.pong import x\n"
+    )
+    (tmp_path / "envs" / "snake" / "recipe.py").write_text("from interfaces.pong import x\n")
+    (tmp_path / "interfaces" / "pong.py").write_text("from envs.pong import rules\nfrom envs.snake.recipe import y\n")
+    (tmp_path / "interfaces" / "board.py").write_text("import envs.snake\n")
+    assert _layer_breaches(tmp_path) == [
+        "envs/pong/rules.py:5: envs.pong.rules imports interfaces.pong (envs is under interfaces)",
+        "interfaces/board.py:1: interfaces.board imports envs.snake (an interface imports only its own game's env)",
+        "interfaces/pong.py:2: interfaces.pong imports envs.snake.recipe (interfaces is under recipes and shipped agents)",
+    ]
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:

@@ -61,6 +61,12 @@ LAYERS = [
     ),
     ("front doors", "#f8d7da", ["cli/\nthe arena command", "serve/\nplay in the browser"]),
 ]
+#: Beside arena, the three layers above it, lowest first: each imports arena and the ones under it.
+UPPER = [
+    ("envs/", "games, batches,\nscripted agents"),
+    ("interfaces/", "levels; a game's own\nlevels import its env"),
+    ("recipes and\nshipped agents", "recipe.py, shipped.py,\n<game>_trained/ in envs/"),
+]
 WIDTH, HEIGHT, GAP = 10.0, 1.05, 0.25
 
 
@@ -93,25 +99,30 @@ def draw(path: Path) -> None:
         arrowprops={"arrowstyle": "->", "color": "#555555", "lw": 1.5},
     )
     ax.text(WIDTH + 0.35, top / 2, "imports point down", rotation=90, va="center", fontsize=9, color="#555555")
-    for row, (label, note) in enumerate([("envs/", "bundled games"), ("interfaces/", "off-the-shelf interfaces")]):
-        y = 0.6 + row * 2.4
+    for row, (label, note) in enumerate(UPPER):
+        y = 0.1 + row * 2.0
         ax.add_patch(
             FancyBboxPatch(
-                (WIDTH + 1.0, y), 2.4, 1.5, boxstyle="round,pad=0.02", facecolor="#e5dbf3", edgecolor="#888888"
+                (WIDTH + 1.0, y), 2.6, 1.5, boxstyle="round,pad=0.02", facecolor="#e5dbf3", edgecolor="#888888"
             )
         )
-        ax.text(WIDTH + 2.2, y + 0.95, label, ha="center", va="center", fontsize=11, fontweight="bold")
-        ax.text(WIDTH + 2.2, y + 0.5, f"{note}\nimport arena", ha="center", va="center", fontsize=8.5)
+        ax.text(WIDTH + 2.3, y + 1.05, label, ha="center", va="center", fontsize=10.5, fontweight="bold")
+        ax.text(WIDTH + 2.3, y + 0.42, note, ha="center", va="center", fontsize=8.5)
         ax.add_patch(
             FancyArrowPatch(
                 (WIDTH + 1.0, y + 0.3), (WIDTH, y + 0.3), arrowstyle="->", mutation_scale=14, color="#6a4c93"
             )
         )
+        if row:  # each imports the one under it
+            ax.add_patch(
+                FancyArrowPatch(
+                    (WIDTH + 2.3, y), (WIDTH + 2.3, y - 0.5), arrowstyle="->", mutation_scale=14, color="#6a4c93"
+                )
+            )
     ax.text(
-        WIDTH + 2.2,
-        top - 0.35,
-        "found by name through the\nentry points arena.envs,\narena.agents, "
-        "arena.interfaces:\narena never imports them",
+        WIDTH + 2.3,
+        top + 0.1,
+        "arena finds them by name\n(entry points, specs):\nnothing imports upward",
         ha="center",
         va="top",
         fontsize=8.5,
@@ -125,7 +136,7 @@ def draw(path: Path) -> None:
         fontsize=9,
         color="#555555",
     )
-    ax.set_xlim(-1.6, WIDTH + 3.6)
+    ax.set_xlim(-1.6, WIDTH + 3.8)
     ax.set_ylim(-0.7, top + 0.2)
     ax.axis("off")
     plt.rcParams["svg.hashsalt"] = "arena-layers"  # stable ids: the file changes only when the drawing does
