@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from arena.batched_stack import split_rows
 from arena.errors import InvalidTypeError, InvalidValueError, MaskTranslationError, SpaceMismatchError
 from arena.interface import Interface
 
@@ -505,6 +506,13 @@ class PommermanBatchPlanes(_PommermanInterface):
     turned so the agent starts top left and the model's moves are turned back, as the
     batch's ``ego`` option does (masks as :class:`PommermanEgoCorner`).
 
+    On a batch of games the batch's planes are already this level's output, so its batched
+    hooks are the identity on them (:attr:`batch_options` names the ``make_batch`` options that
+    make it so): a level wrapped around this one sees the same planes on one game and on a
+    batch. The levels underneath read the observation dict on one game and the batch's planes on
+    a batch (the shipped ones write both forms). Stacked observation dicts (a batch of single
+    envs) are encoded row by row.
+
     Args:
         inner: the interface underneath.
         ego: the ego view.
@@ -538,6 +546,7 @@ class PommermanBatchPlanes(_PommermanInterface):
         self._encode, self._ego_actions = encode_view, EGO_ACTIONS
         self._radio = "message" in raw.spaces
         self._me = 0
+        self._me_batch: np.ndarray | None = None  # each slot's seat, for stacked dicts (None: the batch's planes)
         planes = plane_space("radio" if self._radio else "ffa")
         self._shape = planes.shape
         return planes
@@ -585,6 +594,56 @@ class PommermanBatchPlanes(_PommermanInterface):
 
     def action_mask(self, mask: Any) -> Any:
         return _flip_free_mask(self, mask, self._radio) if self.ego else mask
+
+    # On a batch: PommermanBatch's planes are this level's output already (the identity); the
+    # observation dicts of a batch of single envs, stacked, are encoded row by row.
+    def observation_batch(self, observations: Any) -> Any:
+        """The batch's planes as they are (checked), or each stacked dict's planes.
+
+        Raises:
+            SpaceMismatchError: an array that is not ``(n, *planes shape)``: not this level's planes.
+        """
+        if isinstance(observations, dict):
+            rows = [self.observation(row) for row in split_rows(observations)]
+            self._me_batch = np.array([_observer(row) for row in split_rows(observations)])
+            return np.stack(rows)
+        planes = np.asarray(observations)
+        if planes.ndim != len(self._shape) + 1 or planes.shape[1:] != self._shape:
+            raise SpaceMismatchError(
+                f"{self}: on a batch it passes PommermanBatch's planes (n, {', '.join(map(str, self._shape))}) "
+                f"or maps stacked observation dicts, got an array of shape {planes.shape}"
+            )
+        self._me_batch = None
+        return observations
+
+    def action_batch(self, actions: Any) -> Any:
+        """The identity on the batch's planes (a batch made with ``ego=True`` reads ego moves itself);
+        ego moves turned back row by row for stacked dicts."""
+        if not self.ego or self._me_batch is None:
+            return actions
+        actions = np.array(actions, dtype=np.int64, copy=True)
+        moves = actions[:, 0] if self._radio else actions
+        moves[...] = self._ego_actions[self._me_batch, moves]
+        return actions
+
+    def action_mask_batch(self, masks: Any) -> Any:
+        """The identity on the batch's planes; :meth:`action_mask`'s check row by row for stacked dicts."""
+        if not self.ego or self._me_batch is None:
+            return masks
+        return np.stack([self.action_mask(mask) for mask in masks])
+
+    @property
+    def batch_options(self) -> dict[str, Any]:
+        """The options of ``make_batch`` whose planes this level passes unchanged: ``{"ego": ...}``.
+
+        A batch made with another ``ego`` would hand the model views in the other frame; the
+        batch's ``max_steps`` is the env's, which must equal this level's (its time plane).
+
+        Example:
+            >>> PommermanBatchPlanes(ego=True).batch_options
+            {'ego': True}
+        """
+        return {"ego": self.ego}
 
     def _arguments(self) -> str:
         return ", ".join(

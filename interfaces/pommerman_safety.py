@@ -5,9 +5,10 @@ the int8 mask of its 6 actions (0 stop, 1 up, 2 down, 3 left, 4 right, 5 bomb) w
 that kill it for sure: walking into flames that still burn next step, standing (or stepping,
 or laying a bomb) where a blast will reach it before it can get out of every blast's path in
 time. :func:`safe_moves_planes` does the same for many views of
-:class:`~envs.pommerman.batch.PommermanBatch` (its uint8 planes, ego or not) in one call, for
-batched trainers. :class:`PommermanSafeMoves` is the interface: it puts the mask in the
-observation (``"safe_moves"``) and never sends a move it forbids.
+:class:`~envs.pommerman.batch.PommermanBatch` (its uint8 planes, ego or not) in one call.
+:class:`PommermanSafeMoves` is the interface: it puts the mask in the observation
+(``"safe_moves"``) and never sends a move it forbids; on a batch of games its batched hooks
+run :func:`safe_moves_planes` over the batch's planes.
 
 **How "certain" is decided.** The analysis replays the rules' timing on the observed board:
 a bomb showing life ``b`` goes off at the end of the ``b``-th step from now, sooner when a
@@ -36,6 +37,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from arena.batched_stack import split_rows
 from arena.errors import InvalidValueError, SpaceMismatchError
 from arena.interface import Interface
 from interfaces.pommerman import require_pommerman_dict
@@ -286,6 +288,11 @@ class PommermanSafeMoves(Interface):
     filter's mask travels in the observation, as :class:`~interfaces.pommerman.PommermanLegalMoves`'
     does. A move the env's mask forbids is left to the env.
 
+    On a batch of games (:class:`arena.batched_stack.BatchedStack`) it reads the batch's planes
+    (:func:`safe_moves_planes`, in the frame of the batch's moves), passes them on unchanged and
+    puts the filter's mask in the action masks (:meth:`action_mask_batch`); the replacement rule
+    is the same, applied to every slot at once.
+
     Raises:
         SpaceMismatchError: at setup, for anything but the pommerman observation ``Dict`` and
             ``Discrete(6)`` actions.
@@ -311,6 +318,9 @@ class PommermanSafeMoves(Interface):
         super().__init__(inner)
         self._safe = np.ones(6, dtype=np.int8)
         self._raw_mask: np.ndarray | None = None
+        self._safe_batch = np.ones((0, 6), dtype=np.int8)
+        self._raw_mask_batch: np.ndarray | None = None
+        self._planes = True  # the last batch was PommermanBatch's planes (not stacked dicts)
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
@@ -338,3 +348,44 @@ class PommermanSafeMoves(Interface):
             return 0
         choices = np.flatnonzero(allowed)
         return int(choices[0]) if len(choices) else action
+
+    # On a batch: the batch's planes (or, from a batch of single envs, the dicts stacked) on axis 0.
+    def observation_batch(self, observations: Any) -> Any:
+        """Every slot's safe moves, kept for :meth:`action_mask_batch` and :meth:`action_batch`.
+
+        The batch's planes pass unchanged (a plane array has no room for a key: the mask reaches
+        the model as its action mask); stacked observation dicts get ``"safe_moves"`` as one game does.
+        """
+        self._raw_mask_batch = None
+        self._planes = not isinstance(observations, dict)
+        if not self._planes:
+            self._safe_batch = np.stack([safe_moves(row) for row in split_rows(observations)])
+            return {**observations, "safe_moves": self._safe_batch}
+        self._safe_batch = safe_moves_planes(observations)
+        return observations
+
+    def action_mask_batch(self, masks: Any) -> Any:
+        """On the batch's planes: the slots' masks without the moves the filter forbids.
+
+        On a batch the masks come after the observation they belong to (one game's come before
+        it), so the filter's mask reaches MaskablePPO here, where the planes have no room for it:
+        a model trained so never picks a move the filter would replace. Stacked observation
+        dicts carry it under ``"safe_moves"``, and their masks pass unchanged, as one game's do.
+        """
+        raw = np.asarray(masks)
+        self._raw_mask_batch = raw
+        if not self._planes:
+            return masks
+        return (raw != 0) & (self._safe_batch != 0) if raw.dtype == bool else raw * self._safe_batch
+
+    def action_batch(self, actions: Any) -> Any:
+        """:meth:`action` for every slot: a forbidden move becomes stop, else the first allowed move."""
+        moves = np.asarray(actions, dtype=np.int64).reshape(-1)
+        safe = self._safe_batch != 0
+        rows = np.arange(len(moves))
+        raw = self._raw_mask_batch
+        keep = safe[rows, moves] if raw is None else safe[rows, moves] | (raw[rows, moves] == 0)
+        allowed = safe if raw is None else safe & (raw != 0)
+        replaced = np.where(allowed[:, 0], 0, np.argmax(allowed, axis=1))
+        replaced = np.where(allowed.any(axis=1), replaced, moves)
+        return np.where(keep, moves, replaced).astype(np.asarray(actions).dtype, copy=False)

@@ -9,9 +9,9 @@ observations of the agent:
   by who is left).
 
 Each reads the raw observation dict, passes it on unchanged and pays its bonus with the next
-reward the agent receives (the episode's last included). :func:`pickups_planes` and
-:func:`enemies_down_planes` find the same events in consecutive
-:class:`~envs.pommerman.batch.PommermanBatch` views for batched trainers. Keep the bonuses
+reward the agent receives (the episode's last included). On a batch of games their batched
+hooks find the same events in consecutive :class:`~envs.pommerman.batch.PommermanBatch` planes
+(:func:`pickups_planes`, :func:`enemies_down_planes`), every game slot at once. Keep the bonuses
 small next to the game's 1: shaping that pays more than winning teaches something else.
 
 Example:
@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from arena.batched_stack import split_rows
 from arena.errors import InvalidValueError
 from arena.interface import Interface
 from interfaces.pommerman import require_pommerman_dict
@@ -54,6 +55,22 @@ def _bonus(owner: str, bonus: Any) -> float:
     return float(bonus)
 
 
+def _copy_rows(observations: Any) -> Any:
+    """A copy of a batch of observations (the batch may write its next step into the same arrays)."""
+    if isinstance(observations, dict):
+        return {key: np.array(value, copy=True) for key, value in observations.items()}
+    return np.array(observations, copy=True)
+
+
+def _put_rows(kept: Any, observations: Any, rows: np.ndarray) -> None:
+    """Copy ``observations``' ``rows`` into ``kept`` (a batch from :func:`_copy_rows`)."""
+    if isinstance(kept, dict):
+        for key, value in kept.items():
+            value[rows] = np.asarray(observations[key])[rows]
+    else:
+        kept[rows] = np.asarray(observations)[rows]
+
+
 def _enemies_alive(observation: dict[str, Any]) -> int:
     alive = np.asarray(observation["alive"])
     return sum(int(alive[code - 10]) for code in np.asarray(observation["enemies"]).tolist() if code >= 10)
@@ -67,6 +84,8 @@ class _EventBonus(Interface):
         self.bonus = _bonus(type(self).__name__, bonus)
         self._previous: dict[str, Any] | None = None
         self._owed = 0.0
+        self._previous_batch: Any = None  # every slot's last observation on a batch
+        self._owed_batch = np.zeros(0, dtype=np.float64)
 
     @classmethod
     def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
@@ -79,6 +98,7 @@ class _EventBonus(Interface):
         super().setup(observation_space, action_space)
         require_pommerman_dict(self, _KEYS)
         self._previous, self._owed = None, 0.0
+        self._previous_batch, self._owed_batch = None, np.zeros(0, dtype=np.float64)
 
     def reset(self, observation: Any) -> None:
         self._previous, self._owed = observation, 0.0
@@ -93,7 +113,44 @@ class _EventBonus(Interface):
         owed, self._owed = self._owed, 0.0
         return reward + owed
 
+    # On a batch: one row per game slot, the batch's planes (or stacked observation dicts).
+    def reset_batch(self, observations: Any, starting: np.ndarray) -> None:
+        if self._previous_batch is None or len(self._owed_batch) != len(starting):
+            self._previous_batch = _copy_rows(observations)
+            self._owed_batch = np.zeros(len(starting), dtype=np.float64)
+        else:
+            _put_rows(self._previous_batch, observations, starting)
+        self._owed_batch[starting] = 0.0
+
+    def observation_batch(self, observations: Any) -> Any:
+        if self._previous_batch is None:  # no episode started yet: this observation starts every slot's
+            self.reset_batch(observations, np.ones(len(split_rows(observations)), dtype=bool))
+            return observations
+        self._owed_batch += self.bonus * self._events_batch(self._previous_batch, observations)
+        _put_rows(self._previous_batch, observations, np.ones(len(self._owed_batch), dtype=bool))
+        return observations
+
+    def reward_batch(self, rewards: np.ndarray) -> np.ndarray:
+        rewards = np.asarray(rewards, dtype=np.float64)
+        if len(self._owed_batch) != len(rewards):  # nothing observed yet: nothing owed
+            return rewards
+        out = rewards + self._owed_batch
+        self._owed_batch = np.zeros_like(self._owed_batch)
+        return out
+
+    def _events_batch(self, previous: Any, current: Any) -> np.ndarray:
+        """Each slot's events between two batches of observations: planes, or dicts row by row."""
+        if isinstance(current, dict):
+            return np.array([self._events(a, b) for a, b in zip(split_rows(previous), split_rows(current))])
+        previous, current = np.asarray(previous), np.asarray(current)
+        # A view without the agent (a learner out of its game sees zeros) is no observation of the game.
+        seen = previous[:, _P_SELF].any(axis=(1, 2)) & current[:, _P_SELF].any(axis=(1, 2))
+        return np.where(seen, self._events_planes(previous, current), 0)
+
     def _events(self, previous: dict[str, Any], current: dict[str, Any]) -> int:
+        raise NotImplementedError
+
+    def _events_planes(self, previous: np.ndarray, current: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def _arguments(self) -> str:
@@ -127,6 +184,9 @@ class PommermanPickupBonus(_EventBonus):
         moved = (r, c) != tuple(int(v) for v in np.asarray(previous["position"]).tolist())
         return int(moved and int(np.asarray(previous["board"])[r, c]) in _POWER_UPS)
 
+    def _events_planes(self, previous: np.ndarray, current: np.ndarray) -> np.ndarray:
+        return pickups_planes(previous, current)
+
 
 class PommermanEnemyDownBonus(_EventBonus):
     """``bonus`` for each enemy that dies (``alive`` flags of the agent's ``enemies``).
@@ -149,6 +209,9 @@ class PommermanEnemyDownBonus(_EventBonus):
 
     def _events(self, previous: dict[str, Any], current: dict[str, Any]) -> int:
         return max(0, _enemies_alive(previous) - _enemies_alive(current))
+
+    def _events_planes(self, previous: np.ndarray, current: np.ndarray) -> np.ndarray:
+        return enemies_down_planes(previous, current)
 
 
 def pickups_planes(previous: Any, current: Any) -> np.ndarray:
