@@ -1,10 +1,11 @@
-"""What the Pong batch buys a training run: ``arena train pong_2p`` on the batch beside the single env.
+"""What the Pong batch buys a training run: the trainer env on the batch beside the single env.
 
-Runs the bare recipe (``arena train pong_2p``) for the same number of steps on the two paths
-(``--path env``: :mod:`envs.pong_training`, 32 games a numpy step; ``--path single``: one
-``SingleAgentEnv`` per game, 8 games), rounds interleaved, each run a process of its own timed in
-CPU seconds (evaluations off but for the first and last, 2 games each). Also times the trainer
-envs alone with random moves (no network). Prints learner steps per CPU-second and the ratios.
+Times the trainer envs alone with random moves (no network): :mod:`envs.pong_training`, 32 games a
+numpy step, beside one ``SingleAgentEnv`` with the recipe's stack and ``pong_ai``; and the bare recipe
+(``arena train pong_2p``, which trains on the batch) in a process of its own, timed in CPU seconds
+(evaluations off but for the first and last, 2 games each), rounds interleaved. Prints steps per
+CPU-second and the batch's ratio. (The single env no longer trains ``pong_2p`` from the command line:
+``arena train`` chooses the batch wherever it can serve the run.)
 
     python bench/pong_train.py --timesteps 60000 --rounds 3
 """
@@ -28,11 +29,11 @@ def _child_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def train_rate(path: str, games: int, timesteps: int, out: str) -> float:
-    """Learner steps per CPU-second of one ``arena train pong_2p`` process on ``path``."""
+def train_rate(games: int, timesteps: int, out: str) -> float:
+    """Learner steps per CPU-second of one ``arena train pong_2p`` process (on the batch)."""
     command = [
         sys.executable, "-c", "import sys; from arena.cli import main; sys.exit(main(sys.argv[1:]))", "train", "pong_2p", "--timesteps", str(timesteps), "--out", out,
-        "--force", "--seed", "1", "--threads", "1", "--path", path, "--n-envs", str(games),
+        "--force", "--seed", "1", "--threads", "1", "--n-envs", str(games),
         "--eval-games", "2", "--eval-every", str(10 * timesteps), "--progress", "none",
     ]  # fmt: skip
     before = _child_cpu()
@@ -77,24 +78,21 @@ def main() -> None:
     parser.add_argument("--env-steps", type=int, default=20000)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    rates: dict[str, list[float]] = {"train env": [], "train single": [], "env env": [], "env single": []}
+    rates: dict[str, list[float]] = {"train env": [], "env env": [], "env single": []}
     with tempfile.TemporaryDirectory() as folder:
         for _ in range(args.rounds):
             rates["env env"].append(env_rate("env", 32, args.env_steps))
             rates["env single"].append(env_rate("single", 1, args.env_steps))
-            rates["train env"].append(train_rate("env", 32, args.timesteps, f"{folder}/env"))
-            rates["train single"].append(train_rate("single", 8, args.timesteps, f"{folder}/single"))
+            rates["train env"].append(train_rate(32, args.timesteps, f"{folder}/env"))
     median = {key: statistics.median(values) for key, values in rates.items()}
     for key, label in (
         ("env env", "trainer env alone, the batch (32 games)"),
         ("env single", "trainer env alone, SingleAgentEnv (1 game)"),
-        ("train env", "arena train pong_2p --path env (32 games)"),
-        ("train single", "arena train pong_2p --path single (8 games)"),
+        ("train env", "arena train pong_2p (on the batch, 32 games)"),
     ):
         runs = " / ".join(f"{value:,.0f}" for value in rates[key])
         print(f"{label:46s} {median[key]:10,.0f} steps per CPU-second ({runs})")
-    print(f"the batch / the single env: trainer env {median['env env'] / median['env single']:.1f}x, "
-          f"training {median['train env'] / median['train single']:.2f}x")  # fmt: skip
+    print(f"the batch / the single env: trainer env {median['env env'] / median['env single']:.1f}x")
 
 
 if __name__ == "__main__":

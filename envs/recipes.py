@@ -87,7 +87,7 @@ def pong_2p(**options: Any) -> TrainingRecipe:
     against them teach the learner to aim that ``pong_ai`` rarely rewards on its own. Training games are 5 rounds of at most 500 steps (a
     cheaper evaluation unit; long rallies end as ties sooner); the agent plays games of any length.
     It trains on the batch (the ``"env"`` path, :mod:`envs.pong_training`: 32 games a numpy step,
-    ``pong_ai`` batched, each snapshot one forward a step); ``--path single`` steps the single env.
+    ``pong_ai`` batched, each snapshot one forward a step).
     """
     return TrainingRecipe(
         algo="ppo",

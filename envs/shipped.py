@@ -76,7 +76,7 @@ def pong_ppo(env: Any = None, **options: Any) -> Agent:
 
 
 def magent_army_ppo(env: Any = None, **options: Any) -> Agent:
-    """A ``magent_battle`` soldier trained with parameter sharing over its whole side (the side path):
+    """A ``magent_battle`` soldier trained with parameter sharing over its whole side (``control="shared"``):
     one spec plays an army, every seat of its side.
 
     docs/performance.md, "A trained army", gives its command, seed, steps, training time and its

@@ -38,11 +38,12 @@ def progress_arguments(parser: argparse.ArgumentParser, choices: Sequence[str], 
     removed_flag(parser, "--no-progress", "--progress none")
 
 
-def removed_flag(parser: argparse.ArgumentParser, flag: str, replacement: str) -> None:
+def removed_flag(parser: argparse.ArgumentParser, flag: str, replacement: str, *, takes_value: bool = False) -> None:
     """Make a removed flag stop parsing with ``FLAG was removed: use REPLACEMENT`` (exit status 2),
     rather than argparse's "unrecognized arguments", which would not say what to write instead.
-    The flag is left out of ``--help``."""
-    parser.add_argument(flag, action=_RemovedFlag, nargs=0, replacement=replacement, help=argparse.SUPPRESS)
+    The flag is left out of ``--help``; ``takes_value``: it took a value (``--path side``, ``--path=side``)."""
+    nargs = "?" if takes_value else 0
+    parser.add_argument(flag, action=_RemovedFlag, nargs=nargs, replacement=replacement, help=argparse.SUPPRESS)
 
 
 class _RemovedFlag(argparse.Action):

@@ -25,7 +25,7 @@ from typing import Any
 
 from arena.cli._arguments import env_arguments, removed_flag
 from arena.training.config import PROGRESS_MODES, SELF_PLAY_OFF, TrainingConfig
-from arena.training.recipe import CONTROLS, PATHS, SELF_PLAY
+from arena.training.recipe import CONTROLS, SELF_PLAY
 
 __all__ = ["FLAGS", "Flag", "config_from_args", "register", "run"]
 
@@ -125,7 +125,7 @@ FLAGS: dict[str, Flag] = {
     "window": Flag("self-play: games in the promotion window (default: --eval-games)", _OPPONENTS, type=int),
     "pool_size": Flag("self-play: keep at most this many opponents", _OPPONENTS, type=int),
     "team_spirit": Flag(
-        "side path: the share of each member's reward that is its side's mean, 0 to 1 (default: the recipe's)",
+        "--control shared: the share of each member's reward that is its side's mean, 0 to 1 (default: the recipe's)",
         _OPPONENTS,
         type=float,
     ),
@@ -155,7 +155,8 @@ FLAGS: dict[str, Flag] = {
     "control": Flag(
         "seat: the model plays one seat; team: one model controls every seat of "
         "its side (members' observations concatenated, actions split: Combine + "
-        "ConcatenateTeam; --interface applies to each member) (default: the recipe's)",
+        "ConcatenateTeam; --interface applies to each member); shared: one policy plays every seat of its "
+        "side, each seat on its own observation (parameter sharing) (default: the recipe's)",
         _LEARNER,
         choices=CONTROLS,
     ),
@@ -178,17 +179,9 @@ FLAGS: dict[str, Flag] = {
         type=int,
     ),
     "n_envs": Flag(
-        "games stepped together (default 64 on the batched and env paths, 4 on the single-env path)", _RUN, type=int
-    ),
-    "path": Flag(
-        "batched: every game in one numpy batch (BatchVecEnv), opponents acting for all "
-        "games at once; single: one SingleAgentEnv per game; side: parameter sharing, every member of "
-        "the learner's side a sub-env (SideVecEnv, envs with two sides); env: the env's own vectorised "
-        "env, which its recipe names (Pommerman's team mode); auto (default): env where the recipe names "
-        "one, else batched when the env has a batch, the algorithm is maskable-ppo, the opponents can act "
-        "in batches and the interface keeps no per-episode state",
+        "games stepped together (default 64 where the env's batch steps them, 4 where each game is its own env)",
         _RUN,
-        choices=PATHS,
+        type=int,
     ),
     "checkpoint_every": Flag(
         "timesteps between saves of the folder while training, so that a crash or kill leaves a "
@@ -248,6 +241,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action = flag.action or "store"
         groups[flag.group].add_argument(option, dest=name, default=default, action=action, help=flag.help, **extra)
     removed_flag(parser, "--no-progress", "--progress none")
+    removed_flag(
+        parser,
+        "--path",
+        "--control shared for one policy in every seat of its side (what --path side did); the run chooses "
+        "how to step its games from what it trains",
+        takes_value=True,
+    )
     parser.set_defaults(run=run)
 
 

@@ -21,7 +21,6 @@ from arena.errors import InvalidTypeError, InvalidValueError
 from arena.training.recipe import (
     ALGORITHM_NAMES,
     CONTROLS,
-    PATHS,
     RAW_INTERFACE,
     SELF_PLAY,
     TrainingRecipe,
@@ -80,7 +79,7 @@ class TrainingConfig:
             evaluation; 0: none but the last, and the one a Ctrl-C takes).
         algo_options: merged over the recipe's options (the recipe's are dropped when
             ``algo`` names another algorithm).
-        interface ... path: override the recipe's fields of the same names
+        interface ... team_spirit: override the recipe's fields of the same names
             (:class:`~arena.training.recipe.TrainingRecipe`); ``interface="none"`` trains on raw
             observations, ``self_play="off"`` without self-play.
 
@@ -126,7 +125,6 @@ class TrainingConfig:
     pool_size: int | None = None
     window: int | None = None
     n_envs: int | None = None
-    path: str | None = None
     team_spirit: float | None = None
     checkpoint_every: int | None = None
 
@@ -160,7 +158,6 @@ class TrainingConfig:
             "algo": ALGORITHM_NAMES,
             "control": CONTROLS,
             "self_play": (*SELF_PLAY, SELF_PLAY_OFF),
-            "path": PATHS,
         }
         for name, allowed in choices.items():
             value = getattr(self, name)
@@ -208,9 +205,9 @@ class TrainingConfig:
         """``base`` (default :meth:`base_recipe`) with the fields this config gives.
 
         The recipe's ``algo_options`` are kept only when the algorithm stays the recipe's;
-        this config's ``algo_options`` go over them. ``control="team"`` and ``path="side"`` drop
-        the recipe's teammate (the model plays every seat of its side); a recipe's side path
-        yields (to ``"auto"``) to a given ``teammate`` or ``control="team"``.
+        this config's ``algo_options`` go over them. ``control="team"`` or ``"shared"`` drops the
+        recipe's teammate (the model plays every seat of its side); a recipe's ``"shared"`` control
+        yields (to ``"seat"``) to a given ``teammate``.
         """
         base = self.base_recipe() if base is None else base
         algo = self.algo or base.algo
@@ -232,12 +229,11 @@ class TrainingConfig:
             fixed_eval_every=self.eval_every,
             fixed_eval_games=self.eval_games,
             n_envs=self.n_envs,
-            path=self.path,
             team_spirit=self.team_spirit,
         )
-        if self.path is None and recipe.path == "side" and (self.teammate is not None or self.control == "team"):
-            recipe = replace(recipe, path="auto")  # the recipe's side path yields to a teammate or a side model
-        if (self.control == "team" or recipe.path == "side") and self.teammate is None:
+        if self.control is None and recipe.control == "shared" and self.teammate is not None:
+            recipe = replace(recipe, control="seat")  # the recipe's shared side yields to a teammate
+        if recipe.control in ("team", "shared") and self.teammate is None:
             recipe = replace(recipe, teammate=None)  # the model plays every seat of its side: drop the recipe's
         if self.interface == RAW_INTERFACE:
             recipe = replace(recipe, interface=None)

@@ -183,17 +183,12 @@ def _loaded_manifest(config: TrainingConfig) -> dict[str, Any]:
 
 def _team_size(recipe: TrainingRecipe, env: Any, name: str) -> int | None:
     """The side size a ``control="team"`` model controls (``None`` for one seat); checks the team options."""
-    if (recipe.teammate or recipe.control == "team") and not env.teams:
-        raise InvalidValueError(f"--teammate and --control team need a team game; {name} has no sides (teams is None)")
-    if recipe.control == "team" and recipe.path == "side":
+    if (recipe.teammate or recipe.control != "seat") and not env.teams:
+        asked = "--teammate" if recipe.control == "seat" else f"--control {recipe.control}"
+        raise InvalidValueError(f"{asked} needs a team game; {name} has no sides (teams is None)")
+    if recipe.teammate and recipe.control == "shared":
         raise InvalidValueError(
-            "--control team trains one model for the whole side as one seat; the side path (--path side) trains "
-            "a one-seat model in every seat of the side: choose one"
-        )
-    if recipe.teammate and recipe.path == "side":
-        raise InvalidValueError(
-            "--teammate plays beside a one-seat learner; on the side path (--path side) the model plays every "
-            "seat of its side"
+            "--teammate plays beside a one-seat learner; with --control shared the model plays every seat of its side"
         )
     if recipe.control != "team":
         return None

@@ -31,7 +31,6 @@ __all__ = [
     "CONTROLS",
     "DEFAULT_RECIPE",
     "MIN_EVAL_GAMES",
-    "PATHS",
     "RAW_INTERFACE",
     "SELF_PLAY",
     "TrainingRecipe",
@@ -41,8 +40,7 @@ __all__ = [
 
 ALGORITHM_NAMES = ("maskable-ppo", "ppo", "a2c", "dqn")
 SELF_PLAY = ("latest", "uniform")
-CONTROLS = ("seat", "team")
-PATHS = ("auto", "batched", "single", "side", "env")
+CONTROLS = ("seat", "team", "shared")
 #: The interface spec that means "the raw observations" (a recipe's stack overridden by none).
 RAW_INTERFACE = "none"
 #: The fewest games a scaled-down evaluation plays (unless the recipe asks fewer at full budget): the
@@ -114,7 +112,9 @@ class TrainingRecipe:
             uniformly every game, a name given twice drawn twice as often).
         references: fixed agents evaluated against; the first draws the learning curve.
         teammate: in team games, the frozen agent beside a one-seat learner.
-        control: ``"seat"`` (the model plays one seat) or ``"team"`` (a whole side).
+        control: ``"seat"`` (the model plays one seat), ``"team"`` (one model for a whole side, the
+            members' observations concatenated) or ``"shared"`` (one policy in every seat of its side,
+            each seat acting on its own observation: parameter sharing).
         seats: the seats (``control="team"``: the teams) the learner plays (``None``: all), e.g.
             one kind of unit where kinds have different spaces.
         self_play: ``None``, ``"latest"`` or ``"uniform"``: snapshots of the learner join the pool.
@@ -127,13 +127,16 @@ class TrainingRecipe:
         fixed_eval_every, fixed_eval_games: an evaluation schedule that does not scale with the
             run (``arena train --eval-every/--eval-games``; kept in a trained folder's recipe, so a
             ``--load`` segment evaluates as the run it continues). ``None``: the scaled budget.
-        n_envs: games stepped together (``None``: 64 on the batched path, 4 otherwise).
-        path: ``"auto"``, ``"batched"``, ``"single"``, ``"side"`` or ``"env"`` (see ``arena train --path``).
+        n_envs: games stepped together (``None``: 64 on a batch, 4 otherwise).
         vec_env: the env's own vectorised trainer env: a name in the ``arena.vec_envs`` entry-point
             group (or ``"module:callable"``), called as :func:`arena.training.vectorised.own_vec_env`
-            says; ``path="auto"`` then trains on it (the ``"env"`` path), ``--path single`` does not.
-        team_spirit: on the side path, how much of each member's reward is its side's mean
+            says; a run whose learner plays as that trainer's does (no teammate, no ``control="team"``)
+            trains on it.
+        team_spirit: with ``control="shared"``, how much of each member's reward is its side's mean
             (OpenAI Five's "team spirit": 0 its own reward, 1 the side's mean).
+
+    How the games are stepped (one numpy batch, a side's seats as slots, one env per game) is no
+    field: :func:`arena.training.vectorised.choose_path` derives it from what the recipe trains.
         env_options: options the env is built with unless the command line gives its own.
 
     Example:
@@ -169,7 +172,6 @@ class TrainingRecipe:
     fixed_eval_every: int | None = None
     fixed_eval_games: int | None = None
     n_envs: int | None = None
-    path: str = "auto"
     vec_env: str | None = None
     team_spirit: float = 0.0
     env_options: Mapping[str, Any] = field(default_factory=dict)
@@ -183,7 +185,6 @@ class TrainingRecipe:
         _choice(self.algo, "algo", ALGORITHM_NAMES)
         _choice(self.control, "control", CONTROLS)
         _choice(self.self_play, "self_play", SELF_PLAY, optional=True)
-        _choice(self.path, "path", PATHS)
         for name in ("algo_options", "env_options"):
             if not isinstance(getattr(self, name), Mapping):
                 raise InvalidTypeError(f"TrainingRecipe: {name} must be a mapping, got {getattr(self, name)!r}")
@@ -251,9 +252,20 @@ class TrainingRecipe:
     def from_json(cls, data: Mapping[str, Any]) -> TrainingRecipe:
         """The recipe :meth:`to_json` wrote; unknown keys are refused by name.
 
+        A recipe written by an earlier arena, before the run derived its path, may hold a
+        ``path`` key: it is dropped, since the run now chooses how to step its games, and its
+        ``"side"`` (one policy in every seat of its side) is read as ``control="shared"``, what it
+        trained, so a ``--load`` goes on training the same learner.
+
         Raises:
             ValueError: ``data`` is not a mapping of known fields, or a field is invalid.
+
+        Example:
+            >>> TrainingRecipe.from_json({"path": "side", "algo": "ppo"}).control
+            'shared'
         """
+        if isinstance(data, Mapping) and "path" in data:
+            data = _without_path(data)
         known = {item.name for item in dataclasses.fields(cls)}
         if not isinstance(data, Mapping) or set(data) - known:
             extra = sorted(set(data) - known) if isinstance(data, Mapping) else type(data).__name__
@@ -268,6 +280,16 @@ class TrainingRecipe:
             return cls(**values)
         except TypeError as err:
             raise InvalidValueError(f"TrainingRecipe.from_json: {err}") from None
+
+
+def _without_path(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored recipe from before ``path`` was derived, in today's fields: ``path="side"`` trained one
+    policy in every seat of its side (``control="shared"``); the other paths said only how games were
+    stepped, which the run now chooses itself."""
+    values = {key: value for key, value in data.items() if key != "path"}
+    if data["path"] == "side" and values.get("control", "seat") == "seat":
+        values["control"] = "shared"
+    return values
 
 
 def _plain(value: Any) -> Any:

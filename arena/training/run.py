@@ -35,7 +35,7 @@ from arena.training.config import RECIPE_FILE, TrainingConfig
 from arena.training.plan import RunPlan, loaded_algo_changes, plan, registered_interface_spec
 from arena.training.policy_agent import SB3Agent, algorithm_class, require_sb3
 from arena.training.pool import OpponentPool
-from arena.training.recipe import BATCHED_RECIPE, TrainingRecipe, default_algo_options
+from arena.training.recipe import BATCHED_RECIPE, default_algo_options
 from arena.training.report import evaluation_text, plot_learning_curve, read_csv, short_evaluation_text
 from arena.training.single_agent import SingleAgentEnv
 from arena.training.team_control import side_agent, team_stack
@@ -179,7 +179,7 @@ def train(config: TrainingConfig) -> TrainedRun:
     """Train as ``config`` says and write the trained-agent folder; return the run.
 
     Raises:
-        ValueError, ArenaError: as :func:`plan`, or a path the run cannot take
+        ValueError, ArenaError: as :func:`plan`, or a side that cannot share one policy
             (:func:`~arena.training.vectorised.choose_path`), or spaces SB3 would misread
             (:func:`choose_policy`).
 
@@ -195,7 +195,15 @@ def train(config: TrainingConfig) -> TrainedRun:
     changes = loaded_algo_changes(algo_class, config.algo_options) if setup.loaded is not None else {}
     opponents, pool = _opponents(setup)
     probe = make_env(config.env, **setup.env_options)
-    path = choose_path(recipe.path, probe, recipe.algo, opponents, build_interface(recipe.interface), _own(recipe))
+    path = choose_path(
+        probe,
+        recipe.algo,
+        opponents,
+        build_interface(recipe.interface),
+        control=recipe.control,
+        teammate=recipe.teammate,
+        vec_env=recipe.vec_env,
+    )
     probe.close()
     n_envs = recipe.n_envs or (BATCHED_RECIPE["n_envs"] if path in ("batched", "env") else 4)
     vec_env = _vec_env(setup, path, n_envs, opponents, pool)
@@ -328,13 +336,16 @@ def _eval_env(setup: RunPlan) -> Any:
 
 def _vec_env(setup: RunPlan, path: str, n_envs: int, opponents: list[Any], pool: OpponentPool | None) -> VecEnv:
     """The learner's ``n_envs`` games: one numpy batch (``path="batched"``), a side's members as
-    sub-envs (``path="side"``, :class:`SideVecEnv`), the env's own (``path="env"``, the recipe's
-    ``vec_env``) or one SingleAgentEnv each."""
+    sub-envs (``path="side"``, ``control="shared"``: :class:`SideVecEnv`), the env's own (``path="env"``,
+    the recipe's ``vec_env``) or one SingleAgentEnv each."""
     config, recipe = setup.config, setup.recipe
     seats = list(recipe.seats) if recipe.seats else None
     opponent = pool if pool is not None else opponents[0]
     if recipe.team_spirit and path != "side":
-        raise InvalidValueError(f"--team-spirit mixes a side's rewards: only the side path takes it (this run: {path})")
+        raise InvalidValueError(
+            f"--team-spirit mixes the rewards of a side that shares one policy: it needs --control shared "
+            f"(this run: --control {recipe.control})"
+        )
     inner: VecEnv | None = None
     if path == "env" and recipe.vec_env is not None:
         from_data = None if config.load is None else f"the recipe of {config.load}"
@@ -397,26 +408,6 @@ def _progress(config: TrainingConfig) -> Any:
         return RichProgressCallback(config.timesteps, description=description)
     if mode == "lines":
         return ProgressLinesCallback(config.timesteps, description=description, every=config.progress_every)
-    return None
-
-
-def _own(recipe: TrainingRecipe) -> str | None:
-    """The recipe's own vectorised env, unless the run puts the learner elsewhere than its trainer does.
-
-    The env's own trainer plays the recipe's learner (Pommerman's: both seats of a side, one policy);
-    a run that gives it a teammate or a whole side to control (``--teammate``, ``--control team``)
-    trains on the other paths, and ``--path env`` with them is refused.
-
-    Raises:
-        ValueError: ``path="env"`` with a teammate or ``control="team"``.
-    """
-    if recipe.vec_env is None or (recipe.teammate is None and recipe.control == "seat"):
-        return recipe.vec_env
-    if recipe.path == "env":
-        raise InvalidValueError(
-            f"--path env trains on the recipe's own vectorised env ({recipe.vec_env}), whose learner plays as its "
-            "trainer says: leave out --teammate and --control team, or choose --path single"
-        )
     return None
 
 

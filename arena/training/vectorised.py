@@ -1,8 +1,8 @@
 """Which vectorised env a training run steps: a game's numpy batch, the env's own, or one SingleAgentEnv per game.
 
-:func:`choose_path` decides (``"env"`` where the recipe names the env's own vectorised env,
-``"batched"`` where the batch can serve the run, ``"single"`` otherwise, with the reasons when
-asked for a path and refused); :func:`batch_vec_env` builds the batched trainer env for a game,
+:func:`choose_path` derives it from what the run trains (``"env"`` where the recipe names the
+env's own vectorised env, ``"side"`` for one policy in every seat of its side, ``"batched"`` where the
+batch can serve the run, ``"single"`` otherwise); :func:`batch_vec_env` builds the batched trainer env for a game,
 turn-based (:class:`~arena.training.batched.BatchVecEnv`) or simultaneous
 (:class:`~arena.training.batched_simultaneous.SimultaneousBatchVecEnv`); :func:`own_vec_env`
 builds the one a recipe names (``TrainingRecipe.vec_env``, entry-point group ``arena.vec_envs``).
@@ -57,52 +57,62 @@ def batch_vec_env(
     return SimultaneousBatchVecEnv(probe, num_envs, *args, **kwargs)
 
 
-def choose_path(requested: str, env: Any, algo: str, opponent: Any, interface: Any, vec_env: str | None = None) -> str:
-    """``"env"``, ``"batched"``, ``"single"`` or ``"side"``: which training path ``requested``
-    (``"auto"``, ``"env"``, ``"batched"``, ``"single"``, ``"side"``) gives for this run
-    (``"side"`` only when asked for; ``"auto"`` gives ``"env"`` where the recipe names the env's
-    own vectorised env, ``vec_env``).
+def choose_path(
+    env: Any,
+    algo: str,
+    opponent: Any,
+    interface: Any,
+    *,
+    control: str = "seat",
+    teammate: str | None = None,
+    vec_env: str | None = None,
+) -> str:
+    """How a run steps its games, derived from what it trains: ``"env"``, ``"side"``, ``"batched"``
+    or ``"single"``.
 
-    ``opponent`` is one agent or a list of them (every one must act in batches).
+    * ``"env"``: the recipe names the env's own vectorised env (``vec_env``) and the learner plays as
+      that trainer's does (no ``teammate``, no ``control="team"``);
+    * ``"side"``: ``control="shared"``, one policy in every seat of its side
+      (:class:`~arena.training.side_vec_env.SideVecEnv`);
+    * ``"batched"``: the env has a batch, the algorithm takes action masks (``maskable-ppo``), every
+      opponent acts in batches, the interface keeps no per-episode state, and the learner plays one
+      seat with no teammate;
+    * ``"single"``: anything else (one :class:`~arena.training.single_agent.SingleAgentEnv` per game).
+
+    ``opponent`` is one agent or a list of them.
 
     Raises:
-        ValueError: ``"env"``, ``"batched"`` or ``"side"`` where that path cannot run, saying why.
+        ValueError: ``control="shared"`` where the side cannot be trained so, saying why.
 
     Example:
         >>> import envs
         >>> from arena import RandomAgent
-        >>> choose_path("auto", envs.make("connect_four"), "maskable-ppo", RandomAgent(), None)
+        >>> choose_path(envs.make("connect_four"), "maskable-ppo", RandomAgent(), None)
         'batched'
+        >>> choose_path(envs.make("kuhn_poker"), "maskable-ppo", RandomAgent(), None)
+        'single'
     """
-    if requested == "side":
-        side_reasons = side_path_reasons(
-            env, opponent if isinstance(opponent, (list, tuple)) else [opponent], interface
-        )
-        if side_reasons:
-            raise InvalidValueError(f"--path side cannot train this run: {'; '.join(side_reasons)}")
-        return "side"
-    if requested == "env" or (requested == "auto" and vec_env is not None):
-        if vec_env is None:
-            raise InvalidValueError(
-                f"--path env cannot train this run: the recipe of {env} names no vectorised env of its own "
-                "(TrainingRecipe.vec_env is None); use --path auto, batched or single"
-            )
+    opponents = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent]
+    if vec_env is not None and teammate is None and control != "team":
         return "env"
+    if control == "shared":
+        side_reasons = side_path_reasons(env, opponents, interface)
+        if side_reasons:
+            raise InvalidValueError(f"--control shared cannot train this run: {'; '.join(side_reasons)}")
+        return "side"
     reasons = []
     if not env.batchable:
         reasons.append(f"{env} has no batch (make_batch)")
     if algo != "maskable-ppo":
         reasons.append(f"--algo {algo} trains without action masks, which the batch enforces")
-    for agent in opponent if isinstance(opponent, (list, tuple)) else [opponent]:
+    for agent in opponents:
         if not agent.batchable:
             reasons.append(f"the opponent {agent} cannot act for many games at once")
     if interface is not None and interface.stateful:
         reasons.append(f"the interface {interface} keeps per-episode state")
-    if requested == "batched" and reasons:
-        raise InvalidValueError(f"--path batched cannot train this run: {'; '.join(reasons)}")
-    if requested == "single" or reasons:
-        return "single"
-    return "batched"
+    if teammate is not None or control == "team":
+        reasons.append("the learner plays beside a teammate or for a whole side")
+    return "single" if reasons else "batched"
 
 
 def own_vec_env(

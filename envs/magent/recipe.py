@@ -1,6 +1,6 @@
 """MAgent2's training recipes: parameter sharing: one policy plays every soldier of its side.
 
-``arena train magent_battle`` trains PPO on the side path (:class:`arena.training.side_vec_env.SideVecEnv`):
+``arena train magent_battle`` trains PPO with ``control="shared"`` (on :class:`arena.training.side_vec_env.SideVecEnv`):
 the policy acts for all 81 soldiers of its side in every battle, each soldier a sub-env seeing its
 own 13x13x5 view, against an enemy army drawn from a pool (``magent_attack_nearest`` three times in
 four at the start, ``random``, then snapshots of the learner); each soldier's reward is half its own,
@@ -26,7 +26,7 @@ __all__ = ["training_recipe", "combined_arms_recipe"]
 
 _BUDGET: dict[str, Any] = {
     "algo": "ppo",
-    "path": "side",
+    "control": "shared",
     "n_envs": 2,
     "evaluations": 10,
     "eval_games": 10,
@@ -52,7 +52,7 @@ _BUDGET: dict[str, Any] = {
 
 
 def training_recipe(**options: Any) -> TrainingRecipe:
-    """PPO with parameter sharing over a whole side of ``magent_battle`` (the side path)."""
+    """PPO with parameter sharing over a whole side of ``magent_battle`` (``control="shared"``)."""
     return TrainingRecipe(**_BUDGET)
 
 

@@ -26,8 +26,8 @@ folder it writes fills its side in a tournament::
     arena tournament pommerman --env-options '{"mode": "team"}' \\
         --agents 'ppo=pm_team+pm_team,simple=pommerman_simple+pommerman_simple'
 
-``--path single`` trains the same stack one seat at a time on ``SingleAgentEnv`` (with
-``--teammate pommerman_simple`` beside it). Radio mode keeps the earlier single-env team recipe
+``--teammate pommerman_simple`` trains the same stack in one seat beside that teammate, one game
+at a time on ``SingleAgentEnv``. Radio mode keeps the earlier single-env team recipe
 (:data:`TEAM_INTERFACE`, one seat beside ``pommerman_simple``). Games last up to 800 steps, so
 evaluations are fewer and shorter than the board games'.
 

@@ -12,7 +12,7 @@ pytest.importorskip("matplotlib")
 
 from sb3_contrib import MaskablePPO  # noqa: E402
 
-from arena import AgtItfWrapper, make_agent  # noqa: E402
+from arena import AgtItfWrapper, make_agent, make_env  # noqa: E402
 from arena.cli import main  # noqa: E402
 from arena.errors import PluginError, UnknownNameError, UntrustedCodeError  # noqa: E402
 from arena.specs.interfaces import build_interface  # noqa: E402
@@ -98,11 +98,9 @@ def not_a_vec_env(env, num_games, opponents, *, interface, env_options):
     return [env, num_games]
 
 
-def test_the_hook_refuses_bad_input_with_clear_errors(tmp_path, capsys) -> None:
+def test_the_hook_refuses_bad_input_with_clear_errors() -> None:
     with pytest.raises(TypeError, match=r"vec_env must name a registered vectorised env factory .* got 3"):
         TrainingRecipe(vec_env=3)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="names no vectorised env of its own"):
-        choose_path("env", "tic_tac_toe", "maskable-ppo", [], None, None)
     with pytest.raises(UnknownNameError, match="registered in arena.vec_envs: .*pommerman_team"):
         own_vec_env("pommerman_teams", "pommerman", 2, None, interface=None, env_options=SHORT)
     with pytest.raises(PluginError, match="must return a Stable-Baselines3 VecEnv, got list"):
@@ -125,11 +123,10 @@ def test_the_hook_refuses_bad_input_with_clear_errors(tmp_path, capsys) -> None:
     with pytest.raises(ValueError, match=r"cannot play AgtItfWrapper\(RandomAgent, .* on the batch"):
         team_vec_env("pommerman", 2, features_player, interface=stack, env_options=SHORT)
 
-    # The command says what went wrong: --path env where the recipe names no vectorised env.
-    argv = ["train", "tic_tac_toe", "--path", "env", "--timesteps", "32", "--progress", "none", "--out", str(tmp_path)]
-    assert main(argv) == 2
-    assert "--path env cannot train this run" in capsys.readouterr().err
-    argv = ["train", "pommerman", "--env-options", json.dumps(SHORT), "--path", "env", "--teammate", "pommerman_simple"]
-    assert main([*argv, "--progress", "none", "--out", str(tmp_path / "mate")]) == 2
-    assert "leave out --teammate and --control team, or choose --path single" in capsys.readouterr().err
+    # A teammate beside a one-seat learner is not what the team trainer trains: one game at a time.
+    team = make_env("pommerman", **SHORT)
+    assert choose_path(team, "maskable-ppo", [simple], None, vec_env="pommerman_team") == "env"
+    assert choose_path(team, "maskable-ppo", [simple], None, teammate="pommerman_simple", vec_env="pommerman_team") == (
+        "single"
+    )
     assert recipe_for("pommerman", SHORT).vec_env == "pommerman_team"

@@ -12,7 +12,7 @@ from arena.training.config import TrainingConfig
 
 FIELDS = [field.name for field in dataclasses.fields(TrainingConfig)]
 #: Parser entries that are no config field: help, the error switch every command has, a removed flag.
-NOT_FIELDS = {"help", "traceback", "no_progress"}
+NOT_FIELDS = {"help", "traceback", "no_progress", "path"}
 
 
 def _train_parser() -> argparse.ArgumentParser:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 
 import pytest
@@ -214,27 +215,36 @@ def test_unknown_env_names_the_known_ones(tmp_path, capsys) -> None:
     assert "unknown env 'chess'" in capsys.readouterr().err
 
 
-def test_path_choice_and_its_error_text(tmp_path, capsys) -> None:
+def test_the_path_is_chosen_from_what_the_run_trains(tmp_path, capsys) -> None:
     import envs
     from arena import RandomAgent
     from arena.training.vectorised import choose_path
     from interfaces.history import FrameStack
 
     c4 = envs.make("connect_four")
-    assert choose_path("auto", c4, "maskable-ppo", RandomAgent(), None) == "batched"
-    assert choose_path("single", c4, "maskable-ppo", RandomAgent(), None) == "single"
-    assert choose_path("auto", c4, "ppo", RandomAgent(), None) == "single"
-    assert choose_path("auto", envs.make("kuhn_poker"), "maskable-ppo", RandomAgent(), None) == "single"
-    with pytest.raises(
-        ValueError,
-        match=r"--path batched cannot train this run: --algo ppo trains without action "
-        r"masks, which the batch enforces",
-    ):
-        choose_path("batched", c4, "ppo", RandomAgent(), None)
-    assert main(["train", "kuhn_poker", "--path", "batched", "--timesteps", "64", "--out", str(tmp_path / "k")]) != 0
-    assert "--path batched cannot train this run: <KuhnPoker> has no batch (make_batch)" in capsys.readouterr().err
+    assert choose_path(c4, "maskable-ppo", RandomAgent(), None) == "batched"
+    assert choose_path(c4, "ppo", RandomAgent(), None) == "single"  # no masks: the batch enforces them
+    assert choose_path(envs.make("kuhn_poker"), "maskable-ppo", RandomAgent(), None) == "single"  # no batch
     assert FrameStack(frames=2).stateful
-    assert choose_path("auto", c4, "maskable-ppo", RandomAgent(), FrameStack(frames=2)) == "single"
+    assert choose_path(c4, "maskable-ppo", RandomAgent(), FrameStack(frames=2)) == "single"
+    assert main(["train", "kuhn_poker", "--timesteps", "64", "--eval-games", "2", "--out", str(tmp_path / "k")]) == 0
+    assert "(single path, 4 games)" in capsys.readouterr().out
+    assert main(["train", "connect_four", "--timesteps", "64", "--eval-games", "2", "--out", str(tmp_path / "c")]) == 0
+    assert "(batched path, 64 games)" in capsys.readouterr().out
+
+
+def test_the_path_flag_is_gone_and_says_what_to_write_instead(capsys) -> None:
+    from arena.cli import build_parser
+
+    subparsers = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert "--path" not in subparsers.choices["train"].format_help()
+    for flag in (["--path", "side"], ["--path=batched"]):
+        with pytest.raises(SystemExit) as stopped:
+            main(["train", "soccer", *flag, "--out", "never"])
+        assert stopped.value.code == 2
+        assert "--path was removed: use --control shared for one policy in every seat of its side" in (
+            capsys.readouterr().err
+        )
 
 
 def test_the_folder_plays_in_arena_play_and_force_writes_over_it(tmp_path, monkeypatch, capsys) -> None:

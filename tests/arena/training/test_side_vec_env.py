@@ -152,16 +152,16 @@ def test_bad_game_counts_and_steps_before_reset_are_refused() -> None:
         venv.step(np.zeros(venv.num_envs, dtype=np.int64))
 
 
-def test_choose_path_takes_the_side_path_only_when_asked_and_possible() -> None:
+def test_choose_path_takes_the_side_path_for_a_shared_side_only_where_possible() -> None:
     import envs
     from arena.registry import make_agent
 
     battle = envs.make("magent_battle", **_SMALL)
     nearest = make_agent("magent_attack_nearest")
-    assert choose_path("side", battle, "ppo", nearest, None) == "side"
-    assert choose_path("auto", battle, "ppo", nearest, None) == "single"
-    with pytest.raises(ValueError, match="--path side cannot train this run: .*has no sides"):
-        choose_path("side", envs.make("tic_tac_toe"), "ppo", make_agent("random"), None)
+    assert choose_path(battle, "ppo", nearest, None, control="shared") == "side"
+    assert choose_path(battle, "ppo", nearest, None) == "single"
+    with pytest.raises(ValueError, match="--control shared cannot train this run: .*has no sides"):
+        choose_path(envs.make("tic_tac_toe"), "ppo", make_agent("random"), None, control="shared")
 
 
 def test_arena_train_on_the_side_path_writes_a_folder_that_plays_a_whole_side(tmp_path) -> None:
@@ -171,7 +171,7 @@ def test_arena_train_on_the_side_path_writes_a_folder_that_plays_a_whole_side(tm
     out = tmp_path / "army"
     options = '{"map_size": 16, "max_steps": 20}'
     argv = ["train", "magent_battle", "--timesteps", "256", "--eval-games", "2", "--n-envs", "1"]
-    assert main([*argv, "--env-options", options, "--out", str(out), "--path", "side"]) in (0, None)
+    assert main([*argv, "--env-options", options, "--out", str(out), "--control", "shared"]) in (0, None)
     agent = load_trained_agent(out)
     battle = SideVecEnv("magent_battle", 1, agent, env_kwargs={"map_size": 16, "max_steps": 20})
     battle.seed(0)
@@ -299,12 +299,11 @@ def test_a_stateless_stack_is_shared_and_its_reward_hook_applies() -> None:
     np.testing.assert_allclose(doubled, 2 * raw, rtol=1e-6)
 
 
-def test_team_spirit_off_the_side_path_is_refused(tmp_path, capsys) -> None:
+def test_team_spirit_without_a_shared_side_is_refused(tmp_path, capsys) -> None:
     from arena.cli import main
 
     argv = ["train", "tic_tac_toe", "--timesteps", "64", "--out", str(tmp_path / "t"), "--team-spirit", "0.5"]
     assert main(argv) != 0
-    assert (
-        "--team-spirit mixes a side's rewards: only the side path takes it (this run: batched)"
-        in capsys.readouterr().err
+    assert "--team-spirit mixes the rewards of a side that shares one policy: it needs --control shared" in (
+        capsys.readouterr().err
     )

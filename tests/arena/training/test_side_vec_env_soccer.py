@@ -51,7 +51,7 @@ def test_random_forces_act_for_a_whole_side_and_a_stateful_learner_plays_a_copy_
 
 def test_arena_train_soccer_on_the_side_path_drops_the_recipes_teammate(tmp_path, capsys) -> None:
     out = tmp_path / "side"
-    argv = ["train", "soccer", "--path", "side", "--timesteps", "64", "--n-envs", "1", "--progress", "none"]
+    argv = ["train", "soccer", "--timesteps", "64", "--n-envs", "1", "--progress", "none"]
     argv += ["--env-options", json.dumps(_SHORT), "--eval-games", "2", "--out", str(out)]
     argv += ["--algo-options", '{"n_steps": 16, "batch_size": 16}']
     assert main(argv) == 0
@@ -59,21 +59,16 @@ def test_arena_train_soccer_on_the_side_path_drops_the_recipes_teammate(tmp_path
     assert "(side path, 1 games)" in printed
     assert f"--agents {out},random" in printed  # the folder plays its whole side, no teammate beside it
     assert json.loads((out / "recipe.json").read_text())["teammate"] is None
-    assert main([*argv[:-2], "--force", "--teammate", "random"]) != 0
-    assert "on the side path (--path side) the model plays every seat of its side" in capsys.readouterr().err
+    assert main([*argv[:-2], "--force", "--control", "shared", "--teammate", "random"]) != 0
+    assert "with --control shared the model plays every seat of its side" in capsys.readouterr().err
 
 
-def test_the_recipes_side_path_yields_to_a_teammate_or_a_side_model_and_refuses_both_given(capsys) -> None:
+def test_the_recipes_shared_side_yields_to_a_teammate_or_a_side_model(capsys) -> None:
     from arena.training import TrainingConfig
 
-    assert (TrainingConfig("soccer", out="x").recipe().path, TrainingConfig("soccer", out="x").recipe().teammate) == (
-        "side",
-        None,
-    )
+    shared = TrainingConfig("soccer", out="x").recipe()
+    assert (shared.control, shared.teammate) == ("shared", None)
     beside = TrainingConfig("soccer", out="x", teammate="random").recipe()
-    assert (beside.path, beside.teammate) == ("auto", "random")
+    assert (beside.control, beside.teammate) == ("seat", "random")
     whole = TrainingConfig("soccer", out="x", control="team").recipe()
-    assert (whole.path, whole.control, whole.teammate) == ("auto", "team", None)
-    argv = ["train", "soccer", "--path", "side", "--control", "team", "--timesteps", "64", "--out", "never"]
-    assert main(argv) != 0
-    assert "--control team trains one model for the whole side as one seat" in capsys.readouterr().err
+    assert (whole.control, whole.teammate) == ("team", None)

@@ -154,8 +154,9 @@ def test_train_a_whole_side_as_one_model(tmp_path, capsys):
     [
         (
             ["tic_tac_toe", "--teammate", "random"],
-            "--teammate and --control team need a team game; tic_tac_toe has no sides",
+            "--teammate needs a team game; tic_tac_toe has no sides",
         ),
+        (["tic_tac_toe", "--control", "shared"], "--control shared needs a team game; tic_tac_toe has no sides"),
         ([ENV, "--control", "team", "--teammate", "random"], "--teammate plays beside a one-seat learner"),
         (
             [ENV, "--control", "team", "--env-options", '{"team_sizes": [1, 2]}'],

@@ -168,6 +168,20 @@ def test_a_bad_config_says_which_flag(kwargs, message) -> None:
     assert message in str(caught.value)
 
 
+def test_a_stored_recipe_written_with_a_path_still_loads(tmp_path) -> None:
+    from arena.training.config import RECIPE_FILE, stored_recipe
+    from envs.shipped import shipped_folder
+
+    # The shipped army was trained on the side path ("path": "side" in its recipe.json): a --load of it
+    # goes on training one policy in every seat of its side.
+    army = stored_recipe(shipped_folder("magent_army_ppo"))
+    assert army is not None and army.control == "shared" and army.team_spirit == 0.5
+    for path in ("auto", "batched", "single", "env"):  # how games were stepped: the run now chooses it
+        (tmp_path / RECIPE_FILE).write_text(json.dumps({**TrainingRecipe(algo="ppo").to_json(), "path": path}))
+        assert stored_recipe(tmp_path) == TrainingRecipe(algo="ppo")
+    assert "path" not in TrainingRecipe().to_json()
+
+
 def test_a_recipe_that_is_not_a_recipe_is_a_plugin_error(monkeypatch) -> None:
     import arena.training.recipe as recipes
 
