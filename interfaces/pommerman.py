@@ -27,6 +27,7 @@ __all__ = [
     "PommermanFeatures",
     "PommermanBatchPlanes",
     "PLANES",
+    "SlotRows",
     "require_pommerman_dict",
 ]
 
@@ -122,6 +123,55 @@ def _flip_free_mask(itf: Interface, mask: Any, radio: bool) -> np.ndarray:
             f"(the pommerman env's masks), got {raw.tolist() if raw.ndim == 1 else mask!r}"
         )
     return raw
+
+
+class SlotRows:
+    """One row per game slot that a level written in array form keeps (a mask, a previous view).
+
+    A batched hook may cover only some slots (``slots``: the slot of each row, ``None``: every
+    slot in order, see :class:`arena.batched_stack.BatchedStack`); the rows grow to the slots seen.
+
+    Args:
+        fill: the value of a slot's row before anything is put there.
+
+    Example:
+        >>> rows = SlotRows(fill=0)
+        >>> rows.put(np.array([5, 7]), rows.slots([2, 0], 2))
+        >>> rows.get(rows.slots(None, 3)).tolist()
+        [7, 0, 5]
+    """
+
+    def __init__(self, fill: Any) -> None:
+        self.fill = fill
+        self.rows: np.ndarray | None = None
+
+    @staticmethod
+    def slots(slots: Any, count: int) -> np.ndarray:
+        """The slot of each of ``count`` rows: ``slots`` as indices, or ``0..count-1`` for ``None``."""
+        return np.arange(count) if slots is None else np.asarray(slots, dtype=np.int64)
+
+    def put(self, values: Any, slots: np.ndarray) -> None:
+        """Keep ``values`` (one row per entry of ``slots``) as those slots' rows (a copy)."""
+        values = np.asarray(values)
+        if self.rows is None or self.rows.shape[1:] != values.shape[1:]:  # the first rows tell their shape
+            self.rows = np.full((0, *values.shape[1:]), self.fill, dtype=values.dtype)
+        self._grow(slots)
+        self.rows[slots] = values
+
+    def get(self, slots: np.ndarray) -> np.ndarray:
+        """The rows of ``slots`` (``fill`` for a slot never put)."""
+        if self.rows is None:
+            return np.full(len(slots), self.fill)
+        self._grow(slots)
+        return self.rows[slots]
+
+    def _grow(self, slots: np.ndarray) -> None:
+        rows = self.rows
+        size = int(slots.max()) + 1 if len(slots) else 0
+        if rows is not None and size > len(rows):
+            grown = np.full((size, *rows.shape[1:]), self.fill, dtype=rows.dtype)
+            grown[: len(rows)] = rows
+            self.rows = grown
 
 
 def _observer(observation: dict[str, Any]) -> int:
@@ -546,7 +596,8 @@ class PommermanBatchPlanes(_PommermanInterface):
         self._encode, self._ego_actions = encode_view, EGO_ACTIONS
         self._radio = "message" in raw.spaces
         self._me = 0
-        self._me_batch: np.ndarray | None = None  # each slot's seat, for stacked dicts (None: the batch's planes)
+        self._me_rows = SlotRows(fill=0)  # each slot's seat, for stacked dicts
+        self._dict_rows = SlotRows(fill=False)  # the slots whose last batch was stacked dicts, not planes
         planes = plane_space("radio" if self._radio else "ffa")
         self._shape = planes.shape
         return planes
@@ -597,40 +648,46 @@ class PommermanBatchPlanes(_PommermanInterface):
 
     # On a batch: PommermanBatch's planes are this level's output already (the identity); the
     # observation dicts of a batch of single envs, stacked, are encoded row by row.
-    def observation_batch(self, observations: Any) -> Any:
+    def observation_batch(self, observations: Any, slots: Any = None) -> Any:
         """The batch's planes as they are (checked), or each stacked dict's planes.
 
         Raises:
             SpaceMismatchError: an array that is not ``(n, *planes shape)``: not this level's planes.
         """
         if isinstance(observations, dict):
-            rows = [self.observation(row) for row in split_rows(observations)]
-            self._me_batch = np.array([_observer(row) for row in split_rows(observations)])
-            return np.stack(rows)
+            rows = split_rows(observations)
+            chosen = SlotRows.slots(slots, len(rows))
+            self._me_rows.put(np.array([_observer(row) for row in rows], dtype=np.int64), chosen)
+            self._dict_rows.put(np.ones(len(rows), dtype=bool), chosen)
+            return np.stack([self.observation(row) for row in rows])
         planes = np.asarray(observations)
         if planes.ndim != len(self._shape) + 1 or planes.shape[1:] != self._shape:
             raise SpaceMismatchError(
                 f"{self}: on a batch it passes PommermanBatch's planes (n, {', '.join(map(str, self._shape))}) "
                 f"or maps stacked observation dicts, got an array of shape {planes.shape}"
             )
-        self._me_batch = None
+        self._dict_rows.put(np.zeros(len(planes), dtype=bool), SlotRows.slots(slots, len(planes)))
         return observations
 
-    def action_batch(self, actions: Any) -> Any:
+    def action_batch(self, actions: Any, slots: Any = None) -> Any:
         """The identity on the batch's planes (a batch made with ``ego=True`` reads ego moves itself);
         ego moves turned back row by row for stacked dicts."""
-        if not self.ego or self._me_batch is None:
+        if not self.ego:
+            return actions
+        chosen = SlotRows.slots(slots, len(actions))
+        dicts = self._dict_rows.get(chosen)
+        if not dicts.any():
             return actions
         actions = np.array(actions, dtype=np.int64, copy=True)
         moves = actions[:, 0] if self._radio else actions
-        moves[...] = self._ego_actions[self._me_batch, moves]
+        moves[dicts] = self._ego_actions[self._me_rows.get(chosen)[dicts], moves[dicts]]
         return actions
 
-    def action_mask_batch(self, masks: Any) -> Any:
+    def action_mask_batch(self, masks: Any, slots: Any = None) -> Any:
         """The identity on the batch's planes; :meth:`action_mask`'s check row by row for stacked dicts."""
-        if not self.ego or self._me_batch is None:
-            return masks
-        return np.stack([self.action_mask(mask) for mask in masks])
+        if self.ego and self._dict_rows.get(SlotRows.slots(slots, len(masks))).any():
+            return np.stack([self.action_mask(mask) for mask in masks])
+        return masks
 
     @property
     def batch_options(self) -> dict[str, Any]:

@@ -40,7 +40,7 @@ from gymnasium import spaces
 from arena.batched_stack import split_rows
 from arena.errors import InvalidValueError, SpaceMismatchError
 from arena.interface import Interface
-from interfaces.pommerman import require_pommerman_dict
+from interfaces.pommerman import SlotRows, require_pommerman_dict
 
 __all__ = ["PommermanSafeMoves", "safe_moves", "safe_moves_planes", "HORIZON"]
 
@@ -318,9 +318,8 @@ class PommermanSafeMoves(Interface):
         super().__init__(inner)
         self._safe = np.ones(6, dtype=np.int8)
         self._raw_mask: np.ndarray | None = None
-        self._safe_batch = np.ones((0, 6), dtype=np.int8)
-        self._raw_mask_batch: np.ndarray | None = None
-        self._planes = True  # the last batch was PommermanBatch's planes (not stacked dicts)
+        # on a batch, one row per game slot: the filter's mask, the env's mask, stacked dicts (not planes)
+        self._safe_rows, self._raw_rows, self._dict_rows = SlotRows(fill=1), SlotRows(fill=1), SlotRows(fill=False)
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
@@ -330,6 +329,7 @@ class PommermanSafeMoves(Interface):
             raise SpaceMismatchError(f"{self}: needs pommerman actions Discrete(6), got {action}")
         self.observation_space = spaces.Dict({**space.spaces, "safe_moves": spaces.MultiBinary(6)})
         self._safe, self._raw_mask = np.ones(6, dtype=np.int8), None
+        self._safe_rows, self._raw_rows, self._dict_rows = SlotRows(fill=1), SlotRows(fill=1), SlotRows(fill=False)
 
     def observation(self, observation: dict[str, Any]) -> dict[str, Any]:
         self._safe = safe_moves(observation)
@@ -349,43 +349,55 @@ class PommermanSafeMoves(Interface):
         choices = np.flatnonzero(allowed)
         return int(choices[0]) if len(choices) else action
 
-    # On a batch: the batch's planes (or, from a batch of single envs, the dicts stacked) on axis 0.
-    def observation_batch(self, observations: Any) -> Any:
+    # On a batch: the batch's planes (or, from a batch of single envs, the dicts stacked) on axis 0,
+    # one row per game slot; a call may cover only some slots (``slots``: the slot of each row).
+    def observation_batch(self, observations: Any, slots: Any = None) -> Any:
         """Every slot's safe moves, kept for :meth:`action_mask_batch` and :meth:`action_batch`.
 
         The batch's planes pass unchanged (a plane array has no room for a key: the mask reaches
         the model as its action mask); stacked observation dicts get ``"safe_moves"`` as one game does.
         """
-        self._raw_mask_batch = None
-        self._planes = not isinstance(observations, dict)
-        if not self._planes:
-            self._safe_batch = np.stack([safe_moves(row) for row in split_rows(observations)])
-            return {**observations, "safe_moves": self._safe_batch}
-        self._safe_batch = safe_moves_planes(observations)
-        return observations
+        if isinstance(observations, dict):
+            rows = split_rows(observations)
+            chosen = SlotRows.slots(slots, len(rows))
+            safe = np.stack([safe_moves(row) for row in rows])
+            out: Any = {**observations, "safe_moves": safe}
+        else:
+            safe = safe_moves_planes(observations)
+            chosen = SlotRows.slots(slots, len(safe))
+            out = observations
+        self._safe_rows.put(safe, chosen)
+        self._dict_rows.put(np.full(len(chosen), isinstance(observations, dict)), chosen)
+        return out
 
-    def action_mask_batch(self, masks: Any) -> Any:
+    def action_mask_batch(self, masks: Any, slots: Any = None) -> Any:
         """On the batch's planes: the slots' masks without the moves the filter forbids.
 
-        On a batch the masks come after the observation they belong to (one game's come before
-        it), so the filter's mask reaches MaskablePPO here, where the planes have no room for it:
-        a model trained so never picks a move the filter would replace. Stacked observation
-        dicts carry it under ``"safe_moves"``, and their masks pass unchanged, as one game's do.
+        A batched driver that hands the masks after the observation they belong to (one game's come
+        before it) so gets the filter's mask to MaskablePPO, where the planes have no room for it:
+        a model trained so never picks a move the filter would replace. Stacked observation dicts
+        carry it under ``"safe_moves"``, and their masks pass unchanged, as one game's do.
         """
         raw = np.asarray(masks)
-        self._raw_mask_batch = raw
-        if not self._planes:
+        chosen = SlotRows.slots(slots, len(raw))
+        self._raw_rows.put(raw.astype(np.int8), chosen)
+        planes = ~self._dict_rows.get(chosen).astype(bool)
+        if not planes.any():
             return masks
-        return (raw != 0) & (self._safe_batch != 0) if raw.dtype == bool else raw * self._safe_batch
+        safe = self._safe_rows.get(chosen) != 0
+        kept = (raw != 0) & np.where(planes[:, None], safe, True)
+        return kept if raw.dtype == bool else kept.astype(raw.dtype)
 
-    def action_batch(self, actions: Any) -> Any:
+    def action_batch(self, actions: Any, slots: Any = None) -> Any:
         """:meth:`action` for every slot: a forbidden move becomes stop, else the first allowed move."""
         moves = np.asarray(actions, dtype=np.int64).reshape(-1)
-        safe = self._safe_batch != 0
+        chosen = SlotRows.slots(slots, len(moves))
+        safe, raw = self._safe_rows.get(chosen) != 0, self._raw_rows.get(chosen) != 0
+        if safe.ndim == 1:  # nothing observed yet: every move is allowed
+            return actions
         rows = np.arange(len(moves))
-        raw = self._raw_mask_batch
-        keep = safe[rows, moves] if raw is None else safe[rows, moves] | (raw[rows, moves] == 0)
-        allowed = safe if raw is None else safe & (raw != 0)
+        keep = safe[rows, moves] | ~raw[rows, moves]  # a move the env's mask forbids is left to the env
+        allowed = safe & raw
         replaced = np.where(allowed[:, 0], 0, np.argmax(allowed, axis=1))
         replaced = np.where(allowed.any(axis=1), replaced, moves)
         return np.where(keep, moves, replaced).astype(np.asarray(actions).dtype, copy=False)

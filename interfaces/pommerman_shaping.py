@@ -35,7 +35,7 @@ from gymnasium import spaces
 from arena.batched_stack import split_rows
 from arena.errors import InvalidValueError
 from arena.interface import Interface
-from interfaces.pommerman import require_pommerman_dict
+from interfaces.pommerman import SlotRows, require_pommerman_dict
 
 __all__ = ["PommermanEnemyDownBonus", "PommermanPickupBonus", "enemies_down_planes", "pickups_planes"]
 
@@ -55,22 +55,6 @@ def _bonus(owner: str, bonus: Any) -> float:
     return float(bonus)
 
 
-def _copy_rows(observations: Any) -> Any:
-    """A copy of a batch of observations (the batch may write its next step into the same arrays)."""
-    if isinstance(observations, dict):
-        return {key: np.array(value, copy=True) for key, value in observations.items()}
-    return np.array(observations, copy=True)
-
-
-def _put_rows(kept: Any, observations: Any, rows: np.ndarray) -> None:
-    """Copy ``observations``' ``rows`` into ``kept`` (a batch from :func:`_copy_rows`)."""
-    if isinstance(kept, dict):
-        for key, value in kept.items():
-            value[rows] = np.asarray(observations[key])[rows]
-    else:
-        kept[rows] = np.asarray(observations)[rows]
-
-
 def _enemies_alive(observation: dict[str, Any]) -> int:
     alive = np.asarray(observation["alive"])
     return sum(int(alive[code - 10]) for code in np.asarray(observation["enemies"]).tolist() if code >= 10)
@@ -84,8 +68,7 @@ class _EventBonus(Interface):
         self.bonus = _bonus(type(self).__name__, bonus)
         self._previous: dict[str, Any] | None = None
         self._owed = 0.0
-        self._previous_batch: Any = None  # every slot's last observation on a batch
-        self._owed_batch = np.zeros(0, dtype=np.float64)
+        self._new_slot_rows()
 
     @classmethod
     def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
@@ -98,7 +81,13 @@ class _EventBonus(Interface):
         super().setup(observation_space, action_space)
         require_pommerman_dict(self, _KEYS)
         self._previous, self._owed = None, 0.0
-        self._previous_batch, self._owed_batch = None, np.zeros(0, dtype=np.float64)
+        self._new_slot_rows()
+
+    def _new_slot_rows(self) -> None:
+        """Empty per-slot state for a batch: each slot's last observation, whether it has one, what it is owed."""
+        self._previous_rows = SlotRows(fill=0)
+        self._previous_dicts: dict[int, Any] = {}  # stacked observation dicts: each slot's last row
+        self._seen_rows, self._owed_rows = SlotRows(fill=False), SlotRows(fill=0.0)
 
     def reset(self, observation: Any) -> None:
         self._previous, self._owed = observation, 0.0
@@ -113,39 +102,43 @@ class _EventBonus(Interface):
         owed, self._owed = self._owed, 0.0
         return reward + owed
 
-    # On a batch: one row per game slot, the batch's planes (or stacked observation dicts).
-    def reset_batch(self, observations: Any, starting: np.ndarray) -> None:
-        if self._previous_batch is None or len(self._owed_batch) != len(starting):
-            self._previous_batch = _copy_rows(observations)
-            self._owed_batch = np.zeros(len(starting), dtype=np.float64)
-        else:
-            _put_rows(self._previous_batch, observations, starting)
-        self._owed_batch[starting] = 0.0
+    # On a batch: one row per game slot, the batch's planes (or stacked observation dicts); a call
+    # may cover only some slots (``slots``: the slot of each row).
+    def reset_batch(self, observations: Any, starting: np.ndarray, slots: Any = None) -> None:
+        started = SlotRows.slots(slots, len(starting))[np.asarray(starting, dtype=bool)]
+        # The first observation comes next through observation_batch: it only becomes the previous one.
+        self._seen_rows.put(np.zeros(len(started), dtype=bool), started)
+        self._owed_rows.put(np.zeros(len(started)), started)
 
-    def observation_batch(self, observations: Any) -> Any:
-        if self._previous_batch is None:  # no episode started yet: this observation starts every slot's
-            self.reset_batch(observations, np.ones(len(split_rows(observations)), dtype=bool))
-            return observations
-        self._owed_batch += self.bonus * self._events_batch(self._previous_batch, observations)
-        _put_rows(self._previous_batch, observations, np.ones(len(self._owed_batch), dtype=bool))
+    def observation_batch(self, observations: Any, slots: Any = None) -> Any:
+        if isinstance(observations, dict):
+            rows = split_rows(observations)
+            chosen = SlotRows.slots(slots, len(rows))
+            seen = self._seen_rows.get(chosen).astype(bool)
+            events = np.array(
+                [self._events(self._previous_dicts[s], row) if had else 0 for s, row, had in zip(chosen, rows, seen)]
+            )
+            self._previous_dicts.update(zip(chosen.tolist(), rows))
+        else:
+            current = np.asarray(observations)
+            chosen = SlotRows.slots(slots, len(current))
+            seen = self._seen_rows.get(chosen).astype(bool)
+            events = np.zeros(len(chosen))
+            if seen.any():
+                previous = self._previous_rows.get(chosen[seen])
+                # A view without the agent (a player out of its game sees zeros) is no observation of the game.
+                shown = previous[:, _P_SELF].any(axis=(1, 2)) & current[seen][:, _P_SELF].any(axis=(1, 2))
+                events[seen] = np.where(shown, self._events_planes(previous, current[seen]), 0)
+            self._previous_rows.put(current, chosen)
+        self._owed_rows.put(self._owed_rows.get(chosen) + self.bonus * events, chosen)
+        self._seen_rows.put(np.ones(len(chosen), dtype=bool), chosen)
         return observations
 
-    def reward_batch(self, rewards: np.ndarray) -> np.ndarray:
-        rewards = np.asarray(rewards, dtype=np.float64)
-        if len(self._owed_batch) != len(rewards):  # nothing observed yet: nothing owed
-            return rewards
-        out = rewards + self._owed_batch
-        self._owed_batch = np.zeros_like(self._owed_batch)
+    def reward_batch(self, rewards: np.ndarray, slots: Any = None) -> np.ndarray:
+        chosen = SlotRows.slots(slots, len(rewards))
+        out = np.asarray(rewards, dtype=np.float64) + self._owed_rows.get(chosen)
+        self._owed_rows.put(np.zeros(len(chosen)), chosen)
         return out
-
-    def _events_batch(self, previous: Any, current: Any) -> np.ndarray:
-        """Each slot's events between two batches of observations: planes, or dicts row by row."""
-        if isinstance(current, dict):
-            return np.array([self._events(a, b) for a, b in zip(split_rows(previous), split_rows(current))])
-        previous, current = np.asarray(previous), np.asarray(current)
-        # A view without the agent (a learner out of its game sees zeros) is no observation of the game.
-        seen = previous[:, _P_SELF].any(axis=(1, 2)) & current[:, _P_SELF].any(axis=(1, 2))
-        return np.where(seen, self._events_planes(previous, current), 0)
 
     def _events(self, previous: dict[str, Any], current: dict[str, Any]) -> int:
         raise NotImplementedError

@@ -128,3 +128,54 @@ def test_the_planes_level_is_the_identity_on_the_batch_planes_and_refuses_other_
         SpaceMismatchError, match=r"PommermanBatch's planes \(n, 22, 11, 11\).*got an array of shape \(8, 5\)"
     ):
         stack.observation_batch(np.zeros((8, 5), np.uint8))
+
+
+def run(level: Any, hook: str, *args: Any, **slots: Any) -> Any:
+    """``level``'s batched form of ``hook`` where its class writes it (else the value passes)."""
+    if not writes_batch(level, hook):
+        return None if hook == "reset" else args[0]
+    return getattr(level, f"{hook}_batch")(*args, **slots)
+
+
+@settings(max_examples=4, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), ego=st.booleans())
+def test_calls_over_some_slots_give_what_one_call_over_every_slot_gives(seed, ego):
+    """A trainer may pass a level only some slots (``slots=``, e.g. the games that ended): the rows of
+    the shipped array-form levels follow their slots, so two calls over a split equal one call."""
+    whole = [level for level in shipped_stack("team", ego).levels()]
+    split = copy.deepcopy(whole)
+    batch = PommermanBatch(2, "team", ego=ego, max_steps=MAX_STEPS)
+    observations, _ = batch.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    starting = np.ones(8, dtype=bool)
+    for _ in range(40):
+        views = observations.reshape(8, *observations.shape[2:])
+        order = rng.permutation(8)
+        parts = [order[:3], order[3:]]
+        masks, rewards = np.ones((8, 6), dtype=bool), rng.normal(size=8)
+        moves = rng.integers(0, 6, 8)
+        got_masks, got_moves, got_rewards = masks.copy(), moves.copy(), rewards.copy()
+        for level in whole:  # innermost first, as BatchedStack runs them
+            run(level, "reset", views, starting)
+            run(level, "observation", views)
+        for level in split:
+            for part in parts:
+                run(level, "reset", views[part], starting[part], slots=part)
+                run(level, "observation", views[part], slots=part)
+        for level in whole:
+            masks = run(level, "action_mask", masks)
+        for level in split:
+            for part in parts:
+                got_masks[part] = run(level, "action_mask", got_masks[part], slots=part)
+        for level in reversed(whole):
+            moves = run(level, "action", moves)
+            rewards = run(level, "reward", rewards)
+        for level in reversed(split):
+            for part in parts:
+                got_moves[part] = run(level, "action", got_moves[part], slots=part)
+                got_rewards[part] = run(level, "reward", got_rewards[part], slots=part)
+        np.testing.assert_array_equal(got_masks, masks)
+        np.testing.assert_array_equal(got_moves, moves)
+        np.testing.assert_array_equal(got_rewards, rewards)
+        observations, _, _, _, infos = batch.step(moves.reshape(2, 4))
+        starting = np.repeat(infos["episode_over"], 4)
