@@ -1,4 +1,9 @@
-"""Connect four: two players drop discs into a 6x7 grid."""
+"""Connect four: two players drop discs into a 6x7 grid.
+
+Its pieces: the batch :class:`ConnectFourBatch` (:mod:`envs.board_batch`), the bitboard
+(:mod:`envs.connect_four_bits`), the scripted ``connect_four_heuristic`` (:mod:`envs.connect_four_agents`)
+and the recipe (:func:`envs.recipes.connect_four`, with the generic ``ego_board`` interface).
+"""
 
 from __future__ import annotations
 

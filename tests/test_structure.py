@@ -27,6 +27,9 @@ SHIPPED_AGENTS = ("envs.shipped",)
 #: ... and the per-game trainers, which compose interfaces; issue 46's one trainer in ``arena/training`` replaces
 #: them, and whoever deletes one deletes its name here.
 PER_GAME_TRAINERS = ("envs.pong_training", "envs.pommerman.training")
+#: The pieces of a game that its package's docstring (``envs/<game>/__init__.py``) names, with the game's
+#: ``interfaces`` modules and its shipped agents: one game is found from one place.
+GAME_PIECES = re.compile(r"batch(?:ed)?|agents|(?:\w+_)?recipes?")
 #: Inside ``arena``, the runtime plays one game under guard and the tournament schedules many on it.
 LOWER_LAYERS = {"arena.runtime": ("arena.tournament",)}
 
@@ -189,6 +192,42 @@ def test_the_layer_check_finds_an_upward_import_inside_a_function(tmp_path: Path
         "envs/pong/rules.py:5: envs.pong.rules imports interfaces.pong (envs is under interfaces)",
         "interfaces/board.py:1: interfaces.board imports envs.snake (an interface imports only its own game's env)",
         "interfaces/pong.py:2: interfaces.pong imports envs.snake.recipe (interfaces is under recipes and shipped agents)",
+    ]
+
+
+def _unnamed_game_pieces(root: Path = ROOT) -> list[str]:
+    """``envs/<game>/__init__.py: piece`` for each piece of a game package that its docstring does not name."""
+    modules = _modules(root)
+    unnamed = []
+    for package in sorted(
+        m for m in modules if m.count(".") == 1 and m.startswith("envs.") and _is_package(m, modules)
+    ):
+        game = package.split(".")[1]
+        pieces = [m for m in modules if m.startswith(f"{package}.") and GAME_PIECES.fullmatch(m.split(".")[-1])]
+        pieces += [m for m in modules if m.startswith("interfaces.") and _own_game(m, modules) == game]
+        pieces += sorted(folder.name for folder in (root / "envs" / f"{game}_trained").glob("*") if folder.is_dir())
+        docstring = ast.get_docstring(ast.parse(modules[package].read_text(encoding="utf-8"))) or ""
+        for piece in pieces:
+            if not re.search(rf"(?<![\w.]){re.escape(piece)}(?!\w)", docstring):
+                unnamed.append(f"{modules[package].relative_to(root)}: {piece}")
+    return unnamed
+
+
+def test_each_game_package_names_its_batch_agents_interfaces_recipes_and_shipped_agents() -> None:
+    assert _unnamed_game_pieces() == []
+
+
+def test_the_game_map_check_finds_an_unnamed_piece(tmp_path: Path) -> None:
+    for folder in ("arena", "envs/pong", "interfaces", "envs/pong_trained/pong_ppo"):
+        (tmp_path / folder).mkdir(parents=True)
+    for module in ("arena/__init__", "envs/__init__", "envs/pong/rules", "envs/pong/batch", "interfaces/pong_aim"):
+        (tmp_path / f"{module}.py").write_text("")
+    (tmp_path / "envs" / "pong" / "recipe.py").write_text("")
+    (tmp_path / "envs" / "pong" / "__init__.py").write_text('"""Pong: :mod:`envs.pong.batch`, ``pong_ppo_2``."""\n')
+    assert _unnamed_game_pieces(tmp_path) == [
+        "envs/pong/__init__.py: envs.pong.recipe",
+        "envs/pong/__init__.py: interfaces.pong_aim",
+        "envs/pong/__init__.py: pong_ppo",
     ]
 
 

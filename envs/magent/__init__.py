@@ -4,7 +4,11 @@
 * :class:`MAgentCombinedArms` — ``envs.make("magent_combined_arms")``: melee and ranged units
   on each side (a heterogeneous team);
 * :mod:`envs.magent.layout` — what a soldier's channels and actions mean;
-* :mod:`envs.magent.agents` — the scripted ``magent_attack_nearest``.
+* :mod:`envs.magent.agents` — the scripted ``magent_attack_nearest``;
+* :mod:`envs.magent.recipe` — what ``arena train`` runs: one policy shared by every soldier of a side;
+* :mod:`interfaces.magent` — a whole side seen and moved at once (``magent_side_stack``,
+  ``magent_grid_control``);
+* ``magent_army_ppo`` — the shipped soldier (``envs/magent_trained/``, loaded by :mod:`envs.shipped`).
 
 Needs the ``magent`` extra (``pip install 'arena-marl[magent]'``); without it, making an env
 raises :class:`arena.errors.MissingDependencyError` naming the extra.

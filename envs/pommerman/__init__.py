@@ -1,15 +1,22 @@
 """Pommerman: the reference rules (FFA, Team and Radio competitions), natively and fast.
 
 * :class:`Pommerman` — the arena env (``envs.make("pommerman", mode=...)``);
-* :class:`PommermanBatch` — many games stepped, scored, restarted and observed (uint8
-  planes, :mod:`envs.pommerman.planes`) in one compiled call;
+* :class:`PommermanBatch` (:mod:`envs.pommerman.batch`) — many games stepped, scored, restarted and
+  observed (uint8 planes, :mod:`envs.pommerman.planes`) in one compiled call;
 * :mod:`envs.pommerman.core` — one step of the rules on small arrays, in named phases;
 * :mod:`envs.pommerman.board` — reset boards with the reference's distribution;
 * :mod:`envs.pommerman.observe` — the per-agent observation and its space;
 * :mod:`envs.pommerman.agents` — scripted agents (``pommerman_simple``; batched:
   ``PommermanSimpleBatch``);
 * :mod:`envs.pommerman.vec_env` — ``PommermanVecEnv``, learner seats of a batch for
-  Stable-Baselines3 (imports it).
+  Stable-Baselines3 (imports it);
+* :mod:`envs.pommerman.recipe` — what ``arena train`` runs; :mod:`envs.pommerman.rllib_recipe` — the
+  team recipe on RLlib;
+* the game's interfaces: :mod:`interfaces.pommerman` (planes, features, the batch's planes),
+  :mod:`interfaces.pommerman_safety` (the action filter), :mod:`interfaces.pommerman_shaping` (bonuses),
+  :mod:`interfaces.pommerman_radio` (radio mode's silent words);
+* ``pommerman_team_ppo`` — the shipped team player (``envs/pommerman_trained/``, loaded by
+  :mod:`envs.shipped`).
 
 Example:
     >>> import envs

@@ -2,8 +2,10 @@
 
 * :class:`Snake` — the arena multi-agent env (``envs.make("snake", ...)``);
 * :class:`SingleSnake` — one snake as a ``gymnasium.Env``;
-* :class:`SnakeBatch` — many games stepped together in numpy arrays;
-* :class:`SnakeVectorEnv` — a batch as a ``gymnasium.vector.VectorEnv`` of snakes.
+* :class:`SnakeBatch` (:mod:`envs.snake.batched`) — many games stepped together in numpy arrays;
+* :class:`SnakeVectorEnv` — a batch as a ``gymnasium.vector.VectorEnv`` of snakes;
+* :mod:`envs.snake.recipe` — what ``arena train`` runs (one snake on the batch). Snake has no interfaces
+  and no scripted agents of its own.
 
 Example:
     >>> import envs

@@ -3,7 +3,9 @@
 * :class:`Soccer` — the arena env (``envs.make("soccer", team_size=2)``), behind the
   ``soccer`` extra (dm_control, mujoco, Pillow);
 * :mod:`envs.soccer.render` — the top-down picture drawn from positions;
-* :mod:`envs.soccer.agents` — the scripted ``soccer_chaser``.
+* :mod:`envs.soccer.agents` — the scripted ``soccer_chaser``;
+* :mod:`envs.soccer.recipe` — what ``arena train`` runs (one model for every walker of a side);
+* :mod:`interfaces.soccer` — features, action scaling, shaping and team views.
 
 Example:
     >>> import envs
