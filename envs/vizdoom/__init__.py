@@ -1,9 +1,10 @@
-"""ViZDoom multiplayer deathmatch: real engines, networked on 127.0.0.1, owned by the env.
+"""ViZDoom deathmatch: real engines, networked on 127.0.0.1 (or one alone with bots), owned by the env.
 
-* :class:`VizdoomDeathmatch` — the arena env (``envs.make("vizdoom_deathmatch", players=2)``);
+* :class:`VizdoomDeathmatch` — the arena env (``envs.make("vizdoom_deathmatch", players=2)``; the
+  fast training mode, one engine and the learner alone against bots: ``players=1, bots=3``);
 * :mod:`envs.vizdoom.engines` — the engines it owns (:class:`EngineGroup`);
 * :mod:`envs.vizdoom.agents` — the scripted ``vizdoom_aim``;
-* :mod:`envs.vizdoom.recipe` — what ``arena train`` runs (stacked grey frames for a CNN);
+* :mod:`envs.vizdoom.recipe` — what ``arena train`` runs (the fast mode, stacked grey frames for a CNN);
 * :mod:`interfaces.vizdoom` — the small action set and the frame a CNN wants.
 
 Needs the ``vizdoom`` extra (``pip install 'arena-marl[vizdoom]'``); without it, ``reset``

@@ -14,7 +14,8 @@ The env owns them through an :class:`EngineGroup`:
   the engine starts, so the group can kill an engine that never answers, even during ``init``.
 * **lockstep**: every player's ``make_action`` runs concurrently on the pool, one tic at a
   time (a multiplayer engine advances when every player has sent its tic; ``make_action``
-  with more than one tic deadlocks in this mode).
+  with more than one tic deadlocks in this mode). A group of one engine has nobody to wait
+  for: its ``make_action`` runs all the tics of a step in one call.
 """
 
 from __future__ import annotations
@@ -189,24 +190,34 @@ class EngineGroup:
 
     # -------------------------------------------------------------------- play
     def act(self, vectors: Sequence[list[float]], tics: int) -> None:
-        """Give each player its button vector for ``tics`` tics, one tic at a time, in lockstep."""
+        """Give each player its button vector for ``tics`` tics, one tic at a time, in lockstep.
+
+        A lone engine runs the ``tics`` in one ``make_action`` (no other player to keep step with).
+        """
+        if len(self.games) == 1:
+            self._wait([self._pool.submit(0, self.games[0].make_action, vectors[0], tics)])
+            return
         # One tic at a time, every player's make_action on its own thread, all finished before
         # the next tic: an engine let run ahead of the slowest one can block in make_action for good.
         for _ in range(tics):
             if self.games[0].is_episode_finished():
                 return
-            futures = [
-                self._pool.submit(index, game.make_action, vector, 1)
-                for index, (game, vector) in enumerate(zip(self.games, vectors))
-            ]
-            try:
-                for future in futures:
-                    future.result(timeout=self.tic_timeout)
-            except FutureTimeout:
-                self.kill()
-                raise EngineError(
-                    f"{self.where}: a ViZDoom engine did not finish a tic within {self.tic_timeout:g} s; engines killed"
-                ) from None
+            self._wait(
+                [
+                    self._pool.submit(index, game.make_action, vector, 1)
+                    for index, (game, vector) in enumerate(zip(self.games, vectors))
+                ]
+            )
+
+    def _wait(self, futures: list[Future]) -> None:
+        try:
+            for future in futures:
+                future.result(timeout=self.tic_timeout)
+        except FutureTimeout:
+            self.kill()
+            raise EngineError(
+                f"{self.where}: a ViZDoom engine did not finish a step within {self.tic_timeout:g} s; engines killed"
+            ) from None
 
     def map(self, function: Callable[[Any], Any]) -> list[Any]:
         """``function(game)`` for every game, concurrently (for calls that wait on the others)."""

@@ -1,4 +1,4 @@
-"""ViZDoom multiplayer deathmatch as an arena env: one real engine per player, stepped in lockstep."""
+"""ViZDoom deathmatch as an arena env: one real engine per player, stepped in lockstep (or one alone with bots)."""
 
 from __future__ import annotations
 
@@ -80,13 +80,19 @@ def _positive_int(where: str, name: str, value: Any, low: int = 1, high: int | N
 
 
 class VizdoomDeathmatch(MultiAgentEnv):
-    """ViZDoom deathmatch: 2-4 players, each a real ViZDoom engine, networked on 127.0.0.1.
+    """ViZDoom deathmatch: 1-4 players, each a real ViZDoom engine, networked on 127.0.0.1.
 
     ``reset`` starts one engine per player (the first hosts, the others join on a free
     UDP port chosen for this env) plus ``bots`` built-in bots, and ``close`` ends them;
     ``reset`` again restarts the map on the running engines (``new_episode``), which is
     much faster than starting new ones. All players act every step; a step is
     ``frame_skip`` tics, each tic one ``make_action`` per player issued concurrently.
+
+    **Alone against bots** (``players=1``, ``bots`` >= 1), the fast training mode: one engine
+    hosts the learner and the bots, with no network lockstep: a step is one
+    ``make_action(action, frame_skip)`` (the action repeated ``frame_skip`` tics, the frags of
+    those tics summed into the reward). Grey 160x120 screens (``screen_format="grey"``) are the
+    cheapest the engine renders. See **Determinism** for its seeds.
 
     **Observation** per player, a ``Dict``:
 
@@ -100,7 +106,8 @@ class VizdoomDeathmatch(MultiAgentEnv):
       standing where a player stands counts), nearest (tallest on screen) first,
       ``[visible, centre x, centre y, width, height]`` as screen fractions; rows of players
       out of view are zero.
-    * ``"radar"`` (when ``radar=True``): ``Box(-1, 1, (players - 1, 3), float32)``, one row per
+    * ``"radar"`` (when ``radar`` is on, by default with 2 or more players):
+      ``Box(-1, 1, (players - 1, 3), float32)``, one row per
       other player in seat order: ``[1, bearing, distance]`` with the bearing from where the
       player faces in half-turns (``+0.5``: 90 degrees to its left, ``-0.5``: to its right) and
       the distance in map units / 4096 (clipped to 1), read from every engine's position and
@@ -134,12 +141,18 @@ class VizdoomDeathmatch(MultiAgentEnv):
       corridor whose slime floor kills; rocket launchers with 50 rockets, 100 health.
 
     **Determinism**: the seed goes to the engines (``-rngseed``) and the bots, but networked
-    engines apply a player's input at a tic that depends on timing, so the same seed and
-    actions do not always give the same episode (``metadata["reproducible"]`` is false); the screens differ
-    within a few dozen tics. What arena seeds (agents, schedules) stays reproducible.
+    engines apply a player's input at a tic that depends on timing, so with 2 or more players
+    the same seed and actions do not always give the same episode (``metadata["reproducible"]``
+    is false); the screens differ within a few dozen tics. A lone player (``players=1``) has no
+    network: the first episode on a new engine follows from the seed, but a running engine keeps
+    its random state (spawn spots, bots) across map restarts whatever seed it is given. So with
+    ``reproducible=True`` each ``reset(seed=...)`` starts a new engine (about 0.5 s against
+    0.01 s for a map restart) and the same seed and actions give the same episode
+    (``metadata["reproducible"]`` is then true); by default (for training) seeded resets restart
+    the map. What arena seeds (agents, schedules) stays reproducible.
 
     Args:
-        players: 2-4 players (``player_0`` hosts).
+        players: 1-4 players (``player_0`` hosts); 1 plays alone against ``bots`` (at least one).
         bots: built-in ViZDoom bots added to the match (0-8).
         scenario: ``"cig"``, ``"deathmatch"`` or ``"duel"`` (bundled maps, see **Maps**), or a
             path to a ``.wad`` (its MAP01).
@@ -150,16 +163,22 @@ class VizdoomDeathmatch(MultiAgentEnv):
         screen_format: ``"rgb"`` or ``"grey"``.
         game_variables: names of ``vizdoom.GameVariable`` members to observe.
         enemies: observe the enemies table (the scripted ``vizdoom_aim`` agent needs it).
-        radar: observe where the other players are (``vizdoom_aim`` seeks them with it).
+        radar: observe where the other players are (``vizdoom_aim`` seeks them with it);
+            ``None`` (the default): with 2 or more players (bots are not on it).
         delta_turn: add the delta turn to the action (a ``Box``).
         frag_reward, death_reward: the reward per frag and per death.
         connect_timeout: seconds for the engines to start and connect before
             :class:`~envs.vizdoom.engines.EngineError`.
+        reproducible: a lone player's seeded resets start a new engine, so that episodes
+            follow from their seeds (``players=1`` only; see **Determinism**).
 
     Example:
         >>> env = VizdoomDeathmatch(time_limit=1.0)  # engines start at reset, not here
         >>> env.possible_agents, env.action_space("player_0")
         (['player_0', 'player_1'], MultiBinary(7))
+        >>> fast = VizdoomDeathmatch(players=1, bots=3, screen_format="grey")  # alone against 3 bots
+        >>> fast.possible_agents, fast.observation_space("player_0")["screen"].shape
+        (['player_0'], (120, 160, 1))
     """
 
     metadata = {
@@ -185,16 +204,19 @@ class VizdoomDeathmatch(MultiAgentEnv):
         screen_format: str = "rgb",
         game_variables: Sequence[str] = ("HEALTH", "ARMOR", "FRAGCOUNT", "SELECTED_WEAPON_AMMO"),
         enemies: bool = True,
-        radar: bool = True,
+        radar: bool | None = None,
         delta_turn: bool = False,
         frag_reward: float = 1.0,
         death_reward: float = 0.0,
         connect_timeout: float = 30.0,
         render_mode: str | None = None,
+        reproducible: bool = False,
     ) -> None:
         where = "VizdoomDeathmatch"
-        self.players = _positive_int(where, "players", players, 2, 4)
+        self.players = _positive_int(where, "players", players, 1, 4)
         self.bots = _positive_int(where, "bots", bots, 0, 8)
+        if self.players == 1 and self.bots == 0:
+            raise InvalidValueError(f"{where}: players=1 plays alone against built-in bots: bots must be 1-8, got 0")
         self.frame_skip = _positive_int(where, "frame_skip", frame_skip)
         if time_limit is None:
             time_limit = self.default_time_limit
@@ -233,7 +255,25 @@ class VizdoomDeathmatch(MultiAgentEnv):
                 f"{where}: game_variables must be a sequence of GameVariable names, got {game_variables!r}"
             )
         self.game_variables = tuple(name.upper() for name in game_variables)
+        if radar is not None and not isinstance(radar, (bool, np.bool_)):
+            raise InvalidTypeError(f"{where}: radar must be True, False or None, got {radar!r}")
+        if radar and self.players == 1:
+            raise InvalidValueError(
+                f"{where}: radar=True needs other players to show (bots are not on it), got players=1; "
+                "leave radar at None or False"
+            )
+        radar = self.players > 1 if radar is None else radar
         self.enemies, self.radar, self.delta_turn = bool(enemies), bool(radar), bool(delta_turn)
+        if not isinstance(reproducible, (bool, np.bool_)):
+            raise InvalidTypeError(f"{where}: reproducible must be True or False, got {reproducible!r}")
+        if reproducible and self.players > 1:
+            raise InvalidValueError(
+                f"{where}: reproducible=True needs players=1 (networked engines apply inputs at tics "
+                f"that depend on timing), got players={self.players}"
+            )
+        self.reproducible = bool(reproducible)
+        if self.reproducible:
+            self.metadata = {**self.metadata, "reproducible": True}
         for name, value in (
             ("frag_reward", frag_reward),
             ("death_reward", death_reward),
@@ -306,7 +346,7 @@ class VizdoomDeathmatch(MultiAgentEnv):
             game.set_episode_timeout(timeout)
             game.set_seed(seed)
             if index == 0:
-                game.add_game_args(
+                game.add_game_args(  # -host 1: a lone player's game, no network to wait on
                     f"-host {self.players} -port {port} -netmode 0 -deathmatch "
                     "+sv_forcerespawn 1 +sv_respawnprotect 1 +sv_spawnfarthest 1 +sv_nomonsters 1 "
                     f"+viz_connect_timeout {limit} +name player_0 +colorset 0"
@@ -371,12 +411,18 @@ class VizdoomDeathmatch(MultiAgentEnv):
     ) -> tuple[dict[AgentID, Any], dict[AgentID, dict[str, Any]]]:
         """Start a new match: on new engines the first time (or after ``close``), else on the running ones.
 
+        With ``reproducible=True``, each reset with a ``seed`` starts a new engine (see **Determinism**).
+
         Raises:
             EngineError: the engines did not start and connect within ``connect_timeout``.
             MissingDependencyError: ViZDoom is not installed (the ``vizdoom`` extra).
         """
         super().reset(seed=seed)
         engine_seed = int(self.np_random.integers(1, 2**31 - 1))
+        if seed is not None and self.reproducible:
+            # A running engine keeps its random state (spawn spots, bots) across new_episode
+            # whatever seed it is given: only a new one plays the seed's episode.
+            self._close_engines()
         if self._engines is None:
             self._start(engine_seed)
         else:  # the running engines restart the map together: much faster than new engines

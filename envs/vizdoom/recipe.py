@@ -1,13 +1,20 @@
-"""ViZDoom's training recipe: 4 stacked grey 60x80 frames for a CNN, 10 discrete actions, 20 s matches.
+"""ViZDoom's training recipe: the learner alone against 3 built-in bots on one engine (the fast mode).
 
-Every evaluation game is a real match on real engines, so the evaluation budget is small and
-scales with the run: at 20,000 steps 5 evaluations of 2 games against ``random``; 10 games from
-200,000 steps on (``docs/performance.md`` gives the time of a run).
+The learner plays ``player_0`` of ``vizdoom_deathmatch`` with ``players=1, bots=3`` on the ``cig``
+map: one engine, no network lockstep, grey 160x120 screens without the labels buffer, 4 tics a
+step, 20 s matches; it sees 4 stacked grey 60x80 frames (a CNN) and picks one of 10 button
+combinations. Its reward is its frags (``docs/performance.md`` gives its learner steps/s beside
+the networked 2-player mode).
+
+``--env-options`` replace these options as a whole (as for every env): give ``players`` and
+``bots`` there to keep the fast mode, or leave them out for the networked 2-player match
+against the opponents. Alone, the learner has no seat to share, so evaluation games against
+``random`` are all draws (the reference has no seat); its frags per match tell its progress.
 
 Example:
     >>> recipe = training_recipe()
-    >>> recipe.interface, recipe.env_options
-    ('frame_stack(doom_screen(doom_actions()))', {'time_limit': 20.0})
+    >>> recipe.interface, recipe.env_options["players"], recipe.env_options["bots"]
+    ('frame_stack(doom_screen(doom_actions()))', 1, 3)
 """
 
 from __future__ import annotations
@@ -16,11 +23,21 @@ from typing import Any
 
 from arena.training.recipe import TrainingRecipe
 
-__all__ = ["training_recipe"]
+__all__ = ["FAST_OPTIONS", "training_recipe"]
+
+#: The env options of the fast mode: one engine, the learner against 3 bots, grey screens, no labels.
+FAST_OPTIONS: dict[str, Any] = {
+    "players": 1,
+    "bots": 3,
+    "screen_format": "grey",
+    "enemies": False,
+    "frame_skip": 4,
+    "time_limit": 20.0,
+}
 
 
 def training_recipe(**options: Any) -> TrainingRecipe:
-    """PPO (``CnnPolicy``) on ``frame_stack(doom_screen(doom_actions()))`` against ``random``."""
+    """PPO (``CnnPolicy``) on ``frame_stack(doom_screen(doom_actions()))``, alone against 3 bots."""
     return TrainingRecipe(
         algo="ppo",
         interface="frame_stack(doom_screen(doom_actions()))",
@@ -29,5 +46,5 @@ def training_recipe(**options: Any) -> TrainingRecipe:
         evaluations=5,
         eval_games=10,
         full_budget=200_000,
-        env_options={"time_limit": 20.0},
+        env_options=dict(FAST_OPTIONS),
     )

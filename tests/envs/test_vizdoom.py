@@ -213,7 +213,7 @@ def test_missing_vizdoom_names_the_extra(monkeypatch) -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"players": 5}, "players must be an integer in 2..4, got 5"),
+        ({"players": 5}, "players must be an integer in 1..4, got 5"),
         ({"bots": -1}, "bots must be an integer in 0..8, got -1"),
         ({"frame_skip": 0}, "frame_skip must be an integer >= 1, got 0"),
         ({"time_limit": 0}, "time_limit must be a positive number of seconds, got 0"),
