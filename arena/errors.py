@@ -33,6 +33,7 @@ __all__ = [
     "InterfaceSpecError",
     "UnknownEnvError",
     "EngineError",
+    "WorkerError",
     "TournamentError",
     "TournamentMismatchError",
     "EntrantBuildError",
@@ -191,6 +192,19 @@ class UnknownEnvError(UnknownNameError):
 
 class EngineError(ArenaError, RuntimeError):
     """A game engine (ViZDoom) did not start, connect or answer in time."""
+
+
+class WorkerError(ArenaError, RuntimeError):
+    """A game of :class:`arena.worker_batch.WorkerBatch` raised, or one of its worker processes died.
+
+    The message names the game and holds the worker's traceback; ``game`` is that game's index
+    (``None`` when no one game is to blame), ``worker_traceback`` the traceback's text, and
+    ``__cause__`` the env's own exception where it could travel back from the worker.
+    """
+
+    def __init__(self, message: str, *, game: int | None = None, worker_traceback: str = "") -> None:
+        super().__init__(message)
+        self.game, self.worker_traceback = game, worker_traceback
 
 
 class TournamentError(ArenaError, RuntimeError):

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 
 from arena.batch import TURN_MODELS, GameBatch
 from arena.env import MultiAgentEnv
@@ -19,6 +20,56 @@ __all__ = ["check_batch"]
 
 #: Maps one agent's observation from the single env to the batch's form of it.
 Observe = Callable[[str, Any], Any]
+
+
+def _pick(value: Any, index: Any) -> Any:
+    """``value[index]`` through the dicts and tuples of a ``Dict`` or ``Tuple`` observation."""
+    if isinstance(value, dict):
+        return {key: _pick(sub, index) for key, sub in value.items()}
+    if isinstance(value, tuple):
+        return tuple(_pick(sub, index) for sub in value)
+    return value[index]
+
+
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [leaf for sub in value.values() for leaf in _leaves(sub)]
+    if isinstance(value, tuple):
+        return [leaf for sub in value for leaf in _leaves(sub)]
+    return [value]
+
+
+def _same(view: Any, expected: Any) -> bool:
+    if isinstance(view, dict):
+        return (
+            isinstance(expected, dict)
+            and view.keys() == expected.keys()
+            and all(_same(view[key], expected[key]) for key in view)
+        )
+    if isinstance(view, tuple):
+        return isinstance(expected, tuple) and len(view) == len(expected) and all(map(_same, view, expected))
+    return bool(np.array_equal(view, np.asarray(expected)))
+
+
+def _shape_problem(observations: Any, space: Any, lead: tuple[int, ...]) -> str | None:
+    """What ``observations`` should have been for ``space`` with leading axes ``lead``, or ``None``."""
+    if isinstance(space, spaces.Dict):
+        if not isinstance(observations, dict) or set(observations) != set(space.spaces):
+            return f"a dict with the keys {sorted(space.spaces)}"
+        for key, sub in space.spaces.items():
+            problem = _shape_problem(observations[key], sub, lead)
+            if problem:
+                return f"a dict whose {key!r} is {problem}"
+        return None
+    if isinstance(space, spaces.Tuple):
+        if not isinstance(observations, tuple) or len(observations) != len(space.spaces):
+            return f"a tuple of {len(space.spaces)}"
+        problems = [_shape_problem(part, sub, lead) for part, sub in zip(observations, space.spaces)]
+        return next((f"a tuple whose part {i} is {p}" for i, p in enumerate(problems) if p), None)
+    shape = lead + tuple(space.shape or ())
+    if not isinstance(observations, np.ndarray) or observations.shape != shape:
+        return f"an array of shape {lead} + {space.shape}"
+    return None
 
 
 class _BatchChecker(_Checker):
@@ -46,9 +97,9 @@ class _BatchChecker(_Checker):
     def check_arrays(self, observations: Any, infos: Any, where: str) -> None:
         batch, games = self.batch, self.batch.num_games
         lead = (games,) if batch.turns == "alternating" else (games, len(self.agents))
-        space = batch.single_observation_space
-        if not isinstance(observations, np.ndarray) or observations.shape != lead + tuple(space.shape or ()):
-            self.fail(f"{where}: observations must be an array of shape {lead} + {space.shape}, got {observations!r}")
+        problem = _shape_problem(observations, batch.single_observation_space, lead)
+        if problem:
+            self.fail(f"{where}: observations must be {problem}, got {observations!r}")
         if not isinstance(infos, dict):
             self.fail(f"{where}: infos must be a dict of arrays, got {type(infos).__name__}")
         keys = ("to_play", "action_mask") if batch.turns == "alternating" else ("live",)
@@ -68,10 +119,14 @@ class _BatchChecker(_Checker):
             self.fail(f"{where}: infos['episode_over'] must be a bool array of shape {shape[:1]}, got {over!r}")
             return
         final = infos.get("final_observation", np.zeros((0,)))
-        if over.any() and len(final) != int(over.sum()):
-            self.fail(f"{where}: {int(over.sum())} games ended but final_observation has {len(final)} rows")
+        count = len(_leaves(final)[0])
+        if over.any() and count != int(over.sum()):
+            self.fail(f"{where}: {int(over.sum())} games ended but final_observation has {count} rows")
         space = self.batch.single_observation_space
-        rows = final if self.batch.turns == "alternating" else [view for row in final for view in row if view.any()]
+        rows = [_pick(final, k) for k in range(count)]
+        if self.batch.turns != "alternating":
+            agents = range(len(self.agents))
+            rows = [_pick(row, i) for row in rows for i in agents if any(leaf.any() for leaf in _leaves(_pick(row, i)))]
         if any(not space.contains(row) for row in rows):
             self.fail(f"{where}: a final observation is not in {space}")
 
@@ -84,7 +139,7 @@ class _BatchChecker(_Checker):
             (agent,) = single_obs
             if self.agents[int(infos["to_play"][g])] != agent:
                 self.fail(f"{at}: to_play says {self.agents[int(infos['to_play'][g])]}, the single env {agent}")
-            self.expect_view(observations[g], single_obs[agent], agent, at)
+            self.expect_view(_pick(observations, g), single_obs[agent], agent, at)
             mask = single_infos.get(agent, {}).get("action_mask")
             if mask is not None and not np.array_equal(infos["action_mask"][g], np.asarray(mask).astype(bool)):
                 self.fail(f"{at}: action_mask {infos['action_mask'][g]} differs from the single env's {mask}")
@@ -96,8 +151,8 @@ class _BatchChecker(_Checker):
             )
         for i, agent in enumerate(self.agents):
             if agent in single_obs:
-                self.expect_view(observations[g, i], single_obs[agent], agent, at)
-            elif observations[g, i].any():
+                self.expect_view(_pick(observations, (g, i)), single_obs[agent], agent, at)
+            elif any(leaf.any() for leaf in _leaves(_pick(observations, (g, i)))):
                 self.fail(f"{at}: {agent} is not in play but its observation is not zero")
         if "action_mask" in infos:
             for i, agent in enumerate(self.agents):
@@ -108,7 +163,7 @@ class _BatchChecker(_Checker):
     def expect_view(self, view: Any, observation: Any, agent: str, at: str) -> None:
         if not self.batch.single_observation_space.contains(view):
             self.fail(f"{at}: the observation of {agent} is not in {self.batch.single_observation_space}")
-        if not np.array_equal(view, np.asarray(self.observe(agent, observation))):
+        if not _same(view, self.observe(agent, observation)):
             self.fail(f"{at}: the observation of {agent} differs from the single env's")
 
     def batch_actions(self, chosen: list[dict], rng: random.Random) -> np.ndarray:
@@ -133,8 +188,9 @@ def check_batch(
     steps: int = 30,
     observe: Observe | None = None,
     batch_options: Mapping[str, Any] | None = None,
+    make_batch: Callable[..., Any] | None = None,
 ) -> None:
-    """Check that ``env.make_batch(num_games)`` keeps :class:`arena.batch.GameBatch`'s contract.
+    """Check that ``env.make_batch(num_games)`` (or ``make_batch(num_games)``) keeps :class:`arena.batch.GameBatch`'s contract.
 
     Checks the declarations (``turns``, ``num_games``, ``possible_agents``), the shapes and
     dtypes of what ``reset`` and ``step`` return, observations in ``single_observation_space``,
@@ -153,6 +209,9 @@ def check_batch(
         observe: maps ``(agent, single env observation)`` to the batch's form of it, for a
             batch whose observations are another encoding of the env's (default: the same).
         batch_options: keyword options for ``make_batch``.
+        make_batch: builds the batch checked, as ``make_batch(num_games, **batch_options)``
+            (default: ``env.make_batch``), e.g. :func:`arena.worker_batch.batch_of` for ``env``'s
+            name. A batch with a ``close`` method is closed at the end.
 
     Raises:
         ContractViolation: naming the first difference, the step and the game.
@@ -165,12 +224,24 @@ def check_batch(
     for name, value in (("num_games", num_games), ("steps", steps)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise InvalidValueError(f"check_batch: {name} must be a positive integer, got {value!r}")
-    batch = env.make_batch(num_games, **dict(batch_options or {}))
+    make = make_batch or env.make_batch
+    batch = make(num_games, **dict(batch_options or {}))
+    try:
+        unstarted = make(num_games, **dict(batch_options or {}))
+        try:
+            _check(env, batch, unstarted, num_games, seed, steps, observe)
+        finally:
+            getattr(unstarted, "close", lambda: None)()
+    finally:
+        getattr(batch, "close", lambda: None)()
+
+
+def _check(
+    env: MultiAgentEnv, batch: Any, unstarted: Any, num_games: int, seed: int, steps: int, observe: Observe | None
+) -> None:
     checker = _BatchChecker(env, batch, seed, observe)
     checker.check_declarations(num_games)
-    checker.expect_raise(
-        ResetNeeded, lambda: env.make_batch(num_games, **dict(batch_options or {})).step(None), "step before reset"
-    )
+    checker.expect_raise(ResetNeeded, lambda: unstarted.step(None), "step before reset")
     singles = [copy.deepcopy(env) for _ in range(num_games)]
     observations, infos = batch.reset(seed=seed)
     checker.check_arrays(observations, infos, "reset")
