@@ -14,11 +14,18 @@ both places:
 
 Rows are numpy arrays stacked on axis 0; a dict or tuple observation is batched as a dict or
 tuple of such arrays (:func:`stack_rows`, :func:`split_rows`).
+
+A call may cover only some slots (``slots=``, the slot of each row: in a turn-based game only
+the games where the learner is to move reach its stack). Per-game levels then run on those
+slots' copies; a level in array form whose batched hook takes a ``slots`` keyword receives the
+slot index of each row (``None``: every slot, in order), so it can keep per-slot arrays; one
+without that keyword receives the rows alone, which is all a level without per-slot state needs.
 """
 
 from __future__ import annotations
 
 import copy
+import inspect
 from collections.abc import Sequence
 from typing import Any
 
@@ -77,6 +84,15 @@ def writes_batch(level: Any, hook: str) -> bool:
     return BATCH_FORMS[hook] in level.overridden_hooks
 
 
+def _takes_slots(level: Any, hook: str) -> bool:
+    """Whether ``level``'s batched form of ``hook`` takes the ``slots`` keyword (the slot of each row)."""
+    try:
+        parameters = inspect.signature(getattr(level, BATCH_FORMS[hook])).parameters
+    except (TypeError, ValueError):  # a builtin or C callable: no keyword to find
+        return False
+    return "slots" in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+
+
 def _runs(level: Any, hook: str) -> bool:
     """Whether ``level`` runs the per-game ``hook`` (its class writes it, or derives it from the batched form)."""
     return hook in level.overridden_hooks
@@ -88,7 +104,8 @@ class BatchedStack:
     Each step, a driver calls :meth:`observation` (with the slots whose episode starts), then
     :meth:`action_mask`, :meth:`action` and :meth:`reward` (with the slots whose episode ends).
     For every game slot the results equal those of the per-game stack
-    (``interface.transform_*``) driven on that game alone.
+    (``interface.transform_*``) driven on that game alone. Every method takes ``slots``, the
+    slot of each row, where a call covers only some slots (default: every slot, in order).
 
     Args:
         interface: the stack, set up on one game's raw spaces. Its batch-written levels serve
@@ -115,37 +132,52 @@ class BatchedStack:
         self.levels = interface._set_up_levels()
         # Per-game levels keep per-episode state, so every slot runs its own copy of them.
         self.slot_levels = [copy.deepcopy(interface).levels() for _ in range(batch_size)]
+        self._all_slots = np.arange(batch_size)
+        self._with_slots = {
+            (index, hook): _takes_slots(level, hook)
+            for index, level in enumerate(self.levels)
+            for hook in BATCH_FORMS
+            if writes_batch(level, hook)
+        }
+
+    @property
+    def stacks(self) -> list[Any]:
+        """Each slot's copy of the stack (its outermost level), in slot order."""
+        return [levels[-1] for levels in self.slot_levels]
 
     # ------------------------------------------------------------------ channels
-    def observation(self, raw_observations: Any, starting: Any = None) -> Any:
+    def observation(self, raw_observations: Any, starting: Any = None, slots: Any = None) -> Any:
         """Raw observations (one row per slot) -> model observations; the rows where ``starting``
         is true are the first of an episode (``transform_reset`` for that game).
 
         Args:
             raw_observations: the raw observations stacked on axis 0.
-            starting: a boolean array, one per slot (``None``: no slot starts an episode).
+            starting: a boolean array, one per row (``None``: no slot starts an episode).
+            slots: the slot of each row (``None``: every slot, in order).
         """
-        starting = self._flags(starting, "starting")
+        slots = self._slots(slots)
+        starting = self._flags(starting, "starting", len(slots))
         observations = raw_observations
         for index, level in enumerate(self.levels):
             resets, observes = _runs(level, "reset"), _runs(level, "observation")
             try:
                 if resets and starting.any():
                     if writes_batch(level, "reset"):
-                        level.reset_batch(observations, starting)
+                        self._call(index, "reset", observations, starting, slots=slots)
                     else:
-                        for slot, row in enumerate(split_rows(observations)):
-                            if starting[slot]:
-                                self.slot_levels[slot][index].reset(row)
+                        for row_index, row in enumerate(split_rows(observations)):
+                            if starting[row_index]:
+                                self.slot_levels[slots[row_index]][index].reset(row)
                 if observes:
-                    observations = self._run(index, "observation", observations)
+                    observations = self._run(index, "observation", observations, slots)
             except Exception as err:
                 blame(err, level)
                 raise
         return observations
 
-    def action(self, actions: Any) -> Any:
-        """Model actions (one row per slot) -> raw actions, through the levels outermost first.
+    def action(self, actions: Any, slots: Any = None) -> Any:
+        """Model actions (one row per slot, or per entry of ``slots``) -> raw actions, through the
+        levels outermost first.
 
         Raises:
             InvalidActionError: a slot's action is outside the outermost action-mapping level's
@@ -157,76 +189,107 @@ class BatchedStack:
         if check is not None:
             for row in split_rows(actions):
                 check(row)
+        slots = self._slots(slots)
         for index in mapping:
-            actions = self._run(index, "action", actions)
+            actions = self._run(index, "action", actions, slots)
         return actions
 
-    def action_mask(self, raw_masks: Any) -> Any:
-        """Raw action masks (one row per slot) -> masks over the model's actions.
+    def action_mask(self, raw_masks: Any, slots: Any = None) -> Any:
+        """Raw action masks (one row per slot, or per entry of ``slots``) -> masks over the model's actions.
 
         Raises:
             MaskTranslationError: a level changes actions without translating masks.
         """
         compiled = self.interface.compiled().action_mask or ()
+        slots = self._slots(slots)
         masks = raw_masks
         for level, _hook in compiled:
-            masks = self._run(self.levels.index(level), "action_mask", masks)
+            masks = self._run(self.levels.index(level), "action_mask", masks, slots)
         return masks
 
-    def reward(self, rewards: Any, terminated: Any = None, truncated: Any = None) -> np.ndarray:
+    def reward(self, rewards: Any, terminated: Any = None, truncated: Any = None, slots: Any = None) -> np.ndarray:
         """Raw rewards (one per slot) -> model rewards; a slot whose ``terminated`` or
         ``truncated`` flag is set ends its episode (``transform_done`` for that game).
 
         Args:
-            rewards: one reward per slot.
-            terminated: a boolean array, one per slot (``None``: none).
-            truncated: a boolean array, one per slot (``None``: none).
+            rewards: one reward per row.
+            terminated: a boolean array, one per row (``None``: none).
+            truncated: a boolean array, one per row (``None``: none).
+            slots: the slot of each row (``None``: every slot, in order).
         """
-        terminated, truncated = self._flags(terminated, "terminated"), self._flags(truncated, "truncated")
+        slots = self._slots(slots)
+        terminated = self._flags(terminated, "terminated", len(slots))
+        truncated = self._flags(truncated, "truncated", len(slots))
         values = np.asarray(rewards, dtype=np.float64)
         for index, level in enumerate(self.levels):
             try:
                 if writes_batch(level, "done"):
-                    values = np.asarray(level.done_batch(values, terminated=terminated, truncated=truncated))
+                    values = np.asarray(
+                        self._call(index, "done", values, terminated=terminated, truncated=truncated, slots=slots)
+                    )
                 elif _runs(level, "done"):
-                    values = self._settle_per_game(index, values, terminated, truncated)
+                    values = self._settle_per_game(index, values, terminated, truncated, slots)
                 elif _runs(level, "reward"):
-                    values = np.asarray(self._run(index, "reward", values), dtype=np.float64)
+                    values = np.asarray(self._run(index, "reward", values, slots), dtype=np.float64)
             except Exception as err:
                 blame(err, level)
                 raise
         return values
 
     # ------------------------------------------------------------------ helpers
-    def _run(self, index: int, hook: str, batch: Any) -> Any:
-        """One level's ``hook`` over the batch: its batched form when the class writes it, else
-        the per-game hook of each slot's copy, row by row."""
+    def _call(self, index: int, hook: str, *args: Any, slots: np.ndarray, **kwargs: Any) -> Any:
+        """A batch-written level's batched form of ``hook``, with ``slots`` where it takes them."""
         level = self.levels[index]
-        if writes_batch(level, hook):
-            return getattr(level, BATCH_FORMS[hook])(batch)
+        if self._with_slots[index, hook]:
+            kwargs["slots"] = None if slots is self._all_slots else slots
+        return getattr(level, BATCH_FORMS[hook])(*args, **kwargs)
+
+    def _run(self, index: int, hook: str, batch: Any, slots: np.ndarray) -> Any:
+        """One level's ``hook`` over the rows: its batched form when the class writes it, else
+        the per-game hook of each row's slot copy, row by row."""
+        if writes_batch(self.levels[index], hook):
+            return self._call(index, hook, batch, slots=slots)
         rows = split_rows(batch)
-        return stack_rows([getattr(self.slot_levels[slot][index], hook)(row) for slot, row in enumerate(rows)])
+        levels = self.slot_levels
+        return stack_rows([getattr(levels[slot][index], hook)(row) for slot, row in zip(slots.tolist(), rows)])
 
     def _settle_per_game(
-        self, index: int, rewards: np.ndarray, terminated: np.ndarray, truncated: np.ndarray
+        self, index: int, rewards: np.ndarray, terminated: np.ndarray, truncated: np.ndarray, slots: np.ndarray
     ) -> np.ndarray:
         """Each slot's copy of a per-game level: ``done`` for the slots that end, else ``reward``."""
         out = np.empty(len(rewards), dtype=np.float64)
-        for slot, value in enumerate(rewards):
+        for row, (slot, value) in enumerate(zip(slots.tolist(), rewards)):
             level = self.slot_levels[slot][index]
-            if terminated[slot] or truncated[slot]:
-                value = level.done(value, terminated=bool(terminated[slot]), truncated=bool(truncated[slot]))
+            if terminated[row] or truncated[row]:
+                value = level.done(value, terminated=bool(terminated[row]), truncated=bool(truncated[row]))
             elif _runs(level, "reward"):
                 value = level.reward(value)
-            out[slot] = value
+            out[row] = value
         return out
 
-    def _flags(self, flags: Any, label: str) -> np.ndarray:
-        if flags is None:
-            return np.zeros(self.batch_size, dtype=bool)
-        flags = np.asarray(flags, dtype=bool)
-        if flags.shape != (self.batch_size,):
+    def _slots(self, slots: Any) -> np.ndarray:
+        """``slots`` checked: distinct slot indices (``None``: every slot, in order)."""
+        if slots is None:
+            return self._all_slots
+        chosen = np.asarray(slots)
+        if (
+            chosen.ndim != 1
+            or (chosen.size and not np.issubdtype(chosen.dtype, np.integer))
+            or (chosen.size and (chosen.min() < 0 or chosen.max() >= self.batch_size))
+            or len(np.unique(chosen)) != len(chosen)
+        ):
             raise ArenaError(
-                f"BatchedStack: {label} must have one flag per slot ({self.batch_size}), got {flags.shape}"
+                f"BatchedStack: slots must be distinct slot indices in [0, {self.batch_size}), got {slots!r}"
+            )
+        return chosen.astype(np.int64, copy=False)
+
+    def _flags(self, flags: Any, label: str, size: int | None = None) -> np.ndarray:
+        size = self.batch_size if size is None else size
+        if flags is None:
+            return np.zeros(size, dtype=bool)
+        flags = np.asarray(flags, dtype=bool)
+        if flags.shape != (size,):
+            raise ArenaError(
+                f"BatchedStack: {label} must have one flag per slot in the call ({size}), got {flags.shape}"
             )
         return flags

@@ -18,6 +18,7 @@ from arena.env import AgentID, MultiAgentEnv
 from arena.errors import ArenaError, InvalidTypeError, InvalidValueError
 from arena.interface import Interface
 from arena.registry import make_env
+from arena.training.batch_slots import BatchedPlayer, LearnerSlots, plays_in_batches
 from arena.training.in_process import InProcessVecEnv
 from arena.training.learner_arguments import (
     Opponent,
@@ -52,10 +53,10 @@ class BatchVecEnv(InProcessVecEnv):
     offer a batch (``env.make_batch(n)``: ``TicTacToeBatch``, ``ConnectFourBatch``):
     sub-env ``i`` is the learner's seat in game ``i``, and one :meth:`step` moves the
     learner in every game, then the opponents in every game that waits for them, one
-    :meth:`~arena.Agent.act_batch` call per distinct opponent (one network forward for a
-    frozen policy, a few numpy calls for random and heuristic players), until the learner
-    is to move everywhere again. Episodes that end restart at once (SB3's auto-reset:
-    ``infos[i]["terminal_observation"]``, ``dones[i]``).
+    call per distinct opponent (one network forward for a frozen policy, a few numpy calls
+    for random and heuristic players), until the learner is to move everywhere again.
+    Episodes that end restart at once (SB3's auto-reset: ``infos[i]["terminal_observation"]``,
+    ``dones[i]``).
 
     The rules are those of :class:`SingleAgentEnv`, and the same tests check both:
 
@@ -67,10 +68,18 @@ class BatchVecEnv(InProcessVecEnv):
       its interface); the reward returned sums what reached it since its last action,
       the final one included when an opponent made the last move;
     * :meth:`env_method` ``("action_masks")`` gives the learner's masks (``MaskablePPO``);
-    * ``infos[i]["seat"]`` names the learner's seat.
+    * ``infos[i]["seat"]`` names the learner's seat in the episode the step belongs to (at
+      ``dones[i]``, the episode that ended).
 
-    Opponents must be batchable (:attr:`arena.Agent.batchable`) and interfaces free of
-    per-episode state; rewards and ``done`` are not delivered to opponents on this path.
+    The learner's interface may be any stack: it runs through a
+    :class:`~arena.batched_stack.BatchedStack`, so a level written only per game keeps its
+    per-episode state per game (:class:`~arena.training.batch_slots.LearnerSlots` gives the
+    order of the hooks). At an episode's end the stack observes the game's final observation
+    before it settles the final reward, and ``terminal_observation`` is that observation
+    through the stack. ``get_attr("interface")`` gives each sub-env's copy of the stack.
+    Opponents act in batches (:func:`~arena.training.batch_slots.plays_in_batches`: an agent
+    with ``act_batch``, or one behind an interface stack, whose state is kept per game);
+    rewards and ``done`` are not delivered to opponents on this path.
 
     Args:
         env: an arena env with a batch (name, factory or instance, as for SingleAgentEnv).
@@ -78,12 +87,12 @@ class BatchVecEnv(InProcessVecEnv):
         opponents: who plays the other seat, as for SingleAgentEnv.
         seats: the seat(s) the learner plays (default: all).
         shuffle_seats: draw the learner's seat at random every episode.
-        interface: the learner's interface (without per-episode state).
+        interface: the learner's interface stack.
         env_kwargs: options for building ``env`` from a name or factory.
 
     Raises:
         TypeError: an env without a batch, opponents that cannot act in batches.
-        ValueError: a stateful interface, a batch that is not turn-based for two.
+        ValueError: a batch that is not turn-based for two.
 
     Example:
         >>> import numpy as np
@@ -122,34 +131,31 @@ class BatchVecEnv(InProcessVecEnv):
             )
         self.shuffle_seats = bool(shuffle_seats)
         self.seats = resolve_seats(self.env, seats)
-        self.interface = interface
+        self._prototype = interface
         interfaces = resolve_interfaces(self.env, self.seats[:1], interface)
         observation_space, action_space = learner_spaces(self.env, self.seats[:1], interfaces)
-        if interface is not None and interface.stateful:
-            raise InvalidValueError(
-                f"BatchVecEnv({self.env}): the interface {interface} keeps per-episode state "
-                "(a reset hook), which a batch cannot keep per game; use SingleAgentEnv"
-            )
         self.render_mode = None  # SB3 reads it in __init__; a batch does not render
-        super().__init__(int(num_envs), observation_space, action_space)
+        games = int(num_envs)
+        super().__init__(games * self._seats_per_game(), observation_space, action_space)
+        self._learner = LearnerSlots(interface, self.num_envs)
         self._seat_index = np.array([self.env.possible_agents.index(seat) for seat in self.seats])
-        self._translate_masks = interface is not None and interface.compiled().action_mask is not None
-        self._translate_actions = interface is not None and interface.compiled().action is not None
+        self._opponent_slots = games
         self.set_opponents(opponents)
-        games = self.num_envs
         self._rows = np.arange(games)
         self._seat = np.zeros(games, dtype=np.int64)  # the learner's player index in each game
         self._rotation = np.zeros(games, dtype=np.int64)
         self._opponent = np.zeros(games, dtype=np.int64)  # index into self._agents
         self._agents: list[Agent] = []
+        self._players: list[BatchedPlayer] = []
         self._agent_codes: dict[int, int] = {}
-        self._pending = np.zeros(games, dtype=np.float64)
-        self._obs: np.ndarray | None = None
+        self._fresh = np.zeros(games, dtype=bool)  # opponent seats whose episode starts at their next move
+        self._pending = np.zeros(self.num_envs, dtype=np.float64)
+        self._obs: Any = None
         if not isinstance(action_space, spaces.Discrete):  # a board batch's moves: one mask entry per move
             raise InvalidTypeError(
                 f"BatchVecEnv({self.env}): the learner's actions must be Discrete, got {action_space}"
             )
-        self._masks = np.ones((games, int(action_space.n)), dtype=np.bool_)
+        self._masks = np.ones((self.num_envs, int(action_space.n)), dtype=np.bool_)
         self._actions: np.ndarray | None = None
         self._rng = np.random.default_rng()
         self._started = False
@@ -157,8 +163,24 @@ class BatchVecEnv(InProcessVecEnv):
 
     _turn_based = True
 
+    def _seats_per_game(self) -> int:
+        """Sub-envs per game (one: the learner's seat)."""
+        return 1
+
     def _setup_state(self) -> None:
         """Per-game state a subclass adds (called at the end of ``__init__``)."""
+
+    @property
+    def interface(self) -> Interface | None:
+        """The learner's interface stack as given (each sub-env runs its own copy: :meth:`get_attr`)."""
+        return self._prototype
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        """As :class:`InProcessVecEnv`; ``"interface"`` gives each sub-env's own copy of the stack."""
+        if attr_name == "interface":
+            stacks = self._learner.stacks
+            return [stacks[i] for i in self._get_indices(indices)]
+        return super().get_attr(attr_name, indices)
 
     def set_opponents(self, opponents: Opponent | Sequence[Opponent]) -> None:
         """Replace the opponents (from each game's next episode on); same forms as the constructor.
@@ -166,15 +188,19 @@ class BatchVecEnv(InProcessVecEnv):
         Raises:
             TypeError: an opponent (or pool member) that cannot act for many games at once.
         """
-        resolved = resolve_opponents(self.env, opponents)
+        resolved = resolve_opponents(self.env, opponents, self._opponent_count())
         for slot in resolved:
             for agent in slot if isinstance(slot, OpponentPool) else [slot]:
-                if not agent.batchable:
+                if not plays_in_batches(agent):
                     raise InvalidTypeError(
                         f"BatchVecEnv({self.env}): opponent {agent} cannot act for many games at "
                         "once (see arena.Agent.act_batch); train against it with SingleAgentEnv"
                     )
         self.opponents = resolved
+
+    def _opponent_count(self) -> int | None:
+        """The opponent seats of a game (``None``: every seat but the learner's)."""
+        return None
 
     def _code(self, agent: Agent) -> int:
         code = self._agent_codes.get(id(agent))
@@ -185,6 +211,7 @@ class BatchVecEnv(InProcessVecEnv):
             if agent.observation_space is not space_o or agent.action_space is not space_a:
                 agent.setup(space_o, space_a)
             agent.reset(seed=int(self._rng.integers(2**31 - 1)))  # seeded from this env: reproducible runs
+            self._players.append(BatchedPlayer(agent, self._opponent_slots))
         return code
 
     def _deal(self, games: np.ndarray) -> None:
@@ -201,18 +228,27 @@ class BatchVecEnv(InProcessVecEnv):
         for g in games.tolist():
             agent = slot.sample(rng) if isinstance(slot, OpponentPool) else slot
             self._opponent[g] = self._code(agent)
+        self._fresh[games] = True
+
+    def _act(self, code: int, observations: Any, masks: Any, slots: np.ndarray) -> np.ndarray:
+        """Opponent ``code``'s actions in its ``slots`` (an episode starts at a slot's first move)."""
+        actions = self._players[code].act(observations, masks, slots, self._fresh[slots])
+        self._fresh[slots] = False
+        return actions
 
     # ------------------------------------------------------------ VecEnv API
-    def reset(self) -> np.ndarray:
+    def reset(self) -> Any:
         """Start every game (seeded by :meth:`seed` when it was called) and play the opponents' first moves."""
         self._begin_reset()
         observations, infos = self.batch.reset(seed=int(self._rng.integers(2**31 - 1)))
         self._deal(self._rows)
         self._started = True
-        observations, masks = self._play_opponents(
-            observations, infos["action_mask"], infos["to_play"], np.zeros(self.num_envs, dtype=bool)
-        )
-        return self._observe(observations, masks)
+        dones = np.zeros(self.num_envs, dtype=bool)
+        finals = np.zeros_like(observations)
+        observations, masks = self._play_opponents(observations, infos["action_mask"], infos["to_play"], dones, finals)
+        self._obs, masks = self._learner.start(observations, masks)
+        self._masks = np.asarray(masks, dtype=bool)
+        return self._obs
 
     def _begin_reset(self) -> None:
         seed = self._seeds[0]
@@ -221,49 +257,54 @@ class BatchVecEnv(InProcessVecEnv):
             self._rotation[:] = 0
         self._reset_seeds()
         self._pending[:] = 0.0
-        self._agents, self._agent_codes = [], {}  # each opponent is set up and seeded again when dealt
+        # each opponent is set up and seeded again when dealt
+        self._agents, self._players, self._agent_codes = [], [], {}
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = actions
 
     def step_wait(self):
-        if not self._started:
+        if not self._started or self._obs is None:
             raise ArenaError(f"{self}: step() called before reset()")
-        actions = np.asarray(self._actions).reshape(self.num_envs)
-        itf = self.interface
-        if self._translate_actions and itf is not None:  # only an interface translates
-            actions = np.array([itf.transform_action(int(a)) for a in actions])
-        observations, rewards, _, _, infos = self.batch.step(actions.astype(np.int64, copy=False))
+        playing = self._seat.copy()  # the seats of this step's episodes (infos name them, as SingleAgentEnv)
+        actions = np.asarray(self._learner.action(np.asarray(self._actions).reshape(self.num_envs)))
+        observations, rewards, _, truncations, infos = self.batch.step(actions.astype(np.int64, copy=False))
         self._pending += rewards[self._rows, self._seat]
         dones = np.zeros(self.num_envs, dtype=bool)
-        out = np.zeros(self.num_envs, dtype=np.float32)
-        last = self._obs
-        if last is None:  # no observation yet: reset() has not run
-            raise ArenaError(f"{self}: step() called before reset()")
-        self._close(self._rows[infos["episode_over"]], dones, out)
-        observations, masks = self._play_opponents(observations, infos["action_mask"], infos["to_play"], dones, out)
+        cut = np.zeros(self.num_envs, dtype=bool)
+        finals = np.zeros_like(observations)
+        out = np.zeros(self.num_envs, dtype=np.float64)
+        ended = self._rows[infos["episode_over"]]
+        self._close(ended, infos["final_observation"], truncations[ended, self._seat[ended]], dones, finals, cut, out)
+        observations, masks = self._play_opponents(
+            observations, infos["action_mask"], infos["to_play"], dones, finals, cut, out
+        )
         alive = ~dones
         out[alive] = self._pending[alive]
         self._pending[alive] = 0.0
-        self._observe(observations, masks)
+        self._obs, masks, reward, terminal = self._learner.step(observations, masks, out, dones, cut, finals[dones])
+        self._masks = np.asarray(masks, dtype=bool)
         seats = self.env.possible_agents
-        info_list: list[dict[str, Any]] = [{"seat": seats[s]} for s in self._seat.tolist()]
-        for g in np.flatnonzero(dones).tolist():
-            info_list[g]["terminal_observation"] = last[g]  # the last board it saw, as SingleAgentEnv
-            info_list[g]["TimeLimit.truncated"] = False
-        return self._obs, out, dones, info_list
+        info_list: list[dict[str, Any]] = [{"seat": seats[s]} for s in playing.tolist()]
+        for g, final in zip(np.flatnonzero(dones).tolist(), terminal):
+            info_list[g]["terminal_observation"] = final
+            info_list[g]["TimeLimit.truncated"] = bool(cut[g])
+        return self._obs, reward, dones, info_list
 
-    def _close(self, ended: np.ndarray, dones: np.ndarray, out: np.ndarray | None) -> None:
+    def _close(self, ended, final_boards, truncated, dones, finals, cut=None, out=None) -> None:
+        """Games ``ended`` ended: keep their final boards and the learner's rewards, deal them again."""
         if not len(ended):
             return
-        if out is None or dones[ended].any():
+        if out is None or cut is None or dones[ended].any():
             raise ArenaError(f"BatchVecEnv({self.env}): an episode ended before the learner was asked to act")
         dones[ended] = True
+        finals[ended] = final_boards
+        cut[ended] = truncated
         out[ended] = self._pending[ended]
         self._pending[ended] = 0.0
         self._deal(ended)
 
-    def _play_opponents(self, board, masks, to_play, dones, out=None):
+    def _play_opponents(self, board, masks, to_play, dones, finals, cut=None, out=None):
         while True:
             waiting = np.flatnonzero(to_play != self._seat)
             if not len(waiting):
@@ -273,20 +314,14 @@ class BatchVecEnv(InProcessVecEnv):
             for code in np.unique(codes).tolist():
                 which = codes == code
                 games = waiting[which]
-                actions[which] = self._agents[code].act_batch(board[games], masks[games])
-            obs, rewards, _, _, infos = self.batch.step(actions, games=waiting)
-            self._pending[waiting] += rewards[np.arange(len(waiting)), self._seat[waiting]]
+                actions[which] = self._act(code, board[games], masks[games], games)
+            obs, rewards, _, truncations, infos = self.batch.step(actions, games=waiting)
+            rows = np.arange(len(waiting))
+            self._pending[waiting] += rewards[rows, self._seat[waiting]]
             board[waiting], masks[waiting], to_play[waiting] = obs, infos["action_mask"], infos["to_play"]
-            self._close(waiting[infos["episode_over"]], dones, out)
-
-    def _observe(self, board: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Take in the learner's boards and masks (through its interface); returns the observations."""
-        itf = self.interface
-        observations = board if itf is None else itf.transform_observation_batch(board)
-        if self._translate_masks and itf is not None:
-            masks = np.stack([itf.transform_action_mask(mask) for mask in masks])
-        self._obs, self._masks = observations, masks
-        return observations
+            over = infos["episode_over"]
+            cuts = truncations[rows[over], self._seat[waiting[over]]]
+            self._close(waiting[over], infos["final_observation"], cuts, dones, finals, cut, out)
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every game, ``(num_envs, n)`` bool."""

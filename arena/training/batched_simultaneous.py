@@ -1,4 +1,4 @@
-"""The batched trainer for simultaneous-move batches (``SnakeBatch``): one learner seat per game."""
+"""The batched trainer for simultaneous-move batches (``SnakeBatch``, ``PommermanBatch``): a seat or a side per game."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, InvalidValueError
 from arena.training.batched import BatchVecEnv
 from arena.training.pool import OpponentPool
 
@@ -17,15 +17,31 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
     """:class:`BatchVecEnv` for batches where every live player moves at once (``SnakeBatch``).
 
     The batch's ``step`` takes a ``(num_games, players)`` action array and reports
-    ``infos["live"]``; the learner fills its column and every opponent seat gets its
-    action from one ``act_batch`` call per distinct opponent over all the games and seats
-    it plays. The learner's episode ends when its player is out (terminated), when the
-    game is cut (truncated) or ends; a game the learner has left is restarted at once
-    (``batch.restart``), as :class:`SingleAgentEnv` ends the episode for the learner.
-    Rewards are the learner's own, each step. The batch has no action masks, so
-    ``action_masks`` are all True. Seats, pools, seeding and errors are
-    :class:`BatchVecEnv`'s; with several opponent slots, ``shuffle_seats`` also deals them
-    to the other seats in random order, as :class:`SingleAgentEnv` does.
+    ``infos["live"]``; the learner fills its seats and every opponent seat gets its action
+    from one batched call per distinct opponent over all the games and seats it plays. A
+    game the learner's seats have all left (terminated or truncated) ends for the learner
+    and is restarted at once (``batch.restart``), as :class:`SingleAgentEnv` ends the
+    episode for the learner; a game that ends on its own ends it too. Rewards are each
+    seat's own, each step. A batch without masks (no ``infos["action_mask"]``) gets
+    all-True ``action_masks``. Seats, pools, seeding, the interface stack and errors are
+    :class:`BatchVecEnv`'s; with several opponent slots, ``shuffle_seats`` also deals them to
+    the other seats in random order, as :class:`SingleAgentEnv` does.
+
+    With ``team=True`` the learner plays every seat of its side in each game (parameter
+    sharing: one policy, ``env.teams`` gives the sides): sub-env ``k`` is member ``k % S`` of
+    the learner's side in game ``k // S`` (``num_envs = games x S``), each with its own copy
+    of the interface stack (ego views come from the stack or the batch). The learner's side
+    is taken in turn (or drawn, ``shuffle_seats``) among the sides holding one of ``seats``;
+    opponents fill the other seats (one opponent or one per other seat). A member that is
+    out while its side plays on sees what the batch shows it (zeros for a bomber out of play)
+    and earns what the batch pays it, until its side's episode ends.
+
+    Args:
+        team: the learner plays every seat of its side (see above).
+        Others: as :class:`BatchVecEnv` takes them.
+
+    Raises:
+        ValueError: ``team=True`` on an env without equal sides (``env.teams``).
 
     Example:
         >>> venv = SimultaneousBatchVecEnv("snake", 3, "random", shuffle_seats=True,
@@ -38,71 +54,140 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
 
     _turn_based = False
 
+    def __init__(self, *args: Any, team: bool = False, **kwargs: Any) -> None:
+        self.team = bool(team)
+        super().__init__(*args, **kwargs)
+
+    def _seats_per_game(self) -> int:
+        if not self.team:
+            return 1
+        sides = self._sides()
+        return len(sides[0])
+
+    def _sides(self) -> list[tuple[int, ...]]:
+        """The learner's possible sides as player indices (team mode), checked."""
+        teams = self.env.teams or {}
+        possible = list(self.env.possible_agents)
+        sides = [tuple(possible.index(a) for a in members) for members in teams.values()]
+        if not sides or len({len(side) for side in sides}) != 1:
+            raise InvalidValueError(
+                f"SimultaneousBatchVecEnv({self.env}): team=True needs an env whose sides (env.teams) all have "
+                f"the same number of seats, got {teams or 'no sides'}"
+            )
+        wanted = {possible.index(seat) for seat in self.seats}
+        return [side for side in sides if wanted & set(side)]
+
+    def _opponent_count(self) -> int | None:
+        return len(self.env.possible_agents) - self._seats_per_game() if self.team else None
+
     def _setup_state(self) -> None:
-        players = len(self.env.possible_agents)
-        self._lineup = np.full((self.num_envs, players), -1, dtype=np.int64)  # opponent codes, -1: learner
+        games, players, size = self.batch.num_games, len(self.env.possible_agents), self._seats_per_game()
+        self._players_per_game = players
+        self._opponent_slots = games * players  # BatchedPlayer slot of seat p in game g: g * players + p
+        self._fresh = np.zeros(games * players, dtype=bool)
+        self._lineup = np.full((games, players), -1, dtype=np.int64)  # opponent codes, -1: learner
+        self._team_sides = self._sides() if self.team else [(int(s),) for s in self._seat_index]
+        self._side = np.zeros(games, dtype=np.int64)  # index into self._team_sides
+        self._learner_seats = np.zeros((games, size), dtype=np.int64)
+        self._slot_game = np.repeat(np.arange(games), size)
+        self._out = np.zeros(self.num_envs, dtype=bool)  # learner seats already out this episode
+        self._legal = np.ones_like(self._masks)
 
     def _deal(self, games: np.ndarray) -> None:
         if not len(games):
             return
-        rng = self._rng
-        players = len(self.env.possible_agents)
+        rng, players, sides = self._rng, self._players_per_game, self._team_sides
         if self.shuffle_seats:
-            self._seat[games] = self._seat_index[rng.integers(len(self.seats), size=len(games))]
+            self._side[games] = rng.integers(len(sides), size=len(games))
         else:
-            self._seat[games] = self._seat_index[self._rotation[games] % len(self.seats)]
+            self._side[games] = self._rotation[games] % len(sides)
             self._rotation[games] += 1
+        table = np.array(sides, dtype=np.int64)
+        self._learner_seats[games] = table[self._side[games]]
+        self._seat[games] = self._learner_seats[games, 0]
         for g in games.tolist():
             order = rng.permutation(len(self.opponents)) if self.shuffle_seats else range(len(self.opponents))
-            others = [p for p in range(players) if p != self._seat[g]]
+            mine = set(self._learner_seats[g].tolist())
+            others = [p for p in range(players) if p not in mine]
             self._lineup[g] = -1
             for slot_index, player in zip(order, others):
                 slot = self.opponents[int(slot_index)]
                 agent = slot.sample(rng) if isinstance(slot, OpponentPool) else slot
                 self._lineup[g, player] = self._code(agent)
+            self._fresh[g * players : (g + 1) * players] = True
+        self._out[np.isin(self._slot_game, games)] = False
 
-    def reset(self) -> np.ndarray:
+    def _slot_seats(self) -> np.ndarray:
+        """The learner's player index in each sub-env."""
+        return self._learner_seats.reshape(-1)
+
+    def _raw_masks(self, infos: dict[str, Any], seats: np.ndarray) -> Any:
+        masks = infos.get("action_mask")
+        return None if masks is None else masks[self._slot_game, seats]
+
+    def reset(self) -> Any:
         self._begin_reset()
         observations, infos = self.batch.reset(seed=int(self._rng.integers(2**31 - 1)))
         self._deal(self._rows)
         self._started = True
         self._boards, self._live = observations, infos["live"]
-        return self._observe(observations[self._rows, self._seat], self._masks)
+        seats = self._slot_seats()
+        self._obs, masks = self._learner.start(observations[self._slot_game, seats], self._raw_masks(infos, seats))
+        self._masks = self._all_legal() if masks is None else np.asarray(masks, dtype=bool)
+        return self._obs
+
+    def _all_legal(self) -> np.ndarray:
+        return self._legal  # a batch without masks: every action is legal
 
     def step_wait(self):
-        if not self._started:
+        if not self._started or self._obs is None:
             raise ArenaError(f"{self}: step() called before reset()")
-        batch, rows = self.batch, self._rows
-        actions = np.zeros(self._lineup.shape, dtype=np.int64)
-        actions[rows, self._seat] = np.asarray(self._actions).reshape(self.num_envs)
-        waiting = self._live & (self._lineup >= 0)
-        games, players = np.nonzero(waiting)
-        codes = self._lineup[games, players]
+        batch, slot_game, seats = self.batch, self._slot_game, self._slot_seats()
+        games, players = self.batch.num_games, self._players_per_game
+        shape = tuple(batch.single_action_space.shape or ())
+        actions = np.zeros((games, players, *shape), dtype=np.int64)
+        chosen = np.asarray(self._actions).reshape(self.num_envs, *shape)
+        actions[slot_game, seats] = np.asarray(self._learner.action(chosen)).reshape(self.num_envs, *shape)
+        waiting_games, waiting_players = np.nonzero(self._live & (self._lineup >= 0))
+        codes = self._lineup[waiting_games, waiting_players]
         for code in np.unique(codes).tolist():
             which = codes == code
-            g, p = games[which], players[which]
-            actions[g, p] = self._agents[code].act_batch(self._boards[g, p], None)
-        observations, rewards, died, truncated, infos = batch.step(actions)
-        seat = self._seat
-        out = rewards[rows, seat].astype(np.float32)
+            g, p = waiting_games[which], waiting_players[which]
+            actions[g, p] = self._act(code, self._boards[g, p], None, g * players + p)
+        observations, rewards, terminated, truncated, infos = batch.step(actions)
+        raw_rewards = rewards[slot_game, seats].astype(np.float64)
         over = infos["episode_over"]
-        learner_died, learner_cut = died[rows, seat], truncated[rows, seat]
-        dones = learner_died | learner_cut | over
+        seat_term, seat_cut = terminated[slot_game, seats], truncated[slot_game, seats]
+        self._out |= seat_term | seat_cut
+        side_out = self._out.reshape(games, -1).all(axis=1)
+        game_done = over | side_out
+        dones = game_done[slot_game]
+        cut = dones & seat_cut & ~seat_term
+        finals = observations[slot_game, seats]  # a copy: the learner's last views, before any restart
+        if over.any():  # the batch keeps the ended games' final observations in game order
+            row_of = np.cumsum(over) - 1
+            in_over = over[slot_game]
+            finals[in_over] = infos["final_observation"][row_of[slot_game[in_over]], seats[in_over]]
         live = infos["live"]
-        left = np.flatnonzero(dones & ~over)  # the learner is out, the game goes on: end it for the learner
+        left = np.flatnonzero(side_out & ~over)  # the learner's side is out, the game goes on: end it for it
         if len(left):
             observations[left] = batch.restart(left)
             live = batch.live
-        last = self._obs
-        if last is None:  # no observation yet: reset() has not run
-            raise ArenaError(f"{self}: step() called before reset()")
-        ended = np.flatnonzero(dones)
-        self._deal(ended)
+        self._deal(np.flatnonzero(game_done))
         self._boards, self._live = observations, live
-        self._observe(observations[rows, seat], self._masks)
-        seats = self.env.possible_agents
-        info_list: list[dict[str, Any]] = [{"seat": seats[s]} for s in seat.tolist()]
-        for g in ended.tolist():
-            info_list[g]["terminal_observation"] = last[g]
-            info_list[g]["TimeLimit.truncated"] = bool(learner_cut[g] and not learner_died[g])
-        return self._obs, out, dones, info_list
+        seats_now = self._slot_seats()
+        self._obs, masks, reward, terminal = self._learner.step(
+            observations[slot_game, seats_now],
+            self._raw_masks(infos, seats_now),
+            raw_rewards,
+            dones,
+            cut,
+            finals[dones],
+        )
+        self._masks = self._all_legal() if masks is None else np.asarray(masks, dtype=bool)
+        names = self.env.possible_agents
+        info_list: list[dict[str, Any]] = [{"seat": names[s]} for s in seats.tolist()]  # this step's episode
+        for k, final in zip(np.flatnonzero(dones).tolist(), terminal):
+            info_list[k]["terminal_observation"] = final
+            info_list[k]["TimeLimit.truncated"] = bool(cut[k])
+        return self._obs, reward, dones, info_list

@@ -23,6 +23,7 @@ from arena.env import MultiAgentEnv
 from arena.errors import InvalidValueError, PluginError, UnknownNameError
 from arena.interface import Interface
 from arena.registry import make_env, reading_data, resolve
+from arena.training.batch_slots import plays_in_batches
 from arena.training.batched import BatchVecEnv, make_batch
 from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
 from arena.training.side_vec_env import side_path_reasons
@@ -75,8 +76,9 @@ def choose_path(
     * ``"side"``: ``control="shared"``, one policy in every seat of its side
       (:class:`~arena.training.side_vec_env.SideVecEnv`);
     * ``"batched"``: the env has a batch, the algorithm takes action masks (``maskable-ppo``), every
-      opponent acts in batches, the interface keeps no per-episode state, and the learner plays one
-      seat with no teammate;
+      opponent acts in batches (:func:`~arena.training.batch_slots.plays_in_batches`) and the learner
+      plays one seat with no teammate; any interface stack trains there (per-game levels keep their
+      per-episode state per game slot);
     * ``"single"``: anything else (one :class:`~arena.training.single_agent.SingleAgentEnv` per game).
 
     ``opponent`` is one agent or a list of them.
@@ -106,10 +108,8 @@ def choose_path(
     if algo != "maskable-ppo":
         reasons.append(f"--algo {algo} trains without action masks, which the batch enforces")
     for agent in opponents:
-        if not agent.batchable:
+        if not plays_in_batches(agent):
             reasons.append(f"the opponent {agent} cannot act for many games at once")
-    if interface is not None and interface.stateful:
-        reasons.append(f"the interface {interface} keeps per-episode state")
     if teammate is not None or control == "team":
         reasons.append("the learner plays beside a teammate or for a whole side")
     return "single" if reasons else "batched"

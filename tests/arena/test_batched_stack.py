@@ -276,3 +276,101 @@ def test_batched_stack_equals_per_game_stacks_for_generated_stacks(names, batch_
         itf = STACKABLE[name](itf)
     itf.setup(spaces.Box(-1.0, 1.0, (2,), np.float32), spaces.Discrete(3))
     run_both(itf, batch_size, seed, steps=5)
+
+
+# ------------------------------------------------------------------- calls over some slots only
+class SumShapingSlotArrays(Interface):
+    """:class:`SumShaping` in array form over some slots at a time: its hooks take ``slots``."""
+
+    size = 0
+
+    def _rows(self, slots, count):
+        slots = np.arange(count) if slots is None else np.asarray(slots)
+        if slots.size and slots.max() >= self.size:  # grow the per-slot arrays to the slots seen
+            grown = int(slots.max()) + 1
+            self.previous = np.concatenate([getattr(self, "previous", np.zeros(0)), np.full(grown - self.size, np.nan)])
+            self.bonus = np.concatenate([getattr(self, "bonus", np.zeros(0)), np.zeros(grown - self.size)])
+            self.size = grown
+        return slots
+
+    def reset_batch(self, observations, starting, slots=None):
+        slots = self._rows(slots, len(starting))
+        self.previous[slots[starting]] = np.nan
+        self.bonus[slots[starting]] = 0.0
+
+    def observation_batch(self, observations, slots=None):
+        slots = self._rows(slots, len(observations))
+        totals = np.asarray(observations, dtype=np.float64).reshape(len(observations), -1).sum(axis=1)
+        previous = self.previous[slots]
+        self.bonus[slots] += np.where(np.isnan(previous), 0.0, totals - previous)
+        self.previous[slots] = totals
+        return observations
+
+    def reward_batch(self, rewards, slots=None):
+        slots = self._rows(slots, len(rewards))
+        rewards = rewards + self.bonus[slots]
+        self.bonus[slots] = 0.0
+        return rewards
+
+    def done_batch(self, rewards, *, terminated, truncated, slots=None):
+        rewards = self.reward_batch(rewards, slots=slots)
+        slots = self._rows(slots, len(rewards))
+        self.previous[slots[terminated | truncated]] = np.nan
+        return rewards
+
+
+#: Levels that may run over some slots at a time: per-game ones, array-form ones that take ``slots``
+#: and array-form ones without per-slot state.
+SUBSET_STACKABLE = {
+    name: STACKABLE[name] for name in ("negate", "half_reward", "half_reward_arrays", "sum_shaping", "frame_stack")
+} | {"sum_shaping_slot_arrays": SumShapingSlotArrays}
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    names=st.lists(st.sampled_from(sorted(SUBSET_STACKABLE)), min_size=1, max_size=4),
+    batch_size=st.integers(1, 5),
+    seed=st.integers(0, 2**16),
+)
+def test_calls_over_some_slots_equal_the_per_game_stacks_of_those_slots(names, batch_size, seed):
+    itf = None
+    for name in names:
+        itf = SUBSET_STACKABLE[name](itf)
+    itf.setup(spaces.Box(-1.0, 1.0, (2,), np.float32), spaces.Discrete(3))
+    rng = random.Random(seed)
+    games = [copy.deepcopy(itf) for _ in range(batch_size)]
+    batched = BatchedStack(copy.deepcopy(itf), batch_size)
+    starting = [True] * batch_size
+    for _ in range(8):
+        # a turn-based game: only some games reach the stack, in any order
+        slots = rng.sample(range(batch_size), rng.randint(1, batch_size))
+        raw = [_sample(itf.raw_observation_space, rng) for _ in slots]
+        flags = np.array([starting[slot] for slot in slots])
+        wanted = [
+            games[slot].transform_reset(o) if starting[slot] else games[slot].transform_observation(o)
+            for slot, o in zip(slots, raw)
+        ]
+        assert_same(batched.observation(stack_rows(raw), flags, slots=slots), stack_rows(wanted))
+        actions = [_sample(itf.action_space, rng) for _ in slots]
+        wanted_actions = [games[slot].transform_action(a) for slot, a in zip(slots, actions)]
+        assert_same(batched.action(stack_rows(actions), slots=slots), stack_rows(wanted_actions))
+        rewards = np.array([rng.uniform(-1.0, 1.0) for _ in slots])
+        ends = np.array([rng.random() < 0.3 for _ in slots])
+        wanted_rewards = [
+            games[slot].transform_done(r, terminated=True, truncated=False) if end else games[slot].transform_reward(r)
+            for slot, r, end in zip(slots, rewards, ends)
+        ]
+        np.testing.assert_array_equal(
+            batched.reward(rewards, terminated=ends, slots=slots), np.asarray(wanted_rewards, dtype=float)
+        )
+        for slot, end in zip(slots, ends):
+            starting[slot] = bool(end)
+
+
+def test_bad_slots_are_a_clear_error():
+    itf = HalfReward()
+    itf.setup(spaces.Discrete(3), spaces.Discrete(2))
+    batched = BatchedStack(itf, 2)
+    for slots in ([0, 0], [2], [[0]], [0.5]):
+        with pytest.raises(ArenaError, match=r"slots must be distinct slot indices in \[0, 2\)"):
+            batched.reward(np.zeros(len(np.atleast_1d(slots))), slots=slots)

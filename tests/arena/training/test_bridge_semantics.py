@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from arena import Agent, AgtItfWrapper, Interface, RandomAgent
+from arena import Agent, AgtItfWrapper, RandomAgent
 from arena.training import OpponentPool, SB3Agent, SingleAgentEnv
 from arena.training.batched import BatchVecEnv
 from envs.connect_four_agents import ConnectFourHeuristicAgent
@@ -172,13 +172,6 @@ def test_batch_vec_env_error_texts():
         r"make_batch\(num_games\) method\); train it through arena.training.SingleAgentEnv",
     ):
         BatchVecEnv("rock_paper_scissors", 2)
-
-    class Stateful(Interface):
-        def reset(self, observation):
-            pass
-
-    with pytest.raises(ValueError, match=r"the interface Stateful\(\) keeps per-episode state"):
-        BatchVecEnv("tic_tac_toe", 2, interface=Stateful())
 
     class Plain(Agent):
         def act(self, observation, action_mask=None, reward=0.0):

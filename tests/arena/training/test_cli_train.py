@@ -225,8 +225,9 @@ def test_the_path_is_chosen_from_what_the_run_trains(tmp_path, capsys) -> None:
     assert choose_path(c4, "maskable-ppo", RandomAgent(), None) == "batched"
     assert choose_path(c4, "ppo", RandomAgent(), None) == "single"  # no masks: the batch enforces them
     assert choose_path(envs.make("kuhn_poker"), "maskable-ppo", RandomAgent(), None) == "single"  # no batch
+    # a stack with per-episode state trains on the batch: its state is kept per game slot
     assert FrameStack(frames=2).stateful
-    assert choose_path(c4, "maskable-ppo", RandomAgent(), FrameStack(frames=2)) == "single"
+    assert choose_path(c4, "maskable-ppo", RandomAgent(), FrameStack(frames=2)) == "batched"
     assert main(["train", "kuhn_poker", "--timesteps", "64", "--eval-games", "2", "--out", str(tmp_path / "k")]) == 0
     assert "(single path, 4 games)" in capsys.readouterr().out
     assert main(["train", "connect_four", "--timesteps", "64", "--eval-games", "2", "--out", str(tmp_path / "c")]) == 0
