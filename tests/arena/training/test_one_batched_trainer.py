@@ -95,8 +95,8 @@ def test_a_stateful_user_stack_is_no_reason_to_leave_the_batched_path():
 
     stack = user_stack()
     assert stack.stateful
-    assert choose_path("auto", envs.make("connect_four"), "maskable-ppo", RandomAgent(), stack) == "batched"
-    assert choose_path("auto", envs.make("snake", **SNAKE), "maskable-ppo", RandomAgent(), stack) == "batched"
+    assert choose_path(envs.make("connect_four"), "maskable-ppo", RandomAgent(), stack) == "batched"
+    assert choose_path(envs.make("snake", **SNAKE), "maskable-ppo", RandomAgent(), stack) == "batched"
 
 
 def test_per_slot_observations_and_rewards_equal_single_agent_envs():
