@@ -53,10 +53,11 @@ def _algo_options(text: str | None) -> Any:
 
 @dataclasses.dataclass(frozen=True)
 class Flag:
-    """The command-line flag of one :class:`~arena.training.config.TrainingConfig` field.
+    """The command-line flag of one :class:`~arena.training.config.TrainingConfig` field, or of one
+    recipe field it overrides (:data:`~arena.training.config.OVERRIDABLE`).
 
-    The flag's default is the field's (``None`` for a field whose default is built, such as
-    ``algo_options``); ``%(default)s`` in ``help`` shows it.
+    The flag's default is the config field's (``None`` for a recipe field: the recipe's);
+    ``%(default)s`` in ``help`` shows it.
 
     Attributes:
         help: the ``--help`` text; ``None`` for ``env`` and ``env_options``, which
@@ -80,7 +81,12 @@ class Flag:
 
 _OPPONENTS, _LEARNER, _RUN = "opponents and self-play", "the learner", "the run"
 
-#: Every TrainingConfig field's flag, in ``--help`` order: the one place a new field gets its flag.
+#: Recipe fields with no flag: the evaluation budget at full length and the env's own trainer are the
+#: recipe's to say (``--eval-every``/``--eval-games`` fix a run's schedule instead: ``fixed_eval_*``).
+RECIPE_FIELDS_WITHOUT_FLAGS = ("evaluations", "eval_games", "full_budget", "vec_env")
+
+#: Every TrainingConfig field's flag and every overridable recipe field's (but
+#: :data:`RECIPE_FIELDS_WITHOUT_FLAGS`), in ``--help`` order: the one place a new field gets its flag.
 FLAGS: dict[str, Flag] = {
     "env": Flag(None),
     "env_options": Flag(None, read=_env_options),
@@ -166,16 +172,18 @@ FLAGS: dict[str, Flag] = {
         option="--no-shuffle",
         action="store_false",
     ),
-    "eval_every": Flag(
+    "fixed_eval_every": Flag(
         "timesteps between evaluations (default: the loaded run's if it fixed one, else the recipe's, "
         "timesteps / 20 for most)",
         _RUN,
+        option="--eval-every",
         type=int,
     ),
-    "eval_games": Flag(
+    "fixed_eval_games": Flag(
         "games per evaluation (default: the loaded run's if it fixed them, else the recipe's, scaled to "
         "the run: fewer for short runs)",
         _RUN,
+        option="--eval-games",
         type=int,
     ),
     "n_envs": Flag(
@@ -231,7 +239,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             continue
         if flag.group not in groups:
             groups[flag.group] = parser.add_argument_group(flag.group)
-        default = defaults[name] if defaults[name] is not dataclasses.MISSING else None
+        default = defaults.get(name, None)  # a recipe field's: None, the recipe's
+        default = None if default is dataclasses.MISSING else default
         extra: dict[str, Any] = {
             key: value for key, value in (("type", flag.type), ("choices", flag.choices)) if value is not None
         }
@@ -252,8 +261,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def config_from_args(args: argparse.Namespace) -> TrainingConfig:
-    """The :class:`~arena.training.config.TrainingConfig` the parsed flags describe: one field per
-    entry of :data:`FLAGS`, read by its ``read``.
+    """The :class:`~arena.training.config.TrainingConfig` the parsed flags describe: one config field or
+    one entry of its ``overrides`` (a recipe field) per entry of :data:`FLAGS`, read by its ``read``.
 
     Raises:
         InvalidValueError, InvalidTypeError: a flag's value is out of range or not the JSON it should be.
@@ -261,11 +270,13 @@ def config_from_args(args: argparse.Namespace) -> TrainingConfig:
     Example:
         >>> from arena.cli import build_parser
         >>> args = build_parser().parse_args(["train", "tic_tac_toe", "--out", "run", "--opponent", "random,mcts"])
-        >>> config_from_args(args).opponents
-        ('random', 'mcts')
+        >>> config_from_args(args).overrides
+        {'opponents': ('random', 'mcts')}
     """
-    values = {name: getattr(args, name) for name in FLAGS}
-    return TrainingConfig(**{name: (flag.read or _same)(values[name]) for name, flag in FLAGS.items()})
+    values = {name: (flag.read or _same)(getattr(args, name)) for name, flag in FLAGS.items()}
+    own = {item.name for item in dataclasses.fields(TrainingConfig)}
+    overrides = {name: value for name, value in values.items() if name not in own and value not in (None, {})}
+    return TrainingConfig(**{name: value for name, value in values.items() if name in own}, overrides=overrides)
 
 
 def _same(value: Any) -> Any:

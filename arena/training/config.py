@@ -1,23 +1,25 @@
 """One training run's configuration: what ``arena train`` parses its flags into.
 
 :class:`TrainingConfig` is frozen and checks itself when made, so a bad value fails before
-anything is built, with the flag's name in the message. Fields left ``None`` come from the
-recipe: the stored one of a ``load`` run (:data:`RECIPE_FILE` in its folder), else the one the
+anything is built, with the flag's name in the message. It holds what only a run has (length,
+folder, seed, device, progress) and, in ``overrides``, the recipe fields it changes by name: the
+recipe is the stored one of a ``load`` run (:data:`RECIPE_FILE` in its folder), else the one the
 env declares (:func:`arena.training.recipe.recipe_for`); :meth:`TrainingConfig.recipe` applies
-the fields given on top.
+the overrides on top. A recipe field is declared once, in :class:`~arena.training.recipe.TrainingRecipe`.
 
 This module needs only the standard library and arena's core: no Stable-Baselines3.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from arena.errors import InvalidTypeError, InvalidValueError
+from arena.errors import InvalidTypeError, InvalidValueError, UnknownNameError
 from arena.training.recipe import (
     ALGORITHM_NAMES,
     CONTROLS,
@@ -27,7 +29,7 @@ from arena.training.recipe import (
     recipe_for,
 )
 
-__all__ = ["PROGRESS_MODES", "RECIPE_FILE", "SELF_PLAY_OFF", "TrainingConfig", "stored_recipe"]
+__all__ = ["OVERRIDABLE", "PROGRESS_MODES", "RECIPE_FILE", "SELF_PLAY_OFF", "TrainingConfig", "stored_recipe"]
 
 #: The file in a trained folder that keeps the recipe the run trained with (read by ``load``).
 RECIPE_FILE = "recipe.json"
@@ -37,14 +39,26 @@ SELF_PLAY_OFF = "off"
 PROGRESS_MODES = ("auto", "bar", "lines", "none")
 
 
+#: What ``overrides`` may change: every :class:`~arena.training.recipe.TrainingRecipe` field but
+#: ``env_options``, which is the config's own field (the options choose the recipe: a callable recipe
+#: receives them).
+OVERRIDABLE = tuple(item.name for item in dataclasses.fields(TrainingRecipe) if item.name != "env_options")
+#: Flags named otherwise than ``--field-name``: agent lists (one agent a flag to type), and a run's fixed
+#: evaluation schedule, which the recipe keeps under ``fixed_`` so that a ``--load`` evaluates alike.
+_OPTIONS = {
+    "opponents": "--opponent",
+    "references": "--reference",
+    "fixed_eval_every": "--eval-every",
+    "fixed_eval_games": "--eval-games",
+}
+
+
 def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
+    return _OPTIONS.get(name) or "--" + name.replace("_", "-")
 
 
-def _check_names(value: Any, name: str) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    if isinstance(value, str) or not all(isinstance(item, str) for item in value):
+def _check_names(value: Any, name: str) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, Sequence) or not all(isinstance(item, str) for item in value):
         raise InvalidTypeError(f"{_flag(name)} must be a sequence of names, got {value!r}")
     names = tuple(item.strip() for item in value if item.strip())
     if not names:
@@ -52,9 +66,45 @@ def _check_names(value: Any, name: str) -> tuple[str, ...] | None:
     return names
 
 
+def _checked_overrides(overrides: Any) -> dict[str, Any]:
+    """``overrides`` checked field by field against :class:`TrainingRecipe` (errors name the flag), with
+    ``None`` values left out (the recipe's) and agent lists as tuples."""
+    if not isinstance(overrides, Mapping):
+        raise InvalidTypeError(f"TrainingConfig: overrides must be a mapping of recipe fields, got {overrides!r}")
+    unknown = sorted(str(key) for key in overrides if key not in OVERRIDABLE)
+    if unknown:
+        raise InvalidValueError(
+            f"TrainingConfig: overrides names no recipe field {', '.join(map(repr, unknown))}; expected some of "
+            f"{', '.join(OVERRIDABLE)} (env_options is the config's own field)"
+        )
+    checked = {key: value for key, value in overrides.items() if value is not None}
+    choices = {"algo": ALGORITHM_NAMES, "control": CONTROLS, "self_play": (*SELF_PLAY, SELF_PLAY_OFF)}
+    for name, allowed in choices.items():
+        if name in checked and checked[name] not in allowed:
+            kind = "algorithm" if name == "algo" else f"{_flag(name)} value"
+            raise UnknownNameError(f"unknown {kind} {checked[name]!r}; expected one of {', '.join(allowed)}")
+    for name in ("opponents", "references", "seats"):
+        if name in checked:
+            checked[name] = _check_names(checked[name], name)
+    for name, value in checked.items():
+        if (name, value) in (("interface", RAW_INTERFACE), ("self_play", SELF_PLAY_OFF)):
+            continue  # "none" and "off": the recipe's stack and self-play overridden by nothing
+        try:
+            TrainingRecipe(**{name: value})  # the recipe's own check of this one field
+        except (InvalidValueError, InvalidTypeError) as err:
+            message = str(err).replace(f"TrainingRecipe: {name}", _flag(name))
+            raise type(err)(message) from None
+    return checked
+
+
 @dataclass(frozen=True)
 class TrainingConfig:
-    """Everything one training run needs; ``None`` means "what the recipe says".
+    """One training run: the run's own settings, and the recipe fields it changes (``overrides``).
+
+    What to train (interface, algorithm, opponents, self-play...) is a
+    :class:`~arena.training.recipe.TrainingRecipe`: the env's, or the one a loaded run stored.
+    ``overrides`` changes its fields by name, so each recipe field is declared once, there; the
+    config's own fields are what only a run has (its length, folder, seed, device, progress).
 
     Attributes:
         env: the env's registered name or ``"module:callable"``.
@@ -71,25 +121,25 @@ class TrainingConfig:
             seconds otherwise), ``"bar"``, ``"lines"`` or ``"none"``.
         progress_every: seconds between progress lines.
         env_options: the env's keyword options (``None``: the recipe's, or the loaded run's).
-        seats: the seats (``control="team"``: the teams) the learner plays, over the recipe's.
         shuffle_seats: draw the learner's seat every episode (``False``: in turn).
-        eval_every, eval_games: timesteps between evaluations and games per evaluation
-            (``None``: the recipe's, scaled to ``timesteps``, or a loaded run's fixed ones).
         checkpoint_every: timesteps between saves of the folder while training (``None``: at every
             evaluation; 0: none but the last, and the one a Ctrl-C takes).
-        algo_options: merged over the recipe's options (the recipe's are dropped when
-            ``algo`` names another algorithm).
-        interface ... team_spirit: override the recipe's fields of the same names
-            (:class:`~arena.training.recipe.TrainingRecipe`); ``interface="none"`` trains on raw
-            observations, ``self_play="off"`` without self-play.
+        overrides: recipe fields by name, over the recipe's (:data:`OVERRIDABLE`); a ``None`` value
+            keeps the recipe's. ``"interface": "none"`` trains on raw observations, ``"self_play":
+            "off"`` without self-play; ``"algo_options"`` are merged over the recipe's (which are
+            dropped when ``"algo"`` names another algorithm); ``"fixed_eval_every"`` and
+            ``"fixed_eval_games"`` (``--eval-every``, ``--eval-games``) fix the evaluation schedule
+            (otherwise the recipe's, scaled to ``timesteps``, or a loaded run's fixed one).
 
     Raises:
         ValueError, TypeError: a value out of range or of the wrong kind, naming the flag.
 
     Example:
-        >>> config = TrainingConfig("pommerman", timesteps=512, out="runs/pm", eval_games=2)
+        >>> config = TrainingConfig("pommerman", timesteps=512, out="runs/pm", overrides={"fixed_eval_games": 2})
         >>> config.recipe().interface, config.recipe().eval_games_for(512)
         ('pommerman_features', 2)
+        >>> TrainingConfig("tic_tac_toe", out="runs/t", overrides={"opponents": ["mcts"]}).recipe().opponents
+        ('mcts',)
         >>> TrainingConfig("pommerman", timesteps=0, out="x")
         Traceback (most recent call last):
         ...
@@ -108,25 +158,9 @@ class TrainingConfig:
     progress: str = "auto"
     progress_every: float = 30.0
     env_options: Mapping[str, Any] | None = None
-    seats: tuple[str, ...] | None = None
     shuffle_seats: bool = True
-    eval_every: int | None = None
-    eval_games: int | None = None
-    algo_options: Mapping[str, Any] = field(default_factory=dict)
-    interface: str | None = None
-    algo: str | None = None
-    policy: str | None = None
-    opponents: tuple[str, ...] | None = None
-    references: tuple[str, ...] | None = None
-    teammate: str | None = None
-    control: str | None = None
-    self_play: str | None = None
-    promote_at: float | None = None
-    pool_size: int | None = None
-    window: int | None = None
-    n_envs: int | None = None
-    team_spirit: float | None = None
     checkpoint_every: int | None = None
+    overrides: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.env, str) or not self.env:
@@ -134,10 +168,6 @@ class TrainingConfig:
         for name in ("timesteps", "threads"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidValueError(f"{_flag(name)} must be at least 1, got {value!r}")
-        for name in ("eval_every", "eval_games", "pool_size", "window", "n_envs"):
-            value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise InvalidValueError(f"{_flag(name)} must be at least 1, got {value!r}")
         every = self.checkpoint_every
         if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 0):
@@ -154,28 +184,9 @@ class TrainingConfig:
             raise InvalidValueError(
                 f"--progress-every must be a positive number of seconds, got {self.progress_every!r}"
             )
-        choices = {
-            "algo": ALGORITHM_NAMES,
-            "control": CONTROLS,
-            "self_play": (*SELF_PLAY, SELF_PLAY_OFF),
-        }
-        for name, allowed in choices.items():
-            value = getattr(self, name)
-            if value is not None and value not in allowed:
-                from arena.errors import UnknownNameError
-
-                kind = "algorithm" if name == "algo" else f"{_flag(name)} value"
-                raise UnknownNameError(f"unknown {kind} {value!r}; expected one of {', '.join(allowed)}")
-        if self.promote_at is not None and not 0.0 <= self.promote_at <= 1.0:
-            raise InvalidValueError(f"--promote-at must lie in [0, 1], got {self.promote_at!r}")
-        for name in ("env_options", "algo_options"):
-            value = getattr(self, name)
-            if value is not None and not isinstance(value, Mapping):
-                raise InvalidTypeError(f"{_flag(name)} must be a mapping, got {value!r}")
-        object.__setattr__(self, "opponents", _check_names(self.opponents, "opponent"))
-        object.__setattr__(self, "references", _check_names(self.references, "reference"))
-        if self.seats is not None:
-            object.__setattr__(self, "seats", _check_names(self.seats, "seats"))
+        if self.env_options is not None and not isinstance(self.env_options, Mapping):
+            raise InvalidTypeError(f"--env-options must be a mapping, got {self.env_options!r}")
+        object.__setattr__(self, "overrides", _checked_overrides(self.overrides))
 
     @property
     def folder(self) -> Path:
@@ -202,42 +213,33 @@ class TrainingConfig:
         return recipe_for(self.env, self.env_options if env_options is None else env_options)
 
     def recipe(self, base: TrainingRecipe | None = None) -> TrainingRecipe:
-        """``base`` (default :meth:`base_recipe`) with the fields this config gives.
+        """``base`` (default :meth:`base_recipe`) with this config's ``overrides``.
 
-        The recipe's ``algo_options`` are kept only when the algorithm stays the recipe's;
-        this config's ``algo_options`` go over them. ``control="team"`` or ``"shared"`` drops the
+        The recipe's ``algo_options`` are kept only when the algorithm stays the recipe's; the
+        overriding ``algo_options`` go over them. ``control="team"`` or ``"shared"`` drops the
         recipe's teammate (the model plays every seat of its side); a recipe's ``"shared"`` control
         yields (to ``"seat"``) to a given ``teammate``.
         """
         base = self.base_recipe() if base is None else base
-        algo = self.algo or base.algo
-        algo_options = {**(base.algo_options if algo == base.algo else {}), **dict(self.algo_options)}
-        recipe = base.replace(
-            interface=None if self.interface == RAW_INTERFACE else self.interface,
-            algo=algo,
-            algo_options=algo_options,
-            policy=self.policy,
-            opponents=self.opponents,
-            references=self.references,
-            teammate=self.teammate,
-            control=self.control,
-            seats=self.seats,
-            self_play=None if self.self_play == SELF_PLAY_OFF else self.self_play,
-            promote_at=self.promote_at,
-            pool_size=self.pool_size,
-            window=self.window,
-            fixed_eval_every=self.eval_every,
-            fixed_eval_games=self.eval_games,
-            n_envs=self.n_envs,
-            team_spirit=self.team_spirit,
-        )
-        if self.control is None and recipe.control == "shared" and self.teammate is not None:
+        changes = dict(self.overrides)
+        algo = changes.get("algo", base.algo)
+        changes["algo_options"] = {
+            **(base.algo_options if algo == base.algo else {}),
+            **dict(changes.get("algo_options", {})),
+        }
+        raw = changes.get("interface") == RAW_INTERFACE
+        no_self_play = changes.get("self_play") == SELF_PLAY_OFF
+        changes = {key: value for key, value in changes.items() if not (raw and key == "interface")}
+        changes = {key: value for key, value in changes.items() if not (no_self_play and key == "self_play")}
+        recipe = base.replace(**changes)
+        given = self.overrides
+        if "control" not in given and recipe.control == "shared" and "teammate" in given:
             recipe = replace(recipe, control="seat")  # the recipe's shared side yields to a teammate
-        if recipe.control in ("team", "shared") and self.teammate is None:
+        if recipe.control in ("team", "shared") and "teammate" not in given:
             recipe = replace(recipe, teammate=None)  # the model plays every seat of its side: drop the recipe's
-        if self.interface == RAW_INTERFACE:
+        if raw:
             recipe = replace(recipe, interface=None)
-        return replace(recipe, self_play=None) if self.self_play == SELF_PLAY_OFF else recipe
+        return replace(recipe, self_play=None) if no_self_play else recipe
 
 
 def stored_recipe(folder: str | Path) -> TrainingRecipe | None:

@@ -161,17 +161,18 @@ def _loaded_manifest(config: TrainingConfig) -> dict[str, Any]:
     problems = []
     if manifest["env"] != config.env:
         problems.append(f"env {manifest['env']!r} (got {config.env!r})")
-    if config.algo is not None and manifest["algo"] != config.algo:
-        problems.append(f"--algo {manifest['algo']!r} (got {config.algo!r})")
+    algo, interface = config.overrides.get("algo"), config.overrides.get("interface")
+    if algo is not None and manifest["algo"] != algo:
+        problems.append(f"--algo {manifest['algo']!r} (got {algo!r})")
     if config.env_options and dict(config.env_options) != manifest.get("env_options"):
         problems.append(
             f"--env-options {json.dumps(manifest.get('env_options'))} (got {json.dumps(dict(config.env_options))})"
         )
-    if config.interface is not None and (
+    if interface is not None and (
         manifest["interface"] is None
-        or registered_interface_spec(config.interface) != registered_interface_spec(manifest["interface"])
+        or registered_interface_spec(interface) != registered_interface_spec(manifest["interface"])
     ):
-        problems.append(f"--interface {manifest['interface']!r} (got {config.interface!r})")
+        problems.append(f"--interface {manifest['interface']!r} (got {interface!r})")
     if problems:
         raise InvalidValueError(
             f"--load {config.load}: the run was trained with "

@@ -192,7 +192,9 @@ def train(config: TrainingConfig) -> TrainedRun:
     recipe = setup.recipe
     torch.set_num_threads(config.threads)
     algo_class: Any = algorithm_class(recipe.algo)
-    changes = loaded_algo_changes(algo_class, config.algo_options) if setup.loaded is not None else {}
+    changes = (
+        loaded_algo_changes(algo_class, config.overrides.get("algo_options", {})) if setup.loaded is not None else {}
+    )
     opponents, pool = _opponents(setup)
     probe = make_env(config.env, **setup.env_options)
     path = choose_path(

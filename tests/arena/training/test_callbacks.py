@@ -104,7 +104,9 @@ def test_a_run_builds_a_promotion_callback_only_with_self_play(tmp_path, self_pl
     from arena.training.run import _evaluation, _opponents, plan
 
     setup = plan(
-        TrainingConfig("tic_tac_toe", out=tmp_path / "run", self_play=self_play, opponents=("random", "random"))
+        TrainingConfig(
+            "tic_tac_toe", out=tmp_path / "run", overrides={"self_play": self_play, "opponents": ("random", "random")}
+        )
     )
     _, pool = _opponents(setup)
     assert pool is not None  # two opponents make a pool either way: evaluation plays it

@@ -109,8 +109,7 @@ def test_a_run_checkpoints_every_n_timesteps_and_at_the_end(tmp_path) -> None:
         "tic_tac_toe",
         timesteps=256,
         out=tmp_path / "run",
-        eval_every=128,
-        n_envs=2,
+        overrides={"n_envs": 2, "fixed_eval_every": 128},
         progress="none",
         checkpoint_every=64,
     )

@@ -68,7 +68,7 @@ def test_the_recipes_shared_side_yields_to_a_teammate_or_a_side_model(capsys) ->
 
     shared = TrainingConfig("soccer", out="x").recipe()
     assert (shared.control, shared.teammate) == ("shared", None)
-    beside = TrainingConfig("soccer", out="x", teammate="random").recipe()
+    beside = TrainingConfig("soccer", out="x", overrides={"teammate": "random"}).recipe()
     assert (beside.control, beside.teammate) == ("seat", "random")
-    whole = TrainingConfig("soccer", out="x", control="team").recipe()
+    whole = TrainingConfig("soccer", out="x", overrides={"control": "team"}).recipe()
     assert (whole.control, whole.teammate) == ("team", None)

@@ -126,20 +126,22 @@ def test_flags_override_the_recipe_field_by_field() -> None:
         "pommerman",
         timesteps=20_000,
         out="x",
-        interface="flatten(pommerman_features)",
-        references=("pommerman_simple",),
-        algo="maskable-ppo",
-        algo_options={"n_epochs": 2},
+        overrides={
+            "interface": "flatten(pommerman_features)",
+            "references": ("pommerman_simple",),
+            "algo": "maskable-ppo",
+            "algo_options": {"n_epochs": 2},
+        },
     )
     recipe = config.recipe()
     assert recipe.interface == "flatten(pommerman_features)" and recipe.references == ("pommerman_simple",)
     assert recipe.opponents == ("random",)  # not given: the recipe's
     assert recipe.algo == "maskable-ppo" and recipe.algo_options == {"n_epochs": 2}
-    soccer = TrainingConfig("soccer", out="x", algo_options={"batch_size": 64}).recipe()
+    soccer = TrainingConfig("soccer", out="x", overrides={"algo_options": {"batch_size": 64}}).recipe()
     # the recipe's algorithm keeps its options, the given one replaced
     assert soccer.algo_options == {"n_steps": 512, "batch_size": 64, "policy_kwargs": {"log_std_init": -0.5}}
-    assert TrainingConfig("pommerman", out="x", interface="none").recipe().interface is None
-    connect_four = TrainingConfig("connect_four", out="x", self_play="off").recipe()
+    assert TrainingConfig("pommerman", out="x", overrides={"interface": "none"}).recipe().interface is None
+    connect_four = TrainingConfig("connect_four", out="x", overrides={"self_play": "off"}).recipe()
     assert connect_four.self_play is None and recipe_for("connect_four").self_play == "uniform"
     # the evaluation budget scales with the run: short runs play fewer games, but never so few that
     # the curve reads 0% or 100% off 2 games, and the last evaluation (the reported one) plays them all
@@ -154,10 +156,16 @@ def test_flags_override_the_recipe_field_by_field() -> None:
     "kwargs,message",
     [
         ({"timesteps": 0}, "--timesteps must be at least 1, got 0"),
-        ({"eval_games": -1}, "--eval-games must be at least 1, got -1"),
-        ({"self_play": "best"}, "unknown --self-play value 'best'; expected one of latest, uniform, off"),
-        ({"opponents": ()}, "--opponent needs at least one agent name, got none"),
-        ({"promote_at": 2.0}, "--promote-at must lie in [0, 1], got 2.0"),
+        ({"overrides": {"fixed_eval_games": -1}}, "--eval-games must be a positive integer or None, got -1"),
+        (
+            {"overrides": {"self_play": "best"}},
+            "unknown --self-play value 'best'; expected one of latest, uniform, off",
+        ),
+        ({"overrides": {"opponents": ()}}, "--opponent needs at least one agent name, got none"),
+        ({"overrides": {"promote_at": 2.0}}, "--promote-at must be a number in [0, 1], got 2.0"),
+        ({"overrides": {"n_envs": 0}}, "--n-envs must be a positive integer or None, got 0"),
+        ({"overrides": {"colour": "red"}}, "overrides names no recipe field 'colour'; expected some of interface,"),
+        ({"overrides": {"env_options": {}}}, "(env_options is the config's own field)"),
         ({"out": None}, "--out is required"),
         ({"progress_every": 0}, "--progress-every must be a positive number of seconds, got 0"),
     ],
