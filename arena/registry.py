@@ -1,14 +1,13 @@
 """Find environments and agents by name, entry point or ``"module:callable"`` spec.
 
-arena never imports the bundled ``envs`` package directly: names resolve through the
+arena never imports the bundled ``envs`` package, not even by name: names resolve through the
 entry-point groups ``arena.envs`` and ``arena.agents`` (which the bundled envs and
-agents, and any third-party package, declare in their packaging), with the bundled
-``envs`` registry looked up by module name as a fallback for source checkouts.
+agents, and any third-party package, declare in their packaging), so a source checkout
+finds them once installed (``pip install -e .``).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -190,16 +189,9 @@ def _shadow_note() -> str:
     return "".join(f"; {problem}" for problem in shadowed_packages())
 
 
-def _bundled_env_registry() -> dict[str, str]:
-    try:
-        return dict(importlib.import_module("envs.registry").REGISTRY)
-    except ImportError:
-        return {}
-
-
 def env_names() -> list[str]:
-    """Env names known through entry points (and the bundled registry), sorted."""
-    return sorted(set(_entry_points("arena.envs")) | set(_bundled_env_registry()))
+    """Env names known through the ``arena.envs`` entry points, sorted."""
+    return sorted(_entry_points("arena.envs"))
 
 
 def agent_names() -> list[str]:
@@ -219,10 +211,6 @@ def resolve(kind: str, spec: str) -> Callable[..., Any]:
     entry = _entry_points(group).get(spec)
     if entry is not None:
         return _load_entry(kind, entry)
-    if kind == "env":
-        bundled = _bundled_env_registry()
-        if spec in bundled:
-            return _import(bundled[spec])  # a bundled name: arena's own code
     known = env_names() if kind == "env" else agent_names()
     hint = did_you_mean(spec, known)
     raise UnknownNameError(

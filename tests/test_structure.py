@@ -61,16 +61,27 @@ def _resolve(module: str, node: ast.ImportFrom, modules: dict[str, Path] = MODUL
 
 def _import_lines(module: str, modules: dict[str, Path] = MODULES) -> list[tuple[str, int]]:
     """``(project module, line)`` for each import in ``module``, anywhere (inside functions too: a deferred
-    import is still a dependency)."""
+    import is still a dependency), and each ``import_module("a.literal.name")`` (an import by name is one)."""
     found: list[tuple[str, int]] = []
     for node in ast.walk(ast.parse(modules[module].read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
+        if (by_name := _imported_by_name(node)) is not None:
+            found.append((by_name, node.lineno))
+        elif isinstance(node, ast.Import):
             found.extend((alias.name, node.lineno) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             base = _resolve(module, node, modules)
             found.append((base, node.lineno))
             found.extend((f"{base}.{alias.name}", node.lineno) for alias in node.names)
     return sorted({(name, line) for name, line in found if name in modules and name != module})
+
+
+def _imported_by_name(node: ast.AST) -> str | None:
+    """The module ``import_module("name")`` or ``importlib.import_module("name")`` imports, written out."""
+    if not isinstance(node, ast.Call) or not node.args or not isinstance(node.args[0], ast.Constant):
+        return None
+    function = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+    name = node.args[0].value
+    return name if function in ("import_module", "__import__") and isinstance(name, str) else None
 
 
 def _imports(module: str) -> set[str]:
@@ -188,7 +199,9 @@ def test_the_layer_check_finds_an_upward_import_inside_a_function(tmp_path: Path
     (tmp_path / "envs" / "snake" / "recipe.py").write_text("from interfaces.pong import x\n")
     (tmp_path / "interfaces" / "pong.py").write_text("from envs.pong import rules\nfrom envs.snake.recipe import y\n")
     (tmp_path / "interfaces" / "board.py").write_text("import envs.snake\n")
+    (tmp_path / "arena" / "registry.py").write_text('import importlib\n\nimportlib.import_module("envs.snake")\n')
     assert _layer_breaches(tmp_path) == [
+        "arena/registry.py:3: arena.registry imports envs.snake (arena is under envs)",
         "envs/pong/rules.py:5: envs.pong.rules imports interfaces.pong (envs is under interfaces)",
         "interfaces/board.py:1: interfaces.board imports envs.snake (an interface imports only its own game's env)",
         "interfaces/pong.py:2: interfaces.pong imports envs.snake.recipe (interfaces is under recipes and shipped agents)",
