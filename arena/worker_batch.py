@@ -66,8 +66,8 @@ class WorkerBatch:
         num_games: games in the batch.
         env_options: keyword options for the env.
         num_workers: worker processes (at most ``num_games``; games are dealt to them in
-            contiguous blocks); 0 plays every game in this process. Default: one per CPU core,
-            at most one per game.
+            contiguous blocks); 0 plays every game in this process. Default: one per CPU this
+            process may use, at most one per game.
         context: the multiprocessing start method, ``"forkserver"`` (the default where the
             platform has it, as in Stable-Baselines3) or ``"spawn"``; ``"fork"`` is refused
             because engines such as MuJoCo's and ViZDoom's do not survive a fork of a process
@@ -95,7 +95,7 @@ class WorkerBatch:
         if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
             raise InvalidValueError(f"{type(self).__name__}: num_games must be a positive integer, got {num_games!r}")
         if num_workers is None:
-            num_workers = min(num_games, os.cpu_count() or 1)
+            num_workers = min(num_games, _usable_cpus())
         if isinstance(num_workers, bool) or not isinstance(num_workers, int) or not 0 <= num_workers <= num_games:
             raise InvalidValueError(
                 f"{type(self).__name__}: num_workers must be 0 (in this process) to num_games ({num_games}), "
@@ -337,6 +337,13 @@ class AlternatingWorkerBatch(WorkerBatch):
             ]  # the agent 0 row (zero) where none was shown
             infos["final_observation"] = _pick(infos["final_observation"], (np.arange(len(ended)), shown))
         return _pick(stacked, (rows_index, to_play)), infos
+
+
+def _usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the platform says, which a container may cut)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
 
 
 def _factory(env: Any, env_options: Mapping[str, Any] | None) -> Callable[[], Any]:

@@ -69,6 +69,11 @@ def test_the_interface_overhead_headline_levels_are_a_users_with_the_gymnasium_w
         first, second = raw.step(actions), wrapped.step(actions)
 
 
+def test_worker_batch_bench_times_the_worker_batch_beside_single_envs():
+    out = _bench("bench/worker_batch.py", "--games", "2", "--seconds", "0.1", "--rounds", "1", "--envs", "snake")
+    assert "snake (2 games" in out and "2 workers" in out and "of single envs" in out
+
+
 def test_soccer_bench_times_dm_control_beside_arena():
     pytest.importorskip("dm_control")
     out = _bench("bench/soccer.py", "--steps", "5", "--rounds", "1", "--time-limit", "1")
