@@ -302,3 +302,15 @@ def test_pommerman_batch_bench_times_the_team_recipes_batch_beside_a_baseline(tm
     )
     figures = json.loads(out.strip().splitlines()[-1])
     assert figures["batch 4 copy=False (cpu)"] > 0 and figures["baseline batch 4 (cpu)"] > 0
+
+
+def test_batch_training_bench_sets_a_users_levels_beside_the_shipped_stack():
+    """The user's per-game levels and their array form train through the one batched trainer, beside the shipped stack."""
+    out = _bench(
+        "bench/batch_training.py",
+        *("--games", "4", "--steps", "5", "--train-steps", "64", "--rounds", "1", "--games-list", "connect_four,snake"),
+    )
+    rows = [line.split() for line in out.splitlines() if line.startswith(("connect_four", "snake"))]
+    assert [(row[0], " ".join(row[1:-4])) for row in rows] == [
+        (game, stack) for game in ("connect_four", "snake") for stack in ("shipped", "per game", "array form")
+    ]
