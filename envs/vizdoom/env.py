@@ -429,6 +429,8 @@ class VizdoomDeathmatch(MultiAgentEnv):
             for game in self._engines.games:
                 game.set_seed(engine_seed)
         self._restart()  # also on new engines: see _restart
+        # The engine counts deaths since it started (map restarts keep them): a match's count from here.
+        self._deaths_before = [int(game.get_game_variable(self._variables[1])) for game in self._running().games]
         self.agents = list(self.possible_agents)
         self._scores = [(0, 0)] * self.players
         observations, infos = self._observe()
@@ -487,6 +489,7 @@ class VizdoomDeathmatch(MultiAgentEnv):
         observations, infos, scores = {}, {}, []
         for i, (agent, game) in enumerate(zip(self.possible_agents, games)):
             frags, deaths = (int(game.get_game_variable(v)) for v in self._variables)
+            deaths -= self._deaths_before[i]
             scores.append((frags, deaths))
             dead = bool(game.is_player_dead())
             infos[agent] = {"frags": frags, "deaths": deaths, "dead": dead}

@@ -97,6 +97,7 @@ def test_a_match_steps_counts_frags_reports_deaths_and_ends_at_the_time_limit(tm
 
     observations, infos = env.reset(seed=4)  # the running engines restart the map
     assert env.engine_pids == pids and env._engines.games[0].get_episode_time() <= 2
+    assert infos["player_1"]["deaths"] == 0  # deaths count per match (the engine keeps them over restarts)
     steps = 0
     while observations:
         observations, rewards, terminations, truncations, infos = env.step(idle)

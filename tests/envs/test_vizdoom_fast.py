@@ -60,8 +60,9 @@ def test_one_engine_hosts_the_learner_and_the_bots_and_a_step_is_frame_skip_tics
         and truncations == {"player_0": False}
     )
     pids = env.engine_pids
-    env.reset(seed=1)  # by default a seeded reset restarts the map on the running engine
+    observations, infos = env.reset(seed=1)  # by default a seeded reset restarts the map on the running engine
     assert env.engine_pids == pids
+    assert infos["player_0"] == {"frags": 0, "deaths": 0, "dead": False}  # a match's count, not the engine's
     env.close()
     assert env.engine_pids == []
 
