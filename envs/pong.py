@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -11,6 +10,24 @@ from gymnasium import spaces
 
 from arena.env import MultiAgentEnv
 from arena.errors import InvalidValueError
+from envs.pong_batch import PongBatch
+from envs.pong_rules import (
+    _BALL_TOP_MAX,
+    _LEFT_FACE,
+    _PADDLE_TOP_MAX,
+    _PUSH,
+    _RIGHT_FACE,
+    ACTION_NAMES,
+    BALL,
+    BALL_SPEED,
+    BALL_SPIN,
+    FIELD,
+    PADDLE,
+    PADDLE_MARGIN,
+    SCORE_BORDER,
+    PongState,
+    check_rules,
+)
 
 __all__ = [
     "Pong2p",
@@ -24,24 +41,6 @@ __all__ = [
     "BALL_SPEED",
     "BALL_SPIN",
 ]
-
-FIELD = 160  #: the field is FIELD x FIELD pixels
-SCORE_BORDER = 34  #: pixels above the field where the score is drawn
-BALL = (2, 4)  #: ball width, height
-PADDLE = (4, 16)  #: paddle width, height
-PADDLE_MARGIN = 16  #: pixels between a paddle and its edge of the field
-BALL_SPEED = 3.0  #: the default horizontal speed of the ball, px/step
-#: The default vertical speed of the steepest return, px/step: 1.5x a paddle (Arena's ratio; 3 until 27 Nov 2026).
-BALL_SPIN = 6.0
-
-#: ALE Pong's action set: FIRE does nothing here (the ball is served automatically).
-ACTION_NAMES = ("noop", "fire", "up", "down", "up_fire", "down_fire")
-_PUSH = (0, 0, -1, 1, -1, 1)  # each action's push on the paddle (up is -y)
-
-_LEFT_FACE = PADDLE_MARGIN + PADDLE[0]  # the x the ball must not cross on the left: 20
-_RIGHT_FACE = FIELD - PADDLE_MARGIN - PADDLE[0]  # ...and on the right: 140
-_PADDLE_TOP_MAX = FIELD - PADDLE[1]
-_BALL_TOP_MAX = FIELD - BALL[1]
 
 _COLORS = {
     "background": (144, 72, 17),
@@ -62,29 +61,6 @@ _DIGITS = (
     "111101111101111",
     "111101111001111",
 )
-
-
-@dataclass
-class PongState:
-    """Where everything is, in pixels (``y`` grows downwards, positions are top-left corners).
-
-    Attributes:
-        ball_x, ball_y, ball_vx, ball_vy: the ball's corner and velocity (pixels per step).
-        paddle_y, paddle_vy: ``[left, right]`` paddle tops and vertical velocities.
-        score: ``[left, right]`` rounds won; ``ties``: rounds that hit the step limit.
-        round: rounds finished; ``round_steps``: steps into the current round.
-    """
-
-    ball_x: float = 0.0
-    ball_y: float = 0.0
-    ball_vx: float = 0.0
-    ball_vy: float = 0.0
-    paddle_y: list[float] = field(default_factory=lambda: [0.0, 0.0])
-    paddle_vy: list[float] = field(default_factory=lambda: [0.0, 0.0])
-    score: list[int] = field(default_factory=lambda: [0, 0])
-    ties: int = 0
-    round: int = 0
-    round_steps: int = 0
 
 
 class Pong2p(MultiAgentEnv):
@@ -159,35 +135,11 @@ class Pong2p(MultiAgentEnv):
         paddle_accel: float = 1.0,
         render_mode: str | None = None,
     ) -> None:
-        where = "Pong2p"
-        for name, value in (("rounds", rounds), ("max_round_steps", max_round_steps), ("frame_scale", frame_scale)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise InvalidValueError(f"{where}: {name} must be a positive integer, got {value!r}")
-        if FIELD % frame_scale:
-            raise InvalidValueError(f"{where}: frame_scale must divide {FIELD}, got {frame_scale!r}")
-        for name, number in (
-            ("ball_speed", ball_speed),
-            ("ball_spin", ball_spin),
-            ("paddle_speed", paddle_speed),
-            ("paddle_accel", paddle_accel),
-        ):
-            if (
-                isinstance(number, bool)
-                or not isinstance(number, (int, float, np.integer, np.floating))
-                or not 0 < number < np.inf
-            ):
-                raise InvalidValueError(f"{where}: {name} must be a positive finite number, got {number!r}")
-        for name, number, limit in (
-            ("ball_speed", ball_speed, 64),
-            ("ball_spin", ball_spin, 64),
-            ("paddle_speed", paddle_speed, 64),
-        ):
-            if number >= limit:
-                raise InvalidValueError(f"{where}: {name} must be below {limit} pixels a step, got {number!r}")
+        check_rules("Pong2p", rounds, max_round_steps, frame_scale, ball_speed, ball_spin, paddle_speed, paddle_accel)
         if observation not in ("vector", "frame"):
-            raise InvalidValueError(f"{where}: observation must be 'vector' or 'frame', got {observation!r}")
+            raise InvalidValueError(f"Pong2p: observation must be 'vector' or 'frame', got {observation!r}")
         if render_mode not in (None, "rgb_array"):
-            raise InvalidValueError(f"{where}: render_mode must be None or 'rgb_array', got {render_mode!r}")
+            raise InvalidValueError(f"Pong2p: render_mode must be None or 'rgb_array', got {render_mode!r}")
         self.rounds, self.max_round_steps = int(rounds), int(max_round_steps)
         self.observation, self.frame_scale = observation, int(frame_scale)
         self.ball_speed, self.ball_spin = float(ball_speed), float(ball_spin)
@@ -208,6 +160,30 @@ class Pong2p(MultiAgentEnv):
 
     def __str__(self) -> str:
         return "<Pong2p>"
+
+    def make_batch(self, num_games: int, **options: Any) -> PongBatch:
+        """``num_games`` games with this env's rules, stepped together (:class:`~envs.pong_batch.PongBatch`).
+
+        ``options`` override the rules (``rounds``, ``max_round_steps`` and the physics).
+
+        Raises:
+            ValueError: this env shows ``"frame"`` observations: the batch gives the ``"vector"``
+                ones, from which ``pong_frames`` draws pictures.
+        """
+        if self.observation != "vector":
+            raise InvalidValueError(
+                f"{self}: the batch gives the 'vector' observation, got observation={self.observation!r}; make the "
+                "env with observation='vector' and draw pictures with pong_frames"
+            )
+        rules = {
+            "rounds": self.rounds,
+            "max_round_steps": self.max_round_steps,
+            "ball_speed": self.ball_speed,
+            "ball_spin": self.ball_spin,
+            "paddle_speed": self.paddle_speed,
+            "paddle_accel": self.paddle_accel,
+        }
+        return PongBatch(num_games, **{**rules, **options})
 
     # ---------------------------------------------------------------- episode
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):

@@ -66,15 +66,23 @@ class PongAIAgent(Agent):
         super().setup(observation_space, action_space)
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> int:
-        ball_y, ball_vx, own_y, own_vy = (float(v) for v in np.asarray(observation)[[1, 2, 4, 5]])
-        target = ball_y if ball_vx < 0 else 0.5
-        distance = target - own_y
-        wanted = 0.0 if abs(distance) < self.dead_zone else min(max(distance * self.gain, -1.0), 1.0)
-        if wanted > own_vy + 1e-6:
-            return _DOWN
-        if wanted < own_vy - 1e-6:
-            return _UP
-        return _NOOP
+        return int(self.act_batch(np.asarray(observation)[None])[0])
+
+    def act_batch(self, observations: Any, action_masks: Any = None) -> np.ndarray:
+        """The move for each of ``observations`` (``(n, 8)`` vectors): ``(n,)`` raw actions.
+
+        Example:
+            >>> PongAIAgent().act_batch(np.array([[0.5, 0.2, -1, 0, 0.5, 0, 0.5, 0]], np.float32)).tolist()
+            [2]
+        """
+        values = np.asarray(observations, dtype=np.float32).astype(np.float64).reshape(-1, 8)
+        ball_y, ball_vx, own_y, own_vy = values[:, 1], values[:, 2], values[:, 4], values[:, 5]
+        distance = np.where(ball_vx < 0, ball_y, 0.5) - own_y
+        wanted = np.where(
+            np.abs(distance) < self.dead_zone, 0.0, np.minimum(np.maximum(distance * self.gain, -1.0), 1.0)
+        )
+        moves = np.where(wanted > own_vy + 1e-6, _DOWN, np.where(wanted < own_vy - 1e-6, _UP, _NOOP))
+        return moves.astype(np.int64)
 
 
 def pong_ai_easy() -> PongAIAgent:

@@ -1,30 +1,35 @@
-"""Many ``pong_2p`` games stepped together in numpy: the same rules, pictures and scripted player, batched.
+"""Many ``pong_2p`` games stepped together in numpy: :meth:`envs.pong.Pong2p.make_batch`.
 
 :class:`PongBatch` holds ``num_games`` games of :class:`~envs.pong.Pong2p` as arrays and steps them
-all in one call (games that end start again in the same call). Its physics are the single env's,
-operation for operation, so a game loaded into a slot (:meth:`PongBatch.load_state`) and stepped
-with the same moves stays the single env's game until its round ends (the serves draw from the
-batch's own random stream). :func:`pictures` draws what :class:`interfaces.pong.PongFrames` draws
-from the same vectors, and :func:`pong_ai_moves` decides as :class:`envs.pong_agents.PongAIAgent`;
-the training env of :mod:`envs.pong_training` is built from the three.
+all in one call, keeping :class:`arena.batch.SimultaneousBatch`'s contract (games that end start
+again in the same call). Its physics are the single env's, operation for operation, and each game
+draws its serves from its own generator seeded as the single env seeds its own, so game ``g`` after
+``reset(seed=s)`` plays what ``Pong2p`` plays after ``reset(seed=derive_seed(s, g))``
+(:func:`arena.testing.check_batch` shows it). Its observations are the env's ``"vector"`` ones;
+:class:`interfaces.pong.PongFrames` draws pictures from them, for one game or a batch alike.
 
 Example:
     >>> import numpy as np
     >>> batch = PongBatch(3, rounds=2)
-    >>> vectors = batch.reset(seed=0)
-    >>> vectors.shape, pictures(vectors[:, 0], scale=4).shape
-    ((3, 2, 8), (3, 40, 40))
-    >>> vectors, rewards, over = batch.step(pong_ai_moves(vectors.reshape(6, 8)).reshape(3, 2))
-    >>> rewards.shape, over.tolist()
+    >>> observations, infos = batch.reset(seed=0)
+    >>> observations.shape, infos["live"].all()
+    ((3, 2, 8), np.True_)
+    >>> observations, rewards, terminations, truncations, infos = batch.step(np.zeros((3, 2), np.int64))
+    >>> rewards.shape, infos["episode_over"].tolist()
     ((3, 2), [False, False, False])
 """
 
 from __future__ import annotations
 
-import numpy as np
+from typing import Any
 
-from arena.errors import InvalidValueError
-from envs.pong import (
+import numpy as np
+from gymnasium import spaces
+
+from arena.batch import TurnModel
+from arena.errors import InvalidActionError, InvalidValueError, ResetNeeded
+from arena.seeding import game_seeds
+from envs.pong_rules import (
     _BALL_TOP_MAX,
     _LEFT_FACE,
     _PADDLE_TOP_MAX,
@@ -37,32 +42,47 @@ from envs.pong import (
     PADDLE,
     PADDLE_MARGIN,
     PongState,
+    check_rules,
 )
 
-__all__ = ["PongBatch", "pictures", "pong_ai_moves"]
+__all__ = ["PongBatch"]
 
 _PUSHES = np.array(_PUSH, dtype=np.float64)  # Pong2p's push of each raw action
 _VECTOR_LOW = np.array([0, 0, -1, -1, 0, -1, 0, -1], dtype=np.float32)
-_BALL_GREY, _PADDLE_GREY = 255.0, 160.0
-_NOOP, _UP, _DOWN = 0, 2, 3
+_PLAYERS = ("player_0", "player_1")
 
 
 class PongBatch:
     """``num_games`` two-player Pong games as arrays, stepped together (the rules of :class:`~envs.pong.Pong2p`).
 
+    * ``reset(seed=s)`` gives game ``g`` the seed ``derive_seed(s, g)`` (or ``s[g]`` for a
+      sequence); ``seed=None`` goes on with each game's generator, as the single env's plain
+      ``reset()`` does. Returns ``(observations, {"live": ...})``.
+    * ``step(actions)`` takes ``(num_games, 2)`` raw actions (0-5, player_0's first) and returns
+      ``(observations, rewards, terminations, truncations, infos)``: observations
+      ``(num_games, 2, 8)`` float32, each player's mirrored ``"vector"``; rewards float32 and the
+      flags bool, ``(num_games, 2)`` (both players terminate when a game's last round ends; no
+      truncations). ``infos``: ``"live"`` (always all True: both players act every step),
+      ``"episode_over"`` ``(num_games,)``, and for the ``k`` games that ended
+      ``"final_observation"`` ``(k, 2, 8)`` (the positions after the last round; the single env
+      shows none) and ``"final_score"`` ``(k, 2)`` (rounds won by player_0, player_1).
+    * :meth:`restart` abandons games and starts their next ones now.
+
     Args:
         num_games: games in the batch.
         rounds, max_round_steps, ball_speed, ball_spin, paddle_speed, paddle_accel: as
-            :class:`~envs.pong.Pong2p` takes them (checked by it).
+            :class:`~envs.pong.Pong2p` takes them (and checks them alike).
 
     Raises:
         ValueError: ``num_games`` below 1, or an option :class:`~envs.pong.Pong2p` refuses.
 
     Example:
         >>> batch = PongBatch(2)
-        >>> batch.reset(seed=1).dtype, batch.score.tolist()
+        >>> batch.reset(seed=1)[0].dtype, batch.score.tolist()
         (dtype('float32'), [[0, 0], [0, 0]])
     """
+
+    turns: TurnModel = "simultaneous"
 
     def __init__(
         self,
@@ -77,9 +97,10 @@ class PongBatch:
     ) -> None:
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
             raise InvalidValueError(f"PongBatch: num_games must be a positive integer, got {num_games!r}")
-        from envs.pong import Pong2p  # its checks are the batch's
-
-        Pong2p(rounds, max_round_steps, "vector", 2, ball_speed, ball_spin, paddle_speed, paddle_accel)
+        check_rules("PongBatch", rounds, max_round_steps, 1, ball_speed, ball_spin, paddle_speed, paddle_accel)
+        self.single_observation_space: spaces.Space = spaces.Box(_VECTOR_LOW, np.float32(1.0), dtype=np.float32)
+        self.single_action_space: spaces.Space = spaces.Discrete(len(_PUSH))
+        self.possible_agents = _PLAYERS
         self.num_games = int(num_games)
         self.rounds, self.max_round_steps = int(rounds), int(max_round_steps)
         self.ball_speed, self.ball_spin = float(ball_speed), float(ball_spin)
@@ -92,16 +113,44 @@ class PongBatch:
         self.ties = np.zeros(n, dtype=np.int64)
         self.round = np.zeros(n, dtype=np.int64)
         self.round_steps = np.zeros(n, dtype=np.int64)
-        self._rng = np.random.default_rng()
+        # One generator per game, seeded as Pong2p seeds its np_random: the serves are the single env's.
+        self._rngs: list[np.random.Generator] = []
+        self._all = np.ones(n, dtype=bool)
 
     def __str__(self) -> str:
         return f"<PongBatch {self.num_games} games>"
 
-    def reset(self, seed: int | None = None) -> np.ndarray:
-        """Start every game (the serves drawn from ``seed``'s stream); returns :meth:`vectors`."""
-        self._rng = np.random.default_rng(seed)
-        self._restart(np.ones(self.num_games, dtype=bool))
-        return self.vectors()
+    __repr__ = __str__
+
+    @property
+    def live(self) -> np.ndarray:
+        """``(num_games, 2)`` bool: both players act every step of every game."""
+        return np.ones((self.num_games, 2), dtype=bool)
+
+    def reset(
+        self, *, seed: int | Any | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start every game; see the class docstring. ``options`` is accepted and unused, as by the env."""
+        if seed is not None:
+            self._rngs = [np.random.default_rng(s) for s in game_seeds(seed, self.num_games, self)]
+        elif not self._rngs:  # the first reset without a seed: fresh entropy, as the env
+            self._rngs = [np.random.default_rng() for _ in range(self.num_games)]
+        self._restart(self._all)
+        return self.vectors(), {"live": self.live}
+
+    def restart(self, games: Any) -> np.ndarray:
+        """Abandon ``games`` and start each one's next game now; returns their ``(len(games), 2, 8)`` observations.
+
+        Raises:
+            ResetNeeded: before the first :meth:`reset`.
+        """
+        if not self._rngs:
+            raise ResetNeeded(f"{self}: restart() called before reset()")
+        index = np.asarray(games, dtype=np.int64).reshape(-1)
+        chosen = np.zeros(self.num_games, dtype=bool)
+        chosen[index] = True
+        self._restart(chosen)
+        return self.vectors()[index]
 
     def _restart(self, games: np.ndarray) -> None:
         self.score[games] = 0
@@ -110,50 +159,46 @@ class PongBatch:
         self._serve(games)
 
     def _serve(self, games: np.ndarray) -> None:
-        count = int(games.sum())
-        if not count:
+        serving = np.flatnonzero(games)
+        if not len(serving):
             return
-        # Pong2p's draws, game by game in order: the side, then the vertical speed.
-        draws = self._rng.random((count, 2))
-        ball = self.ball[games]
-        ball[:, 0] = (FIELD - BALL[0]) / 2
-        ball[:, 1] = (FIELD - BALL[1]) / 2
-        ball[:, 2] = np.where(draws[:, 0] < 0.5, 1.0, -1.0) * self.ball_speed
-        ball[:, 3] = (draws[:, 1] - 0.5) * self.ball_spin
-        self.ball[games] = ball
-        self.paddle_y[games] = _PADDLE_TOP_MAX / 2
-        self.paddle_vy[games] = 0.0
-        self.round_steps[games] = 0
+        # Pong2p's two draws, each game from its own generator: the side, then the vertical speed.
+        draws = np.array([self._rngs[g].random(2) for g in serving.tolist()])
+        self.ball[serving, 0] = (FIELD - BALL[0]) / 2
+        self.ball[serving, 1] = (FIELD - BALL[1]) / 2
+        self.ball[serving, 2] = np.where(draws[:, 0] < 0.5, 1.0, -1.0) * self.ball_speed
+        self.ball[serving, 3] = (draws[:, 1] - 0.5) * self.ball_spin
+        self.paddle_y[serving] = _PADDLE_TOP_MAX / 2
+        self.paddle_vy[serving] = 0.0
+        self.round_steps[serving] = 0
 
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Move every game one step; games whose last round ends start a new game.
-
-        Args:
-            actions: ``(num_games, 2)`` raw ``pong_2p`` actions (0-5), player_0's first.
-
-        Returns:
-            ``(vectors, rewards, over)``: the next :meth:`vectors` (of the new game where one
-            ended), ``(num_games, 2)`` float32 rewards, and ``(num_games,)`` bools, True where
-            a game ended this step (read :attr:`final_score` for its score).
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Move every game one step; games whose last round ends start a new game. See the class docstring.
 
         Raises:
-            ValueError: actions of another shape or outside 0-5.
+            ResetNeeded: before the first :meth:`reset`.
+            InvalidActionError: actions of another shape, not integers, or outside 0-5.
         """
+        if not self._rngs:
+            raise ResetNeeded(f"{self}: step() called before reset()")
         moves = np.asarray(actions)
         if moves.shape != (self.num_games, 2) or not np.issubdtype(moves.dtype, np.integer):
-            raise InvalidValueError(
+            raise InvalidActionError(
                 f"PongBatch: actions must be ({self.num_games}, 2) integers, got {moves.shape} {moves.dtype}"
             )
         if ((moves < 0) | (moves > 5)).any():
-            raise InvalidValueError(f"PongBatch: actions must be pong_2p's 0-5, got {np.unique(moves).tolist()}")
+            raise InvalidActionError(f"PongBatch: actions must be pong_2p's 0-5, got {np.unique(moves).tolist()}")
         self._move_paddles(moves)
         rewards = self._move_ball()
         over = self.round >= self.rounds
-        self.final_score = self.score.copy()
-        self.final_ties = self.ties.copy()
+        terminations = np.repeat(over[:, None], 2, axis=1)
+        infos: dict[str, Any] = {"episode_over": over}
         if over.any():
+            infos["final_observation"] = self.vectors()[over]
+            infos["final_score"] = self.score[over].copy()
             self._restart(over)
-        return self.vectors(), rewards, over
+        infos["live"] = self.live
+        return self.vectors(), rewards, terminations, np.zeros_like(terminations), infos
 
     def _move_paddles(self, moves: np.ndarray) -> None:
         push = _PUSHES[moves]
@@ -226,7 +271,7 @@ class PongBatch:
         return np.clip(out, _VECTOR_LOW, np.float32(1.0))
 
     def load_state(self, game: int, state: PongState) -> None:
-        """Put a single env's :class:`~envs.pong.PongState` into slot ``game``."""
+        """Put a single env's :class:`~envs.pong.PongState` into slot ``game`` (its serves stay the slot's own)."""
         self.ball[game] = (state.ball_x, state.ball_y, state.ball_vx, state.ball_vy)
         self.paddle_y[game] = state.paddle_y
         self.paddle_vy[game] = state.paddle_vy
@@ -248,55 +293,3 @@ class PongBatch:
             int(self.round[game]),
             int(self.round_steps[game]),
         )
-
-
-def _coverage(start: np.ndarray, length: float, side: int, cell: int) -> tuple[np.ndarray, np.ndarray]:
-    """The cells ``[start, start + length)`` touches, as PongFrames computes them: each shape's first
-    cell ``(n,)`` and the covered fraction of it and the next ones, ``(n, cells)`` (0 past the shape)."""
-    cells = int(length // cell) + 2  # the most cells a shape of this length can touch
-    begin = np.maximum(start, 0.0)[:, None]
-    end = np.minimum(start + length, float(side * cell))[:, None]
-    first = np.floor_divide(begin, cell)
-    index = first + np.arange(cells, dtype=np.float64)[None, :]
-    inside = (index < np.minimum(np.ceil(end / cell), side)) & (end > begin)
-    covered = (np.minimum(end, (index + 1) * cell) - np.maximum(begin, index * cell)) / cell
-    return first[:, 0].astype(np.int64), np.where(inside, covered, 0.0)
-
-
-def pictures(vectors: np.ndarray, scale: int = 4) -> np.ndarray:
-    """What :meth:`interfaces.pong.PongFrames.picture` draws from each of ``vectors`` (``(n, 8)`` float32).
-
-    Returns ``(n, 160 // scale, 160 // scale)`` uint8: the own paddle, the other, then the ball
-    over them, each cell its shapes' pixel coverage of the env's grey levels (the same floating-point
-    operations on the cells each shape touches, so the same bytes).
-    """
-    values = np.asarray(vectors, dtype=np.float32).astype(np.float64)
-    count, side = len(values), FIELD // scale
-    margin = max(PADDLE[1], PADDLE[0]) // scale + 2  # room for a shape's block past the last cell
-    image = np.zeros((count, side + margin, side + margin), dtype=np.float64)
-    games = np.arange(count)[:, None, None]
-    shapes = (
-        (np.full(count, float(PADDLE_MARGIN)), values[:, 4] * FIELD - PADDLE[1] / 2, PADDLE, _PADDLE_GREY),
-        (np.full(count, float(_RIGHT_FACE)), values[:, 6] * FIELD - PADDLE[1] / 2, PADDLE, _PADDLE_GREY),
-        (values[:, 0] * FIELD - BALL[0] / 2, values[:, 1] * FIELD - BALL[1] / 2, BALL, _BALL_GREY),
-    )
-    for left, top, size, grey in shapes:
-        row, rows = _coverage(top, size[1], side, scale)
-        column, columns = _coverage(left, size[0], side, scale)
-        area = rows[:, :, None] * columns[:, None, :]
-        at = (games, row[:, None, None] + np.arange(rows.shape[1])[None, :, None],
-              column[:, None, None] + np.arange(columns.shape[1])[None, None, :])  # fmt: skip
-        cells = image[at]
-        cells *= 1.0 - area
-        cells += grey * area
-        image[at] = cells
-    return np.rint(image[:, :side, :side]).astype(np.uint8)
-
-
-def pong_ai_moves(vectors: np.ndarray, gain: float = 20.0, dead_zone: float = 0.01) -> np.ndarray:
-    """:class:`envs.pong_agents.PongAIAgent`'s move for each of ``vectors`` (``(n, 8)``): ``(n,)`` raw actions."""
-    values = np.asarray(vectors, dtype=np.float32).astype(np.float64)
-    ball_y, ball_vx, own_y, own_vy = values[:, 1], values[:, 2], values[:, 4], values[:, 5]
-    distance = np.where(ball_vx < 0, ball_y, 0.5) - own_y
-    wanted = np.where(np.abs(distance) < dead_zone, 0.0, np.minimum(np.maximum(distance * gain, -1.0), 1.0))
-    return np.where(wanted > own_vy + 1e-6, _DOWN, np.where(wanted < own_vy - 1e-6, _UP, _NOOP)).astype(np.int64)

@@ -9,14 +9,14 @@ the whole batch at once:
 
 * ``pong_moves`` on top: the model's three moves, sent as the raw actions 0, 2, 3;
 * ``pong_frames(scale=..., frames=...)``: the model sees the stack of pictures
-  :func:`~envs.pong_batch.pictures` draws (the same pictures: a policy trained here plays the
+  :meth:`~interfaces.pong.PongFrames.pictures` draws (the same pictures: a policy trained here plays the
   single env behind that stack);
 * ``pong_hit_bonus(...)`` and ``pong_aim(...)`` (optional, under the frames, in either order): the
   shaping (:meth:`~interfaces.pong.PongHitBonus.pay` per return, the change of
   :meth:`~interfaces.pong_aim.PongAim.potentials` every step), added to the rewards.
 
 The opponents come from the run's pool, each game drawing one every game: ``pong_ai`` plays
-batched (:func:`~envs.pong_batch.pong_ai_moves`), and an agent behind the learner's stack (a
+batched (:meth:`~envs.pong_agents.PongAIAgent.act_batch`), and an agent behind the learner's stack (a
 self-play snapshot, a trained folder) acts for all its games in one forward a step, from its
 own stack of pictures of its seat.
 
@@ -38,7 +38,7 @@ from arena.interface import Interface
 from arena.training.in_process import InProcessVecEnv
 from arena.training.pool import DrawnPlayers, OpponentPool
 from envs.pong_agents import PongAIAgent
-from envs.pong_batch import PongBatch, pictures, pong_ai_moves
+from envs.pong_batch import PongBatch
 from interfaces.pong import PongFrames, PongHitBonus, PongMoves
 from interfaces.pong_aim import PongAim
 
@@ -54,8 +54,9 @@ _DRAWING_OPTIONS = ("render_mode", "frame_scale")
 class PongStack:
     """What a learner's stack asks of the batched trainer: the pictures and the shaping."""
 
-    def __init__(self, scale: int, frames: int, shaping: PongHitBonus | None, aim: PongAim | None = None) -> None:
-        self.scale, self.frames, self.shaping, self.aim = scale, frames, shaping, aim
+    def __init__(self, drawing: PongFrames, shaping: PongHitBonus | None, aim: PongAim | None = None) -> None:
+        self.drawing, self.shaping, self.aim = drawing, shaping, aim
+        self.scale, self.frames = drawing.scale, drawing.frames
 
 
 def pong_stack_levels(interface: Interface | None) -> PongStack:
@@ -90,13 +91,13 @@ def pong_stack_levels(interface: Interface | None) -> PongStack:
         )
     bonus = next((level for level in shaping if isinstance(level, PongHitBonus)), None)
     aim = next((level for level in shaping if isinstance(level, PongAim)), None)
-    return PongStack(frames.scale, frames.frames, bonus, aim)
+    return PongStack(frames, bonus, aim)
 
 
 def _batch_player(agent: Agent, stack: PongStack) -> Any:
     """``agent`` as a :class:`PongTraining` opponent: ``"pong_ai"``, a model reading the learner's pictures, or None."""
     if isinstance(agent, PongAIAgent):
-        return ("pong_ai", agent.gain, agent.dead_zone)
+        return ("pong_ai", agent)
     if not isinstance(agent, AgtItfWrapper) or not isinstance(agent.agent, Agent) or not agent.agent.batchable:
         return None
     try:
@@ -196,7 +197,7 @@ class PongTraining(InProcessVecEnv):
         seed = self._seeds[0] if self._seeds[0] is not None else self.seed_value
         self._reset_seeds()
         self._rng = np.random.default_rng(seed)
-        vectors = self.batch.reset(seed=int(self._rng.integers(2**31 - 1)))
+        vectors, _ = self.batch.reset(seed=int(self._rng.integers(2**31 - 1)))
         games = np.ones(self.batch.num_games, dtype=bool)
         self._seat[:] = 0
         self._drawn.clear()
@@ -214,7 +215,7 @@ class PongTraining(InProcessVecEnv):
     def _start_stacks(self, vectors: np.ndarray, games: np.ndarray) -> None:
         index = np.flatnonzero(games)
         if len(index):
-            drawn = pictures(vectors[index].reshape(-1, 8), self.stack.scale).reshape(
+            drawn = self.stack.drawing.pictures(vectors[index].reshape(-1, 8)).reshape(
                 len(index), 2, 1, *self._stacks.shape[-2:]
             )
             self._stacks[index] = drawn  # every frame of a new game's stack is its first picture
@@ -236,8 +237,8 @@ class PongTraining(InProcessVecEnv):
         for code in np.unique(self._drawn.codes).tolist():
             chosen = self._drawn.codes == code
             player = self._drawn.table[code]
-            if isinstance(player, tuple):  # pong_ai, with its gain and dead zone
-                moves[chosen] = pong_ai_moves(vectors[games[chosen], other[chosen]], player[1], player[2])
+            if isinstance(player, tuple):  # pong_ai
+                moves[chosen] = player[1].act_batch(vectors[games[chosen], other[chosen]])
             else:  # one forward for all the games it plays
                 moves[chosen] = player(self._stacks[games[chosen], other[chosen]])
         return moves
@@ -252,7 +253,8 @@ class PongTraining(InProcessVecEnv):
         raw = np.empty((n, 2), dtype=np.int64)
         raw[games, seat] = _RAW_MOVES[chosen]
         raw[games, 1 - seat] = self._opponent_moves(self._vectors)
-        vectors, rewards, over = self.batch.step(raw)
+        vectors, rewards, _, _, batch_infos = self.batch.step(raw)
+        over = batch_infos["episode_over"]
         out = rewards[games, seat].astype(np.float32)
 
         # The pictures move on; the games that ended keep their last ones as terminal observations.
@@ -262,7 +264,7 @@ class PongTraining(InProcessVecEnv):
         seen[games, seat] = True
         reads_pictures = np.array([not isinstance(player, tuple) for player in self._drawn.table])  # pong_ai: tuples
         seen[games, 1 - seat] = reads_pictures[self._drawn.codes]
-        self._stacks[:, :, -1][seen] = pictures(vectors[seen], self.stack.scale)
+        self._stacks[:, :, -1][seen] = self.stack.drawing.pictures(vectors[seen])
         if self.stack.shaping is not None:
             own = vectors[games, seat]
             returned = (self._last_vx < 0.0) & (own[:, 2] > 0.0) & (own[:, 0] < 0.3) & ~over
@@ -273,10 +275,10 @@ class PongTraining(InProcessVecEnv):
             out += np.where(over, 0.0, potential - self._potential).astype(np.float32)
             self._potential = potential
         infos: list[dict[str, Any]] = [{"seat": "player_1" if s else "player_0"} for s in seat.tolist()]
-        for k in np.flatnonzero(over).tolist():
+        for row, k in enumerate(np.flatnonzero(over).tolist()):
             infos[k]["terminal_observation"] = self._stacks[k, seat[k]].copy()
             infos[k]["TimeLimit.truncated"] = False
-            infos[k]["score"] = tuple(int(v) for v in self.batch.final_score[k, [seat[k], 1 - seat[k]]])
+            infos[k]["score"] = tuple(int(v) for v in batch_infos["final_score"][row, [seat[k], 1 - seat[k]]])
         if over.any():
             self._seat[over] = 1 - self._seat[over]
             self._draw(over)

@@ -37,6 +37,8 @@ __all__ = ["PongFrames", "PongHitBonus", "PongMoves"]
 #: Grey levels of the env's ``"frame"`` observation.
 _BALL_GREY, _PADDLE_GREY = 255.0, 160.0
 _VECTOR_SIZE = 8
+#: PongMoves.MOVES as arrays: each move's plain raw action, and the other one.
+_PLAIN, _OTHER = np.array([0, 2, 3]), np.array([1, 4, 5])
 #: Where a return counts as off the paddle's edge (|vy| / ball_spin): at ball_spin=3 pong_ai misses from about 0.9 on.
 EDGE_FROM = 0.88
 
@@ -46,14 +48,37 @@ def vector_space() -> spaces.Box:
     return spaces.Box(np.array([0, 0, -1, -1, 0, -1, 0, -1], np.float32), np.ones(8, np.float32), dtype=np.float32)
 
 
-def _coverage(start: float, length: float, cells: int, cell: int) -> tuple[int, list[float]]:
-    """The cells ``[start, start + length)`` touches (``cell`` pixels each, ``cells`` of them): the
-    first one's index and the fraction of each covered, in plain floats (a shape spans a few cells)."""
-    start, end = max(start, 0.0), min(start + length, float(cells * cell))
-    if end <= start:
-        return 0, []
-    first, last = int(start // cell), min(int(np.ceil(end / cell)), cells)
-    return first, [(min(end, (i + 1) * cell) - max(start, i * cell)) / cell for i in range(first, last)]
+def _coverage(start: np.ndarray, length: float, side: int, cell: int) -> tuple[np.ndarray, np.ndarray]:
+    """The cells ``[start, start + length)`` touches, for each of ``start`` (``(n,)`` pixels; ``side`` cells of
+    ``cell`` pixels): each shape's first cell ``(n,)`` and the covered fraction of it and the next ones,
+    ``(n, cells)`` (0 past the shape or outside the field)."""
+    cells = int(length // cell) + 2  # the most cells a shape of this length can touch
+    begin = np.maximum(start, 0.0)[:, None]
+    end = np.minimum(start + length, float(side * cell))[:, None]
+    first = np.floor_divide(begin, cell)
+    index = first + np.arange(cells, dtype=np.float64)[None, :]
+    inside = (index < np.minimum(np.ceil(end / cell), side)) & (end > begin)
+    covered = (np.minimum(end, (index + 1) * cell) - np.maximum(begin, index * cell)) / cell
+    return first[:, 0].astype(np.int64), np.where(inside, covered, 0.0)
+
+
+def _slots(slots: Any, count: int) -> np.ndarray:
+    """The slot of each of ``count`` rows: ``slots`` as indices, or ``0..count-1`` for ``None``.
+
+    A batched hook may cover only some game slots (``slots``, see :class:`arena.batched_stack.BatchedStack`);
+    the Pong levels keep one row of state per slot, grown by :func:`_grown` to the slots seen.
+    """
+    return np.arange(count) if slots is None else np.asarray(slots, dtype=np.int64).reshape(-1)
+
+
+def _grown(rows: np.ndarray, slots: np.ndarray, fill: Any) -> np.ndarray:
+    """``rows`` (one per slot, on axis 0) with room for each of ``slots``; a new slot's row is ``fill``."""
+    size = int(slots.max()) + 1 if len(slots) else 0
+    if size <= len(rows):
+        return rows
+    grown = np.full((size, *rows.shape[1:]), fill, dtype=rows.dtype)
+    grown[: len(rows)] = rows
+    return grown
 
 
 class PongFrames(Interface):
@@ -108,7 +133,7 @@ class PongFrames(Interface):
         self.scale, self.frames = int(scale), int(frames)
         self.side = FIELD // self.scale
         self._block = 0  # raw frame pixels per cell side; 0: the raw observation is the vector
-        self._stack: np.ndarray | None = None
+        self._forget()
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
@@ -129,48 +154,80 @@ class PongFrames(Interface):
                 f"multiple of {self.side}, got {box}"
             )
         self.observation_space = spaces.Box(0, 255, (self.frames, self.side, self.side), np.uint8)
-        self._stack = None
+        self._forget()
 
-    def picture(self, observation: Any) -> np.ndarray:
-        """One ``(side, side)`` uint8 picture of the raw (inner) observation."""
+    def _forget(self) -> None:
+        """No game yet: one picture stack per slot, and whether the slot's game has started."""
+        self._stack = np.zeros((0, self.frames, self.side, self.side), dtype=np.uint8)
+        self._started = np.zeros(0, dtype=bool)
+
+    def _hold(self, slots: np.ndarray) -> None:
+        self._stack, self._started = _grown(self._stack, slots, 0), _grown(self._started, slots, False)
+
+    def pictures(self, observations: Any) -> np.ndarray:
+        """The ``(n, side, side)`` uint8 pictures of ``n`` raw (inner) observations stacked on axis 0.
+
+        From the vector: the own paddle, the other, then the ball over them, each cell its shapes' pixel
+        coverage of the env's grey levels. From the frame: its ``block x block`` means.
+
+        Example:
+            >>> itf = PongFrames(scale=8)
+            >>> itf.setup(vector_space(), spaces.Discrete(6))
+            >>> itf.pictures(np.zeros((3, 8), np.float32)).shape
+            (3, 20, 20)
+        """
         if self._block:
-            frame = np.asarray(observation, dtype=np.float32)[:, :, 0]
-            block = self._block
-            small = frame.reshape(self.side, block, self.side, block).mean(axis=(1, 3))
+            frames = np.asarray(observations, dtype=np.float32)[..., 0]
+            block, side = self._block, self.side
+            small = frames.reshape(len(frames), side, block, side, block).mean(axis=(2, 4))
             return np.rint(small).astype(np.uint8)
-        ball_x, ball_y, _, _, own_y, _, other_y, _ = (float(v) for v in np.asarray(observation).reshape(-1))
-        image = np.zeros((self.side, self.side), dtype=np.float64)
-        for left, top, size, grey in (
-            (PADDLE_MARGIN, own_y * FIELD - PADDLE[1] / 2, PADDLE, _PADDLE_GREY),
-            (FIELD - PADDLE_MARGIN - PADDLE[0], other_y * FIELD - PADDLE[1] / 2, PADDLE, _PADDLE_GREY),
-            (ball_x * FIELD - BALL[0] / 2, ball_y * FIELD - BALL[1] / 2, BALL, _BALL_GREY),
-        ):
-            row, rows = _coverage(top, size[1], self.side, self.scale)
-            column, columns = _coverage(left, size[0], self.side, self.scale)
-            if not rows or not columns:
-                continue
-            area = np.outer(rows, columns)
-            cells = image[row : row + len(rows), column : column + len(columns)]
+        values = np.asarray(observations, dtype=np.float32).astype(np.float64).reshape(-1, _VECTOR_SIZE)
+        count, side = len(values), self.side
+        margin = max(PADDLE[1], PADDLE[0]) // self.scale + 2  # room for a shape's cells past the last one
+        image = np.zeros((count, side + margin, side + margin), dtype=np.float64)
+        games = np.arange(count)[:, None, None]
+        shapes = (
+            (np.full(count, float(PADDLE_MARGIN)), values[:, 4] * FIELD - PADDLE[1] / 2, PADDLE, _PADDLE_GREY),
+            (np.full(count, float(FIELD - PADDLE_MARGIN - PADDLE[0])), values[:, 6] * FIELD - PADDLE[1] / 2, PADDLE,
+             _PADDLE_GREY),
+            (values[:, 0] * FIELD - BALL[0] / 2, values[:, 1] * FIELD - BALL[1] / 2, BALL, _BALL_GREY),
+        )  # fmt: skip
+        for left, top, size, grey in shapes:
+            row, rows = _coverage(top, size[1], side, self.scale)
+            column, columns = _coverage(left, size[0], side, self.scale)
+            area = rows[:, :, None] * columns[:, None, :]
+            at = (games, row[:, None, None] + np.arange(rows.shape[1])[None, :, None],
+                  column[:, None, None] + np.arange(columns.shape[1])[None, None, :])  # fmt: skip
             # The ball is drawn last, over whatever it covers, as the env draws it.
+            cells = image[at]
             cells *= 1.0 - area
             cells += grey * area
-        return np.rint(image).astype(np.uint8)
+            image[at] = cells
+        return np.rint(image[:, :side, :side]).astype(np.uint8)
 
-    def reset(self, observation: Any) -> None:
-        self._start(observation)
+    def picture(self, observation: Any) -> np.ndarray:
+        """One ``(side, side)`` uint8 picture of the raw (inner) observation (:meth:`pictures` of one)."""
+        return self.pictures(np.asarray(observation)[None])[0]
 
-    def _start(self, observation: Any) -> np.ndarray:
-        stack = self._stack = np.empty((self.frames, self.side, self.side), dtype=np.uint8)
-        stack[:] = self.picture(observation)
+    # One row per game slot; a call may cover only some slots (``slots``: the slot of each row).
+    def reset_batch(self, observations: Any, starting: np.ndarray, slots: Any = None) -> None:
+        chosen = _slots(slots, len(starting))
+        self._hold(chosen)
+        started = chosen[np.asarray(starting, dtype=bool)]
+        self._stack[started] = self.pictures(np.asarray(observations)[np.asarray(starting, dtype=bool)])[:, None]
+        self._started[started] = True
+
+    def observation_batch(self, observations: Any, slots: Any = None) -> np.ndarray:
+        drawn = self.pictures(observations)
+        chosen = _slots(slots, len(drawn))
+        self._hold(chosen)
+        stack = self._stack[chosen]  # a copy: the caller may keep it while the stacks move on
+        stack[:, :-1] = stack[:, 1:]
+        stack[:, -1] = drawn
+        fresh = ~self._started[chosen]  # used without reset(): the stack starts here
+        stack[fresh] = drawn[fresh][:, None]
+        self._stack[chosen], self._started[chosen] = stack, True
         return stack
-
-    def observation(self, observation: Any) -> np.ndarray:
-        if self._stack is None:  # used without reset(): start the stack here
-            return self._start(observation).copy()
-        stack = self._stack
-        stack[:-1] = stack[1:]
-        stack[-1] = self.picture(observation)
-        return stack.copy()  # a fresh array: the caller may keep it while the stack moves on
 
     def _arguments(self) -> str:
         inner = super()._arguments()
@@ -199,7 +256,7 @@ class PongMoves(Interface):
         ([1, 0, 1], 1)
     """
 
-    #: The raw actions of each move, the plain one first.
+    #: The raw actions of each move, the plain one first (_PLAIN and _OTHER as arrays).
     MOVES: ClassVar[tuple[tuple[int, int], ...]] = ((0, 1), (2, 4), (3, 5))
 
     @classmethod
@@ -209,7 +266,7 @@ class PongMoves(Interface):
 
     def __init__(self, inner: Interface | None = None) -> None:
         super().__init__(inner)
-        self._allowed = np.ones(6, dtype=bool)
+        self._allowed = np.ones((0, 6), dtype=bool)  # the last raw mask of each game slot (all allowed at first)
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
@@ -217,24 +274,39 @@ class PongMoves(Interface):
         if actions.n != 6 or actions.start != 0:
             raise SpaceMismatchError(f"{self}: needs pong_2p's Discrete(6) actions, got {actions}")
         self.action_space = spaces.Discrete(len(self.MOVES))
-        self._allowed = np.ones(6, dtype=bool)
+        self._allowed = np.ones((0, 6), dtype=bool)
 
-    def action(self, action: Any) -> int:
-        move = int(action)
-        if not 0 <= move < len(self.MOVES) or move != action:
-            raise InvalidActionError(f"{self}: action {action!r} is not in {self.action_space}")
-        plain, other = self.MOVES[move]
-        return other if not self._allowed[plain] and self._allowed[other] else plain
+    # One row per game slot; a call may cover only some slots (``slots``: the slot of each row).
+    def action_batch(self, actions: Any, slots: Any = None) -> np.ndarray:
+        given = np.asarray(actions)
+        try:
+            moves = given.astype(np.int64)
+        except (TypeError, ValueError):
+            moves = None
+        bad = None if moves is not None else given.reshape(-1)[0]
+        if moves is not None and ((moves != given) | (moves < 0) | (moves >= len(self.MOVES))).any():
+            bad = given[(moves != given) | (moves < 0) | (moves >= len(self.MOVES))][0]
+        if bad is not None or moves is None:
+            raise InvalidActionError(f"{self}: action {bad!r} is not in {self.action_space}")
+        plain, other = _PLAIN[moves], _OTHER[moves]
+        chosen = _slots(slots, len(moves))
+        self._allowed = _grown(self._allowed, chosen, True)
+        allowed, rows = self._allowed[chosen], np.arange(len(moves))
+        return np.where(~allowed[rows, plain] & allowed[rows, other], other, plain)
 
-    def action_mask(self, mask: Any) -> np.ndarray:
-        self._allowed = np.asarray(mask) != 0
-        return np.array([self._allowed[list(raw)].any() for raw in self.MOVES], dtype=np.int8)
+    def action_mask_batch(self, masks: Any, slots: Any = None) -> np.ndarray:
+        allowed = np.asarray(masks) != 0
+        chosen = _slots(slots, len(allowed))
+        self._allowed = _grown(self._allowed, chosen, True)
+        self._allowed[chosen] = allowed
+        return (allowed[:, _PLAIN] | allowed[:, _OTHER]).astype(np.int8)
 
 
 class VectorShaping(Interface):
     """A shaping level over ``pong_2p``'s raw vector, which it passes on: what it owes is paid with the next reward.
 
-    Subclasses add to ``_owed`` as they observe, and drop what they remember of a game in :meth:`forget`.
+    Written over a batch of games (one row of state per game slot; a single game is a batch of one, slot 0).
+    Subclasses add to ``_owed`` as they observe, and name their other per-slot arrays in :meth:`state_names`.
 
     Raises:
         SpaceMismatchError: at setup, for anything but ``pong_2p``'s vector observation.
@@ -242,22 +314,33 @@ class VectorShaping(Interface):
 
     def __init__(self, inner: Interface | None = None) -> None:
         super().__init__(inner)
-        self._owed = 0.0
+        self._owed = np.zeros(0)  # what each game slot is owed, paid with its next reward
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
         box = self._require_space(spaces.Box, "observation")
         if box.shape != (_VECTOR_SIZE,):
             raise SpaceMismatchError(f"{self}: needs pong_2p's vector observation Box(8,), got {box}")
-        self._owed = 0.0
-        self.forget()
+        for name in ("_owed", *self.state_names()):
+            setattr(self, name, np.zeros(0))
 
-    def forget(self) -> None:
-        """Drop what the level remembers of the last game (called at setup)."""
+    def state_names(self) -> tuple[str, ...]:
+        """The attributes holding one number per game, besides ``_owed``."""
+        return ()
 
-    def reward(self, reward: float) -> float:
-        owed, self._owed = self._owed, 0.0
-        return reward + owed
+    def _hold(self, slots: Any, count: int) -> np.ndarray:
+        """The slot of each of ``count`` rows (``slots``, or every slot), with a row of state for each (0 at first)."""
+        chosen = _slots(slots, count)
+        for name in ("_owed", *self.state_names()):
+            setattr(self, name, _grown(getattr(self, name), chosen, 0.0))
+        return chosen
+
+    # A call may cover only some slots (``slots``: the slot of each row).
+    def reward_batch(self, rewards: np.ndarray, slots: Any = None) -> np.ndarray:
+        chosen = self._hold(slots, len(rewards))
+        paid = rewards + self._owed[chosen]
+        self._owed[chosen] = 0.0
+        return paid
 
 
 class PongHitBonus(VectorShaping):
@@ -331,21 +414,25 @@ class PongHitBonus(VectorShaping):
         if not 0.0 < edge_from <= 1.0:
             raise InvalidValueError(f"PongHitBonus: edge_from must be in (0, 1], got {edge_from!r}")
         self.bonus, self.steep, self.edge, self.edge_from = float(bonus), float(steep), float(edge), float(edge_from)
-        self._last_vx = 0.0
+        self._last_vx = np.zeros(0)  # each game's ball vx, as its last observation showed it
 
-    def forget(self) -> None:
-        self._last_vx = 0.0
+    def state_names(self) -> tuple[str, ...]:
+        return ("_last_vx",)
 
-    def reset(self, observation: Any) -> None:
-        self._last_vx, self._owed = float(np.asarray(observation).reshape(-1)[2]), 0.0
+    def reset_batch(self, observations: Any, starting: np.ndarray, slots: Any = None) -> None:
+        starting = np.asarray(starting, dtype=bool)
+        started = self._hold(slots, len(starting))[starting]
+        values = np.asarray(observations, dtype=np.float64).reshape(len(starting), -1)
+        self._last_vx[started], self._owed[started] = values[starting, 2], 0.0
 
-    def observation(self, observation: Any) -> Any:
-        values = np.asarray(observation).reshape(-1)
-        ball_x, ball_vx = float(values[0]), float(values[2])
-        if self._last_vx < 0.0 < ball_vx and ball_x < 0.3:
-            self._owed += float(self.pay(float(values[3])))
-        self._last_vx = ball_vx
-        return observation
+    def observation_batch(self, observations: Any, slots: Any = None) -> Any:
+        values = np.asarray(observations, dtype=np.float64).reshape(len(observations), -1)
+        chosen = self._hold(slots, len(values))
+        ball_x, ball_vx = values[:, 0], values[:, 2]
+        returned = (self._last_vx[chosen] < 0.0) & (ball_vx > 0.0) & (ball_x < 0.3)
+        self._owed[chosen] += np.where(returned, self.pay(values[:, 3]), 0.0)
+        self._last_vx[chosen] = ball_vx
+        return observations
 
     def pay(self, steepness: Any) -> Any:
         """What a return earns, from the vector's ``vy / ball_spin`` (a number or an array of them).

@@ -106,10 +106,10 @@ class PongAim(VectorShaping):
                 raise InvalidValueError(f"PongAim: {name} must be positive and finite, got {value!r}")
         self.weight, self.aim_at, self.cap = float(weight), float(aim_at), float(cap)
         self.ball_speed, self.ball_spin = float(ball_speed), float(ball_spin)
-        self._potential = 0.0
+        self._potential = np.zeros(0)  # each game's potential, of its last observation
 
-    def forget(self) -> None:
-        self._potential = 0.0
+    def state_names(self) -> tuple[str, ...]:
+        return ("_potential",)
 
     def spots(self, vectors: Any) -> np.ndarray:
         """The paddle centres (pixels, ``(n, 2)``: above, below) that meet each incoming ball ``aim_at`` off centre.
@@ -161,16 +161,23 @@ class PongAim(VectorShaping):
         depth = -self.weight * np.sqrt(np.minimum(np.nan_to_num(error), self.cap) / self.cap)
         return np.where(np.isnan(error), np.asarray(last, dtype=np.float64), depth)
 
-    def reset(self, observation: Any) -> None:
-        self._potential = float(self.potentials(observation, [0.0])[0]) if self.weight else 0.0
-        self._owed = 0.0
-
-    def observation(self, observation: Any) -> Any:
+    # One row per game slot; a call may cover only some slots (``slots``: the slot of each row).
+    def reset_batch(self, observations: Any, starting: np.ndarray, slots: Any = None) -> None:
+        starting = np.asarray(starting, dtype=bool)
+        started = self._hold(slots, len(starting))[starting]
         if self.weight:
-            potential = float(self.potentials(observation, [self._potential])[0])
-            self._owed += potential - self._potential
-            self._potential = potential
-        return observation
+            vectors = np.asarray(observations)[starting]
+            self._potential[started] = self.potentials(vectors, np.zeros(len(vectors)))
+        self._owed[started] = 0.0
+
+    def observation_batch(self, observations: Any, slots: Any = None) -> Any:
+        chosen = self._hold(slots, len(observations))
+        if self.weight:
+            last = self._potential[chosen]
+            potential = self.potentials(observations, last)
+            self._owed[chosen] += potential - last
+            self._potential[chosen] = potential
+        return observations
 
     def _arguments(self) -> str:
         inner = super()._arguments()

@@ -21,6 +21,7 @@ BUNDLED = [
     ("tic_tac_toe", {}, "alternating"),
     ("connect_four", {}, "alternating"),
     ("snake", SMALL_SNAKE, "simultaneous"),
+    ("pong_2p", {"rounds": 2, "max_round_steps": 12}, "simultaneous"),
 ]
 
 

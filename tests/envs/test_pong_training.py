@@ -12,7 +12,7 @@ from arena.specs.interfaces import build_interface
 from arena.training.pool import OpponentPool
 from envs.pong import Pong2p
 from envs.pong_agents import PongAIAgent
-from envs.pong_batch import PongBatch, pong_ai_moves
+from envs.pong_batch import PongBatch
 from envs.pong_training import PongTraining, pong_stack_levels, pong_vec_env
 from interfaces.pong import PongHitBonus
 from interfaces.pong_aim import PongAim
@@ -46,19 +46,21 @@ def test_the_learner_sees_and_earns_what_its_stack_gives_it_on_the_single_env(st
     games_done, steps, paid = 0, 0, 0.0
     while games_done < 3:
         learners = batch.vectors()[np.arange(2), seats]
-        moves = np.searchsorted([0, 2, 3], pong_ai_moves(learners))  # pong_ai's play, as pong_moves' moves
-        opponents = pong_ai_moves(batch.vectors()[np.arange(2), [1 - seat for seat in seats]])
+        moves = np.searchsorted([0, 2, 3], PongAIAgent().act_batch(learners))  # pong_ai's play, as pong_moves' moves
+        opponents = PongAIAgent().act_batch(batch.vectors()[np.arange(2), [1 - seat for seat in seats]])
         obs, rewards, dones, infos = venv.step(moves)
         assert batch.sent[np.arange(2), [1 - seat for seat in seats]].tolist() == opponents.tolist()
         steps += 1
-        vectors, raw_rewards, over = batch.last
+        vectors, raw_rewards, _, _, batch_infos = batch.last
+        over = batch_infos["episode_over"]
+        final_scores = dict(zip(np.flatnonzero(over).tolist(), batch_infos.get("final_score", [])))
         for game in range(2):
             seat = seats[game]
             assert batch.sent[game, seat] == stacks[game].transform_action(int(moves[game]))
             assert infos[game]["seat"] == f"player_{seat}"
             if over[game]:
                 assert dones[game]
-                assert infos[game]["score"] == (batch.final_score[game, seat], batch.final_score[game, 1 - seat])
+                assert infos[game]["score"] == (final_scores[game][seat], final_scores[game][1 - seat])
                 games_done += 1
                 seats[game] = 1 - seat  # the next game from the other side
                 assert np.array_equal(obs[game], stacks[game].transform_reset(vectors[game, seats[game]]))
