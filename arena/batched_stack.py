@@ -102,7 +102,9 @@ class BatchedStack:
     """An interface stack run over ``batch_size`` games at once.
 
     Each step, a driver calls :meth:`observation` (with the slots whose episode starts), then
-    :meth:`action_mask`, :meth:`action` and :meth:`reward` (with the slots whose episode ends).
+    :meth:`action_mask`, or both at once through :meth:`observe` (which gives each level the two
+    in the order its form wants), then :meth:`action` and :meth:`reward` (with the slots whose
+    episode ends).
     For every game slot the results equal those of the per-game stack
     (``interface.transform_*``) driven on that game alone. Every method takes ``slots``, the
     slot of each row, where a call covers only some slots (default: every slot, in order).
@@ -158,22 +160,60 @@ class BatchedStack:
         slots = self._slots(slots)
         starting = self._flags(starting, "starting", len(slots))
         observations = raw_observations
-        for index, level in enumerate(self.levels):
-            resets, observes = _runs(level, "reset"), _runs(level, "observation")
-            try:
-                if resets and starting.any():
-                    if writes_batch(level, "reset"):
-                        self._call(index, "reset", observations, starting, slots=slots)
-                    else:
-                        for row_index, row in enumerate(split_rows(observations)):
-                            if starting[row_index]:
-                                self.slot_levels[slots[row_index]][index].reset(row)
-                if observes:
-                    observations = self._run(index, "observation", observations, slots)
-            except Exception as err:
-                blame(err, level)
-                raise
+        for index in range(len(self.levels)):
+            observations = self._observe_level(index, observations, starting, slots)
         return observations
+
+    def _observe_level(self, index: int, observations: Any, starting: np.ndarray, slots: np.ndarray) -> Any:
+        """One level's ``reset`` (the starting rows) and ``observation``."""
+        level = self.levels[index]
+        try:
+            if _runs(level, "reset") and starting.any():
+                if writes_batch(level, "reset"):
+                    self._call(index, "reset", observations, starting, slots=slots)
+                else:
+                    for row_index, row in enumerate(split_rows(observations)):
+                        if starting[row_index]:
+                            self.slot_levels[slots[row_index]][index].reset(row)
+            if _runs(level, "observation"):
+                observations = self._run(index, "observation", observations, slots)
+        except Exception as err:
+            blame(err, level)
+            raise
+        return observations
+
+    def observe(
+        self, raw_observations: Any, raw_masks: Any, starting: Any = None, slots: Any = None
+    ) -> tuple[Any, Any]:
+        """:meth:`observation` and :meth:`action_mask` of one step together: ``(observations, masks)``.
+
+        Level by level, a level whose mask hook is written per game hears the mask before the
+        observation, as on one game (``interfaces.ActionMaskInObservation`` folds it into the
+        observation); a level whose mask hook is written over arrays hears it after the observation
+        it belongs to, so it can derive masks from observations (``pommerman_safe_moves``).
+
+        Args:
+            raw_observations: the raw observations stacked on axis 0.
+            raw_masks: the raw masks stacked on axis 0.
+            starting: a boolean array, one per row (``None``: no slot starts an episode).
+            slots: the slot of each row (``None``: every slot, in order).
+
+        Raises:
+            MaskTranslationError: a level changes actions without translating masks.
+        """
+        slots = self._slots(slots)
+        starting = self._flags(starting, "starting", len(slots))
+        compiled = self.interface.compiled().action_mask or ()
+        translating = {id(level) for level, _hook in compiled}
+        observations, masks = raw_observations, raw_masks
+        for index, level in enumerate(self.levels):
+            masked = id(level) in translating
+            if masked and not writes_batch(level, "action_mask"):
+                masks = self._run(index, "action_mask", masks, slots)
+            observations = self._observe_level(index, observations, starting, slots)
+            if masked and writes_batch(level, "action_mask"):
+                masks = self._run(index, "action_mask", masks, slots)
+        return observations, masks
 
     def action(self, actions: Any, slots: Any = None) -> Any:
         """Model actions (one row per slot, or per entry of ``slots``) -> raw actions, through the

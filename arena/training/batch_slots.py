@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 
 from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
@@ -88,8 +89,9 @@ class BatchedPlayer:
             return np.asarray(self.agent.act_batch(observations, action_masks))
         stack = self.stack
         if action_masks is not None and stack.interface.compiled().action_mask is not None:
-            action_masks = stack.action_mask(action_masks, slots=slots)  # masks first, as AgtItfWrapper.act
-        model_observations = stack.observation(observations, starting, slots=slots)
+            model_observations, action_masks = stack.observe(observations, action_masks, starting, slots=slots)
+        else:
+            model_observations = stack.observation(observations, starting, slots=slots)
         actions = self.inner.act(model_observations, action_masks, slots, starting)
         return np.asarray(stack.action(actions, slots=slots))
 
@@ -97,8 +99,10 @@ class BatchedPlayer:
 class LearnerSlots:
     """The learner's stack over ``num_slots`` sub-envs (``interface=None``: raw observations and rewards).
 
-    Per slot, in :class:`~arena.training.SingleAgentEnv`'s order: the mask then the observation
-    that the learner acts on; at an episode's end the final observation (so a level that reads
+    Per slot, in :class:`~arena.training.SingleAgentEnv`'s order: the mask and the observation
+    that the learner acts on (:meth:`BatchedStack.observe`: before the observation for a level whose
+    mask hook is written per game, after it for one written over arrays), then the reward; at an
+    episode's end the final observation (so a level that reads
     observations settles on it), then the final reward (``done``), then the next episode's mask
     and first observation (``reset``). Where SingleAgentEnv's env sends no final observation
     (the multi-agent contract sends observations only to agents that act next), the batch has one
@@ -108,6 +112,27 @@ class LearnerSlots:
     def __init__(self, interface: Interface | None, num_slots: int) -> None:
         self.stack = None if interface is None else BatchedStack(interface, num_slots)
         self.num_slots = num_slots
+        # A batch without masks: a stack whose levels all translate masks filters an all-legal mask
+        # (pommerman_safe_moves puts its filter there); a stack that cannot translate masks keeps none.
+        self._all_legal: np.ndarray | None = None
+        compiled = None if interface is None else interface.compiled().action_mask
+        raw_space = None if interface is None else interface.raw_action_space
+        if compiled and isinstance(raw_space, spaces.Discrete):
+            if all("action_mask" in level.overridden_hooks for level, _hook in compiled):
+                self._all_legal = np.ones((num_slots, int(raw_space.n)), dtype=bool)
+
+    def _observe(self, raw_observations: Any, raw_masks: Any, starting: np.ndarray) -> tuple[Any, Any]:
+        """Every slot's next observation and mask through the stack (:meth:`BatchedStack.observe`)."""
+        stack = self.stack
+        if stack is None:
+            return raw_observations, raw_masks
+        if raw_masks is None:
+            if self._all_legal is None:
+                return stack.observation(raw_observations, starting), None
+            raw_masks = self._all_legal
+        if stack.interface.compiled().action_mask is None:
+            return stack.observation(raw_observations, starting), raw_masks
+        return stack.observe(raw_observations, raw_masks, starting)
 
     @property
     def stacks(self) -> list[Interface | None]:
@@ -118,8 +143,7 @@ class LearnerSlots:
         """Every slot's first observation: ``(observations, masks)`` (masks ``None`` for ``None``)."""
         if self.stack is None:
             return raw_observations, raw_masks
-        masks = None if raw_masks is None else self.stack.action_mask(raw_masks)
-        return self.stack.observation(raw_observations, np.ones(self.num_slots, dtype=bool)), masks
+        return self._observe(raw_observations, raw_masks, np.ones(self.num_slots, dtype=bool))
 
     def action(self, actions: Any) -> Any:
         """Every slot's model action -> its raw action."""
@@ -159,8 +183,7 @@ class LearnerSlots:
             terminal = split_rows(stack.observation(final_observations, slots=ended))
             cut = np.asarray(truncated, dtype=bool)[ended]
             rewards[ended] = stack.reward(raw_rewards[ended], terminated=~cut, truncated=cut, slots=ended)
-        masks = None if raw_masks is None else stack.action_mask(raw_masks)
-        observations = stack.observation(raw_observations, done)
+        observations, masks = self._observe(raw_observations, raw_masks, done)
         going = np.flatnonzero(~done)
         if len(going) == self.num_slots:
             rewards = stack.reward(raw_rewards)

@@ -374,3 +374,28 @@ def test_bad_slots_are_a_clear_error():
     for slots in ([0, 0], [2], [[0]], [0.5]):
         with pytest.raises(ArenaError, match=r"slots must be distinct slot indices in \[0, 2\)"):
             batched.reward(np.zeros(len(np.atleast_1d(slots))), slots=slots)
+
+
+def test_observe_gives_each_level_the_mask_where_its_form_wants_it():
+    """Per game: the mask before the observation (folded into it); in array form: after (derived from it)."""
+    from interfaces import ActionMaskInObservation
+
+    class MaskFromObservationArrays(Interface):  # forbids action 0 where the observation's first entry is > 0
+        def observation_batch(self, observations, slots=None):
+            self.forbid = np.asarray(observations)[:, 0] > 0
+            return observations
+
+        def action_mask_batch(self, masks, slots=None):
+            masks = np.array(masks, dtype=bool, copy=True)
+            masks[self.forbid, 0] = False
+            return masks
+
+    itf = ActionMaskInObservation(MaskFromObservationArrays())
+    itf.setup(spaces.Box(-1.0, 1.0, (2,), np.float32), spaces.Discrete(3))
+    batched = BatchedStack(itf, 2)
+    raw = np.array([[0.5, 0.0], [-0.5, 0.0]], dtype=np.float32)
+    observations, masks = batched.observe(raw, np.ones((2, 3), dtype=bool), starting=[True, True])
+    # the array-form level saw this step's observation before its mask: slot 0 loses action 0 now
+    assert masks.tolist() == [[False, True, True], [True, True, True]]
+    # the per-game level above got that mask before its observation, and shows it
+    assert observations["action_mask"].tolist() == [[0, 1, 1], [1, 1, 1]]

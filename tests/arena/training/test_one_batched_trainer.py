@@ -211,3 +211,23 @@ def test_arena_train_runs_a_user_stack_on_the_batched_path(tmp_path, capsys, gam
     printed = capsys.readouterr()
     assert "(batched path, 4 games)" in printed.out, printed.err
     assert (out / "agent.json").exists()
+
+
+def test_a_batch_without_masks_gets_the_masks_a_stack_filters():
+    """Snake's batch has no masks: a level that filters masks (as pommerman_safe_moves does) still reaches MaskablePPO."""
+
+    class NoFirstMove(Interface):
+        def action_mask_batch(self, masks, slots=None):
+            masks = np.array(masks, dtype=bool, copy=True)
+            masks[:, 0] = False
+            return masks
+
+    venv = SimultaneousBatchVecEnv("snake", 2, "random", interface=NoFirstMove(), env_kwargs=SNAKE)
+    venv.seed(0)
+    venv.reset()
+    for _ in range(5):
+        assert venv.action_masks().tolist() == [[False, True, True]] * 2
+        venv.step(np.array([1, 2]))
+    plain = SimultaneousBatchVecEnv("snake", 2, "random", env_kwargs=SNAKE)
+    plain.reset()
+    assert plain.action_masks().all()
