@@ -16,7 +16,7 @@ import copy
 import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -47,8 +47,8 @@ class WorkerBatch:
     Every agent in play moves at once: ``step`` takes ``(num_games, len(possible_agents),
     *action_shape)`` and the entries of agents out of play are ignored. ``infos`` holds
     ``"live"`` (who acts next: the agents the single env's observations name), ``"acted"``,
-    ``"episode_over"``, ``"final_observation"`` (when a game ended: what the single env showed at
-    its last step, zero where it showed nothing) and, for a discrete action space,
+    ``"episode_over"``, ``"final_observation"`` (when a game ended: the last observation each agent
+    was shown in that episode, zero for an agent never shown one) and, for a discrete action space,
     ``"action_mask"`` ``(num_games, agents, n)`` (the env's masks, all True where it gives none).
     Observations are ``(num_games, agents, *shape)`` arrays, or a dict (tuple) of them for a
     ``Dict`` (``Tuple``) space, zero for an agent out of play. Every agent must share one
@@ -81,7 +81,7 @@ class WorkerBatch:
         >>> batch.close()
     """
 
-    turns: ClassVar[TurnModel] = "simultaneous"
+    turns: TurnModel = "simultaneous"
 
     def __init__(
         self,
@@ -264,8 +264,8 @@ class AlternatingWorkerBatch(WorkerBatch):
     ``step(actions, games=idx)`` takes one action per game of ``idx`` (default: every game) for
     the agent ``infos["to_play"]`` names and returns arrays for those games only. Observations
     are the mover's, ``(games, *shape)``; ``infos["action_mask"]`` is its ``(games, n)`` bool mask
-    (all True where the env gives none); a final observation is what the single env showed at the
-    game's last step (zero where it showed nothing). Needs a discrete action space. Otherwise as
+    (all True where the env gives none); a final observation is the last one the agent that ended
+    the game was shown (the board before its move, where the env shows none at the end). Needs a discrete action space. Otherwise as
     :class:`WorkerBatch`.
 
     Example:
@@ -276,7 +276,7 @@ class AlternatingWorkerBatch(WorkerBatch):
         >>> batch.close()
     """
 
-    turns: ClassVar[TurnModel] = "alternating"
+    turns: TurnModel = "alternating"
 
     def __init__(self, env: str | Callable[..., Any] | Any, num_games: int, **kwargs: Any) -> None:
         super().__init__(env, num_games, **kwargs)
@@ -312,8 +312,13 @@ class AlternatingWorkerBatch(WorkerBatch):
             raise InvalidValueError(f"{self}: games must be distinct indices below {self._num_games}, got {games!r}")
         actions = self._check_actions(actions, (len(index),))
         joint = [(g, {self._agents[self._to_play[g]]: self._one(actions[k])}) for k, g in enumerate(index.tolist())]
+        movers = self._to_play[index]
         rows = self._call("step", joint)
+        ended = np.array([row.over for row in rows], bool)
         observations, infos = self._gather(index.tolist(), rows)
+        if ended.any():  # the last view of the agent that ended each game (the board before its move)
+            final = infos["final_observation"]
+            infos["final_observation"] = _pick(final, (np.arange(int(ended.sum())), movers[ended]))
         return observations, *self._outcome(rows), infos
 
     def _gather(self, games: Any, rows: list[GameRow]) -> tuple[Any, dict[str, Any]]:
@@ -330,12 +335,6 @@ class AlternatingWorkerBatch(WorkerBatch):
         self._to_play[games] = to_play
         rows_index = np.arange(len(rows))
         infos["to_play"], infos["action_mask"] = to_play, infos["action_mask"][rows_index, to_play]
-        if "final_observation" in infos:
-            ended = [row for row in rows if row.over]
-            shown = [
-                int(np.argmax(np.asarray(row.final_live))) for row in ended
-            ]  # the agent 0 row (zero) where none was shown
-            infos["final_observation"] = _pick(infos["final_observation"], (np.arange(len(ended)), shown))
         return _pick(stacked, (rows_index, to_play)), infos
 
 

@@ -35,8 +35,9 @@ class GameRow(NamedTuple):
     """One game after a reset or a step, as arrays (``agents`` = ``len(possible_agents)``).
 
     ``observation`` is ``(agents, *shape)`` (or a dict/tuple of such), zero for an agent not
-    in play; ``final`` is the observation the ending step showed (same form), set only when
-    ``over``, with ``final_live`` the agents it showed; ``mask`` is ``(agents, n)`` bool for a
+    in play; ``final`` is, set only when ``over``, the last observation each agent was shown in the
+    ended episode (same form; the ending step's where it showed one), with ``final_live`` the agents
+    shown one; ``mask`` is ``(agents, n)`` bool for a
     discrete action space, else ``None``.
     """
 
@@ -81,7 +82,7 @@ def _like(value: Any, zero: Any) -> Any:
         return {key: _like(value[key], sub) for key, sub in zero.items()}
     if isinstance(zero, tuple):
         return tuple(_like(part, sub) for part, sub in zip(value, zero))
-    return np.asarray(value, dtype=zero.dtype)
+    return np.array(value, dtype=zero.dtype)  # a copy: an env may reuse its observation arrays
 
 
 def _stack_agents(values: Sequence[Any]) -> Any:
@@ -124,14 +125,23 @@ class GameSlots:
         self._actions = int(action_space.n) if isinstance(action_space, spaces.Discrete) else None
         #: The game played last: the one that raised, when a call raises.
         self.current: int | None = None
+        self._shown: dict[int, dict[str, Any]] = {g: {} for g in self.envs}  # each agent's last observation
 
     def reset(self, seeds: Sequence[tuple[int, int | None]], options: dict[str, Any] | None) -> list[GameRow]:
         """Reset each game ``g`` of ``seeds`` (``(g, seed)`` pairs) with its seed; one row each."""
-        return [self._row(*self._env(g).reset(seed=seed, options=options)) for g, seed in seeds]
+        rows = []
+        for g, seed in seeds:
+            observations, infos = self._env(g).reset(seed=seed, options=options)
+            rows.append(self._row(g, observations, infos, fresh=True))
+        return rows
 
     def restart(self, games: Sequence[int]) -> list[GameRow]:
         """Start the next episode of ``games`` now (a plain ``reset()``); one row each."""
-        return [self._row(*self._env(g).reset()) for g in games]
+        rows = []
+        for g in games:
+            observations, infos = self._env(g).reset()
+            rows.append(self._row(g, observations, infos, fresh=True))
+        return rows
 
     def step(self, actions: Sequence[tuple[int, dict[str, Any]]]) -> list[GameRow]:
         """Step each game ``g`` of ``actions`` (``(g, {agent: action})`` pairs); a game that ends restarts."""
@@ -145,11 +155,15 @@ class GameSlots:
                 np.array([bool(truncations.get(agent, False)) for agent in self.agents]),
             )
             if env.agents:
-                rows.append(self._row(observations, infos, outcome))
+                rows.append(self._row(g, observations, infos, outcome))
                 continue
-            final, shown = self._stack(observations), np.array([agent in observations for agent in self.agents])
+            # the env shows no observation once the episode is over (arena's protocol): the final
+            # observation is what each agent saw last, as a batch that keeps its views shows it
+            last = {**self._shown[g], **{agent: _like(value, self._zero) for agent, value in observations.items()}}
+            final, shown = self._stack(last), np.array([agent in last for agent in self.agents])
             restarted, infos = env.reset()
-            rows.append(self._row(restarted, infos, outcome)._replace(over=True, final=final, final_live=shown))
+            row = self._row(g, restarted, infos, outcome, fresh=True)
+            rows.append(row._replace(over=True, final=final, final_live=shown))
         return rows
 
     def _env(self, game: int) -> Any:
@@ -163,9 +177,15 @@ class GameSlots:
 
     def _stack(self, observations: dict[str, Any]) -> Any:
         zero = self._zero
-        return _stack_agents([_like(observations[a], zero) if a in observations else zero for a in self.agents])
+        return _stack_agents([observations.get(agent, zero) for agent in self.agents])
 
-    def _row(self, observations: dict[str, Any], infos: dict[str, Any], outcome: Any = None) -> GameRow:
+    def _row(
+        self, game: int, observations: dict[str, Any], infos: dict[str, Any], outcome: Any = None, fresh: bool = False
+    ) -> GameRow:
+        observations = {agent: _like(value, self._zero) for agent, value in observations.items()}
+        if fresh:
+            self._shown[game] = {}
+        self._shown[game].update(observations)
         n = len(self.agents)
         rewards, terminations, truncations = outcome or (np.zeros(n, np.float32), np.zeros(n, bool), np.zeros(n, bool))
         mask = None

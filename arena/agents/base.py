@@ -91,6 +91,13 @@ class Agent:
         return str(self)
 
 
+def _rows(observations: Any) -> int:
+    """The number of games in stacked observations (a ``Dict``/``Tuple`` space's are dicts/tuples of arrays)."""
+    while isinstance(observations, (dict, tuple)):
+        observations = next(iter(observations.values())) if isinstance(observations, dict) else observations[0]
+    return len(observations)
+
+
 class RandomAgent(Agent):
     """Uniformly random legal actions; seeded, and fast on Discrete spaces.
 
@@ -162,7 +169,7 @@ class RandomAgent(Agent):
             >>> agent.act_batch(np.zeros(4)).shape
             (4, 2)
         """
-        games = len(observations)
+        games = _rows(observations)
         if self._n is None:
             if self._space is None:
                 raise RuntimeError("RandomAgent.act_batch() called before setup()")

@@ -32,18 +32,30 @@ from arena.training.pool import OpponentPool
 __all__ = ["BatchVecEnv", "make_batch"]
 
 
-def make_batch(env: MultiAgentEnv, num_games: int) -> GameBatch:
-    """``env.make_batch(num_games)``, with an error naming the env when it has no batch.
+def make_batch(
+    env: MultiAgentEnv, num_games: int, *, num_workers: int | None = None, source: Any = None, options: Any = None
+) -> GameBatch:
+    """``env.make_batch(num_games)``, or for an env without one and ``num_workers`` given, a worker batch.
+
+    The worker batch (:func:`arena.worker_batch.batch_of`) plays ``num_games`` copies of the
+    single env in ``num_workers`` processes (0: in this process), built from ``source`` (a name or
+    factory, with ``options``) where given, else from copies of ``env``.
 
     Raises:
-        TypeError: the env does not offer a batch (no ``make_batch`` method).
+        TypeError: the env does not offer a batch and no ``num_workers`` was given.
     """
-    if not env.batchable:
-        raise InvalidTypeError(
-            f"BatchVecEnv: {env} has no batched version (no make_batch(num_games) method); "
-            "train it through arena.training.SingleAgentEnv"
-        )
-    return env.make_batch(num_games)
+    if env.batchable:
+        return env.make_batch(num_games)
+    if num_workers is not None:
+        from arena.worker_batch import batch_of
+
+        built = isinstance(source, str) or (callable(source) and not hasattr(source, "possible_agents"))
+        spec, env_options = (source, options) if built else (env, None)
+        return batch_of(spec, num_games, env_options=env_options, num_workers=num_workers)
+    raise InvalidTypeError(
+        f"BatchVecEnv: {env} has no batched version (no make_batch(num_games) method); give num_workers "
+        "to play its games as a worker batch (arena.worker_batch), or train it through arena.training.SingleAgentEnv"
+    )
 
 
 class BatchVecEnv(InProcessVecEnv):
@@ -89,9 +101,11 @@ class BatchVecEnv(InProcessVecEnv):
         shuffle_seats: draw the learner's seat at random every episode.
         interface: the learner's interface stack.
         env_kwargs: options for building ``env`` from a name or factory.
+        num_workers: for an env without a compiled batch, play its games as a worker batch
+            (:mod:`arena.worker_batch`) in this many processes (0: in this process).
 
     Raises:
-        TypeError: an env without a batch, opponents that cannot act in batches.
+        TypeError: an env without a batch (and no ``num_workers``), opponents that cannot act in batches.
         ValueError: a batch that is not turn-based for two.
 
     Example:
@@ -114,12 +128,15 @@ class BatchVecEnv(InProcessVecEnv):
         shuffle_seats: bool = False,
         interface: Interface | None = None,
         env_kwargs: Mapping[str, Any] | None = None,
+        num_workers: int | None = None,
     ) -> None:
         self.env: MultiAgentEnv = make_env(env, **dict(env_kwargs or {}))
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise InvalidValueError(f"BatchVecEnv({self.env}): num_envs must be a positive integer, got {num_envs!r}")
         # an AlternatingBatch here, a SimultaneousBatch in SimultaneousBatchVecEnv (arena.batch)
-        self.batch: Any = make_batch(self.env, int(num_envs))
+        self.batch: Any = make_batch(
+            self.env, int(num_envs), num_workers=num_workers, source=env, options=dict(env_kwargs or {})
+        )
         if self._turn_based and (len(self.env.possible_agents) != 2 or turn_model(self.batch) != "alternating"):
             raise InvalidValueError(
                 f"BatchVecEnv: {self.batch} is not a two-player batch whose turns alternate; "
@@ -151,11 +168,14 @@ class BatchVecEnv(InProcessVecEnv):
         self._fresh = np.zeros(games, dtype=bool)  # opponent seats whose episode starts at their next move
         self._pending = np.zeros(self.num_envs, dtype=np.float64)
         self._obs: Any = None
-        if not isinstance(action_space, spaces.Discrete):  # a board batch's moves: one mask entry per move
+        discrete = isinstance(action_space, spaces.Discrete)
+        if self._turn_based and not discrete:  # a board batch's moves: one mask entry per move
             raise InvalidTypeError(
                 f"BatchVecEnv({self.env}): the learner's actions must be Discrete, got {action_space}"
             )
-        self._masks = np.ones((self.num_envs, int(action_space.n)), dtype=np.bool_)
+        # a simultaneous game may have continuous actions (soccer): no mask entries then
+        entries = int(action_space.n) if isinstance(action_space, spaces.Discrete) else 0
+        self._masks = np.ones((self.num_envs, entries), dtype=np.bool_)
         self._actions: np.ndarray | None = None
         self._rng = np.random.default_rng()
         self._started = False
@@ -328,7 +348,8 @@ class BatchVecEnv(InProcessVecEnv):
         return self._masks
 
     def close(self) -> None:
-        """Close the multi-agent env."""
+        """Close the multi-agent env and the batch (a worker batch ends its workers)."""
+        getattr(self.batch, "close", lambda: None)()
         self.env.close()
 
     def __str__(self) -> str:

@@ -13,6 +13,27 @@ from arena.training.pool import OpponentPool
 __all__ = ["SimultaneousBatchVecEnv"]
 
 
+def _take(observations: Any, index: Any) -> Any:
+    """``observations[index]`` through the dicts and tuples of a ``Dict`` or ``Tuple`` space (a worker batch's)."""
+    if isinstance(observations, dict):
+        return {key: _take(value, index) for key, value in observations.items()}
+    if isinstance(observations, tuple):
+        return tuple(_take(value, index) for value in observations)
+    return observations[index]
+
+
+def _put(observations: Any, index: Any, rows: Any) -> None:
+    """``observations[index] = rows`` through dicts and tuples."""
+    if isinstance(observations, dict):
+        for key, value in observations.items():
+            _put(value, index, rows[key])
+    elif isinstance(observations, tuple):
+        for value, part in zip(observations, rows):
+            _put(value, index, part)
+    else:
+        observations[index] = rows
+
+
 class SimultaneousBatchVecEnv(BatchVecEnv):
     """:class:`BatchVecEnv` for batches where every live player moves at once (``SnakeBatch``).
 
@@ -132,7 +153,9 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
         self._started = True
         self._boards, self._live = observations, infos["live"]
         seats = self._slot_seats()
-        self._obs, masks = self._learner.start(observations[self._slot_game, seats], self._raw_masks(infos, seats))
+        self._obs, masks = self._learner.start(
+            _take(observations, (self._slot_game, seats)), self._raw_masks(infos, seats)
+        )
         self._masks = self._all_legal() if masks is None else np.asarray(masks, dtype=bool)
         return self._obs
 
@@ -145,7 +168,7 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
         batch, slot_game, seats = self.batch, self._slot_game, self._slot_seats()
         games, players = self.batch.num_games, self._players_per_game
         shape = tuple(batch.single_action_space.shape or ())
-        actions = np.zeros((games, players, *shape), dtype=np.int64)
+        actions = np.zeros((games, players, *shape), dtype=batch.single_action_space.dtype)
         chosen = np.asarray(self._actions).reshape(self.num_envs, *shape)
         actions[slot_game, seats] = np.asarray(self._learner.action(chosen)).reshape(self.num_envs, *shape)
         waiting_games, waiting_players = np.nonzero(self._live & (self._lineup >= 0))
@@ -153,7 +176,7 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
         for code in np.unique(codes).tolist():
             which = codes == code
             g, p = waiting_games[which], waiting_players[which]
-            actions[g, p] = self._act(code, self._boards[g, p], None, g * players + p)
+            actions[g, p] = self._act(code, _take(self._boards, (g, p)), None, g * players + p)
         observations, rewards, terminated, truncated, infos = batch.step(actions)
         raw_rewards = rewards[slot_game, seats].astype(np.float64)
         over = infos["episode_over"]
@@ -163,26 +186,27 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
         game_done = over | side_out
         dones = game_done[slot_game]
         cut = dones & seat_cut & ~seat_term
-        finals = observations[slot_game, seats]  # a copy: the learner's last views, before any restart
+        finals = _take(observations, (slot_game, seats))  # a copy: the learner's last views, before any restart
         if over.any():  # the batch keeps the ended games' final observations in game order
             row_of = np.cumsum(over) - 1
             in_over = over[slot_game]
-            finals[in_over] = infos["final_observation"][row_of[slot_game[in_over]], seats[in_over]]
+            ended = _take(infos["final_observation"], (row_of[slot_game[in_over]], seats[in_over]))
+            _put(finals, in_over, ended)
         live = infos["live"]
         left = np.flatnonzero(side_out & ~over)  # the learner's side is out, the game goes on: end it for it
         if len(left):
-            observations[left] = batch.restart(left)
+            _put(observations, left, batch.restart(left))
             live = batch.live
         self._deal(np.flatnonzero(game_done))
         self._boards, self._live = observations, live
         seats_now = self._slot_seats()
         self._obs, masks, reward, terminal = self._learner.step(
-            observations[slot_game, seats_now],
+            _take(observations, (slot_game, seats_now)),
             self._raw_masks(infos, seats_now),
             raw_rewards,
             dones,
             cut,
-            finals[dones],
+            _take(finals, dones),
         )
         self._masks = self._all_legal() if masks is None else np.asarray(masks, dtype=bool)
         names = self.env.possible_agents

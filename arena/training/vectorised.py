@@ -42,7 +42,8 @@ def batch_vec_env(
     **kwargs: Any,
 ) -> BatchVecEnv:
     """The batched trainer env for ``env``: :class:`BatchVecEnv` for turn-based batches
-    (board games), :class:`SimultaneousBatchVecEnv` for batches where all move at once (snake).
+    (board games), :class:`SimultaneousBatchVecEnv` for batches where all move at once (snake),
+    and for an env without a compiled batch given ``num_workers`` (a worker batch, soccer).
 
     Arguments as :class:`BatchVecEnv` takes them.
 
@@ -52,6 +53,9 @@ def batch_vec_env(
         ('BatchVecEnv', 2)
     """
     probe = make_env(env, **dict(env_kwargs or {}))
+    if not probe.batchable and kwargs.get("num_workers") is not None:
+        # a worker batch (arena.worker_batch) of the single env: simultaneous, from the name and options
+        return SimultaneousBatchVecEnv(env, num_envs, *args, env_kwargs=env_kwargs, **kwargs)
     batch = make_batch(probe, 1)
     if turn_model(batch) == "alternating":
         return BatchVecEnv(probe, num_envs, *args, **kwargs)

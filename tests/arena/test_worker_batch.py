@@ -176,3 +176,40 @@ def test_close_and_garbage_collection_end_the_workers():
     del forgotten
     gc.collect()
     assert not any(process.is_alive() for process in processes)
+
+
+def test_a_final_observation_is_the_last_one_each_agent_was_shown():
+    # one round: the single env shows no observation at the end, so the final one is the opening view (3: none yet)
+    with batch_of("rock_paper_scissors", 2, env_options={"rounds": 1}, num_workers=0) as batch:
+        batch.reset(seed=0)
+        infos = batch.step(np.array([[0, 1], [2, 2]]))[4]
+        assert infos["episode_over"].all() and infos["final_observation"].tolist() == [[3, 3], [3, 3]]
+
+
+def test_the_batched_trainer_trains_soccer_sides_through_a_worker_batch():
+    from stable_baselines3 import PPO
+
+    from arena.specs.interfaces import build_interface
+    from arena.training.vectorised import batch_vec_env
+
+    stack = build_interface("rescale_action(soccer_features(soccer_shaping(ball=0.1, goal=0.3), relative=true))")
+    options = {"team_size": 2, "time_limit": 0.2}  # 8 steps a match: episodes end inside the run
+    venv = batch_vec_env("soccer", 2, "random", team=True, interface=stack, env_kwargs=options, num_workers=1)
+    try:
+        assert isinstance(venv.batch, WorkerBatch) and venv.num_envs == 4  # 2 games x 2 walkers of a side
+        model = PPO("MlpPolicy", venv, n_steps=8, batch_size=16, n_epochs=1, seed=0, device="cpu")
+        model.learn(16)
+        assert model.num_timesteps == 32  # one rollout: 8 steps in 4 sub-envs
+    finally:
+        venv.close()
+    assert venv.batch._runner.closed  # closing the trainer env ends the workers
+
+
+def test_vizdoom_plays_as_a_worker_batch():
+    options = {"players": 1, "bots": 1, "time_limit": 2.0, "screen_format": "grey"}  # fast mode: one engine a game
+    with batch_of("vizdoom_deathmatch", 2, env_options=options, num_workers=1) as batch:
+        observations, infos = batch.reset(seed=0)
+        assert observations["screen"].shape == (2, 1, 120, 160, 1) and infos["live"].all()
+        for _ in range(3):
+            observations, rewards, *_ = batch.step(np.zeros((2, 1, 7), np.int8))
+        assert rewards.shape == (2, 1) and observations["variables"].shape == (2, 1, 4)

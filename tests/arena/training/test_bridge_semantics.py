@@ -168,8 +168,9 @@ def test_maskable_ppo_trains_on_the_bridge_with_an_interface_and_snapshot_oppone
 def test_batch_vec_env_error_texts():
     with pytest.raises(
         TypeError,
-        match=r"BatchVecEnv: <RockPaperScissors> has no batched version \(no "
-        r"make_batch\(num_games\) method\); train it through arena.training.SingleAgentEnv",
+        match=r"BatchVecEnv: <RockPaperScissors> has no batched version \(no make_batch\(num_games\) method\); "
+        r"give num_workers to play its games as a worker batch \(arena.worker_batch\), or train it through "
+        r"arena.training.SingleAgentEnv",
     ):
         BatchVecEnv("rock_paper_scissors", 2)
 
