@@ -36,8 +36,8 @@ class GameRow(NamedTuple):
 
     ``observation`` is ``(agents, *shape)`` (or a dict/tuple of such), zero for an agent not
     in play; ``final`` is, set only when ``over``, the last observation each agent was shown in the
-    ended episode (same form; the ending step's where it showed one), with ``final_live`` the agents
-    shown one; ``mask`` is ``(agents, n)`` bool for a
+    ended episode (same form; the ending step's where it showed one, zero for an agent never shown
+    one); ``mask`` is ``(agents, n)`` bool for a
     discrete action space, else ``None``.
     """
 
@@ -49,7 +49,6 @@ class GameRow(NamedTuple):
     mask: np.ndarray | None
     over: bool
     final: Any
-    final_live: np.ndarray | None
 
 
 def blank(space: spaces.Space[Any]) -> Any:
@@ -160,10 +159,9 @@ class GameSlots:
             # the env shows no observation once the episode is over (arena's protocol): the final
             # observation is what each agent saw last, as a batch that keeps its views shows it
             last = {**self._shown[g], **{agent: _like(value, self._zero) for agent, value in observations.items()}}
-            final, shown = self._stack(last), np.array([agent in last for agent in self.agents])
+            final = self._stack(last)
             restarted, infos = env.reset()
-            row = self._row(g, restarted, infos, outcome, fresh=True)
-            rows.append(row._replace(over=True, final=final, final_live=shown))
+            rows.append(self._row(g, restarted, infos, outcome, fresh=True)._replace(over=True, final=final))
         return rows
 
     def _env(self, game: int) -> Any:
@@ -196,7 +194,7 @@ class GameSlots:
                 if given is not None:
                     mask[i] = np.asarray(given).astype(bool)
         live = np.array([agent in observations for agent in self.agents])
-        return GameRow(self._stack(observations), live, rewards, terminations, truncations, mask, False, None, None)
+        return GameRow(self._stack(observations), live, rewards, terminations, truncations, mask, False, None)
 
 
 def serve(connection: Any, make_env: bytes, games: Sequence[int]) -> None:
