@@ -1,6 +1,7 @@
 """What the Pong batch buys a training run: the trainer env on the batch beside the single env.
 
-Times the trainer envs alone with random moves (no network): :mod:`envs.pong_training`, 32 games a
+Times the trainer envs alone with random moves (no network): the one batched trainer
+(:class:`~arena.training.batched_simultaneous.SimultaneousBatchVecEnv` on ``Pong2p.make_batch``), 32 games a
 numpy step, beside one ``SingleAgentEnv`` with the recipe's stack and ``pong_ai``; and the bare recipe
 (``arena train pong_2p``, which trains on the batch) in a process of its own, timed in CPU seconds
 (evaluations off but for the first and last, 2 games each), rounds interleaved. Prints steps per
@@ -45,16 +46,16 @@ def env_rate(path: str, games: int, steps: int) -> float:
     """Trainer-env steps (one game, one step) per CPU-second with random moves: the env side alone."""
     from arena.specs.interfaces import build_interface
     from arena.training import SingleAgentEnv
+    from arena.training.vectorised import batch_vec_env
     from envs.pong import Pong2p
     from envs.pong_agents import PongAIAgent
-    from envs.pong_training import pong_vec_env
     from envs.recipes import pong_2p
 
     recipe = pong_2p()
     rng = np.random.default_rng(0)
     if path == "env":
-        venv = pong_vec_env(
-            "pong_2p", games, PongAIAgent(), interface=build_interface(recipe.interface), env_options=recipe.env_options
+        venv = batch_vec_env(
+            "pong_2p", games, PongAIAgent(), interface=build_interface(recipe.interface), env_kwargs=recipe.env_options
         )
         venv.seed(0)
         venv.reset()

@@ -80,17 +80,19 @@ def pong_2p(**options: Any) -> TrainingRecipe:
     one and 0.1 more for one off the paddle's edge (``pong_hit_bonus``: a signal long before it wins
     rounds, small enough that a tied round stays worth about a won one; ``pong_ai`` misses returns
     off the outer half, and at ``ball_spin=3`` only off the edge, ``bench/pong_headroom.py``); a
-    small CNN (SB3's NatureCNN with 256 features, no hidden layers after it) trained with PPO. Its
+    small CNN (SB3's NatureCNN with 256 features, no hidden layers after it) trained with PPO (sb3-contrib's
+    MaskablePPO, which the batched trainer takes: Pong has no illegal moves, so every mask is all True). Its
     opponents, a ladder: ``pong_ai`` three games in eight, ``pong_ai_medium`` two, ``pong_ai_easy``
     one, the 2 newest snapshots of itself the rest (a snapshot joins at every evaluation). The
     easier rungs miss less steep returns (``bench/pong_headroom.py --gain``), so rounds won
     against them teach the learner to aim that ``pong_ai`` rarely rewards on its own. Training games are 5 rounds of at most 500 steps (a
     cheaper evaluation unit; long rallies end as ties sooner); the agent plays games of any length.
-    It trains on the batch (the ``"env"`` path, :mod:`envs.pong_training`: 32 games a numpy step,
-    ``pong_ai`` batched, each snapshot one forward a step).
+    It trains on the batch (``Pong2p.make_batch`` through the one batched trainer,
+    :class:`~arena.training.batched_simultaneous.SimultaneousBatchVecEnv`: 32 games a numpy step, the stack's
+    levels over every game at once, ``pong_ai`` batched, each snapshot one forward a step).
     """
     return TrainingRecipe(
-        algo="ppo",
+        algo="maskable-ppo",
         interface="pong_moves(pong_frames(pong_hit_bonus(bonus=0.02, steep=0.05, edge=0.1), scale=4, frames=2))",
         policy="CnnPolicy",
         algo_options={
@@ -114,5 +116,4 @@ def pong_2p(**options: Any) -> TrainingRecipe:
         evaluations=8,
         full_budget=1_000_000,
         env_options={"rounds": 5, "max_round_steps": 500},
-        vec_env="pong_2p",
     )

@@ -255,7 +255,8 @@ class TrainingRecipe:
         A recipe written by an earlier arena, before the run derived its path, may hold a
         ``path`` key: it is dropped, since the run now chooses how to step its games, and its
         ``"side"`` (one policy in every seat of its side) is read as ``control="shared"``, what it
-        trained, so a ``--load`` goes on training the same learner.
+        trained, so a ``--load`` goes on training the same learner. A ``vec_env`` whose trainer
+        the one batched trainer replaced (:data:`RETIRED_VEC_ENVS`) is dropped the same way.
 
         Raises:
             ValueError: ``data`` is not a mapping of known fields, or a field is invalid.
@@ -266,6 +267,8 @@ class TrainingRecipe:
         """
         if isinstance(data, Mapping) and "path" in data:
             data = _without_path(data)
+        if isinstance(data, Mapping) and data.get("vec_env") in RETIRED_VEC_ENVS:
+            data = {key: value for key, value in data.items() if key != "vec_env"}
         known = {item.name for item in dataclasses.fields(cls)}
         if not isinstance(data, Mapping) or set(data) - known:
             extra = sorted(set(data) - known) if isinstance(data, Mapping) else type(data).__name__
@@ -280,6 +283,11 @@ class TrainingRecipe:
             return cls(**values)
         except TypeError as err:
             raise InvalidValueError(f"TrainingRecipe.from_json: {err}") from None
+
+
+#: ``vec_env`` names of per-game trainers that the one batched trainer replaced (``pong_2p``: Pong's, until
+#: 28 Nov 2026); a stored recipe that names one trains on the path the run chooses.
+RETIRED_VEC_ENVS = frozenset({"pong_2p"})
 
 
 def _without_path(data: Mapping[str, Any]) -> dict[str, Any]:

@@ -156,11 +156,11 @@ def own_vec_env(
         ValueError: the factory refuses the run (its message says why).
 
     Example:
-        >>> own_vec_env("no_such_trainer", "tic_tac_toe", 2, None, interface=None, env_options={})
+        >>> own_vec_env("no_such_trainer", "tic_tac_toe", 2, None, interface=None, env_options={})  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
         arena.errors.UnknownNameError: unknown vectorised env 'no_such_trainer' (TrainingRecipe.vec_env); \
-registered in arena.vec_envs: pommerman_team, pong_2p; or give 'package.module:callable'
+registered in arena.vec_envs: pommerman_team...; or give 'package.module:callable'
     """
     try:
         if from_data is None:
