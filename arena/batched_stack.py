@@ -31,10 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from arena.errors import ArenaError, InvalidTypeError
+from arena.errors import ArenaError, InvalidTypeError, InvalidValueError
 from arena.stack import _action_check, blame
 
-__all__ = ["BatchedStack", "split_rows", "stack_rows", "writes_batch"]
+__all__ = ["BatchedStack", "split_rows", "stack_batch_options", "stack_rows", "writes_batch"]
 
 #: Per-game hook -> its batched form.
 BATCH_FORMS = {
@@ -77,6 +77,28 @@ def split_rows(batch: Any) -> list[Any]:
         parts = [split_rows(value) for value in batch]
         return [tuple(part[index] for part in parts) for index in range(len(parts[0]))]
     return list(np.asarray(batch))
+
+
+def stack_batch_options(interface: Any) -> dict[str, Any]:
+    """The options of ``env.make_batch`` that the levels of ``interface`` need (``Interface.batch_options``).
+
+    Raises:
+        ValueError: two levels need one option with different values.
+
+    Example:
+        >>> from arena import Interface
+        >>> stack_batch_options(Interface()), stack_batch_options(None)
+        ({}, {})
+    """
+    options: dict[str, Any] = {}
+    for level in [] if interface is None else interface.levels():
+        for name, value in level.batch_options.items():
+            if name in options and options[name] != value:
+                raise InvalidValueError(
+                    f"{interface}: its levels need the batch made with {name}={options[name]!r} and {name}={value!r}"
+                )
+            options[name] = value
+    return options
 
 
 def writes_batch(level: Any, hook: str) -> bool:

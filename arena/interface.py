@@ -320,6 +320,16 @@ class Interface(StackDrivers):
             dtype=np.float64,
         )
 
+    @property
+    def batch_options(self) -> dict[str, Any]:
+        """Options of ``env.make_batch`` that this level needs its batch made with (default: none).
+
+        A level whose batched form reads a batch's raw view as that view comes (Pommerman's
+        ``pommerman_batch_planes``: the planes in the ego frame or not) names the options that make
+        the view what it expects; :func:`arena.batched_stack.stack_batch_options` gathers a stack's.
+        """
+        return {}
+
     # Per-game hooks of a class that writes only the batched form: the batch of one.
     def _reset_of_one(self, observation: Any) -> None:
         self.reset_batch(stack_rows([observation]), np.ones(1, dtype=bool))

@@ -395,6 +395,8 @@ class PommermanSafeMoves(Interface):
         safe, raw = self._safe_rows.get(chosen) != 0, self._raw_rows.get(chosen) != 0
         if safe.ndim == 1:  # nothing observed yet: every move is allowed
             return actions
+        if raw.ndim == 1:  # no mask from the env yet: it allows every move
+            raw = np.ones_like(safe)
         rows = np.arange(len(moves))
         keep = safe[rows, moves] | ~raw[rows, moves]  # a move the env's mask forbids is left to the env
         allowed = safe & raw

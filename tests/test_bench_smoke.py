@@ -6,6 +6,7 @@ import importlib
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -150,11 +151,11 @@ def test_pommerman_batch_bench_times_the_batch_the_single_env_and_the_simple_age
     assert figures["us per game-step: views"] > 0 and figures["us per game-step: one board draw"] > 0
 
 
-def test_pommerman_team_training_bench_prints_where_the_time_goes():
+def test_pommerman_team_training_bench_prints_each_stacks_rate_beside_the_shipped_one():
     pytest.importorskip("sb3_contrib")
-    out = _bench("bench/pommerman_team_train.py", "--timesteps", "256", "--games", "2", "--n-steps", "32")
-    assert "action filter (safe_moves_planes): " in out and "shaping (pickups, enemies down): " in out
-    assert "env + interfaces (without the snapshot's forwards) / training CPU time: " in out
+    out = _bench("bench/pommerman_team_training.py", "--timesteps", "128", "--games", "2", "--n-steps", "16")
+    for row in ("shipped", "+ per-game level", "+ array-form level"):
+        assert re.search(rf"{re.escape(row)} +\d+ learner steps/s  \(\d\.\d\dx the shipped stack\)", out), out
 
 
 def test_magent_army_curve_bench_scores_each_folder_and_draws_the_curve(tmp_path):

@@ -26,7 +26,7 @@ TOP_LAYER_NAME = re.compile(r"(?:\w+_)?recipes?")
 SHIPPED_AGENTS = ("envs.shipped",)
 #: ... and the per-game trainers, which compose interfaces; issue 46's one trainer in ``arena/training`` replaces
 #: them, and whoever deletes one deletes its name here.
-PER_GAME_TRAINERS = ("envs.pommerman.training",)
+PER_GAME_TRAINERS: tuple[str, ...] = ()
 #: The pieces of a game that its package's docstring (``envs/<game>/__init__.py``) names, with the game's
 #: ``interfaces`` modules and its shipped agents: one game is found from one place.
 GAME_PIECES = re.compile(r"batch(?:ed)?|agents|(?:\w+_)?recipes?")

@@ -84,6 +84,32 @@ class Agent:
         """Whether :meth:`act_batch` works for this agent."""
         return type(self).act_batch is not Agent.act_batch
 
+    def act_on_batch(self, batch: Any, games: np.ndarray, players: np.ndarray) -> np.ndarray:
+        """Choose the actions of players ``players`` in games ``games`` of ``batch``, read from the batch itself.
+
+        For a game's own scripted player that decides from more than the views the batch hands
+        out (its compiled state, each seat's memory), as ``pommerman_simple`` does on
+        :class:`~envs.pommerman.batch.PommermanBatch`: a batched trainer calls it once a step for
+        every seat the agent fills, before stepping the batch, in place of :meth:`act_batch`.
+        Only agents that override it can (:attr:`acts_on_batch`).
+
+        Args:
+            batch: the :class:`arena.batch.GameBatch` being played.
+            games, players: the seats, as game and player indices (equal lengths).
+
+        Returns:
+            One action per seat, in the frame the batch's ``step`` reads.
+
+        Raises:
+            NotImplementedError: the agent does not read batches.
+        """
+        raise NotImplementedError(f"{self}: does not act from a batch's state (no act_on_batch)")
+
+    @property
+    def acts_on_batch(self) -> bool:
+        """Whether :meth:`act_on_batch` works for this agent."""
+        return type(self).act_on_batch is not Agent.act_on_batch
+
     def __str__(self) -> str:
         return type(self).__name__
 

@@ -26,8 +26,8 @@ __all__ = ["BatchedPlayer", "LearnerSlots", "plays_in_batches"]
 
 def plays_in_batches(agent: Agent) -> bool:
     """Whether ``agent`` can act for many games at once on a batched trainer: it has
-    :meth:`~arena.Agent.act_batch`, or it is one such agent behind an interface stack (whose
-    per-episode state the trainer keeps per slot).
+    :meth:`~arena.Agent.act_batch` or :meth:`~arena.Agent.act_on_batch` (it reads the batch itself),
+    or it is one such agent behind an interface stack (whose per-episode state the trainer keeps per slot).
 
     Example:
         >>> from arena import AgtItfWrapper, RandomAgent
@@ -35,7 +35,7 @@ def plays_in_batches(agent: Agent) -> bool:
         >>> plays_in_batches(AgtItfWrapper(RandomAgent(), FrameStack(frames=2)))
         True
     """
-    if agent.batchable:
+    if agent.batchable or agent.acts_on_batch:
         return True
     inner = agent.agent if isinstance(agent, AgtItfWrapper) else None
     return isinstance(inner, Agent) and plays_in_batches(inner)

@@ -12,8 +12,10 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
 from arena.batch import GameBatch, turn_model
+from arena.batched_stack import stack_batch_options
 from arena.env import AgentID, MultiAgentEnv
 from arena.errors import ArenaError, InvalidTypeError, InvalidValueError
 from arena.interface import Interface
@@ -33,9 +35,17 @@ __all__ = ["BatchVecEnv", "make_batch"]
 
 
 def make_batch(
-    env: MultiAgentEnv, num_games: int, *, num_workers: int | None = None, source: Any = None, options: Any = None
+    env: MultiAgentEnv,
+    num_games: int,
+    *,
+    num_workers: int | None = None,
+    source: Any = None,
+    options: Any = None,
+    batch_options: Mapping[str, Any] | None = None,
 ) -> GameBatch:
-    """``env.make_batch(num_games)``, or for an env without one and ``num_workers`` given, a worker batch.
+    """``env.make_batch(num_games, **batch_options)``, or for an env without one and ``num_workers``
+    given, a worker batch. ``batch_options`` are those the learner's stack needs
+    (:func:`arena.batched_stack.stack_batch_options`).
 
     The worker batch (:func:`arena.worker_batch.batch_of`) plays ``num_games`` copies of the
     single env in ``num_workers`` processes (0: in this process), built from ``source`` (a name or
@@ -45,7 +55,7 @@ def make_batch(
         TypeError: the env does not offer a batch and no ``num_workers`` was given.
     """
     if env.batchable:
-        return env.make_batch(num_games)
+        return env.make_batch(num_games, **dict(batch_options or {}))
     if num_workers is not None:
         from arena.worker_batch import batch_of
 
@@ -134,17 +144,24 @@ class BatchVecEnv(InProcessVecEnv):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise InvalidValueError(f"BatchVecEnv({self.env}): num_envs must be a positive integer, got {num_envs!r}")
         # an AlternatingBatch here, a SimultaneousBatch in SimultaneousBatchVecEnv (arena.batch)
+        if interface is not None and not isinstance(interface, Interface):
+            raise InvalidTypeError(
+                f"BatchVecEnv({self.env}): interface must be an arena.Interface or None, got {type(interface).__name__}"
+            )
+        # the batch's raw view as the learner's stack reads it (Pommerman: the planes, ego or not)
+        self.batch_options = stack_batch_options(interface)
         self.batch: Any = make_batch(
-            self.env, int(num_envs), num_workers=num_workers, source=env, options=dict(env_kwargs or {})
+            self.env,
+            int(num_envs),
+            num_workers=num_workers,
+            source=env,
+            options=dict(env_kwargs or {}),
+            batch_options=self.batch_options,
         )
         if self._turn_based and (len(self.env.possible_agents) != 2 or turn_model(self.batch) != "alternating"):
             raise InvalidValueError(
                 f"BatchVecEnv: {self.batch} is not a two-player batch whose turns alternate; "
                 "batch_vec_env() picks the class for a batch"
-            )
-        if interface is not None and not isinstance(interface, Interface):
-            raise InvalidTypeError(
-                f"BatchVecEnv({self.env}): interface must be an arena.Interface or None, got {type(interface).__name__}"
             )
         self.shuffle_seats = bool(shuffle_seats)
         self.seats = resolve_seats(self.env, seats)
@@ -225,9 +242,21 @@ class BatchVecEnv(InProcessVecEnv):
     def _code(self, agent: Agent) -> int:
         code = self._agent_codes.get(id(agent))
         if code is None:
+            stack = agent.interface if isinstance(agent, AgtItfWrapper) else None
+            needs = stack_batch_options(stack)
+            if any(self.batch_options.get(name) != value for name, value in needs.items()):
+                raise InvalidValueError(
+                    f"BatchVecEnv({self.env}): opponent {agent} needs the batch made with {needs}, "
+                    f"the learner's stack made it with {self.batch_options}"
+                )
             code = self._agent_codes[id(agent)] = len(self._agents)
             self._agents.append(agent)  # kept, so that its id stays its own
-            space_o, space_a = self.batch.single_observation_space, self.batch.single_action_space
+            # A stack (and an agent that reads the batch) is set up on the env's raw spaces, as on one
+            # game: its levels bridge the batch's view. A bare agent acts on the batch's own views.
+            seat = self.env.possible_agents[0]
+            bridged = stack is not None or agent.acts_on_batch
+            space_o = self.env.observation_space(seat) if bridged else self.batch.single_observation_space
+            space_a = self.env.action_space(seat) if bridged else self.batch.single_action_space
             if agent.observation_space is not space_o or agent.action_space is not space_a:
                 agent.setup(space_o, space_a)
             agent.reset(seed=int(self._rng.integers(2**31 - 1)))  # seeded from this env: reproducible runs
@@ -250,8 +279,16 @@ class BatchVecEnv(InProcessVecEnv):
             self._opponent[g] = self._code(agent)
         self._fresh[games] = True
 
+    def _seats_of(self, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The games and player indices of opponent ``slots`` (here: slot ``g`` is game ``g``'s mover)."""
+        return slots, self.batch.to_play[slots]
+
     def _act(self, code: int, observations: Any, masks: Any, slots: np.ndarray) -> np.ndarray:
         """Opponent ``code``'s actions in its ``slots`` (an episode starts at a slot's first move)."""
+        agent = self._agents[code]
+        if agent.acts_on_batch:  # a game's scripted player, reading the batch's own state
+            self._fresh[slots] = False
+            return np.asarray(agent.act_on_batch(self.batch, *self._seats_of(slots)))
         actions = self._players[code].act(observations, masks, slots, self._fresh[slots])
         self._fresh[slots] = False
         return actions

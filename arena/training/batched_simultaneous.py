@@ -138,6 +138,10 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
             self._fresh[g * players : (g + 1) * players] = True
         self._out[np.isin(self._slot_game, games)] = False
 
+    def _seats_of(self, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        players = self._players_per_game  # opponent slot of player p in game g: g * players + p
+        return slots // players, slots % players
+
     def _slot_seats(self) -> np.ndarray:
         """The learner's player index in each sub-env."""
         return self._learner_seats.reshape(-1)

@@ -370,6 +370,7 @@ def _vec_env(setup: RunPlan, path: str, n_envs: int, opponents: list[Any], pool:
             team_spirit=recipe.team_spirit,
         )
     elif path == "batched":
+        team = {"team": True} if recipe.control == "shared" else {}  # the learner in every seat of its side
         inner = batch_vec_env(
             config.env,
             n_envs,
@@ -378,6 +379,7 @@ def _vec_env(setup: RunPlan, path: str, n_envs: int, opponents: list[Any], pool:
             shuffle_seats=config.shuffle_seats,
             interface=_learner_interface(setup),
             env_kwargs=setup.env_options,
+            **team,
         )
     if inner is not None:  # one vectorised env for all games: monitored and seeded here
         vec_env = VecMonitor(inner)
@@ -467,7 +469,7 @@ def _evaluation(
         *([OnEvaluationCallback(show)] if progress is not None else []),
     ]
     games = EvaluationGames(
-        _eval_env(setup), teammate=_side_mate(setup, path, model), sides=path == "side", seed=config.seed
+        _eval_env(setup), teammate=_side_mate(setup, path, model), sides=recipe.control == "shared", seed=config.seed
     )
     evaluation = EvaluationCallback(
         games,

@@ -77,7 +77,10 @@ def choose_path(
 
     * ``"env"``: the recipe names the env's own vectorised env (``vec_env``) and the learner plays as
       that trainer's does (no ``teammate``, no ``control="team"``);
-    * ``"side"``: ``control="shared"``, one policy in every seat of its side
+    * ``"batched"`` with ``control="shared"``: one policy in every seat of its side on a batch where
+      every seat moves at once (:class:`SimultaneousBatchVecEnv` with ``team=True``), when the
+      conditions of the batched path below hold;
+    * ``"side"``: ``control="shared"`` otherwise, one policy in every seat of its side
       (:class:`~arena.training.side_vec_env.SideVecEnv`);
     * ``"batched"``: the env has a batch, the algorithm takes action masks (``maskable-ppo``), every
       opponent acts in batches (:func:`~arena.training.batch_slots.plays_in_batches`) and the learner
@@ -101,11 +104,6 @@ def choose_path(
     opponents = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent]
     if vec_env is not None and teammate is None and control != "team":
         return "env"
-    if control == "shared":
-        side_reasons = side_path_reasons(env, opponents, interface)
-        if side_reasons:
-            raise InvalidValueError(f"--control shared cannot train this run: {'; '.join(side_reasons)}")
-        return "side"
     reasons = []
     if not env.batchable:
         reasons.append(f"{env} has no batch (make_batch)")
@@ -114,6 +112,15 @@ def choose_path(
     for agent in opponents:
         if not plays_in_batches(agent):
             reasons.append(f"the opponent {agent} cannot act for many games at once")
+    if control == "shared":
+        # one policy in every seat of its side: on the batch where every seat moves at once
+        # (SimultaneousBatchVecEnv(team=True)), else a side's members as sub-envs
+        if not reasons and turn_model(make_batch(env, 1)) == "simultaneous":
+            return "batched"
+        side_reasons = side_path_reasons(env, opponents, interface)
+        if side_reasons:
+            raise InvalidValueError(f"--control shared cannot train this run: {'; '.join(side_reasons)}")
+        return "side"
     if teammate is not None or control == "team":
         reasons.append("the learner plays beside a teammate or for a whole side")
     return "single" if reasons else "batched"
@@ -160,7 +167,7 @@ def own_vec_env(
         Traceback (most recent call last):
         ...
         arena.errors.UnknownNameError: unknown vectorised env 'no_such_trainer' (TrainingRecipe.vec_env); \
-registered in arena.vec_envs: pommerman_team...; or give 'package.module:callable'
+registered in arena.vec_envs: ...; or give 'package.module:callable'
     """
     try:
         if from_data is None:

@@ -7,9 +7,7 @@
 * :mod:`envs.pommerman.board` — reset boards with the reference's distribution;
 * :mod:`envs.pommerman.observe` — the per-agent observation and its space;
 * :mod:`envs.pommerman.agents` — scripted agents (``pommerman_simple``; batched:
-  ``PommermanSimpleBatch``);
-* :mod:`envs.pommerman.vec_env` — ``PommermanVecEnv``, learner seats of a batch for
-  Stable-Baselines3 (imports it);
+  ``PommermanSimpleBatch``, which ``pommerman_simple`` plays through on arena's batched trainer);
 * :mod:`envs.pommerman.recipe` — what ``arena train`` runs; :mod:`envs.pommerman.rllib_recipe` — the
   team recipe on RLlib;
 * the game's interfaces: :mod:`interfaces.pommerman` (planes, features, the batch's planes),

@@ -52,6 +52,7 @@ class PommermanSimpleAgent(Agent):
         self._rng[0] = int(self._seed_source.random() * 2**53)
         self._memory = np.zeros(2 + 2 * RECENT, dtype=np.int64)
         self._radio = False
+        self._on_batch: PommermanSimpleBatch | None = None  # its seats on the batch it plays
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         is_dict = isinstance(observation_space, spaces.Dict) and all(k in observation_space.spaces for k in _NEEDED)
@@ -90,6 +91,24 @@ class PommermanSimpleAgent(Agent):
             # the env keeps every action legal; under a masking interface, stop or the first legal move
             move = 0 if action_mask[0] else int(np.flatnonzero(action_mask)[0])
         return int(move)
+
+    def act_on_batch(self, batch: Any, games: np.ndarray, players: np.ndarray) -> np.ndarray:
+        """Its moves in seats ``(games, players)`` of a :class:`~envs.pommerman.batch.PommermanBatch`,
+        decided by :class:`PommermanSimpleBatch` (one compiled call, each seat with its own memory).
+
+        Example:
+            >>> from envs.pommerman.batch import PommermanBatch
+            >>> batch = PommermanBatch(2, "team")
+            >>> _ = batch.reset(seed=0)
+            >>> PommermanSimpleAgent(seed=1).act_on_batch(batch, np.array([0, 1]), np.array([1, 3])).shape
+            (2,)
+        """
+        player = self._on_batch
+        if player is None or player.batch is not batch:  # a new batch: fresh memories, seeded from this agent
+            player = self._on_batch = PommermanSimpleBatch(batch, seed=int(self._seed_source.random() * 2**31))
+        seats = np.zeros((batch.num_games, 4), dtype=np.bool_)
+        seats[games, players] = True
+        return player.act(seats)[games, players]
 
 
 class PommermanSimpleBatch:

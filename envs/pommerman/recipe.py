@@ -6,11 +6,11 @@ planes and the attribute vector with the legal moves: every entry a float in [0,
 ignores it), plays three ``random`` bombers and is judged against them and against
 ``pommerman_simple``.
 
-In team mode it trains on the batch (the ``"env"`` path: :func:`envs.pommerman.training.team_vec_env`,
-registered as ``pommerman_team`` in ``arena.vec_envs``): many games in one compiled
-:class:`~envs.pommerman.vec_env.PommermanVecEnv`, one policy for both members of its side
-(parameter sharing, each seeing itself in the top-left corner: the ego view), MaskablePPO with
-the action filter's masks, the two shaping bonuses on the rewards, a small CNN over the 22 uint8
+In team mode it trains on the batch (``control="shared"``: arena's one batched trainer,
+:class:`~arena.training.batched_simultaneous.SimultaneousBatchVecEnv` with ``team=True``): many games in
+one compiled :class:`~envs.pommerman.batch.PommermanBatch`, one policy for both members of its side
+(parameter sharing, each seeing itself in the top-left corner: the ego view), MaskablePPO behind
+the action filter, the two shaping bonuses on the rewards, a small CNN over the 22 uint8
 planes (:class:`envs.pommerman.policy.PlanesCNN`), and two batched ``pommerman_simple`` as the
 opponents of every game (no self-play by default: a uniform self-play pool leaves the bar's opponent
 only a share of the games; docs/performance.md, "Pommerman team mode: the shipped team", gives the
@@ -18,7 +18,9 @@ scores of both). ``--self-play uniform`` puts snapshots of the learner in the po
 forward for all their games a step). The learner's stack, :func:`team_interface`, is what the trained folder plays behind on
 the single env: the batch's planes (``pommerman_batch_planes``, ego) over the shaping bonuses
 (``pommerman_pickup_bonus`` 0.1, ``pommerman_enemy_down_bonus`` 0.3) over the action filter
-(``pommerman_safe_moves``); the batched trainer runs those levels over the whole batch. It is
+(``pommerman_safe_moves``); on the batch each level runs its array form over the batch's planes
+(docs/architecture.md, "Interfaces on batches"), and a level of the user's own wrapped around the stack
+trains there too. It is
 evaluated on the single env against two ``pommerman_simple`` (its own copy beside it), and the
 folder it writes fills its side in a tournament::
 
@@ -33,8 +35,8 @@ evaluations are fewer and shorter than the board games'.
 
 Example:
     >>> recipe = training_recipe(mode="team")
-    >>> recipe.vec_env, recipe.teammate, recipe.algo
-    ('pommerman_team', None, 'maskable-ppo')
+    >>> recipe.control, recipe.teammate, recipe.algo
+    ('shared', None, 'maskable-ppo')
     >>> team_interface(60)
     'pommerman_batch_planes(pommerman_enemy_down_bonus(pommerman_pickup_bonus(pommerman_safe_moves, bonus=0.1), \
 bonus=0.3), ego=true, max_steps=60)'
@@ -100,7 +102,7 @@ def training_recipe(mode: str = "ffa", **options: Any) -> TrainingRecipe:
             eval_games=40,
             full_budget=2_000_000,
             n_envs=32,
-            vec_env="pommerman_team",
+            control="shared",
         )
     # Radio: the features over the shaping bonuses over the action filter, one seat beside pommerman_simple.
     budget["interface"] = TEAM_INTERFACE

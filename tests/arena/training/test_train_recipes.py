@@ -90,7 +90,7 @@ def test_every_bundled_env_declares_a_recipe() -> None:
     declared = {entry.name for entry in metadata.entry_points(group="arena.recipes")}
     assert set(envs.names()) - declared == set()
     assert recipe_for("pommerman").interface == "pommerman_features"  # Discrete.start never reaches SB3
-    assert recipe_for("pommerman", {"mode": "team"}).vec_env == "pommerman_team"  # trains on the batch
+    assert recipe_for("pommerman", {"mode": "team"}).control == "shared"  # one policy for its side, on the batch
     assert recipe_for("pommerman", {"mode": "radio"}).teammate == "pommerman_simple"
 
 
