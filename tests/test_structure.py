@@ -22,11 +22,8 @@ LAYERS = ("arena", "envs", "interfaces", "recipes and shipped agents")
 #: The top layer lives beside its game in ``envs/``, so one game's pieces are found in one place: its
 #: recipes (``recipe.py``, ``recipes.py``, ``rllib_recipe.py``: what to train, stacks named by spec string) ...
 TOP_LAYER_NAME = re.compile(r"(?:\w+_)?recipes?")
-#: ... the shipped agents' loaders (their folders, ``envs/<game>_trained/``, are data) ...
+#: ... and the shipped agents' loaders (their folders, ``envs/<game>_trained/``, are data).
 SHIPPED_AGENTS = ("envs.shipped",)
-#: ... and the per-game trainers, which compose interfaces; issue 46's one trainer in ``arena/training`` replaces
-#: them, and whoever deletes one deletes its name here.
-PER_GAME_TRAINERS: tuple[str, ...] = ()
 #: The pieces of a game that its package's docstring (``envs/<game>/__init__.py``) names, with the game's
 #: ``interfaces`` modules and its shipped agents: one game is found from one place.
 GAME_PIECES = re.compile(r"batch(?:ed)?|agents|(?:\w+_)?recipes?")
@@ -125,7 +122,7 @@ def test_no_import_runs_upward_inside_arena(lower: str, higher: str) -> None:
 
 def _layer(module: str) -> int:
     """The index in :data:`LAYERS` of ``module``'s layer."""
-    if module in SHIPPED_AGENTS or module in PER_GAME_TRAINERS:
+    if module in SHIPPED_AGENTS:
         return 3
     package = module.split(".")[0]
     if package == "envs" and TOP_LAYER_NAME.fullmatch(module.split(".")[-1]):
@@ -170,7 +167,7 @@ def _layer_breaches(root: Path = ROOT) -> list[str]:
 
 def test_every_layer_has_modules_and_every_named_top_module_is_there() -> None:
     assert sorted({_layer(m) for m in MODULES}) == [0, 1, 2, 3]
-    gone = [name for name in (*SHIPPED_AGENTS, *PER_GAME_TRAINERS) if name not in MODULES]
+    gone = [name for name in SHIPPED_AGENTS if name not in MODULES]
     assert not gone, f"named as top-layer modules but not there (delete the names): {gone}"
 
 
