@@ -81,9 +81,8 @@ class Flag:
 
 _OPPONENTS, _LEARNER, _RUN = "opponents and self-play", "the learner", "the run"
 
-#: Recipe fields with no flag: the evaluation budget at full length and the env's own trainer are the
-#: recipe's to say (``--eval-every``/``--eval-games`` fix a run's schedule instead: ``fixed_eval_*``).
-RECIPE_FIELDS_WITHOUT_FLAGS = ("evaluations", "eval_games", "full_budget", "vec_env")
+#: Recipe fields with no flag: the evaluation budget at full length is the recipe's to say (``--eval-every``/``--eval-games`` fix a run's schedule instead: ``fixed_eval_*``).
+RECIPE_FIELDS_WITHOUT_FLAGS = ("evaluations", "eval_games", "full_budget")
 
 #: Every TrainingConfig field's flag and every overridable recipe field's (but
 #: :data:`RECIPE_FIELDS_WITHOUT_FLAGS`), in ``--help`` order: the one place a new field gets its flag.

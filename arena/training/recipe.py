@@ -128,10 +128,6 @@ class TrainingRecipe:
             run (``arena train --eval-every/--eval-games``; kept in a trained folder's recipe, so a
             ``--load`` segment evaluates as the run it continues). ``None``: the scaled budget.
         n_envs: games stepped together (``None``: 64 on a batch, 4 otherwise).
-        vec_env: the env's own vectorised trainer env: a name in the ``arena.vec_envs`` entry-point
-            group (or ``"module:callable"``), called as :func:`arena.training.vectorised.own_vec_env`
-            says; a run whose learner plays as that trainer's does (no teammate, no ``control="team"``)
-            trains on it.
         team_spirit: with ``control="shared"``, how much of each member's reward is its side's mean
             (OpenAI Five's "team spirit": 0 its own reward, 1 the side's mean).
 
@@ -172,7 +168,6 @@ class TrainingRecipe:
     fixed_eval_every: int | None = None
     fixed_eval_games: int | None = None
     n_envs: int | None = None
-    vec_env: str | None = None
     team_spirit: float = 0.0
     env_options: Mapping[str, Any] = field(default_factory=dict)
 
@@ -195,11 +190,6 @@ class TrainingRecipe:
             object.__setattr__(self, "seats", _names(self.seats, "seats"))
         if self.teammate is not None and not (isinstance(self.teammate, str) and self.teammate.strip()):
             raise InvalidTypeError(f"TrainingRecipe: teammate must be an agent name or None, got {self.teammate!r}")
-        if self.vec_env is not None and not (isinstance(self.vec_env, str) and self.vec_env.strip()):
-            raise InvalidTypeError(
-                f"TrainingRecipe: vec_env must name a registered vectorised env factory (arena.vec_envs) "
-                f"or be None, got {self.vec_env!r}"
-            )
         if self.policy is not None and not isinstance(self.policy, str):
             raise InvalidTypeError(f"TrainingRecipe: policy must be an SB3 policy name or None, got {self.policy!r}")
         if (
@@ -252,11 +242,11 @@ class TrainingRecipe:
     def from_json(cls, data: Mapping[str, Any]) -> TrainingRecipe:
         """The recipe :meth:`to_json` wrote; unknown keys are refused by name.
 
-        A recipe written by an earlier arena, before the run derived its path, may hold a
-        ``path`` key: it is dropped, since the run now chooses how to step its games, and its
-        ``"side"`` (one policy in every seat of its side) is read as ``control="shared"``, what it
-        trained, so a ``--load`` goes on training the same learner. A ``vec_env`` whose trainer
-        the one batched trainer replaced (:data:`RETIRED_VEC_ENVS`) is dropped the same way.
+        A recipe written by an earlier arena, before the run derived how to step its games, may hold
+        a ``path`` key or a ``vec_env`` (the env's own trainer, a name in a removed entry-point group):
+        both are dropped, since the run now chooses, and ``path="side"`` or ``vec_env="pommerman_team"``
+        (one policy in every seat of its side) are read as ``control="shared"``, what they trained, so a
+        ``--load`` goes on training the same learner.
 
         Raises:
             ValueError: ``data`` is not a mapping of known fields, or a field is invalid.
@@ -265,10 +255,8 @@ class TrainingRecipe:
             >>> TrainingRecipe.from_json({"path": "side", "algo": "ppo"}).control
             'shared'
         """
-        if isinstance(data, Mapping) and "path" in data:
+        if isinstance(data, Mapping) and ("path" in data or "vec_env" in data):
             data = _without_path(data)
-        if isinstance(data, Mapping) and data.get("vec_env") in RETIRED_VEC_ENVS:
-            data = {key: value for key, value in data.items() if key != "vec_env"}
         known = {item.name for item in dataclasses.fields(cls)}
         if not isinstance(data, Mapping) or set(data) - known:
             extra = sorted(set(data) - known) if isinstance(data, Mapping) else type(data).__name__
@@ -285,17 +273,18 @@ class TrainingRecipe:
             raise InvalidValueError(f"TrainingRecipe.from_json: {err}") from None
 
 
-#: ``vec_env`` names of per-game trainers that the one batched trainer replaced (``pong_2p``: Pong's, until
-#: 28 Nov 2026); a stored recipe that names one trains on the path the run chooses.
-RETIRED_VEC_ENVS = frozenset({"pong_2p"})
+#: The env trainers of the removed ``arena.vec_envs`` group whose learner played every seat of its side.
+_SHARED_TRAINERS = ("pommerman_team",)
 
 
 def _without_path(data: Mapping[str, Any]) -> dict[str, Any]:
-    """A stored recipe from before ``path`` was derived, in today's fields: ``path="side"`` trained one
-    policy in every seat of its side (``control="shared"``); the other paths said only how games were
-    stepped, which the run now chooses itself."""
-    values = {key: value for key, value in data.items() if key != "path"}
-    if data["path"] == "side" and values.get("control", "seat") == "seat":
+    """A stored recipe from before the run derived its path, in today's fields: ``path="side"`` trained
+    one policy in every seat of its side (``control="shared"``); the other paths and ``vec_env`` said
+    only how games were stepped, which the run now chooses itself, but for the trainers that played every
+    seat of the learner's side (:data:`_SHARED_TRAINERS`)."""
+    values = {key: value for key, value in data.items() if key not in ("path", "vec_env")}
+    shared = data.get("path") == "side" or data.get("vec_env") in _SHARED_TRAINERS
+    if shared and values.get("control", "seat") == "seat":
         values["control"] = "shared"
     return values
 

@@ -25,7 +25,6 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from arena.agent_wrapper import AgtItfWrapper
 from arena.atomic import write_atomic
 from arena.errors import ArenaError
 from arena.registry import load_callable, make_agent, make_env
@@ -33,7 +32,7 @@ from arena.specs.interfaces import build_interface, parse_interface_spec
 from arena.teams import GroupTeams
 from arena.training.config import RECIPE_FILE, TrainingConfig
 from arena.training.plan import RunPlan, loaded_algo_changes, plan, registered_interface_spec
-from arena.training.policy_agent import SB3Agent, algorithm_class, require_sb3
+from arena.training.policy_agent import algorithm_class, require_sb3
 from arena.training.pool import OpponentPool
 from arena.training.recipe import BATCHED_RECIPE, default_algo_options
 from arena.training.report import evaluation_text, plot_learning_curve, read_csv, short_evaluation_text
@@ -55,7 +54,7 @@ from arena.training.evaluation_games import EvaluationGames
 from arena.training.progress import ProgressLinesCallback, RichProgressCallback
 from arena.training.promotion import PromotionCallback
 from arena.training.side_vec_env import SideVecEnv
-from arena.training.vectorised import batch_vec_env, choose_path, own_vec_env
+from arena.training.vectorised import batch_vec_env, choose_path
 
 __all__ = [
     "POOL_FILE",
@@ -83,7 +82,8 @@ class TrainedRun:
         records: every evaluation record (a continued run's earlier ones first).
         promotions: timesteps at which the learner joined the pool in this run.
         pool_size: members of the opponent pool at the end (``None``: no pool).
-        path: ``"env"``, ``"batched"``, ``"single"`` or ``"side"``; ``n_envs``: games stepped together.
+        path: ``"batched"``, ``"single"`` or ``"side"`` (:func:`~arena.training.vectorised.choose_path`);
+            ``n_envs``: games stepped together.
         interrupted: training stopped early at a Ctrl-C; the folder holds the model as it was then.
         checkpoints: the timestep counts at which the folder was saved, the last one at the end.
         target_timesteps: the count the run was to reach (a loaded run's count plus ``timesteps``).
@@ -204,10 +204,9 @@ def train(config: TrainingConfig) -> TrainedRun:
         build_interface(recipe.interface),
         control=recipe.control,
         teammate=recipe.teammate,
-        vec_env=recipe.vec_env,
     )
     probe.close()
-    n_envs = recipe.n_envs or (BATCHED_RECIPE["n_envs"] if path in ("batched", "env") else 4)
+    n_envs = recipe.n_envs or (BATCHED_RECIPE["n_envs"] if path == "batched" else 4)
     vec_env = _vec_env(setup, path, n_envs, opponents, pool)
     if setup.loaded is not None:
         model = restore_model(config.load_folder, vec_env, device=config.device, seed=config.seed, **changes)
@@ -338,8 +337,7 @@ def _eval_env(setup: RunPlan) -> Any:
 
 def _vec_env(setup: RunPlan, path: str, n_envs: int, opponents: list[Any], pool: OpponentPool | None) -> VecEnv:
     """The learner's ``n_envs`` games: one numpy batch (``path="batched"``), a side's members as
-    sub-envs (``path="side"``, ``control="shared"``: :class:`SideVecEnv`), the env's own (``path="env"``,
-    the recipe's ``vec_env``) or one SingleAgentEnv each."""
+    sub-envs (``path="side"``, ``control="shared"``: :class:`SideVecEnv`) or one SingleAgentEnv each."""
     config, recipe = setup.config, setup.recipe
     seats = list(recipe.seats) if recipe.seats else None
     opponent = pool if pool is not None else opponents[0]
@@ -349,18 +347,7 @@ def _vec_env(setup: RunPlan, path: str, n_envs: int, opponents: list[Any], pool:
             f"(this run: --control {recipe.control})"
         )
     inner: VecEnv | None = None
-    if path == "env" and recipe.vec_env is not None:
-        from_data = None if config.load is None else f"the recipe of {config.load}"
-        inner = own_vec_env(
-            recipe.vec_env,
-            config.env,
-            n_envs,
-            opponent,
-            interface=_learner_interface(setup),
-            env_options=setup.env_options,
-            from_data=from_data,
-        )
-    elif path == "side":
+    if path == "side":
         inner = SideVecEnv(
             config.env,
             n_envs,
@@ -425,18 +412,6 @@ def _resolved_policy_kwargs(options: dict[str, Any]) -> dict[str, Any]:
     return {**options, "policy_kwargs": {**kwargs, "features_extractor_class": extractor}}
 
 
-def _side_mate(setup: RunPlan, path: str, model: Any) -> Any:
-    """Who plays beside the learner in evaluation games: the recipe's teammate; on the env's own
-    path in a team game without one, the learner itself (its trainer shares the policy between
-    the side's seats, as a single entrant fills its side in a tournament)."""
-    recipe = setup.recipe
-    if recipe.teammate is not None or path != "env" or setup.team_size is not None or set(setup.side_sizes) <= {1}:
-        return recipe.teammate
-    mate = SB3Agent(model.policy, deterministic=True, name="learner")
-    stack = build_interface(recipe.interface)
-    return mate if stack is None else AgtItfWrapper(mate, stack)
-
-
 def _evaluation(
     setup: RunPlan, pool: OpponentPool | None, progress: Any, path: str, model: Any
 ) -> tuple[EvaluationCallback, PromotionCallback | None]:
@@ -469,7 +444,7 @@ def _evaluation(
         *([OnEvaluationCallback(show)] if progress is not None else []),
     ]
     games = EvaluationGames(
-        _eval_env(setup), teammate=_side_mate(setup, path, model), sides=recipe.control == "shared", seed=config.seed
+        _eval_env(setup), teammate=recipe.teammate, sides=recipe.control == "shared", seed=config.seed
     )
     evaluation = EvaluationCallback(
         games,

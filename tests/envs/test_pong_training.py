@@ -25,8 +25,7 @@ def test_the_recipe_trains_on_the_batch_through_the_one_batched_trainer() -> Non
     recipe = pong_2p()
     opponents = [make_agent(name) for name in recipe.opponents]
     stack = build_interface(recipe.interface)
-    assert recipe.vec_env is None
-    assert choose_path(envs.make("pong_2p"), recipe.algo, opponents, stack, vec_env=recipe.vec_env) == "batched"
+    assert choose_path(envs.make("pong_2p"), recipe.algo, opponents, stack) == "batched"
 
 
 def test_the_learner_sees_what_its_stack_shows_it_in_the_single_env() -> None:
@@ -90,4 +89,4 @@ def test_the_shipped_folder_trained_on_pongs_own_trainer_reads_as_a_recipe_of_th
     stored = json.loads((shipped_folder("pong_ppo") / "recipe.json").read_text())
     assert stored["vec_env"] == "pong_2p"  # written by Pong's own trainer, now retired
     recipe = TrainingRecipe.from_json(stored)
-    assert recipe.vec_env is None and recipe.interface == stored["interface"]
+    assert recipe.control == "seat" and recipe.interface == stored["interface"]

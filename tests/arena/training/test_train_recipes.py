@@ -187,7 +187,12 @@ def test_a_stored_recipe_written_with_a_path_still_loads(tmp_path) -> None:
     for path in ("auto", "batched", "single", "env"):  # how games were stepped: the run now chooses it
         (tmp_path / RECIPE_FILE).write_text(json.dumps({**TrainingRecipe(algo="ppo").to_json(), "path": path}))
         assert stored_recipe(tmp_path) == TrainingRecipe(algo="ppo")
-    assert "path" not in TrainingRecipe().to_json()
+    # The removed env trainers (arena.vec_envs): Pommerman's played both seats of a side, Pong's one seat.
+    for vec_env, control in (("pommerman_team", "shared"), ("pong_2p", "seat")):
+        old = {**TrainingRecipe().to_json(), "path": "auto", "vec_env": vec_env}
+        (tmp_path / RECIPE_FILE).write_text(json.dumps(old))
+        assert stored_recipe(tmp_path) == TrainingRecipe(control=control)
+    assert not {"path", "vec_env"} & set(TrainingRecipe().to_json())
 
 
 def test_a_recipe_that_is_not_a_recipe_is_a_plugin_error(monkeypatch) -> None:
