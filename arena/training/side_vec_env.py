@@ -20,7 +20,8 @@ A member that leaves the game (killed) is *done* at that step, with its last obs
 are ignored (the "black death" of PettingZoo's vectorising wrappers). When the game ends, every
 slot of it is done and a new game starts at once.
 
-``arena train ENV --path side`` (a recipe's ``path="side"``) trains this way; the folder it writes
+``arena train ENV --control shared`` (a recipe's ``control="shared"``) trains this way where the env
+has no batch whose seats all move at once (:func:`arena.training.vectorised.choose_path`); the folder it writes
 plays one seat, so a single spec plays its whole side in a tournament (one policy, state per seat).
 
 This module imports Stable-Baselines3 when it is imported (the ``train`` extra).
