@@ -15,15 +15,17 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from arena.batch import turn_model
+from arena.batched_stack import stack_batch_options
 from arena.env import MultiAgentEnv
-from arena.errors import InvalidValueError
+from arena.errors import ArenaError, InvalidValueError
+from arena.interface import Interface
 from arena.registry import make_env
 from arena.training.batch_slots import plays_in_batches
 from arena.training.batched import BatchVecEnv, make_batch
 from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
 from arena.training.side_vec_env import side_path_reasons
 
-__all__ = ["batch_vec_env", "choose_path"]
+__all__ = ["batch_reasons", "batch_vec_env", "choose_path"]
 
 
 def batch_vec_env(
@@ -90,9 +92,7 @@ def choose_path(
         'single'
     """
     opponents = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent]
-    reasons = []
-    if not env.batchable:
-        reasons.append(f"{env} has no batch (make_batch)")
+    reasons = batch_reasons(env, interface)
     if algo != "maskable-ppo":
         reasons.append(f"--algo {algo} trains without action masks, which the batch enforces")
     for agent in opponents:
@@ -101,7 +101,8 @@ def choose_path(
     if control == "shared":
         # one policy in every seat of its side: on the batch where every seat moves at once
         # (SimultaneousBatchVecEnv(team=True)), else a side's members as sub-envs
-        if not reasons and turn_model(make_batch(env, 1)) == "simultaneous":
+        options = stack_batch_options(interface)
+        if not reasons and turn_model(make_batch(env, 1, batch_options=options)) == "simultaneous":
             return "batched"
         side_reasons = side_path_reasons(env, opponents, interface)
         if side_reasons:
@@ -110,3 +111,41 @@ def choose_path(
     if teammate is not None or control == "team":
         reasons.append("the learner plays beside a teammate or for a whole side")
     return "single" if reasons else "batched"
+
+
+def batch_reasons(env: MultiAgentEnv, interface: Interface | None) -> list[str]:
+    """Why ``env``'s batch cannot feed ``interface`` (empty when it can).
+
+    A batch may show a view of its own (Pommerman's planes, where the single env shows a dict); a
+    stack trains on it only when one of its levels reads that view, which such a level declares by
+    naming the ``make_batch`` options it needs (:attr:`arena.Interface.batch_options`). A batch the
+    env refuses to make (Pong-2p with frame observations) is a reason too, in the env's words.
+
+    Example:
+        >>> import envs
+        >>> batch_reasons(envs.make("connect_four"), None)
+        []
+        >>> batch_reasons(envs.make("kuhn_poker"), None)
+        ['<KuhnPoker> has no batch (make_batch)']
+    """
+    if not env.batchable:
+        return [f"{env} has no batch (make_batch)"]
+    options = stack_batch_options(interface)
+    try:
+        batch = env.make_batch(1, **options)
+    except ArenaError as err:
+        return [f"{env} makes no batch here: {err}"]
+    seat = env.possible_agents[0]
+    if batch.single_observation_space != env.observation_space(seat) and not options:
+        return [
+            f"the batch shows {_brief(batch.single_observation_space)} where {env} shows "
+            f"{_brief(env.observation_space(seat))}, and no level of the stack {interface} reads the "
+            "batch's view (Interface.batch_options)"
+        ]
+    return []
+
+
+def _brief(space: Any) -> str:
+    """A space named short: its class and shape (a Box's bounds can fill a screen)."""
+    shape = getattr(space, "shape", None)
+    return f"{type(space).__name__}{tuple(shape)}" if shape else type(space).__name__

@@ -89,6 +89,27 @@ class StayPenalty(Interface):
         return reward
 
 
+def test_a_stack_that_cannot_read_the_batchs_planes_trains_one_game_at_a_time() -> None:
+    # pommerman_features reads the single env's dict; the batch shows planes, so the run is not sent there
+    from arena.training.vectorised import batch_reasons
+
+    team, stack = make_env("pommerman", **SHORT), build_interface("pommerman_features")
+    reasons = batch_reasons(team, stack)
+    assert len(reasons) == 1 and "Box(22, 11, 11)" in reasons[0] and "reads the batch's view" in reasons[0]
+    assert choose_path(team, "maskable-ppo", [make_agent("random")], stack) == "single"
+    assert choose_path(team, "maskable-ppo", [make_agent("random")], stack, control="shared") == "side"
+    assert batch_reasons(team, build_interface(team_interface(60))) == []  # the planes level reads it
+
+
+def test_a_batch_the_env_refuses_is_a_reason_in_its_own_words() -> None:
+    from arena.training.vectorised import batch_reasons
+
+    frames = make_env("pong_2p", observation="frame")
+    (reason,) = batch_reasons(frames, None)
+    assert "makes no batch here" in reason and "observation='vector'" in reason
+    assert choose_path(frames, "maskable-ppo", [make_agent("random")], None) == "single"
+
+
 def _cnn_kwargs():
     from envs.pommerman.policy import PlanesCNN
 
