@@ -38,7 +38,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.batched_stack import split_rows
-from arena.errors import InvalidValueError, SpaceMismatchError
+from arena.errors import InvalidActionError, InvalidValueError, MaskTranslationError, SpaceMismatchError
 from arena.interface import Interface
 from interfaces.pommerman import SlotRows, require_pommerman_dict
 
@@ -55,6 +55,7 @@ _P_RIGID, _P_WOOD, _P_SELF, _P_LIFE, _P_STRENGTH, _P_FLAME, _P_AMMO, _P_BLAST = 
 _DR = np.array([0, -1, 1, 0, 0, 0], dtype=np.int64)
 _DC = np.array([0, 0, 0, -1, 1, 0], dtype=np.int64)
 _KEYS = ("board", "bomb_life", "bomb_blast_strength", "flame_life", "position", "ammo", "blast_strength")
+_RADIO = [6, 8, 8]  # radio mode's (move, word, word)
 
 
 def _explosion_times(walls, life, strength, flame, times):
@@ -288,6 +289,11 @@ class PommermanSafeMoves(Interface):
     filter's mask travels in the observation, as :class:`~interfaces.pommerman.PommermanLegalMoves`'
     does. A move the env's mask forbids is left to the env.
 
+    Radio mode's ``MultiDiscrete([6, 8, 8])`` actions (a move, two words) keep their space: the
+    filter acts on the move alone and never changes a word. Its mask is then MaskablePPO's mask of
+    that space, the three components' flags one after the other (22): the 6 moves filtered, the
+    16 words allowed (on a batch's planes: as the env's mask has them).
+
     On a batch of games (:class:`arena.batched_stack.BatchedStack`) it reads the batch's planes
     (:func:`safe_moves_planes`, in the frame of the batch's moves), passes them on unchanged and
     puts the filter's mask in the action masks (:meth:`action_mask_batch`); the replacement rule
@@ -295,7 +301,10 @@ class PommermanSafeMoves(Interface):
 
     Raises:
         SpaceMismatchError: at setup, for anything but the pommerman observation ``Dict`` and
-            ``Discrete(6)`` actions.
+            ``Discrete(6)`` or radio's ``MultiDiscrete([6, 8, 8])`` actions.
+        InvalidActionError: an action that is not one move (radio: one ``(move, word, word)``;
+            on a batch, one such row per slot).
+        MaskTranslationError: a mask that is not the 6 (radio: 22) flags of the actions.
 
     Example:
         >>> import envs
@@ -312,12 +321,18 @@ class PommermanSafeMoves(Interface):
         """Instances and raw spaces for ``arena interfaces --check``."""
         from envs.pommerman.observe import observation_space
 
-        return [(cls(), observation_space(mode, 800), spaces.Discrete(6)) for mode in ("ffa", "team")]
+        modes: tuple[tuple[str, spaces.Space], ...] = (
+            ("ffa", spaces.Discrete(6)),
+            ("team", spaces.Discrete(6)),
+            ("radio", spaces.MultiDiscrete(_RADIO)),
+        )
+        return [(cls(), observation_space(mode, 800), actions) for mode, actions in modes]
 
     def __init__(self, inner: Interface | None = None) -> None:
         super().__init__(inner)
         self._safe = np.ones(6, dtype=np.int8)
         self._raw_mask: np.ndarray | None = None
+        self._radio, self._flags = False, 6  # set by setup from the action space
         # on a batch, one row per game slot: the filter's mask, the env's mask, stacked dicts (not planes)
         self._safe_rows, self._raw_rows, self._dict_rows = SlotRows(fill=1), SlotRows(fill=1), SlotRows(fill=False)
 
@@ -325,29 +340,62 @@ class PommermanSafeMoves(Interface):
         super().setup(observation_space, action_space)
         space = require_pommerman_dict(self, _KEYS)
         action = self.inner_action_space
-        if type(action) is not spaces.Discrete or action.n != 6:
-            raise SpaceMismatchError(f"{self}: needs pommerman actions Discrete(6), got {action}")
-        self.observation_space = spaces.Dict({**space.spaces, "safe_moves": spaces.MultiBinary(6)})
+        radio = type(action) is spaces.MultiDiscrete and action.nvec.tolist() == _RADIO and not action.start.any()
+        if not radio and (type(action) is not spaces.Discrete or action.n != 6 or action.start != 0):
+            raise SpaceMismatchError(
+                f"{self}: needs pommerman actions Discrete(6) or radio's MultiDiscrete([6, 8, 8]), got {action}"
+            )
+        self._radio = radio
+        self._flags = sum(_RADIO) if radio else 6  # the mask's length: one flag per value of each component
+        self.observation_space = spaces.Dict({**space.spaces, "safe_moves": spaces.MultiBinary(self._flags)})
         self._safe, self._raw_mask = np.ones(6, dtype=np.int8), None
         self._safe_rows, self._raw_rows, self._dict_rows = SlotRows(fill=1), SlotRows(fill=1), SlotRows(fill=False)
 
     def observation(self, observation: dict[str, Any]) -> dict[str, Any]:
         self._safe = safe_moves(observation)
-        return {**observation, "safe_moves": self._safe}
+        if not self._radio:
+            return {**observation, "safe_moves": self._safe}
+        words = np.ones(self._flags - 6, np.int8)  # the filter forbids no word (the env's mask reaches the model as is)
+        return {**observation, "safe_moves": np.concatenate([self._safe, words])}
 
     def action_mask(self, mask: Any) -> Any:
-        self._raw_mask = np.asarray(mask)
+        self._raw_mask = self._checked_masks(mask, ())
         return mask
 
     def action(self, action: Any) -> Any:
-        move = int(action)
-        if self._safe[move] or (self._raw_mask is not None and not self._raw_mask[move]):
+        raw = np.asarray(action)
+        if raw.shape != ((3,) if self._radio else ()) and not (raw.shape == (1,) and not self._radio):
+            raise InvalidActionError(f"{self}: expected {self._action_form()}, got {action!r}")
+        move = int(raw[0] if self._radio else raw.reshape(-1)[0])
+        if not 0 <= move < 6:
+            raise InvalidActionError(f"{self}: expected {self._action_form()}, got move {move} in {action!r}")
+        raw_moves = None if self._raw_mask is None else self._raw_mask[:6]
+        if self._safe[move] or (raw_moves is not None and not raw_moves[move]):
             return action
-        allowed = self._safe if self._raw_mask is None else self._safe & (self._raw_mask != 0)
-        if allowed[0]:
-            return 0
+        allowed = self._safe if raw_moves is None else self._safe & (raw_moves != 0)
         choices = np.flatnonzero(allowed)
-        return int(choices[0]) if len(choices) else action
+        if not len(choices):
+            return action
+        replaced = 0 if allowed[0] else int(choices[0])
+        if not self._radio:
+            return replaced
+        out = raw.astype(np.int64)  # a copy: the words go on unchanged
+        out[0] = replaced
+        return out
+
+    def _action_form(self) -> str:
+        return "a radio action (move, word, word) of shape (3,)" if self._radio else "one move in Discrete(6)"
+
+    def _checked_masks(self, masks: Any, rows: tuple[int, ...]) -> np.ndarray:
+        """``masks`` as an array of shape ``rows + (flags,)``; anything else raises MaskTranslationError."""
+        raw = np.asarray(masks)
+        if raw.shape != (*rows, self._flags):
+            where = "a row of " if rows else ""
+            raise MaskTranslationError(
+                f"{self}: expected {where}{self._flags} mask flags (one per value of each action component), "
+                f"got shape {raw.shape}"
+            )
+        return raw
 
     # On a batch: the batch's planes (or, from a batch of single envs, the dicts stacked) on axis 0,
     # one row per game slot; a call may cover only some slots (``slots``: the slot of each row).
@@ -361,7 +409,8 @@ class PommermanSafeMoves(Interface):
             rows = split_rows(observations)
             chosen = SlotRows.slots(slots, len(rows))
             safe = np.stack([safe_moves(row) for row in rows])
-            out: Any = {**observations, "safe_moves": safe}
+            words = np.ones((len(rows), self._flags - 6), np.int8)  # radio's words: all allowed (no env mask)
+            out: Any = {**observations, "safe_moves": np.concatenate([safe, words], axis=1)}
         else:
             safe = safe_moves_planes(observations)
             chosen = SlotRows.slots(slots, len(safe))
@@ -379,18 +428,25 @@ class PommermanSafeMoves(Interface):
         carry it under ``"safe_moves"``, and their masks pass unchanged, as one game's do.
         """
         raw = np.asarray(masks)
+        raw = self._checked_masks(raw, raw.shape[:1])
         chosen = SlotRows.slots(slots, len(raw))
-        self._raw_rows.put(raw.astype(np.int8), chosen)
+        self._raw_rows.put(raw[:, :6].astype(np.int8), chosen)  # the moves' flags: radio's words are not filtered
         planes = ~self._dict_rows.get(chosen).astype(bool)
         if not planes.any():
             return masks
         safe = self._safe_rows.get(chosen) != 0
-        kept = (raw != 0) & np.where(planes[:, None], safe, True)
+        kept = raw != 0
+        kept[:, :6] &= np.where(planes[:, None], safe, True)
         return kept if raw.dtype == bool else kept.astype(raw.dtype)
 
     def action_batch(self, actions: Any, slots: Any = None) -> Any:
         """:meth:`action` for every slot: a forbidden move becomes stop, else the first allowed move."""
-        moves = np.asarray(actions, dtype=np.int64).reshape(-1)
+        given = np.asarray(actions)
+        width = 3 if self._radio else 1
+        if not (given.ndim == 2 and given.shape[1] == width) and not (given.ndim == 1 and not self._radio):
+            form = "(n, 3) radio actions (move, word, word)" if self._radio else "(n,) moves"
+            raise InvalidActionError(f"{self}: expected {form}, one row per slot, got shape {given.shape}")
+        moves = (given[:, 0] if self._radio else given.reshape(-1)).astype(np.int64)
         chosen = SlotRows.slots(slots, len(moves))
         safe, raw = self._safe_rows.get(chosen) != 0, self._raw_rows.get(chosen) != 0
         if safe.ndim == 1:  # nothing observed yet: every move is allowed
@@ -402,4 +458,9 @@ class PommermanSafeMoves(Interface):
         allowed = safe & raw
         replaced = np.where(allowed[:, 0], 0, np.argmax(allowed, axis=1))
         replaced = np.where(allowed.any(axis=1), replaced, moves)
-        return np.where(keep, moves, replaced).astype(np.asarray(actions).dtype, copy=False)
+        filtered = np.where(keep, moves, replaced).astype(given.dtype, copy=False)
+        if not self._radio:
+            return filtered.reshape(given.shape)
+        out = given.copy()  # the words go on unchanged
+        out[:, 0] = filtered
+        return out

@@ -50,11 +50,11 @@ from arena.training.recipe import TrainingRecipe
 
 __all__ = ["TEAM_INTERFACE", "TEAM_ALGO_OPTIONS", "team_interface", "training_recipe"]
 
-#: The single-env team stack (radio mode): the features over the shaping bonuses over the action filter,
-#: over radio's actions as moves with silent words.
+#: The single-env team stack (radio mode): the move-only features over radio's actions as moves with silent
+#: words, over the shaping bonuses over the action filter (innermost, on radio's own (move, word, word) actions).
 TEAM_INTERFACE = (
-    "pommerman_features(pommerman_enemy_down_bonus(pommerman_pickup_bonus(pommerman_safe_moves(pommerman_silent_radio), "
-    "bonus=0.1), bonus=0.3))"
+    "pommerman_features(pommerman_silent_radio(pommerman_enemy_down_bonus(pommerman_pickup_bonus(pommerman_safe_moves, "
+    "bonus=0.1), bonus=0.3)))"
 )
 
 #: MaskablePPO on the batched team trainer (bench/pommerman_team_train.py's settings): 32 games x 2 seats
@@ -104,7 +104,7 @@ def training_recipe(mode: str = "ffa", **options: Any) -> TrainingRecipe:
             n_envs=32,
             control="shared",
         )
-    # Radio: the features over the shaping bonuses over the action filter, one seat beside pommerman_simple.
+    # Radio: the features (silent words) over the shaping bonuses over the action filter, one seat beside simple.
     budget["interface"] = TEAM_INTERFACE
     return TrainingRecipe(
         teammate="pommerman_simple", opponents=("pommerman_simple",), references=("pommerman_simple",), **budget
