@@ -34,7 +34,7 @@ import numpy as np
 from arena.errors import ArenaError, InvalidTypeError, InvalidValueError
 from arena.stack import _action_check, blame
 
-__all__ = ["BatchedStack", "split_rows", "stack_batch_options", "stack_rows", "writes_batch"]
+__all__ = ["BatchedStack", "split_rows", "stack_batch_options", "stack_rows", "take_rows", "writes_batch"]
 
 #: Per-game hook -> its batched form.
 BATCH_FORMS = {
@@ -60,6 +60,20 @@ def stack_rows(rows: Sequence[Any]) -> Any:
     if isinstance(first, tuple):
         return tuple(stack_rows([row[index] for row in rows]) for index in range(len(first)))
     return np.stack([np.asarray(row) for row in rows])
+
+
+def take_rows(batch: Any, index: Any) -> Any:
+    """``batch[index]`` through the dicts and tuples of a batched ``Dict`` or ``Tuple`` observation.
+
+    Example:
+        >>> take_rows({"a": np.array([1, 2, 3])}, [2, 0])["a"].tolist()
+        [3, 1]
+    """
+    if isinstance(batch, dict):
+        return {key: take_rows(value, index) for key, value in batch.items()}
+    if isinstance(batch, tuple):
+        return tuple(take_rows(value, index) for value in batch)
+    return batch[index]
 
 
 def split_rows(batch: Any) -> list[Any]:

@@ -22,7 +22,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.batch import TurnModel
-from arena.batched_stack import stack_rows
+from arena.batched_stack import stack_rows, take_rows
 from arena.errors import ArenaError, InvalidTypeError, InvalidValueError, ResetNeeded
 from arena.registry import make_env
 from arena.seeding import game_seeds
@@ -30,15 +30,6 @@ from arena.worker_games import GameRow
 from arena.worker_pool import InProcess, WorkerPool
 
 __all__ = ["AlternatingWorkerBatch", "WorkerBatch", "batch_of"]
-
-
-def _pick(value: Any, index: Any) -> Any:
-    """``value[index]`` through dicts and tuples of arrays."""
-    if isinstance(value, dict):
-        return {key: _pick(sub, index) for key, sub in value.items()}
-    if isinstance(value, tuple):
-        return tuple(_pick(sub, index) for sub in value)
-    return value[index]
 
 
 class WorkerBatch:
@@ -318,7 +309,7 @@ class AlternatingWorkerBatch(WorkerBatch):
         observations, infos = self._gather(index.tolist(), rows)
         if ended.any():  # the last view of the agent that ended each game (the board before its move)
             final = infos["final_observation"]
-            infos["final_observation"] = _pick(final, (np.arange(int(ended.sum())), movers[ended]))
+            infos["final_observation"] = take_rows(final, (np.arange(int(ended.sum())), movers[ended]))
         return observations, *self._outcome(rows), infos
 
     def _gather(self, games: Any, rows: list[GameRow]) -> tuple[Any, dict[str, Any]]:
@@ -335,7 +326,7 @@ class AlternatingWorkerBatch(WorkerBatch):
         self._to_play[games] = to_play
         rows_index = np.arange(len(rows))
         infos["to_play"], infos["action_mask"] = to_play, infos["action_mask"][rows_index, to_play]
-        return _pick(stacked, (rows_index, to_play)), infos
+        return take_rows(stacked, (rows_index, to_play)), infos
 
 
 def _usable_cpus() -> int:

@@ -11,6 +11,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.batch import TURN_MODELS, GameBatch
+from arena.batched_stack import take_rows
 from arena.env import MultiAgentEnv
 from arena.errors import InvalidValueError, ResetNeeded
 from arena.seeding import derive_seed
@@ -20,15 +21,6 @@ __all__ = ["check_batch"]
 
 #: Maps one agent's observation from the single env to the batch's form of it.
 Observe = Callable[[str, Any], Any]
-
-
-def _pick(value: Any, index: Any) -> Any:
-    """``value[index]`` through the dicts and tuples of a ``Dict`` or ``Tuple`` observation."""
-    if isinstance(value, dict):
-        return {key: _pick(sub, index) for key, sub in value.items()}
-    if isinstance(value, tuple):
-        return tuple(_pick(sub, index) for sub in value)
-    return value[index]
 
 
 def _leaves(value: Any) -> list[Any]:
@@ -123,10 +115,15 @@ class _BatchChecker(_Checker):
         if over.any() and count != int(over.sum()):
             self.fail(f"{where}: {int(over.sum())} games ended but final_observation has {count} rows")
         space = self.batch.single_observation_space
-        rows = [_pick(final, k) for k in range(count)]
+        rows = [take_rows(final, k) for k in range(count)]
         if self.batch.turns != "alternating":
             agents = range(len(self.agents))
-            rows = [_pick(row, i) for row in rows for i in agents if any(leaf.any() for leaf in _leaves(_pick(row, i)))]
+            rows = [
+                take_rows(row, i)
+                for row in rows
+                for i in agents
+                if any(leaf.any() for leaf in _leaves(take_rows(row, i)))
+            ]
         if any(not space.contains(row) for row in rows):
             self.fail(f"{where}: a final observation is not in {space}")
 
@@ -139,7 +136,7 @@ class _BatchChecker(_Checker):
             (agent,) = single_obs
             if self.agents[int(infos["to_play"][g])] != agent:
                 self.fail(f"{at}: to_play says {self.agents[int(infos['to_play'][g])]}, the single env {agent}")
-            self.expect_view(_pick(observations, g), single_obs[agent], agent, at)
+            self.expect_view(take_rows(observations, g), single_obs[agent], agent, at)
             mask = single_infos.get(agent, {}).get("action_mask")
             if mask is not None and not np.array_equal(infos["action_mask"][g], np.asarray(mask).astype(bool)):
                 self.fail(f"{at}: action_mask {infos['action_mask'][g]} differs from the single env's {mask}")
@@ -151,8 +148,8 @@ class _BatchChecker(_Checker):
             )
         for i, agent in enumerate(self.agents):
             if agent in single_obs:
-                self.expect_view(_pick(observations, (g, i)), single_obs[agent], agent, at)
-            elif any(leaf.any() for leaf in _leaves(_pick(observations, (g, i)))):
+                self.expect_view(take_rows(observations, (g, i)), single_obs[agent], agent, at)
+            elif any(leaf.any() for leaf in _leaves(take_rows(observations, (g, i)))):
                 self.fail(f"{at}: {agent} is not in play but its observation is not zero")
         if "action_mask" in infos:
             for i, agent in enumerate(self.agents):

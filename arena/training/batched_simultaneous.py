@@ -6,20 +6,12 @@ from typing import Any
 
 import numpy as np
 
+from arena.batched_stack import take_rows
 from arena.errors import ArenaError, InvalidValueError
 from arena.training.batched import BatchVecEnv
 from arena.training.pool import OpponentPool
 
 __all__ = ["SimultaneousBatchVecEnv"]
-
-
-def _take(observations: Any, index: Any) -> Any:
-    """``observations[index]`` through the dicts and tuples of a ``Dict`` or ``Tuple`` space (a worker batch's)."""
-    if isinstance(observations, dict):
-        return {key: _take(value, index) for key, value in observations.items()}
-    if isinstance(observations, tuple):
-        return tuple(_take(value, index) for value in observations)
-    return observations[index]
 
 
 def _put(observations: Any, index: Any, rows: Any) -> None:
@@ -158,7 +150,7 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
         self._boards, self._live = observations, infos["live"]
         seats = self._slot_seats()
         self._obs, masks = self._learner.start(
-            _take(observations, (self._slot_game, seats)), self._raw_masks(infos, seats)
+            take_rows(observations, (self._slot_game, seats)), self._raw_masks(infos, seats)
         )
         self._masks = self._all_legal() if masks is None else np.asarray(masks, dtype=bool)
         return self._obs
@@ -180,7 +172,7 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
         for code in np.unique(codes).tolist():
             which = codes == code
             g, p = waiting_games[which], waiting_players[which]
-            actions[g, p] = self._act(code, _take(self._boards, (g, p)), None, g * players + p)
+            actions[g, p] = self._act(code, take_rows(self._boards, (g, p)), None, g * players + p)
         observations, rewards, terminated, truncated, infos = batch.step(actions)
         raw_rewards = rewards[slot_game, seats].astype(np.float64)
         over = infos["episode_over"]
@@ -190,11 +182,11 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
         game_done = over | side_out
         dones = game_done[slot_game]
         cut = dones & seat_cut & ~seat_term
-        finals = _take(observations, (slot_game, seats))  # a copy: the learner's last views, before any restart
+        finals = take_rows(observations, (slot_game, seats))  # a copy: the learner's last views, before any restart
         if over.any():  # the batch keeps the ended games' final observations in game order
             row_of = np.cumsum(over) - 1
             in_over = over[slot_game]
-            ended = _take(infos["final_observation"], (row_of[slot_game[in_over]], seats[in_over]))
+            ended = take_rows(infos["final_observation"], (row_of[slot_game[in_over]], seats[in_over]))
             _put(finals, in_over, ended)
         live = infos["live"]
         left = np.flatnonzero(side_out & ~over)  # the learner's side is out, the game goes on: end it for it
@@ -205,12 +197,12 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
         self._boards, self._live = observations, live
         seats_now = self._slot_seats()
         self._obs, masks, reward, terminal = self._learner.step(
-            _take(observations, (slot_game, seats_now)),
+            take_rows(observations, (slot_game, seats_now)),
             self._raw_masks(infos, seats_now),
             raw_rewards,
             dones,
             cut,
-            _take(finals, dones),
+            take_rows(finals, dones),
         )
         self._masks = self._all_legal() if masks is None else np.asarray(masks, dtype=bool)
         names = self.env.possible_agents
