@@ -266,7 +266,9 @@ def choose_policy(observation_space: spaces.Space, action_space: spaces.Space, r
     image entry), ``CnnPolicy`` for an image, ``MlpPolicy`` otherwise, or ``requested``.
 
     Raises:
-        ArenaError: a Discrete or MultiDiscrete space that does not start at 0: SB3 one-hot
+        ArenaError: ``requested`` is ``CnnPolicy`` for an observation that is not an image, or
+            ``MultiInputPolicy`` for one that is not a Dict (a recipe's policy, with a stack of
+            the user's own); or a Discrete or MultiDiscrete space that does not start at 0: SB3 one-hot
             encodes observations and numbers actions from 0 whatever ``start`` says, so the
             model would read them wrongly (an interface such as ``flatten`` or ``one_hot``
             encodes them by their start).
@@ -290,6 +292,16 @@ reads Discrete and MultiDiscrete values as 0..n-1 whatever their start; give an 
                     "MultiDiscrete values as 0..n-1 whatever their start; give an interface that "
                     "encodes it (e.g. --interface flatten or one_hot)"
                 )
+    if requested == "CnnPolicy" and not is_image_space(observation_space):
+        raise ArenaError(
+            f"the policy CnnPolicy reads images, and the learner's observation is {observation_space}; "
+            "give --policy MlpPolicy (or a stack that shows images)"
+        )
+    if requested == "MultiInputPolicy" and not isinstance(observation_space, spaces.Dict):
+        raise ArenaError(
+            f"the policy MultiInputPolicy reads Dict observations, and the learner's observation is "
+            f"{observation_space}; give --policy MlpPolicy or CnnPolicy"
+        )
     if requested is not None:
         return requested
     if isinstance(observation_space, spaces.Dict):

@@ -89,6 +89,19 @@ class StayPenalty(Interface):
         return reward
 
 
+def test_the_team_command_trains_a_users_per_game_levels_around_the_shipped_stack(tmp_path, capsys) -> None:
+    # issue 46's first acceptance, as a user types it: levels from their own module, no --path
+    here = "tests.envs.test_pommerman_team_training"
+    spec = f"{here}:HalfReward({here}:StayPenalty({team_interface(60)}))"
+    out = tmp_path / "user"
+    argv = ["train", "pommerman", "--env-options", json.dumps(SHORT), "--timesteps", "128", "--n-envs", "2"]
+    argv += ["--eval-games", "2", "--progress", "none", "--interface", spec, "--out", str(out)]
+    argv += ["--algo-options", '{"n_steps": 32, "batch_size": 64, "n_epochs": 1}']
+    assert main(argv) == 0, capsys.readouterr().err
+    assert "(batched path, 2 games)" in capsys.readouterr().out
+    assert json.loads((out / "agent.json").read_text())["interface"] == spec
+
+
 def test_a_stack_that_cannot_read_the_batchs_planes_trains_one_game_at_a_time() -> None:
     # pommerman_features reads the single env's dict; the batch shows planes, so the run is not sent there
     from arena.training.vectorised import batch_reasons

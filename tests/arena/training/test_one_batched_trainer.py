@@ -200,17 +200,38 @@ def test_a_side_plays_every_seat_of_its_team_with_one_policy():
     assert {("agent_0", "agent_2"), ("agent_1", "agent_3")} <= set(sides)  # the sides take turns
 
 
+def _around_pongs_stack() -> str:
+    """The user's shaping wrapped around pong_2p's recipe stack (its frames feed the recipe's CNN)."""
+    from arena.training.recipe import recipe_for
+
+    return f"{HERE}:ShapeByCells({recipe_for('pong_2p').interface})"
+
+
 @pytest.mark.parametrize(
-    "game,extra", [("connect_four", []), ("snake", ["--env-options", '{"height": 8, "width": 8}'])]
+    "game,extra",
+    [
+        ("connect_four", ["--interface", USER_SPEC]),
+        ("snake", ["--env-options", '{"height": 8, "width": 8}', "--interface", USER_SPEC]),
+        ("pong_2p", ["--interface", _around_pongs_stack()]),
+        ("pong_2p", ["--interface", USER_SPEC, "--policy", "MlpPolicy", "--algo-options", '{"policy_kwargs": {}}']),
+    ],
 )
 def test_arena_train_runs_a_user_stack_on_the_batched_path(tmp_path, capsys, game, extra):
     out = tmp_path / game
-    argv = ["train", game, *extra, "--timesteps", "256", "--n-envs", "4", "--eval-games", "2"]
-    argv += ["--progress", "none", "--interface", USER_SPEC, "--out", str(out)]
+    argv = ["train", game, "--timesteps", "256", "--n-envs", "4", "--eval-games", "2"]
+    argv += ["--progress", "none", *extra, "--out", str(out)]
     assert main(argv) == 0
     printed = capsys.readouterr()
     assert "(batched path, 4 games)" in printed.out, printed.err
     assert (out / "agent.json").exists()
+
+
+def test_a_recipes_image_policy_under_a_users_vector_stack_is_refused_in_words(tmp_path, capsys):
+    # pong_2p's recipe names CnnPolicy for its frames; the user's stack shows the raw vector
+    argv = ["train", "pong_2p", "--timesteps", "64", "--n-envs", "2", "--eval-games", "2", "--progress", "none"]
+    assert main([*argv, "--interface", USER_SPEC, "--out", str(tmp_path / "p")]) == 2
+    error = capsys.readouterr().err
+    assert "CnnPolicy reads images" in error and "Box(" in error and "--policy MlpPolicy" in error
 
 
 def test_a_batch_without_masks_gets_the_masks_a_stack_filters():
