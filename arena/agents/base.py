@@ -95,7 +95,8 @@ class Agent:
 
         Args:
             batch: the :class:`arena.batch.GameBatch` being played.
-            games, players: the seats, as game and player indices (equal lengths).
+            games: the game index of each seat.
+            players: the player index of each seat (as long as ``games``).
 
         Returns:
             One action per seat, in the frame the batch's ``step`` reads.
