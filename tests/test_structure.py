@@ -284,6 +284,49 @@ def test_no_import_circles_between_modules() -> None:
     assert not _cycles(graph), f"modules that import each other: {_cycles(graph)}"
 
 
+def _runs_on_import(module: str, target: str, modules: dict[str, Path] = MODULES) -> set[str]:
+    """What ``module`` importing ``target`` runs: ``target`` and each package above it, since Python runs
+    a package's ``__init__`` before its modules, but for the packages ``module`` is inside (already running)."""
+    parts = target.split(".")
+    above = {".".join(parts[:end]) for end in range(1, len(parts) + 1)}
+    return {name for name in above if name in modules and not _inside(module, name)}
+
+
+def _import_graph(modules: dict[str, Path] = MODULES) -> dict[str, set[str]]:
+    """Module or package -> what importing it runs, package ``__init__``s included."""
+    return {
+        module: {
+            ran for target, _ in _import_lines(module, modules) for ran in _runs_on_import(module, target, modules)
+        }
+        for module in modules
+    }
+
+
+def test_no_import_circles_through_package_inits() -> None:
+    # A circle that runs through a package's __init__ is one too: arena.specs.agents importing
+    # arena.training.trained ran arena/training/__init__.py, whose modules import arena.specs.interfaces,
+    # which runs arena/specs/__init__.py, which imports arena.specs.agents.
+    circles = _cycles(_import_graph())
+    assert not circles, f"modules that import each other through their packages: {circles}"
+
+
+def test_the_circle_check_sees_a_circle_through_a_package_init(tmp_path: Path) -> None:
+    for folder in ("arena", "arena/specs", "arena/training"):
+        (tmp_path / folder).mkdir(parents=True)
+    (tmp_path / "arena" / "__init__.py").write_text("")
+    (tmp_path / "arena" / "errors.py").write_text("")
+    (tmp_path / "arena" / "specs" / "__init__.py").write_text("from arena.specs.agents import parse\n")
+    (tmp_path / "arena" / "specs" / "agents.py").write_text("def f():\n    from arena.training.trained import g\n")
+    (tmp_path / "arena" / "specs" / "interfaces.py").write_text("from arena.specs import split\nimport arena.errors\n")
+    (tmp_path / "arena" / "training" / "__init__.py").write_text("from arena.training.trained import g\n")
+    (tmp_path / "arena" / "training" / "trained.py").write_text("from arena.specs.interfaces import build\n")
+    graph = _import_graph(_modules(tmp_path))
+    assert graph["arena.specs.interfaces"] == {"arena.errors"}  # its own package is already running
+    assert _cycles(graph) == [["arena.specs", "arena.specs.agents", "arena.training", "arena.training.trained"]]
+    (tmp_path / "arena" / "specs" / "agents.py").write_text("def f():\n    from arena.errors import g\n")
+    assert _cycles(_import_graph(_modules(tmp_path))) == []
+
+
 def _repeats_its_package(module: str) -> bool:
     """``a/b/b.py``, ``a/b/b_x.py`` or ``a/b/x_b.py``: the import path says the package twice."""
     *packages, name = module.split(".")

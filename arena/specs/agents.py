@@ -77,7 +77,7 @@ def _agent_folder(text: str) -> bool:
     """Whether ``text`` names a folder written by ``arena train`` (never raises on odd text)."""
     if not text or not _looks_like_path(text) and ":" in text:
         return False
-    from arena.training.trained import is_agent_folder
+    from arena.agent_manifest import is_agent_folder
 
     try:
         return is_agent_folder(text)
@@ -93,7 +93,7 @@ def _folder_stack(path: Path) -> dict[str, Any]:
     :func:`~arena.training.trained.load_trained_agent` checks the folder still has that stack.
     A model of a whole side (``team_size``) or a folder without a stack records nothing.
     """
-    from arena.training.trained import read_manifest
+    from arena.agent_manifest import read_manifest
 
     manifest = read_manifest(path)
     spec = manifest.get("interface")
@@ -102,7 +102,7 @@ def _folder_stack(path: Path) -> dict[str, Any]:
 
 def _no_folder(text: str) -> str:
     """Why ``text``, which looks like a path, is no agent."""
-    from arena.training.trained import MANIFEST
+    from arena.agent_manifest import MANIFEST
 
     try:
         is_folder = Path(text).is_dir()

@@ -16,11 +16,11 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from arena.agent_manifest import inside, read_manifest
 from arena.errors import AgentFolderError, ArenaError
 from arena.interface import Interface
 from arena.registry import reading_data
 from arena.specs.interfaces import build_interface
-from arena.training.manifest import inside, read_manifest
 
 __all__ = ["KeepsStatistics", "stack_statistics", "pool_statistics", "trained_interface"]
 

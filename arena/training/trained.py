@@ -52,6 +52,15 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from arena.agent_manifest import (
+    FORMAT_VERSION,
+    MANIFEST,
+    check_digest,
+    is_agent_folder,
+    model_digest,
+    named_files,
+    read_manifest,
+)
 from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
 from arena.atomic import TEMP_SUFFIX, finish_temporary, fsync_folder, write_atomic
@@ -64,15 +73,6 @@ from arena.training.interface_state import (
     pool_statistics,
     stack_statistics,
     trained_interface,
-)
-from arena.training.manifest import (
-    FORMAT_VERSION,
-    MANIFEST,
-    check_digest,
-    is_agent_folder,
-    model_digest,
-    named_files,
-    read_manifest,
 )
 
 __all__ = [

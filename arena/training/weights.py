@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-import json
 import math
-import struct
 import warnings
 from collections.abc import Mapping
 from functools import lru_cache
@@ -51,7 +49,6 @@ __all__ = [
     "load_policy_weights",
     "save_optimizer",
     "load_optimizer",
-    "missing_bytes",
     "describe_spaces",
     "CLASS_KEY",
 ]
@@ -379,32 +376,6 @@ def load_optimizer(optimizer: Any, path: Path, groups: Any, where: str) -> None:
         raise AgentFolderError(f"{where}: the stored optimizer state does not fit the model ({err})") from None
 
 
-def missing_bytes(path: Path) -> tuple[int, int] | None:
-    """``(size, expected size)`` when a model file is shorter than its own header says (a save cut
-    short), else ``None``: for safetensors (header length and data offsets) and zip files (SB3's
-    zip, whose directory sits at the end)."""
-    size = path.stat().st_size
-    with open(path, "rb") as handle:
-        head = handle.read(8)
-        if path.suffix == ".zip" or head[:2] == b"PK":
-            return None if _zip_ends_whole(handle, size) else (size, size + 1)
-        if len(head) < 8:
-            return (size, 8)
-        (length,) = struct.unpack("<Q", head)
-        if length > 100_000_000:
-            return None
-        header = handle.read(length)
-    if len(header) < length:
-        return (size, 8 + length)
-    try:
-        entries = json.loads(header)
-        end = max((entry["data_offsets"][1] for key, entry in entries.items() if key != "__metadata__"), default=0)
-    except (ValueError, TypeError, KeyError, IndexError):
-        return None
-    expected = 8 + length + int(end)
-    return (size, expected) if size < expected else None
-
-
 def describe_spaces(observation_space: Any, action_space: Any) -> dict[str, str]:
     """The policy's spaces as JSON: their text (for messages) and a SHA-256 of every bound, shape
     and type in them, so a folder loaded behind another interface is caught though its weights'
@@ -436,16 +407,3 @@ def _fingerprint(space: Any, digest: Any) -> None:
     else:
         digest.update(repr(space).encode())
     digest.update(b")")
-
-
-def _zip_ends_whole(handle: Any, size: int) -> bool:
-    """Whether a zip file ends with its end-of-directory record (and its comment): a zip cut short
-    loses it. (``zipfile.is_zipfile`` is fooled by the record of a zip stored inside, as SB3's are.)"""
-    start = max(0, size - 65_536 - 22)
-    handle.seek(start)
-    tail = handle.read()
-    at = tail.rfind(b"PK\x05\x06")
-    if at < 0 or len(tail) - at < 22:
-        return False
-    (comment,) = struct.unpack("<H", tail[at + 20 : at + 22])
-    return at + 22 + comment == len(tail)

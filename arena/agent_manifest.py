@@ -2,13 +2,16 @@
 files it names found inside the folder with the SHA-256 it records.
 
 A manifest is data: nothing here imports what it names or loads a model (:mod:`arena.training.trained`
-does, through the registry). This module needs only the standard library.
+does, through the registry). This module needs only the standard library, and sits under both
+:mod:`arena.specs` (an entrant that names a folder) and :mod:`arena.training`, so neither imports the other
+to read one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +27,7 @@ __all__ = [
     "model_digest",
     "check_digest",
     "named_files",
+    "missing_bytes",
 ]
 
 MANIFEST = "agent.json"
@@ -174,7 +178,7 @@ def check_digest(folder: Path, name: str, expected: str | None, key: str = "mode
     if expected is None or model_digest(path) == str(expected).lower():
         return path
     where = f"trained agent {str(folder)!r}: {name}"
-    torn = _missing_bytes(path)
+    torn = missing_bytes(path)
     if torn is not None:
         raise AgentFolderError(
             f"{where} is incomplete ({torn[0]:,} bytes, its own header promises {torn[1]:,}): a save into this "
@@ -185,14 +189,6 @@ def check_digest(folder: Path, name: str, expected: str | None, key: str = "mode
         f"{where} does not have the SHA-256 its manifest records ({str(expected)[:16]}…): the file was changed "
         "or replaced after it was saved; not loaded"
     )
-
-
-def _missing_bytes(path: Path) -> tuple[int, int] | None:
-    try:
-        from arena.training.weights import missing_bytes
-    except ImportError:  # without torch no model loads anyway; call it changed
-        return None
-    return missing_bytes(path)
 
 
 def named_files(folder: Path) -> set[str]:
@@ -208,3 +204,42 @@ def named_files(folder: Path) -> set[str]:
     names = [manifest.get(key) for key in FILE_KEYS]
     names.append(training.get("optimizer") if isinstance(training, dict) else None)
     return {name for name in names if isinstance(name, str) and name and Path(name).name == name}
+
+
+def missing_bytes(path: Path) -> tuple[int, int] | None:
+    """``(size, expected size)`` when a model file is shorter than its own header says (a save cut
+    short), else ``None``: for safetensors (header length and data offsets) and zip files (SB3's
+    zip, whose directory sits at the end)."""
+    size = path.stat().st_size
+    with open(path, "rb") as handle:
+        head = handle.read(8)
+        if path.suffix == ".zip" or head[:2] == b"PK":
+            return None if _zip_ends_whole(handle, size) else (size, size + 1)
+        if len(head) < 8:
+            return (size, 8)
+        (length,) = struct.unpack("<Q", head)
+        if length > 100_000_000:
+            return None
+        header = handle.read(length)
+    if len(header) < length:
+        return (size, 8 + length)
+    try:
+        entries = json.loads(header)
+        end = max((entry["data_offsets"][1] for key, entry in entries.items() if key != "__metadata__"), default=0)
+    except (ValueError, TypeError, KeyError, IndexError):
+        return None
+    expected = 8 + length + int(end)
+    return (size, expected) if size < expected else None
+
+
+def _zip_ends_whole(handle: Any, size: int) -> bool:
+    """Whether a zip file ends with its end-of-directory record (and its comment): a zip cut short
+    loses it. (``zipfile.is_zipfile`` is fooled by the record of a zip stored inside, as SB3's are.)"""
+    start = max(0, size - 65_536 - 22)
+    handle.seek(start)
+    tail = handle.read()
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) - at < 22:
+        return False
+    (comment,) = struct.unpack("<H", tail[at + 20 : at + 22])
+    return at + 22 + comment == len(tail)
