@@ -166,10 +166,18 @@ class WorkerBatch:
         """
         self._check_open()
         actions = self._check_actions(actions, (self._num_games, len(self._agents)))
-        joint = [
-            (g, {agent: self._one(actions[g, i]) for i, agent in enumerate(self._agents) if self._live[g, i]})
-            for g in range(self._num_games)
-        ]
+        agents = self._agents
+        if self._discrete:  # Python ints in one conversion per game (envs check action types)
+            chosen = actions.tolist()
+            joint = [
+                (g, {agents[i]: int(chosen[g][i]) for i in np.flatnonzero(self._live[g]).tolist()})
+                for g in range(self._num_games)
+            ]
+        else:
+            joint = [
+                (g, {agents[i]: self._one(actions[g, i]) for i in np.flatnonzero(self._live[g]).tolist()})
+                for g in range(self._num_games)
+            ]
         acted = self._live.copy()
         rows = self._call("step", joint)
         observations, infos = self._gather(range(self._num_games), rows)

@@ -124,7 +124,8 @@ class GameSlots:
         self._actions = int(action_space.n) if isinstance(action_space, spaces.Discrete) else None
         #: The game played last: the one that raised, when a call raises.
         self.current: int | None = None
-        self._shown: dict[int, dict[str, Any]] = {g: {} for g in self.envs}  # each agent's last observation
+        self._index = {agent: i for i, agent in enumerate(self.agents)}
+        self._shown: dict[int, Any] = {}  # each game's last observation of each agent, stacked as a row
 
     def reset(self, seeds: Sequence[tuple[int, int | None]], options: dict[str, Any] | None) -> list[GameRow]:
         """Reset each game ``g`` of ``seeds`` (``(g, seed)`` pairs) with its seed; one row each."""
@@ -145,21 +146,23 @@ class GameSlots:
     def step(self, actions: Sequence[tuple[int, dict[str, Any]]]) -> list[GameRow]:
         """Step each game ``g`` of ``actions`` (``(g, {agent: action})`` pairs); a game that ends restarts."""
         rows = []
+        n = len(self.agents)
         for g, joint in actions:
             env = self._env(g)
             observations, rewards, terminations, truncations, infos = env.step(joint)
             outcome = (
-                np.array([rewards.get(agent, 0.0) for agent in self.agents], np.float32),
-                np.array([bool(terminations.get(agent, False)) for agent in self.agents]),
-                np.array([bool(truncations.get(agent, False)) for agent in self.agents]),
+                self._spread(rewards, np.zeros(n, np.float32)),
+                self._flags(terminations),
+                self._flags(truncations),
             )
             if env.agents:
                 rows.append(self._row(g, observations, infos, outcome))
                 continue
             # the env shows no observation once the episode is over (arena's protocol): the final
             # observation is what each agent saw last, as a batch that keeps its views shows it
-            last = {**self._shown[g], **{agent: _like(value, self._zero) for agent, value in observations.items()}}
-            final = self._stack(last)
+            stacked, live = self._stack(observations)
+            final = self._shown[g]
+            _keep(final, stacked, live)
             restarted, infos = env.reset()
             rows.append(self._row(g, restarted, infos, outcome, fresh=True)._replace(over=True, final=final))
         return rows
@@ -173,28 +176,67 @@ class GameSlots:
         for env in self.envs.values():
             env.close()
 
-    def _stack(self, observations: dict[str, Any]) -> Any:
+    def _spread(self, values: dict[str, Any], out: np.ndarray) -> np.ndarray:
+        """``out`` with each named agent's value at its index (the others keep theirs)."""
+        if values:
+            out[[self._index[agent] for agent in values]] = list(values.values())
+        return out
+
+    def _flags(self, values: dict[str, Any]) -> np.ndarray:
+        return self._spread({agent: bool(flag) for agent, flag in values.items()}, np.zeros(len(self.agents), bool))
+
+    def _stack(self, observations: dict[str, Any]) -> tuple[Any, np.ndarray]:
+        """The agents' observations as one row (zero for an agent not named) and who is named."""
+        live = np.zeros(len(self.agents), bool)
+        index = [self._index[agent] for agent in observations]
+        live[index] = True
         zero = self._zero
-        return _stack_agents([observations.get(agent, zero) for agent in self.agents])
+        if isinstance(zero, (dict, tuple)):
+            named = {agent: _like(value, zero) for agent, value in observations.items()}
+            return _stack_agents([named.get(agent, zero) for agent in self.agents]), live
+        stacked = np.zeros((len(self.agents), *np.shape(zero)), zero.dtype)  # a copy: envs may reuse their arrays
+        if index:
+            stacked[index] = np.stack([np.asarray(value) for value in observations.values()])
+        return stacked, live
 
     def _row(
         self, game: int, observations: dict[str, Any], infos: dict[str, Any], outcome: Any = None, fresh: bool = False
     ) -> GameRow:
-        observations = {agent: _like(value, self._zero) for agent, value in observations.items()}
-        if fresh:
-            self._shown[game] = {}
-        self._shown[game].update(observations)
+        stacked, live = self._stack(observations)
+        if fresh or game not in self._shown:
+            self._shown[game] = _copy(stacked)
+        else:
+            _keep(self._shown[game], stacked, live)
         n = len(self.agents)
         rewards, terminations, truncations = outcome or (np.zeros(n, np.float32), np.zeros(n, bool), np.zeros(n, bool))
         mask = None
         if self._actions is not None:
             mask = np.ones((n, self._actions), bool)
-            for i, agent in enumerate(self.agents):
-                given = (infos or {}).get(agent, {}).get("action_mask")
-                if given is not None:
-                    mask[i] = np.asarray(given).astype(bool)
-        live = np.array([agent in observations for agent in self.agents])
-        return GameRow(self._stack(observations), live, rewards, terminations, truncations, mask, False, None)
+            for agent, info in (infos or {}).items():
+                given = info.get("action_mask") if isinstance(info, dict) else None
+                if given is not None and agent in self._index:
+                    mask[self._index[agent]] = np.asarray(given).astype(bool)
+        return GameRow(stacked, live, rewards, terminations, truncations, mask, False, None)
+
+
+def _keep(shown: Any, stacked: Any, live: np.ndarray) -> None:
+    """``shown[live] = stacked[live]`` through dicts and tuples."""
+    if isinstance(shown, dict):
+        for key, value in shown.items():
+            _keep(value, stacked[key], live)
+    elif isinstance(shown, tuple):
+        for value, part in zip(shown, stacked):
+            _keep(value, part, live)
+    else:
+        shown[live] = stacked[live]
+
+
+def _copy(stacked: Any) -> Any:
+    if isinstance(stacked, dict):
+        return {key: _copy(value) for key, value in stacked.items()}
+    if isinstance(stacked, tuple):
+        return tuple(_copy(value) for value in stacked)
+    return stacked.copy()
 
 
 def serve(connection: Any, make_env: bytes, games: Sequence[int]) -> None:

@@ -157,6 +157,9 @@ class LearnerSlots:
         done: np.ndarray,
         truncated: np.ndarray,
         final_observations: Any,
+        *,
+        starting: np.ndarray | None = None,
+        idle: np.ndarray | None = None,
     ) -> tuple[Any, Any, np.ndarray, list[Any]]:
         """One step of every slot: ``(observations, masks, rewards, terminal observations)``.
 
@@ -167,15 +170,17 @@ class LearnerSlots:
             done: the slots whose episode ended in this step.
             truncated: of those, the ones cut rather than terminated.
             final_observations: the raw final observations of the ``done`` slots, in slot order.
+            starting: the slots whose next observation starts an episode (default: ``done``; a
+                member that left its game earlier starts the next game without being done again).
+            idle: slots out of play, not ``done``: they earn 0 without the stack's reward hook.
         """
         ended = np.flatnonzero(done)
+        starting = done if starting is None else starting
         if self.stack is None:
-            return (
-                raw_observations,
-                raw_masks,
-                np.asarray(raw_rewards, dtype=np.float32),
-                split_rows(final_observations) if len(ended) else [],
-            )
+            rewards = np.asarray(raw_rewards, dtype=np.float32)
+            if idle is not None:
+                rewards = np.where(idle, 0.0, rewards).astype(np.float32)
+            return raw_observations, raw_masks, rewards, split_rows(final_observations) if len(ended) else []
         stack = self.stack
         rewards = np.empty(self.num_slots, dtype=np.float64)
         terminal: list[Any] = []
@@ -183,10 +188,12 @@ class LearnerSlots:
             terminal = split_rows(stack.observation(final_observations, slots=ended))
             cut = np.asarray(truncated, dtype=bool)[ended]
             rewards[ended] = stack.reward(raw_rewards[ended], terminated=~cut, truncated=cut, slots=ended)
-        observations, masks = self._observe(raw_observations, raw_masks, done)
-        going = np.flatnonzero(~done)
+        observations, masks = self._observe(raw_observations, raw_masks, starting)
+        going = np.flatnonzero(~done if idle is None else ~done & ~idle)
         if len(going) == self.num_slots:
             rewards = stack.reward(raw_rewards)
         elif len(going):
             rewards[going] = stack.reward(raw_rewards[going], slots=going)
+        if idle is not None:
+            rewards[idle] = 0.0
         return observations, masks, rewards.astype(np.float32), terminal

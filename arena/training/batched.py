@@ -43,25 +43,25 @@ def make_batch(
     options: Any = None,
     batch_options: Mapping[str, Any] | None = None,
 ) -> GameBatch:
-    """``env.make_batch(num_games, **batch_options)``, or for an env without one and ``num_workers``
-    given, a worker batch. ``batch_options`` are those the learner's stack needs
-    (:func:`arena.batched_stack.stack_batch_options`).
+    """``env.make_batch(num_games, **batch_options)``, or with ``num_workers`` given, a worker batch.
+    ``batch_options`` are those the learner's stack needs (:func:`arena.batched_stack.stack_batch_options`).
 
     The worker batch (:func:`arena.worker_batch.batch_of`) plays ``num_games`` copies of the
     single env in ``num_workers`` processes (0: in this process), built from ``source`` (a name or
-    factory, with ``options``) where given, else from copies of ``env``.
+    factory, with ``options``) where given, else from copies of ``env``; asked for, it is made
+    also for an env with a batch of its own (whose batch cannot serve the run).
 
     Raises:
         TypeError: the env does not offer a batch and no ``num_workers`` was given.
     """
-    if env.batchable:
-        return env.make_batch(num_games, **dict(batch_options or {}))
     if num_workers is not None:
         from arena.worker_batch import batch_of
 
         built = isinstance(source, str) or (callable(source) and not hasattr(source, "possible_agents"))
         spec, env_options = (source, options) if built else (env, None)
         return batch_of(spec, num_games, env_options=env_options, num_workers=num_workers)
+    if env.batchable:
+        return env.make_batch(num_games, **dict(batch_options or {}))
     raise InvalidTypeError(
         f"BatchVecEnv: {env} has no batched version (no make_batch(num_games) method); give num_workers "
         "to play its games as a worker batch (arena.worker_batch), or train it through arena.training.SingleAgentEnv"
@@ -111,8 +111,8 @@ class BatchVecEnv(InProcessVecEnv):
         shuffle_seats: draw the learner's seat at random every episode.
         interface: the learner's interface stack.
         env_kwargs: options for building ``env`` from a name or factory.
-        num_workers: for an env without a compiled batch, play its games as a worker batch
-            (:mod:`arena.worker_batch`) in this many processes (0: in this process).
+        num_workers: play the games as a worker batch of the single env (:mod:`arena.worker_batch`)
+            in this many processes (0: in this process), for an env without a batch of its own.
 
     Raises:
         TypeError: an env without a batch (and no ``num_workers``), opponents that cannot act in batches.

@@ -2,28 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from arena.agents.base import Agent
 from arena.batched_stack import take_rows
 from arena.errors import ArenaError, InvalidValueError
+from arena.registry import make_agent
 from arena.training.batched import BatchVecEnv
+from arena.training.learner_arguments import Opponent
 from arena.training.pool import OpponentPool
 
 __all__ = ["SimultaneousBatchVecEnv"]
 
 
 def _put(observations: Any, index: Any, rows: Any) -> None:
-    """``observations[index] = rows`` through dicts and tuples."""
+    """``observations[index] = rows`` through dicts and tuples (``rows=None``: zeros)."""
     if isinstance(observations, dict):
         for key, value in observations.items():
-            _put(value, index, rows[key])
+            _put(value, index, None if rows is None else rows[key])
     elif isinstance(observations, tuple):
-        for value, part in zip(observations, rows):
-            _put(value, index, part)
+        for k, value in enumerate(observations):
+            _put(value, index, None if rows is None else rows[k])
     else:
-        observations[index] = rows
+        observations[index] = 0 if rows is None else rows
 
 
 class SimultaneousBatchVecEnv(BatchVecEnv):
@@ -45,16 +49,29 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
     the learner's side in game ``k // S`` (``num_envs = games x S``), each with its own copy
     of the interface stack (ego views come from the stack or the batch). The learner's side
     is taken in turn (or drawn, ``shuffle_seats``) among the sides holding one of ``seats``;
-    opponents fill the other seats (one opponent or one per other seat). A member that is
-    out while its side plays on sees what the batch shows it (zeros for a bomber out of play)
-    and earns what the batch pays it, until its side's episode ends.
+    opponents fill the other seats: one opponent (an agent, a spec or a pool) plays the whole
+    other side, drawn once per game from a pool and acting for all its seats in one call (an
+    army is one player); a sequence gives one per other seat. A member that is out while its
+    side plays on sees what the batch shows it (zeros for a bomber out of play) and earns what
+    the batch pays it, until its side's episode ends.
+
+    With ``member_done=True`` (team mode) a member that leaves the game (killed in a MAgent2
+    battle) is *done* at that step, with its last observation as ``terminal_observation``; until
+    its game ends its slot sees zeros, earns nothing and its actions are ignored, and it is not
+    done again when the game ends (PettingZoo's "black death"): each member's episode is its own
+    life. ``team_spirit`` mixes the rewards of the members in play: each one's is
+    ``(1 - team_spirit) x`` its own ``+ team_spirit x`` the mean over its side's members that
+    acted in that step (OpenAI Five's name).
 
     Args:
         team: the learner plays every seat of its side (see above).
+        member_done: a member's episode ends when it leaves the game (team mode).
+        team_spirit: the share of each member's reward that is its side's mean, in [0, 1] (team mode).
         Others: as :class:`BatchVecEnv` takes them.
 
     Raises:
-        ValueError: ``team=True`` on an env without equal sides (``env.teams``).
+        ValueError: ``team=True`` on an env without equal sides (``env.teams``); ``member_done`` or a
+            nonzero ``team_spirit`` without ``team=True``; a ``team_spirit`` outside [0, 1].
 
     Example:
         >>> venv = SimultaneousBatchVecEnv("snake", 3, "random", shuffle_seats=True,
@@ -67,9 +84,31 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
 
     _turn_based = False
 
-    def __init__(self, *args: Any, team: bool = False, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, team: bool = False, member_done: bool = False, team_spirit: float = 0.0, **kwargs: Any
+    ) -> None:
         self.team = bool(team)
+        spirit = team_spirit
+        if isinstance(spirit, bool) or not isinstance(spirit, (int, float)) or not 0 <= spirit <= 1:
+            raise InvalidValueError(
+                f"SimultaneousBatchVecEnv: team_spirit must be a number in [0, 1], got {team_spirit!r}"
+            )
+        if (member_done or spirit) and not self.team:
+            raise InvalidValueError(
+                "SimultaneousBatchVecEnv: member_done and team_spirit are about the members of the learner's side: "
+                "they need team=True"
+            )
+        self.member_done, self.team_spirit = bool(member_done), float(spirit)
         super().__init__(*args, **kwargs)
+
+    def set_opponents(self, opponents: Opponent | Sequence[Opponent]) -> None:
+        """As :meth:`BatchVecEnv.set_opponents`; in team mode one opponent given once plays the whole other side."""
+        if self.team and isinstance(opponents, (Agent, OpponentPool, str)):
+            one = make_agent(opponents) if isinstance(opponents, str) else opponents
+            count = self._opponent_count() or 0
+            super().set_opponents([one] * count)
+            return
+        super().set_opponents(opponents)
 
     def _seats_per_game(self) -> int:
         if not self.team:
@@ -78,17 +117,21 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
         return len(sides[0])
 
     def _sides(self) -> list[tuple[int, ...]]:
-        """The learner's possible sides as player indices (team mode), checked."""
+        """The learner's possible sides as player indices (team mode), checked; worked out once."""
+        known = self.__dict__.get("_known_sides")
+        if known is not None:
+            return known
         teams = self.env.teams or {}
-        possible = list(self.env.possible_agents)
-        sides = [tuple(possible.index(a) for a in members) for members in teams.values()]
+        index = {agent: i for i, agent in enumerate(self.env.possible_agents)}
+        sides = [tuple(index[a] for a in members) for members in teams.values()]
         if not sides or len({len(side) for side in sides}) != 1:
             raise InvalidValueError(
                 f"SimultaneousBatchVecEnv({self.env}): team=True needs an env whose sides (env.teams) all have "
                 f"the same number of seats, got {teams or 'no sides'}"
             )
-        wanted = {possible.index(seat) for seat in self.seats}
-        return [side for side in sides if wanted & set(side)]
+        wanted = {index[seat] for seat in self.seats}
+        self._known_sides = [side for side in sides if wanted & set(side)]
+        return self._known_sides
 
     def _opponent_count(self) -> int | None:
         return len(self.env.possible_agents) - self._seats_per_game() if self.team else None
@@ -118,11 +161,18 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
         table = np.array(sides, dtype=np.int64)
         self._learner_seats[games] = table[self._side[games]]
         self._seat[games] = self._learner_seats[games, 0]
+        # one opponent for the whole other side (given once, team mode): one draw per game
+        whole_side = self.team and len({id(slot) for slot in self.opponents}) == 1
         for g in games.tolist():
             order = rng.permutation(len(self.opponents)) if self.shuffle_seats else range(len(self.opponents))
             mine = set(self._learner_seats[g].tolist())
             others = [p for p in range(players) if p not in mine]
             self._lineup[g] = -1
+            if whole_side:
+                slot = self.opponents[0]
+                agent = slot.sample(rng) if isinstance(slot, OpponentPool) else slot
+                self._lineup[g, others] = self._code(agent)
+                continue
             for slot_index, player in zip(order, others):
                 slot = self.opponents[int(slot_index)]
                 agent = slot.sample(rng) if isinstance(slot, OpponentPool) else slot
@@ -173,6 +223,8 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
             which = codes == code
             g, p = waiting_games[which], waiting_players[which]
             actions[g, p] = self._act(code, take_rows(self._boards, (g, p)), None, g * players + p)
+        was_out = self._out.copy()  # members out of play before this step
+        shown = take_rows(self._boards, (slot_game, seats)) if self.member_done else None  # each member's last view
         observations, rewards, terminated, truncated, infos = batch.step(actions)
         raw_rewards = rewards[slot_game, seats].astype(np.float64)
         over = infos["episode_over"]
@@ -181,8 +233,13 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
         side_out = self._out.reshape(games, -1).all(axis=1)
         game_done = over | side_out
         dones = game_done[slot_game]
+        if self.member_done:  # a member's episode is its life: done when it leaves, not again at the game's end
+            raw_rewards[was_out] = 0.0
+            dones = (dones & ~was_out) | (self._out & ~was_out)
         cut = dones & seat_cut & ~seat_term
         finals = take_rows(observations, (slot_game, seats))  # a copy: the learner's last views, before any restart
+        if shown is not None:  # a member that left mid-game: the view it was shown last
+            _put(finals, self._out & ~was_out, take_rows(shown, self._out & ~was_out))
         if over.any():  # the batch keeps the ended games' final observations in game order
             row_of = np.cumsum(over) - 1
             in_over = over[slot_game]
@@ -203,7 +260,13 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
             dones,
             cut,
             take_rows(finals, dones),
+            starting=game_done[slot_game] | dones,
+            idle=was_out & ~dones if self.member_done else None,
         )
+        if self.member_done and self._out.any():  # members out of play in a game that goes on see zeros
+            _put(self._obs, self._out, None)
+        if self.team_spirit:
+            reward = self._mixed(reward, ~was_out if self.member_done else np.ones(self.num_envs, dtype=bool))
         self._masks = self._all_legal() if masks is None else np.asarray(masks, dtype=bool)
         names = self.env.possible_agents
         info_list: list[dict[str, Any]] = [{"seat": names[s]} for s in seats.tolist()]  # this step's episode
@@ -211,3 +274,13 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
             info_list[k]["terminal_observation"] = final
             info_list[k]["TimeLimit.truncated"] = bool(cut[k])
         return self._obs, reward, dones, info_list
+
+    def _mixed(self, reward: np.ndarray, playing: np.ndarray) -> np.ndarray:
+        """Each playing member's reward mixed with the mean over its game's playing members (``team_spirit``)."""
+        size = self._seats_per_game()
+        own = reward.reshape(-1, size).astype(np.float64)
+        counted = playing.reshape(-1, size)
+        mean = (own * counted).sum(axis=1) / np.maximum(counted.sum(axis=1), 1)
+        spirit = self.team_spirit
+        mixed = np.where(counted, (1 - spirit) * own + spirit * mean[:, None], own)
+        return mixed.reshape(-1).astype(np.float32)

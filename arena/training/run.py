@@ -53,7 +53,6 @@ from arena.training.checkpoints import FolderCheckpoints, Interrupt
 from arena.training.evaluation_games import EvaluationGames
 from arena.training.progress import ProgressLinesCallback, RichProgressCallback
 from arena.training.promotion import PromotionCallback
-from arena.training.side_vec_env import SideVecEnv
 from arena.training.vectorised import batch_vec_env, choose_path
 
 __all__ = [
@@ -82,7 +81,7 @@ class TrainedRun:
         records: every evaluation record (a continued run's earlier ones first).
         promotions: timesteps at which the learner joined the pool in this run.
         pool_size: members of the opponent pool at the end (``None``: no pool).
-        path: ``"batched"``, ``"single"`` or ``"side"`` (:func:`~arena.training.vectorised.choose_path`);
+        path: ``"batched"``, ``"workers"`` or ``"single"`` (:func:`~arena.training.vectorised.choose_path`);
             ``n_envs``: games stepped together.
         interrupted: training stopped early at a Ctrl-C; the folder holds the model as it was then.
         checkpoints: the timestep counts at which the folder was saved, the last one at the end.
@@ -348,28 +347,23 @@ def _eval_env(setup: RunPlan) -> Any:
 
 
 def _vec_env(setup: RunPlan, path: str, n_envs: int, opponents: list[Any], pool: OpponentPool | None) -> VecEnv:
-    """The learner's ``n_envs`` games: one numpy batch (``path="batched"``), a side's members as
-    sub-envs (``path="side"``, ``control="shared"``: :class:`SideVecEnv`) or one SingleAgentEnv each."""
+    """The learner's ``n_envs`` games: one batch (``path="batched"``: the game's own; ``"workers"``: a
+    worker batch of single envs, :mod:`arena.worker_batch`) in one trainer, or one SingleAgentEnv each."""
     config, recipe = setup.config, setup.recipe
     seats = list(recipe.seats) if recipe.seats else None
     opponent = pool if pool is not None else opponents[0]
-    if recipe.team_spirit and path != "side":
+    if recipe.team_spirit and recipe.control != "shared":
         raise InvalidValueError(
             f"--team-spirit mixes the rewards of a side that shares one policy: it needs --control shared "
             f"(this run: --control {recipe.control})"
         )
     inner: VecEnv | None = None
-    if path == "side":
-        inner = SideVecEnv(
-            config.env,
-            n_envs,
-            opponent,
-            interface=_learner_interface(setup),
-            env_kwargs=setup.env_options,
-            team_spirit=recipe.team_spirit,
-        )
-    elif path == "batched":
-        team = {"team": True} if recipe.control == "shared" else {}  # the learner in every seat of its side
+    if path in ("batched", "workers"):
+        team: dict[str, Any] = {}
+        if recipe.control == "shared":  # the learner in every seat of its side
+            team = {"team": True, "team_spirit": recipe.team_spirit}
+        if path == "workers":  # single envs: a member that leaves the game ends its own episode
+            team.update(num_workers=0, member_done=True)
         inner = batch_vec_env(
             config.env,
             n_envs,

@@ -1,7 +1,8 @@
-"""Which vectorised env a training run steps: a game's numpy batch, a side's seats, or one SingleAgentEnv per game.
+"""Which vectorised env a training run steps: a game's numpy batch, a worker batch of single envs, or one SingleAgentEnv per game.
 
-:func:`choose_path` derives it from what the run trains (``"side"`` for one policy in every seat of
-its side, ``"batched"`` where the batch can serve the run, ``"single"`` otherwise);
+:func:`choose_path` derives it from what the run trains (``"batched"`` where the game's own batch
+can serve the run, ``"workers"`` for one policy in every seat of its side where it cannot: a
+batch of single envs, :mod:`arena.worker_batch`, ``"single"`` otherwise);
 :func:`batch_vec_env` builds the batched trainer env for a game, turn-based
 (:class:`~arena.training.batched.BatchVecEnv`) or simultaneous
 (:class:`~arena.training.batched_simultaneous.SimultaneousBatchVecEnv`).
@@ -11,7 +12,7 @@ This module imports Stable-Baselines3 when it is imported (the ``train`` extra).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from arena.batch import turn_model
@@ -23,9 +24,9 @@ from arena.registry import make_env
 from arena.training.batch_slots import plays_in_batches
 from arena.training.batched import BatchVecEnv, make_batch
 from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
-from arena.training.side_vec_env import side_path_reasons
+from arena.training.pool import OpponentPool
 
-__all__ = ["batch_reasons", "batch_vec_env", "choose_path"]
+__all__ = ["batch_reasons", "batch_vec_env", "choose_path", "shared_side_reasons"]
 
 
 def batch_vec_env(
@@ -37,7 +38,7 @@ def batch_vec_env(
 ) -> BatchVecEnv:
     """The batched trainer env for ``env``: :class:`BatchVecEnv` for turn-based batches
     (board games), :class:`SimultaneousBatchVecEnv` for batches where all move at once (snake),
-    and for an env without a compiled batch given ``num_workers`` (a worker batch, soccer).
+    and given ``num_workers``, a worker batch of the single env (soccer, MAgent2's battles).
 
     Arguments as :class:`BatchVecEnv` takes them.
 
@@ -47,7 +48,7 @@ def batch_vec_env(
         ('BatchVecEnv', 2)
     """
     probe = make_env(env, **dict(env_kwargs or {}))
-    if not probe.batchable and kwargs.get("num_workers") is not None:
+    if kwargs.get("num_workers") is not None:
         # a worker batch (arena.worker_batch) of the single env: simultaneous, from the name and options
         return SimultaneousBatchVecEnv(env, num_envs, *args, env_kwargs=env_kwargs, **kwargs)
     batch = make_batch(probe, 1)
@@ -65,23 +66,24 @@ def choose_path(
     control: str = "seat",
     teammate: str | None = None,
 ) -> str:
-    """How a run steps its games, derived from what it trains: ``"side"``, ``"batched"`` or ``"single"``.
+    """How a run steps its games, derived from what it trains: ``"batched"``, ``"workers"`` or ``"single"``.
 
-    * ``"batched"`` with ``control="shared"``: one policy in every seat of its side on a batch where
-      every seat moves at once (:class:`SimultaneousBatchVecEnv` with ``team=True``), when the
-      conditions of the batched path below hold;
-    * ``"side"``: ``control="shared"`` otherwise, one policy in every seat of its side
-      (:class:`~arena.training.side_vec_env.SideVecEnv`);
     * ``"batched"``: the env has a batch, the algorithm takes action masks (``maskable-ppo``), every
       opponent acts in batches (:func:`~arena.training.batch_slots.plays_in_batches`) and the learner
       plays one seat with no teammate; any interface stack trains there (per-game levels keep their
-      per-episode state per game slot);
+      per-episode state per game slot). With ``control="shared"`` (one policy in every seat of its
+      side, :class:`SimultaneousBatchVecEnv` with ``team=True``) the batch must be one where every
+      seat moves at once;
+    * ``"workers"``: ``control="shared"`` where the game's batch cannot serve the run: the same
+      trainer over a worker batch of single envs (:mod:`arena.worker_batch`), each member's
+      episode ending when it leaves the game (``member_done``);
     * ``"single"``: anything else (one :class:`~arena.training.single_agent.SingleAgentEnv` per game).
 
     ``opponent`` is one agent or a list of them.
 
     Raises:
-        ValueError: ``control="shared"`` where the side cannot be trained so, saying why.
+        ValueError: ``control="shared"`` where the side cannot be trained so, saying why
+            (:func:`shared_side_reasons`).
 
     Example:
         >>> import envs
@@ -90,6 +92,8 @@ def choose_path(
         'batched'
         >>> choose_path(envs.make("kuhn_poker"), "maskable-ppo", RandomAgent(), None)
         'single'
+        >>> choose_path(envs.make("soccer"), "ppo", RandomAgent(), None, control="shared")
+        'workers'
     """
     opponents = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent]
     reasons = batch_reasons(env, interface)
@@ -99,18 +103,45 @@ def choose_path(
         if not plays_in_batches(agent):
             reasons.append(f"the opponent {agent} cannot act for many games at once")
     if control == "shared":
-        # one policy in every seat of its side: on the batch where every seat moves at once
-        # (SimultaneousBatchVecEnv(team=True)), else a side's members as sub-envs
+        # one policy in every seat of its side: on the game's batch where every seat moves at once,
+        # else on a worker batch of single envs (the same trainer)
         options = stack_batch_options(interface)
         if not reasons and turn_model(make_batch(env, 1, batch_options=options)) == "simultaneous":
             return "batched"
-        side_reasons = side_path_reasons(env, opponents, interface)
+        side_reasons = shared_side_reasons(env, opponents)
         if side_reasons:
             raise InvalidValueError(f"--control shared cannot train this run: {'; '.join(side_reasons)}")
-        return "side"
+        return "workers"
     if teammate is not None or control == "team":
         reasons.append("the learner plays beside a teammate or for a whole side")
     return "single" if reasons else "batched"
+
+
+def shared_side_reasons(env: MultiAgentEnv, opponents: Sequence[Any]) -> list[str]:
+    """Why one policy cannot play every seat of a side of ``env`` against ``opponents`` on a
+    worker batch (an empty list: it can).
+
+    Example:
+        >>> import envs
+        >>> shared_side_reasons(envs.make("tic_tac_toe"), [])
+        ['<TicTacToe> has no sides (teams)']
+    """
+    reasons = []
+    teams = env.teams or {}
+    if len(teams) != 2:
+        reasons.append(f"{env} has no sides (teams)" if not teams else f"{env} has {len(teams)} sides, not 2")
+    elif len({len(members) for members in teams.values()}) != 1:
+        reasons.append(f"{env}'s sides differ in size ({', '.join(f'{k}: {len(v)}' for k, v in teams.items())})")
+    seats = list(env.possible_agents)
+    spaces_of = {(str(env.observation_space(seat)), str(env.action_space(seat))) for seat in seats}
+    if len(spaces_of) != 1:
+        reasons.append(f"the seats of {env} do not share one observation space and one action space")
+    for agent in opponents:
+        members = agent if isinstance(agent, OpponentPool) else [agent]
+        reasons += [
+            f"the opponent {m} cannot act for a side at once (act_batch)" for m in members if not plays_in_batches(m)
+        ]
+    return reasons
 
 
 def batch_reasons(env: MultiAgentEnv, interface: Interface | None) -> list[str]:

@@ -110,7 +110,7 @@ def test_a_stack_that_cannot_read_the_batchs_planes_trains_one_game_at_a_time() 
     reasons = batch_reasons(team, stack)
     assert len(reasons) == 1 and "Box(22, 11, 11)" in reasons[0] and "reads the batch's view" in reasons[0]
     assert choose_path(team, "maskable-ppo", [make_agent("random")], stack) == "single"
-    assert choose_path(team, "maskable-ppo", [make_agent("random")], stack, control="shared") == "side"
+    assert choose_path(team, "maskable-ppo", [make_agent("random")], stack, control="shared") == "workers"
     assert batch_reasons(team, build_interface(team_interface(60))) == []  # the planes level reads it
 
 

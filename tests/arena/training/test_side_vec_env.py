@@ -158,7 +158,7 @@ def test_choose_path_takes_the_side_path_for_a_shared_side_only_where_possible()
 
     battle = envs.make("magent_battle", **_SMALL)
     nearest = make_agent("magent_attack_nearest")
-    assert choose_path(battle, "ppo", nearest, None, control="shared") == "side"
+    assert choose_path(battle, "ppo", nearest, None, control="shared") == "workers"
     assert choose_path(battle, "ppo", nearest, None) == "single"
     with pytest.raises(ValueError, match="--control shared cannot train this run: .*has no sides"):
         choose_path(envs.make("tic_tac_toe"), "ppo", make_agent("random"), None, control="shared")

@@ -56,7 +56,7 @@ def test_arena_train_soccer_on_the_side_path_drops_the_recipes_teammate(tmp_path
     argv += ["--algo-options", '{"n_steps": 16, "batch_size": 16}']
     assert main(argv) == 0
     printed = capsys.readouterr().out
-    assert "(side path, 1 games)" in printed
+    assert "(workers path, 1 games)" in printed
     assert f"--agents {out},random" in printed  # the folder plays its whole side, no teammate beside it
     assert json.loads((out / "recipe.json").read_text())["teammate"] is None
     assert main([*argv[:-2], "--force", "--control", "shared", "--teammate", "random"]) != 0
