@@ -6,7 +6,7 @@ curves and promotion (the tournament's evaluation is :mod:`arena.tournament`; ra
 turn-based games that offer ``make_batch``, agents that act for many games at once),
 one ``act_batch`` call per agent per move: the same games, many times faster;
 :func:`match_sides` plays armies: each agent acts for every member of its side in one call
-(the side path's learner, :mod:`arena.training.side_vec_env`).
+(a learner trained with ``control="shared"``).
 """
 
 from __future__ import annotations

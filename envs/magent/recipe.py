@@ -1,6 +1,6 @@
 """MAgent2's training recipes: parameter sharing: one policy plays every soldier of its side.
 
-``arena train magent_battle`` trains PPO with ``control="shared"`` (on :class:`arena.training.side_vec_env.SideVecEnv`):
+``arena train magent_battle`` trains PPO with ``control="shared"`` (the one batched trainer over a worker batch):
 the policy acts for all 81 soldiers of its side in every battle, each soldier a sub-env seeing its
 own 13x13x5 view, against an enemy army drawn from a pool (``magent_attack_nearest`` three times in
 four at the start, ``random``, then snapshots of the learner); each soldier's reward is half its own,

@@ -1,8 +1,8 @@
 """Soccer's training recipe: one PPO model for every walker of a side (parameter sharing), dense shaping, against ``random``.
 
-The model plays both seats of its side (``control="shared"``, trained on
-:class:`~arena.training.side_vec_env.SideVecEnv`: each walker a slot of the VecEnv, with its own copy of
-the stack), against two ``random`` players; in a match a copy of it plays each seat of its side
+The model plays both seats of its side (``control="shared"``, trained on the one batched trainer
+over a worker batch of single games, :mod:`arena.worker_batch`: each walker a slot of the VecEnv, with
+its own copy of the stack), against two ``random`` players; in a match a copy of it plays each seat of its side
 (a single entrant fills its side: ``arena tournament soccer --agents FOLDER,random``). Its stack:
 the walker's ``SoccerFeatures`` (relative), with dm_control's ball statistics as shaping (0.1 x its
 speed towards the ball + 0.3 x the ball's speed towards the opponents' goal), under running

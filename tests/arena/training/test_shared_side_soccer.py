@@ -1,4 +1,5 @@
-"""The side path on MuJoCo soccer: the recipe's stateful stack, a copy per walker, random forces for the other side."""
+"""A shared side on MuJoCo soccer (a worker batch on the one trainer): the recipe's stateful stack, a copy per
+walker, random forces for the other side."""
 
 from __future__ import annotations
 
@@ -14,14 +15,23 @@ from arena.cli import main  # noqa: E402
 from arena.registry import make_agent  # noqa: E402
 from arena.specs.interfaces import build_interface  # noqa: E402
 from arena.training.matches import match_sides  # noqa: E402
-from arena.training.side_vec_env import SideVecEnv  # noqa: E402
+from arena.training.vectorised import batch_vec_env  # noqa: E402
 
 _SHORT = {"team_size": 2, "time_limit": 0.25}
 _STACK = "rescale_action(normalize_observation(soccer_features(soccer_shaping(ball=0.1, goal=0.3), relative=true)))"
 
 
 def test_every_walker_of_a_side_is_a_slot_with_its_own_shaping_stack() -> None:
-    venv = SideVecEnv("soccer", 2, "random", env_kwargs=_SHORT, interface=build_interface(_STACK))
+    venv = batch_vec_env(
+        "soccer",
+        2,
+        "random",
+        env_kwargs=_SHORT,
+        interface=build_interface(_STACK),
+        team=True,
+        member_done=True,
+        num_workers=0,
+    )
     stacks = venv.get_attr("interface")
     assert venv.num_envs == 4 and len({id(stack) for stack in stacks}) == 4
     venv.seed(0)
@@ -49,7 +59,7 @@ def test_random_forces_act_for_a_whole_side_and_a_stateful_learner_plays_a_copy_
     assert len(score.outcomes) == 2 and all(o in (0.0, 0.5, 1.0) for o in score.outcomes)
 
 
-def test_arena_train_soccer_on_the_side_path_drops_the_recipes_teammate(tmp_path, capsys) -> None:
+def test_arena_train_soccer_on_a_shared_side_drops_the_recipes_teammate(tmp_path, capsys) -> None:
     out = tmp_path / "side"
     argv = ["train", "soccer", "--timesteps", "64", "--n-envs", "1", "--progress", "none"]
     argv += ["--env-options", json.dumps(_SHORT), "--eval-games", "2", "--out", str(out)]

@@ -1,4 +1,5 @@
-"""The side path: SideVecEnv plays every member of the learner's side as one sub-env (parameter sharing)."""
+"""A shared side on the one trainer: every member of the learner's side is a sub-env (parameter sharing) of
+SimultaneousBatchVecEnv(team=True, member_done=True) over a worker batch of MAgent2 battles."""
 
 from __future__ import annotations
 
@@ -9,12 +10,32 @@ import pytest
 
 from arena.agents.base import Agent
 from arena.interface import Interface
-from arena.training.side_vec_env import SideVecEnv
-from arena.training.vectorised import choose_path
+from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
+from arena.training.vectorised import batch_vec_env, choose_path
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("magent2") is None, reason="needs magent2 (magent extra)")
 
 _SMALL = {"map_size": 16, "max_steps": 60}
+
+
+def _side(num_games: int, opponent, env_kwargs=_SMALL, **kwargs) -> SimultaneousBatchVecEnv:
+    """The shared side as ``arena train --control shared`` builds it for an env without a usable batch."""
+    venv = batch_vec_env(
+        "magent_battle",
+        num_games,
+        opponent,
+        env_kwargs=env_kwargs,
+        team=True,
+        member_done=True,
+        num_workers=0,
+        **kwargs,
+    )
+    assert isinstance(venv, SimultaneousBatchVecEnv)
+    return venv
+
+
+def _width(venv: SimultaneousBatchVecEnv) -> int:
+    return len(venv.env.teams["red"])
 
 
 class _Recorder(Agent):
@@ -49,7 +70,7 @@ def _spaces():
     return battle.observation_space("red_0"), battle.action_space("red_0")
 
 
-def _play(venv: SideVecEnv, steps: int, seed: int = 0):
+def _play(venv: SimultaneousBatchVecEnv, steps: int, seed: int = 0):
     rng = np.random.default_rng(seed)
     venv.seed(seed)
     frames = [venv.reset()]
@@ -64,9 +85,9 @@ def _play(venv: SideVecEnv, steps: int, seed: int = 0):
 
 
 def test_every_member_of_the_side_is_a_sub_env_in_the_declared_space() -> None:
-    venv = SideVecEnv("magent_battle", 3, "magent_attack_nearest", env_kwargs=_SMALL)
-    width = len(venv.games[0].teams["red"])
-    assert venv.width == width and venv.num_envs == 3 * width
+    venv = _side(3, "magent_attack_nearest")
+    width = _width(venv)
+    assert venv.num_envs == 3 * width
     frames, rewards, _, _ = _play(venv, 20)
     assert frames.shape == (21, 3 * width, 13, 13, 5)
     assert all(venv.observation_space.contains(frame) for frame in frames[:, 0])
@@ -74,85 +95,74 @@ def test_every_member_of_the_side_is_a_sub_env_in_the_declared_space() -> None:
 
 
 def test_the_same_seed_plays_the_same_battles() -> None:
-    first = _play(SideVecEnv("magent_battle", 2, "magent_attack_nearest", env_kwargs=_SMALL), 80, seed=3)
-    second = _play(SideVecEnv("magent_battle", 2, "magent_attack_nearest", env_kwargs=_SMALL), 80, seed=3)
+    first = _play(_side(2, "magent_attack_nearest"), 80, seed=3)
+    second = _play(_side(2, "magent_attack_nearest"), 80, seed=3)
     for a, b in zip(first[:3], second[:3]):
         np.testing.assert_array_equal(a, b)
-    other = _play(SideVecEnv("magent_battle", 2, "magent_attack_nearest", env_kwargs=_SMALL), 80, seed=4)
+    other = _play(_side(2, "magent_attack_nearest"), 80, seed=4)
     assert not np.array_equal(first[0], other[0])
 
 
 def test_a_killed_member_is_done_once_then_sees_zeros_and_earns_nothing() -> None:
-    venv = SideVecEnv("magent_battle", 1, "magent_attack_nearest", env_kwargs={"map_size": 16, "max_steps": 400})
+    venv = _side(1, "magent_attack_nearest", {"map_size": 16, "max_steps": 400})
     venv.seed(0)
-    venv.reset()
-    game, members = venv.games[0], venv._members[0]
+    last = venv.reset()
     for _ in range(400):
-        before = list(game.agents)
         obs, reward, done, info = venv.step(np.full(venv.num_envs, 6))  # the learner stands still
-        if not game.agents or set(before) == set(game.agents):
-            continue
-        if not game.agents:
+        if done.all():
             break
-        dead = [i for i, seat in enumerate(members) if seat in before and seat not in game.agents]
-        if not dead:
+        if not done.any():
+            last = obs
             continue
-        i = dead[0]
-        assert done[i] and "terminal_observation" in info[i] and info[i]["terminal_observation"].any()
-        assert not obs[i].any()
+        i = int(np.flatnonzero(done)[0])
+        # its last view as the terminal observation, then zeros from this step on
+        np.testing.assert_array_equal(info[i]["terminal_observation"], last[i])
+        assert info[i]["terminal_observation"].any() and not info[i]["TimeLimit.truncated"] and not obs[i].any()
         obs, reward, done, info = venv.step(np.full(venv.num_envs, 6))
-        if game.agents:  # the battle goes on: the dead slot is quiet
+        if not done.all():  # the battle goes on: the dead slot is quiet
             assert not done[i] and reward[i] == 0 and not obs[i].any()
         return
     pytest.fail("no member of the learner's side died in 400 steps against magent_attack_nearest")
 
 
 def test_a_battle_that_ends_makes_every_slot_done_and_the_sides_take_turns() -> None:
-    venv = SideVecEnv("magent_battle", 1, _Recorder(), env_kwargs={"map_size": 16, "max_steps": 5})
+    venv = _side(1, _Recorder(), {"map_size": 16, "max_steps": 5})
     venv.seed(0)
     venv.reset()
-    sides = [venv._members[0][0].split("_")[0]]
-    for step in range(1, 16):
+    sides = [info["seat"].split("_")[0] for info in venv.step(np.full(venv.num_envs, 6))[3][:1]]
+    for step in range(2, 16):
         _, _, done, info = venv.step(np.full(venv.num_envs, 6))
         if step % 5 == 0:
             assert done.all() and all(i["TimeLimit.truncated"] for i in info)
-            sides.append(venv._members[0][0].split("_")[0])
         else:
             assert not done.any()
-    assert sides == ["red", "blue", "red", "blue"]
+        if step % 5 == 1:
+            sides.append(info[0]["seat"].split("_")[0])
+    assert sides == ["red", "blue", "red"]
 
 
 def test_the_opponent_acts_for_its_whole_side_in_one_call_per_step() -> None:
     recorder = _Recorder()
-    venv = SideVecEnv("magent_battle", 2, recorder, env_kwargs=_SMALL)
+    venv = _side(2, recorder)
     venv.seed(0)
     venv.reset()
     venv.step(np.zeros(venv.num_envs, dtype=np.int64))
-    assert recorder.calls == [venv.width, venv.width]  # one call per game, the whole enemy side
+    assert recorder.calls == [2 * _width(venv)]  # one call a step: the whole enemy side of every game
 
 
-@pytest.mark.parametrize(
-    "env,opponent,message",
-    [
-        ("tic_tac_toe", "random", "has no sides"),
-        ("magent_battle", _OneAtATime(), "cannot act for a side at once"),
-    ],
-)
-def test_runs_the_side_path_cannot_take_say_why(env, opponent, message) -> None:
-    kwargs = _SMALL if env == "magent_battle" else {}
-    with pytest.raises(ValueError, match=message):
-        SideVecEnv(env, 1, opponent, env_kwargs=kwargs)
+def test_a_pool_draws_one_opponent_per_game_for_the_whole_other_side() -> None:
+    from arena.training.pool import OpponentPool
+
+    first, second = _Recorder(), _Recorder()
+    venv = _side(4, OpponentPool([first, second]), {"map_size": 16, "max_steps": 5})
+    venv.seed(1)
+    venv.reset()
+    venv.step(np.zeros(venv.num_envs, dtype=np.int64))
+    calls, width = first.calls + second.calls, _width(venv)
+    assert sum(calls) == 4 * width and all(size % width == 0 for size in calls)  # whole sides, never a mix
 
 
-def test_bad_game_counts_and_steps_before_reset_are_refused() -> None:
-    with pytest.raises(ValueError, match="num_games must be a positive integer, got 0"):
-        SideVecEnv("magent_battle", 0, "magent_attack_nearest", env_kwargs=_SMALL)
-    venv = SideVecEnv("magent_battle", 1, "magent_attack_nearest", env_kwargs=_SMALL)
-    with pytest.raises(Exception, match="before reset"):
-        venv.step(np.zeros(venv.num_envs, dtype=np.int64))
-
-
-def test_choose_path_takes_the_side_path_for_a_shared_side_only_where_possible() -> None:
+def test_choose_path_takes_the_worker_batch_for_a_shared_side_and_says_why_it_cannot() -> None:
     import envs
     from arena.registry import make_agent
 
@@ -162,9 +172,24 @@ def test_choose_path_takes_the_side_path_for_a_shared_side_only_where_possible()
     assert choose_path(battle, "ppo", nearest, None) == "single"
     with pytest.raises(ValueError, match="--control shared cannot train this run: .*has no sides"):
         choose_path(envs.make("tic_tac_toe"), "ppo", make_agent("random"), None, control="shared")
+    with pytest.raises(ValueError, match="the opponent .* cannot act for a side at once"):
+        choose_path(battle, "ppo", _OneAtATime(), None, control="shared")
+    arms = envs.make("magent_combined_arms", map_size=16)
+    with pytest.raises(ValueError, match="do not share one observation space and one action space"):
+        choose_path(arms, "ppo", nearest, None, control="shared")
 
 
-def test_arena_train_on_the_side_path_writes_a_folder_that_plays_a_whole_side(tmp_path) -> None:
+def test_member_done_and_team_spirit_need_a_team_and_steps_need_a_reset() -> None:
+    with pytest.raises(ValueError, match="member_done and team_spirit .* need team=True"):
+        batch_vec_env("magent_battle", 1, "random", env_kwargs=_SMALL, member_done=True, num_workers=0)
+    with pytest.raises(ValueError, match="team_spirit must be a number in \\[0, 1\\], got 2"):
+        _side(1, "random", team_spirit=2)
+    venv = _side(1, "magent_attack_nearest")
+    with pytest.raises(Exception, match="before reset"):
+        venv.step(np.zeros(venv.num_envs, dtype=np.int64))
+
+
+def test_arena_train_on_a_shared_side_writes_a_folder_that_plays_a_whole_side(tmp_path) -> None:
     from arena.cli import main
     from arena.training.trained import load_trained_agent
 
@@ -173,7 +198,7 @@ def test_arena_train_on_the_side_path_writes_a_folder_that_plays_a_whole_side(tm
     argv = ["train", "magent_battle", "--timesteps", "256", "--eval-games", "2", "--n-envs", "1"]
     assert main([*argv, "--env-options", options, "--out", str(out), "--control", "shared"]) in (0, None)
     agent = load_trained_agent(out)
-    battle = SideVecEnv("magent_battle", 1, agent, env_kwargs={"map_size": 16, "max_steps": 20})
+    battle = _side(1, agent, {"map_size": 16, "max_steps": 20})
     battle.seed(0)
     battle.reset()
     battle.step(np.zeros(battle.num_envs, dtype=np.int64))  # the trained folder acts for a side in one call
@@ -227,16 +252,14 @@ def test_match_sides_plays_whole_armies_seeded_and_scores_by_survivors() -> None
 
 
 def test_team_spirit_mixes_each_members_reward_with_its_sides_mean() -> None:
-    own = _play(SideVecEnv("magent_battle", 1, "magent_attack_nearest", env_kwargs=_SMALL), 40, seed=2)[1]
-    shared = SideVecEnv("magent_battle", 1, "magent_attack_nearest", env_kwargs=_SMALL, team_spirit=1.0)
+    own = _play(_side(1, "magent_attack_nearest"), 40, seed=2)[1]
+    shared = _side(1, "magent_attack_nearest", team_spirit=1.0)
     mixed = _play(shared, 40, seed=2)[1]
     assert not np.array_equal(own, mixed)
     for step_own, step_mixed in zip(own, mixed):  # all in play at the start: the same side's mean for each
         playing = step_own != 0
         if playing.all():
             np.testing.assert_allclose(step_mixed, np.full_like(step_own, step_own.mean()), rtol=1e-5)
-    with pytest.raises(ValueError, match="team_spirit must be a number in \\[0, 1\\], got 2"):
-        SideVecEnv("magent_battle", 1, "magent_attack_nearest", env_kwargs=_SMALL, team_spirit=2)
 
 
 class _EpisodeClock(Interface):
@@ -265,9 +288,9 @@ class _EpisodeClock(Interface):
 
 def test_a_stateful_stack_gets_one_copy_per_slot_reset_by_game_and_its_rewards_and_end() -> None:
     short = {"map_size": 16, "max_steps": 5}
-    raw = SideVecEnv("magent_battle", 2, _Recorder(), env_kwargs=short)
+    raw = _side(2, _Recorder(), short)
     _EpisodeClock.ENDS.clear()
-    clocked = SideVecEnv("magent_battle", 2, _Recorder(), env_kwargs=short, interface=_EpisodeClock())
+    clocked = _side(2, _Recorder(), short, interface=_EpisodeClock())
     stacks = clocked.get_attr("interface")
     assert len(stacks) == clocked.num_envs and len({id(stack) for stack in stacks}) == clocked.num_envs
     assert clocked.get_attr("interface", indices=[3]) == [stacks[3]]
@@ -282,18 +305,18 @@ def test_a_stateful_stack_gets_one_copy_per_slot_reset_by_game_and_its_rewards_a
         # transform_reset observes the first view: the count is k + 1 at a battle's k-th step
         expected = raw_reward + (100.0 if step % 5 == 0 else (step - 1) % 5 + 2)
         np.testing.assert_allclose(reward, expected, rtol=1e-6)
-    # Each slot's own stack ended each battle once, after 5 views (the battle's end sends none), cut short.
-    assert sorted(_EpisodeClock.ENDS) == sorted((id(stack), 5, False, True) for stack in stacks for _ in range(2))
+    # Each slot's own stack ended each battle once, cut short, after 6 views: the first, 4 more, and the final
+    # one (the battle's last view, observed before done, as on every batched trainer).
+    assert sorted(_EpisodeClock.ENDS) == sorted((id(stack), 6, False, True) for stack in stacks for _ in range(2))
 
 
-def test_a_stateless_stack_is_shared_and_its_reward_hook_applies() -> None:
+def test_a_stateless_stacks_reward_hook_applies() -> None:
     class _Double(Interface):
         def reward(self, reward):
             return 2 * reward
 
-    raw = _play(SideVecEnv("magent_battle", 1, "magent_attack_nearest", env_kwargs=_SMALL), 30, seed=5)[1]
-    venv = SideVecEnv("magent_battle", 1, "magent_attack_nearest", env_kwargs=_SMALL, interface=_Double())
-    assert len({id(stack) for stack in venv.get_attr("interface")}) == 1
+    raw = _play(_side(1, "magent_attack_nearest"), 30, seed=5)[1]
+    venv = _side(1, "magent_attack_nearest", interface=_Double())
     doubled = _play(venv, 30, seed=5)[1]
     assert np.any(raw != 0)
     np.testing.assert_allclose(doubled, 2 * raw, rtol=1e-6)
