@@ -211,6 +211,14 @@ FLAGS: dict[str, Flag] = {
         _RUN,
         type=int,
     ),
+    "workers": Flag(
+        "processes that step the games where the run plays them as a worker batch of single envs "
+        "(--control shared on an env without a compiled batch: MAgent2's battles, soccer); 0 (default): "
+        "in this process. Results are the same for any number; more help where a game step is slow and "
+        "cores are free",
+        _RUN,
+        type=int,
+    ),
     "progress": Flag(
         "auto (default): a progress bar on a terminal, a plain line every --progress-every "
         "seconds otherwise (steps, rate, eta, last evaluation); none: no progress output",

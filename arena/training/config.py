@@ -117,6 +117,9 @@ class TrainingConfig:
             arena never loads it).
         seed: seeds the envs, the model and the evaluation games.
         device: the torch device; ``threads``: torch CPU threads.
+        workers: processes that step the games of a run on a worker batch (:mod:`arena.worker_batch`:
+            ``--control shared`` on an env no compiled batch serves); 0 steps them in this process.
+            The games, and so the run, are the same for any number.
         progress: ``"auto"`` (a bar on a terminal, a line every ``progress_every``
             seconds otherwise), ``"bar"``, ``"lines"`` or ``"none"``.
         progress_every: seconds between progress lines.
@@ -155,6 +158,7 @@ class TrainingConfig:
     seed: int = 0
     device: str = "cpu"
     threads: int = 1
+    workers: int = 0
     progress: str = "auto"
     progress_every: float = 30.0
     env_options: Mapping[str, Any] | None = None
@@ -169,6 +173,8 @@ class TrainingConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InvalidValueError(f"{_flag(name)} must be at least 1, got {value!r}")
+        if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 0:
+            raise InvalidValueError(f"--workers must be 0 (in this process) or more, got {self.workers!r}")
         every = self.checkpoint_every
         if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 0):
             raise InvalidValueError(f"--checkpoint-every must be a number of timesteps, 0 or more, got {every!r}")

@@ -357,13 +357,18 @@ def _vec_env(setup: RunPlan, path: str, n_envs: int, opponents: list[Any], pool:
             f"--team-spirit mixes the rewards of a side that shares one policy: it needs --control shared "
             f"(this run: --control {recipe.control})"
         )
+    if config.workers and path != "workers":
+        raise InvalidValueError(
+            f"--workers {config.workers} sets the processes of a worker batch, and this run steps none ({path} "
+            "path): only --control shared on an env without a compiled batch trains on one"
+        )
     inner: VecEnv | None = None
     if path in ("batched", "workers"):
         team: dict[str, Any] = {}
         if recipe.control == "shared":  # the learner in every seat of its side
             team = {"team": True, "team_spirit": recipe.team_spirit}
         if path == "workers":  # single envs: a member that leaves the game ends its own episode
-            team.update(num_workers=0, member_done=True)
+            team.update(num_workers=min(config.workers, n_envs), member_done=True)  # at most one per game
         inner = batch_vec_env(
             config.env,
             n_envs,

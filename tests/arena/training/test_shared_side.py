@@ -330,3 +330,22 @@ def test_team_spirit_without_a_shared_side_is_refused(tmp_path, capsys) -> None:
     assert "--team-spirit mixes the rewards of a side that shares one policy: it needs --control shared" in (
         capsys.readouterr().err
     )
+
+
+def test_arena_train_workers_gives_the_same_run_for_any_number_of_processes(tmp_path, capsys) -> None:
+    from arena.cli import main
+
+    argv = ["train", "magent_battle", "--timesteps", "128", "--eval-games", "2", "--n-envs", "2", "--progress", "none"]
+    argv += [
+        "--env-options",
+        '{"map_size": 12, "max_steps": 20}',
+        "--algo-options",
+        '{"n_steps": 16, "batch_size": 32}',
+    ]
+    for workers in (0, 2):
+        assert main([*argv, "--workers", str(workers), "--out", str(tmp_path / str(workers))]) == 0
+    assert "(workers path, 2 games)" in capsys.readouterr().out
+    weights = [next((tmp_path / run).glob("model-*.safetensors")).read_bytes() for run in ("0", "2")]
+    assert weights[0] == weights[1]  # the same games, so the same model (the file name is its hash)
+    assert main(["train", "tic_tac_toe", "--timesteps", "64", "--workers", "1", "--out", str(tmp_path / "t")]) != 0
+    assert "--workers 1 sets the processes of a worker batch, and this run steps none" in capsys.readouterr().err
