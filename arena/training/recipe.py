@@ -17,6 +17,7 @@ This module needs only the standard library: importing it never imports Stable-B
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ __all__ = [
     "DEFAULT_RECIPE",
     "MIN_EVAL_GAMES",
     "RAW_INTERFACE",
+    "REMOVED_FIELDS",
     "SELF_PLAY",
     "TrainingRecipe",
     "default_algo_options",
@@ -86,6 +88,24 @@ def _choice(value: Any, what: str, choices: tuple[str, ...], *, optional: bool =
         raise InvalidValueError(
             f"TrainingRecipe: {what} must be one of {', '.join(choices)}{' or None' if optional else ''}, got {value!r}"
         )
+
+
+#: Fields a recipe once had, both saying how its games were stepped, which the run now chooses
+#: (:func:`arena.training.vectorised.choose_path`); :meth:`TrainingRecipe.from_json` still reads them.
+REMOVED_FIELDS = ("path", "vec_env")
+
+
+def _unknown_fields_text(unknown: list[str], known: list[str]) -> str:
+    """What :class:`TrainingRecipe` says of keyword arguments that are none of its fields."""
+    names = ", ".join(map(repr, unknown))
+    text = f"TrainingRecipe: unknown field{'s' if len(unknown) > 1 else ''} {names}"
+    removed = [name for name in unknown if name in REMOVED_FIELDS]
+    if removed:
+        text += (
+            f" ({' and '.join(REMOVED_FIELDS)} were removed: the run chooses how to step its games from what the "
+            "recipe trains; control='shared' trains one policy in every seat of its side)"
+        )
+    return f"{text}; the fields are {', '.join(known)}"
 
 
 @dataclass(frozen=True)
@@ -171,6 +191,14 @@ class TrainingRecipe:
     team_spirit: float = 0.0
     env_options: Mapping[str, Any] = field(default_factory=dict)
 
+    def __new__(cls, *args: Any, **fields: Any) -> TrainingRecipe:
+        # Name an unknown keyword before the dataclass's __init__ refuses it with a bare TypeError.
+        known = [item.name for item in dataclasses.fields(cls)]
+        unknown = sorted(set(fields) - set(known))
+        if unknown:
+            raise InvalidTypeError(_unknown_fields_text(unknown, known))
+        return super().__new__(cls)
+
     def __post_init__(self) -> None:
         if self.interface is not None and not isinstance(self.interface, str):
             raise InvalidTypeError(
@@ -255,7 +283,7 @@ class TrainingRecipe:
             >>> TrainingRecipe.from_json({"path": "side", "algo": "ppo"}).control
             'shared'
         """
-        if isinstance(data, Mapping) and ("path" in data or "vec_env" in data):
+        if isinstance(data, Mapping) and set(REMOVED_FIELDS) & set(data):
             data = _without_path(data)
         known = {item.name for item in dataclasses.fields(cls)}
         if not isinstance(data, Mapping) or set(data) - known:
@@ -282,7 +310,7 @@ def _without_path(data: Mapping[str, Any]) -> dict[str, Any]:
     one policy in every seat of its side (``control="shared"``); the other paths and ``vec_env`` said
     only how games were stepped, which the run now chooses itself, but for the trainers that played every
     seat of the learner's side (:data:`_SHARED_TRAINERS`)."""
-    values = {key: value for key, value in data.items() if key not in ("path", "vec_env")}
+    values = {key: value for key, value in data.items() if key not in REMOVED_FIELDS}
     shared = data.get("path") == "side" or data.get("vec_env") in _SHARED_TRAINERS
     if shared and values.get("control", "seat") == "seat":
         values["control"] = "shared"
@@ -327,18 +355,28 @@ def recipe_for(env: str, env_options: Mapping[str, Any] | None = None) -> Traini
         return DEFAULT_RECIPE
     recipe = declared if isinstance(declared, TrainingRecipe) else None
     if recipe is None and callable(declared):
-        try:
-            recipe = declared(**dict(env_options or {}))
-        except (TypeError, ValueError) as err:
-            raise PluginError(
-                f"the training recipe of {env!r} refused the env options {dict(env_options or {})}: {err}"
-            ) from None
+        recipe = _called_recipe(env, declared, dict(env_options or {}))
     if not isinstance(recipe, TrainingRecipe):
         raise PluginError(
             f"the training recipe of {env!r} must be an arena.training.TrainingRecipe (or a callable "
             f"returning one), got {type(recipe if recipe is not None else declared).__name__}"
         )
     return recipe
+
+
+def _called_recipe(env: str, declared: Any, env_options: dict[str, Any]) -> Any:
+    """What the callable recipe of ``env`` returns for ``env_options``; a :class:`PluginError` says
+    whether it refused the options (named ones it does not take) or failed building its recipe."""
+    try:
+        inspect.signature(declared).bind(**env_options)
+    except TypeError as err:
+        raise PluginError(f"the training recipe of {env!r} refused the env options {env_options}: {err}") from None
+    except ValueError:  # no signature to read (a builtin): calling it tells
+        pass
+    try:
+        return declared(**env_options)
+    except (TypeError, ValueError) as err:
+        raise PluginError(f"the training recipe of {env!r} failed (env options {env_options}): {err}") from None
 
 
 def default_algo_options(algo: str, timesteps: int, n_envs: int, path: str = "single") -> dict[str, Any]:

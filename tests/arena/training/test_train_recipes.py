@@ -209,6 +209,37 @@ def test_a_recipe_that_is_not_a_recipe_is_a_plugin_error(monkeypatch) -> None:
         TrainingRecipe.from_json({"colour": "red"})
 
 
+def test_an_unknown_recipe_field_is_named_with_the_fields_there_are(monkeypatch) -> None:
+    import arena.training.recipe as recipes
+
+    with pytest.raises(TypeError) as caught:
+        TrainingRecipe(path="batched")
+    assert str(caught.value).startswith(
+        "TrainingRecipe: unknown field 'path' (path and vec_env were removed: the run chooses how to step its games"
+    )
+    assert str(caught.value).endswith(
+        "; the fields are interface, algo, algo_options, policy, opponents, "
+        "references, teammate, control, seats, self_play, promote_at, pool_size, window, evaluations, eval_games, "
+        "full_budget, fixed_eval_every, fixed_eval_games, n_envs, team_spirit, env_options"
+    )
+    with pytest.raises(TypeError, match=r"^TrainingRecipe: unknown fields 'colour', 'vec_env' \(path and vec_env"):
+        TrainingRecipe(algo="ppo").replace(colour="red", vec_env="pong_2p")
+    with pytest.raises(TypeError, match=r"^TrainingRecipe: unknown field 'colour'; the fields are interface, "):
+        TrainingRecipe(colour="red")
+    # An env's recipe that builds one with a removed field fails as the recipe's error, not the env options'.
+    monkeypatch.setattr(recipes, "resolve", lambda kind, name: lambda **options: TrainingRecipe(path="batched"))
+    with pytest.raises(PluginError) as failed:
+        recipes.recipe_for("tic_tac_toe", {"size": 3})
+    assert str(failed.value).startswith(
+        "the training recipe of 'tic_tac_toe' failed (env options {'size': 3}): TrainingRecipe: unknown field 'path'"
+    )
+    monkeypatch.setattr(recipes, "resolve", lambda kind, name: lambda mode="ffa": TrainingRecipe())
+    with pytest.raises(
+        PluginError, match=r"refused the env options \{'size': 3\}: .*unexpected keyword argument 'size'"
+    ):
+        recipes.recipe_for("tic_tac_toe", {"size": 3})
+
+
 def test_piped_output_shows_progress_lines(tmp_path, capsys) -> None:
     out = tmp_path / "lines"
     assert (
