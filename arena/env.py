@@ -30,6 +30,7 @@ __all__ = [
     "StepResult",
     "has_hidden_information",
     "is_real_time",
+    "match_options_of",
     "REAL_TIME_FPS",
     "factory_metadata",
     "factory_result_kind",
@@ -104,7 +105,7 @@ class MultiAgentEnv(ActionChecks):
       :attr:`team_outcome`, :attr:`result_kind`, :attr:`training_options`;
     * :meth:`action_names`, :meth:`observation_text`, :meth:`render_legend`, :meth:`side_view`,
       :meth:`team_scores`, :meth:`sample_hidden_state`, :meth:`clone`, :meth:`make_batch`
-      (with :attr:`batchable`).
+      (with :attr:`batchable`), :meth:`match_options`.
 
     That is the whole list: each is a plain class attribute or a method returning ``None`` (or
     raising :class:`NotImplementedError`) when unsupported. One thing is still probed with
@@ -318,6 +319,21 @@ class MultiAgentEnv(ActionChecks):
         """
         return copy.deepcopy(self)
 
+    @classmethod
+    def match_options(cls, training_options: Mapping[str, Any]) -> dict[str, Any]:
+        """The options of the match an agent trained with ``training_options`` enters (default: the same).
+
+        An env whose training mode is no match between agents maps it to one: ViZDoom alone against
+        bots (``players=1``, one seat) maps to its 2-player match. ``arena train`` prints the
+        ``arena tournament`` command with these options, and a trained agent entered in that match
+        is not warned that it learned another game (:func:`arena.training.trained.trained_elsewhere`).
+
+        Example:
+            >>> MultiAgentEnv.match_options({"rounds": 5})
+            {'rounds': 5}
+        """
+        return dict(training_options)
+
     def make_batch(self, num_games: int, **options: Any) -> GameBatch:
         """A batched version of this env: ``num_games`` games stepped in one call over arrays.
 
@@ -473,6 +489,30 @@ def is_real_time(env: MultiAgentEnv) -> bool:
         return bool(metadata["real_time"])
     fps = metadata.get("render_fps")
     return isinstance(fps, (int, float)) and fps >= REAL_TIME_FPS
+
+
+def match_options_of(env: Any, training_options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options of the match an agent trained on ``env`` with ``training_options`` enters
+    (:meth:`MultiAgentEnv.match_options`; an env that declares none: the same options).
+
+    Raises:
+        InvalidTypeError: the env's ``match_options`` returned something other than a mapping.
+
+    Example:
+        >>> import envs
+        >>> match_options_of(envs.make("pong_2p"), {"rounds": 5})
+        {'rounds': 5}
+    """
+    game = getattr(env, "unwrapped", env)
+    declared = getattr(game, "match_options", None)
+    if declared is None:
+        return dict(training_options)
+    options = declared(dict(training_options))
+    if not isinstance(options, Mapping):
+        raise InvalidTypeError(
+            f"{type(game).__name__}.match_options must return a mapping of env options, got {type(options).__name__}"
+        )
+    return dict(options)
 
 
 def factory_result_kind(factory: Any) -> str:

@@ -17,6 +17,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from arena.env import match_options_of
 from arena.errors import InvalidValueError
 from arena.registry import make_env
 from arena.specs.interfaces import InterfaceSpec, build_interface, parse_interface_spec
@@ -41,6 +42,9 @@ class RunPlan:
     eval_games: int
     side_sizes: tuple[int, ...] = ()  # seats of each side of a team env (empty without sides)
     final_eval_games: int | None = None  # games of the last evaluation, the reported one (None: eval_games)
+    #: The env options of the match the trained agent enters (the env's ``match_options`` of ``env_options``;
+    #: ``None``: ``env_options``): ``arena tournament`` refuses a training mode of one seat.
+    match_options: dict[str, Any] | None = None
 
 
 def plan(config: TrainingConfig) -> RunPlan:
@@ -67,6 +71,7 @@ def plan(config: TrainingConfig) -> RunPlan:
         build_interface(recipe.interface)  # fail early on a bad spec
         team_size = _team_size(recipe, probe, config.env)
         side_sizes = tuple(len(members) for members in (probe.teams or {}).values())
+        match_options = match_options_of(probe, env_options)
     finally:
         probe.close()
     return RunPlan(
@@ -80,6 +85,7 @@ def plan(config: TrainingConfig) -> RunPlan:
         eval_games=recipe.eval_games_for(config.timesteps),
         final_eval_games=recipe.final_eval_games(),
         side_sizes=side_sizes,
+        match_options=match_options,
     )
 
 

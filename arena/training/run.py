@@ -125,12 +125,15 @@ class TrainedRun:
         (``trained=FOLDER+TEAMMATE``) where sides have two seats. Where they have more (81
         soldiers), a two-member team cannot fill them and a list of 80 teammates is no command
         to type: the folder enters alone and plays every seat of its side (one policy, an agent
-        per seat, as the "Filling seats" rule of ``docs/architecture.md`` says).
+        per seat, as the "Filling seats" rule of ``docs/architecture.md`` says). The env options are
+        those of the match the agent enters (:meth:`arena.env.MultiAgentEnv.match_options`: ViZDoom's
+        training alone against bots enters the 2-player match).
         """
         config, recipe = self.plan.config, self.plan.recipe
+        options = self.plan.env_options if self.plan.match_options is None else self.plan.match_options
         parts = ["arena", "tournament", config.env]
-        if self.plan.env_options:
-            parts += ["--env-options", json.dumps(self.plan.env_options, separators=(",", ":"))]
+        if options:
+            parts += ["--env-options", json.dumps(options, separators=(",", ":"))]
         folder = str(self.folder)
         if self._enters_with_teammate():
             folder = f"trained={folder}+{recipe.teammate}"  # it plays beside the teammate it knows

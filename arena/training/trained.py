@@ -64,6 +64,7 @@ from arena.agent_manifest import (
 from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
 from arena.atomic import TEMP_SUFFIX, finish_temporary, fsync_folder, write_atomic
+from arena.env import match_options_of
 from arena.errors import AgentFolderError, ArenaError, SpaceMismatchError, UntrustedCodeError
 from arena.interface import Interface
 from arena.registry import make_env, reading_data, reading_trusted
@@ -244,7 +245,9 @@ def trained_elsewhere(manifest: Mapping[str, Any], env: Any) -> list[str]:
     """The options a trained agent recorded that ``env`` holds with another value, as ``"name=trained (here: value)"``.
 
     Only options the env keeps as an attribute of the same name are compared, and not its
-    :attr:`~arena.env.MultiAgentEnv.training_options` (an episode's length, reward terms).
+    :attr:`~arena.env.MultiAgentEnv.training_options` (an episode's length, reward terms); the
+    recorded options are first mapped to those of the match they enter
+    (:meth:`~arena.env.MultiAgentEnv.match_options`: ViZDoom's lone player against bots, to the 2-player match).
 
     Example:
         >>> import envs
@@ -254,7 +257,7 @@ def trained_elsewhere(manifest: Mapping[str, Any], env: Any) -> list[str]:
     game = getattr(env, "unwrapped", env)
     free: frozenset[str] = getattr(game, "training_options", frozenset())
     differences = []
-    for name, trained in sorted(dict(manifest.get("env_options") or {}).items()):
+    for name, trained in sorted(match_options_of(game, dict(manifest.get("env_options") or {})).items()):
         here = getattr(game, name, _MISSING) if name not in free and not name.startswith("_") else _MISSING
         if here is not _MISSING and not callable(here) and here != trained:
             differences.append(f"{name}={trained!r} (here: {here!r})")

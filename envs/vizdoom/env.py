@@ -312,6 +312,24 @@ class VizdoomDeathmatch(MultiAgentEnv):
         self._acting: list[AgentID] | None = None
         self._last: dict[AgentID, dict[str, np.ndarray]] = {}
 
+    @classmethod
+    def match_options(cls, training_options: Mapping[str, Any]) -> dict[str, Any]:
+        """The fast mode's options (``players=1``: alone against bots, one seat, no match to enter)
+        without ``players``, ``bots`` and ``reproducible``: the 2-player match, on the screens, map,
+        buttons, frame skip and time limit the agent trained with; other options as they are.
+
+        Example:
+            >>> VizdoomDeathmatch.match_options({"players": 1, "bots": 3, "screen_format": "grey"})
+            {'screen_format': 'grey'}
+            >>> VizdoomDeathmatch.match_options({"players": 3})
+            {'players': 3}
+        """
+        options = dict(training_options)
+        if options.get("players") == 1:
+            for name in ("players", "bots", "reproducible"):
+                options.pop(name, None)
+        return options
+
     # ---------------------------------------------------------------- engines
     def _configure(self, vizdoom: Any, seed: int, port: int) -> Any:
         scenarios = vizdoom.scenarios_path

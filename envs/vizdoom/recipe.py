@@ -9,7 +9,9 @@ the networked 2-player mode).
 ``--env-options`` replace these options as a whole (as for every env): give ``players`` and
 ``bots`` there to keep the fast mode, or leave them out for the networked 2-player match
 against the opponents. Alone, the learner has no seat to share, so evaluation games against
-``random`` are all draws (the reference has no seat); its frags per match tell its progress.
+``random`` are all draws (the reference has no seat); its frags per match tell its progress. The
+tournament command ``arena train`` prints enters it in the 2-player match
+(:meth:`~envs.vizdoom.VizdoomDeathmatch.match_options`).
 
 Example:
     >>> recipe = training_recipe()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import warnings
 
 import numpy as np
@@ -135,12 +136,26 @@ def test_bad_fast_mode_options_are_named(options, message) -> None:
 
 def test_arena_train_trains_the_recipe_alone_against_bots(tmp_path, capsys) -> None:
     pytest.importorskip("stable_baselines3")
+    from arena.training.trained import trained_elsewhere
+
     assert training_recipe().env_options == FAST_OPTIONS and FAST_OPTIONS["players"] == 1
     out = tmp_path / "doom"
     argv = ["train", "vizdoom_deathmatch", "--timesteps", "128", "--eval-games", "2", "--n-envs", "1"]
     argv += ["--progress", "none", "--out", str(out)]
     argv += ["--algo-options", '{"n_steps": 64, "batch_size": 64, "n_epochs": 1}']
     assert main(argv) == 0, capsys.readouterr().err
-    assert "trained ppo on vizdoom_deathmatch for 128 timesteps" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "trained ppo on vizdoom_deathmatch for 128 timesteps" in printed
     manifest = json.loads((out / "agent.json").read_text())
     assert manifest["env_options"] == FAST_OPTIONS  # the recipe's fast mode, not the networked match
+    # The printed tournament enters the agent in the 2-player match (a lone player has no seat to share),
+    # on the screens it trained with, and it plays there without a warning that it learned another game.
+    command = shlex.split(printed.split("the folder is an agent: ")[1].splitlines()[0])
+    match = json.loads(command[command.index("--env-options") + 1])
+    assert command[:3] == ["arena", "tournament", "vizdoom_deathmatch"]
+    assert match == {name: value for name, value in FAST_OPTIONS.items() if name not in ("players", "bots")}
+    assert command[command.index("--agents") + 1] == f"{out},random"
+    assert trained_elsewhere(manifest, VizdoomDeathmatch(**match)) == []
+    assert trained_elsewhere(manifest, VizdoomDeathmatch(**{**match, "frame_skip": 2})) == ["frame_skip=4 (here: 2)"]
+    assert main([*command[1:], "--games", "2", "--max-steps", "40", "--progress", "none"]) == 0, capsys.readouterr()
+    assert "2 of 2 games stored" in capsys.readouterr().out
