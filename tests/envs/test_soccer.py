@@ -233,24 +233,25 @@ def test_the_chaser_needs_the_soccer_features() -> None:
 
 
 def test_the_chaser_beats_random_in_a_small_seat_swapped_match() -> None:
-    """Four 20 s games of 2v2, each end played by each side (duplicate pairs), on fixed seeds.
+    """Two 20 s games of 2v2 on one fixed seed, each end played by each side (a duplicate pair).
 
     The full-length match is bench/soccer_match.py (docs/performance.md: 15-15-0 over 30
     games); here the chaser must win at least once and never lose. MuJoCo replays a seed
-    bit for bit on one build, so the result is fixed for a given install.
+    bit for bit on one build, so the result is fixed for a given install (this pair: a draw
+    and a win; the next pair of seed 0 is two draws, so two games, not four, hold the check).
     """
     from arena.tournament import run_tournament
 
     result = run_tournament(
         rules=TournamentRules.make(
-            "soccer", ["soccer_chaser", "random"], games=4, seed=0, env_kwargs={"team_size": 2, "time_limit": 20.0}
+            "soccer", ["soccer_chaser", "random"], games=2, seed=0, env_kwargs={"team_size": 2, "time_limit": 20.0}
         ),
         execution=Execution.make("inline"),
     )
     sides = [{g.seats["home_0"], g.seats["away_0"]} == {"soccer_chaser", "random"} for g in result.games]
-    assert all(sides) and sorted(g.seats["home_0"] for g in result.games) == ["random"] * 2 + ["soccer_chaser"] * 2
+    assert all(sides) and sorted(g.seats["home_0"] for g in result.games) == ["random", "soccer_chaser"]
     stats = result.pairings["soccer_chaser", "random"]
-    assert stats.games == 4 and stats.forfeits == 0 and result.errors == []
+    assert stats.games == 2 and stats.forfeits == 0 and result.errors == []
     assert stats.wins >= 1 and stats.losses == 0, stats
 
 
