@@ -126,6 +126,7 @@ class SplitMix64:
     _state: list[int]  # a list of one int: the state :func:`next_uniform` advances in place
 
     def __init__(self, seed: int | None = None) -> None:
+        self._state = [0]
         self.seed(seed)
 
     def seed(self, seed: int | None = None) -> None:
@@ -134,7 +135,20 @@ class SplitMix64:
             import os
 
             seed = int.from_bytes(os.urandom(8), "little")
-        self._state = [mix64(int(seed) & _MASK)]
+        self._state[0] = mix64(int(seed) & _MASK)  # in place: :attr:`stream` stays the same list
+
+    @property
+    def stream(self) -> list[int]:
+        """The state as a list of one int, the same list for the generator's life (re-seeding
+        rewrites its item): ``next_uniform(rng.stream)`` is ``rng.random()`` without the method
+        call, for loops that draw every step.
+
+        Example:
+            >>> a, b = SplitMix64(3), SplitMix64(3)
+            >>> next_uniform(a.stream) == b.random()
+            True
+        """
+        return self._state
 
     def random(self) -> float:
         """The next float in [0, 1), 53 random bits."""

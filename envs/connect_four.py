@@ -82,7 +82,7 @@ class ConnectFour(TwoPlayerGame):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """Empty the board; ``player_0`` moves first. The game has no randomness."""
         super().reset(seed=seed)
-        self._board[:] = 0
+        self._board.fill(0)
         self._heights = [0] * COLUMNS
         self._bits = [0, 0]
         self._moves = 0

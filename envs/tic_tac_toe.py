@@ -86,7 +86,7 @@ class TicTacToe(TwoPlayerGame):
         """Empty the board; ``player_0`` moves first. The game has no randomness."""
         super().reset(seed=seed)
         self._cells = [0] * 9
-        self._board[:] = 0
+        self._board.fill(0)
         return self._first_turn()
 
     def step(self, actions: Mapping[str, Any]):

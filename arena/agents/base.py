@@ -9,7 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.errors import InvalidValueError
-from arena.seeding import SplitMix64
+from arena.seeding import SplitMix64, next_uniform
 
 __all__ = ["Agent", "RandomAgent"]
 
@@ -125,11 +125,38 @@ def _rows(observations: Any) -> int:
     return len(observations)
 
 
+#: Masks of at most this many actions have their legal actions remembered (see ``_small_mask_legal``).
+_SMALL_MASK = 64
+#: Legal actions by mask bytes: board and card games meet the same few masks again and again.
+_LEGAL_BY_MASK: dict[bytes, tuple[int, ...]] = {}
+
+
+def _small_mask_legal(mask: np.ndarray) -> tuple[int, ...]:
+    """The legal actions of a 1-D mask of one-byte items (int8, uint8, bool) of at most ``_SMALL_MASK`` actions.
+
+    A dictionary look-up by the mask's bytes costs a third of ``nonzero`` and needs no numpy
+    scalar to read an action. Bytes are the key only for one-byte items, where a nonzero byte is
+    a nonzero item; the memo is emptied when it grows past 4,096 masks.
+
+    Example:
+        >>> _small_mask_legal(np.array([0, 1, 1, 0], dtype=np.int8))
+        (1, 2)
+    """
+    key = mask.tobytes()
+    legal = _LEGAL_BY_MASK.get(key)
+    if legal is None:
+        if len(_LEGAL_BY_MASK) >= 4096:
+            _LEGAL_BY_MASK.clear()
+        legal = _LEGAL_BY_MASK[key] = tuple(mask.nonzero()[0].tolist())
+    return legal
+
+
 class RandomAgent(Agent):
     """Uniformly random legal actions; seeded, and fast on Discrete spaces.
 
     It draws from a :class:`~arena.seeding.SplitMix64` generator, which re-seeds in a
-    fraction of a microsecond: the play loop re-seeds every agent every game.
+    fraction of a microsecond: the play loop re-seeds every agent every game. Small masks'
+    legal actions are remembered by the mask's bytes (board games meet the same masks often).
 
     Args:
         seed: seeds the agent's own generator (``reset(seed=...)`` re-seeds it).
@@ -145,6 +172,7 @@ class RandomAgent(Agent):
 
     def __init__(self, seed: int | None = None) -> None:
         self._rng = SplitMix64(seed)
+        self._stream = self._rng.stream  # act() draws with next_uniform on it: one call less a move
         self._space: spaces.Space | None = None
         self._n: int | None = None
         self._start = 0
@@ -166,20 +194,27 @@ class RandomAgent(Agent):
                 self._space.seed(seed)
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
-        if self._n is None:
+        n = self._n
+        if n is None:
             if self._space is None:
                 raise RuntimeError("RandomAgent.act() called before setup()")
             return self._space.sample(mask=action_mask)
         if action_mask is None:
-            return self._start + int(self._rng.random() * self._n)
+            return self._start + int(next_uniform(self._stream) * n)
         if type(action_mask) is np.ndarray and action_mask.ndim == 1:
+            if action_mask.itemsize == 1 and len(action_mask) <= _SMALL_MASK:
+                small = _LEGAL_BY_MASK.get(action_mask.tobytes()) or _small_mask_legal(action_mask)
+                if not small:
+                    raise InvalidValueError("RandomAgent: the action mask allows no action")
+                return self._start + small[int(next_uniform(self._stream) * len(small))]
             legal = action_mask.nonzero()[0]  # several times faster than np.flatnonzero
         else:
             legal = np.flatnonzero(action_mask)
         count = len(legal)
         if not count:
             raise InvalidValueError("RandomAgent: the action mask allows no action")
-        return self._start + int(legal[int(self._rng.random() * count)])
+        # item(): a plain int straight from the array, without a numpy scalar in between
+        return self._start + legal.item(int(next_uniform(self._stream) * count))
 
     def act_batch(self, observations: Any, action_masks: Any = None) -> np.ndarray:
         """A uniformly random legal action per game, one draw per game, stacked on axis 0.

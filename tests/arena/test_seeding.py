@@ -49,3 +49,32 @@ def test_reseeding_restarts_the_stream():
     rng.seed(3)
     assert [rng.random() for _ in range(4)] == first
     assert SplitMix64(4).random() != first[0]
+
+
+def test_the_stream_list_lives_as_long_as_the_generator():
+    # RandomAgent holds the list and draws with next_uniform: a re-seed must rewrite it, not replace it
+    rng = SplitMix64(7)
+    stream = rng.stream
+    rng.random()
+    rng.seed(7)
+    assert rng.stream is stream
+    assert [next_uniform(stream) for _ in range(3)] == PINNED_STREAMS[7]
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.bool_, np.int64, np.float32])
+def test_random_agent_draws_the_legal_action_the_stream_picks(dtype):
+    # the memo of small masks' legal actions must pick what nonzero() picks, for every mask dtype
+    from gymnasium import spaces
+
+    from arena import RandomAgent
+
+    agent = RandomAgent(seed=7)
+    agent.setup(spaces.Discrete(5), spaces.Discrete(5, start=2))
+    reference = SplitMix64(7)
+    for pattern in [*range(1, 32), *range(1, 32)]:  # each mask twice: missed, then remembered
+        mask = np.array([(pattern >> k) & 1 for k in range(5)], dtype=dtype)
+        legal = np.flatnonzero(mask)
+        assert agent.act(None, mask) == 2 + int(legal[int(reference.random() * len(legal))])
+    for empty in (np.zeros(5, dtype=dtype), np.zeros(5, dtype=dtype)):
+        with pytest.raises(ValueError, match="allows no action"):
+            agent.act(None, empty)
