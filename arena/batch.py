@@ -139,6 +139,10 @@ class SimultaneousBatch(GameBatch, Protocol):
 
     ``restart(games)`` abandons ``games`` and starts each one's next episode now (a trainer
     whose learner is out ends the game for it), returning their new observations.
+
+    A batch whose views are costly may also offer ``set_view_seats(mask)`` (``(num_games, agents)``
+    bool: the views written from the next step on, the others zero) and ``observe(games)`` (write
+    and return the views of ``games`` now); ``SimultaneousBatchVecEnv`` then asks for the views it reads.
     """
 
     @property

@@ -135,8 +135,24 @@ def reference_rate(python: str, steps: int, seed: int) -> float:
 BATCH_MODES = ("ffa", "team")
 
 
-#: The batch's shapes timed: (label, ``copy``, ``view_agents``).
-SHAPES = (("copy=False", False, None), ("copy=True", True, None), ("one seat", False, ("agent_0",)))
+#: The batch's shapes timed: (label, ``copy``, ``view_agents``, the trainer's seats). The trainer's: the
+#: learner's side (two seats of four, agents 0 and 2 in even games, 1 and 3 in odd ones) viewed
+#: (``set_view_seats``), its opponents reading the state, in fresh arrays (as ``SimultaneousBatchVecEnv``
+#: with ``team=True`` and ``pommerman_simple`` opponents makes and asks it).
+SHAPES = (
+    ("copy=False", False, None, False),
+    ("copy=True", True, None, False),
+    ("one seat", False, ("agent_0",), False),
+    ("trainer", True, None, True),
+)
+
+
+def trainer_seats(games: int) -> np.ndarray:
+    """The seats a team trainer views in ``games`` games: one side per game, the sides alternating."""
+    seats = np.zeros((games, 4), dtype=bool)
+    seats[0::2, [0, 2]] = True
+    seats[1::2, [1, 3]] = True
+    return seats
 
 
 def batch_rate(
@@ -148,9 +164,12 @@ def batch_rate(
     ego: bool = False,
     copy: bool = False,
     view_agents: tuple[str, ...] | None = None,
+    trainer: bool = False,
 ) -> tuple[float, float]:
     """(steps per CPU-second, steps per wall second) of a PommermanBatch with random actions."""
     batch = PommermanBatch(games, mode, ego=ego, copy=copy, threads=threads, view_agents=view_agents)
+    if trainer:
+        batch.set_view_seats(trainer_seats(games))
     rng = np.random.default_rng(seed)
     batch.reset(seed=seed)
     calls = max(10, steps // games)
@@ -256,7 +275,7 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
         lambda k: batch_core.observe_games(
             every_game,
             *(b._boards, b._flames, b._agents, b._bombs, b._counts, b._steps, b._radio),
-            *(False, False, False, 15, 800, b._live, b._work, b._obs),
+            *(False, False, False, np.full(games, 15, np.uint8), 800, b._live, b._work, b._obs),
         ),
     )
     timed(
@@ -327,13 +346,16 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         default=10,
         help="the threads=2 runs take this many times fewer steps (a loaded box starves them)",
     )
+    parser.add_argument("--no-threads", action="store_true", help="skip the threads=2 runs (they take a second core)")
     args = parser.parse_args(argv)
     have_pomcpp2 = "pomcpp2" in args.parts and os.path.exists(args.pomcpp2)
     if args.baseline and not os.path.isdir(os.path.join(args.baseline, "envs")):
         parser.error(f"--baseline must be a folder holding envs/ and arena/, got {args.baseline!r}")
     # compile (numba caches on disk) outside the timing
     if "batch" in args.parts:
-        batch_rate(8, 80, 0, 1, args.batch_mode, args.ego), batch_rate(8, 80, 0, 2, args.batch_mode, args.ego)
+        batch_rate(8, 80, 0, 1, args.batch_mode, args.ego)
+        if not args.no_threads:
+            batch_rate(8, 80, 0, 2, args.batch_mode, args.ego)
     if "simple" in args.parts:
         simple_rate(8, 3, 0)
     runs: dict[str, list[float]] = {}
@@ -347,8 +369,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             record("pomcpp2 Environment", pomcpp2_rate(args.pomcpp2, 4 * args.steps, 1, round_ + 1))
         for games in args.games if "batch" in args.parts else ():
             flavour = (args.batch_mode, args.ego)
-            for label, copy, view_agents in SHAPES:
-                rate = batch_rate(games, args.steps, round_, 1, *flavour, copy, view_agents)[0]
+            for label, copy, view_agents, trainer in SHAPES:
+                rate = batch_rate(games, args.steps, round_, 1, *flavour, copy, view_agents, trainer)[0]
                 record(f"batch {games} {label} (cpu)", rate)
             if args.baseline:
                 mode_code = BATCH_MODES.index(args.batch_mode)
@@ -356,10 +378,11 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
                     f"baseline batch {games} (cpu)",
                     checkout_rate(args.baseline, BATCH_SCRIPT, games, args.steps, round_, mode_code, int(args.ego)),
                 )
-            record(
-                f"batch {games} threads=2 (wall)",
-                batch_rate(games, args.steps // args.thread_divisor, round_, 2, *flavour)[1],
-            )
+            if not args.no_threads:
+                record(
+                    f"batch {games} threads=2 (wall)",
+                    batch_rate(games, args.steps // args.thread_divisor, round_, 2, *flavour)[1],
+                )
         if "single" in args.parts:
             # the loop of SINGLE_SCRIPT, in a process of this checkout as in the baseline's: one copy, timed alike
             record("single env, seeded resets", checkout_rate(HERE_CHECKOUT, SINGLE_SCRIPT, args.single_steps, round_))
@@ -389,11 +412,11 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
                 medians[f"batch {games} copy=False (cpu)"] / medians[f"baseline batch {games} (cpu)"]
             )
         for anchor in ("pomcpp2 State::Step", "pomcpp2 Environment"):
-            for label, _, _ in SHAPES:
+            for label, *_ in SHAPES:
                 if anchor in medians:
                     rate = medians[f"batch {games} {label} (cpu)"]
                     ratios[f"batch {games} {label} / {anchor}"] = rate / medians[anchor]
-        if "pomcpp2 State::Step" in medians:
+        if "pomcpp2 State::Step" in medians and f"batch {games} threads=2 (wall)" in medians:
             ratios[f"batch {games} threads=2 wall / {'pomcpp2 State::Step'} cpu"] = (
                 medians[f"batch {games} threads=2 (wall)"] / medians["pomcpp2 State::Step"]
             )

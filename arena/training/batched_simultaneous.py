@@ -42,7 +42,10 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
     seat's own, each step. A batch without masks (no ``infos["action_mask"]``) gets
     all-True ``action_masks``. Seats, pools, seeding, the interface stack and errors are
     :class:`BatchVecEnv`'s; with several opponent slots, ``shuffle_seats`` also deals them to
-    the other seats in random order, as :class:`SingleAgentEnv` does.
+    the other seats in random order, as :class:`SingleAgentEnv` does. A batch that can write only
+    some seats' views (``set_view_seats`` and ``observe``: ``PommermanBatch``) is asked for those
+    read: the learner's seats and those of opponents acting on views, not of opponents reading
+    the batch's state (``Agent.act_on_batch``); what the learner and the opponents see is unchanged.
 
     With ``team=True`` the learner plays every seat of its side in each game (parameter
     sharing: one policy, ``env.teams`` gives the sides): sub-env ``k`` is member ``k % S`` of
@@ -148,6 +151,12 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
         self._slot_game = np.repeat(np.arange(games), size)
         self._out = np.zeros(self.num_envs, dtype=bool)  # learner seats already out this episode
         self._legal = np.ones_like(self._masks)
+        # a batch that writes only the views read (PommermanBatch): the learner's seats and the
+        # opponents' that read views, not those of opponents reading the batch's state
+        self._viewed = np.ones((games, players), dtype=bool)  # the seats whose views the batch writes
+        self._views_on_demand = callable(getattr(self.batch, "set_view_seats", None)) and callable(
+            getattr(self.batch, "observe", None)
+        )
 
     def _deal(self, games: np.ndarray) -> None:
         if not len(games):
@@ -180,6 +189,19 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
             self._fresh[g * players : (g + 1) * players] = True
         self._out[np.isin(self._slot_game, games)] = False
 
+    def _read_views(self) -> np.ndarray:
+        """``(games, players)``: the seats whose views this step's callers read (see ``_views_on_demand``)."""
+        reads = np.array([not agent.acts_on_batch for agent in self._agents] + [True], dtype=bool)
+        return reads[self._lineup]  # -1, the learner's seats, reads the last entry
+
+    def _ask_views(self, games: np.ndarray) -> np.ndarray:
+        """Ask the batch for the views read from now on; returns those of ``games`` that changed."""
+        wanted = self._read_views()
+        changed = games[(wanted[games] & ~self._viewed[games]).any(axis=1)]
+        self._viewed = wanted
+        self.batch.set_view_seats(wanted)
+        return changed
+
     def _seats_of(self, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         players = self._players_per_game  # opponent slot of player p in game g: g * players + p
         return slots // players, slots % players
@@ -194,8 +216,13 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
 
     def reset(self) -> Any:
         self._begin_reset()
+        if self._views_on_demand:  # every view, until the seats are dealt
+            self._viewed = np.ones((self.batch.num_games, self._players_per_game), dtype=bool)
+            self.batch.set_view_seats(self._viewed)
         observations, infos = self.batch.reset(seed=int(self._rng.integers(2**31 - 1)))
         self._deal(self._rows)
+        if self._views_on_demand:
+            self._ask_views(self._rows)
         self._started = True
         self._boards, self._live = observations, infos["live"]
         seats = self._slot_seats()
@@ -246,11 +273,15 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
             ended = take_rows(infos["final_observation"], (row_of[slot_game[in_over]], seats[in_over]))
             _put(finals, in_over, ended)
         live = infos["live"]
+        self._deal(np.flatnonzero(game_done))
         left = np.flatnonzero(side_out & ~over)  # the learner's side is out, the game goes on: end it for it
+        if self._views_on_demand:  # the games restarted with the seats of their last episode: their new ones
+            changed = self._ask_views(np.flatnonzero(over))
+            if len(changed):
+                _put(observations, changed, batch.observe(changed))
         if len(left):
             _put(observations, left, batch.restart(left))
             live = batch.live
-        self._deal(np.flatnonzero(game_done))
         self._boards, self._live = observations, live
         seats_now = self._slot_seats()
         self._obs, masks, reward, terminal = self._learner.step(

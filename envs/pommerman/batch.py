@@ -162,7 +162,9 @@ class PommermanBatch:
             self._radio,
             self._last,
         )
-        self._seats = sum(1 << self.possible_agents.index(a) for a in self.view_agents)
+        # the seats whose views are written, a bit mask per game (set_view_seats changes them)
+        bits = sum(1 << self.possible_agents.index(a) for a in self.view_agents)
+        self._seats = np.full(games, bits, np.uint8)
         self._options = (*self._flags(), self.ego, self._seats, self.template.max_blast, self.max_steps)
         self._outputs = (self._obs, self._rewards, self._terms, self._live, self._over, self._final, self._work)
         self._run = batch_core.batch_step if self.threads == 1 else batch_core.batch_step_parallel
@@ -249,17 +251,67 @@ class PommermanBatch:
             self._obs,
         )
 
+    def set_view_seats(self, seats: Any) -> None:
+        """Write, from the next step on, the views of only the seats marked in ``seats`` (per game).
+
+        A trainer whose learner (and whose opponents reading views) sit in different seats in each
+        game asks for just those views: views are most of what a step costs beyond the rules. The
+        others' views are zero from the next step on. :meth:`observe` writes games' views at once.
+
+        Args:
+            seats: ``(num_games, 4)`` bool, ``True`` where a view is read.
+
+        Raises:
+            ValueError: ``seats`` of another shape or type.
+
+        Example:
+            >>> batch = PommermanBatch(2, "team", copy=False)
+            >>> _ = batch.reset(seed=0)
+            >>> batch.set_view_seats(np.array([[True, False, True, False], [False, True, False, True]]))
+            >>> obs = batch.step(np.zeros((2, 4), np.int64))[0]
+            >>> bool(obs[0, 1].any()), bool(obs[1, 1].any())
+            (False, True)
+        """
+        mask = np.asarray(seats)
+        if mask.shape != (self.num_games, 4) or mask.dtype != np.bool_:
+            raise InvalidValueError(
+                f"{self}: seats must be a bool array of shape {(self.num_games, 4)}, "
+                f"got {mask.dtype} array of shape {mask.shape}"
+            )
+        self._seats[:] = mask @ np.array([1, 2, 4, 8], np.uint8)
+
+    def observe(self, games: Any) -> np.ndarray:
+        """Write the views of ``games`` now (those :meth:`set_view_seats` asks for); returns a copy of them.
+
+        Raises:
+            ResetNeeded: before the first :meth:`reset`.
+            ValueError: ``games`` not indices of this batch's games.
+        """
+        if not self._started:
+            raise ResetNeeded(f"{self}: observe() called before reset()")
+        games = self._games(games)
+        self._observe(games)
+        return self._obs[games].copy()
+
     def restart(self, games: Any) -> np.ndarray:
         """Abandon ``games`` and start each one's next episode now; returns their new observations.
 
         Raises:
             ResetNeeded: before the first :meth:`reset`.
+            ValueError: ``games`` not indices of this batch's games.
         """
         if not self._started:
             raise ResetNeeded(f"{self}: restart() called before reset()")
-        games = np.asarray(games, dtype=np.int64).reshape(-1)
+        games = self._games(games)
         self._start_games(games)
         return self._obs[games].copy()
+
+    def _games(self, games: Any) -> np.ndarray:
+        """``games`` as int64 indices, checked (the compiled code does not check its indices)."""
+        indices = np.asarray(games).reshape(-1)
+        if indices.size and (indices.dtype.kind not in "iu" or indices.min() < 0 or indices.max() >= self.num_games):
+            raise InvalidValueError(f"{self}: games must be indices in 0..{self.num_games - 1}, got {games!r}")
+        return indices.astype(np.int64)
 
     # --------------------------------------------------------------------- step
     def _check_actions(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:

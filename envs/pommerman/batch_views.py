@@ -168,11 +168,11 @@ def _view_scalars(g, agents, alive, me, team, radio, clock, words, scalars):
 def observe_game(g, row, viewed, cells, scalars, out):
     """Write the views of game ``g``'s agents into ``out[row]`` (4, planes * 121); zeros for agents not in ``live``.
 
-    Only the agents of the bit mask ``seats`` are viewed: the others' rows are zeros too.
+    Only the agents of the bit mask ``seats[g]`` (one per game) are viewed: the others' rows are zeros too.
 
     ``viewed`` is ``(boards, flames, agents, bombs, counts, radio, steps, live, max_steps, team,
     partial, ego, seats)``: the batch's cells as rows of 121 (games, 121), its other arrays and its
-    options, gathered once a call (one tuple, not twelve arguments at each caller). ``out`` holds
+    options (``seats``: a bit mask per game), gathered once a call (one tuple, not twelve arguments at each caller). ``out`` holds
     the views as rows (games, 4, planes * 121), ``cells`` is a scratch of :data:`PADDED` bytes and
     ``scalars`` one of 8. Every array is indexed, none sliced: a slice per game or agent is counted
     in and out of numba's reference counts, which cost as much as the rest of a view.
@@ -185,8 +185,9 @@ def observe_game(g, row, viewed, cells, scalars, out):
     alive = alive_bits(agents, g)
     clock = min(255, steps[g] * 255 // max_steps)  # once a game: a division costs more than a plane's compare
     first = -1
+    wanted = seats[g]
     for me in range(4):
-        if not live[g, me] or not seats >> me & 1:
+        if not live[g, me] or not wanted >> me & 1:
             drawn = False  # a drawn view has a one-hot plane set on every cell
             for p in range(_ONE_HOT):
                 drawn = drawn or out[row, me, p * CELLS] != 0

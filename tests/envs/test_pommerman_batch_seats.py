@@ -62,3 +62,67 @@ def test_views_of_every_agent_are_written_into_fresh_arrays_by_default():
 def test_bad_view_agents_name_what_was_expected(view_agents):
     with pytest.raises(ValueError, match="view_agents must be distinct agents of"):
         PommermanBatch(2, view_agents=view_agents)
+
+
+def test_views_asked_per_game_are_the_full_batchs_and_observe_writes_them_at_once():
+    full = PommermanBatch(4, "team", ego=True, max_steps=30, copy=False)
+    some = PommermanBatch(4, "team", ego=True, max_steps=30)
+    full.reset(seed=2), some.reset(seed=2)
+    rng = np.random.default_rng(3)
+    for _ in range(45):
+        seats = rng.random((4, 4)) < 0.5
+        some.set_view_seats(seats)
+        actions = _actions(rng, "team", 4)
+        obs_full, _, _, _, infos = full.step(actions)
+        obs_some, _, _, _, infos_some = some.step(actions)
+        # a game that ended restarted with the seats asked: its first views too
+        assert np.array_equal(obs_some[seats], obs_full[seats]) and not obs_some[~seats].any()
+        if infos["episode_over"].any():
+            final_seats = seats[infos["episode_over"]]
+            final_some, final_full = infos_some["final_observation"], infos["final_observation"]
+            assert np.array_equal(final_some[final_seats], final_full[final_seats])
+            assert not final_some[~final_seats].any()
+    some.set_view_seats(np.ones((4, 4), bool))
+    assert np.array_equal(some.observe([1, 3]), obs_full[[1, 3]])
+
+
+@pytest.mark.parametrize(
+    "seats, message",
+    [(np.ones((3, 4), bool), "seats must be a bool array of shape \\(2, 4\\)"), (np.ones((2, 4)), "got float64")],
+)
+def test_bad_view_seats_name_what_was_expected(seats, message):
+    batch = PommermanBatch(2)
+    with pytest.raises(ValueError, match=message):
+        batch.set_view_seats(seats)
+    batch.reset(seed=0)
+    with pytest.raises(ValueError, match="games must be indices in 0..1, got \\[2\\]"):
+        batch.observe([2])
+
+
+@pytest.mark.parametrize("team", [True, False])
+def test_a_trainer_asks_only_the_views_read_and_its_rollout_is_unchanged(team):
+    from arena import make_agent
+    from arena.training import OpponentPool
+    from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
+
+    def rollout(on_demand: bool) -> tuple[list, np.ndarray]:
+        # random opponents read their views, pommerman_simple reads the batch's state (one each on the other side)
+        both = [make_agent("random"), make_agent("pommerman_simple", seed=1)]
+        opponents = both if team else OpponentPool(both, strategy="uniform")
+        kwargs = {"mode": "team", "max_steps": 25}
+        venv = SimultaneousBatchVecEnv("pommerman", 3, opponents, team=team, shuffle_seats=True, env_kwargs=kwargs)
+        venv._views_on_demand &= on_demand
+        venv.seed(4)
+        seen = [venv.reset().copy()]
+        rng = np.random.default_rng(0)
+        for _ in range(40):
+            obs, rewards, dones, infos = venv.step(rng.integers(0, 6, venv.num_envs))
+            finals = [info["terminal_observation"] for info in infos if "terminal_observation" in info]
+            seen.append((obs.copy(), rewards, dones, finals))
+        return seen, venv.batch._seats.copy()
+
+    (asked, seats), (every, all_seats) = rollout(True), rollout(False)
+    assert (seats != 15).any() and (all_seats == 15).all()  # fewer views were written
+    for step_asked, step_every in zip(asked, every):
+        for part_asked, part_every in zip(step_asked, step_every):
+            assert np.array_equal(np.asarray(part_asked), np.asarray(part_every))
