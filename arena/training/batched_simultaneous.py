@@ -177,6 +177,7 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
             mine = set(self._learner_seats[g].tolist())
             others = [p for p in range(players) if p not in mine]
             self._lineup[g] = -1
+            self._fresh[g * players : (g + 1) * players] = True  # every opponent seat starts an episode
             if whole_side:
                 slot = self.opponents[0]
                 agent = slot.sample(rng) if isinstance(slot, OpponentPool) else slot
@@ -186,7 +187,6 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
                 slot = self.opponents[int(slot_index)]
                 agent = slot.sample(rng) if isinstance(slot, OpponentPool) else slot
                 self._lineup[g, player] = self._code(agent)
-            self._fresh[g * players : (g + 1) * players] = True
         self._out[np.isin(self._slot_game, games)] = False
 
     def _read_views(self) -> np.ndarray:

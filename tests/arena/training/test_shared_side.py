@@ -150,6 +150,16 @@ def test_the_opponent_acts_for_its_whole_side_in_one_call_per_step() -> None:
     assert recorder.calls == [2 * _width(venv)]  # one call a step: the whole enemy side of every game
 
 
+def test_an_opponent_playing_a_whole_side_starts_a_new_episode_in_every_new_game() -> None:
+    venv = _side(2, _Recorder(), {"map_size": 16, "max_steps": 5})
+    venv.seed(0)
+    venv.reset()
+    players = len(venv.env.possible_agents)
+    opponent_seats = venv._lineup.reshape(-1) >= 0
+    # the flag that resets a stateful opponent's stack at its first move of a game
+    assert venv._fresh.reshape(2, players)[venv._lineup >= 0].all() and opponent_seats.any()
+
+
 def test_a_pool_draws_one_opponent_per_game_for_the_whole_other_side() -> None:
     from arena.training.pool import OpponentPool
 
