@@ -68,8 +68,10 @@ class PommermanSimpleAgent(Agent):
         compile_once(decide, "the scripted Pommerman agent", _warm_up, expect="about half a minute on two cores")
 
     def reset(self, *, seed: int | None = None) -> None:
-        if seed is not None:
+        if seed is not None:  # a seed restarts both streams: one game's and a batch's (act_on_batch)
             self._rng[0] = SplitMix64(seed).random() * 2**53
+            self._seed_source = SplitMix64(derive_seed(seed, 1))
+            self._on_batch = None
         self._memory[:] = 0
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:

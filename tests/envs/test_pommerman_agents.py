@@ -85,3 +85,25 @@ def test_a_seeded_game_of_simple_agents_plays_as_it_always_did():
     assert episode.length == 120 and episode.returns == dict.fromkeys(env.possible_agents, -1.0)
     board = hashlib.sha256(env.state.board.tobytes()).hexdigest()
     assert board == "b0909011517d69ef083546cba2e0eaa657e578e374484b929f0f11d9e771eb7d"
+
+
+def test_a_seed_given_at_reset_decides_the_agents_moves_on_a_batch_too():
+    from envs.pommerman.batch import PommermanBatch
+
+    def moves(agent: PommermanSimpleAgent) -> np.ndarray:
+        batch = PommermanBatch(4, "team", max_steps=60)
+        batch.reset(seed=2)
+        agent.reset(seed=7)  # an unseeded agent, seeded as the trainer seeds its opponents
+        games, players = np.repeat(np.arange(4), 4), np.tile(np.arange(4), 4)
+        played = []
+        for _ in range(60):
+            actions = agent.act_on_batch(batch, games, players)
+            played.append(actions)
+            batch.step(actions.reshape(4, 4))
+        return np.array(played)
+
+    env = envs.make("pommerman", mode="team")
+    first, second = PommermanSimpleAgent(), PommermanSimpleAgent()
+    for agent in (first, second):
+        agent.setup(env.observation_space("agent_0"), env.action_space("agent_0"))
+    np.testing.assert_array_equal(moves(first), moves(second))
