@@ -296,7 +296,7 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
             False,
             False,
             False,
-            15,
+            b._seats,  # every seat's views, per game
             10,
             800,
             b._obs,
