@@ -101,8 +101,8 @@ class MultiAgentEnv(ActionChecks):
     * :attr:`metadata`: ``"render_modes"``, ``"render_fps"``, ``"name"``, ``"real_time"``
       (a game on a clock, see :func:`is_real_time`) and ``"reproducible"`` (``False``: the
       same seed and actions may give another episode, so replays are watched, not verified);
-    * :attr:`perfect_information`, :attr:`illegal_action`, :attr:`masked_actions`, :attr:`teams`,
-      :attr:`team_outcome`, :attr:`result_kind`, :attr:`training_options`;
+    * :attr:`perfect_information`, :attr:`illegal_action`, :attr:`masked_actions`, :attr:`simultaneous`,
+      :attr:`teams`, :attr:`team_outcome`, :attr:`result_kind`, :attr:`training_options`;
     * :meth:`action_names`, :meth:`observation_text`, :meth:`render_legend`, :meth:`side_view`,
       :meth:`team_scores`, :meth:`sample_hidden_state`, :meth:`clone`, :meth:`make_batch`
       (with :attr:`batchable`), :meth:`match_options`.
@@ -152,6 +152,11 @@ class MultiAgentEnv(ActionChecks):
     #: (turn-based board, card and dice games); the exports then put it where each peer library
     #: looks by default (PettingZoo's classic observation dict). ``False``: no masks, or all-legal ones.
     masked_actions: bool = False
+    #: ``True``: every agent in play acts at every step, so the observations name them all (real-time
+    #: games, rock-paper-scissors; PettingZoo's ``ParallelEnv``). Training reads it: a learner's seat in
+    #: such an env without a batch of its own trains on a worker batch of single envs
+    #: (:func:`arena.training.vectorised.choose_path`). ``False``: turns, or not declared.
+    simultaneous: bool = False
     #: ``True``: turn-based and deterministic, and every agent sees the whole state (planners such
     #: as :class:`arena.agents.MCTSAgent` need it); ``False``: hidden information (cards, dice, fog),
     #: so a person's private observation is shown only to them; ``None``: not declared.
@@ -439,6 +444,7 @@ class MultiAgentWrapper(HoldsEnv, MultiAgentEnv):
         self.render_mode = env.render_mode
         self.perfect_information = env.perfect_information
         self.illegal_action = env.illegal_action
+        self.simultaneous = env.simultaneous
         self.result_kind = env.result_kind
 
     @property

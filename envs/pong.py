@@ -120,6 +120,7 @@ class Pong2p(MultiAgentEnv):
 
     training_options = frozenset({"rounds", "max_round_steps"})  # the length of an episode
     metadata = {"render_modes": ["rgb_array"], "name": "pong_2p", "render_fps": 30, "real_time": True}
+    simultaneous = True  # every agent in play acts at every step
     result_kind = "outcome"  # win, draw or loss
     env_name = "pong_2p"
 

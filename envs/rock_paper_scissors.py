@@ -43,6 +43,7 @@ class RockPaperScissors(MultiAgentEnv):
     """
 
     metadata = {"render_modes": ["ansi"], "name": "rock_paper_scissors"}
+    simultaneous = True  # every agent in play acts at every step
     result_kind = "outcome"  # win, draw or loss
     env_name = "rock_paper_scissors"
 
@@ -138,6 +139,7 @@ class TeamRockPaperScissors(MultiAgentEnv):
     """
 
     metadata = {"render_modes": ["ansi"], "name": "team_rock_paper_scissors"}
+    simultaneous = True  # every agent in play acts at every step
     result_kind = "outcome"  # win, draw or loss
     env_name = "team_rock_paper_scissors"
 

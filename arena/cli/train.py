@@ -213,7 +213,7 @@ FLAGS: dict[str, Flag] = {
     ),
     "workers": Flag(
         "processes that step the games where the run plays them as a worker batch of single envs "
-        "(--control shared on an env without a compiled batch: MAgent2's battles, soccer); 0 (default): "
+        "(an env without a compiled batch whose agents all act at once: soccer, ViZDoom, MAgent2); 0 (default): "
         "in this process. Results are the same for any number; more help where a game step is slow and "
         "cores are free",
         _RUN,

@@ -242,7 +242,8 @@ class SimultaneousBatchVecEnv(BatchVecEnv):
         games, players = self.batch.num_games, self._players_per_game
         shape = tuple(batch.single_action_space.shape or ())
         actions = np.zeros((games, players, *shape), dtype=batch.single_action_space.dtype)
-        chosen = np.asarray(self._actions).reshape(self.num_envs, *shape)
+        # the learner's actions in its own space (an interface may map Discrete to the raw buttons)
+        chosen = np.asarray(self._actions).reshape(self.num_envs, *(self.action_space.shape or ()))
         actions[slot_game, seats] = np.asarray(self._learner.action(chosen)).reshape(self.num_envs, *shape)
         waiting_games, waiting_players = np.nonzero(self._live & (self._lineup >= 0))
         codes = self._lineup[waiting_games, waiting_players]

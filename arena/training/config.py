@@ -118,7 +118,8 @@ class TrainingConfig:
         seed: seeds the envs, the model and the evaluation games.
         device: the torch device; ``threads``: torch CPU threads.
         workers: processes that step the games of a run on a worker batch (:mod:`arena.worker_batch`:
-            ``--control shared`` on an env no compiled batch serves); 0 steps them in this process.
+            an env without a compiled batch whose agents all act at once, for a seat or a shared side,
+            :func:`~arena.training.vectorised.choose_path`); 0 steps them in this process.
             The games, and so the run, are the same for any number.
         progress: ``"auto"`` (a bar on a terminal, a line every ``progress_every``
             seconds otherwise), ``"bar"``, ``"lines"`` or ``"none"``.

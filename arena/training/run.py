@@ -1,9 +1,10 @@
 """One training run, from a :class:`~arena.training.config.TrainingConfig` to a trained-agent folder.
 
 :func:`train` is what ``arena train`` does once its flags are parsed: it applies the config to
-the env's recipe (or a loaded run's: :func:`arena.training.plan.plan`), builds the learner's vectorised env (the env's own where
-its recipe names one, the batched path where the env's numpy batch can serve, one
-:class:`~arena.training.SingleAgentEnv` per game otherwise), chooses the SB3 policy from the
+the env's recipe (or a loaded run's: :func:`arena.training.plan.plan`), builds the learner's
+vectorised env (the batched path where the env's numpy batch can serve, a worker batch of single envs where an env
+without one has every agent act at once, one :class:`~arena.training.SingleAgentEnv` per game
+otherwise: :func:`~arena.training.vectorised.choose_path`), chooses the SB3 policy from the
 learner's spaces, trains with the self-play and progress callbacks, and writes the folder
 :mod:`arena.training.trained` reads: the weights (safetensors), ``agent.json``,
 :data:`~arena.training.config.RECIPE_FILE`, the self-play pool's snapshots, ``evaluations.csv``
@@ -363,15 +364,18 @@ def _vec_env(setup: RunPlan, path: str, n_envs: int, opponents: list[Any], pool:
     if config.workers and path != "workers":
         raise InvalidValueError(
             f"--workers {config.workers} sets the processes of a worker batch, and this run steps none ({path} "
-            "path): only --control shared on an env without a compiled batch trains on one"
+            "path): only runs on an env without a compiled batch whose agents all act at once train on one "
+            "(arena.training.vectorised.choose_path)"
         )
     inner: VecEnv | None = None
     if path in ("batched", "workers"):
         team: dict[str, Any] = {}
         if recipe.control == "shared":  # the learner in every seat of its side
             team = {"team": True, "team_spirit": recipe.team_spirit}
-        if path == "workers":  # single envs: a member that leaves the game ends its own episode
-            team.update(num_workers=min(config.workers, n_envs), member_done=True)  # at most one per game
+        if path == "workers":  # single envs in worker processes, at most one per game
+            team["num_workers"] = min(config.workers, n_envs)
+            if recipe.control == "shared":  # a member that leaves the game ends its own episode
+                team["member_done"] = True
         inner = batch_vec_env(
             config.env,
             n_envs,

@@ -1,8 +1,9 @@
 """Which vectorised env a training run steps: a game's numpy batch, a worker batch of single envs, or one SingleAgentEnv per game.
 
 :func:`choose_path` derives it from what the run trains (``"batched"`` where the game's own batch
-can serve the run, ``"workers"`` for one policy in every seat of its side where it cannot: a
-batch of single envs, :mod:`arena.worker_batch`, ``"single"`` otherwise);
+can serve the run, ``"workers"`` where an env without one has every agent act at once, for a seat or
+for one policy in every seat of its side: a batch of single envs, :mod:`arena.worker_batch`,
+``"single"`` otherwise);
 :func:`batch_vec_env` builds the batched trainer env for a game, turn-based
 (:class:`~arena.training.batched.BatchVecEnv`) or simultaneous
 (:class:`~arena.training.batched_simultaneous.SimultaneousBatchVecEnv`).
@@ -26,7 +27,7 @@ from arena.training.batched import BatchVecEnv, make_batch
 from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
 from arena.training.pool import OpponentPool
 
-__all__ = ["batch_reasons", "batch_vec_env", "choose_path", "shared_side_reasons"]
+__all__ = ["batch_reasons", "batch_vec_env", "choose_path", "path_reasons", "shared_side_reasons", "worker_reasons"]
 
 
 def batch_vec_env(
@@ -74,12 +75,19 @@ def choose_path(
       per-episode state per game slot). With ``control="shared"`` (one policy in every seat of its
       side, :class:`SimultaneousBatchVecEnv` with ``team=True``) the batch must be one where every
       seat moves at once;
-    * ``"workers"``: ``control="shared"`` where the game's batch cannot serve the run: the same
-      trainer over a worker batch of single envs (:mod:`arena.worker_batch`), each member's
-      episode ending when it leaves the game (``member_done``);
-    * ``"single"``: anything else (one :class:`~arena.training.single_agent.SingleAgentEnv` per game).
+    * ``"workers"``: the same trainer over a worker batch of single envs (:mod:`arena.worker_batch`),
+      for an env without a batch of its own: ``control="shared"`` where the game's batch cannot
+      serve the run (each member's episode ending when it leaves the game, ``member_done``), and a
+      learner in one seat (or ``seats``) of an env whose agents all act at every step
+      (:attr:`arena.MultiAgentEnv.simultaneous`: soccer, ViZDoom, MAgent2) and share one observation
+      space and one action space, against opponents that act in batches, with no teammate, and an
+      algorithm that takes masks or an env that masks no actions (:func:`worker_reasons`);
+    * ``"single"``: anything else (one :class:`~arena.training.single_agent.SingleAgentEnv` per game):
+      turn-based envs without a batch (poker, liar's dice), a learner beside a teammate or for a
+      whole side (``control="team"``), opponents that act one game at a time, ``ppo`` on an env
+      that masks actions (the single env forfeits an illegal move; a batch enforces masks).
 
-    ``opponent`` is one agent or a list of them.
+    ``opponent`` is one agent or a list of them. :func:`path_reasons` says why a run takes its path.
 
     Raises:
         ValueError: ``control="shared"`` where the side cannot be trained so, saying why
@@ -94,6 +102,31 @@ def choose_path(
         'single'
         >>> choose_path(envs.make("soccer"), "ppo", RandomAgent(), None, control="shared")
         'workers'
+        >>> choose_path(envs.make("soccer"), "ppo", RandomAgent(), None)
+        'workers'
+    """
+    return path_reasons(env, algo, opponent, interface, control=control, teammate=teammate)[0]
+
+
+def path_reasons(
+    env: Any,
+    algo: str,
+    opponent: Any,
+    interface: Any,
+    *,
+    control: str = "seat",
+    teammate: str | None = None,
+) -> tuple[str, list[str]]:
+    """:func:`choose_path`'s path and why the faster paths cannot serve the run (empty on the batched path).
+
+    Raises:
+        ValueError: as :func:`choose_path`.
+
+    Example:
+        >>> import envs
+        >>> from arena import RandomAgent
+        >>> path_reasons(envs.make("kuhn_poker"), "maskable-ppo", RandomAgent(), None)
+        ('single', ['<KuhnPoker> has no batch (make_batch)', '<KuhnPoker> is turn-based (simultaneous is False)'])
     """
     opponents = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent]
     reasons = batch_reasons(env, interface)
@@ -107,14 +140,56 @@ def choose_path(
         # else on a worker batch of single envs (the same trainer)
         options = stack_batch_options(interface)
         if not reasons and turn_model(make_batch(env, 1, batch_options=options)) == "simultaneous":
-            return "batched"
+            return "batched", []
         side_reasons = shared_side_reasons(env, opponents)
         if side_reasons:
             raise InvalidValueError(f"--control shared cannot train this run: {'; '.join(side_reasons)}")
-        return "workers"
+        return "workers", reasons
+    if not env.batchable:  # a worker batch of single envs, where it can serve the run
+        against_workers = worker_reasons(env, algo, opponents, control=control, teammate=teammate)
+        return ("single" if against_workers else "workers"), batch_reasons(env, interface) + against_workers
     if teammate is not None or control == "team":
         reasons.append("the learner plays beside a teammate or for a whole side")
-    return "single" if reasons else "batched"
+    return ("single", reasons) if reasons else ("batched", [])
+
+
+def worker_reasons(
+    env: MultiAgentEnv,
+    algo: str,
+    opponents: Sequence[Any],
+    *,
+    control: str = "seat",
+    teammate: str | None = None,
+) -> list[str]:
+    """Why a learner's seat in ``env`` cannot train on a worker batch of single envs (empty: it can).
+
+    The worker batch steps every agent in play at once and the trainer
+    (:class:`SimultaneousBatchVecEnv`) fills the other seats with opponents acting in batches, so
+    the env must declare simultaneous moves and one observation and one action space for all its
+    agents, and the learner must play a seat of its own (no teammate, not a whole side); masks
+    reach the learner, so an algorithm without them trains only where the env masks nothing.
+
+    Example:
+        >>> import envs
+        >>> worker_reasons(envs.make("soccer"), "ppo", [])
+        []
+        >>> worker_reasons(envs.make("liars_dice"), "maskable-ppo", [])
+        ['<LiarsDice> is turn-based (simultaneous is False)']
+    """
+    reasons = []
+    if not env.simultaneous:
+        reasons.append(f"{env} is turn-based (simultaneous is False)")
+    seats = list(env.possible_agents)
+    if len({(str(env.observation_space(seat)), str(env.action_space(seat))) for seat in seats}) != 1:
+        reasons.append(f"the seats of {env} do not share one observation space and one action space")
+    if algo != "maskable-ppo" and env.masked_actions:
+        reasons.append(f"--algo {algo} trains without action masks and {env} masks its actions")
+    for agent in opponents:
+        members = agent if isinstance(agent, OpponentPool) else [agent]
+        reasons += [f"the opponent {m} cannot act for many games at once" for m in members if not plays_in_batches(m)]
+    if teammate is not None or control == "team":
+        reasons.append("the learner plays beside a teammate or for a whole side")
+    return reasons
 
 
 def shared_side_reasons(env: MultiAgentEnv, opponents: Sequence[Any]) -> list[str]:

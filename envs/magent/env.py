@@ -98,6 +98,7 @@ class MAgentBattle(MultiAgentEnv):
         {"max_steps", "step_reward", "dead_penalty", "attack_penalty", "attack_opponent_reward"}
     )
     metadata = {"render_modes": ["rgb_array"], "name": "magent_battle", "render_fps": 5}
+    simultaneous = True  # every agent in play acts at every step
     env_name = "magent_battle"
     team_outcome = "individual"
     result_kind = "outcome"  # the side with more soldiers alive wins; the shaped rewards do not decide it

@@ -89,6 +89,7 @@ class Pommerman(MultiAgentEnv):
 
     training_options = frozenset({"max_steps"})  # the length of an episode
     metadata = {"render_modes": ["ansi", "rgb_array"], "name": "pommerman", "render_fps": 10}
+    simultaneous = True  # every agent in play acts at every step
     result_kind = "outcome"  # win, draw or loss
     env_name = "pommerman"
 

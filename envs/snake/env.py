@@ -87,6 +87,7 @@ class Snake(SnakeRules, MultiAgentEnv):
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "name": "snake", "render_fps": 10, "real_time": True}
+    simultaneous = True  # every agent in play acts at every step
     result_kind = "ranks"  # snakes place by their returns
     env_name = "snake"
 

@@ -106,6 +106,7 @@ class Soccer(MultiAgentEnv):
 
     training_options = frozenset({"time_limit"})  # the length of an episode
     metadata = {"render_modes": ["rgb_array", "camera"], "name": "soccer", "render_fps": 40, "real_time": True}
+    simultaneous = True  # every agent in play acts at every step
     result_kind = "outcome"  # win, draw or loss
     env_name = "soccer"
 

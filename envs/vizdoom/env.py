@@ -188,6 +188,7 @@ class VizdoomDeathmatch(MultiAgentEnv):
         "real_time": True,
         "reproducible": False,
     }
+    simultaneous = True  # every agent in play acts at every step
     env_name = "vizdoom_deathmatch"
     result_kind = "ranks"  # players place by their returns (frags)
     #: The ``time_limit`` when none is given (seconds); a test suite may shorten it.

@@ -145,7 +145,8 @@ def test_arena_train_trains_the_recipe_alone_against_bots(tmp_path, capsys) -> N
     argv += ["--algo-options", '{"n_steps": 64, "batch_size": 64, "n_epochs": 1}']
     assert main(argv) == 0, capsys.readouterr().err
     printed = capsys.readouterr().out
-    assert "trained ppo on vizdoom_deathmatch for 128 timesteps" in printed
+    # alone against bots, the learner's seat trains on a worker batch of single engines (the one trainer)
+    assert "trained ppo on vizdoom_deathmatch for 128 timesteps" in printed and "(workers path, 1 games)" in printed
     manifest = json.loads((out / "agent.json").read_text())
     assert manifest["env_options"] == FAST_OPTIONS  # the recipe's fast mode, not the networked match
     # The printed tournament enters the agent in the 2-player match (a lone player has no seat to share),

@@ -224,7 +224,9 @@ def test_the_path_is_chosen_from_what_the_run_trains(tmp_path, capsys) -> None:
     c4 = envs.make("connect_four")
     assert choose_path(c4, "maskable-ppo", RandomAgent(), None) == "batched"
     assert choose_path(c4, "ppo", RandomAgent(), None) == "single"  # no masks: the batch enforces them
-    assert choose_path(envs.make("kuhn_poker"), "maskable-ppo", RandomAgent(), None) == "single"  # no batch
+    assert choose_path(envs.make("kuhn_poker"), "maskable-ppo", RandomAgent(), None) == "single"  # turns, no batch
+    # no batch, every agent acts at once: a worker batch of single envs (tests/arena/training/test_seat_workers.py)
+    assert choose_path(envs.make("soccer"), "ppo", RandomAgent(), None) == "workers"
     # a stack with per-episode state trains on the batch: its state is kept per game slot
     assert FrameStack(frames=2).stateful
     assert choose_path(c4, "maskable-ppo", RandomAgent(), FrameStack(frames=2)) == "batched"

@@ -179,7 +179,7 @@ def test_choose_path_takes_the_worker_batch_for_a_shared_side_and_says_why_it_ca
     battle = envs.make("magent_battle", **_SMALL)
     nearest = make_agent("magent_attack_nearest")
     assert choose_path(battle, "ppo", nearest, None, control="shared") == "workers"
-    assert choose_path(battle, "ppo", nearest, None) == "single"
+    assert choose_path(battle, "ppo", nearest, None) == "workers"  # one soldier's seat: a worker batch too
     with pytest.raises(ValueError, match="--control shared cannot train this run: .*has no sides"):
         choose_path(envs.make("tic_tac_toe"), "ppo", make_agent("random"), None, control="shared")
     with pytest.raises(ValueError, match="the opponent .* cannot act for a side at once"):
@@ -187,6 +187,8 @@ def test_choose_path_takes_the_worker_batch_for_a_shared_side_and_says_why_it_ca
     arms = envs.make("magent_combined_arms", map_size=16)
     with pytest.raises(ValueError, match="do not share one observation space and one action space"):
         choose_path(arms, "ppo", nearest, None, control="shared")
+    # a seat of an army whose units differ: the worker batch stacks one space, so one game at a time
+    assert choose_path(arms, "ppo", nearest, None) == "single"
 
 
 def test_member_done_and_team_spirit_need_a_team_and_steps_need_a_reset() -> None:
