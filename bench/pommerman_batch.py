@@ -11,7 +11,9 @@ side alike), medians printed with their ratios:
   thread, in three shapes: every view's planes into the batch's own buffers (``copy=False``),
   every view's planes into fresh arrays (``copy=True``, the default), and one learner seat's
   planes into the batch's buffers (``view_agents=("agent_0",)``, ``copy=False``: a trainer's
-  batch whose opponents read the state);
+  batch whose opponents read the state), and the trainer's shape (two seats of four, fresh arrays);
+  then the same with ``layout="codes"`` (611 bytes a view in place of 2,662), and codes unpacked to
+  planes in numpy every step (``codes_to_planes``: what a user reading planes pays in all);
 * the first shape with ``threads=2`` (``numba.prange`` over both cores): wall-clock steps/s;
 * the **single env** in a user's loop with seeded resets (``reset(seed=k)`` every game,
   a dict of random ints per step) beside the **reference** (playground) doing the same
@@ -43,6 +45,7 @@ import numpy as np
 
 from envs.pommerman.agents import PommermanSimpleBatch
 from envs.pommerman.batch import PommermanBatch
+from envs.pommerman.codes import codes_to_planes
 
 REFERENCE_SCRIPT = r"""
 import json, random, sys, time, warnings
@@ -101,6 +104,7 @@ BATCH_SCRIPT = r"""
 import json, sys, time
 import numpy as np
 from envs.pommerman.batch import PommermanBatch
+from envs.pommerman.codes import codes_to_planes
 games, steps, seed = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 mode, ego = ("ffa", "team")[int(sys.argv[4])], bool(int(sys.argv[5]))
 
@@ -135,15 +139,23 @@ def reference_rate(python: str, steps: int, seed: int) -> float:
 BATCH_MODES = ("ffa", "team")
 
 
-#: The batch's shapes timed: (label, ``copy``, ``view_agents``, the trainer's seats). The trainer's: the
-#: learner's side (two seats of four, agents 0 and 2 in even games, 1 and 3 in odd ones) viewed
-#: (``set_view_seats``), its opponents reading the state, in fresh arrays (as ``SimultaneousBatchVecEnv``
-#: with ``team=True`` and ``pommerman_simple`` opponents makes and asks it).
+#: The batch's shapes timed: (label, ``copy``, ``view_agents``, the trainer's seats, ``layout``, unpacked).
+#: The trainer's: the learner's side (two seats of four, agents 0 and 2 in even games, 1 and 3 in odd
+#: ones) viewed (``set_view_seats``), its opponents reading the state, in fresh arrays (as
+#: ``SimultaneousBatchVecEnv`` with ``team=True`` and ``pommerman_simple`` opponents makes and asks it).
+#: Unpacked: the views read (every view, or the trainer's seats) turned into planes by ``codes_to_planes``
+#: after each step, as ``pommerman_batch_codes`` does under a stack reading planes.
 SHAPES = (
-    ("copy=False", False, None, False),
-    ("copy=True", True, None, False),
-    ("one seat", False, ("agent_0",), False),
-    ("trainer", True, None, True),
+    ("copy=False", False, None, False, "planes", False),
+    ("copy=True", True, None, False, "planes", False),
+    ("one seat", False, ("agent_0",), False, "planes", False),
+    ("trainer", True, None, True, "planes", False),
+    ("codes copy=False", False, None, False, "codes", False),
+    ("codes copy=True", True, None, False, "codes", False),
+    ("codes one seat", False, ("agent_0",), False, "codes", False),
+    ("codes trainer", True, None, True, "codes", False),
+    ("codes+unpack copy=False", False, None, False, "codes", True),
+    ("codes+unpack trainer", True, None, True, "codes", True),
 )
 
 
@@ -165,17 +177,25 @@ def batch_rate(
     copy: bool = False,
     view_agents: tuple[str, ...] | None = None,
     trainer: bool = False,
+    layout: str = "planes",
+    unpack: bool = False,
 ) -> tuple[float, float]:
-    """(steps per CPU-second, steps per wall second) of a PommermanBatch with random actions."""
-    batch = PommermanBatch(games, mode, ego=ego, copy=copy, threads=threads, view_agents=view_agents)
+    """(steps per CPU-second, steps per wall second) of a PommermanBatch with random actions.
+
+    ``unpack``: the views read (every view, or the trainer's seats) turned into planes after each step.
+    """
+    batch = PommermanBatch(games, mode, ego=ego, copy=copy, threads=threads, view_agents=view_agents, layout=layout)
+    seats = trainer_seats(games) if trainer else np.ones((games, 4), dtype=bool)
     if trainer:
-        batch.set_view_seats(trainer_seats(games))
+        batch.set_view_seats(seats)
     rng = np.random.default_rng(seed)
     batch.reset(seed=seed)
     calls = max(10, steps // games)
     cpu, wall = time.process_time(), time.perf_counter()
     for _ in range(calls):
-        batch.step(rng.integers(0, 6, (games, 4)))
+        views = batch.step(rng.integers(0, 6, (games, 4)))[0]
+        if unpack:
+            codes_to_planes(views[seats] if trainer else views)
     return calls * games / (time.process_time() - cpu), calls * games / (time.perf_counter() - wall)
 
 
@@ -261,6 +281,7 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
     copies = [tuple(a.copy() for a in state) for _ in range(calls)]
     parts: dict[str, float] = {}
     every_game = np.arange(games)
+    view_rows = b._obs.reshape(games, 4, -1)  # the compiled code's views: one flat row each
 
     def timed(name, function):
         function(0)
@@ -275,7 +296,7 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
         lambda k: batch_core.observe_games(
             every_game,
             *(b._boards, b._flames, b._agents, b._bombs, b._counts, b._steps, b._radio),
-            *(False, False, False, np.full(games, 15, np.uint8), 800, b._live, b._work, b._obs),
+            *(False, False, False, np.full(games, 15, np.uint8), 800, b._live, b._work, view_rows),
         ),
     )
     timed(
@@ -299,12 +320,12 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
             b._seats,  # every seat's views, per game
             10,
             800,
-            b._obs,
+            view_rows,
             b._rewards,
             b._terms,
             b._live,
             b._over,
-            b._final,
+            b._final.reshape(games, 4, -1),
             b._work,
         ),
     )
@@ -369,8 +390,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             record("pomcpp2 Environment", pomcpp2_rate(args.pomcpp2, 4 * args.steps, 1, round_ + 1))
         for games in args.games if "batch" in args.parts else ():
             flavour = (args.batch_mode, args.ego)
-            for label, copy, view_agents, trainer in SHAPES:
-                rate = batch_rate(games, args.steps, round_, 1, *flavour, copy, view_agents, trainer)[0]
+            for label, *shape in SHAPES:
+                rate = batch_rate(games, args.steps, round_, 1, *flavour, *shape)[0]
                 record(f"batch {games} {label} (cpu)", rate)
             if args.baseline:
                 mode_code = BATCH_MODES.index(args.batch_mode)

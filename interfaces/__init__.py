@@ -16,6 +16,7 @@
 * :mod:`interfaces.pommerman_safety` — :class:`PommermanSafeMoves` (the action filter: no move into certain death);
 * :mod:`interfaces.pommerman_shaping` — :class:`PommermanPickupBonus`, :class:`PommermanEnemyDownBonus`;
 * :mod:`interfaces.pommerman_radio` — :class:`PommermanSilentRadio` (radio mode's actions as moves, words silent);
+* :mod:`interfaces.pommerman_codes` — :class:`PommermanBatchCodes` (a ``layout="codes"`` batch's views read as planes);
 * :mod:`interfaces.pong` — :class:`PongFrames` (the field as small grey pictures), :class:`PongMoves`,
   :class:`PongHitBonus`;
 * :mod:`interfaces.pong_aim` — :class:`PongAim` (a potential that leads the paddle to a steep return);
@@ -52,6 +53,7 @@ from interfaces.pommerman import (
     PommermanPlanes,
     PommermanPosition,
 )
+from interfaces.pommerman_codes import PommermanBatchCodes
 from interfaces.pommerman_radio import PommermanSilentRadio
 from interfaces.pommerman_safety import PommermanSafeMoves
 from interfaces.pommerman_shaping import PommermanEnemyDownBonus, PommermanPickupBonus
@@ -82,6 +84,7 @@ __all__ = [
     "PommermanAttributes",
     "PommermanEgoCorner",
     "PommermanFeatures",
+    "PommermanBatchCodes",
     "PommermanBatchPlanes",
     "PommermanLegalMoves",
     "PommermanPlanes",

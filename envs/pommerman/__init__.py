@@ -2,7 +2,8 @@
 
 * :class:`Pommerman` — the arena env (``envs.make("pommerman", mode=...)``);
 * :class:`PommermanBatch` (:mod:`envs.pommerman.batch`) — many games stepped, scored, restarted and
-  observed (uint8 planes, :mod:`envs.pommerman.planes`) in one compiled call;
+  observed (uint8 planes, :mod:`envs.pommerman.planes`, or compact cell codes, :mod:`envs.pommerman.codes`)
+  in one compiled call;
 * :mod:`envs.pommerman.core` — one step of the rules on small arrays, in named phases;
 * :mod:`envs.pommerman.board` — reset boards with the reference's distribution;
 * :mod:`envs.pommerman.observe` — the per-agent observation and its space;
@@ -12,7 +13,8 @@
   team recipe on RLlib;
 * the game's interfaces: :mod:`interfaces.pommerman` (planes, features, the batch's planes),
   :mod:`interfaces.pommerman_safety` (the action filter), :mod:`interfaces.pommerman_shaping` (bonuses),
-  :mod:`interfaces.pommerman_radio` (radio mode's silent words);
+  :mod:`interfaces.pommerman_radio` (radio mode's silent words), :mod:`interfaces.pommerman_codes` (a codes
+  batch read as planes);
 * ``pommerman_team_ppo`` — the shipped team player (``envs/pommerman_trained/``, loaded by
   :mod:`envs.shipped`).
 

@@ -15,6 +15,7 @@ from arena.seeding import game_seeds
 from envs.pommerman import batch_core
 from envs.pommerman._jit import compile_once
 from envs.pommerman.board import seed_stream
+from envs.pommerman.codes import LAYOUTS, code_length, code_space
 from envs.pommerman.core import BOMB_CAP, SIZE
 from envs.pommerman.planes import PLANE_NAMES, RADIO_PLANE_NAMES, num_planes
 from envs.pommerman.rules import PommermanRules
@@ -48,11 +49,11 @@ class PommermanBatch:
       in the space). With ``ego=True`` moves are read in each agent's ego frame. Returns
       ``(observations, rewards, terminations, truncations, infos)``: observations
       ``(num_games, 4, planes, 11, 11)`` uint8 (:mod:`envs.pommerman.planes`; zero for an
-      agent not in play), rewards float32 and flags bool ``(num_games, 4)`` as the single
+      agent not in play; ``layout="codes"``: ``(num_games, 4, 611)``), rewards float32 and flags bool ``(num_games, 4)`` as the single
       env gives them (its step limit terminates: truncations stay False).
     * ``infos``: ``"live"``, the ``(num_games, 4)`` mask of the agents that act next (after
       restarts); ``"episode_over"``, the ``(num_games,)`` mask of the games that ended in
-      this step (and restarted); ``"final_observation"``, the ``(k, 4, planes, 11, 11)``
+      this step (and restarted); ``"final_observation"``, the ``(k, 4, ...)``
       last views of those ``k`` games; ``"acted"``, who acted in this step.
     * :meth:`load_state` / :meth:`state_json` put a game in a slot or read it back, in
       the reference's state format (as :meth:`Pommerman.load_state`).
@@ -61,6 +62,12 @@ class PommermanBatch:
         num_games: the number of games.
         mode: ``"ffa"``, ``"team"`` or ``"radio"``.
         ego: every agent sees the board turned so it starts top left; moves in that frame.
+        layout: ``"planes"`` (default): each view 22 (radio 24) uint8 planes of 11 x 11
+            (:mod:`envs.pommerman.planes`, 2,662 bytes); ``"codes"``: one flat row of 611 (613)
+            bytes, a cell-code plane in place of the 12 one-hot planes and each constant plane's
+            value once (:mod:`envs.pommerman.codes`; its ``codes_to_planes`` and the interface
+            level ``pommerman_batch_codes`` turn them into the planes). A quarter of the bytes a
+            step writes; docs/performance.md gives the speed of each.
         copy: return fresh arrays (default), safe to keep. It costs a zeroed allocation of
             the observations every step (``num_games * 4 * planes * 121`` bytes: 2.7 MB at 256
             games), which the compiled step then writes: 15-21% of the steps a CPU-second of
@@ -80,7 +87,7 @@ class PommermanBatch:
         max_steps: the step limit (800 in the reference).
 
     Raises:
-        ValueError: a bad number of games, mode, ``max_steps``, ``threads`` or ``view_agents``.
+        ValueError: a bad number of games, mode, ``layout``, ``max_steps``, ``threads`` or ``view_agents``.
 
     Example:
         >>> import numpy as np
@@ -102,6 +109,7 @@ class PommermanBatch:
         mode: str = "ffa",
         *,
         ego: bool = False,
+        layout: str = "planes",
         copy: bool = True,
         threads: int = 1,
         max_steps: int = 800,
@@ -111,6 +119,8 @@ class PommermanBatch:
             raise InvalidValueError(f"PommermanBatch: num_games must be an integer in 1..{2**20}, got {num_games!r}")
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 256:
             raise InvalidValueError(f"PommermanBatch: threads must be an integer in 1..256, got {threads!r}")
+        if layout not in LAYOUTS:
+            raise InvalidValueError(f"PommermanBatch: layout must be one of {LAYOUTS}, got {layout!r}")
         self.template = PommermanRules(mode, max_steps)  # checks the options
         self.view_agents = self._check_view_agents(view_agents)
         compile_once(
@@ -120,12 +130,13 @@ class PommermanBatch:
             expect="one to three minutes on two cores",
         )
         self.mode, self.max_steps, self.num_games = mode, self.template.max_steps, int(num_games)
-        self.ego, self.copy, self.threads = bool(ego), bool(copy), int(threads)
+        self.ego, self.copy, self.threads, self.layout = bool(ego), bool(copy), int(threads), layout
         self.teams = self.template.teams
         self.plane_names = RADIO_PLANE_NAMES if mode == "radio" else PLANE_NAMES
-        self.single_observation_space = plane_space(mode)
+        self.single_observation_space = plane_space(mode) if layout == "planes" else code_space(mode)
         self.single_action_space = self.template.action_space("agent_0")
-        games, k = self.num_games, num_planes(mode)
+        games = self.num_games
+        view = (num_planes(mode), SIZE, SIZE) if layout == "planes" else (code_length(mode),)
         self._boards = np.zeros((games, SIZE, SIZE), np.uint8)
         self._items = np.zeros((games, SIZE, SIZE), np.uint8)
         self._flames = np.zeros((games, SIZE, SIZE), np.uint8)
@@ -137,8 +148,8 @@ class PommermanBatch:
         self._radio = np.zeros((games, 4, 2), np.uint8)
         self._last = np.zeros((games, 4), np.int64)
         self._no_words = np.zeros((0, 4, 2), np.int64)
-        self._obs = np.zeros((games, 4, k, SIZE, SIZE), np.uint8)
-        self._final = np.zeros((games, 4, k, SIZE, SIZE), np.uint8)
+        self._obs = np.zeros((games, 4, *view), np.uint8)
+        self._final = np.zeros((games, 4, *view), np.uint8)
         self._rewards = np.zeros((games, 4), np.float32)
         self._terms = np.zeros((games, 4), np.bool_)
         self._live = np.zeros((games, 4), np.bool_)
@@ -167,7 +178,9 @@ class PommermanBatch:
         bits = sum(1 << self.possible_agents.index(a) for a in self.view_agents)
         self._seats = np.full(games, bits, np.uint8)
         self._options = (*self._flags(), self.ego, self._seats, self.template.max_blast, self.max_steps)
-        self._outputs = (self._obs, self._rewards, self._terms, self._live, self._over, self._final, self._work)
+        # the compiled code writes the views as flat rows (games, 4, bytes): one compilation for both layouts
+        views, finals = _rows(self._obs), _rows(self._final)
+        self._outputs = (views, self._rewards, self._terms, self._live, self._over, finals, self._work)
         self._run = batch_core.batch_step if self.threads == 1 else batch_core.batch_step_parallel
         self._entropy = np.random.default_rng()
         self._started = False
@@ -249,7 +262,7 @@ class PommermanBatch:
             self.max_steps,
             self._live,
             self._work,
-            self._obs,
+            _rows(self._obs),
         )
 
     def set_view_seats(self, seats: Any) -> None:
@@ -353,7 +366,7 @@ class PommermanBatch:
         outputs = self._outputs
         if fresh:  # views written straight into a fresh array: no copy of them after the call
             obs = np.zeros(self._obs.shape, np.uint8)
-            outputs = (obs, *outputs[1:])
+            outputs = (_rows(obs), *outputs[1:])
         ended = self._run(*self._state, moves, words, *self._options, *outputs)
         if ended < 0:  # nothing was stepped
             raise self._out_of_range(ended, moves, words)
@@ -376,7 +389,7 @@ class PommermanBatch:
         return int(game)
 
     def load_state(self, game: int, state: Mapping[str, Any]) -> np.ndarray:
-        """Continue game ``game`` from a state dict in the reference format; returns its views ``(4, planes, 11, 11)``.
+        """Continue game ``game`` from a state dict in the reference format; returns its four views (the layout's shape).
 
         The living agents act next. The batch must have been reset once (the other games
         need a state too).
@@ -418,6 +431,11 @@ class PommermanBatch:
     def live(self) -> np.ndarray:
         """The ``(num_games, 4)`` mask of the agents that act next (a copy)."""
         return self._live.copy()
+
+
+def _rows(views: np.ndarray) -> np.ndarray:
+    """The views ``(games, 4, ...)`` as one flat row each (a view of the same memory)."""
+    return views.reshape(views.shape[0], 4, -1)
 
 
 def _warm_up(mode: str, ego: bool, threads: int) -> None:

@@ -2,7 +2,7 @@
 
 :func:`batch_step` steps every game (the rules of :mod:`envs.pommerman.core`), scores it as
 the single env does, resets the games that ended (boards from each game's own stream) and
-writes every view's planes (:mod:`envs.pommerman.batch_views`), all into preallocated arrays.
+writes every view's planes or codes (:mod:`envs.pommerman.batch_views`), all into preallocated arrays.
 :func:`batch_step_parallel` is the same over ``numba.prange`` chunks of games (both run one
 compiled body, :func:`_step_games`; numba's ``parallel`` is an option of a compilation). Both are
 compiled without numba's reference counting (:func:`~envs.pommerman._jit.njit_unreferenced`),
@@ -193,12 +193,6 @@ def _viewed(board_rows, flame_rows, agents, bombs, counts, radio, steps, live, m
     return board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego, seats
 
 
-@njit_inline
-def _view_rows(views):
-    """The games' views (games, 4, planes, 11, 11) as one flat row per view."""
-    return views.reshape(views.shape[0], 4, views.shape[2] * SIZE * SIZE)
-
-
 @njit_unreferenced
 def _step_games(first, stop, t, in_order, games, moves, options, outputs):
     """Games ``first`` to ``stop - 1`` of :func:`batch_step` with chunk ``t``'s scratch; returns how many ended.
@@ -217,7 +211,6 @@ def _step_games(first, stop, t, in_order, games, moves, options, outputs):
     obs, rewards, terms, live, over, final, work = outputs
     s = _scratch(work, t)
     board_rows, item_rows, flame_rows = _cell_rows(boards), _cell_rows(items), _cell_rows(flames)
-    obs_rows, final_rows = _view_rows(obs), _view_rows(final)
     viewed = _viewed(
         board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego, seats
     )
@@ -245,7 +238,7 @@ def _step_games(first, stop, t, in_order, games, moves, options, outputs):
             over,
             (board_rows, item_rows, flame_rows),
             viewed,
-            final_rows,
+            final,
             ended if in_order else g,
             s,
             work[11][t],
@@ -257,7 +250,7 @@ def _step_games(first, stop, t, in_order, games, moves, options, outputs):
     # CPU-second (docs/performance.md; the two bodies' code together, likely, crowd the
     # instruction cache)
     for g in range(first, stop):
-        observe_game(g, g, viewed, work[11][t], work[12][t], obs_rows)
+        observe_game(g, g, viewed, work[11][t], work[12][t], obs)
     return ended
 
 
@@ -291,7 +284,9 @@ def batch_step(
 ):
     """Step every game once (ended games restart in the same call); returns how many ended.
 
-    The final views of the ``k`` games that ended fill the first ``k`` rows of ``final``, in game order.
+    ``obs`` and ``final`` hold the views as flat rows ``(games, 4, view bytes)`` (the caller's
+    arrays reshaped: planes ``(games, 4, planes, 11, 11)`` or codes ``(games, 4, 611)``); the row
+    length tells the layout (:mod:`envs.pommerman.batch_views`). The final views of the ``k`` games that ended fill the first ``k`` rows of ``final``, in game order.
 
     Returns ``-1`` (a move outside 0..5) or ``-2`` (a word outside 0..7) before stepping anything.
     """
@@ -360,14 +355,13 @@ def batch_step_parallel(
             (team, partial, ego, seats, max_blast, max_steps),
             (obs, rewards, terms, live, over, final, work),
         )
-    final_rows = _view_rows(final)
     ended = 0
     for g in range(games):  # the final views of the games that ended to the first rows, in order
         if over[g]:
             if ended != g:
                 for a in range(4):
-                    for i in range(final_rows.shape[2]):
-                        final_rows[ended, a, i] = final_rows[g, a, i]
+                    for i in range(final.shape[2]):
+                        final[ended, a, i] = final[g, a, i]
             ended += 1
     return ended
 
@@ -387,9 +381,9 @@ def observe_games(
     games, boards, flames, agents, bombs, counts, steps, radio, team, partial, ego, seats, max_steps, live, work, obs
 ):
     """Write the views of ``games`` into ``obs`` (after a reset or a loaded state)."""
-    board_rows, flame_rows, obs_rows = _cell_rows(boards), _cell_rows(flames), _view_rows(obs)
+    board_rows, flame_rows = _cell_rows(boards), _cell_rows(flames)
     viewed = _viewed(
         board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego, seats
     )
     for g in games:
-        observe_game(g, g, viewed, work[11][0], work[12][0], obs_rows)
+        observe_game(g, g, viewed, work[11][0], work[12][0], obs)

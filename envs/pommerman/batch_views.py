@@ -1,4 +1,4 @@
-"""The batch's views: every agent's planes of one game, written straight from the game's state.
+"""The batch's views: every agent's planes (or cell codes) of one game, written straight from the game's state.
 
 The same planes as :func:`envs.pommerman.planes.encode_view` (which the single env's interface
 uses on an observation dict; the tests hold the two equal), laid out for speed:
@@ -12,6 +12,11 @@ uses on an observation dict; the tests hold the two equal), laid out for speed:
   with no grids in between;
 * without fog or turning, the four views differ only in the agents' cells and the constant
   planes: the first view is encoded and copied into the others.
+
+The ``"codes"`` layout (:mod:`envs.pommerman.codes`) writes, in place of the one-hot planes, the
+row of cell codes translated (compares and selects over whole vectors), the same value planes,
+and each constant plane's value once; the layout is told by the length of the rows (611 or 613
+bytes against 2,662 or 2,904), so both layouts run one compiled step.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.pommerman._jit import njit_inline
+from envs.pommerman.codes import SCALARS_AT, VALUES_AT
 from envs.pommerman.core import AGENT_0, FOG, SIZE
 from envs.pommerman.observe import VIEW
 from envs.pommerman.planes import EGO_ACTIONS, EGO_FLIP_CODE, ENEMY, SELF, TEAMMATE, VIEW_CELL
@@ -62,6 +68,28 @@ def _one_hot(cells, out, row, me, me_code, mate_code):
 
 
 @njit_inline
+def _is_codes(out):
+    """Whether the views ``out`` are in the codes layout: rows of 611 or 613 bytes, not 22 or 24 planes."""
+    return out.shape[2] < SCALARS_AT + 16
+
+
+@njit_inline
+def _code_plane(cells, out, row, me, me_code, mate_code):
+    """The code plane of view ``out[row, me]`` (codes layout) from its cell codes, PADDED at once.
+
+    Each cell's code is 1 + the index of its one-hot plane (0 is left for an agent not in play),
+    computed by compares and selects over whole vectors (a table read a cell does not vectorize);
+    the 7 cells past the plane land in the value planes, which are written after it.
+    """
+    for i in range(PADDED):
+        c = cells[i]
+        code = np.uint8(1) if c == AGENT_0 - 1 else c + np.uint8(1)  # the dummy agent code shows as passage
+        code = np.uint8(ENEMY + 1) if c >= AGENT_0 else code
+        code = np.uint8(SELF + 1) if c == me_code else code
+        out[row, me, i] = np.uint8(TEAMMATE + 1) if c == mate_code else code
+
+
+@njit_inline
 def _fog(cells, fog_r, fog_c):
     """Cells more than VIEW rows or columns from (fog_r, fog_c) (view coordinates) become FOG."""
     for r in range(SIZE):
@@ -81,9 +109,8 @@ def _constant_planes(out, row, me, scalars, k):
 
 
 @njit_inline
-def _encode(g, row, me, boards, flames, any_flames, bombs, nb, mate_code, fog_r, fog_c, ego, scalars, k, cells, out):
-    """Agent ``me``'s whole view of game ``g`` into ``out[row, me]``; ``fog_r < 0``: no fog."""
-    flips = EGO_FLIP_CODE[me] if ego else 0
+def _view_cells(g, boards, flips, fog_r, fog_c, cells):
+    """The board codes of a view turned by ``flips`` into ``cells``, fogged; returns whether fogged."""
     if flips == 0:
         for i in range(CELLS):
             cells[i] = boards[g, i]
@@ -93,19 +120,24 @@ def _encode(g, row, me, boards, flames, any_flames, bombs, nb, mate_code, fog_r,
     fogged = fog_r >= 0
     if fogged:
         _fog(cells, SIZE - 1 - fog_r if flips & 1 else fog_r, SIZE - 1 - fog_c if flips & 2 else fog_c)
-    _one_hot(cells, out, row, me, AGENT_0 + me, mate_code)
-    for i in range(_ONE_HOT * CELLS, _VALUES * CELLS):
+    return fogged
+
+
+@njit_inline
+def _value_planes(g, row, me, flames, any_flames, bombs, nb, flips, fogged, ego, cells, out, base):
+    """The four value planes of view ``out[row, me]``, from ``base`` on (after the one-hot planes' spill)."""
+    for i in range(base, base + 4 * CELLS):
         out[row, me, i] = 0
     for b in range(nb):  # later bombs overwrite earlier ones on a cell, as in the reference
         d = _TARGET[flips, int(bombs[g, b, 0]) * SIZE + int(bombs[g, b, 1])]
         if fogged and cells[d] == FOG:
             continue
-        out[row, me, 12 * CELLS + d] = bombs[g, b, 3]
-        out[row, me, 13 * CELLS + d] = bombs[g, b, 4]
+        out[row, me, base + d] = bombs[g, b, 3]
+        out[row, me, base + CELLS + d] = bombs[g, b, 4]
         move = bombs[g, b, 5]
-        out[row, me, 14 * CELLS + d] = EGO_ACTIONS[me, move] if ego and move else move
+        out[row, me, base + 2 * CELLS + d] = EGO_ACTIONS[me, move] if ego and move else move
     if any_flames:
-        base = 15 * CELLS
+        base += 3 * CELLS
         if flips == 0 and not fogged:
             for i in range(CELLS):
                 bits = flames[g, i]
@@ -114,12 +146,37 @@ def _encode(g, row, me, boards, flames, any_flames, bombs, nb, mate_code, fog_r,
             for i in range(CELLS):
                 bits = flames[g, _SOURCE[flips, i]] if cells[i] != FOG else 0
                 out[row, me, base + i] = int(bits > 0) + int(bits > 1) + int(bits > 3)
+
+
+@njit_inline
+def _encode(g, row, me, boards, flames, any_flames, bombs, nb, mate_code, fog_r, fog_c, ego, scalars, k, cells, out):
+    """Agent ``me``'s whole view of game ``g`` into ``out[row, me]`` (either layout); ``fog_r < 0``: no fog."""
+    flips = EGO_FLIP_CODE[me] if ego else 0
+    fogged = _view_cells(g, boards, flips, fog_r, fog_c, cells)
+    if _is_codes(out):  # the codes layout
+        _code_plane(cells, out, row, me, AGENT_0 + me, mate_code)
+        _value_planes(g, row, me, flames, any_flames, bombs, nb, flips, fogged, ego, cells, out, VALUES_AT)
+        for j in range(k):
+            out[row, me, SCALARS_AT + j] = scalars[j]
+        return
+    _one_hot(cells, out, row, me, AGENT_0 + me, mate_code)
+    _value_planes(g, row, me, flames, any_flames, bombs, nb, flips, fogged, ego, cells, out, _ONE_HOT * CELLS)
     _constant_planes(out, row, me, scalars, k)
 
 
 @njit_inline
-def _copy_view(g, row, first, me, out, agents, boards, alive, team, scalars, k):
-    """View ``me`` from view ``first`` (no fog, no turning): its agents' cells and constant planes redone."""
+def _copy_view(g, row, first, me, out, agents, boards, alive, team, scalars, k, cells):
+    """View ``me`` from view ``first`` (no fog, no turning): its agents' cells and constant planes redone.
+
+    ``cells``: view ``first``'s cell codes (the board's, as no view is turned or fogged).
+    """
+    if _is_codes(out):  # the codes layout: the code plane anew, the rest copied
+        _code_plane(cells, out, row, me, AGENT_0 + me, AGENT_0 + (me + 2) % 4 if team else _NO_TEAMMATE)
+        for i in range(VALUES_AT, SCALARS_AT):
+            out[row, me, i] = out[row, first, i]
+        for j in range(k):
+            out[row, me, SCALARS_AT + j] = scalars[j]
+        return
     for i in range(_VALUES * CELLS):
         out[row, me, i] = out[row, first, i]
     for a in range(4):
@@ -131,6 +188,17 @@ def _copy_view(g, row, first, me, out, agents, boards, alive, team, scalars, k):
             plane = SELF if a == me else TEAMMATE if team and a == (me + 2) % 4 else ENEMY
             out[row, me, plane * CELLS + cell] = 1
     _constant_planes(out, row, me, scalars, k)
+
+
+@njit_inline
+def _drawn(out, row, me):
+    """Whether view ``out[row, me]`` is drawn (a planes view has a one-hot plane set on every cell)."""
+    if _is_codes(out):  # codes: a drawn view has a code of 1 or more on every cell
+        return out[row, me, 0] != 0
+    for p in range(_ONE_HOT):
+        if out[row, me, p * CELLS]:
+            return True
+    return False
 
 
 @njit_inline
@@ -166,14 +234,15 @@ def _view_scalars(g, agents, alive, me, team, radio, clock, words, scalars):
 
 @njit_inline
 def observe_game(g, row, viewed, cells, scalars, out):
-    """Write the views of game ``g``'s agents into ``out[row]`` (4, planes * 121); zeros for agents not in ``live``.
+    """Write the views of game ``g``'s agents into ``out[row]`` (4, view bytes); zeros for agents not in ``live``.
 
     Only the agents of the bit mask ``seats[g]`` (one per game) are viewed: the others' rows are zeros too.
 
     ``viewed`` is ``(boards, flames, agents, bombs, counts, radio, steps, live, max_steps, team,
     partial, ego, seats)``: the batch's cells as rows of 121 (games, 121), its other arrays and its
     options (``seats``: a bit mask per game), gathered once a call (one tuple, not twelve arguments at each caller). ``out`` holds
-    the views as rows (games, 4, planes * 121), ``cells`` is a scratch of :data:`PADDED` bytes and
+    the views as rows (games, 4, planes * 121), or (games, 4, 611 or 613) in the codes layout
+    (:mod:`envs.pommerman.codes`), ``cells`` is a scratch of :data:`PADDED` bytes and
     ``scalars`` one of 8. Every array is indexed, none sliced: a slice per game or agent is counted
     in and out of numba's reference counts, which cost as much as the rest of a view.
     """
@@ -188,16 +257,14 @@ def observe_game(g, row, viewed, cells, scalars, out):
     wanted = seats[g]
     for me in range(4):
         if not live[g, me] or not wanted >> me & 1:
-            drawn = False  # a drawn view has a one-hot plane set on every cell
-            for p in range(_ONE_HOT):
-                drawn = drawn or out[row, me, p * CELLS] != 0
-            if drawn:
+            if _drawn(out, row, me):
                 for i in range(size):
                     out[row, me, i] = 0
             continue
-        k = _view_scalars(g, agents, alive, me, team, radio, clock, size > 22 * CELLS, scalars)
+        words = size > 22 * CELLS or SCALARS_AT + 6 < size < SCALARS_AT + 16  # radio: two more values
+        k = _view_scalars(g, agents, alive, me, team, radio, clock, words, scalars)
         if first >= 0 and not partial and not ego:
-            _copy_view(g, row, first, me, out, agents, boards, alive, team, scalars, k)
+            _copy_view(g, row, first, me, out, agents, boards, alive, team, scalars, k, cells)
             continue
         first = me
         mate_code = AGENT_0 + (me + 2) % 4 if team else _NO_TEAMMATE

@@ -1,10 +1,13 @@
-"""The network of Pommerman's team recipe: a small CNN over ``PommermanBatch``'s uint8 planes.
+"""The network of Pommerman's team recipe: a small CNN over ``PommermanBatch``'s uint8 planes (or its codes).
 
 It lives in the package (not in a script) because a trained folder names the features
 extractor's class by its import path (``{"$class": "envs.pommerman.policy:PlanesCNN"}`` in
 ``agent.json``): the folder loads wherever ``envs.pommerman.policy`` imports, and a loader
 imports it without ``--trust`` because ``envs`` is a package that declares arena entry points. The recipe names it in its ``policy_kwargs`` as
 ``"envs.pommerman.policy:PlanesCNN"`` (a recipe is JSON); ``arena train`` imports the name.
+
+:class:`CodesCNN` is the same network reading ``layout="codes"`` views: it unpacks them to the planes
+inside the network (on the model's device), so a trainer pays no numpy unpacking.
 
 This module imports torch and Stable-Baselines3 when it is imported (the ``train`` extra).
 """
@@ -14,13 +17,14 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
+from arena.errors import InvalidValueError
 from arena.training.policy_agent import require_sb3
 
 require_sb3()
 import torch  # noqa: E402
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor  # noqa: E402
 
-__all__ = ["PlanesCNN"]
+__all__ = ["PlanesCNN", "CodesCNN"]
 
 
 class PlanesCNN(BaseFeaturesExtractor):
@@ -58,3 +62,51 @@ class PlanesCNN(BaseFeaturesExtractor):
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         return self.net(observations * self.scale)
+
+
+class CodesCNN(PlanesCNN):
+    """:class:`PlanesCNN` over ``PommermanBatch(layout="codes")`` views: the planes are made in the network.
+
+    The code plane becomes the 12 one-hot planes (a one-hot of the codes, code 0 none), the value
+    planes are reshaped and the constants spread over the cells: the very planes
+    :func:`envs.pommerman.codes.codes_to_planes` makes, so the same weights give the same features
+    as :class:`PlanesCNN` on the planes layout.
+
+    Args:
+        observation_space: ``Box(0, high, (611,), uint8)`` (radio 613), :func:`envs.pommerman.codes.code_space`.
+        features_dim: the features handed to the policy and value heads.
+
+    Example:
+        >>> from envs.pommerman.codes import code_space
+        >>> cnn = CodesCNN(code_space("team"), features_dim=64)
+        >>> cnn(torch.zeros(2, 611)).shape
+        torch.Size([2, 64])
+    """
+
+    def __init__(self, observation_space: spaces.Box, features_dim: int = 256) -> None:
+        from envs.pommerman.batch import plane_space
+        from envs.pommerman.codes import CODE_NAMES, SCALARS_AT, VALUES_AT, code_length
+
+        mode = "radio" if observation_space.shape == (code_length("radio"),) else "ffa"
+        if observation_space.shape != (code_length(mode),):
+            raise InvalidValueError(
+                f"CodesCNN: expected the codes views' space, shape ({code_length('ffa')},) or "
+                f"({code_length('radio')},), got {observation_space}"
+            )
+        super().__init__(plane_space(mode), features_dim)
+        self._observation_space = observation_space
+        self._categories, self._values_at, self._scalars_at = len(CODE_NAMES), VALUES_AT, SCALARS_AT
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        n, side = observations.shape[0], 11
+        codes = observations[:, : self._values_at].long()
+        one_hot = torch.nn.functional.one_hot(codes, self._categories + 1)[..., 1:]  # code 0: no plane set
+        planes = torch.cat(
+            [
+                one_hot.transpose(1, 2).to(observations.dtype),
+                observations[:, self._values_at : self._scalars_at].reshape(n, 4, side * side),
+                observations[:, self._scalars_at :, None].expand(-1, -1, side * side),
+            ],
+            dim=1,
+        )
+        return super().forward(planes.reshape(n, -1, side, side))
