@@ -75,6 +75,14 @@ def test_worker_batch_bench_times_the_worker_batch_beside_single_envs():
     assert "snake (2 games" in out and "2 workers" in out and "of single envs" in out
 
 
+def test_worker_seat_training_bench_times_soccers_seat_run_on_each_path():
+    pytest.importorskip("dm_control")
+    pytest.importorskip("stable_baselines3")
+    # about 6 CPU s: a fresh interpreter imports torch and dm_control, builds three soccer games and a worker
+    out = _bench("bench/worker_seat_training.py", "--steps", "8", "--rounds", "1", "--games", "1")
+    assert "soccer seat home_0 vs random" in out and "workers 1" in out and "of the single path" in out
+
+
 def test_soccer_bench_times_dm_control_beside_arena():
     pytest.importorskip("dm_control")
     out = _bench("bench/soccer.py", "--steps", "5", "--rounds", "1", "--time-limit", "1")
