@@ -142,7 +142,7 @@ class SimultaneousBatch(GameBatch, Protocol):
 
     A batch whose views are costly may also offer ``set_view_seats(mask)`` (``(num_games, agents)``
     bool: the views written from the next step on, the others zero) and ``observe(games)`` (write
-    and return the views of ``games`` now); ``SimultaneousBatchVecEnv`` then asks for the views it reads.
+    and return the views of ``games`` now); ``BatchVecEnv`` then asks for the views it reads.
     """
 
     @property

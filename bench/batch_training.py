@@ -1,6 +1,6 @@
 """Learner steps/s of the one batched trainer with a user's own levels, beside the shipped stack (issue 46).
 
-On connect four (``BatchVecEnv``, against ``random``) and snake (``SimultaneousBatchVecEnv``,
+On connect four (``BatchVecEnv`` on an alternating batch, against ``random``) and snake (a simultaneous one,
 against ``random``), three learner stacks:
 
 * **shipped**: what the recipe trains (connect four: ``ego_board``; snake: the raw planes);

@@ -142,7 +142,7 @@ BATCH_MODES = ("ffa", "team")
 #: The batch's shapes timed: (label, ``copy``, ``view_agents``, the trainer's seats, ``layout``, unpacked).
 #: The trainer's: the learner's side (two seats of four, agents 0 and 2 in even games, 1 and 3 in odd
 #: ones) viewed (``set_view_seats``), its opponents reading the state, in fresh arrays (as
-#: ``SimultaneousBatchVecEnv`` with ``team=True`` and ``pommerman_simple`` opponents makes and asks it).
+#: ``BatchVecEnv`` with ``team=True`` and ``pommerman_simple`` opponents makes and asks it).
 #: Unpacked: the views read (every view, or the trainer's seats) turned into planes by ``codes_to_planes``
 #: after each step, as ``pommerman_batch_codes`` does under a stack reading planes.
 SHAPES = (

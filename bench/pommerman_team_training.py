@@ -1,7 +1,7 @@
 """Pommerman team training on arena's one batched trainer: the shipped stack beside a user's level.
 
 Trains MaskablePPO (the team recipe's CNN over the planes) for ``--timesteps`` learner steps on
-:class:`~arena.training.batched_simultaneous.SimultaneousBatchVecEnv` (``team=True``: one policy in
+:class:`~arena.training.batched.BatchVecEnv` (``team=True``: one policy in
 both seats of its side, two batched ``pommerman_simple`` as the enemies) with three learner stacks,
 one after the other in one process, and prints each one's learner steps per second and its ratio to
 the first:
@@ -30,7 +30,7 @@ from sb3_contrib import MaskablePPO
 
 from arena import Interface, make_agent
 from arena.specs.interfaces import build_interface
-from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
+from arena.training.batched import BatchVecEnv
 from envs.pommerman.planes import SELF
 from envs.pommerman.policy import PlanesCNN
 from envs.pommerman.recipe import TEAM_ALGO_OPTIONS, team_interface
@@ -91,7 +91,7 @@ class StillPenaltyArrays(Interface):
 def steps_per_second(stack: Interface, args: argparse.Namespace) -> float:
     """Learner steps per second of ``--timesteps`` MaskablePPO steps behind ``stack`` (after one warm-up update)."""
     options = {"mode": "team", "max_steps": 800}
-    venv = SimultaneousBatchVecEnv(
+    venv = BatchVecEnv(
         "pommerman", args.games, make_agent("pommerman_simple"), team=True, interface=stack, env_kwargs=options
     )
     algo = {key: value for key, value in TEAM_ALGO_OPTIONS.items() if key != "policy_kwargs"}

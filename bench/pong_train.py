@@ -1,7 +1,7 @@
 """What the Pong batch buys a training run: the trainer env on the batch beside the single env.
 
 Times the trainer envs alone with random moves (no network): the one batched trainer
-(:class:`~arena.training.batched_simultaneous.SimultaneousBatchVecEnv` on ``Pong2p.make_batch``), 32 games a
+(:class:`~arena.training.batched.BatchVecEnv` on ``Pong2p.make_batch``), 32 games a
 numpy step, beside one ``SingleAgentEnv`` with the recipe's stack and ``pong_ai``; and the bare recipe
 (``arena train pong_2p``, which trains on the batch) in a process of its own, timed in CPU seconds
 (evaluations off but for the first and last, 2 games each), rounds interleaved. Prints steps per

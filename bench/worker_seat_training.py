@@ -5,7 +5,7 @@ algorithm options, against ``random`` in the other seats, ``--games`` games at o
 
 * single path: one ``SingleAgentEnv`` per game in SB3's ``DummyVecEnv``, what ``arena train`` ran
   for this run before it took the worker batch (no longer reachable from the command line);
-* workers 0: ``SimultaneousBatchVecEnv`` over a worker batch stepped in this process, what
+* workers 0: ``BatchVecEnv`` over a worker batch stepped in this process, what
   ``arena train soccer --control seat`` runs by default;
 * workers 1: the same with the games in one worker process (``--workers 1``).
 
@@ -34,7 +34,7 @@ from stable_baselines3.common.vec_env import VecMonitor
 import envs
 from arena.specs.interfaces import build_interface
 from arena.training import SingleAgentEnv
-from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
+from arena.training.batched import BatchVecEnv
 from envs.soccer.recipe import training_recipe
 
 SEAT = "home_0"
@@ -49,7 +49,7 @@ def vec_env(path: str, games: int, options: dict[str, Any], stack: str, seed: in
 
         return make_vec_env(make, n_envs=games, seed=seed)
     workers = int(path.split()[1])
-    inner = SimultaneousBatchVecEnv(
+    inner = BatchVecEnv(
         "soccer", games, "random", [SEAT], interface=build_interface(stack), env_kwargs=options, num_workers=workers
     )
     venv = VecMonitor(inner)

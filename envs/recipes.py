@@ -88,7 +88,7 @@ def pong_2p(**options: Any) -> TrainingRecipe:
     against them teach the learner to aim that ``pong_ai`` rarely rewards on its own. Training games are 5 rounds of at most 500 steps (a
     cheaper evaluation unit; long rallies end as ties sooner); the agent plays games of any length.
     It trains on the batch (``Pong2p.make_batch`` through the one batched trainer,
-    :class:`~arena.training.batched_simultaneous.SimultaneousBatchVecEnv`: 32 games a numpy step, the stack's
+    :class:`~arena.training.batched.BatchVecEnv`: 32 games a numpy step, the stack's
     levels over every game at once, ``pong_ai`` batched, each snapshot one forward a step).
     """
     return TrainingRecipe(

@@ -19,7 +19,8 @@ from arena.batched_stack import stack_batch_options
 from arena.env import AgentID, MultiAgentEnv
 from arena.errors import ArenaError, InvalidTypeError, InvalidValueError
 from arena.interface import Interface
-from arena.registry import make_env
+from arena.registry import make_agent, make_env
+from arena.training.alternating_turns import AlternatingTurns
 from arena.training.batch_slots import BatchedPlayer, LearnerSlots, plays_in_batches
 from arena.training.in_process import InProcessVecEnv
 from arena.training.learner_arguments import (
@@ -30,6 +31,7 @@ from arena.training.learner_arguments import (
     resolve_seats,
 )
 from arena.training.pool import OpponentPool
+from arena.training.simultaneous_turns import SimultaneousTurns
 
 __all__ = ["BatchVecEnv", "make_batch"]
 
@@ -69,56 +71,90 @@ def make_batch(
 
 
 class BatchVecEnv(InProcessVecEnv):
-    """The learner's seat in ``num_envs`` games stepped together, the other seats played inside.
+    """The learner's seat (or side) in ``num_games`` games stepped together, the other seats played inside.
 
-    The batched counterpart of :class:`~arena.training.SingleAgentEnv` for games that
-    offer a batch (``env.make_batch(n)``: ``TicTacToeBatch``, ``ConnectFourBatch``):
-    sub-env ``i`` is the learner's seat in game ``i``, and one :meth:`step` moves the
-    learner in every game, then the opponents in every game that waits for them, one
-    call per distinct opponent (one network forward for a frozen policy, a few numpy calls
-    for random and heuristic players), until the learner is to move everywhere again.
-    Episodes that end restart at once (SB3's auto-reset: ``infos[i]["terminal_observation"]``,
-    ``dones[i]``).
+    The batched counterpart of :class:`~arena.training.SingleAgentEnv` for every game that offers a
+    batch (``env.make_batch(n)``) and, with ``num_workers``, for a worker batch of single envs
+    (:mod:`arena.worker_batch`). The batch's declared turns (:func:`arena.batch.turn_model`) say how
+    a step goes:
 
-    The rules are those of :class:`SingleAgentEnv`, and the same tests check both:
+    * ``"alternating"`` (``TicTacToeBatch``, ``ConnectFourBatch``; two players): one :meth:`step`
+      moves the learner in every game, then the opponents in every game that waits for them, one
+      call per distinct opponent, until the learner is to move everywhere again. The reward sums
+      what reached the learner since its last action, the final one included when an opponent
+      made the last move;
+    * ``"simultaneous"`` or ``"sides"`` (``SnakeBatch``, ``PommermanBatch``, Pong-2p, MAgent2, worker
+      batches): every live player moves at once; the learner fills its seats and every opponent
+      seat gets its action from one batched call per distinct opponent. Rewards are each seat's
+      own, each step. A game the learner's seats have all left ends for the learner and restarts
+      at once (``batch.restart``); with several opponent slots, ``shuffle_seats`` also deals them to
+      the other seats in random order. A batch that writes only the views read (``set_view_seats``
+      and ``observe``: ``PommermanBatch``) is asked for the learner's seats and those of opponents
+      acting on views.
 
-    * the learner's seat is drawn every episode from ``seats`` (``shuffle_seats=True``)
-      or taken in turn; opponents come from the same specs, agents and
-      :class:`~arena.training.OpponentPool` (sampled at every episode start, so
-      :meth:`set_opponents` and pool promotions take effect from the next episode on);
-    * the learner only sees the board when it is to move (its own observation, through
-      its interface); the reward returned sums what reached it since its last action,
-      the final one included when an opponent made the last move;
-    * :meth:`env_method` ``("action_masks")`` gives the learner's masks (``MaskablePPO``);
-    * ``infos[i]["seat"]`` names the learner's seat in the episode the step belongs to (at
-      ``dones[i]``, the episode that ended).
+    The rules are those of :class:`SingleAgentEnv`, and the same tests check both: the learner's
+    seat is drawn every episode from ``seats`` (``shuffle_seats=True``) or taken in turn; opponents
+    come from the same specs, agents and :class:`~arena.training.OpponentPool` (sampled at every
+    episode start, so :meth:`set_opponents` and pool promotions take effect from the next episode
+    on); opponents act in batches (:func:`~arena.training.batch_slots.plays_in_batches`) and get no
+    rewards or ``done``. The learner's interface may be any stack, run through a
+    :class:`~arena.batched_stack.BatchedStack` (a level written only per game keeps its state per
+    game slot); ``get_attr("interface")`` gives each sub-env's copy.
 
-    The learner's interface may be any stack: it runs through a
-    :class:`~arena.batched_stack.BatchedStack`, so a level written only per game keeps its
-    per-episode state per game (:class:`~arena.training.batch_slots.LearnerSlots` gives the
-    order of the hooks). At an episode's end the stack observes the game's final observation
-    before it settles the final reward, and ``terminal_observation`` is that observation
-    through the stack. ``get_attr("interface")`` gives each sub-env's copy of the stack.
-    Opponents act in batches (:func:`~arena.training.batch_slots.plays_in_batches`: an agent
-    with ``act_batch``, or one behind an interface stack, whose state is kept per game);
-    rewards and ``done`` are not delivered to opponents on this path.
+    Edge cases, as SB3 expects them:
+
+    * **auto-reset**: an episode that ends restarts at once; ``dones[i]`` is set and the returned
+      observation is the new episode's first;
+    * **terminal_observation**: ``infos[i]["terminal_observation"]`` is the final observation
+      through the stack (which sees it before it settles the final reward), with
+      ``infos[i]["TimeLimit.truncated"]``; ``infos[i]["seat"]`` names the learner's seat in the
+      episode the step belongs to (at ``dones[i]``, the one that ended);
+    * **masks**: :meth:`action_masks` (and ``env_method("action_masks")``, for ``MaskablePPO``)
+      gives the learner's legal actions; all True for a batch without masks, no entries for
+      actions that are not ``Discrete`` (soccer);
+    * **member_done** (team mode): a member that leaves the game (killed in a MAgent2 battle) is
+      done at that step, its last view as ``terminal_observation``; until its game ends its slot
+      sees zeros, earns nothing, its actions are ignored, and it is not done again at the game's
+      end (PettingZoo's "black death"). Without it, a member out of play sees and earns what the
+      batch gives it until its side's episode ends.
+
+    With ``team=True`` (a batch where all move at once) the learner plays every seat of its side in
+    each game (parameter sharing, ``env.teams`` gives the sides): sub-env ``k`` is member ``k % S``
+    of the learner's side in game ``k // S`` (``num_envs = games x S``), each with its own copy of
+    the stack. The side is taken in turn (or drawn) among the sides holding one of ``seats``. One
+    opponent (an agent, a spec or a pool) plays the whole other side, drawn once per game and
+    acting for all its seats in one call; a sequence gives one per other seat.
 
     Args:
-        env: an arena env with a batch (name, factory or instance, as for SingleAgentEnv).
+        env: an arena env (name, factory or instance, as for SingleAgentEnv).
         num_envs: the number of games.
-        opponents: who plays the other seat, as for SingleAgentEnv.
+        opponents: who plays the other seats, as for SingleAgentEnv.
         seats: the seat(s) the learner plays (default: all).
-        shuffle_seats: draw the learner's seat at random every episode.
+        shuffle_seats: draw the learner's seat (side) at random every episode.
         interface: the learner's interface stack.
         env_kwargs: options for building ``env`` from a name or factory.
-        num_workers: play the games as a worker batch of the single env (:mod:`arena.worker_batch`)
-            in this many processes (0: in this process), for an env without a batch of its own.
+        num_workers: play the games as a worker batch of the single env in this many processes
+            (0: in this process), for an env without a batch of its own.
+        team: the learner plays every seat of its side (see above).
+        member_done: a member's episode ends when it leaves the game (team mode).
+        team_spirit: the share of each member's reward that is the mean over its side's members
+            that acted in that step, in [0, 1] (team mode; OpenAI Five's name).
+
+    Attributes:
+        turns: the batch's declared turn model (``"alternating"``, ``"simultaneous"`` or ``"sides"``).
+        sides: the player indices of each side the learner may play (one seat each but in team mode).
 
     Raises:
-        TypeError: an env without a batch (and no ``num_workers``), opponents that cannot act in batches.
-        ValueError: a batch that is not turn-based for two.
+        TypeError: an env without a batch (and no ``num_workers``), opponents that cannot act in
+            batches, an alternating batch whose actions are not ``Discrete``.
+        ValueError: an alternating batch not for two players; ``team``, ``member_done`` or
+            ``team_spirit`` for an alternating batch; ``team=True`` without equal sides;
+            ``member_done`` or a nonzero ``team_spirit`` without ``team=True``; a ``team_spirit``
+            outside [0, 1].
 
     Example:
+        A board game, the learner's seat drawn each episode:
+
         >>> import numpy as np
         >>> venv = BatchVecEnv("tic_tac_toe", 4, "random", shuffle_seats=True)
         >>> venv.seed(0)
@@ -126,6 +162,12 @@ class BatchVecEnv(InProcessVecEnv):
         >>> obs = venv.reset()
         >>> obs.shape, np.stack(venv.env_method("action_masks")).shape
         ((4, 3, 3), (4, 9))
+
+        Pommerman's teams, one policy for both bombers of a side (two games, four sub-envs):
+
+        >>> venv = BatchVecEnv("pommerman", 2, "random", team=True, env_kwargs={"mode": "team", "max_steps": 10})
+        >>> venv.num_envs, venv.reset().shape[0]
+        (4, 4)
     """
 
     def __init__(
@@ -139,11 +181,13 @@ class BatchVecEnv(InProcessVecEnv):
         interface: Interface | None = None,
         env_kwargs: Mapping[str, Any] | None = None,
         num_workers: int | None = None,
+        team: bool = False,
+        member_done: bool = False,
+        team_spirit: float = 0.0,
     ) -> None:
         self.env: MultiAgentEnv = make_env(env, **dict(env_kwargs or {}))
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise InvalidValueError(f"BatchVecEnv({self.env}): num_envs must be a positive integer, got {num_envs!r}")
-        # an AlternatingBatch here, a SimultaneousBatch in SimultaneousBatchVecEnv (arena.batch)
         if interface is not None and not isinstance(interface, Interface):
             raise InvalidTypeError(
                 f"BatchVecEnv({self.env}): interface must be an arena.Interface or None, got {type(interface).__name__}"
@@ -158,54 +202,67 @@ class BatchVecEnv(InProcessVecEnv):
             options=dict(env_kwargs or {}),
             batch_options=self.batch_options,
         )
-        if self._turn_based and (len(self.env.possible_agents) != 2 or turn_model(self.batch) != "alternating"):
-            raise InvalidValueError(
-                f"BatchVecEnv: {self.batch} is not a two-player batch whose turns alternate; "
-                "batch_vec_env() picks the class for a batch"
-            )
+        self.turns = turn_model(self.batch)
         self.shuffle_seats = bool(shuffle_seats)
         self.seats = resolve_seats(self.env, seats)
         self._prototype = interface
         interfaces = resolve_interfaces(self.env, self.seats[:1], interface)
         observation_space, action_space = learner_spaces(self.env, self.seats[:1], interfaces)
+        if self.turns == "alternating":
+            self._check_alternating(action_space, team, member_done, team_spirit)
+        self.team, self.member_done, self.team_spirit = _team_options(team, member_done, team_spirit)
+        self.sides = self._learner_sides()
         self.render_mode = None  # SB3 reads it in __init__; a batch does not render
         games = int(num_envs)
-        super().__init__(games * self._seats_per_game(), observation_space, action_space)
+        super().__init__(games * len(self.sides[0]), observation_space, action_space)
         self._learner = LearnerSlots(interface, self.num_envs)
-        self._seat_index = np.array([self.env.possible_agents.index(seat) for seat in self.seats])
-        self._opponent_slots = games
-        self.set_opponents(opponents)
-        self._rows = np.arange(games)
-        self._seat = np.zeros(games, dtype=np.int64)  # the learner's player index in each game
-        self._rotation = np.zeros(games, dtype=np.int64)
-        self._opponent = np.zeros(games, dtype=np.int64)  # index into self._agents
-        self._agents: list[Agent] = []
-        self._players: list[BatchedPlayer] = []
-        self._agent_codes: dict[int, int] = {}
-        self._fresh = np.zeros(games, dtype=bool)  # opponent seats whose episode starts at their next move
-        self._pending = np.zeros(self.num_envs, dtype=np.float64)
-        self._obs: Any = None
-        discrete = isinstance(action_space, spaces.Discrete)
-        if self._turn_based and not discrete:  # a board batch's moves: one mask entry per move
-            raise InvalidTypeError(
-                f"BatchVecEnv({self.env}): the learner's actions must be Discrete, got {action_space}"
-            )
         # a simultaneous game may have continuous actions (soccer): no mask entries then
         entries = int(action_space.n) if isinstance(action_space, spaces.Discrete) else 0
         self._masks = np.ones((self.num_envs, entries), dtype=np.bool_)
+        self._rows = np.arange(games)
+        self._rotation = np.zeros(games, dtype=np.int64)
+        self._turns = AlternatingTurns(self) if self.turns == "alternating" else SimultaneousTurns(self)
+        self._fresh = np.zeros(self._turns.opponent_slots, dtype=bool)  # opponent slots starting an episode
+        self._agents: list[Agent] = []
+        self._players: list[BatchedPlayer] = []
+        self._agent_codes: dict[int, int] = {}
+        self._obs: Any = None
         self._actions: np.ndarray | None = None
         self._rng = np.random.default_rng()
         self._started = False
-        self._setup_state()
+        self.set_opponents(opponents)
 
-    _turn_based = True
+    def _check_alternating(self, action_space: spaces.Space, team: bool, member_done: bool, spirit: float) -> None:
+        """An alternating batch: two players, ``Discrete`` moves, no side to share."""
+        if len(self.env.possible_agents) != 2:
+            raise InvalidValueError(
+                f"BatchVecEnv: {self.batch} declares turns='alternating' for "
+                f"{len(self.env.possible_agents)} players; it plays alternating batches for two"
+            )
+        if team or member_done or spirit:
+            raise InvalidValueError(
+                f"BatchVecEnv({self.env}): team, member_done and team_spirit are about a side whose members "
+                f"move at once; {self.batch} declares turns='alternating'"
+            )
+        if not isinstance(action_space, spaces.Discrete):  # a board batch's moves: one mask entry per move
+            raise InvalidTypeError(
+                f"BatchVecEnv({self.env}): the learner's actions must be Discrete, got {action_space}"
+            )
 
-    def _seats_per_game(self) -> int:
-        """Sub-envs per game (one: the learner's seat)."""
-        return 1
-
-    def _setup_state(self) -> None:
-        """Per-game state a subclass adds (called at the end of ``__init__``)."""
+    def _learner_sides(self) -> list[tuple[int, ...]]:
+        """The learner's possible sides as player indices: one seat each, or in team mode ``env.teams``' sides."""
+        index = {agent: i for i, agent in enumerate(self.env.possible_agents)}
+        if not self.team:
+            return [(index[seat],) for seat in self.seats]
+        teams = self.env.teams or {}
+        sides = [tuple(index[a] for a in members) for members in teams.values()]
+        if not sides or len({len(side) for side in sides}) != 1:
+            raise InvalidValueError(
+                f"BatchVecEnv({self.env}): team=True needs an env whose sides (env.teams) all have "
+                f"the same number of seats, got {teams or 'no sides'}"
+            )
+        wanted = {index[seat] for seat in self.seats}
+        return [side for side in sides if wanted & set(side)]
 
     @property
     def interface(self) -> Interface | None:
@@ -221,11 +278,16 @@ class BatchVecEnv(InProcessVecEnv):
 
     def set_opponents(self, opponents: Opponent | Sequence[Opponent]) -> None:
         """Replace the opponents (from each game's next episode on); same forms as the constructor.
+        In team mode, one opponent given once plays the whole other side.
 
         Raises:
             TypeError: an opponent (or pool member) that cannot act for many games at once.
         """
-        resolved = resolve_opponents(self.env, opponents, self._opponent_count())
+        count = len(self.env.possible_agents) - len(self.sides[0]) if self.team else None
+        if self.team and isinstance(opponents, (Agent, OpponentPool, str)):
+            one = make_agent(opponents) if isinstance(opponents, str) else opponents
+            opponents = [one] * (count or 0)
+        resolved = resolve_opponents(self.env, opponents, count)
         for slot in resolved:
             for agent in slot if isinstance(slot, OpponentPool) else [slot]:
                 if not plays_in_batches(agent):
@@ -235,11 +297,8 @@ class BatchVecEnv(InProcessVecEnv):
                     )
         self.opponents = resolved
 
-    def _opponent_count(self) -> int | None:
-        """The opponent seats of a game (``None``: every seat but the learner's)."""
-        return None
-
     def _code(self, agent: Agent) -> int:
+        """``agent``'s index among the opponents dealt since the last reset (set up and seeded at its first deal)."""
         code = self._agent_codes.get(id(agent))
         if code is None:
             stack = agent.interface if isinstance(agent, AgtItfWrapper) else None
@@ -260,35 +319,15 @@ class BatchVecEnv(InProcessVecEnv):
             if agent.observation_space is not space_o or agent.action_space is not space_a:
                 agent.setup(space_o, space_a)
             agent.reset(seed=int(self._rng.integers(2**31 - 1)))  # seeded from this env: reproducible runs
-            self._players.append(BatchedPlayer(agent, self._opponent_slots))
+            self._players.append(BatchedPlayer(agent, self._turns.opponent_slots))
         return code
-
-    def _deal(self, games: np.ndarray) -> None:
-        """Choose the learner's seat and its opponent in each of ``games`` (new episodes)."""
-        if not len(games):
-            return
-        rng = self._rng
-        if self.shuffle_seats:
-            self._seat[games] = self._seat_index[rng.integers(len(self.seats), size=len(games))]
-        else:
-            self._seat[games] = self._seat_index[self._rotation[games] % len(self.seats)]
-            self._rotation[games] += 1
-        slot = self.opponents[0]
-        for g in games.tolist():
-            agent = slot.sample(rng) if isinstance(slot, OpponentPool) else slot
-            self._opponent[g] = self._code(agent)
-        self._fresh[games] = True
-
-    def _seats_of(self, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The games and player indices of opponent ``slots`` (here: slot ``g`` is game ``g``'s mover)."""
-        return slots, self.batch.to_play[slots]
 
     def _act(self, code: int, observations: Any, masks: Any, slots: np.ndarray) -> np.ndarray:
         """Opponent ``code``'s actions in its ``slots`` (an episode starts at a slot's first move)."""
         agent = self._agents[code]
         if agent.acts_on_batch:  # a game's scripted player, reading the batch's own state
             self._fresh[slots] = False
-            return np.asarray(agent.act_on_batch(self.batch, *self._seats_of(slots)))
+            return np.asarray(agent.act_on_batch(self.batch, *self._turns.seats_of(slots)))
         actions = self._players[code].act(observations, masks, slots, self._fresh[slots])
         self._fresh[slots] = False
         return actions
@@ -296,26 +335,16 @@ class BatchVecEnv(InProcessVecEnv):
     # ------------------------------------------------------------ VecEnv API
     def reset(self) -> Any:
         """Start every game (seeded by :meth:`seed` when it was called) and play the opponents' first moves."""
-        self._begin_reset()
-        observations, infos = self.batch.reset(seed=int(self._rng.integers(2**31 - 1)))
-        self._deal(self._rows)
-        self._started = True
-        dones = np.zeros(self.num_envs, dtype=bool)
-        finals = np.zeros_like(observations)
-        observations, masks = self._play_opponents(observations, infos["action_mask"], infos["to_play"], dones, finals)
-        self._obs, masks = self._learner.start(observations, masks)
-        self._masks = np.asarray(masks, dtype=bool)
-        return self._obs
-
-    def _begin_reset(self) -> None:
         seed = self._seeds[0]
         if seed is not None:
             self._rng = np.random.default_rng(seed)
             self._rotation[:] = 0
         self._reset_seeds()
-        self._pending[:] = 0.0
         # each opponent is set up and seeded again when dealt
         self._agents, self._players, self._agent_codes = [], [], {}
+        self._obs, self._masks = self._turns.reset()
+        self._started = True
+        return self._obs
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = actions
@@ -323,65 +352,11 @@ class BatchVecEnv(InProcessVecEnv):
     def step_wait(self):
         if not self._started or self._obs is None:
             raise ArenaError(f"{self}: step() called before reset()")
-        playing = self._seat.copy()  # the seats of this step's episodes (infos name them, as SingleAgentEnv)
-        actions = np.asarray(self._learner.action(np.asarray(self._actions).reshape(self.num_envs)))
-        observations, rewards, _, truncations, infos = self.batch.step(actions.astype(np.int64, copy=False))
-        self._pending += rewards[self._rows, self._seat]
-        dones = np.zeros(self.num_envs, dtype=bool)
-        cut = np.zeros(self.num_envs, dtype=bool)
-        finals = np.zeros_like(observations)
-        out = np.zeros(self.num_envs, dtype=np.float64)
-        ended = self._rows[infos["episode_over"]]
-        self._close(ended, infos["final_observation"], truncations[ended, self._seat[ended]], dones, finals, cut, out)
-        observations, masks = self._play_opponents(
-            observations, infos["action_mask"], infos["to_play"], dones, finals, cut, out
-        )
-        alive = ~dones
-        out[alive] = self._pending[alive]
-        self._pending[alive] = 0.0
-        self._obs, masks, reward, terminal = self._learner.step(observations, masks, out, dones, cut, finals[dones])
-        self._masks = np.asarray(masks, dtype=bool)
-        seats = self.env.possible_agents
-        info_list: list[dict[str, Any]] = [{"seat": seats[s]} for s in playing.tolist()]
-        for g, final in zip(np.flatnonzero(dones).tolist(), terminal):
-            info_list[g]["terminal_observation"] = final
-            info_list[g]["TimeLimit.truncated"] = bool(cut[g])
-        return self._obs, reward, dones, info_list
-
-    def _close(self, ended, final_boards, truncated, dones, finals, cut=None, out=None) -> None:
-        """Games ``ended`` ended: keep their final boards and the learner's rewards, deal them again."""
-        if not len(ended):
-            return
-        if out is None or cut is None or dones[ended].any():
-            raise ArenaError(f"BatchVecEnv({self.env}): an episode ended before the learner was asked to act")
-        dones[ended] = True
-        finals[ended] = final_boards
-        cut[ended] = truncated
-        out[ended] = self._pending[ended]
-        self._pending[ended] = 0.0
-        self._deal(ended)
-
-    def _play_opponents(self, board, masks, to_play, dones, finals, cut=None, out=None):
-        while True:
-            waiting = np.flatnonzero(to_play != self._seat)
-            if not len(waiting):
-                return board, masks
-            actions = np.empty(len(waiting), dtype=np.int64)
-            codes = self._opponent[waiting]
-            for code in np.unique(codes).tolist():
-                which = codes == code
-                games = waiting[which]
-                actions[which] = self._act(code, board[games], masks[games], games)
-            obs, rewards, _, truncations, infos = self.batch.step(actions, games=waiting)
-            rows = np.arange(len(waiting))
-            self._pending[waiting] += rewards[rows, self._seat[waiting]]
-            board[waiting], masks[waiting], to_play[waiting] = obs, infos["action_mask"], infos["to_play"]
-            over = infos["episode_over"]
-            cuts = truncations[rows[over], self._seat[waiting[over]]]
-            self._close(waiting[over], infos["final_observation"], cuts, dones, finals, cut, out)
+        self._obs, self._masks, reward, dones, infos = self._turns.step(np.asarray(self._actions))
+        return self._obs, reward, dones, infos
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions in every game, ``(num_envs, n)`` bool."""
+        """The learner's legal actions in every sub-env, ``(num_envs, n)`` bool."""
         return self._masks
 
     def close(self) -> None:
@@ -393,3 +368,15 @@ class BatchVecEnv(InProcessVecEnv):
         return f"<{type(self).__name__} {self.num_envs} games of {self.env} seats={self.seats}>"
 
     __repr__ = __str__
+
+
+def _team_options(team: bool, member_done: bool, team_spirit: float) -> tuple[bool, bool, float]:
+    """``team``, ``member_done`` and ``team_spirit`` checked against each other."""
+    spirit = team_spirit
+    if isinstance(spirit, bool) or not isinstance(spirit, (int, float)) or not 0 <= spirit <= 1:
+        raise InvalidValueError(f"BatchVecEnv: team_spirit must be a number in [0, 1], got {team_spirit!r}")
+    if (member_done or spirit) and not team:
+        raise InvalidValueError(
+            "BatchVecEnv: member_done and team_spirit are about the members of the learner's side: they need team=True"
+        )
+    return bool(team), bool(member_done), float(spirit)

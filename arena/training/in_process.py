@@ -1,9 +1,8 @@
 """A Stable-Baselines3 ``VecEnv`` whose sub-envs are slots of one object in this process.
 
-The batched trainers (:class:`~arena.training.batched.BatchVecEnv`, the Pommerman and Pong
-trainers) hold all their games in one object: an attribute or method of "sub-env ``i``" is the
-object's own. :class:`InProcessVecEnv` answers SB3's attribute calls that way, once, for all
-of them.
+The batched trainer (:class:`~arena.training.batched.BatchVecEnv`) holds all its games in one
+object: an attribute or method of "sub-env ``i``" is the object's own. :class:`InProcessVecEnv`
+answers SB3's attribute calls that way, once, for all of them.
 
 This module imports Stable-Baselines3 when it is imported (the ``train`` extra).
 """

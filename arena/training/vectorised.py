@@ -4,9 +4,8 @@
 can serve the run, ``"workers"`` where an env without one has every agent act at once, for a seat or
 for one policy in every seat of its side: a batch of single envs, :mod:`arena.worker_batch`,
 ``"single"`` otherwise);
-:func:`batch_vec_env` builds the batched trainer env for a game, turn-based
-(:class:`~arena.training.batched.BatchVecEnv`) or simultaneous
-(:class:`~arena.training.batched_simultaneous.SimultaneousBatchVecEnv`).
+:func:`batch_vec_env` builds the batched trainer env for a game
+(:class:`~arena.training.batched.BatchVecEnv`, whatever the batch's turns).
 
 This module imports Stable-Baselines3 when it is imported (the ``train`` extra).
 """
@@ -21,10 +20,8 @@ from arena.batched_stack import stack_batch_options
 from arena.env import MultiAgentEnv
 from arena.errors import ArenaError, InvalidValueError
 from arena.interface import Interface
-from arena.registry import make_env
 from arena.training.batch_slots import plays_in_batches
 from arena.training.batched import BatchVecEnv, make_batch
-from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
 from arena.training.pool import OpponentPool
 
 __all__ = ["batch_reasons", "batch_vec_env", "choose_path", "path_reasons", "shared_side_reasons", "worker_reasons"]
@@ -37,9 +34,9 @@ def batch_vec_env(
     env_kwargs: Mapping[str, Any] | None = None,
     **kwargs: Any,
 ) -> BatchVecEnv:
-    """The batched trainer env for ``env``: :class:`BatchVecEnv` for turn-based batches
-    (board games), :class:`SimultaneousBatchVecEnv` for batches where all move at once (snake),
-    and given ``num_workers``, a worker batch of the single env (soccer, MAgent2's battles).
+    """The batched trainer env for ``env``: :class:`BatchVecEnv` over the game's batch, whatever its
+    turns (board games, snake), or given ``num_workers``, over a worker batch of the single env
+    (soccer, MAgent2's battles).
 
     Arguments as :class:`BatchVecEnv` takes them.
 
@@ -48,14 +45,7 @@ def batch_vec_env(
         >>> type(venv).__name__, venv.num_envs
         ('BatchVecEnv', 2)
     """
-    probe = make_env(env, **dict(env_kwargs or {}))
-    if kwargs.get("num_workers") is not None:
-        # a worker batch (arena.worker_batch) of the single env: simultaneous, from the name and options
-        return SimultaneousBatchVecEnv(env, num_envs, *args, env_kwargs=env_kwargs, **kwargs)
-    batch = make_batch(probe, 1)
-    if turn_model(batch) == "alternating":
-        return BatchVecEnv(probe, num_envs, *args, **kwargs)
-    return SimultaneousBatchVecEnv(probe, num_envs, *args, **kwargs)
+    return BatchVecEnv(env, num_envs, *args, env_kwargs=env_kwargs, **kwargs)
 
 
 def choose_path(
@@ -73,7 +63,7 @@ def choose_path(
       opponent acts in batches (:func:`~arena.training.batch_slots.plays_in_batches`) and the learner
       plays one seat with no teammate; any interface stack trains there (per-game levels keep their
       per-episode state per game slot). With ``control="shared"`` (one policy in every seat of its
-      side, :class:`SimultaneousBatchVecEnv` with ``team=True``) the batch must be one where every
+      side, :class:`~arena.training.batched.BatchVecEnv` with ``team=True``) the batch must be one where every
       seat moves at once;
     * ``"workers"``: the same trainer over a worker batch of single envs (:mod:`arena.worker_batch`),
       for an env without a batch of its own: ``control="shared"`` where the game's batch cannot
@@ -164,7 +154,7 @@ def worker_reasons(
     """Why a learner's seat in ``env`` cannot train on a worker batch of single envs (empty: it can).
 
     The worker batch steps every agent in play at once and the trainer
-    (:class:`SimultaneousBatchVecEnv`) fills the other seats with opponents acting in batches, so
+    (:class:`~arena.training.batched.BatchVecEnv`) fills the other seats with opponents acting in batches, so
     the env must declare simultaneous moves and one observation and one action space for all its
     agents, and the learner must play a seat of its own (no teammate, not a whole side); masks
     reach the learner, so an algorithm without them trains only where the env masks nothing.

@@ -7,7 +7,7 @@ ignores it), plays three ``random`` bombers and is judged against them and again
 ``pommerman_simple``.
 
 In team mode it trains on the batch (``control="shared"``: arena's one batched trainer,
-:class:`~arena.training.batched_simultaneous.SimultaneousBatchVecEnv` with ``team=True``): many games in
+:class:`~arena.training.batched.BatchVecEnv` with ``team=True``): many games in
 one compiled :class:`~envs.pommerman.batch.PommermanBatch`, one policy for both members of its side
 (parameter sharing, each seeing itself in the top-left corner: the ego view), MaskablePPO behind
 the action filter, the two shaping bonuses on the rewards, a small CNN over the 22 uint8

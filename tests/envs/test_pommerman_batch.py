@@ -228,9 +228,9 @@ def test_the_serial_and_threaded_steps_compile_their_body_once():
 
 
 def test_the_batch_trains_through_the_simultaneous_vec_env():
-    from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
+    from arena.training.batched import BatchVecEnv
 
-    venv = SimultaneousBatchVecEnv("pommerman", 4, "random", shuffle_seats=True, env_kwargs={"max_steps": 30})
+    venv = BatchVecEnv("pommerman", 4, "random", shuffle_seats=True, env_kwargs={"max_steps": 30})
     venv.seed(0)
     obs = venv.reset()
     assert obs.shape == (4, 22, 11, 11) and obs.dtype == np.uint8

@@ -103,15 +103,15 @@ def test_bad_view_seats_name_what_was_expected(seats, message):
 def test_a_trainer_asks_only_the_views_read_and_its_rollout_is_unchanged(team):
     from arena import make_agent
     from arena.training import OpponentPool
-    from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
+    from arena.training.batched import BatchVecEnv
 
     def rollout(on_demand: bool) -> tuple[list, np.ndarray]:
         # random opponents read their views, pommerman_simple reads the batch's state (one each on the other side)
         both = [make_agent("random"), make_agent("pommerman_simple", seed=1)]
         opponents = both if team else OpponentPool(both, strategy="uniform")
         kwargs = {"mode": "team", "max_steps": 25}
-        venv = SimultaneousBatchVecEnv("pommerman", 3, opponents, team=team, shuffle_seats=True, env_kwargs=kwargs)
-        venv._views_on_demand &= on_demand
+        venv = BatchVecEnv("pommerman", 3, opponents, team=team, shuffle_seats=True, env_kwargs=kwargs)
+        venv._turns.views_on_demand &= on_demand
         venv.seed(4)
         seen = [venv.reset().copy()]
         rng = np.random.default_rng(0)

@@ -21,7 +21,7 @@ from arena import (  # noqa: E402
 from arena.cli import main  # noqa: E402
 from arena.specs.interfaces import build_interface  # noqa: E402
 from arena.training import OpponentPool, SB3Agent  # noqa: E402
-from arena.training.batched_simultaneous import SimultaneousBatchVecEnv  # noqa: E402
+from arena.training.batched import BatchVecEnv  # noqa: E402
 from arena.training.recipe import recipe_for  # noqa: E402
 from arena.training.vectorised import choose_path  # noqa: E402
 from envs.pommerman.planes import SELF  # noqa: E402
@@ -137,7 +137,7 @@ def test_a_users_per_game_levels_around_the_shipped_stack_train_on_the_batch() -
     simple = make_agent("pommerman_simple")
     team = make_env("pommerman", **SHORT)
     assert choose_path(team, "maskable-ppo", [simple], stack, control="shared") == "batched"  # no refusal
-    venv = SimultaneousBatchVecEnv("pommerman", 2, simple, team=True, interface=stack, env_kwargs=SHORT)
+    venv = BatchVecEnv("pommerman", 2, simple, team=True, interface=stack, env_kwargs=SHORT)
     assert venv.batch.ego and venv.num_envs == 4  # the stack's planes level asked for the ego batch
     model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=0, policy_kwargs=_cnn_kwargs())
     venv.seed(0)
@@ -150,9 +150,7 @@ def test_a_users_per_game_levels_around_the_shipped_stack_train_on_the_batch() -
 
 def test_pommerman_simple_and_snapshots_play_the_batch_as_opponents() -> None:
     stack = build_interface(team_interface(60))
-    venv = SimultaneousBatchVecEnv(
-        "pommerman", 2, make_agent("pommerman_simple"), team=True, interface=stack, env_kwargs=SHORT
-    )
+    venv = BatchVecEnv("pommerman", 2, make_agent("pommerman_simple"), team=True, interface=stack, env_kwargs=SHORT)
     model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=32, n_epochs=1, seed=0, policy_kwargs=_cnn_kwargs())
     calls: list[int] = []
     snapshot = SB3Agent(model.policy, deterministic=False, seed=0)

@@ -11,7 +11,7 @@ from arena import AgtItfWrapper, make_agent
 from arena.agents.base import Agent
 from arena.specs.interfaces import build_interface
 from arena.training import TrainingRecipe
-from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
+from arena.training.batched import BatchVecEnv
 from arena.training.vectorised import choose_path
 from envs.pong import Pong2p
 from envs.pong_agents import PongAIAgent
@@ -29,7 +29,7 @@ def test_the_recipe_trains_on_the_batch_through_the_one_batched_trainer() -> Non
 
 
 def test_the_learner_sees_what_its_stack_shows_it_in_the_single_env() -> None:
-    venv = SimultaneousBatchVecEnv("pong_2p", 3, PongAIAgent(), interface=build_interface(STACK), env_kwargs=GAME)
+    venv = BatchVecEnv("pong_2p", 3, PongAIAgent(), interface=build_interface(STACK), env_kwargs=GAME)
     venv.seed(5)
     observations = venv.reset()
     assert observations.shape == (3, 2, 40, 40) and observations.dtype == np.uint8
@@ -66,7 +66,7 @@ class Watcher(Agent):
 def test_a_snapshot_behind_the_stack_sees_its_own_seats_pictures_and_acts_for_all_its_games_at_once() -> None:
     watcher = Watcher()
     snapshot = AgtItfWrapper(watcher, build_interface(STACK))
-    venv = SimultaneousBatchVecEnv("pong_2p", 3, snapshot, interface=build_interface(STACK), env_kwargs=GAME)
+    venv = BatchVecEnv("pong_2p", 3, snapshot, interface=build_interface(STACK), env_kwargs=GAME)
     venv.seed(1)
     venv.reset()
     vectors = venv.batch.vectors()

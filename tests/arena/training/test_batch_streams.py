@@ -69,7 +69,7 @@ CASES: dict[str, tuple[str, int, int, dict[str, Any]]] = {
     ),
 }
 
-#: the streams' hashes, recorded before BatchVecEnv and SimultaneousBatchVecEnv became one class
+#: the streams' hashes, recorded while BatchVecEnv had a subclass for simultaneous batches (SimultaneousBatchVecEnv)
 EXPECTED = {
     "tic_tac_toe": "628acd1d732a5acc28730ec848a37d88722ffe1e7905ffc5a67eed09259d611c",
     "connect_four": "df7e4bb5c62b939a4aca6c6b287d05f85d0af7cf666d8f906df7838cfbbde736",

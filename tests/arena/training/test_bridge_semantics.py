@@ -312,12 +312,11 @@ def test_snake_trains_on_the_batched_path_by_default():
     from sb3_contrib import MaskablePPO
 
     import envs
-    from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
     from arena.training.vectorised import choose_path
 
     assert choose_path(envs.make("snake", **SNAKE), "maskable-ppo", RandomAgent(), None) == "batched"
     venv = make_snake("batched", 4, OpponentPool([RandomAgent(seed=0)]), shuffle_seats=True)
-    assert isinstance(venv, SimultaneousBatchVecEnv)
+    assert isinstance(venv, BatchVecEnv)
     model = MaskablePPO("MlpPolicy", venv, n_steps=8, batch_size=32, n_epochs=1, seed=0, device="cpu")
     model.learn(32)
     venv.env_method("set_opponents", OpponentPool([RandomAgent(seed=1), SB3Agent(model.policy, deterministic=False)]))

@@ -15,7 +15,6 @@ from arena import Agent, AgtItfWrapper, Interface, RandomAgent
 from arena.cli import main
 from arena.training import SingleAgentEnv
 from arena.training.batched import BatchVecEnv
-from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
 from arena.training.vectorised import choose_path
 from interfaces import FrameStack
 
@@ -179,7 +178,7 @@ def test_opponents_behind_a_stateful_stack_act_in_batches_with_state_per_game():
 
 def test_a_side_plays_every_seat_of_its_team_with_one_policy():
     pytest.importorskip("envs.pommerman")
-    venv = SimultaneousBatchVecEnv("pommerman", 2, "random", team=True, env_kwargs={"mode": "team", "max_steps": 30})
+    venv = BatchVecEnv("pommerman", 2, "random", team=True, env_kwargs={"mode": "team", "max_steps": 30})
     assert venv.num_envs == 4  # two games, two seats of the learner's side in each
     venv.seed(0)
     obs = venv.reset()
@@ -198,6 +197,23 @@ def test_a_side_plays_every_seat_of_its_team_with_one_policy():
                 assert rewards[2 * g] == rewards[2 * g + 1]  # the side's outcome, paid to each seat
     assert ends >= 2
     assert {("agent_0", "agent_2"), ("agent_1", "agent_3")} <= set(sides)  # the sides take turns
+
+
+@pytest.mark.parametrize(
+    "game, options, turns",
+    [("connect_four", {}, "alternating"), ("snake", {"height": 8, "width": 8}, "simultaneous")],
+)
+def test_one_class_steps_every_batch_by_its_declared_turns(game, options, turns):
+    venv = BatchVecEnv(game, 2, "random", env_kwargs=options)
+    assert type(venv) is BatchVecEnv and venv.turns == turns == venv.batch.turns
+
+
+@pytest.mark.parametrize("option", [{"team": True}, {"team": True, "member_done": True}, {"team_spirit": 0.5}])
+def test_side_options_on_a_board_game_are_refused_naming_its_turns(option):
+    from arena.errors import InvalidValueError
+
+    with pytest.raises(InvalidValueError, match="turns='alternating'"):
+        BatchVecEnv("tic_tac_toe", 2, "random", **option)
 
 
 def _around_pongs_stack() -> str:
@@ -243,12 +259,12 @@ def test_a_batch_without_masks_gets_the_masks_a_stack_filters():
             masks[:, 0] = False
             return masks
 
-    venv = SimultaneousBatchVecEnv("snake", 2, "random", interface=NoFirstMove(), env_kwargs=SNAKE)
+    venv = BatchVecEnv("snake", 2, "random", interface=NoFirstMove(), env_kwargs=SNAKE)
     venv.seed(0)
     venv.reset()
     for _ in range(5):
         assert venv.action_masks().tolist() == [[False, True, True]] * 2
         venv.step(np.array([1, 2]))
-    plain = SimultaneousBatchVecEnv("snake", 2, "random", env_kwargs=SNAKE)
+    plain = BatchVecEnv("snake", 2, "random", env_kwargs=SNAKE)
     plain.reset()
     assert plain.action_masks().all()

@@ -16,7 +16,7 @@ from arena import Agent, RandomAgent  # noqa: E402
 from arena.seeding import game_seeds  # noqa: E402
 from arena.specs.interfaces import build_interface  # noqa: E402
 from arena.training import SingleAgentEnv  # noqa: E402
-from arena.training.batched_simultaneous import SimultaneousBatchVecEnv  # noqa: E402
+from arena.training.batched import BatchVecEnv  # noqa: E402
 from arena.training.vectorised import choose_path, path_reasons  # noqa: E402
 
 _SHORT = {"team_size": 1, "time_limit": 0.25}  # 1v1, 10 steps a game
@@ -58,7 +58,7 @@ def test_a_seat_in_an_env_without_a_batch_whose_agents_move_at_once_takes_the_wo
 
 def _worker_episodes(seed: int, games: int, steps: int, actions: np.ndarray) -> tuple[list[int], list[list[Any]]]:
     """The per-game seeds the worker batch got and each game's first-episode stream (obs, reward, done)."""
-    venv = SimultaneousBatchVecEnv(
+    venv = BatchVecEnv(
         "soccer",
         games,
         StandStill(),

@@ -1,5 +1,5 @@
 """A shared side on the one trainer: every member of the learner's side is a sub-env (parameter sharing) of
-SimultaneousBatchVecEnv(team=True, member_done=True) over a worker batch of MAgent2 battles."""
+BatchVecEnv(team=True, member_done=True) over a worker batch of MAgent2 battles."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from arena.agents.base import Agent
 from arena.interface import Interface
-from arena.training.batched_simultaneous import SimultaneousBatchVecEnv
+from arena.training.batched import BatchVecEnv
 from arena.training.vectorised import batch_vec_env, choose_path
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("magent2") is None, reason="needs magent2 (magent extra)")
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("magent2") is None, rea
 _SMALL = {"map_size": 16, "max_steps": 60}
 
 
-def _side(num_games: int, opponent, env_kwargs=_SMALL, **kwargs) -> SimultaneousBatchVecEnv:
+def _side(num_games: int, opponent, env_kwargs=_SMALL, **kwargs) -> BatchVecEnv:
     """The shared side as ``arena train --control shared`` builds it for an env without a usable batch."""
     venv = batch_vec_env(
         "magent_battle",
@@ -30,11 +30,11 @@ def _side(num_games: int, opponent, env_kwargs=_SMALL, **kwargs) -> Simultaneous
         num_workers=0,
         **kwargs,
     )
-    assert isinstance(venv, SimultaneousBatchVecEnv)
+    assert isinstance(venv, BatchVecEnv)
     return venv
 
 
-def _width(venv: SimultaneousBatchVecEnv) -> int:
+def _width(venv: BatchVecEnv) -> int:
     return len(venv.env.teams["red"])
 
 
@@ -70,7 +70,7 @@ def _spaces():
     return battle.observation_space("red_0"), battle.action_space("red_0")
 
 
-def _play(venv: SimultaneousBatchVecEnv, steps: int, seed: int = 0):
+def _play(venv: BatchVecEnv, steps: int, seed: int = 0):
     rng = np.random.default_rng(seed)
     venv.seed(seed)
     frames = [venv.reset()]
@@ -155,9 +155,10 @@ def test_an_opponent_playing_a_whole_side_starts_a_new_episode_in_every_new_game
     venv.seed(0)
     venv.reset()
     players = len(venv.env.possible_agents)
-    opponent_seats = venv._lineup.reshape(-1) >= 0
+    lineup = venv._turns.lineup  # each seat's opponent code, -1 for the learner's
+    opponent_seats = lineup.reshape(-1) >= 0
     # the flag that resets a stateful opponent's stack at its first move of a game
-    assert venv._fresh.reshape(2, players)[venv._lineup >= 0].all() and opponent_seats.any()
+    assert venv._fresh.reshape(2, players)[lineup >= 0].all() and opponent_seats.any()
 
 
 def test_a_pool_draws_one_opponent_per_game_for_the_whole_other_side() -> None:
