@@ -104,7 +104,6 @@ BATCH_SCRIPT = r"""
 import json, sys, time
 import numpy as np
 from envs.pommerman.batch import PommermanBatch
-from envs.pommerman.codes import codes_to_planes
 games, steps, seed = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 mode, ego = ("ffa", "team")[int(sys.argv[4])], bool(int(sys.argv[5]))
 
