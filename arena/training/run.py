@@ -54,7 +54,7 @@ from arena.training.checkpoints import FolderCheckpoints, Interrupt
 from arena.training.evaluation_games import EvaluationGames
 from arena.training.progress import ProgressLinesCallback, RichProgressCallback
 from arena.training.promotion import PromotionCallback
-from arena.training.vectorised import batch_vec_env, choose_path
+from arena.training.vectorised import batch_vec_env, path_reasons
 
 __all__ = [
     "POOL_FILE",
@@ -83,6 +83,8 @@ class TrainedRun:
         promotions: timesteps at which the learner joined the pool in this run.
         pool_size: members of the opponent pool at the end (``None``: no pool).
         path: ``"batched"``, ``"workers"`` or ``"single"`` (:func:`~arena.training.vectorised.choose_path`);
+            ``path_reasons``: why the game's own batch (and on the single path, the worker batch) could
+            not serve the run (:func:`~arena.training.vectorised.path_reasons`), printed in the summary;
             ``n_envs``: games stepped together.
         interrupted: training stopped early at a Ctrl-C; the folder holds the model as it was then.
         checkpoints: the timestep counts at which the folder was saved, the last one at the end.
@@ -96,6 +98,7 @@ class TrainedRun:
     promotions: list[int] = field(default_factory=list)
     pool_size: int | None = None
     path: str = "single"
+    path_reasons: list[str] = field(default_factory=list)
     n_envs: int = 1
     interrupted: bool = False
     checkpoints: list[int] = field(default_factory=list)
@@ -158,6 +161,8 @@ class TrainedRun:
                 f"trained {recipe.algo} on {config.env}{side} for {self.timesteps} timesteps in "
                 f"{last['wall_s']:.1f} s {where}"
             ]
+        if self.path != "batched" and self.path_reasons:  # why the game's own batch could not serve the run
+            lines.insert(1, f"  ({self.path} path: {'; '.join(self.path_reasons)})")
         lines.extend(f"  vs {name}: {evaluation_text(last, name)}" for name in recipe.references)
         if self.pool_size is not None:
             kind = "self-play pool" if recipe.self_play else "opponent pool"
@@ -200,7 +205,7 @@ def train(config: TrainingConfig) -> TrainedRun:
     )
     opponents, pool = _opponents(setup)
     probe = make_env(config.env, **setup.env_options)
-    path = choose_path(
+    path, reasons = path_reasons(
         probe,
         recipe.algo,
         opponents,
@@ -249,6 +254,7 @@ def train(config: TrainingConfig) -> TrainedRun:
         promotions=[] if promotion is None else list(promotion.promotions),
         pool_size=None if pool is None else len(pool),
         path=path,
+        path_reasons=reasons,
         n_envs=n_envs,
         interrupted=interrupt.requested,
         target_timesteps=start + config.timesteps,

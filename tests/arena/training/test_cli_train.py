@@ -231,7 +231,10 @@ def test_the_path_is_chosen_from_what_the_run_trains(tmp_path, capsys) -> None:
     assert FrameStack(frames=2).stateful
     assert choose_path(c4, "maskable-ppo", RandomAgent(), FrameStack(frames=2)) == "batched"
     assert main(["train", "kuhn_poker", "--timesteps", "64", "--eval-games", "2", "--out", str(tmp_path / "k")]) == 0
-    assert "(single path, 4 games)" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "(single path, 4 games)" in printed
+    # and why: no batch of its own, and turns, which a worker batch of single envs does not take
+    assert "  (single path: <KuhnPoker> has no batch (make_batch); <KuhnPoker> is turn-based" in printed
     assert main(["train", "connect_four", "--timesteps", "64", "--eval-games", "2", "--out", str(tmp_path / "c")]) == 0
     assert "(batched path, 64 games)" in capsys.readouterr().out
 
