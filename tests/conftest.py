@@ -1,8 +1,13 @@
 """Suite-wide settings."""
 
+import importlib.util
+import os
 import signal
+import subprocess
+import sys
 import weakref
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -41,3 +46,35 @@ def _close_vizdoom_engines() -> Iterator[None]:
     for env in list(_started_vizdoom_envs):
         env.close()
     _started_vizdoom_envs.clear()
+
+
+# Pommerman's numba code compiles once per fresh checkout (over a minute of CPU, docs/performance.md,
+# "CI"), in whichever test needs it first. The suite runs on one core, so a process started with the
+# session compiles it on another while the first tests run (tests/_warm_numba.py); numba's disk cache
+# and compile_once's lock hand the result over (a test that needs a part being compiled waits for it).
+_warming: list[subprocess.Popen] = []
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if importlib.util.find_spec("numba") is None or os.cpu_count() == 1:
+        return
+    root = Path(__file__).resolve().parents[1]
+    _warming.append(
+        subprocess.Popen(
+            [sys.executable, str(Path(__file__).with_name("_warm_numba.py"))],
+            cwd=root,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # its own process group, ended by id at the session's end
+        )
+    )
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    for process in _warming:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=30)
+    _warming.clear()
