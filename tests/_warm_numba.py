@@ -12,12 +12,13 @@ from envs.pommerman.batch import PommermanBatch
 from envs.pommerman.env import Pommerman
 from interfaces.pommerman_safety import safe_moves
 
-# in the order the suite's first tests need them: the rules, the batch, the scripted agents
+# in the order the suite's first tests need them (one lock serialises the compiles): the rules, the
+# scripted agent, the batch and its scripted agents, the action filter, the threaded batch
 env = Pommerman(max_steps=10)
 observations, _ = env.reset(seed=0)
-batch = PommermanBatch(2, max_steps=10)
 agent = PommermanSimpleAgent(seed=0)
 agent.setup(env.observation_space("agent_0"), env.action_space("agent_0"))
+batch = PommermanBatch(2, max_steps=10)
 PommermanSimpleBatch(batch, seed=0)
 safe_moves(observations["agent_0"])
 PommermanBatch(2, max_steps=10, threads=2).reset(seed=0)
