@@ -27,25 +27,13 @@ import numpy as np
 from gymnasium import spaces
 
 from arena.errors import InvalidValueError
+from envs.pommerman.planes import PLANE_NAMES
 
 __all__ = ["CODE_NAMES", "LAYOUTS", "VALUES_AT", "SCALARS_AT", "code_length", "code_space", "codes_to_planes"]
 
 _CELLS = 121
-#: The categories of the code plane, codes 1-12: the one-hot planes 0-11 (``envs.pommerman.planes.PLANE_NAMES``).
-CODE_NAMES = (
-    "passage",
-    "rigid",
-    "wood",
-    "bomb",
-    "flames",
-    "fog",
-    "extra_bomb",
-    "incr_range",
-    "kick",
-    "self",
-    "teammate",
-    "enemy",
-)
+#: The categories of the code plane, codes 1-12: the one-hot planes 0-11 of the planes layout.
+CODE_NAMES = PLANE_NAMES[:12]
 #: The view layouts of ``PommermanBatch``: 22 (24) planes of 121 cells, or one row of cell codes.
 LAYOUTS = ("planes", "codes")
 #: Where a codes view's value planes start (bomb life, blast strength, moving direction, flame life).
