@@ -1,43 +1,46 @@
 """Pommerman's training recipe: what ``arena train pommerman`` uses by default.
 
-In free-for-all the learner sees :class:`interfaces.pommerman.PommermanFeatures` (the ego-corner
-planes and the attribute vector with the legal moves: every entry a float in [0, 1], so no
-``Discrete.start`` of the raw observation reaches Stable-Baselines3, whose one-hot encoding
-ignores it), plays three ``random`` bombers and is judged against them and against
-``pommerman_simple``.
+Free-for-all and team mode both train on the batch, arena's one batched trainer
+(:class:`~arena.training.batched.BatchVecEnv`): many games in one compiled
+:class:`~envs.pommerman.batch.PommermanBatch`, the learner seeing itself in the top-left corner (the
+ego view), MaskablePPO behind the action filter, the two shaping bonuses on the rewards, a small CNN
+over the 22 uint8 planes (:class:`envs.pommerman.policy.PlanesCNN`) and batched ``pommerman_simple``
+as every other seat of every game, against which the learner is also judged. The learner's stack,
+:func:`planes_interface`, is what the trained folder plays behind on the single env: the batch's planes
+(``pommerman_batch_planes``, ego) over the shaping bonuses (``pommerman_pickup_bonus`` 0.1,
+``pommerman_enemy_down_bonus`` 0.3) over the action filter (``pommerman_safe_moves``); on the batch each
+level runs its array form over the batch's planes (docs/architecture.md, "Interfaces on batches"), and a
+level of the user's own wrapped around the stack trains there too.
 
-In team mode it trains on the batch (``control="shared"``: arena's one batched trainer,
-:class:`~arena.training.batched.BatchVecEnv` with ``team=True``): many games in
-one compiled :class:`~envs.pommerman.batch.PommermanBatch`, one policy for both members of its side
-(parameter sharing, each seeing itself in the top-left corner: the ego view), MaskablePPO behind
-the action filter, the two shaping bonuses on the rewards, a small CNN over the 22 uint8
-planes (:class:`envs.pommerman.policy.PlanesCNN`), and two batched ``pommerman_simple`` as the
-opponents of every game (no self-play by default: a uniform self-play pool leaves the bar's opponent
-only a share of the games; docs/performance.md, "Pommerman team mode: the shipped team", gives the
-scores of both). ``--self-play uniform`` puts snapshots of the learner in the pool beside it (one
-forward for all their games a step). The learner's stack, :func:`team_interface`, is what the trained folder plays behind on
-the single env: the batch's planes (``pommerman_batch_planes``, ego) over the shaping bonuses
-(``pommerman_pickup_bonus`` 0.1, ``pommerman_enemy_down_bonus`` 0.3) over the action filter
-(``pommerman_safe_moves``); on the batch each level runs its array form over the batch's planes
-(docs/architecture.md, "Interfaces on batches"), and a level of the user's own wrapped around the stack
-trains there too. It is
-evaluated on the single env against two ``pommerman_simple`` (its own copy beside it), and the
-folder it writes fills its side in a tournament::
+In free-for-all (``control="seat"``) the learner plays one seat of 64 games against three
+``pommerman_simple``::
+
+    arena train pommerman --timesteps 4000000 --out pm_ffa
+    arena tournament pommerman --agents pm_ffa,pommerman_simple
+
+In team mode (``control="shared"``) one policy plays both members of its side (parameter sharing) in
+32 games against two ``pommerman_simple`` (no self-play by default: a uniform self-play pool leaves the
+bar's opponent only a share of the games; docs/performance.md, "Pommerman team mode: the shipped
+team", gives the scores of both); ``--self-play uniform`` puts snapshots of the learner in the pool
+beside them (one forward for all their games a step). The folder fills its side in a tournament::
 
     arena train pommerman --env-options '{"mode": "team"}' --timesteps 2000000 --out pm_team
     arena tournament pommerman --env-options '{"mode": "team"}' \\
         --agents 'ppo=pm_team+pm_team,simple=pommerman_simple+pommerman_simple'
 
-``--teammate pommerman_simple`` trains the same stack in one seat beside that teammate, one game
-at a time on ``SingleAgentEnv``. Radio mode keeps the earlier single-env team recipe
-(:data:`TEAM_INTERFACE`, one seat beside ``pommerman_simple``). Games last up to 800 steps, so
+Both are evaluated on the single env (its own copies beside it in team mode). ``--teammate
+pommerman_simple`` trains the team stack in one seat beside that teammate, one game at a time on
+``SingleAgentEnv``. Radio mode keeps the earlier single-env recipe (:data:`TEAM_INTERFACE`, PPO
+over ``pommerman_features``, one seat beside ``pommerman_simple``). Games last up to 800 steps, so
 evaluations are fewer and shorter than the board games'.
 
 Example:
-    >>> recipe = training_recipe(mode="team")
-    >>> recipe.control, recipe.teammate, recipe.algo
-    ('shared', None, 'maskable-ppo')
-    >>> team_interface(60)
+    >>> recipe = training_recipe(mode="ffa")
+    >>> recipe.control, recipe.opponents, recipe.algo
+    ('seat', ('pommerman_simple',), 'maskable-ppo')
+    >>> training_recipe(mode="team").control
+    'shared'
+    >>> planes_interface(60)
     'pommerman_batch_planes(pommerman_enemy_down_bonus(pommerman_pickup_bonus(pommerman_safe_moves, bonus=0.1), \
 bonus=0.3), ego=true, max_steps=60)'
 """
@@ -48,7 +51,14 @@ from typing import Any
 
 from arena.training.recipe import TrainingRecipe
 
-__all__ = ["TEAM_INTERFACE", "TEAM_ALGO_OPTIONS", "team_interface", "training_recipe"]
+__all__ = [
+    "PLANES_ALGO_OPTIONS",
+    "TEAM_ALGO_OPTIONS",
+    "TEAM_INTERFACE",
+    "planes_interface",
+    "team_interface",
+    "training_recipe",
+]
 
 #: The single-env team stack (radio mode): the move-only features over radio's actions as moves with silent
 #: words, over the shaping bonuses over the action filter (innermost, on radio's own (move, word, word) actions).
@@ -57,9 +67,10 @@ TEAM_INTERFACE = (
     "bonus=0.1), bonus=0.3)))"
 )
 
-#: MaskablePPO on the batched team trainer (bench/pommerman_team_train.py's settings): 32 games x 2 seats
-#: x 64 steps = 4,096 samples an update, the CNN over the planes with one hidden layer of 128.
-TEAM_ALGO_OPTIONS: dict[str, Any] = {
+#: MaskablePPO on the batched trainer (bench/pommerman_team_training.py's settings): 64 steps of every
+#: game a rollout (team: 32 games x 2 seats = 4,096 samples an update; FFA: 64 games x 1 seat), the CNN over
+#: the planes with one hidden layer of 128.
+PLANES_ALGO_OPTIONS: dict[str, Any] = {
     "n_steps": 64,
     "batch_size": 1024,
     "n_epochs": 4,
@@ -72,40 +83,52 @@ TEAM_ALGO_OPTIONS: dict[str, Any] = {
         "net_arch": [128],
     },
 }
+#: The earlier name of :data:`PLANES_ALGO_OPTIONS`, from when only team mode trained on the batch.
+TEAM_ALGO_OPTIONS = PLANES_ALGO_OPTIONS
 
 
-def team_interface(max_steps: int = 800) -> str:
-    """The batched team trainer's stack for games of ``max_steps`` (the time plane counts towards it)."""
+def planes_interface(max_steps: int = 800) -> str:
+    """The batched trainer's stack (free-for-all and team) for games of ``max_steps`` (the time plane counts
+    towards it).
+
+    Example:
+        >>> planes_interface().endswith("ego=true, max_steps=800)")
+        True
+    """
     shaped = "pommerman_enemy_down_bonus(pommerman_pickup_bonus(pommerman_safe_moves, bonus=0.1), bonus=0.3)"
     return f"pommerman_batch_planes({shaped}, ego=true, max_steps={int(max_steps)})"
 
 
+#: The earlier name of :func:`planes_interface`, from when only team mode trained on the batch (the
+#: RLlib recipe and the shipped team's tests use it).
+team_interface = planes_interface
+
+
 def training_recipe(mode: str = "ffa", **options: Any) -> TrainingRecipe:
     """The recipe for ``envs.make("pommerman", mode=mode, **options)``."""
-    budget: dict[str, Any] = {
-        "algo": "ppo",
-        "interface": "pommerman_features",
-        "evaluations": 10,
+    planes: dict[str, Any] = {
+        "interface": planes_interface(options.get("max_steps", 800)),
+        "algo": "maskable-ppo",
+        "algo_options": PLANES_ALGO_OPTIONS,
+        "opponents": ("pommerman_simple",),
+        "references": ("pommerman_simple",),
         "eval_games": 40,
-        "full_budget": 200_000,
     }
     if mode == "ffa":
-        return TrainingRecipe(opponents=("random",), references=("random", "pommerman_simple"), **budget)
+        # one learner seat of 64 games, three batched pommerman_simple (~620 learner steps/s here): 8 evaluations of
+        # 40 single-env games at 4M steps, one every 500k as pommerman_ffa_ppo's segments did
+        return TrainingRecipe(**planes, evaluations=8, full_budget=4_000_000, n_envs=64, control="seat")
     if mode == "team":
-        return TrainingRecipe(
-            interface=team_interface(options.get("max_steps", 800)),
-            algo="maskable-ppo",
-            algo_options=TEAM_ALGO_OPTIONS,
-            opponents=("pommerman_simple",),
-            references=("pommerman_simple",),
-            evaluations=10,  # 80 single-env games each (~0.9 games/s here): ~15 min of a 2M-step run
-            eval_games=40,
-            full_budget=2_000_000,
-            n_envs=32,
-            control="shared",
-        )
+        # 80 single-env games an evaluation (~0.9 games/s here): ~15 min of a 2M-step run
+        return TrainingRecipe(**planes, evaluations=10, full_budget=2_000_000, n_envs=32, control="shared")
     # Radio: the features (silent words) over the shaping bonuses over the action filter, one seat beside simple.
-    budget["interface"] = TEAM_INTERFACE
     return TrainingRecipe(
-        teammate="pommerman_simple", opponents=("pommerman_simple",), references=("pommerman_simple",), **budget
+        algo="ppo",
+        interface=TEAM_INTERFACE,
+        teammate="pommerman_simple",
+        opponents=("pommerman_simple",),
+        references=("pommerman_simple",),
+        evaluations=10,
+        eval_games=40,
+        full_budget=200_000,
     )

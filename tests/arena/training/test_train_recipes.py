@@ -89,7 +89,7 @@ def test_every_bundled_env_declares_a_recipe() -> None:
 
     declared = {entry.name for entry in metadata.entry_points(group="arena.recipes")}
     assert set(envs.names()) - declared == set()
-    assert recipe_for("pommerman").interface == "pommerman_features"  # Discrete.start never reaches SB3
+    assert recipe_for("pommerman").control == "seat"  # one seat of the batch (test_pommerman_ffa_training.py)
     assert recipe_for("pommerman", {"mode": "team"}).control == "shared"  # one policy for its side, on the batch
     assert recipe_for("pommerman", {"mode": "radio"}).teammate == "pommerman_simple"
 
@@ -129,14 +129,14 @@ def test_flags_override_the_recipe_field_by_field() -> None:
         overrides={
             "interface": "flatten(pommerman_features)",
             "references": ("pommerman_simple",),
-            "algo": "maskable-ppo",
+            "algo": "ppo",
             "algo_options": {"n_epochs": 2},
         },
     )
     recipe = config.recipe()
     assert recipe.interface == "flatten(pommerman_features)" and recipe.references == ("pommerman_simple",)
-    assert recipe.opponents == ("random",)  # not given: the recipe's
-    assert recipe.algo == "maskable-ppo" and recipe.algo_options == {"n_epochs": 2}
+    assert recipe.opponents == ("pommerman_simple",)  # not given: the recipe's
+    assert recipe.algo == "ppo" and recipe.algo_options == {"n_epochs": 2}  # another algorithm: the recipe's dropped
     soccer = TrainingConfig("soccer", out="x", overrides={"algo_options": {"batch_size": 64}}).recipe()
     # the recipe's algorithm keeps its options, the given one replaced
     assert soccer.algo_options == {"n_steps": 512, "batch_size": 64, "policy_kwargs": {"log_std_init": -0.5}}
