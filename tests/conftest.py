@@ -1,13 +1,16 @@
 """Suite-wide settings."""
 
 import importlib.util
+import logging
 import os
 import signal
 import subprocess
 import sys
+import time
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -72,9 +75,49 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     )
 
 
+# Starting a local Ray cluster takes seconds (5-12 s on the CI box, docs/performance.md, "CI"): the
+# suite's in-process Ray tests share one, started by the first that asks for it and ended by the last
+# (idle, it still takes about 2 s of CPU a minute). A test that leaves the cluster's CPUs taken (an
+# actor left alive by a failure) ends it, so the next Ray test starts a fresh one rather than waiting
+# for CPUs that never come back.
+RAY_CPUS = 2  # the most workers a Ray test asks for
+_last_ray_test: list[str] = []
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    users = [item.nodeid for item in items if "ray_cluster" in getattr(item, "fixturenames", ())]
+    _last_ray_test[:] = users[-1:]
+
+
+@pytest.fixture()
+def ray_cluster(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The session's local Ray cluster of ``RAY_CPUS`` CPUs, started if none runs; yields ``ray``."""
+    ray = pytest.importorskip("ray")
+    if not ray.is_initialized():
+        ray.init(num_cpus=RAY_CPUS, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
+    yield ray
+    last = request.node.nodeid in _last_ray_test
+    if ray.is_initialized() and (last or not _all_cpus_free(ray, wait=5.0)):
+        ray.shutdown()
+
+
+def _all_cpus_free(ray: Any, wait: float) -> bool:
+    """Whether every CPU of the cluster is free within ``wait`` seconds (a killed actor frees its own
+    a moment later)."""
+    deadline = time.monotonic() + wait
+    while ray.available_resources().get("CPU", 0) < ray.cluster_resources().get("CPU", 0):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     for process in _warming:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGTERM)
             process.wait(timeout=30)
     _warming.clear()
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():
+        ray.shutdown()

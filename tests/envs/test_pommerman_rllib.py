@@ -12,16 +12,7 @@ pytest.importorskip("stable_baselines3")
 from envs.pommerman.rllib_recipe import team_env, team_rllib_config  # noqa: E402
 
 
-@pytest.fixture()
-def local_ray():
-    import ray
-
-    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
-    yield
-    ray.shutdown()
-
-
-def test_one_iteration_trains_the_side_policy_and_never_takes_a_masked_move(local_ray) -> None:
+def test_one_iteration_trains_the_side_policy_and_never_takes_a_masked_move(ray_cluster) -> None:
     """No remote env runners, 30-step games, a 64-step batch and a tiny CNN: the whole recipe, in seconds."""
     config = team_rllib_config(
         0,

@@ -130,16 +130,7 @@ def test_to_rllib_rejects_bad_arguments() -> None:
         to_rllib(lambda: gymnasium.make("CartPole-v1").unwrapped)
 
 
-@pytest.fixture()
-def local_ray():
-    import ray
-
-    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
-    yield
-    ray.shutdown()
-
-
-def test_ppo_trains_one_iteration_on_a_simultaneous_env_with_two_policies(local_ray) -> None:
+def test_ppo_trains_one_iteration_on_a_simultaneous_env_with_two_policies(ray_cluster) -> None:
     """The smallest PPO run: no remote env runners, a 64-step batch, a 16-unit network, on the CPU."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.connectors.env_to_module import FlattenObservations

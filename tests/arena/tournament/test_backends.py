@@ -46,15 +46,11 @@ def test_an_agent_behind_an_interface_is_a_first_class_entrant():
     assert result.pairings["mirrored", "random"].score > 0.5
 
 
-def test_ray_gives_the_same_results_as_local_workers():
-    ray = pytest.importorskip("ray")
+def test_ray_gives_the_same_results_as_local_workers(ray_cluster):
     serial = run_tournament("tic_tac_toe", ["random", "b=random"], games=40, seed=13)
-    try:
-        on_ray = run_tournament(
-            "tic_tac_toe", ["random", "b=random"], games=40, seed=13, execution=Execution.make("ray", 2, chunk_size=7)
-        )
-    finally:
-        ray.shutdown()
+    on_ray = run_tournament(
+        "tic_tac_toe", ["random", "b=random"], games=40, seed=13, execution=Execution.make("ray", 2, chunk_size=7)
+    )
     assert_same_games(serial, on_ray)
 
 

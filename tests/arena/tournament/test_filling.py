@@ -85,22 +85,18 @@ def test_three_entrants_in_four_seats_share_the_odd_seat():
     assert {name: rating.games for name, rating in result.ratings.items()} == {"a": 12, "b": 12, "c": 12}
 
 
-def test_fill_on_ray_gives_the_local_games():
-    ray = pytest.importorskip("ray")
+def test_fill_on_ray_gives_the_local_games(ray_cluster):
     local = run_tournament(
         rules=TournamentRules.make(
             "liars_dice", ["x=random", 'r=random{"seed": 2}'], env_kwargs={"players": 3}, games=6
         )
     )
-    try:
-        on_ray = run_tournament(
-            rules=TournamentRules.make(
-                "liars_dice", ["x=random", 'r=random{"seed": 2}'], env_kwargs={"players": 3}, games=6
-            ),
-            execution=Execution.make("ray", 2, chunk_size=2),
-        )
-    finally:
-        ray.shutdown()
+    on_ray = run_tournament(
+        rules=TournamentRules.make(
+            "liars_dice", ["x=random", 'r=random{"seed": 2}'], env_kwargs={"players": 3}, games=6
+        ),
+        execution=Execution.make("ray", 2, chunk_size=2),
+    )
     assert [g.same_play(h) for g, h in zip(local.games, on_ray.games)] == [True] * 6
 
 

@@ -171,7 +171,7 @@ def test_shared_members_are_one_policy_object():
     assert AgentSpec("pair", "team", shared.kwargs) == shared  # the recorded form builds the same entrant
 
 
-def test_resume_replays_workers_and_ray_give_the_same_team_games(tmp_path, capsys):
+def test_resume_replays_workers_and_ray_give_the_same_team_games(tmp_path, capsys, ray_cluster):
     db = tmp_path / "teams.sqlite"
     serial = run_tournament(ENV, ENTRANTS, games=4, seed=9, db=db)
     again = run_tournament(ENV, ENTRANTS, games=4, seed=9, db=db)
@@ -182,11 +182,7 @@ def test_resume_replays_workers_and_ray_give_the_same_team_games(tmp_path, capsy
     assert main(["replay", str(db), "--verify"]) == 0  # stored team games replay to the same side results
     parallel = run_tournament(ENV, ENTRANTS, games=4, seed=9, execution=Execution.make(None, 2, chunk_size=1))
     assert [g.same_play(h) for g, h in zip(serial.games, parallel.games)] == [True] * serial.scheduled
-    ray = pytest.importorskip("ray")
-    try:
-        on_ray = run_tournament(ENV, ENTRANTS, games=4, seed=9, execution=Execution.make("ray", 2, chunk_size=3))
-    finally:
-        ray.shutdown()
+    on_ray = run_tournament(ENV, ENTRANTS, games=4, seed=9, execution=Execution.make("ray", 2, chunk_size=3))
     assert [g.same_play(h) for g, h in zip(serial.games, on_ray.games)] == [True] * serial.scheduled
 
 
