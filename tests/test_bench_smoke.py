@@ -171,6 +171,46 @@ def test_pommerman_team_training_bench_prints_each_stacks_rate_beside_the_shippe
         assert re.search(rf"{re.escape(row)} +\d+ learner steps/s  \(\d\.\d\dx the shipped stack\)", out), out
 
 
+def test_training_split_bench_prints_each_recipes_four_parts():
+    pytest.importorskip("sb3_contrib")
+    out = _bench("bench/training_split.py", "--timesteps", "128", "--n-envs", "2", "--top", "3")
+    for recipe in ("pommerman: pommerman {}, 2 games x 1 learner seat", 'pommerman {"mode": "team"}, 2 games x 2'):
+        assert recipe in out, out
+    tables = re.findall(r"part +seconds +share\n((?:  .+\n){4})", out)
+    assert len(tables) == 2, out
+    for table in tables:  # the four parts, in order, sharing the whole profile
+        rows = re.findall(r"  (\S.*?) +(\d+\.\d\d) +(\d+\.\d)%", table)
+        assert [row[0] for row in rows] == ["env + opponents", "interfaces", "network", "rest"], table
+        assert abs(sum(float(row[2]) for row in rows) - 100) < 0.3, table
+
+
+def test_training_split_charges_each_module_to_its_part():
+    pytest.importorskip("sb3_contrib")
+    import inspect
+    import json
+
+    import torch
+
+    from arena.training.batch_slots import BatchedPlayer, LearnerSlots
+    from arena.training.batched import BatchVecEnv
+    from envs.pommerman.agents import PommermanSimpleBatch
+    from envs.pommerman.batch import PommermanBatch
+    from envs.pommerman.policy import PlanesCNN
+    from interfaces.pommerman_safety import PommermanSafeMoves
+
+    bench = _bench_module("training_split")
+    spans = bench._class_lines()
+
+    def part(thing):
+        return bench.part_of(inspect.getfile(thing), inspect.getsourcelines(thing)[1] + 1, spans)
+
+    assert part(PommermanBatch) == part(PommermanSimpleBatch) == part(BatchedPlayer) == "env + opponents"
+    assert part(PommermanSafeMoves) == part(LearnerSlots) == "interfaces"  # LearnerSlots: by its class
+    assert part(PlanesCNN) == part(torch.nn.Conv2d) == "network"  # a recipe's extractor is the network's
+    assert part(BatchVecEnv) == "rest"
+    assert part(json.dumps) is None and bench.part_of("~", 0, spans) is None  # charged to their callers
+
+
 def test_magent_army_curve_bench_scores_each_folder_and_draws_the_curve(tmp_path):
     pytest.importorskip("magent2")
     pytest.importorskip("matplotlib")
