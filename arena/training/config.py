@@ -140,8 +140,8 @@ class TrainingConfig:
 
     Example:
         >>> config = TrainingConfig("pommerman", timesteps=512, out="runs/pm", overrides={"fixed_eval_games": 2})
-        >>> config.recipe().interface, config.recipe().eval_games_for(512)
-        ('pommerman_features', 2)
+        >>> config.recipe().algo, config.recipe().eval_games_for(512)
+        ('maskable-ppo', 2)
         >>> TrainingConfig("tic_tac_toe", out="runs/t", overrides={"opponents": ["mcts"]}).recipe().opponents
         ('mcts',)
         >>> TrainingConfig("pommerman", timesteps=0, out="x")

@@ -340,8 +340,8 @@ def recipe_for(env: str, env_options: Mapping[str, Any] | None = None) -> Traini
         PluginError: the declared recipe fails to import, or is not a :class:`TrainingRecipe`.
 
     Example:
-        >>> recipe_for("pommerman").interface
-        'pommerman_features'
+        >>> recipe_for("pommerman").opponents
+        ('pommerman_simple',)
         >>> recipe_for("some.module:factory") == DEFAULT_RECIPE
         True
     """
