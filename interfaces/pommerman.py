@@ -115,12 +115,14 @@ def _max_steps(itf: Interface, max_steps: Any) -> int:
 
 def _flip_free_mask(itf: Interface, mask: Any, radio: bool) -> np.ndarray:
     """A mask that no flip changes, passed on; any other raises (it arrives before the observation
-    that tells whose it is, so it cannot be turned)."""
+    that tells whose it is, so it cannot be turned). Radio's 22 flags: the moves' 6 must be so, the
+    words' 16 pass as they are (no flip turns a word)."""
     raw = np.asarray(mask)
-    if radio or raw.shape != (6,) or raw[1] != raw[2] or raw[3] != raw[4]:
+    if raw.shape != ((22,) if radio else (6,)) or raw[1] != raw[2] or raw[3] != raw[4]:
         raise MaskTranslationError(
             f"{itf}: translates only masks that allow up and down alike and left and right alike "
-            f"(the pommerman env's masks), got {raw.tolist() if raw.ndim == 1 else mask!r}"
+            f"(the pommerman env's masks{'; radio: 6 moves, then 8 and 8 words' if radio else ''}), "
+            f"got {raw.tolist() if raw.ndim == 1 else mask!r}"
         )
     return raw
 

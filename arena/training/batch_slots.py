@@ -13,13 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 
 from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
 from arena.batched_stack import BatchedStack, split_rows
 from arena.errors import InvalidTypeError
 from arena.interface import Interface
+from arena.masks import mask_length
 
 __all__ = ["BatchedPlayer", "LearnerSlots", "plays_in_batches"]
 
@@ -113,13 +113,15 @@ class LearnerSlots:
         self.stack = None if interface is None else BatchedStack(interface, num_slots)
         self.num_slots = num_slots
         # A batch without masks: a stack whose levels all translate masks filters an all-legal mask
-        # (pommerman_safe_moves puts its filter there); a stack that cannot translate masks keeps none.
+        # (pommerman_safe_moves puts its filter there, radio's 6 + 8 + 8 flags included); a stack that
+        # cannot translate masks keeps none.
         self._all_legal: np.ndarray | None = None
         compiled = None if interface is None else interface.compiled().action_mask
         raw_space = None if interface is None else interface.raw_action_space
-        if compiled and isinstance(raw_space, spaces.Discrete):
+        entries = mask_length(raw_space) if raw_space is not None else None  # Discrete or MultiDiscrete
+        if compiled and entries:
             if all("action_mask" in level.overridden_hooks for level, _hook in compiled):
-                self._all_legal = np.ones((num_slots, int(raw_space.n)), dtype=bool)
+                self._all_legal = np.ones((num_slots, entries), dtype=bool)
 
     def _observe(self, raw_observations: Any, raw_masks: Any, starting: np.ndarray) -> tuple[Any, Any]:
         """Every slot's next observation and mask through the stack (:meth:`BatchedStack.observe`)."""

@@ -19,6 +19,7 @@ from arena.batched_stack import stack_batch_options
 from arena.env import AgentID, MultiAgentEnv
 from arena.errors import ArenaError, InvalidTypeError, InvalidValueError
 from arena.interface import Interface
+from arena.masks import mask_length
 from arena.registry import make_agent, make_env
 from arena.training.alternating_turns import AlternatingTurns
 from arena.training.batch_slots import BatchedPlayer, LearnerSlots, plays_in_batches
@@ -216,8 +217,9 @@ class BatchVecEnv(InProcessVecEnv):
         games = int(num_envs)
         super().__init__(games * len(self.sides[0]), observation_space, action_space)
         self._learner = LearnerSlots(interface, self.num_envs)
-        # a simultaneous game may have continuous actions (soccer): no mask entries then
-        entries = int(action_space.n) if isinstance(action_space, spaces.Discrete) else 0
+        # MaskablePPO's layout (MultiDiscrete: the components' flags one after the other); a simultaneous
+        # game may have continuous actions (soccer): no mask entries then
+        entries = mask_length(action_space) or 0
         self._masks = np.ones((self.num_envs, entries), dtype=np.bool_)
         self._rows = np.arange(games)
         self._rotation = np.zeros(games, dtype=np.int64)

@@ -20,6 +20,7 @@ import numpy as np
 from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
 from arena.batch import AlternatingBatch, turn_model
+from arena.batched_stack import stack_rows
 from arena.env import AgentID, MultiAgentEnv
 from arena.errors import InvalidValueError
 from arena.play_loop import play
@@ -311,7 +312,8 @@ def _play_sides(env: MultiAgentEnv, players: dict[str, Agent | list[Agent]], see
                 seat = {member: i for i, member in enumerate(teams[side])}
                 chosen = [player[seat[m]].act(observations[m], reward=float(rewards.get(m, 0.0))) for m in live]
             else:
-                chosen = list(player.act_batch(np.stack([observations[member] for member in live])))
+                # dict observations (Pommerman's) as one dict of stacked arrays, as a batch hands them out
+                chosen = list(player.act_batch(stack_rows([observations[member] for member in live])))
             actions.update((m, int(a) if np.ndim(a) == 0 else a) for m, a in zip(live, chosen))
         observations, rewards, _, _, _ = env.step(actions)
         for member, reward in rewards.items():

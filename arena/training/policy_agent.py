@@ -76,8 +76,10 @@ class SB3Agent(Agent):
     Q-values), removes the actions the mask forbids, and takes the best one
     (``deterministic=True``) or samples from the rest with its own seeded generator.
     This works for ``MaskablePPO`` and equally for a plain ``PPO`` policy trained
-    without masks, so neither ever plays an illegal move. Other action spaces use the
-    policy's ``predict``.
+    without masks, so neither ever plays an illegal move. On a ``MultiDiscrete`` space (Pommerman's
+    radio: a move and two words) it does the same per component, reading the mask in MaskablePPO's
+    layout (the components' flags one after the other); sampling draws from its own generator too.
+    Other action spaces use the policy's ``predict``.
 
     The agent acts in the policy's own spaces; to play on a raw env whose spaces differ,
     put the training interface around it (:func:`load_sb3_agent` does).
@@ -118,8 +120,15 @@ class SB3Agent(Agent):
         space = policy.action_space
         self._discrete = isinstance(space, spaces.Discrete)
         self._start = int(space.start) if isinstance(space, spaces.Discrete) else 0
+        # MultiDiscrete (one axis): the logits are the components' one after the other, as MaskablePPO's masks
+        flat = isinstance(space, spaces.MultiDiscrete) and space.nvec.ndim == 1
+        self._segments: list[int] | None = None
+        self._starts = np.zeros(0, dtype=np.int64)
+        if isinstance(space, spaces.MultiDiscrete) and flat:
+            self._segments = [int(n) for n in space.nvec]
+            self._starts = np.asarray(space.start, dtype=np.int64)
         self._maskable = _is_maskable(policy)
-        self._actor = _actor_parts(policy) if self._discrete else None
+        self._actor = _actor_parts(policy) if self._discrete or flat else None
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         """Check that the env's spaces are the policy's.
@@ -144,6 +153,12 @@ class SB3Agent(Agent):
         import torch as th
 
         policy = self.policy
+        if self._segments is not None and self._actor is not None:
+            with th.no_grad():
+                obs_tensor, _ = policy.obs_to_tensor(observation)
+                scores = self._scores(obs_tensor).double().cpu().numpy()
+            masks = None if action_mask is None else np.asarray(action_mask).reshape(1, -1)
+            return self._pick_components(scores, masks)[0]
         if not self._discrete:
             kwargs = {"action_masks": action_mask} if self._maskable and action_mask is not None else {}
             action, _ = policy.predict(observation, deterministic=self.deterministic, **kwargs)
@@ -163,22 +178,25 @@ class SB3Agent(Agent):
         return self._start + int(self._rng.choice(len(probabilities), p=probabilities))
 
     def act_batch(self, observations: Any, action_masks: Any = None) -> np.ndarray:
-        """Actions for many games with one forward pass (Discrete action spaces).
+        """Actions for many games with one forward pass (Discrete and MultiDiscrete action spaces).
 
         As :meth:`act`: the best legal action, or a sample from the legal ones (drawn
-        with the Gumbel-max trick from the agent's generator).
+        with the Gumbel-max trick from the agent's generator); per component on ``MultiDiscrete``,
+        one row of components per game.
         """
         import torch as th
 
-        if not self._discrete:
+        if not self._discrete and (self._segments is None or self._actor is None):
             raise NotImplementedError(
-                f"{self}: act_batch needs a Discrete action space, got {self.policy.action_space}"
+                f"{self}: act_batch needs a Discrete or MultiDiscrete action space, got {self.policy.action_space}"
             )
         with th.no_grad():
             obs_tensor = th.as_tensor(np.asarray(observations), device=self.policy.device)
             if obs_tensor.dtype == th.float64:
                 obs_tensor = obs_tensor.float()
             scores = self._scores(obs_tensor).double().cpu().numpy()
+        if not self._discrete:
+            return self._pick_components(scores, None if action_masks is None else np.asarray(action_masks))
         if action_masks is not None:
             legal = np.asarray(action_masks, dtype=bool)
             if not legal.any(axis=1).all():
@@ -189,6 +207,31 @@ class SB3Agent(Agent):
         if not self.deterministic:
             scores = scores + self._rng.gumbel(size=scores.shape)
         return self._start + np.argmax(scores, axis=1)
+
+    def _pick_components(self, scores: np.ndarray, masks: np.ndarray | None) -> np.ndarray:
+        """``(n, components)`` actions from ``(n, sum(nvec))`` logits: per component the best legal
+        value, or a Gumbel-max sample from the legal ones."""
+        segments, starts = self._segments or [], self._starts
+        bounds = np.cumsum([0, *segments])
+        if masks is not None:
+            legal = np.asarray(masks, dtype=bool)
+            if legal.shape != scores.shape:
+                raise InvalidValueError(
+                    f"{self}: expected masks of {scores.shape[1]} flags a game (components {segments} one after "
+                    f"the other), got shape {legal.shape}"
+                )
+            for k in range(len(segments)):
+                empty = ~legal[:, bounds[k] : bounds[k + 1]].any(axis=1)
+                if empty.any():
+                    raise InvalidValueError(
+                        f"{self}: the action mask of game {int(np.flatnonzero(empty)[0])} allows no value of "
+                        f"component {k}"
+                    )
+            scores = np.where(legal, scores, -np.inf)
+        if not self.deterministic:
+            scores = scores + self._rng.gumbel(size=scores.shape)
+        chosen = [np.argmax(scores[:, bounds[k] : bounds[k + 1]], axis=1) for k in range(len(segments))]
+        return np.stack(chosen, axis=1) + starts
 
     def _scores(self, obs_tensor: Any) -> Any:
         """Action logits (actor-critic policies) or Q-values (DQN) for a batch of one."""
@@ -226,7 +269,8 @@ def _actor_parts(policy: Any) -> tuple[Any, ...] | None:
     """``(extract_features, extractor, mlp_extractor, action_net)`` of an actor-critic policy.
 
     For a Discrete action space the actor-critic policies of SB3 and sb3-contrib compute
-    their action logits as ``action_net(mlp_extractor.forward_actor(features))``.
+    their action logits as ``action_net(mlp_extractor.forward_actor(features))``; for a
+    MultiDiscrete one the same layer gives every component's logits one after the other.
     """
     from stable_baselines3.common.policies import ActorCriticPolicy, BaseModel
 

@@ -1,10 +1,11 @@
 """Pommerman's training recipe: what ``arena train pommerman`` uses by default.
 
-Free-for-all and team mode both train on the batch, arena's one batched trainer
+Every mode trains on the batch, arena's one batched trainer
 (:class:`~arena.training.batched.BatchVecEnv`): many games in one compiled
 :class:`~envs.pommerman.batch.PommermanBatch`, the learner seeing itself in the top-left corner (the
 ego view), MaskablePPO behind the action filter, the two shaping bonuses on the rewards, a small CNN
-over the 22 uint8 planes (:class:`envs.pommerman.policy.PlanesCNN`) and batched ``pommerman_simple``
+over the 22 uint8 planes (radio 24, the last two the words the teammate sent last step:
+:class:`envs.pommerman.policy.PlanesCNN`) and batched ``pommerman_simple``
 as every other seat of every game, against which the learner is also judged. The learner's stack,
 :func:`planes_interface`, is what the trained folder plays behind on the single env: the batch's planes
 (``pommerman_batch_planes``, ego) over the shaping bonuses (``pommerman_pickup_bonus`` 0.1,
@@ -28,18 +29,27 @@ beside them (one forward for all their games a step). The folder fills its side 
     arena tournament pommerman --env-options '{"mode": "team"}' \\
         --agents 'ppo=pm_team+pm_team,simple=pommerman_simple+pommerman_simple'
 
-Both are evaluated on the single env (its own copies beside it in team mode). ``--teammate
+Radio mode trains as team mode does, the learner's actions being radio's own
+``MultiDiscrete([6, 8, 8])``: a move and two words, so the team can learn to talk (docs/architecture.md,
+"Radio mode trains on the team trainer"). The action filter masks the move and allows every word
+(MaskablePPO's 22 flags), the batched ``pommerman_simple`` send silent words, and the same stack plays
+the trained folder in radio games on the single env::
+
+    arena train pommerman --env-options '{"mode": "radio"}' --timesteps 2000000 --out pm_radio
+    arena tournament pommerman --env-options '{"mode": "radio"}' \\
+        --agents 'r=pm_radio+pm_radio,simple=pommerman_simple+pommerman_simple'
+
+All are evaluated on the single env (its own copies beside it in team and radio modes). ``--teammate
 pommerman_simple`` trains the team stack in one seat beside that teammate, one game at a time on
-``SingleAgentEnv``. Radio mode keeps the earlier single-env recipe (:data:`TEAM_INTERFACE`, PPO
-over ``pommerman_features``, one seat beside ``pommerman_simple``). Games last up to 800 steps, so
-evaluations are fewer and shorter than the board games'.
+``SingleAgentEnv``. Games last up to 800 steps, so evaluations are fewer and shorter than the board
+games'.
 
 Example:
     >>> recipe = training_recipe(mode="ffa")
     >>> recipe.control, recipe.opponents, recipe.algo
     ('seat', ('pommerman_simple',), 'maskable-ppo')
-    >>> training_recipe(mode="team").control
-    'shared'
+    >>> training_recipe(mode="team").control, training_recipe(mode="radio").control
+    ('shared', 'shared')
     >>> planes_interface(60)
     'pommerman_batch_planes(pommerman_enemy_down_bonus(pommerman_pickup_bonus(pommerman_safe_moves, bonus=0.1), \
 bonus=0.3), ego=true, max_steps=60)'
@@ -49,23 +59,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from arena.errors import InvalidValueError
 from arena.training.recipe import TrainingRecipe
 
-__all__ = [
-    "PLANES_ALGO_OPTIONS",
-    "TEAM_ALGO_OPTIONS",
-    "TEAM_INTERFACE",
-    "planes_interface",
-    "team_interface",
-    "training_recipe",
-]
-
-#: The single-env team stack (radio mode): the move-only features over radio's actions as moves with silent
-#: words, over the shaping bonuses over the action filter (innermost, on radio's own (move, word, word) actions).
-TEAM_INTERFACE = (
-    "pommerman_features(pommerman_silent_radio(pommerman_enemy_down_bonus(pommerman_pickup_bonus(pommerman_safe_moves, "
-    "bonus=0.1), bonus=0.3)))"
-)
+__all__ = ["PLANES_ALGO_OPTIONS", "TEAM_ALGO_OPTIONS", "planes_interface", "team_interface", "training_recipe"]
 
 #: MaskablePPO on the batched trainer (bench/pommerman_team_training.py's settings): 64 steps of every
 #: game a rollout (team: 32 games x 2 seats = 4,096 samples an update; FFA: 64 games x 1 seat), the CNN over
@@ -88,8 +85,10 @@ TEAM_ALGO_OPTIONS = PLANES_ALGO_OPTIONS
 
 
 def planes_interface(max_steps: int = 800) -> str:
-    """The batched trainer's stack (free-for-all and team) for games of ``max_steps`` (the time plane counts
-    towards it).
+    """The batched trainer's stack (every mode) for games of ``max_steps`` (the time plane counts towards it).
+
+    Each level reads its mode from the raw spaces (radio: 24 planes, ``(move, word, word)`` actions,
+    the filter's mask over 6 + 8 + 8 flags).
 
     Example:
         >>> planes_interface().endswith("ego=true, max_steps=800)")
@@ -118,17 +117,7 @@ def training_recipe(mode: str = "ffa", **options: Any) -> TrainingRecipe:
         # one learner seat of 64 games, three batched pommerman_simple (~620 learner steps/s here): 8 evaluations of
         # 40 single-env games at 4M steps, one every 500k as pommerman_ffa_ppo's segments did
         return TrainingRecipe(**planes, evaluations=8, full_budget=4_000_000, n_envs=64, control="seat")
-    if mode == "team":
+    if mode in ("team", "radio"):  # radio: the same trainer, the model choosing its words too
         # 80 single-env games an evaluation (~0.9 games/s here): ~15 min of a 2M-step run
         return TrainingRecipe(**planes, evaluations=10, full_budget=2_000_000, n_envs=32, control="shared")
-    # Radio: the features (silent words) over the shaping bonuses over the action filter, one seat beside simple.
-    return TrainingRecipe(
-        algo="ppo",
-        interface=TEAM_INTERFACE,
-        teammate="pommerman_simple",
-        opponents=("pommerman_simple",),
-        references=("pommerman_simple",),
-        evaluations=10,
-        eval_games=40,
-        full_budget=200_000,
-    )
+    raise InvalidValueError(f"pommerman's training recipe: mode must be 'ffa', 'team' or 'radio', got {mode!r}")

@@ -117,19 +117,22 @@ def test_the_filter_refuses_radio_actions_and_masks_of_another_shape() -> None:
         PommermanSafeMoves().setup(itf.inner_observation_space, spaces.MultiDiscrete([6, 8]))
 
 
-def test_the_radio_recipe_filters_radio_actions_under_silent_words() -> None:
+def test_the_radio_recipe_keeps_radio_actions_with_the_filter_innermost() -> None:
     from envs.pommerman.recipe import training_recipe
 
     env = envs.make("pommerman", mode="radio")
     stack = build_interface(training_recipe(mode="radio").interface)
     stack.setup(env.observation_space("agent_0"), env.action_space("agent_0"))
-    assert stack.action_space == spaces.Discrete(6)
+    assert stack.action_space == env.action_space("agent_0")  # the model talks: (move, word, word)
+    assert stack.observation_space.shape == (24, 11, 11)  # the planes with the teammate's words
     filter_level = stack
     while filter_level.inner is not None:  # the innermost level: the filter, on radio's own actions
         filter_level = filter_level.inner
     assert isinstance(filter_level, PommermanSafeMoves) and filter_level.action_space == env.action_space("agent_0")
     stack.transform_reset(_radio_observation_with_flames_to_the_right())
-    assert stack.transform_action(RIGHT).tolist()[1:] == [0, 0]
+    # agent_0's ego frame is the board's: its unsafe move right is replaced, its words go on
+    assert stack.transform_action(np.array([RIGHT, 3, 5])).tolist() == [STOP, 3, 5]
+    assert stack.transform_action(np.array([1, 7, 2])).tolist() == [1, 7, 2]
 
 
 def test_a_model_that_talks_trains_behind_the_filter_and_plays_in_a_tournament(tmp_path, capsys) -> None:
@@ -141,9 +144,26 @@ def test_a_model_that_talks_trains_behind_the_filter_and_plays_in_a_tournament(t
     algo["policy_kwargs"] = {"features_extractor_class": "envs.pommerman.policy:PlanesCNN"}
     argv = ["train", "pommerman", "--env-options", options, "--timesteps", "128", "--eval-games", "2"]
     argv += ["--n-envs", "1", "--out", str(tmp_path / "talk"), "--algo", "ppo", "--algo-options", json.dumps(algo)]
+    argv += ["--teammate", "pommerman_simple"]  # one seat beside it, one game at a time: PPO on the single env
     argv += ["--interface", "pommerman_batch_planes(pommerman_safe_moves, ego=true, max_steps=40)"]
     assert main(argv) == 0, capsys.readouterr().err
     action_space = json.loads((tmp_path / "talk" / "agent.json").read_text())["spaces"]["action"]
     assert action_space == "MultiDiscrete([6 8 8])"  # the model picks its words
     command = capsys.readouterr().out.split("the folder is an agent: ")[1].strip()
     assert main([*shlex.split(command)[1:], "--games", "2", "--backend", "inline"]) == 0, capsys.readouterr().err
+
+
+def test_ego_levels_pass_radio_masks_that_no_flip_changes() -> None:
+    # a worker batch of radio games hands the stack all-legal 22 flags: the ego view passes them on
+    env = envs.make("pommerman", mode="radio")
+    for spec in ("pommerman_ego_corner", "pommerman_batch_planes(ego=true)"):
+        itf = build_interface(spec)
+        itf.setup(env.observation_space("agent_0"), env.action_space("agent_0"))
+        mask = np.ones(22, dtype=np.int8)
+        mask[[0, 9]] = 0  # no stop, no word 3 first: no flip changes them
+        assert itf.transform_action_mask(mask).tolist() == mask.tolist()
+        mask[1] = 0  # up but not down: the observer's flip would change it
+        with pytest.raises(MaskTranslationError, match="radio: 6 moves, then 8 and 8 words"):
+            itf.transform_action_mask(mask)
+        with pytest.raises(MaskTranslationError, match="translates only masks"):
+            itf.transform_action_mask(np.ones(6, dtype=np.int8))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gymnasium as gym
 import numpy as np
 import pytest
+from gymnasium import spaces
 
 pytest.importorskip("sb3_contrib")
 import torch  # noqa: E402
@@ -143,3 +145,40 @@ def test_error_texts(saved: dict[str, str], tmp_path) -> None:
     with pytest.raises(TypeError, match="interface spec 'arena:RandomAgent' built RandomAgent, not an arena.Interface"):
         build_interface("arena:RandomAgent")
     assert str(build_interface("interfaces.observation:Flatten(interfaces.board:EgoBoard)")) == "Flatten(EgoBoard())"
+
+
+class TalkEnv(gym.Env):
+    """The spaces of a MultiDiscrete policy (a move and a word, as Pommerman's radio): enough for a model."""
+
+    observation_space = spaces.Box(-1.0, 1.0, (4,), np.float32)
+    action_space = spaces.MultiDiscrete([3, 4])
+
+    def reset(self, *, seed=None, options=None):
+        return np.zeros(4, np.float32), {}
+
+    def step(self, action):
+        return np.zeros(4, np.float32), 0.0, True, False, {}
+
+
+def test_multidiscrete_agents_respect_each_components_mask_and_act_for_many_games() -> None:
+    model = MaskablePPO("MlpPolicy", TalkEnv(), n_steps=8, seed=0, device="cpu")
+    observations = np.random.default_rng(0).uniform(-1, 1, (5, 4)).astype(np.float32)
+    masks = np.ones((5, 7), dtype=bool)
+    masks[:, [0, 1]] = False  # the first component: only 2
+    masks[2, 3:7] = [False, False, True, False]  # game 2's second component: only 2
+    best = SB3Agent(model, deterministic=True)
+    expected, _ = model.predict(observations, action_masks=masks, deterministic=True)
+    assert best.act_batch(observations, masks).tolist() == expected.tolist()  # MaskablePPO's own choice
+    assert best.act(observations[2], masks[2]).tolist() == expected[2].tolist()
+    draws = np.concatenate(
+        [SB3Agent(model, deterministic=False, seed=s).act_batch(observations, masks) for s in range(40)]
+    )
+    assert set(draws[:, 0].tolist()) == {2} and len(set(draws[:, 1].tolist())) == 4  # every word drawn somewhere
+    assert set(draws[2::5, 1].tolist()) == {2}
+    again = SB3Agent(model, deterministic=False, seed=3)
+    assert again.act_batch(observations, masks).tolist() == draws[15:20].tolist()  # seeded by the agent
+    masks[4, 3:7] = False
+    with pytest.raises(ValueError, match="the action mask of game 4 allows no value of component 1"):
+        best.act_batch(observations, masks)
+    with pytest.raises(ValueError, match=r"expected masks of 7 flags a game \(components \[3, 4\]"):
+        best.act_batch(observations, masks[:, :6])

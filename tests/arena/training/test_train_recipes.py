@@ -91,7 +91,7 @@ def test_every_bundled_env_declares_a_recipe() -> None:
     assert set(envs.names()) - declared == set()
     assert recipe_for("pommerman").control == "seat"  # one seat of the batch (test_pommerman_ffa_training.py)
     assert recipe_for("pommerman", {"mode": "team"}).control == "shared"  # one policy for its side, on the batch
-    assert recipe_for("pommerman", {"mode": "radio"}).teammate == "pommerman_simple"
+    assert recipe_for("pommerman", {"mode": "radio"}).control == "shared"  # the same trainer, words learned
 
 
 def test_raw_spaces_with_a_start_are_refused_with_the_fix(tmp_path, capsys) -> None:
