@@ -13,7 +13,7 @@ from arena.replay import load_game, load_games, verify_game
 from arena.replay.html import write_html
 from arena.serve import GameServer
 from arena.specs.envs import EnvSpec
-from arena.tournament import TournamentRules, run_tournament
+from arena.tournament import Execution, TournamentRules, run_tournament
 
 EGO = 'ego=behind_interface{"agent": "random", "interface": "ego_board", "interface_kwargs": {"planes": true}}'
 CANVAS_SUM = (
@@ -22,9 +22,13 @@ CANVAS_SUM = (
 )
 
 
+# played in this process: a worker process would import the env's and agents' modules again
+INLINE = Execution.make("inline")
+
+
 def _page_of(tmp_path, env, entrants, max_steps=None):
     db = tmp_path / f"{env}.db"
-    run_tournament(rules=TournamentRules.make(env, entrants, games=2, max_steps=max_steps), db=db, workers=1)
+    run_tournament(rules=TournamentRules.make(env, entrants, games=2, max_steps=max_steps), db=db, execution=INLINE)
     return write_html(load_game(db, 1), tmp_path / f"{env}.html")
 
 

@@ -8,14 +8,17 @@ import numpy as np
 from arena.replay import load_game
 from arena.replay.html import write_html
 from arena.replay.pack import pack_observation
-from arena.tournament import run_tournament
+from arena.tournament import Execution, run_tournament
+
+# played in this process: a worker process would import the env's and agents' modules again
+INLINE = Execution.make("inline")
 
 
 def _eye_page(page, tmp_path, env: str, interface: str) -> None:
     """Open the replay page of a game where an entrant behind ``interface`` acts, at a step where it acts."""
     entrant = f'seen=behind_interface{{"agent": "random", "interface": "{interface}"}}'
     db = tmp_path / f"{env}.db"
-    run_tournament(env, ["random", entrant], games=2, db=db, workers=1)
+    run_tournament(env, ["random", entrant], games=2, db=db, execution=INLINE)
     page.goto(write_html(load_game(db, 1), tmp_path / f"{env}.html").as_uri())
     page.wait_for_function("document.getElementById('board').dataset.step === '0'")
     if "does not act" in page.text_content("#eye-info"):

@@ -6,7 +6,10 @@ import pytest
 
 from arena.replay import load_game
 from arena.replay.html import game_data, write_html
-from arena.tournament import TournamentRules, run_tournament
+from arena.tournament import Execution, TournamentRules, run_tournament
+
+# played in this process: a worker process would import the env's and agents' modules again
+INLINE = Execution.make("inline")
 
 
 @pytest.fixture(scope="module")
@@ -16,7 +19,7 @@ def game(tmp_path_factory):
     run_tournament(
         rules=TournamentRules.make("pommerman", entrants, games=1, max_steps=30, env_kwargs={"mode": "team"}, seed=4),
         db=db,
-        workers=1,
+        execution=INLINE,
     )
     return load_game(db, 1)
 
@@ -33,7 +36,7 @@ def test_the_page_data_has_the_boards_key_with_agents_entrants_and_sides(game):
 
 def test_a_game_without_a_key_has_none(tmp_path):
     db = tmp_path / "ttt.db"
-    run_tournament("tic_tac_toe", ["random", "b=random"], games=1, db=db, workers=1)
+    run_tournament("tic_tac_toe", ["random", "b=random"], games=1, db=db, execution=INLINE)
     game = load_game(db, 1)
     assert game_data(game)["legend"] == []
     assert 'id="legend"' not in write_html(game, tmp_path / "ttt.html").read_text()

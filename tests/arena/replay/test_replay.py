@@ -18,13 +18,16 @@ from arena.replay import load_game, load_games, replay, verify_game
 from arena.replay.terminal import step_through
 from arena.replay.video import write_video
 from arena.runtime.actions import decode_actions, encode_actions
-from arena.tournament import TournamentRules, run_tournament
+from arena.tournament import Execution, TournamentRules, run_tournament
 from envs.tic_tac_toe import TicTacToe
 
 try:  # short episodes of the physics games for registry-wide tests, where the suite has them
     from tests.quick import QUICK_OPTIONS
 except ImportError:
     QUICK_OPTIONS = {}
+
+# played in this process: a worker process would import the env's and agents' modules again
+INLINE = Execution.make("inline")
 
 # Short games keep the suite fast; every stored step is replayed and checked.
 MAX_STEPS = {"pong_2p": 120, "snake": 80}
@@ -43,7 +46,7 @@ def _tournament(tmp_path_factory, env: str, games: int = 2, entrants=None):
             env, entrants, games=games, max_steps=MAX_STEPS.get(env, LIMIT), seatings="rotations", env_kwargs=options
         ),
         db=db,
-        workers=1,
+        execution=INLINE,
     )
     return db
 
@@ -248,7 +251,7 @@ def test_a_trained_agent_folder_is_replayed_with_its_eye_view(tmp_path):
         trained_stack=env.interface,
     )
     db = tmp_path / "trained.db"
-    run_tournament("tic_tac_toe", ["random", str(folder)], games=2, db=db, workers=1)
+    run_tournament("tic_tac_toe", ["random", str(folder)], games=2, db=db, execution=INLINE)
     assert main(["replay", str(db), "--verify"]) == 0  # verifying needs no entrant code
     untrusted = load_game(db, 1)
     seat = next(s for s, name in untrusted.result.seats.items() if name == "ttt_agent")
@@ -269,7 +272,7 @@ def test_a_trained_agent_folder_is_replayed_with_its_eye_view(tmp_path):
     # A file written before entrants recorded the stack resumes with the folder as the same entrant.
     with sqlite3.connect(db) as connection:
         connection.execute("UPDATE entrants SET kwargs = ? WHERE name = 'ttt_agent'", (f'{{"path": "{folder}"}}',))
-    run_tournament("tic_tac_toe", ["random", str(folder)], games=2, db=db, workers=1)
+    run_tournament("tic_tac_toe", ["random", str(folder)], games=2, db=db, execution=INLINE)
     game = load_game(db, 1, trust=True)
     views = [f.eye[seat] for f in replay(game, eye=True) if seat in f.eye]
     assert views and all(v.matches for v in views)  # the policy is deterministic: same moves again
@@ -286,7 +289,7 @@ def test_a_game_of_a_shipped_agent_is_replayed_with_its_eye_view_without_trust(t
     run_tournament(
         rules=TournamentRules.make("pommerman", entrants, games=1, env_kwargs={"mode": "team", "max_steps": 12}),
         db=db,
-        workers=1,
+        execution=INLINE,
     )
     page = tmp_path / "pm.html"
     assert main(["replay", str(db), "--game", "1", "--html", str(page)]) == 0
@@ -325,7 +328,7 @@ def test_verify_refuses_a_file_it_cannot_verify(ttt_db, tmp_path_factory, tmp_pa
     err = capsys.readouterr().err
     assert f"replay --verify: none of the 4 games of {copy} has stored actions" in err and "nothing to verify" in err
     db = tmp_path_factory.mktemp("unreproducible") / "u.db"
-    run_tournament(f"{__name__}:UnreproducibleTicTacToe", ["random", "b=random"], games=2, db=db, workers=1)
+    run_tournament(f"{__name__}:UnreproducibleTicTacToe", ["random", "b=random"], games=2, db=db, execution=INLINE)
     assert main(["replay", str(db), "--verify", "--trust"]) == 2
     err = capsys.readouterr().err
     assert (
@@ -342,7 +345,7 @@ def test_env_options_replay_a_file_stored_before_a_default_changed(tmp_path, cap
             "pong_2p", ["pong_ai", "random"], games=4, env_kwargs={"rounds": 3, "ball_spin": 3.0}
         ),
         db=db,
-        workers=1,
+        execution=INLINE,
     )
     with sqlite3.connect(db) as file:  # what the file of a game played at the old default held
         file.execute("UPDATE meta SET value = ? WHERE key = 'env_kwargs'", ('{"rounds": 3}',))
