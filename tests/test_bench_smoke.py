@@ -280,6 +280,7 @@ def test_tournament_curve_bench_plays_each_folder_in_a_tournament_and_draws_the_
 
 def test_pong_headroom_bench_plays_the_mirror_match_the_interceptor_and_the_planner():
     out = _bench("bench/pong_headroom.py", "--rounds", "2", "--shots", "2", "--offsets", "0,0.95")
+    assert out.startswith("pong_2p, ball_spin=6; 2 rounds a match")  # 6: the default, where a 0.5 return wins (below)
     assert "pong_ai (mirror match)" in out and "interceptor, offset +-0.95" in out
     assert "returns with an offset that makes pong_ai miss" in out
 
@@ -301,7 +302,7 @@ def test_pong_headroom_interceptor_meets_the_ball_where_the_env_sends_it():
     assert len(met) == 5 and met == pytest.approx(predicted)
 
 
-def test_pong_ai_ladder_each_rung_misses_returns_the_next_one_makes():
+def test_pong_ai_ladder_each_rung_misses_returns_the_next_one_makes(monkeypatch, capsys):
     """pong_ai_easy and pong_ai_medium (the recipe's ladder) miss returns that pong_ai sends back."""
     bench = _bench_module("pong_headroom")
     assert arena.make_agent("pong_ai_easy").gain == 5.0 and arena.make_agent("pong_ai_medium").gain == 10.0
@@ -311,8 +312,10 @@ def test_pong_ai_ladder_each_rung_misses_returns_the_next_one_makes():
     steeper = {gain: bench.play_rounds(12, 0, 0.9, gain=gain, ball_spin=3.0) for gain in (10.0, 20.0)}
     assert steeper[10.0]["won"] >= 10 and steeper[10.0]["lost"] == 0
     assert steeper[20.0]["won"] < steeper[10.0]["won"]
-    help_text = _bench("bench/pong_headroom.py", "--help")
-    assert "--gain" in help_text
+    monkeypatch.setattr(sys, "argv", ["pong_headroom.py", "--help"])
+    with pytest.raises(SystemExit) as exit_:
+        bench.main()
+    assert exit_.value.code == 0 and "--gain" in capsys.readouterr().out
 
 
 def test_pong_ai_misses_half_offset_returns_once_the_ball_climbs_faster_than_its_paddle():
@@ -320,8 +323,6 @@ def test_pong_ai_misses_half_offset_returns_once_the_ball_climbs_faster_than_its
     bench = _bench_module("pong_headroom")
     default, steep = (bench.play_rounds(12, 0, 0.5, ball_spin=spin) for spin in (3.0, 6.0))
     assert default["won"] == 0 and steep["won"] >= 8 and steep["lost"] == 0
-    out = _bench("bench/pong_headroom.py", "--rounds", "2", "--shots", "1", "--offsets", "0.5")  # 6: the default
-    assert out.startswith("pong_2p, ball_spin=6; 2 rounds a match")
 
 
 def test_pong_training_bench_times_the_batch_beside_the_single_env():
