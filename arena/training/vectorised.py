@@ -133,7 +133,8 @@ def path_reasons(
             return "batched", []
         side_reasons = shared_side_reasons(env, opponents)
         if side_reasons:
-            raise InvalidValueError(f"--control shared cannot train this run: {'; '.join(side_reasons)}")
+            why = f" (nor can the game's batch: {'; '.join(reasons)})" if reasons else ""
+            raise InvalidValueError(f"--control shared cannot train this run: {'; '.join(side_reasons)}{why}")
         return "workers", reasons
     if not env.batchable:  # a worker batch of single envs, where it can serve the run
         against_workers = worker_reasons(env, algo, opponents, control=control, teammate=teammate)
@@ -177,6 +178,7 @@ def worker_reasons(
     for agent in opponents:
         members = agent if isinstance(agent, OpponentPool) else [agent]
         reasons += [f"the opponent {m} cannot act for many games at once" for m in members if not plays_in_batches(m)]
+        reasons += [_reads_its_games_batch(m) for m in members if m.acts_on_batch and not m.batchable]
     if teammate is not None or control == "team":
         reasons.append("the learner plays beside a teammate or for a whole side")
     return reasons
@@ -206,7 +208,16 @@ def shared_side_reasons(env: MultiAgentEnv, opponents: Sequence[Any]) -> list[st
         reasons += [
             f"the opponent {m} cannot act for a side at once (act_batch)" for m in members if not plays_in_batches(m)
         ]
+        reasons += [_reads_its_games_batch(m) for m in members if m.acts_on_batch and not m.batchable]
     return reasons
+
+
+def _reads_its_games_batch(agent: Any) -> str:
+    """Why ``agent`` cannot play on a worker batch: it reads the game's own compiled batch (``act_on_batch``)."""
+    return (
+        f"the opponent {agent} acts by reading the game's own batch (act_on_batch), which this run cannot use, "
+        "and not on a worker batch of single envs"
+    )
 
 
 def batch_reasons(env: MultiAgentEnv, interface: Interface | None) -> list[str]:

@@ -19,7 +19,7 @@ from arena.cli import main  # noqa: E402
 from arena.specs.interfaces import build_interface  # noqa: E402
 from arena.training.batched import BatchVecEnv  # noqa: E402
 from arena.training.recipe import recipe_for  # noqa: E402
-from arena.training.vectorised import path_reasons  # noqa: E402
+from arena.training.vectorised import choose_path, path_reasons  # noqa: E402
 from envs.pommerman.planes import RADIO_PLANE_NAMES  # noqa: E402
 from envs.pommerman.policy import PlanesCNN  # noqa: E402
 from envs.pommerman.recipe import PLANES_ALGO_OPTIONS, planes_interface  # noqa: E402
@@ -36,6 +36,16 @@ def test_the_radio_recipe_takes_the_batched_path() -> None:
     env, stack = make_env("pommerman", **RADIO), build_interface(recipe.interface)
     opponents = [make_agent(name) for name in recipe.opponents]
     assert path_reasons(env, recipe.algo, opponents, stack, control=recipe.control) == ("batched", [])
+
+
+def test_a_shared_run_the_batch_cannot_serve_is_refused_in_words_against_pommerman_simple() -> None:
+    # PPO takes no masks, so not the game's batch; pommerman_simple reads that batch, so not a worker batch
+    env, stack = make_env("pommerman", **RADIO), build_interface(planes_interface(60))
+    with pytest.raises(
+        ValueError, match=r"PommermanSimpleAgent acts by reading the game's own batch .* \(nor can the "
+    ):
+        choose_path(env, "ppo", [make_agent("pommerman_simple")], stack, control="shared")
+    assert choose_path(env, "ppo", [make_agent("random")], stack, control="shared") == "workers"
 
 
 def test_the_radio_command_trains_on_the_batch_and_its_folder_plays_radio_games(tmp_path, capsys) -> None:
