@@ -56,17 +56,25 @@ def _close_vizdoom_engines() -> Iterator[None]:
 # session compiles it on another while the first tests run (tests/_warm_numba.py); numba's disk cache
 # and compile_once's lock hand the result over (a test that needs a part being compiled waits for it).
 _warming: list[subprocess.Popen] = []
+ROOT = Path(__file__).resolve().parents[1]
+# a module run from the root, not a script: a script's folder (tests/) would head sys.path, and its
+# package tests/envs would hide the checkout's envs (tests/_warm_numba.py)
+WARM_UP_COMMAND = [sys.executable, "-m", "tests._warm_numba"]
+
+
+def warm_up_environment() -> dict[str, str]:
+    """The warm-up's environment: this one, with the checkout first on ``PYTHONPATH``."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     if importlib.util.find_spec("numba") is None or os.cpu_count() == 1:
         return
-    root = Path(__file__).resolve().parents[1]
     _warming.append(
         subprocess.Popen(
-            [sys.executable, str(Path(__file__).with_name("_warm_numba.py"))],
-            cwd=root,
-            env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))},
+            WARM_UP_COMMAND,
+            cwd=ROOT,
+            env=warm_up_environment(),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
