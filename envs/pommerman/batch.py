@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -182,6 +182,11 @@ class PommermanBatch:
         views, finals = _rows(self._obs), _rows(self._final)
         self._outputs = (views, self._rewards, self._terms, self._live, self._over, finals, self._work)
         self._run = batch_core.batch_step if self.threads == 1 else batch_core.batch_step_parallel
+        # the step's arguments in its order; step() puts the moves, words and (copy=True) views in
+        self._arguments: list[Any] = [*self._state, self._no_words, self._no_words, *self._options, *self._outputs]
+        self._call = self._run  # the compiled overload itself after the first step (_compiled_entry)
+        self._radio_moves = mode == "radio"
+        self._action_shape = (games, 4, 3) if self._radio_moves else (games, 4)
         self._entropy = np.random.default_rng()
         self._started = False
 
@@ -329,20 +334,22 @@ class PommermanBatch:
 
     # --------------------------------------------------------------------- step
     def _check_actions(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
-        """The moves (and words) as C-contiguous int64 arrays; their ranges are checked in the compiled step."""
+        """The moves (and words) as C-contiguous, aligned, writable int64 arrays: the one type the compiled
+        step was resolved for (see :func:`_compiled_entry`); their ranges are checked in the compiled step."""
         actions = np.asarray(actions)
-        radio = self.mode == "radio"
-        shape = (self.num_games, 4, 3) if radio else (self.num_games, 4)
+        shape = self._action_shape
         if actions.shape != shape or actions.dtype.kind not in "iu":
             raise InvalidActionError(
                 f"{self}: actions must be an integer array of shape {shape}, "
                 f"got {actions.dtype} array of shape {actions.shape}"
             )
-        if not radio:
-            return np.ascontiguousarray(actions, dtype=np.int64), self._no_words  # one compiled layout
-        return np.ascontiguousarray(actions[..., 0], dtype=np.int64), np.ascontiguousarray(
-            actions[..., 1:], dtype=np.int64
-        )
+        if self._radio_moves:  # slices of the actions: always fresh copies
+            return np.ascontiguousarray(actions[..., 0], dtype=np.int64), np.ascontiguousarray(
+                actions[..., 1:], dtype=np.int64
+            )
+        moves = np.ascontiguousarray(actions, dtype=np.int64)  # the caller's array when it is int64 already
+        # a read-only or unaligned array is a type of its own to numba: copied, it is the one type
+        return (moves if moves.flags.behaved else moves.copy()), self._no_words
 
     def _out_of_range(self, code: int, moves: np.ndarray, words: np.ndarray) -> InvalidActionError:
         if code == -1:
@@ -360,15 +367,18 @@ class PommermanBatch:
         """
         if not self._started:
             raise ResetNeeded(f"{self}: step() called before reset()")
-        moves, words = self._check_actions(actions)
+        arguments = self._arguments
+        arguments[_MOVES], arguments[_WORDS] = self._check_actions(actions)
         acted = self._live.copy()
         fresh = self.copy
-        outputs = self._outputs
         if fresh:  # views written straight into a fresh array: no copy of them after the call
             obs = np.zeros(self._obs.shape, np.uint8)
-            outputs = (_rows(obs), *outputs[1:])
-        ended = self._run(*self._state, moves, words, *self._options, *outputs)
+            arguments[_VIEWS] = _rows(obs)
+        ended = self._call(*arguments)
+        if self._call is self._run:  # the first step: numba picked (or compiled) the overload for these types
+            self._call = _compiled_entry(self._run, arguments)
         if ended < 0:  # nothing was stepped
+            moves, words = arguments[_MOVES], arguments[_WORDS]
             raise self._out_of_range(ended, moves, words)
         over = self._over.copy() if fresh else self._over
         infos: dict[str, Any] = {
@@ -431,6 +441,29 @@ class PommermanBatch:
     def live(self) -> np.ndarray:
         """The ``(num_games, 4)`` mask of the agents that act next (a copy)."""
         return self._live.copy()
+
+
+#: Where :meth:`PommermanBatch.step` puts the moves, the words and the views among the compiled step's arguments.
+_MOVES, _WORDS, _VIEWS = 10, 11, 18
+
+
+def _compiled_entry(dispatcher: Any, arguments: Sequence[Any]) -> Callable[..., Any]:
+    """The compiled overload of ``dispatcher`` for the types of ``arguments``, called without numba's dispatch.
+
+    numba's dispatcher types every argument on each call to pick an overload (for the step's 25
+    arguments, 14 of them arrays in a tuple: about half of what a step of one game costs); the
+    overload's own entry point (``overloads[types].entry_point``, numba's compiled wrapper) only
+    unboxes them. It trusts its caller: an argument of another type would be read as the wrong
+    one, so the batch calls it only with the arrays it owns and moves made into the one type
+    (:meth:`PommermanBatch._check_actions`). Falls back to the dispatcher where numba's
+    internals differ (or without numba).
+    """
+    try:
+        types = tuple(dispatcher.typeof_pyval(argument) for argument in arguments)
+        entry = dispatcher.overloads[types].entry_point
+    except (AttributeError, KeyError, TypeError):
+        return dispatcher
+    return entry if callable(entry) else dispatcher
 
 
 def _rows(views: np.ndarray) -> np.ndarray:
