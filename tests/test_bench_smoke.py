@@ -167,14 +167,8 @@ def test_pommerman_batch_bench_times_the_batch_the_single_env_and_the_simple_age
 def test_pommerman_team_training_bench_prints_each_stacks_rate_beside_the_shipped_one():
     pytest.importorskip("sb3_contrib")
     out = _bench("bench/pommerman_team_training.py", "--timesteps", "128", "--games", "2", "--n-steps", "16")
-    for row in ("shipped", "+ per-game level", "+ array-form level"):
+    for row in ("shipped", "+ per-game level", "+ array-form level", "radio mode"):
         assert re.search(rf"{re.escape(row)} +\d+ learner steps/s  \(\d\.\d\dx the shipped stack\)", out), out
-
-
-def test_pommerman_radio_training_bench_prints_radio_beside_team():
-    pytest.importorskip("sb3_contrib")
-    out = _bench("bench/pommerman_radio_training.py", "--timesteps", "128", "--games", "2", "--n-steps", "16")
-    assert out.count("learner steps/s") == 5 and "round 2, radio" in out and "(radio " in out
 
 
 def test_training_split_bench_prints_each_recipes_four_parts():
