@@ -319,6 +319,7 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
             b._seats,  # every seat's views, per game
             10,
             800,
+            False,  # the views into the batch's own (not fresh) rows
             view_rows,
             b._rewards,
             b._terms,

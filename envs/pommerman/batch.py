@@ -68,11 +68,12 @@ class PommermanBatch:
             value once (:mod:`envs.pommerman.codes`; its ``codes_to_planes`` and the interface
             level ``pommerman_batch_codes`` turn them into the planes). A quarter of the bytes a
             step writes; docs/performance.md gives the speed of each.
-        copy: return fresh arrays (default), safe to keep. It costs a zeroed allocation of
-            the observations every step (``num_games * 4 * planes * 121`` bytes: 2.7 MB at 256
-            games), which the compiled step then writes: 15-21% of the steps a CPU-second of
-            ``copy=False`` in every shape measured (docs/performance.md, "Batched Pommerman beside
-            pomcpp2", 29 Nov 2026). ``False`` returns
+        copy: return fresh arrays (default), safe to keep. The compiled step writes the views
+            straight into new, unzeroed memory each step (every row, the zero rows of agents not
+            viewed or not alive too), so what it costs is the allocation, writes to memory not yet
+            in the cache (``num_games * 4 * view bytes``: 2.7 MB at 256 games of planes, 0.6 MB of
+            codes) and copies of the small arrays (docs/performance.md, "Batched Pommerman beside
+            pomcpp2", gives the rate of each setting). ``False`` returns
             the batch's own buffers (observations, rewards, flags, the ``live`` and
             ``episode_over`` masks, the final observations), which the next call overwrites.
         view_agents: the agents whose views are written (default all four), e.g. a trainer's
@@ -177,7 +178,8 @@ class PommermanBatch:
         # the seats whose views are written, a bit mask per game (set_view_seats changes them)
         bits = sum(1 << self.possible_agents.index(a) for a in self.view_agents)
         self._seats = np.full(games, bits, np.uint8)
-        self._options = (*self._flags(), self.ego, self._seats, self.template.max_blast, self.max_steps)
+        # copy=True: the step writes into new, unzeroed memory each call (fresh), every row of it
+        self._options = (*self._flags(), self.ego, self._seats, self.template.max_blast, self.max_steps, self.copy)
         # the compiled code writes the views as flat rows (games, 4, bytes): one compilation for both layouts
         views, finals = _rows(self._obs), _rows(self._final)
         self._outputs = (views, self._rewards, self._terms, self._live, self._over, finals, self._work)
@@ -371,8 +373,8 @@ class PommermanBatch:
         arguments[_MOVES], arguments[_WORDS] = self._check_actions(actions)
         acted = self._live.copy()
         fresh = self.copy
-        if fresh:  # views written straight into a fresh array: no copy of them after the call
-            obs = np.zeros(self._obs.shape, np.uint8)
+        if fresh:  # views written straight into new memory, every row: no zeroing before, no copy after
+            obs = np.empty(self._obs.shape, np.uint8)
             arguments[_VIEWS] = _rows(obs)
         ended = self._call(*arguments)
         if self._call is self._run:  # the first step: numba picked (or compiled) the overload for these types
@@ -444,7 +446,7 @@ class PommermanBatch:
 
 
 #: Where :meth:`PommermanBatch.step` puts the moves, the words and the views among the compiled step's arguments.
-_MOVES, _WORDS, _VIEWS = 10, 11, 18
+_MOVES, _WORDS, _VIEWS = 10, 11, 19
 
 
 def _compiled_entry(dispatcher: Any, arguments: Sequence[Any]) -> Callable[..., Any]:

@@ -188,9 +188,26 @@ def _cell_rows(grids):
 
 
 @njit_inline
-def _viewed(board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego, seats):
+def _viewed(
+    board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego, seats, fresh
+):
     """What :func:`~envs.pommerman.batch_views.observe_game` reads, as the one tuple it takes."""
-    return board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego, seats
+    return (
+        board_rows,
+        flame_rows,
+        agents,
+        bombs,
+        counts,
+        radio,
+        steps,
+        live,
+        max_steps,
+        team,
+        partial,
+        ego,
+        seats,
+        fresh,
+    )
 
 
 @njit_unreferenced
@@ -207,12 +224,12 @@ def _step_games(first, stop, t, in_order, games, moves, options, outputs):
     """
     boards, items, flames, agents, bombs, counts, steps, rngs, radio, last = games
     actions, words = moves
-    team, partial, ego, seats, max_blast, max_steps = options
+    team, partial, ego, seats, max_blast, max_steps, fresh = options
     obs, rewards, terms, live, over, final, work = outputs
     s = _scratch(work, t)
     board_rows, item_rows, flame_rows = _cell_rows(boards), _cell_rows(items), _cell_rows(flames)
     viewed = _viewed(
-        board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego, seats
+        board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego, seats, fresh
     )
     ended = 0
     for g in range(first, stop):
@@ -274,6 +291,7 @@ def batch_step(
     seats,
     max_blast,
     max_steps,
+    fresh,
     obs,
     rewards,
     terms,
@@ -286,7 +304,8 @@ def batch_step(
 
     ``obs`` and ``final`` hold the views as flat rows ``(games, 4, view bytes)`` (the caller's
     arrays reshaped: planes ``(games, 4, planes, 11, 11)`` or codes ``(games, 4, 611)``); the row
-    length tells the layout (:mod:`envs.pommerman.batch_views`). The final views of the ``k`` games that ended fill the first ``k`` rows of ``final``, in game order.
+    length tells the layout (:mod:`envs.pommerman.batch_views`). ``fresh``: ``obs`` is new memory
+    (``np.empty``), so every row is written, zeros included, not only those that change. The final views of the ``k`` games that ended fill the first ``k`` rows of ``final``, in game order.
 
     Returns ``-1`` (a move outside 0..5) or ``-2`` (a word outside 0..7) before stepping anything.
     """
@@ -302,7 +321,7 @@ def batch_step(
         np.bool_(True),
         (boards, items, flames, agents, bombs, counts, steps, rngs, radio, last),
         (actions, words),
-        (team, partial, ego, seats, max_blast, max_steps),
+        (team, partial, ego, seats, max_blast, max_steps, fresh),
         (obs, rewards, terms, live, over, final, work),
     )
 
@@ -329,6 +348,7 @@ def batch_step_parallel(
     seats,
     max_blast,
     max_steps,
+    fresh,
     obs,
     rewards,
     terms,
@@ -352,7 +372,7 @@ def batch_step_parallel(
             np.bool_(False),
             (boards, items, flames, agents, bombs, counts, steps, rngs, radio, last),
             (actions, words),
-            (team, partial, ego, seats, max_blast, max_steps),
+            (team, partial, ego, seats, max_blast, max_steps, fresh),
             (obs, rewards, terms, live, over, final, work),
         )
     ended = 0
@@ -383,7 +403,7 @@ def observe_games(
     """Write the views of ``games`` into ``obs`` (after a reset or a loaded state)."""
     board_rows, flame_rows = _cell_rows(boards), _cell_rows(flames)
     viewed = _viewed(
-        board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego, seats
+        board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego, seats, False
     )
     for g in games:
         observe_game(g, g, viewed, work[11][0], work[12][0], obs)

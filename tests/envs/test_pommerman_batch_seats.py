@@ -58,6 +58,29 @@ def test_views_of_every_agent_are_written_into_fresh_arrays_by_default():
     assert obs_shared is shared.step(actions)[0]  # copy=False hands out the batch's own buffer
 
 
+@pytest.mark.parametrize("layout", ["planes", "codes"])
+def test_fresh_arrays_get_every_row_written_whatever_memory_they_reuse(layout):
+    # copy=True writes the views into unzeroed memory: the rows of agents not viewed or not alive
+    # must come back zero even when the allocator hands back the last step's array, scribbled over
+    kwargs = dict(mode="team", layout=layout, max_steps=25, view_agents=("agent_1", "agent_2"))
+    fresh, shared = PommermanBatch(6, copy=True, **kwargs), PommermanBatch(6, copy=False, **kwargs)
+    fresh.reset(seed=2), shared.reset(seed=2)
+    rng = np.random.default_rng(4)
+    dead = 0
+    for _ in range(60):
+        actions = _actions(rng, "team", 6)
+        obs_fresh, obs_shared = fresh.step(actions)[0], shared.step(actions)[0]
+        assert np.array_equal(obs_fresh, obs_shared)
+        assert not obs_fresh[:, [0, 3]].any() and not obs_fresh[~shared.live].any()
+        dead += int((~shared.live).sum())
+        # scribbled so that each row's first cell of each plane reads empty, the rest not: what the
+        # next step's np.empty likely gets back, and a row the step must still zero
+        obs_fresh.fill(0xFF)
+        obs_fresh.reshape(6, 4, -1)[:, :, ::121] = 0
+        del obs_fresh
+    assert dead > 0
+
+
 @pytest.mark.parametrize("view_agents", [("agent_4",), ("agent_0", "agent_0"), (0, 1), 3])
 def test_bad_view_agents_name_what_was_expected(view_agents):
     with pytest.raises(ValueError, match="view_agents must be distinct agents of"):
