@@ -45,6 +45,7 @@ require_sb3()
 import torch
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.logger import Logger
 from stable_baselines3.common.preprocessing import is_image_space
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
@@ -229,6 +230,10 @@ def train(config: TrainingConfig) -> TrainedRun:
             verbose=0,
             **options,
         )
+    if model.tensorboard_log is None:
+        # SB3's default logger makes an empty folder in the temp dir at each learn(); the records go
+        # to evaluations.csv, so this one writes nowhere
+        model.set_logger(Logger(folder=None, output_formats=[]))
     progress = _progress(config)
     evaluation, promotion = _evaluation(setup, pool, progress, path, model)
     start = int(model.num_timesteps)

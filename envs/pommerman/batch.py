@@ -452,8 +452,9 @@ _MOVES, _WORDS, _VIEWS = 10, 11, 19
 def _compiled_entry(dispatcher: Any, arguments: Sequence[Any]) -> Callable[..., Any]:
     """The compiled overload of ``dispatcher`` for the types of ``arguments``, called without numba's dispatch.
 
-    numba's dispatcher types every argument on each call to pick an overload (for the step's 25
-    arguments, 14 of them arrays in a tuple: about half of what a step of one game costs); the
+    numba's dispatcher types every argument on each call to pick an overload (for the step's 26
+    arguments, 19 of them arrays and the last a tuple of 14 scratch arrays: about half of what a
+    step of one game costs); the
     overload's own entry point (``overloads[types].entry_point``, numba's compiled wrapper) only
     unboxes them. It trusts its caller: an argument of another type would be read as the wrong
     one, so the batch calls it only with the arrays it owns and moves made into the one type

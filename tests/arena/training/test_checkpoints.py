@@ -99,7 +99,9 @@ def test_periodic_checkpoints_leave_a_loadable_folder_when_the_run_is_killed(tmp
     load_trained_agent(out)  # the model is the one the manifest names (its SHA-256 checked)
 
 
-def test_a_run_checkpoints_every_n_timesteps_and_at_the_end(tmp_path) -> None:
+def test_a_run_checkpoints_every_n_timesteps_and_at_the_end(tmp_path, monkeypatch) -> None:
+    import tempfile
+
     from arena.tournament.stats import wilson_interval
     from arena.training import TrainingConfig, recipe_for
     from arena.training.recipe import MIN_EVAL_GAMES
@@ -113,7 +115,12 @@ def test_a_run_checkpoints_every_n_timesteps_and_at_the_end(tmp_path) -> None:
         progress="none",
         checkpoint_every=64,
     )
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # SB3's default logger folder would go here
+    monkeypatch.delenv("SB3_LOGDIR", raising=False)
     run = train(config)
+    assert not list(scratch.glob("SB3-*"))  # SB3's default logger made a folder per learn()
     assert run.checkpoints == [64, 128, 192, 256, 256]  # the last one at the end, with the last evaluation
     assert not run.interrupted
     # A short run's evaluations play MIN_EVAL_GAMES, its last (the reported one) the recipe's full count.
