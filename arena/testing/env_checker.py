@@ -171,6 +171,19 @@ class _Checker:
         if not np.isin(mask, (0, 1)).all():
             self.fail(f"{where}: action_mask of {agent!r} must hold only 0 and 1, got {mask}")
 
+    def check_simultaneous(self, observations: dict, sat_out: set[str], where: str) -> None:
+        """In a ``simultaneous`` env an agent that sat out a step (in ``agents``, no observation: out of
+        play, say a dead teammate waiting for its side's outcome) never acts again in the episode."""
+        if not self.env.simultaneous:
+            return
+        back = sorted(sat_out & set(observations))
+        if back:
+            self.fail(
+                f"{where}: simultaneous is True (every agent in play acts at every step), but agents {back} "
+                "act again after a step without an observation, as in turns"
+            )
+        sat_out |= set(self.env.agents) - set(observations)
+
     def sample_actions(self, observations: dict, infos: dict, rng: random.Random) -> dict:
         actions = {}
         for agent in observations:
@@ -222,6 +235,8 @@ class _Checker:
         trace: list[Any] = []
         observations, infos = env.reset(seed=seed)
         self.check_observations(observations, infos, f"reset(seed={seed})")
+        sat_out: set[str] = set()
+        self.check_simultaneous(observations, sat_out, f"reset(seed={seed})")
         trace.append(observations)
         alive = set(env.agents)
         returns, cut = dict.fromkeys(env.possible_agents, 0.0), False
@@ -257,6 +272,7 @@ class _Checker:
                 self.fail(f"{where}: agents {sorted(leaving & set(env.agents))} terminated but are still in agents")
             alive = set(env.agents)
             self.check_observations(observations, infos, where)
+            self.check_simultaneous(observations, sat_out, where)
             if not observations and alive:
                 self.fail(f"{where}: no observations while agents {sorted(alive)} are still in the episode")
             trace.append((observations, rewards, terminations, truncations))
@@ -276,7 +292,8 @@ def check_env(env: MultiAgentEnv, *, seed: int = 0, episodes: int = 3, max_steps
     Checks: agent ids and spaces (the same objects on every call, unknown agents
     rejected); ``step`` before ``reset`` and after the end raise
     :class:`~arena.errors.ResetNeeded`; observations name only live agents and lie in
-    their spaces; masks are int8 with one entry per action and at least one legal;
+    their spaces; in an env that declares ``simultaneous``, an agent that sits out a step
+    never acts again in the episode (no turns); masks are int8 with one entry per action and at least one legal;
     wrong agent sets, out-of-space and masked actions are rejected with a message and
     leave the env usable; rewards and flags are well typed and name known agents;
     terminated agents leave ``agents``; seeded random play is deterministic (unless the

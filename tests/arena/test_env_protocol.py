@@ -49,6 +49,21 @@ def test_scripted_envs_keep_the_contract(env_factory):
     check_env(env_factory())
 
 
+def test_check_env_holds_an_env_to_its_simultaneous_flag():
+    class DeclaredSimultaneous(DoubleMoveEnv):  # its agents take turns
+        simultaneous = True
+
+    class Simultaneous(LeavingEnv):  # every agent in play acts at every step
+        simultaneous = True
+
+    with pytest.raises(
+        ArenaError,
+        match=r"step 1 .*simultaneous is True .* agents \['b'\] act again after a step without an observation",
+    ):
+        check_env(DeclaredSimultaneous(), episodes=1)
+    check_env(Simultaneous(), episodes=1)
+
+
 def test_step_before_reset_and_after_the_end_raise_reset_needed():
     env = envs.make("tic_tac_toe")
     with pytest.raises(
