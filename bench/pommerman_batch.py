@@ -28,7 +28,8 @@ Run::
 
 ``--batch-mode team --ego`` times the batch as the team recipe trains on it (FFA without ego by default).
 ``--parts single`` times only the single env beside the reference; ``--baseline DIR`` also times the
-single env and the batch of another checkout in the same rounds (``git archive COMMIT envs arena | tar -x -C DIR``).
+single env and the batch of another checkout in the same rounds (``git archive COMMIT envs arena | tar -x -C DIR``),
+the batch in the shapes of ``--baseline-shapes`` (``copy=False`` by default).
 """
 
 from __future__ import annotations
@@ -106,9 +107,11 @@ import numpy as np
 from envs.pommerman.batch import PommermanBatch
 games, steps, seed = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 mode, ego = ("ffa", "team")[int(sys.argv[4])], bool(int(sys.argv[5]))
+copy, codes = bool(int(sys.argv[6])), bool(int(sys.argv[7]))
+shape = {"copy": copy, **({"layout": "codes"} if codes else {})}  # a checkout before the codes: no layout
 
 def rate(games, steps, seed):
-    batch = PommermanBatch(games, mode, ego=ego, copy=False)
+    batch = PommermanBatch(games, mode, ego=ego, **shape)
     rng = np.random.default_rng(seed)
     batch.reset(seed=seed)
     calls = max(10, steps // games)
@@ -156,6 +159,19 @@ SHAPES = (
     ("codes+unpack copy=False", False, None, False, "codes", True),
     ("codes+unpack trainer", True, None, True, "codes", True),
 )
+
+#: The shapes ``--baseline-shapes`` offers: (copy, codes layout), as in :data:`SHAPES`.
+BASELINE_SHAPES = {
+    "copy=False": (False, False),
+    "copy=True": (True, False),
+    "codes copy=False": (False, True),
+    "codes copy=True": (True, True),
+}
+
+
+def baseline_name(games: int, label: str) -> str:
+    """The baseline's figure for shape ``label`` (the first shape keeps its older, shorter name)."""
+    return f"baseline batch {games} (cpu)" if label == "copy=False" else f"baseline batch {games} {label} (cpu)"
 
 
 def trainer_seats(games: int) -> np.ndarray:
@@ -358,6 +374,13 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument(
         "--baseline", help="a checkout whose single env and batch (FFA, one thread) are timed beside this one's"
     )
+    parser.add_argument(
+        "--baseline-shapes",
+        nargs="+",
+        choices=list(BASELINE_SHAPES),
+        default=["copy=False"],
+        help="the batch's shapes the baseline is timed in (default: copy=False; the codes need a checkout that has them)",
+    )
     parser.add_argument("--breakdown", action="store_true", help="also time the parts of a step (256 games)")
     parser.add_argument("--batch-mode", choices=BATCH_MODES, default="ffa", help="the batch's mode (default: ffa)")
     parser.add_argument("--ego", action="store_true", help="the batch's ego views (as the team recipe trains)")
@@ -393,12 +416,11 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             for label, *shape in SHAPES:
                 rate = batch_rate(games, args.steps, round_, 1, *flavour, *shape)[0]
                 record(f"batch {games} {label} (cpu)", rate)
-            if args.baseline:
+            for label in args.baseline_shapes if args.baseline else ():
+                copy, codes = BASELINE_SHAPES[label]
                 mode_code = BATCH_MODES.index(args.batch_mode)
-                record(
-                    f"baseline batch {games} (cpu)",
-                    checkout_rate(args.baseline, BATCH_SCRIPT, games, args.steps, round_, mode_code, int(args.ego)),
-                )
+                numbers = (games, args.steps, round_, mode_code, int(args.ego), int(copy), int(codes))
+                record(baseline_name(games, label), checkout_rate(args.baseline, BATCH_SCRIPT, *numbers))
             if not args.no_threads:
                 record(
                     f"batch {games} threads=2 (wall)",
@@ -428,9 +450,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             print(f"{name:{width}s} {value:12,.0f} /s   runs {[round(v) for v in runs[name]]}")
     ratios = {}
     for games in args.games if "batch" in args.parts else ():
-        if args.baseline:
-            ratios[f"batch {games} copy=False / baseline batch {games}"] = (
-                medians[f"batch {games} copy=False (cpu)"] / medians[f"baseline batch {games} (cpu)"]
+        for label in args.baseline_shapes if args.baseline else ():
+            ratios[f"batch {games} {label} / baseline"] = (
+                medians[f"batch {games} {label} (cpu)"] / medians[baseline_name(games, label)]
             )
         for anchor in ("pomcpp2 State::Step", "pomcpp2 Environment"):
             for label, *_ in SHAPES:

@@ -353,10 +353,13 @@ def test_pommerman_batch_bench_times_the_team_recipes_batch_beside_a_baseline(tm
     out = _bench(
         "bench/pommerman_batch.py",
         *("--games", "4", "--steps", "40", "--rounds", "1", "--parts", "batch", "--thread-divisor", "1"),
-        *("--batch-mode", "team", "--ego", "--baseline", str(baseline)),
+        *("--batch-mode", "team", "--ego", "--baseline", str(baseline), "--baseline-shapes", "copy=False"),
+        "codes copy=True",
     )
     figures = json.loads(out.strip().splitlines()[-1])
     assert figures["batch 4 copy=False (cpu)"] > 0 and figures["baseline batch 4 (cpu)"] > 0
+    assert figures["baseline batch 4 codes copy=True (cpu)"] > 0
+    assert figures["ratio batch 4 codes copy=True / baseline"] > 0
 
 
 def test_batch_training_bench_sets_a_users_levels_beside_the_shipped_stack():
