@@ -379,7 +379,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         nargs="+",
         choices=list(BASELINE_SHAPES),
         default=["copy=False"],
-        help="the batch's shapes the baseline is timed in (default: copy=False; the codes need a checkout that has them)",
+        help="the batch's shapes the baseline is timed in (default: copy=False; codes need a checkout with them)",
     )
     parser.add_argument("--breakdown", action="store_true", help="also time the parts of a step (256 games)")
     parser.add_argument("--batch-mode", choices=BATCH_MODES, default="ffa", help="the batch's mode (default: ffa)")

@@ -179,7 +179,6 @@ class PommermanBatch:
         # the seats whose views are written, a bit mask per game (set_view_seats changes them)
         bits = sum(1 << self.possible_agents.index(a) for a in self.view_agents)
         self._seats = np.full(games, bits, np.uint8)
-        # copy=True: the step writes into new, unzeroed memory each call (fresh), every row of it
         self._options = (*self._flags(), self.ego, self._seats, self.template.max_blast, self.max_steps, self.copy)
         # the compiled code writes the views as flat rows (games, 4, bytes): one compilation for both layouts
         views, finals = _rows(self._obs), _rows(self._final)

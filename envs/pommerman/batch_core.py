@@ -305,7 +305,8 @@ def batch_step(
     ``obs`` and ``final`` hold the views as flat rows ``(games, 4, view bytes)`` (the caller's
     arrays reshaped: planes ``(games, 4, planes, 11, 11)`` or codes ``(games, 4, 611)``); the row
     length tells the layout (:mod:`envs.pommerman.batch_views`). ``fresh``: ``obs`` is new memory
-    (``np.empty``), so every row is written, zeros included, not only those that change. The final views of the ``k`` games that ended fill the first ``k`` rows of ``final``, in game order.
+    (``np.empty``), so every row is written, zeros included, not only those that change. The final
+    views of the ``k`` games that ended fill the first ``k`` rows of ``final``, in game order.
 
     Returns ``-1`` (a move outside 0..5) or ``-2`` (a word outside 0..7) before stepping anything.
     """

@@ -242,10 +242,11 @@ def observe_game(g, row, viewed, cells, scalars, out):
     partial, ego, seats, fresh)``: the batch's cells as rows of 121 (games, 121), its other arrays and
     its options, gathered once a call (one tuple, not fourteen arguments at each caller). ``seats``
     is a bit mask per game; ``fresh`` says ``out`` is new, unwritten memory, so a row not viewed is
-    zeroed whatever it holds (otherwise only a row drawn before is). ``out`` holds the views as rows (games, 4, planes * 121), or (games, 4, 611 or 613) in the codes layout
-    (:mod:`envs.pommerman.codes`), ``cells`` is a scratch of :data:`PADDED` bytes and
-    ``scalars`` one of 8. Every array is indexed, none sliced: a slice per game or agent is counted
-    in and out of numba's reference counts, which cost as much as the rest of a view.
+    zeroed whatever it holds (otherwise only a row drawn before is). ``out`` holds the views as rows
+    (games, 4, planes * 121), or (games, 4, 611 or 613) in the codes layout
+    (:mod:`envs.pommerman.codes`); ``cells`` is a scratch of :data:`PADDED` bytes and ``scalars``
+    one of 8. Every array is indexed, none sliced: a slice per game or agent is counted in and out
+    of numba's reference counts, which cost as much as the rest of a view.
     """
     boards, flames, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego, seats, fresh = viewed
     size = out.shape[2]
