@@ -52,9 +52,9 @@ def _close_vizdoom_engines() -> Iterator[None]:
 
 
 # Pommerman's numba code compiles once per fresh checkout (over a minute of CPU, docs/performance.md,
-# "CI"), in whichever test needs it first. The suite runs on one core, so a process started with the
-# session compiles it on another while the first tests run (tests/_warm_numba.py); numba's disk cache
-# and compile_once's lock hand the result over (a test that needs a part being compiled waits for it).
+# "CI"), in whichever test needs it first. So a process started with the session compiles it while the
+# first tests run (tests/_warm_numba.py); numba's disk cache and compile_once's lock hand the result over
+# (a test that needs a part being compiled waits for it, in whichever pytest-xdist worker it runs).
 _warming: list[subprocess.Popen] = []
 ROOT = Path(__file__).resolve().parents[1]
 # a module run from the root, not a script: a script's folder (tests/) would head sys.path, and its
@@ -68,7 +68,8 @@ def warm_up_environment() -> dict[str, str]:
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    if importlib.util.find_spec("numba") is None or os.cpu_count() == 1:
+    # with pytest-xdist (``-n``), once: in the controller, not in each of its workers
+    if importlib.util.find_spec("numba") is None or os.cpu_count() == 1 or "PYTEST_XDIST_WORKER" in os.environ:
         return
     _warming.append(
         subprocess.Popen(
@@ -93,8 +94,10 @@ _last_ray_test: list[str] = []
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    users = [item.nodeid for item in items if "ray_cluster" in getattr(item, "fixturenames", ())]
-    _last_ray_test[:] = users[-1:]
+    users = [item for item in items if "ray_cluster" in getattr(item, "fixturenames", ())]
+    _last_ray_test[:] = [item.nodeid for item in users[-1:]]
+    for item in users:  # with pytest-xdist's --dist loadgroup, all on one worker: one cluster, not one each
+        item.add_marker(pytest.mark.xdist_group("ray_cluster"))
 
 
 @pytest.fixture()
