@@ -24,7 +24,9 @@ def test_readme_opens_with_the_demo_and_the_test_command():
     assert [lang for lang, _ in blocks[:2]] == ["bash", "bash"]
     demo, tests = (body.strip() for _, body in blocks[:2])
     assert "arena demo" in demo and "\n" not in demo
-    assert tests.startswith("pip install torch==2.13.0 && ") and tests.endswith("python -m pytest -q -n logical --dist loadgroup")
+    assert tests.startswith("pip install torch==2.13.0 && ") and tests.endswith(
+        "python -m pytest -q -n logical --dist loadgroup"
+    )
 
 
 def test_readme_says_where_the_commands_run_and_in_which_python():
