@@ -5,9 +5,10 @@ and hashes everything the learner sees: observations, rewards, dones, each info'
 observation and truncation flag, and the action masks. A change in how the trainer steps a batch
 (who moves when, what is reset, what a member sees after it left) changes a hash.
 
-MuJoCo's floats (soccer) differ in their last bits from one CPU to another of the same kind (the
-project's boxes differ in their vector units): those streams hash their floats rounded to
-:data:`PHYSICS_DECIMALS` decimals, which keeps every step's values and drops only that noise.
+MuJoCo's floats (soccer) are not bit for bit the same on every CPU of the project's kind (the hash of
+soccer's raw floats recorded on one box failed on another, a Zen 3 without AVX-512): those streams hash
+their floats rounded to :data:`PHYSICS_DECIMALS` decimals, which keeps every step's values to 1e-4 and
+drops the last bits.
 """
 
 from __future__ import annotations
