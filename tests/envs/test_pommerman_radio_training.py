@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,13 +14,16 @@ from hypothesis import strategies as st
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("matplotlib")
 
+import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
 from arena import make_agent, make_env  # noqa: E402
 from arena.cli import main  # noqa: E402
+from arena.errors import AgentFolderError  # noqa: E402
 from arena.specs.interfaces import build_interface  # noqa: E402
 from arena.training.batched import BatchVecEnv  # noqa: E402
 from arena.training.recipe import recipe_for  # noqa: E402
+from arena.training.trained import load_trained_agent  # noqa: E402
 from arena.training.vectorised import choose_path, path_reasons  # noqa: E402
 from envs.pommerman.planes import RADIO_PLANE_NAMES  # noqa: E402
 from envs.pommerman.policy import PlanesCNN  # noqa: E402
@@ -26,6 +31,8 @@ from envs.pommerman.recipe import PLANES_ALGO_OPTIONS, planes_interface  # noqa:
 from interfaces.pommerman_safety import safe_moves_planes  # noqa: E402
 
 RADIO = {"mode": "radio", "max_steps": 60}
+ROOT = Path(__file__).resolve().parents[2]
+TEAM_AGENT = ROOT / "envs" / "pommerman_trained" / "pommerman_team_ppo"
 WORDS = RADIO_PLANE_NAMES.index("word_0")
 TEAMMATE_ALIVE = RADIO_PLANE_NAMES.index("teammate_alive")
 
@@ -48,6 +55,15 @@ def test_a_shared_run_the_batch_cannot_serve_is_refused_in_words_against_pommerm
     assert choose_path(env, "ppo", [make_agent("random")], stack, control="shared") == "workers"
 
 
+def _tool(name: str):
+    """A script of ``tools/`` as a module."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_the_radio_command_trains_on_the_batch_and_its_folder_plays_radio_games(tmp_path, capsys) -> None:
     out = tmp_path / "radio"
     argv = ["train", "pommerman", "--env-options", json.dumps(RADIO), "--timesteps", "128", "--n-envs", "2"]
@@ -67,6 +83,51 @@ def test_the_radio_command_trains_on_the_batch_and_its_folder_plays_radio_games(
     tournament += ["--games", "4", "--backend", "inline", "--db", str(tmp_path / "results.db")]
     assert main(tournament) == 0, capsys.readouterr().err
     assert "4 of 4 games stored" in capsys.readouterr().out
+
+    # tools/warm_start.py: the team agent's weights start the radio folder, which then moves as the team agent
+    _tool("warm_start").warm_start(TEAM_AGENT, out)
+    manifest = json.loads((out / "agent.json").read_text())
+    assert manifest["warm_start"]["from"] == "pommerman_team_ppo" and manifest["training"]["optimizer"] is None
+    assert len(list(out.glob("model-*.safetensors"))) == 1 and not list(out.glob("optimizer-*"))
+    team, radio = (
+        _policy(load_trained_agent(TEAM_AGENT)),
+        _policy(load_trained_agent(out, env=make_env("pommerman", **RADIO))),
+    )
+    high = radio.observation_space.high.astype(np.int64)
+    views = np.random.default_rng(0).integers(0, high + 1, (16, *high.shape)).astype(np.float32)
+    with torch.no_grad():
+        moves = team.get_distribution(torch.as_tensor(views[:, :22])).distribution.logits
+        spoken = radio.get_distribution(torch.as_tensor(views)).distributions
+        views[:, 22:] = 7 - views[:, 22:]  # other words heard: the same moves (the word planes start unread)
+        heard = radio.get_distribution(torch.as_tensor(views)).distributions
+    assert torch.allclose(spoken[0].logits, moves, atol=1e-5) and torch.allclose(heard[0].logits, moves, atol=1e-5)
+    assert torch.allclose(spoken[1].probs, torch.full((16, 8), 1 / 8)) and torch.allclose(
+        spoken[2].probs, heard[2].probs
+    )
+    assert (
+        main(["train", "pommerman", "--load", str(out), "--timesteps", "64", "--eval-games", "2", "--progress", "none"])
+        == 0
+    )
+    assert json.loads((out / "agent.json").read_text())["warm_start"]["from"] == "pommerman_team_ppo"  # kept
+
+
+def _policy(agent):
+    """The SB3 policy of a loaded trained agent (behind its interface stack)."""
+    return agent.agent.policy
+
+
+def test_a_warm_start_takes_every_weight_that_fits_and_refuses_one_that_does_not() -> None:
+    grown = _tool("warm_start").grown
+    source = {"conv.weight": torch.ones(2, 3), "scale": torch.ones(3), "head.bias": torch.ones(2)}
+    target = {"conv.weight": torch.full((2, 5), 9.0), "scale": torch.full((5,), 4.0), "head.bias": torch.zeros(2)}
+    started = grown(source, target)
+    assert started["conv.weight"].tolist() == [[1, 1, 1, 0, 0]] * 2  # new inputs start unread
+    assert started["scale"].tolist() == [4.0] * 5  # a buffer of another shape: the target's own
+    assert started["head.bias"].tolist() == [1, 1]
+    with pytest.raises(AgentFolderError, match=r"conv.weight is \(2, 5\) in the source and \(2, 3\) in the target"):
+        grown({**source, "conv.weight": torch.ones(2, 5)}, {**target, "conv.weight": torch.ones(2, 3)})
+    with pytest.raises(AgentFolderError, match=r"the source has no weights named \['extra.weight'\]"):
+        grown(source, {**target, "extra.weight": torch.ones(1)})
 
 
 def _radio_trainer(games: int) -> BatchVecEnv:
