@@ -4,9 +4,10 @@ For a model whose spaces grew: the Pommerman radio team (24 planes, a move and t
 the team agent (22 planes, a move). Every weight of the target folder's policy takes the source's
 weight of the same name; where the target's is larger (more input planes, more action logits), the
 source's values fill its leading part and the rest is zero, so the new inputs start ignored and the
-new logits start equal (the words uniform). A tensor of another shape that is not a ``weight`` or
-``bias`` (a buffer computed from the spaces, such as ``PlanesCNN``'s plane scales) keeps the target's
-values. The optimizer's state is dropped (its moments were the target's own), so ``arena train --load``
+new logits start equal (the words uniform). Buffers, the tensors named neither ``weight`` nor ``bias``,
+are computed from the spaces (``PlanesCNN``'s plane scales), so they keep the target's values; but the
+statistics normalisation layers learn (``running_mean``, ``running_var``) come from the source where
+they fit, the rest of them the target's. The optimizer's state is dropped (its moments were the target's own), so ``arena train --load``
 goes on with a fresh optimizer. The manifest records where the weights came from (``warm_start``:
 the source folder's name, its model's SHA-256 and its training steps).
 
@@ -32,6 +33,7 @@ from arena.atomic import write_atomic
 from arena.errors import AgentFolderError
 
 _PARAMETER_ENDINGS = (".weight", ".bias")
+_LEARNED_BUFFER_ENDINGS = (".running_mean", ".running_var")  # batch norm's statistics: learned, as weights are
 
 
 def grown(source: Mapping[str, torch.Tensor], target: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
@@ -60,18 +62,19 @@ def grown(source: Mapping[str, torch.Tensor], target: Mapping[str, torch.Tensor]
     result = {}
     for name, into in target.items():
         weights = source[name]
+        learned_buffer = name.endswith(_LEARNED_BUFFER_ENDINGS)
+        if not (learned_buffer or name.endswith(_PARAMETER_ENDINGS)):  # a buffer made from the spaces: the target's
+            result[name] = into.clone()
+            continue
         if tuple(weights.shape) == tuple(into.shape):
             result[name] = weights.clone()
-            continue
-        if not name.endswith(_PARAMETER_ENDINGS):  # a buffer made from the spaces: the target's own
-            result[name] = into.clone()
             continue
         if weights.dim() != into.dim() or any(s > t for s, t in zip(weights.shape, into.shape)):
             raise AgentFolderError(
                 f"warm start: {name} is {tuple(weights.shape)} in the source and {tuple(into.shape)} in the target; "
                 "expected the source's to fit inside the target's"
             )
-        started = torch.zeros_like(into)
+        started = into.clone() if learned_buffer else torch.zeros_like(into)
         started[tuple(slice(0, size) for size in weights.shape)] = weights
         result[name] = started
     return result

@@ -118,12 +118,19 @@ def _policy(agent):
 
 def test_a_warm_start_takes_every_weight_that_fits_and_refuses_one_that_does_not() -> None:
     grown = _tool("warm_start").grown
-    source = {"conv.weight": torch.ones(2, 3), "scale": torch.ones(3), "head.bias": torch.ones(2)}
+    source = {
+        "conv.weight": torch.ones(2, 3),
+        "scale": torch.ones(3),
+        "head.bias": torch.ones(2),
+        "bn.running_var": torch.zeros(3),
+    }
     target = {"conv.weight": torch.full((2, 5), 9.0), "scale": torch.full((5,), 4.0), "head.bias": torch.zeros(2)}
-    started = grown(source, target)
+    started = grown(source, {**target, "bn.running_var": torch.ones(4)})
     assert started["conv.weight"].tolist() == [[1, 1, 1, 0, 0]] * 2  # new inputs start unread
-    assert started["scale"].tolist() == [4.0] * 5  # a buffer of another shape: the target's own
+    assert started["scale"].tolist() == [4.0] * 5  # a buffer made from the spaces: the target's own
     assert started["head.bias"].tolist() == [1, 1]
+    assert started["bn.running_var"].tolist() == [0, 0, 0, 1]  # learned statistics: the source's, then the target's
+    assert grown({**source, "scale": torch.ones(5)}, target)["scale"].tolist() == [4.0] * 5  # of the same shape too
     with pytest.raises(AgentFolderError, match=r"conv.weight is \(2, 5\) in the source and \(2, 3\) in the target"):
         grown({**source, "conv.weight": torch.ones(2, 5)}, {**target, "conv.weight": torch.ones(2, 3)})
     with pytest.raises(AgentFolderError, match=r"the source has no weights named \['extra.weight'\]"):
