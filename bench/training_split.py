@@ -62,6 +62,7 @@ from arena.training.vectorised import batch_vec_env, path_reasons
 RECIPES: dict[str, tuple[str, dict[str, Any]]] = {
     "pommerman": ("pommerman", {}),
     "pommerman_team": ("pommerman", {"mode": "team"}),
+    "pommerman_radio": ("pommerman", {"mode": "radio"}),
     "pong_2p": ("pong_2p", {}),
 }
 PARTS = ("env + opponents", "interfaces", "network", "rest")

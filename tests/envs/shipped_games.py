@@ -1,8 +1,9 @@
 """The seeded short games the shipped agents' actions are pinned on (tests/envs/data/shipped_actions.json).
 
-``python tests/envs/shipped_games.py OUT.json`` records them; the file in the repository was recorded
-from the agents' Stable-Baselines3 zips (loaded by SB3 itself) before they were converted to
-safetensors, so the test shows that the conversion changed no action.
+``python tests/envs/shipped_games.py OUT.json`` records them. The agents shipped before the folders were
+safetensors (``pong_ppo``, ``magent_army_ppo``, ``pommerman_team_ppo``) were recorded from their
+Stable-Baselines3 zips (loaded by SB3 itself), so the test shows that the conversion changed no action;
+the later ones from their folders, so it shows that nothing since has changed how they play.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ GAMES: dict[str, tuple[str, dict[str, Any], str, int, int]] = {
 }
 
 
-def seeded_actions(name: str) -> list[list[int]]:
+def seeded_actions(name: str) -> list[list[Any]]:
     """The actions the shipped agent ``name`` takes in its seeded game, step by step, for the seats of
     its side (the first side, or seat ``player_0``), each seat its own agent."""
     import envs
@@ -33,7 +34,14 @@ def seeded_actions(name: str) -> list[list[int]]:
     record: list[dict[str, Any]] = []
     play(env, agents, seed=seed, record=record, max_steps=steps)
     env.close()
-    return [[int(actions[seat]) for seat in ours if seat in actions] for actions in record]
+    return [[_plain(actions[seat]) for seat in ours if seat in actions] for actions in record]
+
+
+def _plain(action: Any) -> Any:
+    """An action as JSON has it: an int, or a list of ints (radio's move and two words)."""
+    import numpy as np
+
+    return int(action) if np.ndim(action) == 0 else [int(part) for part in np.asarray(action).reshape(-1)]
 
 
 if __name__ == "__main__":
