@@ -21,7 +21,7 @@ from arena.errors import InvalidTypeError
 from arena.interface import Interface
 from arena.masks import mask_length
 
-__all__ = ["BatchedPlayer", "LearnerSlots", "plays_in_batches"]
+__all__ = ["BatchedPlayer", "LearnerSlots", "filtered_mask_length", "plays_in_batches"]
 
 
 def plays_in_batches(agent: Agent) -> bool:
@@ -39,6 +39,22 @@ def plays_in_batches(agent: Agent) -> bool:
         return True
     inner = agent.agent if isinstance(agent, AgtItfWrapper) else None
     return isinstance(inner, Agent) and plays_in_batches(inner)
+
+
+def filtered_mask_length(interface: Interface | None) -> int | None:
+    """The flags of an all-legal raw mask for ``interface`` to filter where a batch sends no masks, or ``None``.
+
+    A batch without masks (Pommerman's) still gets a stack's filter when every level with a mask hook
+    translates masks (``pommerman_safe_moves`` puts its filter there, radio's 6 + 8 + 8 flags included):
+    the stack then filters an all-legal mask, as it does the single env's all-ones mask. A stack that
+    cannot translate masks, or a raw action space with no mask layout, keeps none.
+    """
+    compiled = None if interface is None else interface.compiled().action_mask
+    raw_space = None if interface is None else interface.raw_action_space
+    entries = mask_length(raw_space) if raw_space is not None else None  # Discrete or MultiDiscrete
+    if compiled and entries and all("action_mask" in level.overridden_hooks for level, _hook in compiled):
+        return entries
+    return None
 
 
 def _inner(agent: AgtItfWrapper) -> Agent:
@@ -79,12 +95,16 @@ class BatchedPlayer:
         self.agent = agent
         self.stack: BatchedStack | None = None
         self.inner: BatchedPlayer | None = None
+        # a frozen opponent behind an action filter filters on the trainer as in a tournament
+        self._filtered = filtered_mask_length(agent.interface if isinstance(agent, AgtItfWrapper) else None)
         if not agent.batchable and isinstance(agent, AgtItfWrapper):  # a stateful stack: kept per slot
             self.stack = BatchedStack(agent.interface, num_slots)
             self.inner = BatchedPlayer(_inner(agent), num_slots)
 
     def act(self, observations: Any, action_masks: Any, slots: Any, starting: Any) -> np.ndarray:
         """One action per row: ``slots`` names each row's seat, ``starting`` the rows that begin an episode."""
+        if action_masks is None and self._filtered:
+            action_masks = np.ones((len(slots), self._filtered), dtype=bool)
         if self.stack is None or self.inner is None:
             return np.asarray(self.agent.act_batch(observations, action_masks))
         stack = self.stack
@@ -112,16 +132,8 @@ class LearnerSlots:
     def __init__(self, interface: Interface | None, num_slots: int) -> None:
         self.stack = None if interface is None else BatchedStack(interface, num_slots)
         self.num_slots = num_slots
-        # A batch without masks: a stack whose levels all translate masks filters an all-legal mask
-        # (pommerman_safe_moves puts its filter there, radio's 6 + 8 + 8 flags included); a stack that
-        # cannot translate masks keeps none.
-        self._all_legal: np.ndarray | None = None
-        compiled = None if interface is None else interface.compiled().action_mask
-        raw_space = None if interface is None else interface.raw_action_space
-        entries = mask_length(raw_space) if raw_space is not None else None  # Discrete or MultiDiscrete
-        if compiled and entries:
-            if all("action_mask" in level.overridden_hooks for level, _hook in compiled):
-                self._all_legal = np.ones((num_slots, entries), dtype=bool)
+        entries = filtered_mask_length(interface)  # a batch without masks: the filter's all-legal mask
+        self._all_legal = None if entries is None else np.ones((num_slots, entries), dtype=bool)
 
     def _observe(self, raw_observations: Any, raw_masks: Any, starting: np.ndarray) -> tuple[Any, Any]:
         """Every slot's next observation and mask through the stack (:meth:`BatchedStack.observe`)."""

@@ -26,6 +26,7 @@ from arena.training.recipe import recipe_for  # noqa: E402
 from arena.training.vectorised import choose_path  # noqa: E402
 from envs.pommerman.planes import SELF  # noqa: E402
 from envs.pommerman.recipe import TEAM_ALGO_OPTIONS, team_interface  # noqa: E402
+from interfaces.pommerman_safety import safe_moves_planes  # noqa: E402
 
 SHORT = {"mode": "team", "max_steps": 60}
 
@@ -153,11 +154,14 @@ def test_pommerman_simple_and_snapshots_play_the_batch_as_opponents() -> None:
     venv = BatchVecEnv("pommerman", 2, make_agent("pommerman_simple"), team=True, interface=stack, env_kwargs=SHORT)
     model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=32, n_epochs=1, seed=0, policy_kwargs=_cnn_kwargs())
     calls: list[int] = []
+    filtered: list[bool] = []
     snapshot = SB3Agent(model.policy, deterministic=False, seed=0)
     act_batch = snapshot.act_batch
 
     def counted(views, masks=None):
         calls.append(len(views))
+        # the batch sends no masks: the snapshot's filter masks its moves, as in a tournament
+        filtered.append(masks is not None and bool((np.asarray(masks) == safe_moves_planes(views)).all()))
         return act_batch(views, masks)
 
     snapshot.act_batch = counted  # type: ignore[method-assign]
@@ -167,6 +171,7 @@ def test_pommerman_simple_and_snapshots_play_the_batch_as_opponents() -> None:
     venv.seed(0)
     model.learn(96)
     assert calls and max(calls) <= 4  # one forward a step for every enemy seat it fills
+    assert all(filtered), filtered
     not_ego = AgtItfWrapper(make_agent("random"), build_interface("pommerman_batch_planes(max_steps=60)"))
     venv.env_method("set_opponents", not_ego)
     with pytest.raises(ValueError, match=r"needs the batch made with \{'ego': False\}"):
