@@ -29,6 +29,7 @@ __all__ = [
     "pong_ppo",
     "magent_army_ppo",
     "pommerman_team_ppo",
+    "pommerman_radio_ppo",
     "shipped_folder",
     "load_shipped",
 ]
@@ -39,6 +40,7 @@ SHIPPED: dict[str, str] = {
     "pong_ppo": "pong_trained/pong_ppo",
     "magent_army_ppo": "magent_trained/magent_army_ppo",
     "pommerman_team_ppo": "pommerman_trained/pommerman_team_ppo",
+    "pommerman_radio_ppo": "pommerman_trained/pommerman_radio_ppo",
 }
 
 
@@ -94,3 +96,15 @@ def pommerman_team_ppo(env: Any = None, **options: Any) -> Agent:
     training time and its score against two ``pommerman_simple``.
     """
     return load_shipped("pommerman_team_ppo", env=env, **options)
+
+
+def pommerman_radio_ppo(env: Any = None, **options: Any) -> Agent:
+    """A Pommerman radio-mode player: ``pommerman_team_ppo``'s network with two more input planes (the
+    words its teammate sent) and two word heads, started from that agent's weights
+    (``tools/warm_start.py``) and trained on in radio games against two ``pommerman_simple``; enter it in
+    both seats of a side (``r=pommerman_radio_ppo+pommerman_radio_ppo``).
+
+    docs/performance.md, "Pommerman radio mode", gives its commands, seeds, steps, training time (the team
+    agent's and the radio run's) and its score against two ``pommerman_simple``.
+    """
+    return load_shipped("pommerman_radio_ppo", env=env, **options)

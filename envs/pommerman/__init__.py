@@ -15,8 +15,8 @@
   :mod:`interfaces.pommerman_safety` (the action filter), :mod:`interfaces.pommerman_shaping` (bonuses),
   :mod:`interfaces.pommerman_radio` (radio mode's silent words), :mod:`interfaces.pommerman_codes` (a codes
   batch read as planes);
-* ``pommerman_team_ppo`` — the shipped team player (``envs/pommerman_trained/``, loaded by
-  :mod:`envs.shipped`).
+* ``pommerman_team_ppo`` — the shipped team player, and ``pommerman_radio_ppo``, the shipped radio-mode
+  player that started from it (``envs/pommerman_trained/``, loaded by :mod:`envs.shipped`).
 
 Example:
     >>> import envs

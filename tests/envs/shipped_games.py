@@ -17,6 +17,7 @@ GAMES: dict[str, tuple[str, dict[str, Any], str, int, int]] = {
     "pong_ppo": ("pong_2p", {"rounds": 1, "max_round_steps": 200}, "pong_ai", 3, 120),
     "magent_army_ppo": ("magent_battle", {"map_size": 16, "max_steps": 30}, "magent_attack_nearest", 3, 30),
     "pommerman_team_ppo": ("pommerman", {"mode": "team", "max_steps": 40}, "pommerman_simple", 3, 40),
+    "pommerman_radio_ppo": ("pommerman", {"mode": "radio", "max_steps": 40}, "pommerman_simple", 3, 40),
 }
 
 

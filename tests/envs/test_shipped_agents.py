@@ -19,6 +19,7 @@ SHORT_GAMES = {
     "pong_ppo": ("pong_ai", {"rounds": 1, "max_round_steps": 200}),
     "magent_army_ppo": ("magent_attack_nearest", {"map_size": 16, "max_steps": 30}),
     "pommerman_team_ppo": ("pommerman_simple", {"mode": "team", "max_steps": 30}),
+    "pommerman_radio_ppo": ("pommerman_simple", {"mode": "radio", "max_steps": 30}),
 }
 MAX_FOLDER_BYTES = 5_000_000  # "a few MB at most"
 
@@ -56,10 +57,10 @@ def test_shipped_agent_is_tensors_and_json_only(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(SHIPPED))
-def test_shipped_agent_acts_as_its_stable_baselines3_zip_did(name: str) -> None:
-    """Every action of a seeded short game is the one the agent's SB3 zip took before it was converted
-    (tests/envs/data/shipped_actions.json, recorded by tests/envs/shipped_games.py with SB3's own load):
-    the same weights, a deterministic policy."""
+def test_shipped_agent_acts_as_recorded_in_its_seeded_game(name: str) -> None:
+    """Every action of a seeded short game is the one recorded in tests/envs/data/shipped_actions.json
+    (tests/envs/shipped_games.py): for the agents shipped as SB3 zips, by SB3's own load before they were
+    converted; for the later ones, from their folders. The same weights, a deterministic policy."""
     from tests.envs.shipped_games import seeded_actions
 
     recorded = json.loads((Path(__file__).parent / "data" / "shipped_actions.json").read_text())[name]
