@@ -7,9 +7,9 @@ source's values fill its leading part and the rest is zero, so the new inputs st
 new logits start equal (the words uniform). Buffers, the tensors named neither ``weight`` nor ``bias``,
 are computed from the spaces (``PlanesCNN``'s plane scales), so they keep the target's values; but the
 statistics normalisation layers learn (``running_mean``, ``running_var``) come from the source where
-they fit, the rest of them the target's. The optimizer's state is dropped (its moments were the target's own), so ``arena train --load``
-goes on with a fresh optimizer. The manifest records where the weights came from (``warm_start``:
-the source folder's name, its model's SHA-256 and its training steps).
+they fit, the rest of them the target's. The optimizer's state is dropped (its moments were the
+target's own), so ``arena train --load`` goes on with a fresh optimizer. The manifest records where
+the weights came from (``warm_start``: the source folder's name, its model's SHA-256 and its steps).
 
 Usage::
 
@@ -81,7 +81,11 @@ def grown(source: Mapping[str, torch.Tensor], target: Mapping[str, torch.Tensor]
 
 
 def warm_start(source: Path, target: Path) -> Path:
-    """Replace the weights of the trained folder ``target`` by :func:`grown` ones from ``source``; returns the new file."""
+    """Replace the weights of the trained folder ``target`` by :func:`grown` ones from ``source``.
+
+    Returns:
+        The new weights file in ``target``.
+    """
     source_manifest, manifest = read_manifest(source), read_manifest(target)
     for folder, read in ((source, source_manifest), (target, manifest)):
         if read["format_version"] < 2:
