@@ -28,9 +28,10 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
-from arena.agent_manifest import MANIFEST, check_digest, model_digest, read_manifest
+from arena.agent_manifest import MANIFEST, check_digest, read_manifest
 from arena.atomic import write_atomic
 from arena.errors import AgentFolderError
+from arena.training.trained import store_content_named
 
 _PARAMETER_ENDINGS = (".weight", ".bias")
 _LEARNED_BUFFER_ENDINGS = (".running_mean", ".running_var")  # batch norm's statistics: learned, as weights are
@@ -95,11 +96,15 @@ def warm_start(source: Path, target: Path) -> Path:
     source_file = check_digest(source.resolve(), source_manifest["model"], source_manifest.get("model_sha256"))
     target_file = check_digest(target.resolve(), manifest["model"], manifest.get("model_sha256"))
     tensors = grown(load_file(str(source_file)), load_file(str(target_file)))
-    temporary = target / ".model-warm.safetensors"
-    save_file({name: tensors[name].contiguous() for name in sorted(tensors)}, str(temporary), metadata={"format": "pt"})
-    digest = model_digest(temporary)
-    written = target / f"model-{digest[:12]}.safetensors"
-    temporary.replace(written)
+    name, digest = store_content_named(
+        target,
+        "model",
+        ".safetensors",
+        lambda path: save_file(
+            {key: tensors[key].contiguous() for key in sorted(tensors)}, str(path), metadata={"format": "pt"}
+        ),
+    )
+    written = target / name
     old_files = [manifest["model"], (manifest.get("training") or {}).get("optimizer")]
     manifest["model"], manifest["model_sha256"] = written.name, digest
     if isinstance(manifest.get("training"), dict):

@@ -84,6 +84,7 @@ __all__ = [
     "is_agent_folder",
     "read_manifest",
     "save_trained_agent",
+    "store_content_named",
     "load_trained_agent",
     "restore_model",
     "trained_interface",
@@ -177,7 +178,7 @@ def save_trained_agent(
     previous = named_files(folder)
     for partial in folder.glob(f".*{TEMP_SUFFIX}"):
         partial.unlink(missing_ok=True)  # left by a save that was killed
-    model_name, model_sha = _store(
+    model_name, model_sha = store_content_named(
         folder, "model", ".safetensors", lambda path: save_policy_weights(model.policy, path)
     )
     manifest: dict[str, Any] = {
@@ -200,7 +201,9 @@ def save_trained_agent(
     statistics = stack_statistics(trained_stack)
     if statistics:
         text = json.dumps(statistics) + "\n"
-        name, sha = _store(folder, "interface_state", ".json", lambda path: path.write_text(text, encoding="utf-8"))
+        name, sha = store_content_named(
+            folder, "interface_state", ".json", lambda path: path.write_text(text, encoding="utf-8")
+        )
         manifest["interface_state"], manifest["interface_state_sha256"] = name, sha
     if training_state:
         manifest["training"] = {"algo_options": algo_options_of(model), "optimizer": None}
@@ -210,7 +213,7 @@ def save_trained_agent(
         def optimizer(path: Path) -> None:
             groups.extend(save_optimizer(model.policy.optimizer, path))
 
-        name, sha = _store(folder, "optimizer", ".safetensors", optimizer)
+        name, sha = store_content_named(folder, "optimizer", ".safetensors", optimizer)
         manifest["training"].update(optimizer=name, optimizer_sha256=sha, optimizer_groups=groups)
     if sb3_zip:
         write_atomic(folder / "model.zip", lambda path: model.save(str(path)))
@@ -226,9 +229,21 @@ def save_trained_agent(
     return path
 
 
-def _store(folder: Path, stem: str, suffix: str, write: Any) -> tuple[str, str]:
-    """Write a file through ``write(path)`` under a name of its content (``stem-<12 hex>suffix``),
-    atomically; return that name and its SHA-256."""
+def store_content_named(folder: Path, stem: str, suffix: str, write: Any) -> tuple[str, str]:
+    """Write a file through ``write(path)`` under a name of its content, atomically.
+
+    The file is written to a temporary name, flushed, named ``stem-<12 hex of its SHA-256>suffix``
+    by renaming, and the folder synced; a failure removes the temporary file.
+
+    Args:
+        folder: the trained folder.
+        stem: the name's start (``"model"``, ``"optimizer"``, ``"interface_state"``).
+        suffix: the name's end (``".safetensors"``, ``".json"``).
+        write: called once with the temporary path to write.
+
+    Returns:
+        The file's name in ``folder`` and its SHA-256.
+    """
     temporary = folder / f".{stem}{suffix}.{os.getpid()}{TEMP_SUFFIX}"
     try:
         write(temporary)
