@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from tests.doc_blocks import ROOT, missing_modules, python_blocks, run_script
+from tests.tool_scripts import load_tool
 
 DOCS = ROOT / "docs"
 TUTORIALS = sorted((DOCS / "tutorials").glob("*.md"))
@@ -115,10 +116,7 @@ def test_the_readme_test_command_installs_the_docs_extra_and_builds_the_site_str
 
 def test_example_headings_become_examples_sections():
     griffe = pytest.importorskip("griffe")
-    spec = importlib.util.spec_from_file_location("griffe_examples", ROOT / "tools" / "griffe_examples.py")
-    assert spec is not None and spec.loader is not None
-    extension = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(extension)
+    extension = load_tool("griffe_examples")
     code = 'def f():\n    """Do.\n\n    Example:\n        >>> f()\n        [\'a\', \'b\']\n    """\n'
     module = griffe.temporary_visited_module(code, extensions=griffe.load_extensions(extension.ExampleSections))
     with module as visited:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from envs.pommerman.planes import RADIO_PLANE_NAMES  # noqa: E402
 from envs.pommerman.policy import PlanesCNN  # noqa: E402
 from envs.pommerman.recipe import PLANES_ALGO_OPTIONS, planes_interface  # noqa: E402
 from interfaces.pommerman_safety import safe_moves_planes  # noqa: E402
+from tests.tool_scripts import load_tool  # noqa: E402
 
 RADIO = {"mode": "radio", "max_steps": 60}
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,15 +55,6 @@ def test_a_shared_run_the_batch_cannot_serve_is_refused_in_words_against_pommerm
     assert choose_path(env, "ppo", [make_agent("random")], stack, control="shared") == "workers"
 
 
-def _tool(name: str):
-    """A script of ``tools/`` as a module."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_radio_command_trains_on_the_batch_and_its_folder_plays_radio_games(tmp_path, capsys) -> None:
     out = tmp_path / "radio"
     argv = ["train", "pommerman", "--env-options", json.dumps(RADIO), "--timesteps", "128", "--n-envs", "2"]
@@ -85,7 +76,7 @@ def test_the_radio_command_trains_on_the_batch_and_its_folder_plays_radio_games(
     assert "4 of 4 games stored" in capsys.readouterr().out
 
     # tools/warm_start.py: the team agent's weights start the radio folder, which then moves as the team agent
-    _tool("warm_start").warm_start(TEAM_AGENT, out)
+    load_tool("warm_start").warm_start(TEAM_AGENT, out)
     manifest = json.loads((out / "agent.json").read_text())
     assert manifest["warm_start"]["from"] == "pommerman_team_ppo" and manifest["training"]["optimizer"] is None
     assert len(list(out.glob("model-*.safetensors"))) == 1 and not list(out.glob("optimizer-*"))
@@ -117,7 +108,7 @@ def _policy(agent):
 
 
 def test_a_warm_start_takes_every_weight_that_fits_and_refuses_one_that_does_not() -> None:
-    grown = _tool("warm_start").grown
+    grown = load_tool("warm_start").grown
     source = {
         "conv.weight": torch.ones(2, 3),
         "scale": torch.ones(3),

@@ -218,21 +218,16 @@ def test_arena_train_on_a_shared_side_writes_a_folder_that_plays_a_whole_side(tm
 
 
 def test_ship_agent_writes_a_smaller_folder_that_loads_and_names_its_command(tmp_path) -> None:
-    import importlib.util as util
     import json
-    from pathlib import Path
 
     from arena.cli import main
     from arena.training.trained import load_trained_agent
+    from tests.tool_scripts import load_tool
 
     run = tmp_path / "run"
     argv = ["train", "magent_battle", "--timesteps", "256", "--eval-games", "2", "--n-envs", "1", "--seed", "5"]
     assert main([*argv, "--env-options", '{"map_size": 16, "max_steps": 20}', "--out", str(run)]) in (0, None)
-    spec = util.spec_from_file_location("ship_agent", Path(__file__).parents[3] / "tools" / "ship_agent.py")
-    assert spec is not None and spec.loader is not None
-    tool = util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    shipped = tool.ship(run, tmp_path / "shipped", "arena train magent_battle --seed 5", 5)
+    shipped = load_tool("ship_agent").ship(run, tmp_path / "shipped", "arena train magent_battle --seed 5", 5)
     manifest = json.loads((shipped / "agent.json").read_text())
     assert manifest["command"] == "arena train magent_battle --seed 5" and manifest["seed"] == 5
     size = sum(path.stat().st_size for path in shipped.iterdir() if path.is_file())
