@@ -96,15 +96,16 @@ class BatchedPlayer:
         self.stack: BatchedStack | None = None
         self.inner: BatchedPlayer | None = None
         # a frozen opponent behind an action filter filters on the trainer as in a tournament
-        self._filtered = filtered_mask_length(agent.interface if isinstance(agent, AgtItfWrapper) else None)
+        entries = filtered_mask_length(agent.interface if isinstance(agent, AgtItfWrapper) else None)
+        self._all_legal = None if entries is None else np.ones((num_slots, entries), dtype=bool)
         if not agent.batchable and isinstance(agent, AgtItfWrapper):  # a stateful stack: kept per slot
             self.stack = BatchedStack(agent.interface, num_slots)
             self.inner = BatchedPlayer(_inner(agent), num_slots)
 
     def act(self, observations: Any, action_masks: Any, slots: Any, starting: Any) -> np.ndarray:
         """One action per row: ``slots`` names each row's seat, ``starting`` the rows that begin an episode."""
-        if action_masks is None and self._filtered:
-            action_masks = np.ones((len(slots), self._filtered), dtype=bool)
+        if action_masks is None and self._all_legal is not None:
+            action_masks = self._all_legal[: len(slots)]  # read, never written, as LearnerSlots' is
         if self.stack is None or self.inner is None:
             return np.asarray(self.agent.act_batch(observations, action_masks))
         stack = self.stack
