@@ -535,8 +535,9 @@ def _save(
         seats=list(recipe.seats) if recipe.seats else None,
         team_size=setup.team_size,
         sb3_zip=config.sb3_zip,
-        # a folder started from another's weights (tools/warm_start.py) says so for as long as it trains on
-        details={key: setup.loaded[key] for key in ("warm_start",) if setup.loaded and key in setup.loaded},
+        # a folder started from another's weights (tools/warm_start.py) or a teacher's actions
+        # (tools/imitate.py) says so for as long as it trains on
+        details={key: setup.loaded[key] for key in ("warm_start", "imitation") if setup.loaded and key in setup.loaded},
     )
 
 

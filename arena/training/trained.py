@@ -24,7 +24,10 @@
 * ``command`` and ``seed`` (optional, informative): how the agent was trained, which the agents
   arena ships record (``envs/shipped.py``);
 * ``warm_start`` (optional, informative): the folder whose weights started this one
-  (``tools/warm_start.py``: ``from``, its ``model_sha256`` and ``timesteps``), kept by ``--load``.
+  (``tools/warm_start.py``: ``from``, its ``model_sha256`` and ``timesteps``), kept by ``--load``;
+* ``imitation`` (optional, informative): the scripted agent whose actions the policy learned first
+  (``tools/imitate.py``: ``teacher``, ``opponent``, ``games``, ``seed``, ``rounds``, ``samples`` and
+  each round's ``scores``), kept by ``--load``.
 
 The spaces are not stored: the policy is built for the spaces the env and the interface stack
 give, as in training. Loading runs no code from the folder: the manifest's keys and types are

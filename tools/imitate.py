@@ -1,0 +1,404 @@
+"""Teach a trained-agent folder's policy to play as a scripted agent does: behaviour cloning with DAgger.
+
+For a game where a scripted player already knows what a learner would take hours to find (soccer's
+``soccer_chaser`` gets behind the ball and pushes it goalwards), the learner starts from it: the
+folder's policy learns to act as the teacher on the observations its own stack makes. Round 0
+plays games in which the teacher acts; each later round plays games in which the policy acts and
+the teacher only says what it would have done (DAgger, Ross et al. 2011), so the policy learns to
+recover from the places its own mistakes lead it to. After each round the policy's mean action is
+fit by least squares to every label gathered so far, and its value head to the discounted returns
+of the stack's rewards; its spread (``log_std``) is left as the folder has it, for
+``arena train --load`` to explore with. The policy-led games are the learning curve: their score
+against the opponent, written as ``imitation.csv`` and ``imitation.png``.
+
+The interface's running statistics are gathered in round 0 (from the folder's) and then frozen; each
+round's observations are recomputed through the frozen stack before fitting, so every sample is
+normalised alike. The optimizer's state is dropped. The manifest records ``imitation``: the
+teacher, opponent, rounds, games, seed, samples and each round's score.
+
+Only Box actions whose stack maps them affinely (``rescale_action``, or none) can be labelled: the
+teacher's raw action is mapped back through that map; anything else is refused.
+
+Usage::
+
+    arena train soccer --timesteps 1024 --seed 11 --out soccer_bc
+    python tools/imitate.py soccer_bc --teacher soccer_chaser --opponent random --rounds 4 --games 20 --seed 1000
+    arena train soccer --load soccer_bc --timesteps 200000 --seed 12
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from arena import make_agent, make_env, play
+from arena.agent_wrapper import AgtItfWrapper
+from arena.agents.base import Agent
+from arena.atomic import write_atomic
+from arena.errors import AgentFolderError, SpaceMismatchError
+from arena.training.interface_state import KeepsStatistics, stack_statistics, trained_interface
+from arena.training.trained import MANIFEST, load_trained_agent, read_manifest, store_content_named
+from arena.training.weights import save_policy_weights
+
+GAMMA = 0.99  # the discount the value head is fit with (PPO's default)
+
+
+@dataclass
+class Episode:
+    """One seat's game: the raw observations in order, the teacher's actions (model space), the stack's rewards."""
+
+    observations: list[Any] = field(default_factory=list)
+    labels: list[np.ndarray] = field(default_factory=list)
+    rewards: list[float] = field(default_factory=list)
+
+
+def affine_inverse(stack: Any) -> Callable[[np.ndarray], np.ndarray]:
+    """The map from a raw action back to the model's, for a stack whose action map is affine per entry.
+
+    Raises:
+        SpaceMismatchError: the model's actions are not a Box, or the stack's map is not affine.
+    """
+    space = stack.action_space
+    if not hasattr(space, "low") or space.shape is None or len(space.shape) != 1:
+        raise SpaceMismatchError(f"imitate: needs flat Box model actions, got {space}")
+    zeros = np.zeros(space.shape, dtype=space.dtype)
+    at_zero = np.asarray(stack.transform_action(zeros), dtype=np.float64)
+    slope = np.asarray(stack.transform_action(zeros + 1), dtype=np.float64) - at_zero
+    probes = (-1.0, -0.25, 0.5)  # a map affine per entry puts every probe on the line through 0 and 1
+    on_line = all(
+        np.allclose(np.asarray(stack.transform_action(zeros + x), dtype=np.float64), at_zero + x * slope, atol=1e-6)
+        for x in probes
+    )
+    if not (np.all(np.abs(slope) > 1e-9) and on_line):
+        raise SpaceMismatchError(f"imitate: the stack {stack} does not map the model's actions affinely")
+    low, high = np.asarray(space.low, np.float64), np.asarray(space.high, np.float64)
+    return lambda raw: np.clip((np.asarray(raw, np.float64) - at_zero) / slope, low, high).astype(space.dtype)
+
+
+class Pupil(Agent):
+    """Inside the folder's stack: records what the model sees and acts as the policy or as the teacher."""
+
+    def __init__(self, policy: Any, episodes: list[Episode]) -> None:
+        super().__init__()
+        self.policy, self.episodes = policy, episodes
+        self.label: np.ndarray | None = None
+        self.leads = False  # True: the teacher's action is played
+
+    def reset(self, *, seed: int | None = None) -> None:
+        self.episodes.append(Episode())
+
+    def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
+        episode = self.episodes[-1]
+        if episode.observations:
+            episode.rewards.append(float(reward))
+        if self.leads:
+            return self.label
+        action, _ = self.policy.predict(observation, deterministic=True)
+        return action
+
+    def done(self, reward: float, info: dict[str, Any]) -> None:
+        self.episodes[-1].rewards.append(float(reward))
+
+
+class Demonstration(Agent):
+    """A seat where the teacher labels every raw observation and the pupil (behind the stack) plays."""
+
+    def __init__(self, teacher: Agent, pupil: Pupil, stack: Any) -> None:
+        super().__init__()
+        self.teacher, self.pupil, self.player = teacher, pupil, AgtItfWrapper(pupil, stack)
+        self.inverse: Callable[[np.ndarray], np.ndarray] | None = None
+
+    def setup(self, observation_space: Any, action_space: Any) -> None:
+        super().setup(observation_space, action_space)
+        self.teacher.setup(observation_space, action_space)
+        self.player.setup(observation_space, action_space)
+        self.inverse = affine_inverse(self.player.interface)
+
+    def reset(self, *, seed: int | None = None) -> None:
+        self.teacher.reset(seed=seed)
+        self.player.reset(seed=seed)
+
+    def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
+        if self.inverse is None:
+            raise RuntimeError("Demonstration.act before setup")
+        label = self.inverse(self.teacher.act(observation, action_mask, reward))
+        self.pupil.label = label
+        action = self.player.act(observation, action_mask, reward)
+        episode = self.pupil.episodes[-1]
+        episode.observations.append(observation)
+        episode.labels.append(label)
+        return action
+
+    def done(self, reward: float, info: dict[str, Any]) -> None:
+        self.teacher.done(reward, info)
+        self.player.done(reward, info)
+
+
+def folder_stack(folder: Path, statistics: dict[str, Any] | None, *, frozen: bool = True) -> Any:
+    """The folder's stack with its own statistics (``None``) or ``statistics`` loaded."""
+    stack = trained_interface(folder, frozen=frozen)
+    if stack is None:
+        raise AgentFolderError(f"{folder}: imitate needs a folder with an interface stack")
+    for index, level in enumerate(stack.levels()):
+        if statistics is not None and isinstance(level, KeepsStatistics) and str(index) in statistics:
+            level.load_statistics(statistics[str(index)])
+            if frozen:
+                level.freeze()
+    return stack
+
+
+def gathered_statistics(folder: Path, episodes: Sequence[Episode], spaces: tuple[Any, Any]) -> dict[str, Any]:
+    """The folder's running statistics carried on over ``episodes``, by one stack that sees them all in turn."""
+    stack = folder_stack(folder, None, frozen=False)
+    stack.setup(*spaces)
+    for episode in episodes:
+        for step, observation in enumerate(episode.observations):
+            (stack.transform_reset if step == 0 else stack.transform_observation)(observation)
+    return stack_statistics(stack)
+
+
+def features(
+    folder: Path, statistics: dict[str, Any], episodes: Sequence[Episode], spaces: tuple[Any, Any]
+) -> np.ndarray:
+    """Every recorded observation as the model sees it through the folder's stack frozen at ``statistics``."""
+    stack = folder_stack(folder, statistics)
+    stack.setup(*spaces)
+    rows = []
+    for episode in episodes:
+        for step, observation in enumerate(episode.observations):
+            transform = stack.transform_reset if step == 0 else stack.transform_observation
+            rows.append(np.asarray(transform(observation), dtype=np.float32))
+    return np.stack(rows)
+
+
+def returns(episodes: Sequence[Episode]) -> np.ndarray:
+    """The discounted return from every step of every episode (no bootstrap past its end)."""
+    found = []
+    for episode in episodes:
+        total, backwards = 0.0, []
+        for reward in reversed(episode.rewards):
+            total = reward + GAMMA * total
+            backwards.append(total)
+        found.extend(reversed(backwards))
+    return np.asarray(found, dtype=np.float32)
+
+
+def fit(
+    policy: Any, observations: np.ndarray, labels: np.ndarray, targets: np.ndarray, epochs: int, seed: int
+) -> float:
+    """Least squares of the policy's mean action on ``labels`` and of its value on ``targets``.
+
+    Returns:
+        The last epoch's mean squared error of the mean action.
+    """
+    generator = torch.Generator().manual_seed(seed)
+    parameters = [p for name, p in policy.named_parameters() if name != "log_std"]
+    optimizer = torch.optim.Adam(parameters, lr=1e-3)
+    inputs, wanted, values = torch.as_tensor(observations), torch.as_tensor(labels), torch.as_tensor(targets)
+    policy.set_training_mode(True)
+    loss_sum = 0.0
+    for _epoch in range(epochs):
+        order, loss_sum, batches = torch.randperm(len(inputs), generator=generator), 0.0, 0
+        for start in range(0, len(inputs), 256):
+            rows = order[start : start + 256]
+            distribution = policy.get_distribution(inputs[rows])
+            mean = distribution.distribution.mean
+            action_loss = ((mean - wanted[rows]) ** 2).mean()
+            loss = action_loss + 0.5 * ((policy.predict_values(inputs[rows]).squeeze(-1) - values[rows]) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            loss_sum, batches = loss_sum + float(action_loss.detach()), batches + 1
+        loss_sum /= max(batches, 1)
+    policy.set_training_mode(False)
+    return loss_sum
+
+
+def play_round(
+    env: Any,
+    folder: Path,
+    policy: Any,
+    teacher: str,
+    opponent: str,
+    statistics: dict[str, Any] | None,
+    games: int,
+    seed: int,
+    leads: bool,
+) -> tuple[list[Episode], float]:
+    """``games`` games, the learner's side alternating between the env's sides; ``(episodes, score)``.
+
+    The score counts a win 1 and a draw 0.5, from the learner's side.
+    """
+    sides = list(env.teams)
+    episodes: list[Episode] = []
+    points = 0.0
+    for game in range(games):
+        side = sides[game % len(sides)]
+        agents: dict[str, Agent] = {}
+        for team, members in env.teams.items():
+            for seat in members:
+                if team == side:
+                    pupil = Pupil(policy, episodes)
+                    pupil.leads = leads
+                    agents[seat] = Demonstration(make_agent(teacher), pupil, folder_stack(folder, statistics))
+                else:
+                    agents[seat] = make_agent(opponent)
+        episode = play(env, agents, seed=seed + game)
+        ours = episode.team_returns[side]
+        theirs = max(value for team, value in episode.team_returns.items() if team != side)
+        points += 1.0 if ours > theirs else 0.5 if ours == theirs else 0.0
+    return episodes, points / max(games, 1)
+
+
+def imitate(
+    folder: Path,
+    *,
+    teacher: str,
+    opponent: str,
+    rounds: int,
+    games: int,
+    seed: int,
+    epochs: int,
+    env_options: dict[str, Any],
+) -> list[tuple[int, str, float, int]]:
+    """Teach ``folder``'s policy to act as ``teacher`` and save it there; returns each round's
+    ``(round, who played, score against the opponent, samples so far)``."""
+    manifest = read_manifest(folder)
+    if manifest["format_version"] < 2:
+        raise AgentFolderError(
+            f"{folder} is a format-1 folder: python -m arena.training.convert {folder} --trust first"
+        )
+    if not manifest.get("interface"):
+        raise AgentFolderError(f"{folder}: imitate needs a folder with an interface stack, got none in its manifest")
+    env = make_env(manifest["env"], **{**manifest.get("env_options", {}), **env_options})
+    first_seat = env.possible_agents[0]
+    spaces = (env.observation_space(first_seat), env.action_space(first_seat))
+    policy = load_trained_agent(folder, env=env).agent.policy  # type: ignore[attr-defined]
+    torch.manual_seed(seed)
+    episodes: list[Episode] = []
+    statistics: dict[str, Any] | None = None
+    curve: list[tuple[int, str, float, int]] = []
+    for round_index in range(rounds):
+        leads = round_index == 0  # round 0: the teacher plays; then the policy plays and the teacher labels
+        played, score = play_round(
+            env, folder, policy, teacher, opponent, statistics, games, seed + round_index * games, leads
+        )
+        episodes.extend(played)
+        if statistics is None:
+            statistics = gathered_statistics(folder, played, spaces)
+        observations = features(folder, statistics, episodes, spaces)
+        labels = np.stack([label for episode in episodes for label in episode.labels]).astype(np.float32)
+        loss = fit(policy, observations, labels, returns(episodes), epochs, seed + round_index)
+        curve.append((round_index, teacher if leads else "policy", score, len(labels)))
+        print(
+            f"round {round_index}: {curve[-1][1]} played, score {score:.3f} over {games} games; "
+            f"{len(labels)} samples, action error {loss:.4f}",
+            flush=True,
+        )
+    env.close()
+    save(folder, manifest, policy, statistics or {}, curve, teacher=teacher, opponent=opponent, games=games, seed=seed)
+    return curve
+
+
+def save(
+    folder: Path,
+    manifest: dict[str, Any],
+    policy: Any,
+    statistics: dict[str, Any],
+    curve: Sequence[tuple[int, str, float, int]],
+    **settings: Any,
+) -> None:
+    """The new weights and statistics into ``folder``, the curve beside them, then the manifest."""
+    old_files = [manifest["model"], manifest.get("interface_state"), (manifest.get("training") or {}).get("optimizer")]
+    manifest["model"], manifest["model_sha256"] = store_content_named(
+        folder, "model", ".safetensors", lambda path: save_policy_weights(policy, path)
+    )
+    if statistics:
+        text = json.dumps(statistics) + "\n"
+        manifest["interface_state"], manifest["interface_state_sha256"] = store_content_named(
+            folder, "interface_state", ".json", lambda path: path.write_text(text, encoding="utf-8")
+        )
+    if isinstance(manifest.get("training"), dict):  # a fresh optimizer for arena train --load
+        manifest["training"] = {"algo_options": manifest["training"].get("algo_options"), "optimizer": None}
+    manifest["imitation"] = {
+        **settings,
+        "rounds": len(curve),
+        "samples": curve[-1][3] if curve else 0,
+        "scores": [round(score, 4) for _round, _who, score, _samples in curve],
+    }
+    write_curve(folder, curve, settings["teacher"], settings["opponent"])
+    write_atomic(folder / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+    for name in old_files:  # after the manifest: a kill before it leaves the folder as it was
+        if name and name not in (manifest["model"], manifest.get("interface_state")):
+            (folder / name).unlink(missing_ok=True)
+
+
+def write_curve(folder: Path, curve: Sequence[tuple[int, str, float, int]], teacher: str, opponent: str) -> None:
+    """``imitation.csv`` and ``imitation.png``: each round's score against the opponent."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def table(path: Path) -> None:
+        with path.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["round", "played_by", "score", "samples"])
+            writer.writerows(curve)
+
+    write_atomic(folder / "imitation.csv", table)
+    figure, axes = plt.subplots(figsize=(6, 3.5))
+    policy_rounds = [(r, score) for r, who, score, _samples in curve if who == "policy"]
+    if policy_rounds:
+        axes.plot(*zip(*policy_rounds), marker="o", label="the policy")
+    for r, who, score, _samples in curve:
+        if who != "policy":
+            axes.axhline(score, color="grey", linestyle="--", label=f"{who} (round {r})")
+    axes.set_xlabel("DAgger round")
+    axes.set_ylabel(f"score vs {opponent} (win 1, draw 0.5)")
+    axes.set_ylim(0, 1)
+    axes.set_title(f"imitating {teacher}")
+    axes.legend(loc="lower right")
+    figure.tight_layout()
+    write_atomic(folder / "imitation.png", lambda path: figure.savefig(path, format="png", dpi=100))
+    plt.close(figure)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", type=Path, help="a folder arena train --out wrote (its weights are replaced)")
+    parser.add_argument("--teacher", required=True, help="the scripted agent to imitate (a registered name)")
+    parser.add_argument("--opponent", default="random", help="the agent on the other sides (default: random)")
+    parser.add_argument("--rounds", type=int, default=4, help="round 0 the teacher plays, then the policy (default: 4)")
+    parser.add_argument("--games", type=int, default=20, help="games a round (default: 20)")
+    parser.add_argument("--epochs", type=int, default=10, help="passes over the samples after each round (default: 10)")
+    parser.add_argument("--seed", type=int, default=0, help="the first game's seed and the fit's (default: 0)")
+    parser.add_argument("--env-options", type=json.loads, default={}, help="JSON laid over the folder's env options")
+    args = parser.parse_args()
+    if args.rounds < 1 or args.games < 1 or args.epochs < 1:
+        parser.error(
+            f"--rounds, --games and --epochs must be at least 1, got {args.rounds}, {args.games}, {args.epochs}"
+        )
+    imitate(
+        args.folder,
+        teacher=args.teacher,
+        opponent=args.opponent,
+        rounds=args.rounds,
+        games=args.games,
+        seed=args.seed,
+        epochs=args.epochs,
+        env_options=args.env_options,
+    )
+    print(f"{args.folder}: the policy imitates {args.teacher}; go on with arena train --load {args.folder}")
+
+
+if __name__ == "__main__":
+    main()
