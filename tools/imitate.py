@@ -86,26 +86,26 @@ def affine_inverse(stack: Any) -> Callable[[np.ndarray], np.ndarray]:
 class Pupil(Agent):
     """Inside the folder's stack: records what the model sees and acts as the policy or as the teacher."""
 
-    def __init__(self, policy: Any, episodes: list[Episode]) -> None:
+    def __init__(self, policy: Any, episodes: list[Episode], *, leads: bool) -> None:
         super().__init__()
-        self.policy, self.episodes = policy, episodes
+        self.policy, self.episodes, self.leads = policy, episodes, leads  # leads: the teacher's action is played
+        self.episode = Episode()
         self.label: np.ndarray | None = None
-        self.leads = False  # True: the teacher's action is played
 
     def reset(self, *, seed: int | None = None) -> None:
-        self.episodes.append(Episode())
+        self.episode = Episode()  # this seat's own record: the seats of a side play at once
+        self.episodes.append(self.episode)
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
-        episode = self.episodes[-1]
-        if episode.observations:
-            episode.rewards.append(float(reward))
+        if self.episode.observations:
+            self.episode.rewards.append(float(reward))
         if self.leads:
             return self.label
         action, _ = self.policy.predict(observation, deterministic=True)
         return action
 
     def done(self, reward: float, info: dict[str, Any]) -> None:
-        self.episodes[-1].rewards.append(float(reward))
+        self.episode.rewards.append(float(reward))
 
 
 class Demonstration(Agent):
@@ -132,9 +132,8 @@ class Demonstration(Agent):
         label = self.inverse(self.teacher.act(observation, action_mask, reward))
         self.pupil.label = label
         action = self.player.act(observation, action_mask, reward)
-        episode = self.pupil.episodes[-1]
-        episode.observations.append(observation)
-        episode.labels.append(label)
+        self.pupil.episode.observations.append(observation)
+        self.pupil.episode.labels.append(label)
         return action
 
     def done(self, reward: float, info: dict[str, Any]) -> None:
@@ -240,17 +239,18 @@ def play_round(
     sides = list(env.teams)
     episodes: list[Episode] = []
     points = 0.0
+    # one demonstrating seat per member of a side, kept across games (its stack is built once)
+    members = max(len(seats) for seats in env.teams.values())
+    learners = [
+        Demonstration(make_agent(teacher), Pupil(policy, episodes, leads=leads), folder_stack(folder, statistics))
+        for _member in range(members)
+    ]
     for game in range(games):
         side = sides[game % len(sides)]
         agents: dict[str, Agent] = {}
-        for team, members in env.teams.items():
-            for seat in members:
-                if team == side:
-                    pupil = Pupil(policy, episodes)
-                    pupil.leads = leads
-                    agents[seat] = Demonstration(make_agent(teacher), pupil, folder_stack(folder, statistics))
-                else:
-                    agents[seat] = make_agent(opponent)
+        for team, seats in env.teams.items():
+            for member, seat in enumerate(seats):
+                agents[seat] = learners[member] if team == side else make_agent(opponent)
         episode = play(env, agents, seed=seed + game)
         ours = episode.team_returns[side]
         theirs = max(value for team, value in episode.team_returns.items() if team != side)

@@ -111,3 +111,13 @@ def test_a_folder_without_a_stack_is_refused_and_kept(tmp_path) -> None:
             folder, teacher="soccer_chaser", opponent="random", rounds=1, games=1, seed=0, epochs=1, env_options={}
         )
     assert json.loads((folder / "agent.json").read_text()) == before
+
+
+def test_each_seat_of_a_side_keeps_its_own_record(tmp_path) -> None:
+    folder = _folder(tmp_path / "pupil")
+    env = envs.make("soccer", team_size=2, time_limit=0.25)  # 10 steps a game
+    episodes, score = imitate.play_round(env, folder, None, "soccer_chaser", "random", None, 2, 3, leads=True)
+    assert len(episodes) == 2 * 2 and 0.0 <= score <= 1.0  # two games, two seats each
+    for episode in episodes:
+        assert len(episode.observations) == len(episode.labels) == len(episode.rewards) == 10
+    assert not np.allclose(episodes[0].labels, episodes[1].labels)  # two walkers, two teachers' actions
