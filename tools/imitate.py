@@ -347,6 +347,7 @@ def write_curve(folder: Path, curve: Sequence[tuple[int, str, float, int]], teac
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     def table(path: Path) -> None:
         with path.open("w", newline="", encoding="utf-8") as handle:
@@ -362,6 +363,7 @@ def write_curve(folder: Path, curve: Sequence[tuple[int, str, float, int]], teac
     for r, who, score, _samples in curve:
         if who != "policy":
             axes.axhline(score, color="grey", linestyle="--", label=f"{who} (round {r})")
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel("DAgger round")
     axes.set_ylabel(f"score vs {opponent} (win 1, draw 0.5)")
     axes.set_ylim(0, 1)
