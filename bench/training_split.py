@@ -1,10 +1,10 @@
 """Where a recipe's batched training spends its time: the env and opponents, the interfaces, the network.
 
-Builds what ``arena train ENV`` builds for a recipe on the batched path (the recipe's stack, algorithm
-options, policy, opponents and games: :class:`~arena.training.batched.BatchVecEnv` under SB3's
-``VecMonitor``), learns one rollout to warm up (numba's cache loads, torch's first calls), then learns
-``--timesteps`` learner steps twice: once bare, timed (wall and CPU seconds, learner steps/s), once under
-:mod:`cProfile`, whose per-function own time is split into four parts:
+Builds what ``arena train ENV`` builds for a recipe on the batched path, or on a worker batch in this
+process for a game without a batch (soccer): the recipe's stack, algorithm options, policy, opponents and
+games (:class:`~arena.training.batched.BatchVecEnv` under SB3's ``VecMonitor``). It learns one rollout
+to warm up (numba's cache loads, torch's first calls), then learns ``--timesteps`` learner steps twice:
+once bare, timed (wall and CPU seconds, learner steps/s), once under :mod:`cProfile`, whose per-function own time is split into four parts:
 
 * **env + opponents**: the game's batch and everything it calls (``envs/``, the opponents' batched
   moves, ``arena/batch.py``, ``arena/worker_batch.py``, the opponents' slots and pool in
@@ -64,6 +64,7 @@ RECIPES: dict[str, tuple[str, dict[str, Any]]] = {
     "pommerman_team": ("pommerman", {"mode": "team"}),
     "pommerman_radio": ("pommerman", {"mode": "radio"}),
     "pong_2p": ("pong_2p", {}),
+    "soccer": ("soccer", {}),  # the workers path: single MuJoCo games in this process (--workers 0)
 }
 PARTS = ("env + opponents", "interfaces", "network", "rest")
 
@@ -163,7 +164,8 @@ def split(stats: pstats.Stats, top: int = 0) -> dict[str, float]:
 
 
 def build(name: str, n_envs: int | None, timesteps: int) -> tuple[Any, str]:
-    """The model ``arena train`` would build for the named recipe on the batched path, and a description."""
+    """The model ``arena train`` would build for the named recipe on the batched path (or, for a game without a
+    batch, the worker batch in this process), and a description."""
     env_name, options = RECIPES[name]
     recipe = recipe_for(env_name, options)
     env_options = {**recipe.env_options, **options}
@@ -173,13 +175,17 @@ def build(name: str, n_envs: int | None, timesteps: int) -> tuple[Any, str]:
     path, reasons = path_reasons(
         make_env(env_name, **env_options), recipe.algo, opponents, interface, control=recipe.control
     )
-    if path != "batched":
+    if path not in ("batched", "workers"):
         raise SystemExit(f"{name}: the recipe trains on the {path} path, not the batched one: {'; '.join(reasons)}")
     opponent: Any = opponents[0]
     if recipe.self_play or len(opponents) > 1:
         opponent = OpponentPool(opponents, strategy=recipe.self_play or "uniform", max_size=recipe.pool_size)
     games = n_envs or recipe.n_envs or 64
-    team = {"team": True, "team_spirit": recipe.team_spirit} if recipe.control == "shared" else {}
+    team: dict[str, Any] = {"team": True, "team_spirit": recipe.team_spirit} if recipe.control == "shared" else {}
+    if path == "workers":  # as arena train's default --workers 0: the worker batch in this process
+        team["num_workers"] = 0
+        if recipe.control == "shared":
+            team["member_done"] = True
     venv = VecMonitor(
         batch_vec_env(env_name, games, opponent, None, interface=interface, env_kwargs=env_options, **team)
     )

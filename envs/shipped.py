@@ -30,6 +30,7 @@ __all__ = [
     "magent_army_ppo",
     "pommerman_team_ppo",
     "pommerman_radio_ppo",
+    "soccer_ppo",
     "shipped_folder",
     "load_shipped",
 ]
@@ -41,6 +42,7 @@ SHIPPED: dict[str, str] = {
     "magent_army_ppo": "magent_trained/magent_army_ppo",
     "pommerman_team_ppo": "pommerman_trained/pommerman_team_ppo",
     "pommerman_radio_ppo": "pommerman_trained/pommerman_radio_ppo",
+    "soccer_ppo": "soccer_trained/soccer_ppo",
 }
 
 
@@ -108,3 +110,14 @@ def pommerman_radio_ppo(env: Any = None, **options: Any) -> Agent:
     agent's and the radio run's) and its score against two ``pommerman_simple``.
     """
     return load_shipped("pommerman_radio_ppo", env=env, **options)
+
+
+def soccer_ppo(env: Any = None, **options: Any) -> Agent:
+    """A soccer walker (BoxHead) whose policy first learned ``soccer_chaser``'s actions by DAgger
+    (``tools/imitate.py``), then trained on with PPO against two ``random``; one entrant fills its side
+    (``arena tournament soccer --agents soccer_ppo,random``).
+
+    docs/performance.md, "Soccer: a side that learned from the chaser", gives its commands, seeds, steps,
+    training time and its score against two ``random`` beside the chaser's.
+    """
+    return load_shipped("soccer_ppo", env=env, **options)

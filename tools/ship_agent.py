@@ -5,7 +5,8 @@ statistics, with the manifest's SHA-256 of each, and the hyperparameters, but no
 state (it matters only to go on training, and doubles the folder: a shipped agent keeps its
 weights "a few MB at most"; ``arena train --load`` on a copy goes on with a fresh optimizer).
 The manifest gets the command and the seed that trained it. The run's ``recipe.json``,
-``evaluations.csv`` and ``learning_curve.png`` are copied as they are. A format-1 run folder (an
+``evaluations.csv`` and ``learning_curve.png``, and ``tools/imitate.py``'s ``imitation.csv`` and
+``imitation.png`` where it has them, are copied as they are. A format-1 run folder (an
 SB3 zip) is converted first (``python -m arena.training.convert RUN --trust``). Registering the
 name (``envs/shipped.py`` and the ``arena.agents`` entry points) stays a change you make by hand.
 
@@ -26,7 +27,7 @@ from arena.atomic import write_atomic
 from arena.errors import AgentFolderError
 from arena.training.trained import MANIFEST, check_digest, read_manifest
 
-_COPIED = ("recipe.json", "evaluations.csv", "learning_curve.png")
+_COPIED = ("recipe.json", "evaluations.csv", "learning_curve.png", "imitation.csv", "imitation.png")
 
 
 def ship(run: Path, target: Path, command: str, seed: int) -> Path:

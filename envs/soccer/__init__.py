@@ -5,6 +5,8 @@
 * :mod:`envs.soccer.render` — the top-down picture drawn from positions;
 * :mod:`envs.soccer.agents` — the scripted ``soccer_chaser``;
 * :mod:`envs.soccer.recipe` — what ``arena train`` runs (one model for every walker of a side);
+* ``soccer_ppo`` — the shipped side, which learned the chaser's actions first (``envs/soccer_trained/``,
+  loaded by :mod:`envs.shipped`);
 * :mod:`interfaces.soccer` — features, action scaling, shaping and team views.
 
 Example:

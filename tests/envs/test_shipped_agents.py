@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from arena.errors import UnknownNameError
@@ -20,6 +21,7 @@ SHORT_GAMES = {
     "magent_army_ppo": ("magent_attack_nearest", {"map_size": 16, "max_steps": 30}),
     "pommerman_team_ppo": ("pommerman_simple", {"mode": "team", "max_steps": 30}),
     "pommerman_radio_ppo": ("pommerman_simple", {"mode": "radio", "max_steps": 30}),
+    "soccer_ppo": ("random", {"time_limit": 0.5}),
 }
 MAX_FOLDER_BYTES = 5_000_000  # "a few MB at most"
 
@@ -64,7 +66,12 @@ def test_shipped_agent_acts_as_recorded_in_its_seeded_game(name: str) -> None:
     from tests.envs.shipped_games import seeded_actions
 
     recorded = json.loads((Path(__file__).parent / "data" / "shipped_actions.json").read_text())[name]
-    assert seeded_actions(name) == recorded
+    played = seeded_actions(name)
+    if any(isinstance(value, float) for value in np.asarray(recorded, dtype=object).reshape(-1)):
+        # continuous controls: MuJoCo's last bits differ between CPUs, the policy's decisions do not
+        assert np.allclose(np.asarray(played, dtype=float), np.asarray(recorded, dtype=float), atol=1e-3)
+    else:
+        assert played == recorded
 
 
 @pytest.mark.parametrize("name", sorted(SHIPPED))
