@@ -14,7 +14,8 @@ against the opponent, written as ``imitation.csv`` and ``imitation.png``.
 The interface's running statistics are gathered in round 0 (from the folder's) and then frozen; each
 round's observations are recomputed through the frozen stack before fitting, so every sample is
 normalised alike. The optimizer's state is dropped. The manifest records ``imitation``: the
-teacher, opponent, rounds, games, seed, samples and each round's score.
+teacher, opponent, rounds, games, seed, samples and each round's score. The folder is rewritten only
+at the end (content-named files, then the manifest): a run stopped before leaves it as it was.
 
 Only Box actions whose stack maps them affinely (``rescale_action``, or none) can be labelled: the
 teacher's raw action is mapped back through that map; anything else is refused.
@@ -43,7 +44,8 @@ from arena import make_agent, make_env, play
 from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
 from arena.atomic import write_atomic
-from arena.errors import AgentFolderError, SpaceMismatchError
+from arena.errors import AgentFolderError, ArenaError, SpaceMismatchError
+from arena.specs.options import parse_env_options
 from arena.training.interface_state import KeepsStatistics, stack_statistics, trained_interface
 from arena.training.trained import MANIFEST, load_trained_agent, read_manifest, store_content_named
 from arena.training.weights import save_policy_weights
@@ -383,22 +385,29 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20, help="games a round (default: 20)")
     parser.add_argument("--epochs", type=int, default=10, help="passes over the samples after each round (default: 10)")
     parser.add_argument("--seed", type=int, default=0, help="the first game's seed and the fit's (default: 0)")
-    parser.add_argument("--env-options", type=json.loads, default={}, help="JSON laid over the folder's env options")
+    parser.add_argument("--env-options", help="a JSON object laid over the folder's env options")
     args = parser.parse_args()
     if args.rounds < 1 or args.games < 1 or args.epochs < 1:
         parser.error(
             f"--rounds, --games and --epochs must be at least 1, got {args.rounds}, {args.games}, {args.epochs}"
         )
-    imitate(
-        args.folder,
-        teacher=args.teacher,
-        opponent=args.opponent,
-        rounds=args.rounds,
-        games=args.games,
-        seed=args.seed,
-        epochs=args.epochs,
-        env_options=args.env_options,
-    )
+    try:
+        env_options = parse_env_options(args.env_options)
+    except ArenaError as err:
+        parser.error(str(err))
+    try:
+        imitate(
+            args.folder,
+            teacher=args.teacher,
+            opponent=args.opponent,
+            rounds=args.rounds,
+            games=args.games,
+            seed=args.seed,
+            epochs=args.epochs,
+            env_options=env_options,
+        )
+    except ArenaError as err:  # a missing or broken folder, an unknown agent, a stack that cannot be labelled
+        raise SystemExit(f"imitate: {err}") from None
     print(f"{args.folder}: the policy imitates {args.teacher}; go on with arena train --load {args.folder}")
 
 

@@ -121,3 +121,22 @@ def test_each_seat_of_a_side_keeps_its_own_record(tmp_path) -> None:
     for episode in episodes:
         assert len(episode.observations) == len(episode.labels) == len(episode.rewards) == 10
     assert not np.allclose(episodes[0].labels, episodes[1].labels)  # two walkers, two teachers' actions
+
+
+@pytest.mark.parametrize(
+    ("arguments", "code", "message"),
+    [
+        (["--env-options", "{bad"], 2, "--env-options must be a JSON object, got '{bad'"),
+        (["--rounds", "0"], 2, "--rounds, --games and --epochs must be at least 1, got 0, 20, 10"),
+        ([], 1, "imitate: no such agent folder: "),
+    ],
+)
+def test_the_command_line_says_what_was_wrong_in_one_line(tmp_path, arguments, code, message) -> None:
+    import subprocess
+    import sys
+
+    from tests.tool_scripts import TOOLS
+
+    command = [sys.executable, str(TOOLS / "imitate.py"), str(tmp_path / "none"), "--teacher", "soccer_chaser"]
+    result = subprocess.run([*command, *arguments], capture_output=True, text=True, timeout=120)
+    assert result.returncode == code and message in result.stderr and "Traceback" not in result.stderr, result.stderr
