@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +46,7 @@ from arena.atomic import write_atomic
 from arena.errors import AgentFolderError, ArenaError, SpaceMismatchError
 from arena.specs.options import parse_env_options
 from arena.training.interface_state import KeepsStatistics, stack_statistics, trained_interface
-from arena.training.trained import MANIFEST, load_trained_agent, read_manifest, store_content_named
+from arena.training.trained import load_trained_agent, read_manifest, replace_weights
 from arena.training.weights import save_policy_weights
 
 GAMMA = 0.99  # the discount the value head is fit with (PPO's default)
@@ -319,28 +318,20 @@ def save(
     **settings: Any,
 ) -> None:
     """The new weights and statistics into ``folder``, the curve beside them, then the manifest."""
-    old_files = [manifest["model"], manifest.get("interface_state"), (manifest.get("training") or {}).get("optimizer")]
-    manifest["model"], manifest["model_sha256"] = store_content_named(
-        folder, "model", ".safetensors", lambda path: save_policy_weights(policy, path)
-    )
-    if statistics:
-        text = json.dumps(statistics) + "\n"
-        manifest["interface_state"], manifest["interface_state_sha256"] = store_content_named(
-            folder, "interface_state", ".json", lambda path: path.write_text(text, encoding="utf-8")
-        )
-    if isinstance(manifest.get("training"), dict):  # a fresh optimizer for arena train --load
-        manifest["training"] = {"algo_options": manifest["training"].get("algo_options"), "optimizer": None}
-    manifest["imitation"] = {
+    write_curve(folder, curve, settings["teacher"], settings["opponent"])
+    record = {
         **settings,
         "rounds": len(curve),
         "samples": curve[-1][3] if curve else 0,
         "scores": [round(score, 4) for _round, _who, score, _samples in curve],
     }
-    write_curve(folder, curve, settings["teacher"], settings["opponent"])
-    write_atomic(folder / MANIFEST, json.dumps(manifest, indent=2) + "\n")
-    for name in old_files:  # after the manifest: a kill before it leaves the folder as it was
-        if name and name not in (manifest["model"], manifest.get("interface_state")):
-            (folder / name).unlink(missing_ok=True)
+    replace_weights(
+        folder,
+        manifest,
+        lambda path: save_policy_weights(policy, path),
+        statistics=statistics,
+        record={"imitation": record},
+    )
 
 
 def write_curve(folder: Path, curve: Sequence[tuple[int, str, float, int]], teacher: str, opponent: str) -> None:

@@ -21,17 +21,15 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Mapping
 from pathlib import Path
 
 import torch
 from safetensors.torch import load_file, save_file
 
-from arena.agent_manifest import MANIFEST, check_digest, read_manifest
-from arena.atomic import write_atomic
+from arena.agent_manifest import check_digest, read_manifest
 from arena.errors import AgentFolderError
-from arena.training.trained import store_content_named
+from arena.training.trained import replace_weights
 
 _PARAMETER_ENDINGS = (".weight", ".bias")
 _LEARNED_BUFFER_ENDINGS = (".running_mean", ".running_var")  # batch norm's statistics: learned, as weights are
@@ -96,28 +94,21 @@ def warm_start(source: Path, target: Path) -> Path:
     source_file = check_digest(source.resolve(), source_manifest["model"], source_manifest.get("model_sha256"))
     target_file = check_digest(target.resolve(), manifest["model"], manifest.get("model_sha256"))
     tensors = grown(load_file(str(source_file)), load_file(str(target_file)))
-    name, digest = store_content_named(
+    name = replace_weights(
         target,
-        "model",
-        ".safetensors",
+        manifest,
         lambda path: save_file(
             {key: tensors[key].contiguous() for key in sorted(tensors)}, str(path), metadata={"format": "pt"}
         ),
+        record={
+            "warm_start": {
+                "from": source.resolve().name,
+                "model_sha256": source_manifest.get("model_sha256"),
+                "timesteps": source_manifest.get("timesteps"),
+            }
+        },
     )
     written = target / name
-    old_files = [manifest["model"], (manifest.get("training") or {}).get("optimizer")]
-    manifest["model"], manifest["model_sha256"] = written.name, digest
-    if isinstance(manifest.get("training"), dict):
-        manifest["training"] = {"algo_options": manifest["training"].get("algo_options"), "optimizer": None}
-    manifest["warm_start"] = {
-        "from": source.resolve().name,
-        "model_sha256": source_manifest.get("model_sha256"),
-        "timesteps": source_manifest.get("timesteps"),
-    }
-    write_atomic(target / MANIFEST, json.dumps(manifest, indent=2) + "\n")
-    for name in old_files:  # after the manifest: a kill before it leaves the folder as it was
-        if name and name != written.name:
-            (target / name).unlink(missing_ok=True)
     return written
 
 

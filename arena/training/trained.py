@@ -88,6 +88,7 @@ __all__ = [
     "read_manifest",
     "save_trained_agent",
     "store_content_named",
+    "replace_weights",
     "load_trained_agent",
     "restore_model",
     "trained_interface",
@@ -259,6 +260,49 @@ def store_content_named(folder: Path, stem: str, suffix: str, write: Any) -> tup
         raise
     fsync_folder(folder)
     return name, digest
+
+
+def replace_weights(
+    folder: Path,
+    manifest: dict[str, Any],
+    write_model: Any,
+    *,
+    statistics: Mapping[str, Any] | None = None,
+    record: Mapping[str, Any] | None = None,
+) -> str:
+    """Give a trained folder new weights (and interface statistics) made outside ``arena train``.
+
+    The tools that start a folder from elsewhere (``tools/warm_start.py``, ``tools/imitate.py``) call
+    it: the new files are written content-named (:func:`store_content_named`), the optimizer's state
+    is dropped (its moments belonged to the old weights; ``--load`` goes on with a fresh one), the
+    manifest gets ``record``'s keys and is written last, and only then are the files it no longer
+    names removed, so a kill at any moment leaves a folder that loads.
+
+    Args:
+        folder: the trained folder; ``manifest`` its manifest, as read.
+        write_model: called with a path to write the safetensors weights to.
+        statistics: the stack's statistics by level index (``None``: the folder's stay).
+        record: more manifest keys (``warm_start``, ``imitation``).
+
+    Returns:
+        The new weights file's name.
+    """
+    old_files = [manifest["model"], (manifest.get("training") or {}).get("optimizer")]
+    manifest["model"], manifest["model_sha256"] = store_content_named(folder, "model", ".safetensors", write_model)
+    if statistics:
+        old_files.append(manifest.get("interface_state"))
+        text = json.dumps(statistics) + "\n"
+        manifest["interface_state"], manifest["interface_state_sha256"] = store_content_named(
+            folder, "interface_state", ".json", lambda path: path.write_text(text, encoding="utf-8")
+        )
+    if isinstance(manifest.get("training"), dict):
+        manifest["training"] = {"algo_options": manifest["training"].get("algo_options"), "optimizer": None}
+    manifest.update(record or {})
+    write_atomic(folder / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+    for name in old_files:  # after the manifest: a kill before it leaves the folder as it was
+        if name and name not in (manifest["model"], manifest.get("interface_state")):
+            (folder / name).unlink(missing_ok=True)
+    return manifest["model"]
 
 
 def trained_elsewhere(manifest: Mapping[str, Any], env: Any) -> list[str]:
