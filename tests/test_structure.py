@@ -353,15 +353,14 @@ def test_cycle_finder_finds_a_circle() -> None:
 
 
 def test_the_linter_and_type_checker_run_before_the_suite_with_nothing_ignored_wholesale() -> None:
-    """The README's test command (CI runs exactly it) lints, checks the layout, type-checks and builds the
-    documentation site first, with the tools pinned in the test extra; mypy ignores only named third-party
-    packages' missing types."""
+    """The README's test command (CI runs exactly it) lints, checks the layout and type-checks first, with the
+    tools pinned in the test extra; mypy ignores only named third-party packages' missing types."""
     import configparser
     import re
     import tomllib
 
     command = re.findall(r"```bash\n(.*?)\n```", (ROOT / "README.md").read_text(encoding="utf-8"), flags=re.S)[1]
-    assert "&& ruff check . && ruff format --check . && mypy && mkdocs build --strict && python -m pytest -q" in command
+    assert "&& ruff check . && ruff format --check . && mypy && python -m pytest -q" in command
     config = configparser.ConfigParser()
     config.read(ROOT / "setup.cfg")
     pins = config["options.extras_require"]["test"].split()
@@ -378,6 +377,8 @@ def test_the_linter_and_type_checker_run_before_the_suite_with_nothing_ignored_w
     for override in mypy.get("overrides", []):
         if override["module"] == ["tests.*"]:  # relaxed, never switched off
             assert "ignore_errors" not in override and "ignore_missing_imports" not in override, override
+        elif "follow_imports" in override:  # two typed packages whose sources are not read (pyproject.toml)
+            assert override == {"module": ["ray.*", "torch.*"], "follow_imports": "skip"}, override
         else:
             assert set(override) - {"module"} == {"ignore_missing_imports"}, override
     assert {"F", "B", "I"} <= set(tools["ruff"]["lint"]["select"])

@@ -93,7 +93,7 @@ class ArenaToRLlib(HoldsEnv, RLlibMultiAgentEnv):
         self.possible_agents = list(env.possible_agents)
         self._agent_ids = set(self.possible_agents)
         super().__init__()
-        self.agents = []
+        self.agents: list[str] = []
         self.mask_in_observation = mask_in_observation
         self._forfeit = on_illegal_action == "forfeit" and env.illegal_action == "raise"
         self.forfeit_penalty = float(forfeit_penalty)

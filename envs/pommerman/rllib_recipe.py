@@ -202,10 +202,10 @@ class MaskedPlanesModule(TorchRLModule, ValueFunctionAPI):
 
     def setup(self) -> None:
         config: Mapping[str, Any] = self.model_config if isinstance(self.model_config, Mapping) else {}
-        planes = self.observation_space["observations"]  # type: ignore[index]  # a Dict space
+        planes = self.observation_space["observations"]  # a Dict space
         features, hidden = int(config.get("features_dim", 256)), int(config.get("hidden", 128))
         self.encoder = PlanesCNN(planes, features_dim=features)
-        actions = int(self.action_space.n)  # type: ignore[union-attr]  # Discrete(6)
+        actions = int(self.action_space.n)  # Discrete(6)
         self.pi = torch.nn.Sequential(
             torch.nn.Linear(features, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, actions)
         )
