@@ -24,7 +24,7 @@ def test_readme_opens_with_the_demo_and_the_test_command():
     assert [lang for lang, _ in blocks[:2]] == ["bash", "bash"]
     demo, tests = (body.strip() for _, body in blocks[:2])
     assert "arena demo" in demo and "\n" not in demo
-    assert tests.startswith("pip install torch==2.13.0 && ") and tests.endswith(
+    assert tests.startswith("pip install --no-compile torch==2.13.0 && ") and tests.endswith(
         "python -m pytest -q -n logical --dist loadgroup"
     )
 
