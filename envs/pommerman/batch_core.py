@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.pommerman._jit import njit_inline, njit_parallel, njit_unreferenced, prange
-from envs.pommerman.batch_views import PADDED, alive_bits, observe_game
+from envs.pommerman.batch_views import PADDED, alive_bits, observe_game, observe_game_called
 from envs.pommerman.board import BOARD_SCRATCH, START_POSITIONS, draw_board_into
 from envs.pommerman.core import BOMB_CAP, SIZE, fill, step_inline
 from envs.pommerman.planes import EGO_ACTIONS
@@ -160,7 +160,7 @@ def _step_game(
     for a in range(4):
         live[g, a] = (after >> a & 1) != 0
     if done:
-        observe_game(g, slot, viewed, cells, scalars, final_rows)
+        observe_game_called(g, slot, viewed, cells, scalars, final_rows)
         _reset_game(board_rows[g], item_rows[g], flame_rows[g], agents[g], counts[g], radio[g], rngs[g], draw)
         steps[g] = 0
         live[g, :] = True
@@ -407,4 +407,4 @@ def observe_games(
         board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego, seats, False
     )
     for g in games:
-        observe_game(g, g, viewed, work[11][0], work[12][0], obs)
+        observe_game_called(g, g, viewed, work[11][0], work[12][0], obs)
