@@ -7,6 +7,7 @@ MuJoCo steps) play a short one there; each env's own tests cover its full option
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import envs
@@ -22,3 +23,14 @@ QUICK_OPTIONS: dict[str, dict[str, Any]] = {
 def quick_make(name: str, **kwargs: Any) -> Any:
     """``envs.make(name, **kwargs)`` with :data:`QUICK_OPTIONS` for ``name`` underneath."""
     return envs.make(name, **{**QUICK_OPTIONS.get(name, {}), **kwargs})
+
+
+@functools.cache
+def probe(name: str) -> Any:
+    """One :func:`quick_make` env per name and process, for what a test module reads while pytest collects it.
+
+    Seats, metadata, render modes: the modules that parametrize over every env asked a new env each
+    (a soccer build is about half a second, and each of pytest's workers collects every module). Read it;
+    never reset or step it (tests build their own).
+    """
+    return quick_make(name)

@@ -27,7 +27,7 @@ from arena import Agent, AgtItfWrapper, MultiAgentEnv
 from arena.cli import main
 from arena.cli.play import EXIT_FORFEIT
 from arena.env import is_real_time
-from tests.quick import QUICK_OPTIONS, quick_make
+from tests.quick import QUICK_OPTIONS, probe, quick_make
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = "tests.arena.test_cli_play"
@@ -390,7 +390,7 @@ def test_kuhn_poker_display_never_shows_the_opponents_card_before_showdown() -> 
     assert shown[0] == shown[1]  # what player_0 saw cannot depend on player_1's card
 
 
-TURN_BASED = [name for name in envs.names() if not is_real_time(quick_make(name))]
+TURN_BASED = [name for name in envs.names() if not is_real_time(probe(name))]
 
 
 @pytest.mark.parametrize("name", TURN_BASED)
@@ -410,7 +410,7 @@ def test_every_bundled_turn_based_game_is_playable(name: str, monkeypatch, capsy
     assert re.search(r"^result: .* after \d+ steps \(seed 11\)$", out, re.MULTILINE)
 
 
-REAL_TIME = [name for name in envs.names() if is_real_time(quick_make(name))] + [f"{HERE}:RealTimeEnv"]
+REAL_TIME = [name for name in envs.names() if is_real_time(probe(name))] + [f"{HERE}:RealTimeEnv"]
 
 
 @pytest.mark.parametrize("name", REAL_TIME)

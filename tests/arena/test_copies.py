@@ -17,17 +17,21 @@ from hypothesis import strategies as st
 from arena import EnvItfWrapper
 from arena.plugins import interface_registry
 from arena.registry import env_names, make_env
+from tests.quick import QUICK_OPTIONS
 
 # Envs that drive an engine process (VizDoom) cannot be copied mid-game; they are left to their own tests.
 ENGINE_ENVS = {"vizdoom_deathmatch"}
-PURE_ENVS = [name for name in env_names() if name not in ENGINE_ENVS]
+# MuJoCo's copies rebuild the physics (about 2 s CPU an example): fewer examples, the same check
+SLOW_COPIES = ["soccer"]
+PURE_ENVS = [name for name in env_names() if name not in ENGINE_ENVS and name not in SLOW_COPIES]
 
 DUPLICATE = {"deepcopy": copy.deepcopy, "pickle": lambda env: pickle.loads(pickle.dumps(env))}
 
 
 @functools.cache
 def made(name):
-    return make_env(name)
+    # the quick options' short episodes and small maps: a copy taken mid-game must also end the game the same way
+    return make_env(name, **QUICK_OPTIONS.get(name, {}))
 
 
 def play(env, observations, infos, rng, steps):
@@ -55,6 +59,18 @@ def play(env, observations, infos, rng, steps):
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), before=st.integers(0, 8))
 def test_a_copy_of_a_bundled_env_mid_game_plays_exactly_like_the_original(name, how, seed, before):
+    _copy_plays_like_the_original(name, how, seed, before)
+
+
+@pytest.mark.parametrize("how", sorted(DUPLICATE))
+@pytest.mark.parametrize("name", SLOW_COPIES)
+@settings(max_examples=2, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), before=st.integers(0, 8))
+def test_a_copy_of_a_slow_to_copy_env_mid_game_plays_exactly_like_the_original(name, how, seed, before):
+    _copy_plays_like_the_original(name, how, seed, before)
+
+
+def _copy_plays_like_the_original(name, how, seed, before):
     env = made(name)  # one env per name, reset with each example's seed (soccer's is ~0.6 s to build)
     observations, infos = env.reset(seed=seed)
     observations, infos, _ = play(env, observations, infos, np.random.default_rng(seed), before)

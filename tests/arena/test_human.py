@@ -18,7 +18,7 @@ from arena.agents import HumanAgent
 from arena.agents.human import format_observation, parse_choice
 from arena.env import has_hidden_information, is_real_time
 from arena.errors import AgentError, ArenaError, Forfeit, SpaceMismatchError
-from tests.quick import quick_make
+from tests.quick import probe, quick_make
 
 RPS = ["rock", "paper", "scissors"]
 
@@ -356,7 +356,7 @@ class Watcher(FirstLegal):
         return super().act(observation, action_mask, reward)
 
 
-HIDDEN = [name for name in envs.names() if has_hidden_information(quick_make(name))]
+HIDDEN = [name for name in envs.names() if has_hidden_information(probe(name))]
 
 
 @pytest.mark.parametrize(
@@ -398,7 +398,7 @@ def test_at_seat_hidden_information_env_shows_public_render_and_own_card() -> No
     assert "cards: " in person.output_stream.getvalue().split("--- game over")[1]  # revealed at the end
 
 
-TEXT_ENVS = [name for name in envs.names() if "ansi" in quick_make(name).metadata.get("render_modes", [])]
+TEXT_ENVS = [name for name in envs.names() if "ansi" in probe(name).metadata.get("render_modes", [])]
 
 
 @pytest.mark.parametrize("name", TEXT_ENVS)

@@ -156,7 +156,7 @@ def test_broken_plugins_are_reported_with_package_and_reason_without_hiding_the_
 
 
 def test_check_runs_every_plugins_contract_examples_and_fails_on_a_contract_breach(installed):
-    result = _arena(installed, "--check", "--plain", "--examples", "5")
+    result = _arena(installed, "--check", "--plain", "--examples", "2")
     assert result.returncode == 1
     working, _, broken = result.stdout.partition("broken plugins:")
     assert re.search(r"^append_turn_count +arena-plugin-template +checked +max_turns=\S+ +Append", working, re.M)

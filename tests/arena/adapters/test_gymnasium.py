@@ -19,7 +19,7 @@ from arena.errors import ArenaError, ResetNeeded, UnknownAgentError
 from arena.seeding import derive_seed
 from arena.testing import check_env
 from tests.arena.scripted_envs import DoubleMoveEnv
-from tests.quick import quick_make
+from tests.quick import probe, quick_make
 
 
 class _Recorder(Agent):
@@ -142,7 +142,7 @@ def test_seat_view_is_reproducible_from_the_seed() -> None:
 @given(
     seed=st.integers(0, 2**31 - 1),
     name=st.sampled_from(
-        [name for name in envs.names() if envs.make(name).metadata.get("reproducible", True) is not False]
+        [name for name in envs.names() if probe(name).metadata.get("reproducible", True) is not False]
     ),
 )
 def test_seat_returns_equal_play_returns(seed: int, name: str) -> None:

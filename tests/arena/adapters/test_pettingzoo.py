@@ -23,13 +23,13 @@ from arena.testing import check_env  # noqa: E402
 from interfaces.observation import Flatten, OneHot  # noqa: E402
 from interfaces.reward import ScaleReward  # noqa: E402
 from tests.arena.scripted_envs import DoubleMoveEnv, LeavingEnv  # noqa: E402
-from tests.quick import quick_make  # noqa: E402
+from tests.quick import probe, quick_make  # noqa: E402
 
 ENV_NAMES = envs.names()
 CYCLES = 60  # PettingZoo's checkers run this many agent cycles per env
 # PettingZoo's seed tests replay an episode; an env whose episodes depend on more than the seed
 # (networked game engines) declares metadata["reproducible"] = False and gets the API tests only.
-REPRODUCIBLE = {name for name in ENV_NAMES if quick_make(name).metadata.get("reproducible", True) is not False}
+REPRODUCIBLE = {name for name in ENV_NAMES if probe(name).metadata.get("reproducible", True) is not False}
 
 
 def _everyone_acts(name: str, seed: int = 0, max_steps: int = 300) -> bool:

@@ -22,9 +22,9 @@ from arena.tournament import Execution, TournamentRules, run_tournament
 from envs.tic_tac_toe import TicTacToe
 
 try:  # short episodes of the physics games for registry-wide tests, where the suite has them
-    from tests.quick import QUICK_OPTIONS
+    from tests.quick import QUICK_OPTIONS, probe
 except ImportError:
-    QUICK_OPTIONS = {}
+    QUICK_OPTIONS, probe = {}, envs.make
 
 # played in this process: a worker process would import the env's and agents' modules again
 INLINE = Execution.make("inline")
@@ -58,9 +58,7 @@ def ttt_db(tmp_path_factory):
 
 # Replaying stored actions reproduces a game only where the env says its episodes follow from
 # seed and actions (networked ViZDoom engines declare metadata["reproducible"] = False).
-REPRODUCIBLE = [
-    name for name in envs.registry.names() if envs.make(name).metadata.get("reproducible", True) is not False
-]
+REPRODUCIBLE = [name for name in envs.registry.names() if probe(name).metadata.get("reproducible", True) is not False]
 
 
 @pytest.mark.parametrize("env", REPRODUCIBLE)

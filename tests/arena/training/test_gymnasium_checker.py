@@ -16,11 +16,11 @@ from arena import RandomAgent
 from arena.adapters.gymnasium import to_gymnasium
 from arena.registry import env_names, make_env
 from arena.training import SingleAgentEnv
-from tests.quick import quick_make
+from tests.quick import probe, quick_make
 
 # VizDoom drives an engine process per env (slow to start): covered by its own tests.
 SEATS = [
-    (name, seat) for name in env_names() if name != "vizdoom_deathmatch" for seat in quick_make(name).possible_agents
+    (name, seat) for name in env_names() if name != "vizdoom_deathmatch" for seat in probe(name).possible_agents
 ]  # the quick options' seats (MAgent2: 4, not 162)
 
 
