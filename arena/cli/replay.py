@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -162,10 +163,30 @@ def _with_options(game: StoredGame, options: dict[str, Any]) -> StoredGame:
     return dataclasses.replace(game, env=EnvSpec.coerce(game.env, options)) if options else game
 
 
+def _verify_in(built: dict[tuple[str, str], Any], game: StoredGame) -> str | None:
+    """Verify ``game`` on the env ``built`` holds for its env and options (built on first use), as a
+    tournament's worker plays its games on one env, each reset with its game's seed.
+
+    A soccer env takes about half a second to build and a game of the suite's a fifth of that. After a
+    mismatch or a failed replay the env may be mid-game or broken: the next game gets a new one.
+    """
+    from arena.replay.engine import build_env, verify_game
+
+    key = (game.env.factory, json.dumps(game.env.kwargs, sort_keys=True))
+    if key not in built:
+        try:
+            built[key] = build_env(game)
+        except Exception:  # verify_game builds it again and reports the failure in its words
+            return verify_game(game)
+    problem = verify_game(game, env=built[key])
+    if problem is not None:
+        built.pop(key).close()
+    return problem
+
+
 def _verify(db: str, trust: bool | frozenset[str], options: dict[str, Any]) -> int:
     from arena.env import factory_metadata
     from arena.registry import resolve
-    from arena.replay.engine import verify_game
     from arena.replay.source import load_games
 
     games = [_with_options(game, options) for game in load_games(db, trust=trust)]
@@ -179,15 +200,20 @@ def _verify(db: str, trust: bool | frozenset[str], options: dict[str, Any]) -> i
         )
     checked = unreplayable = forfeits = 0
     mismatches = []
-    for game in games:
-        if game.steps is None:
-            unreplayable += 1
-            continue
-        problem = verify_game(game)
-        checked += 1
-        forfeits += game.result.forfeit is not None
-        if problem is not None:
-            mismatches.append((game, problem))
+    built: dict[tuple[str, str], Any] = {}
+    try:
+        for game in games:
+            if game.steps is None:
+                unreplayable += 1
+                continue
+            problem = _verify_in(built, game)
+            checked += 1
+            forfeits += game.result.forfeit is not None
+            if problem is not None:
+                mismatches.append((game, problem))
+    finally:
+        for env in built.values():
+            env.close()
     if not checked:
         raise ArenaError(
             f"replay --verify: none of the {len(games)} games of {db} has stored actions "

@@ -316,6 +316,37 @@ class UnreproducibleTicTacToe(TicTacToe):
     metadata = {**TicTacToe.metadata, "reproducible": False}
 
 
+class CountedTicTacToe(TicTacToe):
+    """Tic-tac-toe that counts how many times it is built."""
+
+    built = 0
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        type(self).built += 1
+
+
+def test_verify_replays_a_files_games_on_one_env_and_a_fresh_one_after_a_mismatch(tmp_path, capsys):
+    db = tmp_path / "counted.db"
+    run_tournament(f"{__name__}:CountedTicTacToe", ["random", "b=random"], games=6, db=db, execution=INLINE)
+    CountedTicTacToe.built = 0
+    assert main(["replay", str(db), "--verify", "--trust"]) == 0
+    assert "verified 6 games" in capsys.readouterr().out and CountedTicTacToe.built == 1
+    with sqlite3.connect(db) as file:  # game 1's first move changed: another game, a mismatch
+        lineup, index, blob = file.execute("SELECT lineup, game_index, actions FROM replays ORDER BY rowid").fetchone()
+        steps = decode_actions(blob)
+        first = next(iter(steps[0]))
+        steps[0] = {first: (steps[0][first] + 1) % 9}
+        file.execute(
+            "UPDATE replays SET actions = ? WHERE lineup = ? AND game_index = ?",
+            (encode_actions(["player_0", "player_1"], steps), lineup, index),
+        )
+    CountedTicTacToe.built = 0
+    assert main(["replay", str(db), "--verify", "--trust"]) == 1
+    out = capsys.readouterr().out
+    assert "1 mismatches" in out and CountedTicTacToe.built == 2  # the env of the mismatch is not played on again
+
+
 def test_verify_refuses_a_file_it_cannot_verify(ttt_db, tmp_path_factory, tmp_path, capsys):
     copy = tmp_path / "no_actions.db"
     with sqlite3.connect(ttt_db) as source, sqlite3.connect(copy) as target:
