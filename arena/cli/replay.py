@@ -164,8 +164,8 @@ def _with_options(game: StoredGame, options: dict[str, Any]) -> StoredGame:
 
 
 def _verify_in(built: dict[tuple[str, str], Any], game: StoredGame) -> str | None:
-    """Verify ``game`` on the env ``built`` holds for its env and options (built on first use), as a
-    tournament's worker plays its games on one env, each reset with its game's seed.
+    """Verify ``game`` on the env that ``built`` keeps for its env and options (built on first use): a
+    tournament's worker plays its games on one env too, each reset with its game's seed.
 
     A soccer env takes about half a second to build and a game of the suite's a fifth of that. After a
     mismatch or a failed replay the env may be mid-game or broken: the next game gets a new one.

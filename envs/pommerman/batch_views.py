@@ -298,6 +298,6 @@ def observe_game_called(g, row, viewed, cells, scalars, out):
 
     A game's final views and a restart's are called here, not inlined: numba copies an inlined function's
     code (and its inlined helpers') once per place it is inlined, and :func:`observe_game` inlined at those
-    places too was about a third of the batch's cold compile. The per-step views stay inlined.
+    places too was about a fifth of the batch's cold compile (115 s, 92 s without). The per-step views stay inlined.
     """
     observe_game(g, row, viewed, cells, scalars, out)
