@@ -311,7 +311,7 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
         lambda k: batch_core.observe_games(
             every_game,
             *(b._boards, b._flames, b._agents, b._bombs, b._counts, b._steps, b._radio),
-            *(False, False, False, np.full(games, 15, np.uint8), 800, b._live, b._work, view_rows),
+            *(False, False, False, np.full(games, 15, np.uint8), 800, b._live, b._work, view_rows, False),
         ),
     )
     timed(

@@ -240,11 +240,13 @@ def safe_moves(observation: dict[str, Any]) -> np.ndarray:
     walls = np.where(board == _RIGID, _RIGID, np.where(board == _WOOD, _WOOD, 0)).astype(np.uint8)
     row, col = (int(v) for v in np.asarray(observation["position"]).tolist())
     out = np.ones(6, dtype=np.int8)
+    # writable copies, as the copies _safe_core makes for a laid bomb: read-only arrays (an observation's)
+    # would compile its callees a second time
     _safe_core(
         walls,
-        np.ascontiguousarray(observation["bomb_life"], dtype=np.uint8),
-        np.ascontiguousarray(observation["bomb_blast_strength"], dtype=np.uint8),
-        np.ascontiguousarray(observation["flame_life"], dtype=np.uint8),
+        np.array(observation["bomb_life"], dtype=np.uint8),
+        np.array(observation["bomb_blast_strength"], dtype=np.uint8),
+        np.array(observation["flame_life"], dtype=np.uint8),
         row,
         col,
         int(observation["ammo"]),

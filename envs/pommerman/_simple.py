@@ -372,8 +372,8 @@ def decide_batch(boards, bombs, counts, agents, steps, team, partial, seats, mem
             out[g, me] = 0
             if not seats[g, me] or agents[g, me, 0] == 0:
                 continue
-            r = agents[g, me, 1]
-            c = agents[g, me, 2]
+            r = np.int64(agents[g, me, 1])  # the single agent's types: one compiled decide serves both
+            c = np.int64(agents[g, me, 2])
             blasts[:] = 0
             for b in range(counts[g, 0]):
                 blasts[bombs[g, b, 0], bombs[g, b, 1]] = bombs[g, b, 4]
@@ -391,6 +391,5 @@ def decide_batch(boards, bombs, counts, agents, steps, team, partial, seats, mem
                     k += 1
             if team:
                 enemies[2] = 9
-            out[g, me] = decide(
-                view, blasts, r, c, enemies, agents[g, me, 3], agents[g, me, 4], memory[g, me], rngs[g, me]
-            )
+            ammo, strength = np.int64(agents[g, me, 3]), np.int64(agents[g, me, 4])
+            out[g, me] = decide(view, blasts, r, c, enemies, ammo, strength, memory[g, me], rngs[g, me])

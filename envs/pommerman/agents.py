@@ -51,6 +51,11 @@ class PommermanSimpleAgent(Agent):
         self._rng = np.zeros(1, dtype=np.uint64)
         self._rng[0] = int(self._seed_source.random() * 2**53)
         self._memory = np.zeros(2 + 2 * RECENT, dtype=np.int64)
+        # writable copies of what it reads, in the batch's types: the single agent and PommermanSimpleBatch
+        # then share one compiled decide (an observation's read-only arrays would compile a second)
+        self._board = np.zeros((SIZE, SIZE), np.uint8)
+        self._blasts = np.zeros((SIZE, SIZE), np.uint8)
+        self._enemies = np.zeros(3, np.int64)
         self._radio = False
         self._on_batch: PommermanSimpleBatch | None = None  # its seats on the batch it plays
 
@@ -76,12 +81,15 @@ class PommermanSimpleAgent(Agent):
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
         position = observation["position"]
+        self._board[:] = observation["board"]
+        self._blasts[:] = observation["bomb_blast_strength"]
+        self._enemies[:] = observation["enemies"]
         move = decide(
-            observation["board"],
-            observation["bomb_blast_strength"],
+            self._board,
+            self._blasts,
             int(position[0]),
             int(position[1]),
-            np.asarray(observation["enemies"], dtype=np.int64),
+            self._enemies,
             int(observation["ammo"]),
             int(observation["blast_strength"]),
             self._memory,

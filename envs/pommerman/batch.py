@@ -270,6 +270,7 @@ class PommermanBatch:
             self._live,
             self._work,
             _rows(self._obs),
+            False,
         )
 
     def set_view_seats(self, seats: Any) -> None:

@@ -399,12 +399,33 @@ def reset_games(games, boards, items, flames, agents, counts, steps, rngs, radio
 
 @njit_unreferenced
 def observe_games(
-    games, boards, flames, agents, bombs, counts, steps, radio, team, partial, ego, seats, max_steps, live, work, obs
+    games,
+    boards,
+    flames,
+    agents,
+    bombs,
+    counts,
+    steps,
+    radio,
+    team,
+    partial,
+    ego,
+    seats,
+    max_steps,
+    live,
+    work,
+    obs,
+    fresh,
 ):
-    """Write the views of ``games`` into ``obs`` (after a reset or a loaded state)."""
+    """Write the views of ``games`` into ``obs`` (after a reset or a loaded state).
+
+    ``fresh`` is :func:`~envs.pommerman.batch_views.observe_game`'s: whether ``obs`` is new, unwritten memory.
+    It is an argument, not the constant ``False``, because numba types a constant as a literal, which would
+    compile :func:`~envs.pommerman.batch_views.observe_game_called` a second time (about 10 s).
+    """
     board_rows, flame_rows = _cell_rows(boards), _cell_rows(flames)
     viewed = _viewed(
-        board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego, seats, False
+        board_rows, flame_rows, agents, bombs, counts, radio, steps, live, max_steps, team, partial, ego, seats, fresh
     )
     for g in games:
         observe_game_called(g, g, viewed, work[11][0], work[12][0], obs)
