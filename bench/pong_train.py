@@ -78,18 +78,20 @@ def main() -> None:
     parser.add_argument("--timesteps", type=int, default=60000)
     parser.add_argument("--env-steps", type=int, default=20000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--games", type=int, default=32, help="games of the batch (the recipe's --n-envs: 32)")
     args = parser.parse_args()
+    games = args.games
     rates: dict[str, list[float]] = {"train env": [], "env env": [], "env single": []}
     with tempfile.TemporaryDirectory() as folder:
         for _ in range(args.rounds):
-            rates["env env"].append(env_rate("env", 32, args.env_steps))
+            rates["env env"].append(env_rate("env", games, args.env_steps))
             rates["env single"].append(env_rate("single", 1, args.env_steps))
-            rates["train env"].append(train_rate(32, args.timesteps, f"{folder}/env"))
+            rates["train env"].append(train_rate(games, args.timesteps, f"{folder}/env"))
     median = {key: statistics.median(values) for key, values in rates.items()}
     for key, label in (
-        ("env env", "trainer env alone, the batch (32 games)"),
+        ("env env", f"trainer env alone, the batch ({games} games)"),
         ("env single", "trainer env alone, SingleAgentEnv (1 game)"),
-        ("train env", "arena train pong_2p (on the batch, 32 games)"),
+        ("train env", f"arena train pong_2p (on the batch, {games} games)"),
     ):
         runs = " / ".join(f"{value:,.0f}" for value in rates[key])
         print(f"{label:46s} {median[key]:10,.0f} steps per CPU-second ({runs})")

@@ -326,8 +326,9 @@ def test_pong_ai_misses_half_offset_returns_once_the_ball_climbs_faster_than_its
 
 
 def test_pong_training_bench_times_the_batch_beside_the_single_env():
-    out = _bench("bench/pong_train.py", "--timesteps", "256", "--env-steps", "64", "--rounds", "1")
-    assert "arena train pong_2p (on the batch, 32 games)" in out and "the batch / the single env: trainer env" in out
+    # 2 games, not the recipe's 32: a PPO rollout of 32 games is 4,096 steps whatever --timesteps says
+    out = _bench("bench/pong_train.py", "--timesteps", "256", "--env-steps", "64", "--rounds", "1", "--games", "2")
+    assert "arena train pong_2p (on the batch, 2 games)" in out and "the batch / the single env: trainer env" in out
 
 
 def test_pong_probe_bench_plays_folders_and_names_against_pong_ai_and_counts_only_returns():
