@@ -148,6 +148,41 @@ def test_the_same_distribution_twice_on_the_path_is_listed_once(fake_plugin, mon
     assert len(_by_name(interface_registry())["double"]) == 1
 
 
+def test_the_listing_is_read_once_until_a_distribution_is_installed_or_sys_path_changes(tmp_path, monkeypatch):
+    from importlib import metadata
+
+    scans = []
+    scan = metadata.entry_points
+
+    def counted(**kwargs):
+        if kwargs.get("group") == "arena.interfaces":
+            scans.append(kwargs)
+        return scan(**kwargs)
+
+    monkeypatch.setattr(metadata, "entry_points", counted)
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    before = interface_registry()
+    assert interface_registry() == before and len(scans) == 1  # nothing installed since: not read again
+    before.clear()  # a caller's list is its own
+    assert len(interface_registry()) > 0 and len(scans) == 1
+    info = site / "fake_arena_plugin-1.0.dist-info"  # installed into a folder already on sys.path
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-arena-plugin\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(ENTRY_POINTS)
+    (site / "fake_arena_plugin.py").write_text(PLUGIN_MODULE)
+    try:
+        assert "double" in {entry.name for entry in interface_registry()} and len(scans) == 2
+        monkeypatch.syspath_prepend(str(tmp_path))  # sys.path itself changed
+        interface_registry()
+        assert len(scans) == 3
+        interface_registry(check={"double"})  # a check always reads and checks afresh
+        assert len(scans) == 4
+    finally:
+        sys.modules.pop("fake_arena_plugin", None)
+
+
 def test_check_runs_contract_examples(fake_plugin):
     # two examples an interface: the table's plumbing; tests/interfaces/test_every_interface.py checks each in depth
     table = _by_name(interface_registry(check=True, examples=2))
