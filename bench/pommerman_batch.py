@@ -256,23 +256,42 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
 
     rows_of = batch_core._cell_rows  # the batch's own (11, 11) grids -> rows of 121 cells
 
+    # max_blast (10) is an argument: a constant would be typed as a literal, and step_into compiled again
+    # for it (about 10 s) where the single env's compile (an int64) serves
     @njit
-    def rules(boards, items, flames, agents, bombs, counts, actions, work):
+    def rules(boards, items, flames, agents, bombs, counts, actions, max_blast, work):
         s = batch_core._scratch(work, 0)
         board_rows, item_rows, flame_rows = rows_of(boards), rows_of(items), rows_of(flames)
         for g in range(boards.shape[0]):
-            step_into(board_rows[g], item_rows[g], flame_rows[g], agents[g], bombs[g], counts[g], actions[g], 10, s)
+            step_into(
+                board_rows[g], item_rows[g], flame_rows[g], agents[g], bombs[g], counts[g], actions[g], max_blast, s
+            )
 
     @njit
     def unobserved(
-        boards, items, flames, agents, bombs, counts, steps, rngs, radio, actions, rewards, terms, live, over, work
+        boards,
+        items,
+        flames,
+        agents,
+        bombs,
+        counts,
+        steps,
+        rngs,
+        radio,
+        actions,
+        rewards,
+        terms,
+        live,
+        over,
+        max_blast,
+        work,
     ):
         s = batch_core._scratch(work, 0)
         board_rows, item_rows, flame_rows = rows_of(boards), rows_of(items), rows_of(flames)
         for g in range(boards.shape[0]):
             before = batch_views.alive_bits(agents, g)
             after = step_into(
-                board_rows[g], item_rows[g], flame_rows[g], agents[g], bombs[g], counts[g], actions[g], 10, s
+                board_rows[g], item_rows[g], flame_rows[g], agents[g], bombs[g], counts[g], actions[g], max_blast, s
             )
             steps[g] += 1
             over[g] = batch_core._score(before, after, steps[g], 800, False, rewards[g], terms[g])
@@ -305,7 +324,7 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
             function(k)
         parts[name] = (time.process_time() - start) / calls / games * 1e6
 
-    timed("rules", lambda k: rules(*copies[k], actions[k], b._work))
+    timed("rules", lambda k: rules(*copies[k], actions[k], 10, b._work))
     timed(
         "views",
         lambda k: batch_core.observe_games(
@@ -349,7 +368,7 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
     game = (b._boards, b._items, b._flames, b._agents, b._bombs, b._counts, b._steps, b._rngs, b._radio)
     timed(
         "rules, scores and restarts, no views (games going on)",
-        lambda k: unobserved(*game, actions[k], b._rewards, b._terms, b._live, b._over, b._work),
+        lambda k: unobserved(*game, actions[k], b._rewards, b._terms, b._live, b._over, 10, b._work),
     )
     board, items, stream = np.zeros((11, 11), np.uint8), np.zeros((11, 11), np.uint8), np.zeros(1, np.uint64)
     draw_board(stream, board, items)
