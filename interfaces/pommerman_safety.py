@@ -188,15 +188,15 @@ def _safe_planes(views, out):
                     col = c
         if row < 0:
             continue  # a dead learner sees zeros: nothing to filter
-        _safe_core(
+        _safe_core(  # int64 scalars, as safe_moves passes: one compile of _safe_core and its callees serves both
             walls,
             views[k, _P_LIFE],
             views[k, _P_STRENGTH],
             views[k, _P_FLAME],
-            row,
-            col,
-            int(views[k, _P_AMMO, 0, 0]),
-            int(views[k, _P_BLAST, 0, 0]),
+            np.int64(row),
+            np.int64(col),
+            np.int64(views[k, _P_AMMO, 0, 0]),
+            np.int64(views[k, _P_BLAST, 0, 0]),
             out[k],
         )
 
