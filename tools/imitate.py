@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 
 from arena import make_agent, make_env, play
 from arena.agent_wrapper import AgtItfWrapper
@@ -47,7 +46,6 @@ from arena.errors import AgentFolderError, ArenaError, SpaceMismatchError
 from arena.specs.options import parse_env_options
 from arena.training.interface_state import KeepsStatistics, stack_statistics, trained_interface
 from arena.training.trained import load_trained_agent, read_manifest, replace_weights
-from arena.training.weights import save_policy_weights
 
 GAMMA = 0.99  # the discount the value head is fit with (PPO's default)
 
@@ -199,6 +197,8 @@ def fit(
     Returns:
         The last epoch's mean squared error of the mean action.
     """
+    import torch  # where it is used: a bad argument is refused before torch loads (about 2.5 s)
+
     generator = torch.Generator().manual_seed(seed)
     parameters = [p for name, p in policy.named_parameters() if name != "log_std"]
     optimizer = torch.optim.Adam(parameters, lr=1e-3)
@@ -283,6 +283,8 @@ def imitate(
     first_seat = env.possible_agents[0]
     spaces = (env.observation_space(first_seat), env.action_space(first_seat))
     policy = load_trained_agent(folder, env=env).agent.policy  # type: ignore[attr-defined]
+    import torch  # as in fit: not at the top
+
     torch.manual_seed(seed)
     episodes: list[Episode] = []
     statistics: dict[str, Any] | None = None
@@ -325,6 +327,8 @@ def save(
         "samples": curve[-1][3] if curve else 0,
         "scores": [round(score, 4) for _round, _who, score, _samples in curve],
     }
+    from arena.training.weights import save_policy_weights  # imports torch: as in fit, not at the top
+
     replace_weights(
         folder,
         manifest,
