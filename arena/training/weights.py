@@ -196,17 +196,39 @@ def algo_options_of(model: Any) -> dict[str, Any]:
     return options
 
 
+class PlayOnlyOptimizer:
+    """The optimizer of a policy built to act (:func:`build_policy`): it holds nothing and cannot step.
+
+    An SB3 policy builds its optimizer with its layers, and torch's first optimizer in a process
+    imports ``torch._dynamo`` (about 2.5 s of CPU): every tournament worker that played a trained
+    folder paid that for an optimizer it never steps. :func:`training_model` builds the real one.
+    """
+
+    def __init__(self, params: Any, **options: Any) -> None:
+        self.param_groups: list[dict[str, Any]] = []
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        self.step()
+
+    def step(self, closure: Any = None) -> None:
+        raise InvalidValueError(
+            "this policy was loaded to play (load_trained_agent): it has no optimizer; "
+            "arena.training.trained.restore_model loads a folder to train on"
+        )
+
+
 def build_policy(
     description: Mapping[str, Any], algo_class: type[Any], observation_space: Any, action_space: Any, where: str
 ) -> Any:
-    """The policy a description gives, built for the spaces the env and interface stack give.
+    """The policy a description gives, built for the spaces the env and interface stack give, to act:
+    its optimizer is a :class:`PlayOnlyOptimizer`.
 
     Raises:
         AgentFolderError: an unknown policy alias, a class that is not an SB3 policy, or
             arguments the class does not take.
     """
     policy_class = _policy_class(description, algo_class, where)
-    arguments = _policy_arguments(description, where)
+    arguments = {**_policy_arguments(description, where), "optimizer_class": PlayOnlyOptimizer}
     try:
         policy = policy_class(observation_space, action_space, lambda _: 0.0, **arguments)
     except _BUILD_ERRORS as err:  # arguments from data that the class cannot take, in one line

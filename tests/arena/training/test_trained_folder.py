@@ -103,3 +103,27 @@ def test_pooled_statistics_are_those_of_all_observations_together(streams):
     assert pooled["count"] == len(together)
     assert np.isclose(pooled["mean"], together.mean(), atol=1e-9)
     assert np.isclose(pooled["var"], together.var(), rtol=1e-7, atol=1e-7)
+
+
+def test_a_folder_loaded_to_play_builds_no_optimizer_and_never_imports_torchs_compiler(tmp_path):
+    import subprocess
+    import sys
+
+    from arena.errors import InvalidValueError
+    from arena.training.weights import PlayOnlyOptimizer
+    from envs.shipped import shipped_folder
+
+    policy = load_trained_agent(shipped_folder("pong_ppo")).agent.policy
+    assert isinstance(policy.optimizer, PlayOnlyOptimizer)
+    with pytest.raises(
+        InvalidValueError,
+        match=r"loaded to play \(load_trained_agent\): it has no optimizer; .*restore_model loads a folder to train on",
+    ):
+        policy.optimizer.step()
+    # torch's first optimizer imports torch._dynamo (about 2.5 s of CPU): a process that only plays never does
+    script = (
+        "import sys\nfrom arena.training import load_trained_agent\nfrom envs.shipped import shipped_folder\n"
+        "load_trained_agent(shipped_folder('pong_ppo'))\nprint('torch._dynamo' in sys.modules, 'torch' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.stdout.split() == ["False", "True"], done.stderr
