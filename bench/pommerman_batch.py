@@ -256,42 +256,25 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
 
     rows_of = batch_core._cell_rows  # the batch's own (11, 11) grids -> rows of 121 cells
 
-    # max_blast (10) is an argument: a constant would be typed as a literal, and step_into compiled again
+    # the blast cap (10) is an argument: a constant would be typed as a literal, and step_into compiled again
     # for it (about 10 s) where the single env's compile (an int64) serves
     @njit
-    def rules(boards, items, flames, agents, bombs, counts, actions, max_blast, work):
+    def rules(boards, items, flames, agents, bombs, counts, actions, cap, work):
         s = batch_core._scratch(work, 0)
         board_rows, item_rows, flame_rows = rows_of(boards), rows_of(items), rows_of(flames)
         for g in range(boards.shape[0]):
-            step_into(
-                board_rows[g], item_rows[g], flame_rows[g], agents[g], bombs[g], counts[g], actions[g], max_blast, s
-            )
+            step_into(board_rows[g], item_rows[g], flame_rows[g], agents[g], bombs[g], counts[g], actions[g], cap, s)
 
     @njit
     def unobserved(
-        boards,
-        items,
-        flames,
-        agents,
-        bombs,
-        counts,
-        steps,
-        rngs,
-        radio,
-        actions,
-        rewards,
-        terms,
-        live,
-        over,
-        max_blast,
-        work,
+        boards, items, flames, agents, bombs, counts, steps, rngs, radio, actions, rewards, terms, live, over, cap, work
     ):
         s = batch_core._scratch(work, 0)
         board_rows, item_rows, flame_rows = rows_of(boards), rows_of(items), rows_of(flames)
         for g in range(boards.shape[0]):
             before = batch_views.alive_bits(agents, g)
             after = step_into(
-                board_rows[g], item_rows[g], flame_rows[g], agents[g], bombs[g], counts[g], actions[g], max_blast, s
+                board_rows[g], item_rows[g], flame_rows[g], agents[g], bombs[g], counts[g], actions[g], cap, s
             )
             steps[g] += 1
             over[g] = batch_core._score(before, after, steps[g], 800, False, rewards[g], terms[g])
