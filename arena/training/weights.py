@@ -44,6 +44,7 @@ __all__ = [
     "policy_description",
     "algo_options_of",
     "build_policy",
+    "PlayOnlyOptimizer",
     "training_model",
     "save_policy_weights",
     "load_policy_weights",
@@ -200,8 +201,14 @@ class PlayOnlyOptimizer:
     """The optimizer of a policy built to act (:func:`build_policy`): it holds nothing and cannot step.
 
     An SB3 policy builds its optimizer with its layers, and torch's first optimizer in a process
-    imports ``torch._dynamo`` (about 2.5 s of CPU): every tournament worker that played a trained
-    folder paid that for an optimizer it never steps. :func:`training_model` builds the real one.
+    imports ``torch._dynamo`` (about 2.5 s of CPU): with this one, a process that only plays (a
+    tournament's worker) never does. :func:`training_model` builds the real one.
+
+    Example:
+        >>> from envs.shipped import shipped_folder
+        >>> from arena.training import load_trained_agent
+        >>> type(load_trained_agent(shipped_folder("pong_ppo")).agent.policy.optimizer).__name__
+        'PlayOnlyOptimizer'
     """
 
     def __init__(self, params: Any, **options: Any) -> None:
