@@ -78,15 +78,20 @@ flatten = fake_arena_plugin:Double
 """
 
 
-@pytest.fixture
-def fake_plugin(tmp_path, monkeypatch):
-    """A fake distribution ``fake-arena-plugin`` declaring good and broken interfaces."""
-    site = tmp_path / "site"
+def _install_fake_plugin(site: Path) -> None:
+    """Write the fake distribution ``fake-arena-plugin`` into ``site``, as a wheel's install leaves it."""
     info = site / "fake_arena_plugin-1.0.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-arena-plugin\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text(ENTRY_POINTS)
     (site / "fake_arena_plugin.py").write_text(PLUGIN_MODULE)
+
+
+@pytest.fixture
+def fake_plugin(tmp_path, monkeypatch):
+    """A fake distribution ``fake-arena-plugin`` declaring good and broken interfaces."""
+    site = tmp_path / "site"
+    _install_fake_plugin(site)
     monkeypatch.syspath_prepend(str(site))
     yield site
     sys.modules.pop("fake_arena_plugin", None)
@@ -167,11 +172,7 @@ def test_the_listing_is_read_once_until_a_distribution_is_installed_or_sys_path_
     assert interface_registry() == before and len(scans) == 1  # nothing installed since: not read again
     before.clear()  # a caller's list is its own
     assert len(interface_registry()) > 0 and len(scans) == 1
-    info = site / "fake_arena_plugin-1.0.dist-info"  # installed into a folder already on sys.path
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-arena-plugin\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(ENTRY_POINTS)
-    (site / "fake_arena_plugin.py").write_text(PLUGIN_MODULE)
+    _install_fake_plugin(site)  # into a folder already on sys.path
     try:
         assert "double" in {entry.name for entry in interface_registry()} and len(scans) == 2
         monkeypatch.syspath_prepend(str(tmp_path))  # sys.path itself changed
