@@ -31,15 +31,14 @@ Example:
 from __future__ import annotations
 
 import inspect
-import os
 import re
-import sys
 from collections.abc import Collection
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
 from arena.errors import InvalidValueError, PluginError, UnknownNameError
+from arena.installed import read_while_installed
 from arena.interface import Interface
 
 __all__ = ["GROUP", "InterfaceEntry", "interface_registry", "make_interface"]
@@ -161,10 +160,9 @@ def interface_registry(*, check: bool | Collection[str] = False, examples: int =
     declaration is reported as broken (names must be unique). Nothing a plugin does at
     import time escapes: it is reported on its entry.
 
-    The unchecked listing is read again only when ``sys.path`` or the modification time of one
-    of its folders changed (installing or removing a distribution adds or removes a folder in
-    one): reading it scans every installed distribution's metadata, about 30 ms, and building a
-    stack asks for it once per named interface.
+    The unchecked listing is read again only after an install or a change of ``sys.path``
+    (:func:`~arena.installed.read_while_installed`): building a stack asks for it once per named
+    interface.
 
     Args:
         check: also run :func:`arena.testing.check_interface` on each interface's
@@ -179,28 +177,7 @@ def interface_registry(*, check: bool | Collection[str] = False, examples: int =
         check = {check}
     if check is not False:
         return _read_registry(check, examples)
-    stamp = _path_stamp()
-    listed = _LISTED.get(stamp)
-    if listed is None:
-        listed = _read_registry(False, examples)
-        _LISTED.clear()  # one listing kept: the one for the current sys.path
-        _LISTED[stamp] = listed
-    return list(listed)
-
-
-#: The last unchecked listing, under the :func:`_path_stamp` it was read with.
-_LISTED: dict[tuple[tuple[str, int], ...], list[InterfaceEntry]] = {}
-
-
-def _path_stamp() -> tuple[tuple[str, int], ...]:
-    """``sys.path`` with each folder's modification time in nanoseconds (-1 where it is missing)."""
-    stamp = []
-    for folder in sys.path:
-        try:
-            stamp.append((folder, os.stat(folder or os.curdir).st_mtime_ns))
-        except OSError:
-            stamp.append((folder, -1))
-    return tuple(stamp)
+    return list(read_while_installed(GROUP, lambda: _read_registry(False, examples)))
 
 
 def _read_registry(check: bool | Collection[str], examples: int) -> list[InterfaceEntry]:

@@ -12,11 +12,11 @@ from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from functools import lru_cache
 from importlib import metadata
 from typing import Any
 
 from arena.errors import InvalidTypeError, PluginError, UnknownNameError, UntrustedCodeError
+from arena.installed import read_while_installed
 from arena.suggest import did_you_mean, unknown_keywords
 from arena.working_folder import import_module, shadowed_packages
 
@@ -45,14 +45,18 @@ def _is_arena(package: str) -> bool:
     return package.lower().replace("_", "-") == ARENA_DISTRIBUTION
 
 
-@lru_cache(maxsize=None)
 def _scan(group: str) -> tuple[dict[str, metadata.EntryPoint], tuple[str, ...]]:
     """The entry points of ``group`` by name, and a line for each name declared twice.
 
     arena's own declarations come first, then packages by name: a plugin that takes a name
     arena already has never silently wins, and which of two plugins wins does not depend on
-    the order of ``sys.path``; the loser is reported by :func:`name_clashes`.
+    the order of ``sys.path``; the loser is reported by :func:`name_clashes`. Read again only
+    after an install or a change of ``sys.path`` (:func:`~arena.installed.read_while_installed`).
     """
+    return read_while_installed(group, lambda: _read_group(group))
+
+
+def _read_group(group: str) -> tuple[dict[str, metadata.EntryPoint], tuple[str, ...]]:
     found = sorted(
         metadata.entry_points(group=group), key=lambda ep: (not _is_arena(_package(ep)), _package(ep), ep.value)
     )

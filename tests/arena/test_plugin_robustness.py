@@ -61,10 +61,8 @@ def rogue(tmp_path, monkeypatch):
     (site / "rogue_exiting.py").write_text(EXITING)
     (site / "rogue_raising.py").write_text(RAISING)
     (site / "rogue_plugin.py").write_text(ROGUE)
-    monkeypatch.syspath_prepend(str(site))
-    registry._scan.cache_clear()
+    monkeypatch.syspath_prepend(str(site))  # a new sys.path: the registries read it afresh
     yield site
-    registry._scan.cache_clear()
     for name in ("rogue_exiting", "rogue_raising", "rogue_plugin"):
         sys.modules.pop(name, None)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import configparser
 import inspect
+import os
 import re
 import sys
 from pathlib import Path
@@ -167,6 +168,7 @@ def test_the_listing_is_read_once_until_a_distribution_is_installed_or_sys_path_
     monkeypatch.setattr(metadata, "entry_points", counted)
     site = tmp_path / "site"
     site.mkdir()
+    os.utime(site, ns=(0, 0))  # made long ago: the install below changes its time even on a coarse clock
     monkeypatch.syspath_prepend(str(site))
     before = interface_registry()
     assert interface_registry() == before and len(scans) == 1  # nothing installed since: not read again
@@ -182,6 +184,40 @@ def test_the_listing_is_read_once_until_a_distribution_is_installed_or_sys_path_
         assert len(scans) == 4
     finally:
         sys.modules.pop("fake_arena_plugin", None)
+
+
+def test_an_env_installed_while_a_program_runs_is_found_and_the_scan_kept_until_then(tmp_path, monkeypatch):
+    from importlib import metadata
+
+    from arena import registry
+
+    scans = []
+    scan = metadata.entry_points
+
+    def counted(**kwargs):
+        if kwargs.get("group") == "arena.envs":
+            scans.append(kwargs)
+        return scan(**kwargs)
+
+    monkeypatch.setattr(metadata, "entry_points", counted)
+    site = tmp_path / "site"
+    site.mkdir()
+    os.utime(site, ns=(0, 0))  # made long ago: the install below changes its time even on a coarse clock
+    monkeypatch.syspath_prepend(str(site))
+    assert "late_env" not in registry.env_names()
+    registry.make_env("tic_tac_toe")
+    assert len(scans) == 1  # the env names and the lookup: one scan
+    info = site / "late_arena_env-1.0.dist-info"  # installed now, into a folder already on sys.path
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: late-arena-env\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[arena.envs]\nlate_env = late_arena_env:make\n")
+    (site / "late_arena_env.py").write_text(
+        "from envs.tic_tac_toe import TicTacToe\n\n\ndef make():\n    return TicTacToe()\n"
+    )
+    try:
+        assert type(registry.make_env("late_env")).__name__ == "TicTacToe" and len(scans) == 2
+    finally:
+        sys.modules.pop("late_arena_env", None)
 
 
 def test_check_runs_contract_examples(fake_plugin):
