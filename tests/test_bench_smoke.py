@@ -43,6 +43,28 @@ def _bench(*args: str) -> str:
     return done.stdout
 
 
+def _bench_here(monkeypatch, capsys, script: str, *args: str) -> str:
+    """Run ``script`` as ``__main__`` in this process, as Python runs a script; returns what it printed.
+
+    For the benches that train with torch: a new interpreter imports torch and, with the first
+    optimizer, ``torch._dynamo`` again, about 4 s of CPU a bench (docs/performance.md, "CI"). Of the
+    process they change only torch's thread count, which is put back.
+    """
+    import runpy
+
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()
+    monkeypatch.setattr(sys, "argv", [script, *args])
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))  # a script's own folder heads sys.path
+    try:
+        runpy.run_path(str(ROOT / script), run_name="__main__")
+    except SystemExit as ended:
+        assert ended.code in (0, None), capsys.readouterr().err
+    finally:
+        torch.set_num_threads(threads)
+    return capsys.readouterr().out
+
+
 def test_interface_overhead_bench_compares_obs_and_action_levels_with_gymnasium():
     out = _bench("bench/interface_overhead.py", "--steps", "2000", "--rounds", "2", "--no-supersuit", "--no-realistic")
     assert "arena EnvItfWrapper, 3 trivial obs+action levels x 2 agents" in out
@@ -92,7 +114,9 @@ def test_soccer_bench_times_dm_control_beside_arena():
 @pytest.mark.parametrize(
     "control", [["--control", "team"], ["--control", "seat", "--teammate", "random"]], ids=["team", "seat"]
 )
-def test_soccer_match_bench_plays_a_trained_side_and_reports_what_each_side_does(tmp_path, control):
+def test_soccer_match_bench_plays_a_trained_side_and_reports_what_each_side_does(
+    tmp_path, control, monkeypatch, capsys
+):
     pytest.importorskip("dm_control")
     from arena.cli import main
 
@@ -106,17 +130,29 @@ def test_soccer_match_bench_plays_a_trained_side_and_reports_what_each_side_does
         '{"n_steps": 32, "batch_size": 32, "n_epochs": 1}',
     ]
     assert main(argv) == 0
-    out = _bench(
-        "bench/soccer_match.py", "--first", str(folder), "--second", "random", "--games", "2", "--time-limit", "1"
+    out = _bench_here(
+        monkeypatch,
+        capsys,
+        "bench/soccer_match.py",
+        "--first",
+        str(folder),
+        "--second",
+        "random",
+        "--games",
+        "2",
+        "--time-limit",
+        "1",
     )
     assert "W/D/L" in out and f"{folder}: mean speed towards the ball" in out and "random: mean speed" in out
 
 
-def test_connect_four_training_bench_runs_both_paths_and_prints_the_ratio(tmp_path):
+def test_connect_four_training_bench_runs_both_paths_and_prints_the_ratio(tmp_path, monkeypatch, capsys):
     pytest.importorskip("sb3_contrib")
     pytest.importorskip("matplotlib")
     # Targets of 0 are met at the first evaluation: both paths stop at once and the ratio is printed.
-    out = _bench(
+    out = _bench_here(
+        monkeypatch,
+        capsys,
         "bench/train_connect_four.py",
         "--path",
         "both",
@@ -164,16 +200,20 @@ def test_pommerman_batch_bench_times_the_batch_the_single_env_and_the_simple_age
     assert figures["us per game-step: views"] > 0 and figures["us per game-step: one board draw"] > 0
 
 
-def test_pommerman_team_training_bench_prints_each_stacks_rate_beside_the_shipped_one():
+def test_pommerman_team_training_bench_prints_each_stacks_rate_beside_the_shipped_one(monkeypatch, capsys):
     pytest.importorskip("sb3_contrib")
-    out = _bench("bench/pommerman_team_training.py", "--timesteps", "128", "--games", "2", "--n-steps", "16")
+    out = _bench_here(
+        monkeypatch, capsys, "bench/pommerman_team_training.py", "--timesteps", "128", "--games", "2", "--n-steps", "16"
+    )
     for row in ("shipped", "+ per-game level", "+ array-form level", "radio mode"):
         assert re.search(rf"{re.escape(row)} +\d+ learner steps/s  \(\d\.\d\dx the shipped stack\)", out), out
 
 
-def test_training_split_bench_prints_each_recipes_four_parts():
+def test_training_split_bench_prints_each_recipes_four_parts(monkeypatch, capsys):
     pytest.importorskip("sb3_contrib")
-    out = _bench("bench/training_split.py", "--timesteps", "128", "--n-envs", "2", "--top", "3")
+    out = _bench_here(
+        monkeypatch, capsys, "bench/training_split.py", "--timesteps", "128", "--n-envs", "2", "--top", "3"
+    )
     for recipe in ("pommerman: pommerman {}, 2 games x 1 learner seat", 'pommerman {"mode": "team"}, 2 games x 2'):
         assert recipe in out, out
     tables = re.findall(r"part +seconds +share\n((?:  .+\n){4})", out)
@@ -211,13 +251,15 @@ def test_training_split_charges_each_module_to_its_part():
     assert part(json.dumps) is None and bench.part_of("~", 0, spans) is None  # charged to their callers
 
 
-def test_magent_army_curve_bench_scores_each_folder_and_draws_the_curve(tmp_path):
+def test_magent_army_curve_bench_scores_each_folder_and_draws_the_curve(tmp_path, monkeypatch, capsys):
     pytest.importorskip("magent2")
     pytest.importorskip("matplotlib")
     from envs.shipped import shipped_folder
 
     folder = str(shipped_folder("magent_army_ppo"))
-    out = _bench(
+    out = _bench_here(
+        monkeypatch,
+        capsys,
         "bench/magent_army_curve.py",
         folder,
         "--battles",
@@ -331,12 +373,12 @@ def test_pong_training_bench_times_the_batch_beside_the_single_env():
     assert "arena train pong_2p (on the batch, 2 games)" in out and "the batch / the single env: trainer env" in out
 
 
-def test_pong_probe_bench_plays_folders_and_names_against_pong_ai_and_counts_only_returns():
+def test_pong_probe_bench_plays_folders_and_names_against_pong_ai_and_counts_only_returns(monkeypatch, capsys):
     from envs.shipped import shipped_folder
 
     folder = str(shipped_folder("pong_ppo"))
     args = ("--games", "2", "--rounds", "1", "--max-round-steps", "200", "--ball-spin", "3")
-    out = _bench("bench/pong_probe.py", folder, "pong_ai", *args)
+    out = _bench_here(monkeypatch, capsys, "bench/pong_probe.py", folder, "pong_ai", *args)
     assert f"{folder}: rounds W-L-T" in out
     assert "pong_ai: rounds W-L-T 0-0-2, games W-D-L 0-2-0" in out  # at spin 3 the mirror match ties every round
     found = _bench_module("pong_probe").probe("pong_ai", games=2, rounds=1, max_round_steps=200, ball_spin=3.0)
@@ -363,9 +405,11 @@ def test_pommerman_batch_bench_times_the_team_recipes_batch_beside_a_baseline(tm
     assert figures["ratio batch 4 codes copy=True / baseline"] > 0
 
 
-def test_batch_training_bench_sets_a_users_levels_beside_the_shipped_stack():
+def test_batch_training_bench_sets_a_users_levels_beside_the_shipped_stack(monkeypatch, capsys):
     """The user's per-game levels and their array form train through the one batched trainer, beside the shipped stack."""
-    out = _bench(
+    out = _bench_here(
+        monkeypatch,
+        capsys,
         "bench/batch_training.py",
         *("--games", "4", "--steps", "5", "--train-steps", "64", "--rounds", "1", "--games-list", "connect_four,snake"),
     )
