@@ -154,22 +154,34 @@ def test_the_same_distribution_twice_on_the_path_is_listed_once(fake_plugin, mon
     assert len(_by_name(interface_registry())["double"]) == 1
 
 
-def test_the_listing_is_read_once_until_a_distribution_is_installed_or_sys_path_changes(tmp_path, monkeypatch):
+def _counted_scans(monkeypatch, group: str) -> list[dict]:
+    """The reads of entry-point ``group`` from now on, one entry each (``importlib.metadata`` counted)."""
     from importlib import metadata
 
-    scans = []
+    scans: list[dict] = []
     scan = metadata.entry_points
 
     def counted(**kwargs):
-        if kwargs.get("group") == "arena.interfaces":
+        if kwargs.get("group") == group:
             scans.append(kwargs)
         return scan(**kwargs)
 
     monkeypatch.setattr(metadata, "entry_points", counted)
+    return scans
+
+
+def _empty_site(tmp_path: Path, monkeypatch) -> Path:
+    """An empty folder first on ``sys.path``, for a distribution installed into it later."""
     site = tmp_path / "site"
     site.mkdir()
-    os.utime(site, ns=(0, 0))  # made long ago: the install below changes its time even on a coarse clock
+    os.utime(site, ns=(0, 0))  # made long ago: an install changes its time even on a coarse clock
     monkeypatch.syspath_prepend(str(site))
+    return site
+
+
+def test_the_listing_is_read_once_until_a_distribution_is_installed_or_sys_path_changes(tmp_path, monkeypatch):
+    scans = _counted_scans(monkeypatch, "arena.interfaces")
+    site = _empty_site(tmp_path, monkeypatch)
     before = interface_registry()
     assert interface_registry() == before and len(scans) == 1  # nothing installed since: not read again
     before.clear()  # a caller's list is its own
@@ -187,23 +199,10 @@ def test_the_listing_is_read_once_until_a_distribution_is_installed_or_sys_path_
 
 
 def test_an_env_installed_while_a_program_runs_is_found_and_the_scan_kept_until_then(tmp_path, monkeypatch):
-    from importlib import metadata
-
     from arena import registry
 
-    scans = []
-    scan = metadata.entry_points
-
-    def counted(**kwargs):
-        if kwargs.get("group") == "arena.envs":
-            scans.append(kwargs)
-        return scan(**kwargs)
-
-    monkeypatch.setattr(metadata, "entry_points", counted)
-    site = tmp_path / "site"
-    site.mkdir()
-    os.utime(site, ns=(0, 0))  # made long ago: the install below changes its time even on a coarse clock
-    monkeypatch.syspath_prepend(str(site))
+    scans = _counted_scans(monkeypatch, "arena.envs")
+    site = _empty_site(tmp_path, monkeypatch)
     assert "late_env" not in registry.env_names()
     registry.make_env("tic_tac_toe")
     assert len(scans) == 1  # the env names and the lookup: one scan
