@@ -47,8 +47,9 @@ def _bench_here(monkeypatch, capsys, script: str, *args: str) -> str:
     """Run ``script`` as ``__main__`` in this process, as Python runs a script; returns what it printed.
 
     For the benches that train with torch: a new interpreter imports torch and, with the first
-    optimizer, ``torch._dynamo`` again, about 4 s of CPU a bench (docs/performance.md, "CI"). Of the
-    process they change only torch's thread count, which is put back.
+    optimizer, ``torch._dynamo`` again, about 4 s of CPU a bench (docs/performance.md, "CI"). Besides
+    ``sys.argv`` and ``sys.path``, they set torch's thread count, which is put back; multiprocessing
+    benches stay in :func:`_bench` (their workers could not import what ``__main__`` defines here).
     """
     import runpy
 
