@@ -16,15 +16,15 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["path_stamp", "read_while_installed"]
+__all__ = ["read_while_installed"]
 
 T = TypeVar("T")
 
-#: What each key read last, under the :func:`path_stamp` it was read with.
+#: What each key read last, under the :func:`_path_stamp` it was read with.
 _READ: dict[str, tuple[tuple[tuple[str, int], ...], Any]] = {}
 
 
-def path_stamp() -> tuple[tuple[str, int], ...]:
+def _path_stamp() -> tuple[tuple[str, int], ...]:
     """``sys.path`` with each folder's modification time in nanoseconds (-1 where it is missing)."""
     stamp = []
     for folder in sys.path:
@@ -36,7 +36,7 @@ def path_stamp() -> tuple[tuple[str, int], ...]:
 
 
 def read_while_installed(key: str, read: Callable[[], T]) -> T:
-    """``read()``, kept under ``key`` until :func:`path_stamp` changes.
+    """``read()``, kept under ``key`` until ``sys.path`` or the modification time of one of its folders changes.
 
     Example:
         >>> from importlib import metadata
@@ -44,7 +44,7 @@ def read_while_installed(key: str, read: Callable[[], T]) -> T:
         >>> read_while_installed("doctest: entry points", lambda: -1) == groups  # nothing installed since
         True
     """
-    stamp = path_stamp()
+    stamp = _path_stamp()
     kept = _READ.get(key)
     if kept is not None and kept[0] == stamp:
         return kept[1]
