@@ -418,3 +418,60 @@ def test_batch_training_bench_sets_a_users_levels_beside_the_shipped_stack(monke
     assert [(row[0], " ".join(row[1:-4])) for row in rows] == [
         (game, stack) for game in ("connect_four", "snake") for stack in ("shipped", "per game", "array form")
     ]
+
+
+_CACHEGRIND_SUMMARY = """==2398== I   refs:      409,722,201
+==2398== I1  misses:          2,563
+==2398== D   refs:      125,127,460  (98,126,355 rd   + 27,001,105 wr)
+==2398== D1  misses:         16,093  (    13,598 rd   +      2,495 wr)
+==2398== LLd misses:          9,022  (     7,428 rd   +      1,594 wr)
+==2398== Branches:       58,601,673  (58,433,465 cond +    168,208 ind)
+==2398== Mispredicts:     6,669,566  ( 6,668,215 cond +      1,351 ind)
+==2398== Mispred rate:         11.4% (      11.4%     +        0.8%   )
+"""
+
+
+def test_pommerman_batch_counts_reads_cachegrinds_totals_and_counts_per_game_step():
+    counts = _bench_module("pommerman_batch_counts")
+    totals = counts.parse_summary(_CACHEGRIND_SUMMARY)
+    assert totals == {"instructions": 409_722_201, "D1 misses": 16_093, "LL misses": 9_022, "mispredicts": 6_669_566}
+    low = {"instructions": 1_000, "mispredicts": 10}
+    assert counts.per_unit(low, {"instructions": 5_000, "mispredicts": 30}, 8) == {
+        "instructions": 500,
+        "mispredicts": 2.5,
+    }
+
+
+def test_pommerman_batch_counts_counts_each_part_as_two_runs_difference(tmp_path, monkeypatch):
+    """The bench's whole flow, its counted runs made by a stand-in for valgrind (CI has none): the stand-in
+    runs the command and prints a summary whose instructions grow with the part, so the table shows the
+    differences; the batch's own script runs for real."""
+    fake = tmp_path / "valgrind"
+    fake.write_text(
+        "#!/bin/sh\n"
+        'while [ "${1#--}" != "$1" ]; do shift; done\n'  # valgrind's own options
+        '"$@" || exit 1\n'
+        'case "$*" in *" step "*) n=9000;; *" views "*) n=5000;; *) n=1000;; esac\n'
+        'echo "==1== I   refs:      $n" >&2\necho "==1== Mispredicts:      $((n / 100))  (1 cond + 0 ind)" >&2\n'
+        'echo "==1== D1  misses:      7" >&2\necho "==1== LLd misses:      3" >&2\n'
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    counts = _bench_module("pommerman_batch_counts")
+    results = counts.main(["--pomcpp2", str(tmp_path / "none"), "--games", "4", "--calls", "2", "--layouts", "codes"])
+    assert results["batch 4 codes step"] == {
+        "instructions": 1000.0,
+        "mispredicts": 10.0,
+        "D1 misses": 0,
+        "LL misses": 0,
+    }
+    assert results["batch 4 codes views"]["instructions"] == 500.0
+
+
+def test_pommerman_batch_counts_refuses_without_valgrind(monkeypatch, capsys):
+    counts = _bench_module("pommerman_batch_counts")
+    monkeypatch.setattr(counts.shutil, "which", lambda name: None)
+    with pytest.raises(SystemExit):
+        counts.main([])
+    assert "valgrind is not installed" in capsys.readouterr().err
