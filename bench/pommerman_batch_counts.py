@@ -39,7 +39,6 @@ import sys
 BATCH_SCRIPT = r"""
 import sys
 import numpy as np
-from envs.pommerman import batch_core
 from envs.pommerman.batch import PommermanBatch
 part, calls, games, layout = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 batch = PommermanBatch(games, "ffa", copy=False, layout=layout)
@@ -47,15 +46,13 @@ batch.reset(seed=0)
 moves = list(np.random.default_rng(0).integers(0, 6, (calls + 20, games, 4)))
 for m in moves[:20]:
     batch.step(m)  # games under way, every function loaded
-b, every = batch, np.arange(games)
-views = (every, b._boards, b._flames, b._agents, b._bombs, b._counts, b._steps, b._radio, False, False, False,
-         np.full(games, 15, np.uint8), b.max_steps, b._live, b._work, b._obs.reshape(games, 4, -1), False)
-batch_core.observe_games(*views)
+every = np.arange(games)
+batch._observe(every)  # the views of every game, as a reset writes them
 for m in moves[20:]:
     if part == "step":
         batch.step(m)
     elif part == "views":
-        batch_core.observe_games(*views)
+        batch._observe(every)
 """
 
 #: cachegrind's summary lines: the name it prints, the name printed here.
