@@ -342,6 +342,7 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
             b._rewards,
             b._terms,
             b._live,
+            b._acted,
             b._over,
             b._final.reshape(games, 4, -1),
             b._work,

@@ -75,7 +75,7 @@ class PommermanBatch:
             codes) and copies of the small arrays: 4-7% of ``copy=False``'s steps a CPU-second with
             codes, 8-17% with planes, at 64-1,024 games (docs/performance.md, "Batched Pommerman
             beside pomcpp2", 29 Nov 2026). ``False`` returns
-            the batch's own buffers (observations, rewards, flags, the ``live`` and
+            the batch's own buffers (observations, rewards, flags, the ``acted``, ``live`` and
             ``episode_over`` masks, the final observations), which the next call overwrites.
         view_agents: the agents whose views are written (default all four), e.g. a trainer's
             learner seats; the others' views stay zero, and writing fewer views is most of
@@ -155,6 +155,7 @@ class PommermanBatch:
         self._rewards = np.zeros((games, 4), np.float32)
         self._terms = np.zeros((games, 4), np.bool_)
         self._live = np.zeros((games, 4), np.bool_)
+        self._acted = np.zeros((games, 4), np.bool_)
         self._over = np.zeros(games, np.bool_)
         self._no_truncations = np.zeros((games, 4), np.bool_)  # the step limit terminates, as in the single env
         self._no_truncations.flags.writeable = False
@@ -182,7 +183,7 @@ class PommermanBatch:
         self._options = (*self._flags(), self.ego, self._seats, self.template.max_blast, self.max_steps, self.copy)
         # the compiled code writes the views as flat rows (games, 4, bytes): one compilation for both layouts
         views, finals = _rows(self._obs), _rows(self._final)
-        self._outputs = (views, self._rewards, self._terms, self._live, self._over, finals, self._work)
+        self._outputs = (views, self._rewards, self._terms, self._live, self._acted, self._over, finals, self._work)
         self._run = batch_core.batch_step if self.threads == 1 else batch_core.batch_step_parallel
         # the step's arguments in its order; step() puts the moves, words and (copy=True) views in
         self._arguments: list[Any] = [*self._state, self._no_words, self._no_words, *self._options, *self._outputs]
@@ -339,8 +340,11 @@ class PommermanBatch:
     def _check_actions(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
         """The moves (and words) as C-contiguous, aligned, writable int64 arrays: the one type the compiled
         step was resolved for (see :func:`_compiled_entry`); their ranges are checked in the compiled step."""
-        actions = np.asarray(actions)
         shape = self._action_shape
+        if type(actions) is np.ndarray and actions.dtype is _INT64 and actions.shape == shape and not self._radio_moves:
+            if actions.flags.carray:  # the common case, checked in a quarter of the general path's time
+                return actions, self._no_words
+        actions = np.asarray(actions)
         if actions.shape != shape or actions.dtype.kind not in "iu":
             raise InvalidActionError(
                 f"{self}: actions must be an integer array of shape {shape}, "
@@ -372,7 +376,6 @@ class PommermanBatch:
             raise ResetNeeded(f"{self}: step() called before reset()")
         arguments = self._arguments
         arguments[_MOVES], arguments[_WORDS] = self._check_actions(actions)
-        acted = self._live.copy()
         fresh = self.copy
         if fresh:  # views written straight into new memory, every row: no zeroing before, no copy after
             obs = np.empty(self._obs.shape, np.uint8)
@@ -385,7 +388,7 @@ class PommermanBatch:
             raise self._out_of_range(ended, moves, words)
         over = self._over.copy() if fresh else self._over
         infos: dict[str, Any] = {
-            "acted": acted,
+            "acted": self._acted.copy() if fresh else self._acted,
             "live": self._live.copy() if fresh else self._live,
             "episode_over": over,
         }
@@ -446,6 +449,8 @@ class PommermanBatch:
         return self._live.copy()
 
 
+#: int64 in the machine's byte order: numpy gives every such array this one dtype object.
+_INT64 = np.dtype(np.int64)
 #: Where :meth:`PommermanBatch.step` puts the moves, the words and the views among the compiled step's arguments.
 _MOVES, _WORDS, _VIEWS = 10, 11, 19
 

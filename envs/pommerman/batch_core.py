@@ -127,6 +127,7 @@ def _step_game(
     rewards,
     terms,
     live,
+    acted,
     over,
     rows,
     viewed,
@@ -147,6 +148,7 @@ def _step_game(
     moves = last[g]
     before = alive_bits(agents, g)
     for a in range(4):
+        acted[g, a] = live[g, a]
         act = actions[g, a]
         alive_now = before >> a & 1
         moves[a] = 0 if not alive_now else EGO_ACTIONS[a, act] if ego else act  # the dead send stop, 0, 0
@@ -225,7 +227,7 @@ def _step_games(first, stop, t, in_order, games, moves, options, outputs):
     boards, items, flames, agents, bombs, counts, steps, rngs, radio, last = games
     actions, words = moves
     team, partial, ego, seats, max_blast, max_steps, fresh = options
-    obs, rewards, terms, live, over, final, work = outputs
+    obs, rewards, terms, live, acted, over, final, work = outputs
     s = _scratch(work, t)
     board_rows, item_rows, flame_rows = _cell_rows(boards), _cell_rows(items), _cell_rows(flames)
     viewed = _viewed(
@@ -252,6 +254,7 @@ def _step_games(first, stop, t, in_order, games, moves, options, outputs):
             rewards,
             terms,
             live,
+            acted,
             over,
             (board_rows, item_rows, flame_rows),
             viewed,
@@ -296,6 +299,7 @@ def batch_step(
     rewards,
     terms,
     live,
+    acted,
     over,
     final,
     work,
@@ -306,7 +310,8 @@ def batch_step(
     arrays reshaped: planes ``(games, 4, planes, 11, 11)`` or codes ``(games, 4, 611)``); the row
     length tells the layout (:mod:`envs.pommerman.batch_views`). ``fresh``: ``obs`` is new memory
     (``np.empty``), so every row is written, zeros included, not only those that change. The final
-    views of the ``k`` games that ended fill the first ``k`` rows of ``final``, in game order.
+    views of the ``k`` games that ended fill the first ``k`` rows of ``final``, in game order;
+    ``acted`` gets ``live`` as it was before the step (who acted in it).
 
     Returns ``-1`` (a move outside 0..5) or ``-2`` (a word outside 0..7) before stepping anything.
     """
@@ -323,7 +328,7 @@ def batch_step(
         (boards, items, flames, agents, bombs, counts, steps, rngs, radio, last),
         (actions, words),
         (team, partial, ego, seats, max_blast, max_steps, fresh),
-        (obs, rewards, terms, live, over, final, work),
+        (obs, rewards, terms, live, acted, over, final, work),
     )
 
 
@@ -354,6 +359,7 @@ def batch_step_parallel(
     rewards,
     terms,
     live,
+    acted,
     over,
     final,
     work,
@@ -374,7 +380,7 @@ def batch_step_parallel(
             (boards, items, flames, agents, bombs, counts, steps, rngs, radio, last),
             (actions, words),
             (team, partial, ego, seats, max_blast, max_steps, fresh),
-            (obs, rewards, terms, live, over, final, work),
+            (obs, rewards, terms, live, acted, over, final, work),
         )
     ended = 0
     for g in range(games):  # the final views of the games that ended to the first rows, in order

@@ -211,6 +211,27 @@ def test_views_lie_in_the_space_and_threads_change_nothing(mode, threads):
     assert ended > 0
 
 
+@pytest.mark.parametrize("copy", [False, True])
+def test_acted_is_who_was_live_before_the_step(copy):
+    # the compiled step writes "acted" (live before it moved anyone); with copy=False into one buffer
+    batch = PommermanBatch(4, "ffa", copy=copy, max_steps=30)
+    live = batch.reset(seed=3)[1]["live"]
+    rng = np.random.default_rng(3)
+    infos = batch.step(rng.integers(0, 6, (4, 4)))[4]
+    np.testing.assert_array_equal(infos["acted"], live)
+    first, kept, live = infos["acted"], infos["acted"].copy(), infos["live"].copy()
+    deaths = 0
+    for _ in range(90):
+        infos = batch.step(rng.integers(0, 6, (4, 4)))[4]
+        np.testing.assert_array_equal(infos["acted"], live)
+        deaths += int((infos["acted"] & ~infos["live"] & ~infos["episode_over"][:, None]).sum())
+        live = infos["live"].copy()
+    assert deaths > 0  # someone died in a game that went on: acted and live differed
+    assert (infos["acted"] is first) is not copy  # copy=False: the batch's own buffer, overwritten
+    if copy:
+        np.testing.assert_array_equal(first, kept)
+
+
 def test_the_serial_and_threaded_steps_compile_their_body_once():
     """Both entries pass the body the same argument types, so numba compiles it once (docs/performance.md, "CI")."""
     from envs.pommerman import _jit, batch_core
