@@ -134,6 +134,34 @@ def test_unreachable_passages_agree_with_scipy_connected_components(cells, start
     assert boards.unreachable_passages(board, *start) == expected
 
 
+@pytest.mark.parametrize(
+    ("start", "beyond", "reached"),
+    [
+        ((0, 10), (1, 0), False),  # a row's last cell and the next row's first: not neighbours
+        ((1, 0), (0, 10), False),
+        ((5, 8), (5, 9), True),  # cells 63 and 64: across the two words of the flood fill
+        ((5, 9), (5, 8), True),
+        ((4, 9), (5, 9), True),  # cells 53 and 64: a row down, across the words
+        ((10, 10), (9, 10), True),  # the last cell
+    ],
+)
+def test_unreachable_passages_at_the_edges_of_its_bit_rows(start, beyond, reached):
+    # the flood fill shifts 121 cells held as two 64-bit words: a shift must not wrap a row's end
+    # into the next row, and must carry across the two words
+    board = np.full((11, 11), RIGID, np.uint8)
+    board[start] = PASSAGE
+    board[beyond] = PASSAGE
+    assert boards.unreachable_passages(board, *start) == (0 if reached else 1)
+
+
+@pytest.mark.parametrize(
+    ("board", "start"), [(np.zeros((9, 9), np.uint8), (1, 1)), (np.zeros((11, 11), np.uint8), (11, 0))]
+)
+def test_unreachable_passages_refuses_another_board_or_a_start_off_it(board, start):
+    with pytest.raises(ValueError, match=r"expected an \(11, 11\) board and a start inside it, got shape"):
+        boards.unreachable_passages(board, *start)
+
+
 def test_reset_is_reproducible_from_the_seed_and_boards_differ_between_seeds():
     env = envs.make("pommerman")
     first = env.reset(seed=3)[0]["agent_0"]["board"].copy()
