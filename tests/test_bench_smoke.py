@@ -475,3 +475,14 @@ def test_pommerman_batch_counts_refuses_without_valgrind(monkeypatch, capsys):
     with pytest.raises(SystemExit):
         counts.main([])
     assert "valgrind is not installed" in capsys.readouterr().err
+
+
+def test_pommerman_batch_counts_says_which_counted_run_failed_and_how(tmp_path, monkeypatch):
+    """A counted run that fails (here a stand-in valgrind that exits 3 with its own message) is an error naming
+    the command, its exit status and the end of what it printed, not a table of missing counts."""
+    fake = tmp_path / "valgrind"
+    fake.write_text('#!/bin/sh\necho "==1== valgrind: the stand-in could not start" >&2\nexit 3\n')
+    fake.chmod(0o755)
+    counts = _bench_module("pommerman_batch_counts")
+    with pytest.raises(RuntimeError, match=r"cachegrind run \['true'\] failed \(3\):\n==1== valgrind: the stand-in"):
+        counts.counted(["true"], {**os.environ, "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"})
