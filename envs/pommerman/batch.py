@@ -342,7 +342,7 @@ class PommermanBatch:
         step was resolved for (see :func:`_compiled_entry`); their ranges are checked in the compiled step."""
         shape = self._action_shape
         if type(actions) is np.ndarray and actions.dtype is _INT64 and actions.shape == shape and not self._radio_moves:
-            if actions.flags.carray:  # the common case, checked in a quarter of the general path's time
+            if actions.flags.carray:  # the common case, in about half the general path's instructions
                 return actions, self._no_words
         actions = np.asarray(actions)
         if actions.shape != shape or actions.dtype.kind not in "iu":
@@ -449,7 +449,7 @@ class PommermanBatch:
         return self._live.copy()
 
 
-#: int64 in the machine's byte order: numpy gives every such array this one dtype object.
+#: The int64 dtype object numpy gives the arrays it makes (an equal dtype made otherwise takes the general path).
 _INT64 = np.dtype(np.int64)
 #: Where :meth:`PommermanBatch.step` puts the moves, the words and the views among the compiled step's arguments.
 _MOVES, _WORDS, _VIEWS = 10, 11, 19
