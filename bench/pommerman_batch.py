@@ -6,8 +6,9 @@ side alike), medians printed with their ratios:
 * **pomcpp2** (``../shared/pommerman/pomcpp/setup.sh`` builds it): MODE 0, bare
   ``State::Step`` with 4 random moves (no observations); MODE 1, ``Environment::Step`` with 4
   ``RandomAgent`` (a C++ observation per living agent). Resets inside the timing;
-* **PommermanBatch** (FFA) at ``--games`` games, random actions drawn in numpy every call,
-  resets inside the timing: steps (one game, one step) per CPU-second of this process, single
+* **PommermanBatch** (FFA) at ``--games`` games, random actions drawn in numpy inside the timing
+  (one draw per 1,024 game-steps: :func:`random_moves` says why; the cost of one draw per call is
+  printed apart), resets inside the timing: steps (one game, one step) per CPU-second of this process, single
   thread, in three shapes: every view's planes into the batch's own buffers (``copy=False``),
   every view's planes into fresh arrays (``copy=True``, the default), and one learner seat's
   planes into the batch's buffers (``view_agents=("agent_0",)``, ``copy=False``: a trainer's
@@ -41,6 +42,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -115,9 +117,11 @@ def rate(games, steps, seed):
     rng = np.random.default_rng(seed)
     batch.reset(seed=seed)
     calls = max(10, steps // games)
+    block = max(1, 1024 // games)  # one numpy draw per 1,024 game-steps, as in batch_rate
     cpu = time.process_time()
-    for _ in range(calls):
-        batch.step(rng.integers(0, 6, (games, 4)))
+    for first in range(0, calls, block):
+        for moves in rng.integers(0, 6, (min(block, calls - first), games, 4)):
+            batch.step(moves)
     return calls * games / (time.process_time() - cpu)
 
 rate(8, 80, 0)  # numba's disk cache loaded (or compiled) outside the timing
@@ -207,11 +211,37 @@ def batch_rate(
     batch.reset(seed=seed)
     calls = max(10, steps // games)
     cpu, wall = time.process_time(), time.perf_counter()
-    for _ in range(calls):
-        views = batch.step(rng.integers(0, 6, (games, 4)))[0]
+    for moves in random_moves(rng, games, calls):
+        views = batch.step(moves)[0]
         if unpack:
             codes_to_planes(views[seats] if trainer else views)
     return calls * games / (time.process_time() - cpu), calls * games / (time.perf_counter() - wall)
+
+
+#: Game-steps of random moves per numpy draw (:func:`random_moves`).
+DRAW_BLOCK = 1024
+
+
+def random_moves(rng: np.random.Generator, games: int, calls: int) -> Iterator[np.ndarray]:
+    """``calls`` arrays of ``(games, 4)`` random moves, drawn ``DRAW_BLOCK`` game-steps at a time.
+
+    One ``rng.integers`` call costs some 8 us before its first number on this box (numpy 2.4), as much
+    as 10 pomcpp2 steps: drawn per call of 64 games it would add 0.12 us a game-step that is numpy's,
+    where pomcpp2 draws its moves from a C++ generator for a few ns each. Drawn in blocks, both sides pay
+    about the per-number cost of their generator. :func:`draw_cost` times the per-call draw apart.
+    """
+    block = max(1, DRAW_BLOCK // games)
+    for first in range(0, calls, block):
+        yield from rng.integers(0, 6, (min(block, calls - first), games, 4))
+
+
+def draw_cost(games: int, calls: int, seed: int) -> float:
+    """Microseconds a game-step of one ``rng.integers(0, 6, (games, 4))`` per call (a loop drawing per step)."""
+    rng = np.random.default_rng(seed)
+    start = time.process_time()
+    for _ in range(calls):
+        rng.integers(0, 6, (games, 4))
+    return (time.process_time() - start) / calls / games * 1e6
 
 
 def checkout_rate(checkout: str, script: str, *numbers: int) -> float:
@@ -419,6 +449,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             for label, *shape in SHAPES:
                 rate = batch_rate(games, args.steps, round_, 1, *flavour, *shape)[0]
                 record(f"batch {games} {label} (cpu)", rate)
+            record(f"us per game-step: numpy draw per call of {games}", draw_cost(games, 2000, round_))
             for label in args.baseline_shapes if args.baseline else ():
                 copy, codes = BASELINE_SHAPES[label]
                 mode_code = BATCH_MODES.index(args.batch_mode)

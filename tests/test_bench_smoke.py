@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import arena
@@ -196,9 +197,26 @@ def test_pommerman_batch_bench_times_the_batch_the_single_env_and_the_simple_age
         "batch 4 threads=2 (wall)",
         "single env, seeded resets",
         "simple4 batch decisions (cpu)",
+        "us per game-step: numpy draw per call of 4",
     ):
         assert figures[name] > 0, name
     assert figures["us per game-step: views"] > 0 and figures["us per game-step: one board draw"] > 0
+
+
+@pytest.mark.parametrize(("games", "calls"), [(4, 600), (64, 33), (1024, 3), (2000, 2)])
+def test_the_batch_benchs_moves_are_a_call_each_drawn_in_blocks_of_the_same_stream(games, calls):
+    bench = _bench_module("pommerman_batch")
+    moves = list(bench.random_moves(np.random.default_rng(7), games, calls))
+    assert len(moves) == calls
+    for row in moves:  # what the batch's short path for actions takes
+        assert type(row) is np.ndarray and row.dtype == np.int64 and row.shape == (games, 4) and row.flags.c_contiguous
+    block = max(1, bench.DRAW_BLOCK // games)
+    stream = np.random.default_rng(7)
+    expected = np.concatenate(
+        [stream.integers(0, 6, (min(block, calls - first), games, 4)) for first in range(0, calls, block)]
+    )
+    np.testing.assert_array_equal(np.stack(moves), expected)
+    assert set(np.unique(expected)) <= set(range(6))
 
 
 def test_pommerman_team_training_bench_prints_each_stacks_rate_beside_the_shipped_one(monkeypatch, capsys):
