@@ -1,7 +1,8 @@
 """PommermanBatch beside pomcpp2 (C++) and the reference, in one run: steps per CPU-second, interleaved.
 
 Measured, each ``--rounds`` times in turn (so load drifting on a shared machine hits every
-side alike), medians printed with their ratios:
+side alike), medians printed with their ratios, and each batch shape's ratio to pomcpp2's
+``State::Step`` taken within each round, its median and quartiles (:func:`paired_ratios`):
 
 * **pomcpp2** (``../shared/pommerman/pomcpp/setup.sh`` builds it): MODE 0, bare
   ``State::Step`` with 4 random moves (no observations); MODE 1, ``Environment::Step`` with 4
@@ -43,6 +44,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -393,7 +395,29 @@ def breakdown(games: int, calls: int, seed: int) -> dict[str, float]:
     return parts
 
 
-def main(argv: list[str] | None = None) -> dict[str, float]:
+def paired_ratios(runs: dict[str, list[float]], anchor: str) -> dict[str, tuple[float, float, float]]:
+    """Each batch rate over ``anchor``'s of the same round: (median, lower quartile, upper quartile).
+
+    A round's figures are timed within a minute of each other, so a ratio within a round cancels
+    what drifts between rounds (the box's load, the host's clock), which the ratio of two medians
+    does not; the quartiles say how far the rounds still spread.
+
+    Example:
+        >>> paired_ratios({"pomcpp2": [1.0, 2.0, 1.0], "batch 4 x (cpu)": [1.1, 2.4, 0.9]}, "pomcpp2")
+        {'batch 4 x (cpu) / pomcpp2': (1.1, 1.0, 1.15)}
+    """
+    if anchor not in runs:
+        return {}
+    spreads = {}
+    for name, values in runs.items():
+        if name.startswith("batch ") and name.endswith("(cpu)"):
+            ratios = [value / base for value, base in zip(values, runs[anchor])]
+            low, _, high = statistics.quantiles(ratios, n=4, method="inclusive") if len(ratios) > 1 else ratios * 3
+            spreads[f"{name} / {anchor}"] = (statistics.median(ratios), low, high)
+    return spreads
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pomcpp2", default=os.environ.get("POMCPP2_BENCH", "/tmp/pomcpp2/pomcpp2_bench"))
     parser.add_argument("--reference-python", default=os.environ.get("POMMERMAN_REFERENCE_PYTHON"))
@@ -509,7 +533,14 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         )
     for name, value in ratios.items():
         print(f"ratio {name}: {value:.2f}x")
-    summary = {**medians, **{f"ratio {k}": v for k, v in ratios.items()}}
+    spreads = paired_ratios(runs, "pomcpp2 State::Step")
+    for name, (median, low, high) in spreads.items():
+        print(f"paired ratio {name}: median {median:.2f}x, quartiles {low:.2f}-{high:.2f}x")
+    summary = {
+        **medians,
+        **{f"ratio {k}": v for k, v in ratios.items()},
+        **{f"paired ratio {k}": v for k, v in spreads.items()},
+    }
     print(json.dumps(summary))
     return summary
 

@@ -14,7 +14,9 @@ the other, so start-up (Python, numba's cache, the warm-up) cancels:
 * **pomcpp2** ``State::Step`` (MODE 0: four random moves a step, no observations), per step;
 * **the batch** at ``--games`` games, FFA, ``copy=False``, the moves drawn before the runs, in each
   ``--layouts``: ``step`` (``PommermanBatch.step``: the rules, scores, restarts and every view), and
-  ``views`` (the four views of every game alone), per game-step; ``step - views`` is the rest.
+  ``views`` (the four views of every game alone), per game-step; ``step - views`` is the rest;
+* with ``--seats one trainer``, ``step`` again with one learner seat's views, and with the trainer's
+  two seats of four in fresh arrays (:data:`SEATS`).
 
 Run (valgrind from the OS packages; pomcpp2 from ``../shared/pommerman/pomcpp/setup.sh``)::
 
@@ -35,13 +37,19 @@ import shutil
 import subprocess
 import sys
 
-#: The counted batch process: argv part (none, views, step), calls, games, layout.
+#: The counted batch process: argv part (none, views, step), calls, games, layout, seats (:data:`SEATS`).
 BATCH_SCRIPT = r"""
 import sys
 import numpy as np
 from envs.pommerman.batch import PommermanBatch
-part, calls, games, layout = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-batch = PommermanBatch(games, "ffa", copy=False, layout=layout)
+part, calls, games, layout, seats = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+one = ("agent_0",) if seats == "one" else None
+batch = PommermanBatch(games, "ffa", copy=seats == "trainer", layout=layout, view_agents=one)
+if seats == "trainer":  # bench/pommerman_batch.py's trainer_seats: agents 0 and 2 in even games, 1 and 3 in odd
+    viewed = np.zeros((games, 4), dtype=bool)
+    viewed[0::2, [0, 2]] = True
+    viewed[1::2, [1, 3]] = True
+    batch.set_view_seats(viewed)
 batch.reset(seed=0)
 moves = list(np.random.default_rng(0).integers(0, 6, (calls + 20, games, 4)))
 for m in moves[:20]:
@@ -54,6 +62,11 @@ for m in moves[20:]:
     elif part == "views":
         batch._observe(every)
 """
+
+#: The views' shapes ``--seats`` offers: every seat's views (``copy=False``); one learner seat's
+#: (``view_agents=("agent_0",)``, ``copy=False``); the trainer's, two seats of four in fresh arrays
+#: (``set_view_seats``, ``copy=True``), as ``bench/pommerman_batch.py`` times them.
+SEATS = ("every", "one", "trainer")
 
 #: cachegrind's summary lines: the name it prints, the name printed here.
 COUNTED = {
@@ -121,6 +134,13 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     parser.add_argument("--layouts", nargs="+", choices=("codes", "planes"), default=["codes", "planes"])
     parser.add_argument("--calls", type=int, default=30, help="calls counted at each size (default 30)")
     parser.add_argument("--steps", type=int, default=100_000, help="pomcpp2 steps counted (default 100,000)")
+    parser.add_argument(
+        "--seats",
+        nargs="+",
+        choices=SEATS,
+        default=["every"],
+        help="the views' shapes: every seat's (with the views alone), one seat's, the trainer's (default: every)",
+    )
     args = parser.parse_args(argv)
     if shutil.which("valgrind") is None:
         parser.error("valgrind is not installed (the OS package 'valgrind')")
@@ -132,14 +152,17 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
         results["pomcpp2 State::Step"] = per_unit(low, high, args.steps)
     else:
         print(f"pomcpp2 not found at {args.pomcpp2}: counting the batch alone", file=sys.stderr)
+    python = [sys.executable, "-c", BATCH_SCRIPT]
     for layout in args.layouts:
-        for games in args.games:
-            python = [sys.executable, "-c", BATCH_SCRIPT]
-            subprocess.run(python + ["none", "1", str(games), layout], env=env, check=True)  # numba's cache, this CPU
-            low = counted(python + ["none", str(args.calls), str(games), layout], env)
-            for part in ("step", "views"):
-                high = counted(python + [part, str(args.calls), str(games), layout], env)
-                results[f"batch {games} {layout} {part}"] = per_unit(low, high, args.calls * games)
+        subprocess.run(python + ["none", "1", "4", layout, "every"], env=env, check=True)  # numba's cache, this CPU
+        for seats in args.seats:
+            for games in args.games:
+                shape = [str(args.calls), str(games), layout, seats]
+                low = counted(python + ["none", *shape], env)
+                name = f"batch {games} {layout}" if seats == "every" else f"batch {games} {layout} {seats} seat(s)"
+                for part in ("step", "views") if seats == "every" else ("step",):
+                    high = counted(python + [part, *shape], env)
+                    results[f"{name} {part}"] = per_unit(low, high, args.calls * games)
     names = list(COUNTED.values())
     print(f"{'per step (one game, one step)':<32}" + "".join(f"{name:>14}" for name in names))
     for what, counts in results.items():

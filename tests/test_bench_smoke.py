@@ -477,7 +477,10 @@ def test_pommerman_batch_counts_counts_each_part_as_two_runs_difference(tmp_path
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     counts = _bench_module("pommerman_batch_counts")
-    results = counts.main(["--pomcpp2", str(tmp_path / "none"), "--games", "4", "--calls", "2", "--layouts", "codes"])
+    results = counts.main(
+        ["--pomcpp2", str(tmp_path / "none"), "--games", "4", "--calls", "2", "--layouts", "codes"]
+        + ["--seats", "every", "one", "trainer"]
+    )
     assert results["batch 4 codes step"] == {
         "instructions": 1000.0,
         "mispredicts": 10.0,
@@ -485,6 +488,16 @@ def test_pommerman_batch_counts_counts_each_part_as_two_runs_difference(tmp_path
         "LL misses": 0,
     }
     assert results["batch 4 codes views"]["instructions"] == 500.0
+    for seats in ("one", "trainer"):  # each shape's batch ran (the stand-in runs the script), its step counted
+        assert results[f"batch 4 codes {seats} seat(s) step"]["instructions"] == 1000.0
+    assert sorted(results) == sorted(
+        [
+            "batch 4 codes step",
+            "batch 4 codes views",
+            "batch 4 codes one seat(s) step",
+            "batch 4 codes trainer seat(s) step",
+        ]
+    )
 
 
 def test_pommerman_batch_counts_refuses_without_valgrind(monkeypatch, capsys):
@@ -504,3 +517,21 @@ def test_pommerman_batch_counts_says_which_counted_run_failed_and_how(tmp_path, 
     counts = _bench_module("pommerman_batch_counts")
     with pytest.raises(RuntimeError, match=r"cachegrind run \['true'\] failed \(3\):\n==1== valgrind: the stand-in"):
         counts.counted(["true"], {**os.environ, "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"})
+
+
+def test_the_batch_benchs_paired_ratios_divide_within_each_round():
+    bench = _bench_module("pommerman_batch")
+    runs = {
+        "pomcpp2 State::Step": [1.0, 2.0, 4.0, 1.0],
+        "batch 4 codes copy=False (cpu)": [1.0, 2.2, 4.8, 0.9],  # rounds 1.0, 1.1, 1.2, 0.9 of the anchor's
+        "batch 4 threads=2 (wall)": [9.0, 9.0, 9.0, 9.0],  # wall-clock: not paired with a CPU rate
+        "us per game-step: views": [0.5, 0.5, 0.5, 0.5],
+    }
+    spreads = bench.paired_ratios(runs, "pomcpp2 State::Step")
+    assert list(spreads) == ["batch 4 codes copy=False (cpu) / pomcpp2 State::Step"]
+    median, low, high = spreads["batch 4 codes copy=False (cpu) / pomcpp2 State::Step"]
+    # the ratio of the medians would be 3.1 / 1.5 = 2.07x: the rounds' drift, not the batch's speed
+    assert median == pytest.approx(1.05) and low == pytest.approx(0.975) and high == pytest.approx(1.125)
+    assert bench.paired_ratios(runs, "pomcpp2 Environment") == {}  # no anchor timed: nothing paired
+    one_round = bench.paired_ratios({"a": [2.0], "batch 1 x (cpu)": [3.0]}, "a")
+    assert one_round == {"batch 1 x (cpu) / a": (1.5, 1.5, 1.5)}

@@ -72,9 +72,9 @@ class PommermanBatch:
             straight into new, unzeroed memory each step (every row, the zero rows of agents not
             viewed or not alive too), so what it costs is the allocation, writes to memory not yet
             in the cache (``num_games * 4 * view bytes``: 2.7 MB at 256 games of planes, 0.6 MB of
-            codes) and copies of the small arrays: 4-7% of ``copy=False``'s steps a CPU-second with
-            codes, 8-17% with planes, at 64-1,024 games (docs/performance.md, "Batched Pommerman
-            beside pomcpp2", 29 Nov 2026). ``False`` returns
+            codes) and copies of the small arrays: 10-19% of ``copy=False``'s steps a CPU-second
+            with codes, 8-25% with planes, at 64-1,024 games (docs/performance.md, "Rounds paired,
+            the moves drawn in blocks", 30 Nov 2026). ``False`` returns
             the batch's own buffers (observations, rewards, flags, the ``acted``, ``live`` and
             ``episode_over`` masks, the final observations), which the next call overwrites.
         view_agents: the agents whose views are written (default all four), e.g. a trainer's
