@@ -307,7 +307,10 @@ def imitate(
             flush=True,
         )
     env.close()
-    save(folder, manifest, policy, statistics or {}, curve, teacher=teacher, opponent=opponent, games=games, seed=seed)
+    settings = {"teacher": teacher, "opponent": opponent, "games": games, "seed": seed, "epochs": epochs}
+    # the options the games were played with (the folder's, as --env-options overlaid them): a rerun needs them
+    settings["env_options"] = {**manifest.get("env_options", {}), **env_options}
+    save(folder, manifest, policy, statistics or {}, curve, **settings)
     return curve
 
 

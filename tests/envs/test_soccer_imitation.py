@@ -58,11 +58,21 @@ def test_imitation_brings_the_policy_to_the_teachers_actions_and_records_how(tmp
     folder = _folder(tmp_path / "pupil")
     before, old_model = _error_to_teacher(folder), read_manifest(folder)["model"]
     curve = imitate.imitate(
-        folder, teacher="soccer_chaser", opponent="random", rounds=2, games=2, seed=5, epochs=40, env_options={}
+        folder,
+        teacher="soccer_chaser",
+        opponent="random",
+        rounds=2,
+        games=2,
+        seed=5,
+        epochs=40,
+        env_options={"time_limit": 0.5},  # laid over the folder's own (the same value: 20 steps a game)
     )
     manifest = read_manifest(folder)
     assert [who for _round, who, _score, _samples in curve] == ["soccer_chaser", "policy"]
     assert manifest["imitation"]["teacher"] == "soccer_chaser" and len(manifest["imitation"]["scores"]) == 2
+    # what a rerun needs: the epochs and the options the games were played with, the folder's and the overlay's
+    assert manifest["imitation"]["epochs"] == 40 and manifest["imitation"]["env_options"] == OPTIONS
+    assert {"games": 2, "seed": 5, "opponent": "random"}.items() <= manifest["imitation"].items()
     assert manifest["imitation"]["samples"] == curve[-1][3] == 4 * 20  # 2 rounds x 2 games x 20 steps, one seat
     assert manifest["interface_state"].startswith("interface_state-") and manifest["training"]["optimizer"] is None
     assert not (folder / old_model).exists() and (folder / "imitation.png").stat().st_size > 0
