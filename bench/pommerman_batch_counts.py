@@ -37,7 +37,8 @@ import shutil
 import subprocess
 import sys
 
-#: The counted batch process: argv part (none, views, step), calls, games, layout, seats (:data:`SEATS`).
+#: The counted batch process: argv part (none, views, step), calls, games, layout, seats (:data:`SEATS`),
+#: then this bench's folder (the trainer's seats are ``pommerman_batch.trainer_seats``, as that bench times them).
 BATCH_SCRIPT = r"""
 import sys
 import numpy as np
@@ -45,11 +46,10 @@ from envs.pommerman.batch import PommermanBatch
 part, calls, games, layout, seats = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
 one = ("agent_0",) if seats == "one" else None
 batch = PommermanBatch(games, "ffa", copy=seats == "trainer", layout=layout, view_agents=one)
-if seats == "trainer":  # bench/pommerman_batch.py's trainer_seats: agents 0 and 2 in even games, 1 and 3 in odd
-    viewed = np.zeros((games, 4), dtype=bool)
-    viewed[0::2, [0, 2]] = True
-    viewed[1::2, [1, 3]] = True
-    batch.set_view_seats(viewed)
+if seats == "trainer":  # imported in both runs of a pair: the difference counts the steps alone
+    sys.path.insert(0, sys.argv[6])
+    from pommerman_batch import trainer_seats
+    batch.set_view_seats(trainer_seats(games))
 batch.reset(seed=0)
 moves = list(np.random.default_rng(0).integers(0, 6, (calls + 20, games, 4)))
 for m in moves[:20]:
@@ -153,11 +153,12 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     else:
         print(f"pomcpp2 not found at {args.pomcpp2}: counting the batch alone", file=sys.stderr)
     python = [sys.executable, "-c", BATCH_SCRIPT]
+    here = os.path.dirname(os.path.abspath(__file__))
     for layout in args.layouts:
-        subprocess.run(python + ["none", "1", "4", layout, "every"], env=env, check=True)  # numba's cache, this CPU
+        subprocess.run(python + ["none", "1", "4", layout, "every", here], env=env, check=True)  # numba's cache
         for seats in args.seats:
             for games in args.games:
-                shape = [str(args.calls), str(games), layout, seats]
+                shape = [str(args.calls), str(games), layout, seats, here]
                 low = counted(python + ["none", *shape], env)
                 name = f"batch {games} {layout}" if seats == "every" else f"batch {games} {layout} {seats} seat(s)"
                 for part in ("step", "views") if seats == "every" else ("step",):
