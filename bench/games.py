@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+from machine import describe
 
 import envs
 from arena import RandomAgent, play
@@ -111,6 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES))
     args = parser.parse_args(argv)
+    print(describe(), flush=True)
     print(f"{'game':<14}{'library':<12}{'games/CPU-s':>12}{'arena x':>10}")
     for name in args.games:
         pettingzoo_module, openspiel_name = GAMES[name]

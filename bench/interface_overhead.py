@@ -40,6 +40,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from interface_overhead_levels import arena_levels, gym_levels
+from machine import describe
 
 from arena import EnvItfWrapper, Interface, MultiAgentEnv
 from interfaces import ActionMaskInObservation, Flatten, NormalizeObservation
@@ -317,6 +318,7 @@ def main() -> None:
         help="skip SuperSuit (its wrappers are ~100x slower, so it runs steps / 20)",
     )
     args = parser.parse_args()
+    print(describe(), flush=True)
     steps, rounds = args.steps, args.rounds
 
     raw, levels = ArenaPair(), EnvItfWrapper(ArenaPair(), arena_levels())

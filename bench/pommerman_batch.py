@@ -28,6 +28,10 @@ Run::
     python bench/pommerman_batch.py --pomcpp2 /tmp/pomcpp2/pomcpp2_bench \\
         --reference-python /tmp/pommerman-reference/bin/python
 
+It prints its machine first (:func:`machine.describe`: the CPU model and the L2 of CPU 0) and, with the
+batch, the views one call writes at each game count beside that L2 (:func:`views_lines`): on the
+machines measured, the batch's ratio to pomcpp2 falls once they outgrow it (docs/performance.md).
+
 ``--batch-mode team --ego`` times the batch as the team recipe trains on it (FFA without ego by default).
 ``--parts single`` times only the single env beside the reference; ``--baseline DIR`` also times the
 single env and the batch of another checkout in the same rounds (``git archive COMMIT envs arena | tar -x -C DIR``),
@@ -47,10 +51,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+from machine import cache_bytes, describe
 
 from envs.pommerman.agents import PommermanSimpleBatch
 from envs.pommerman.batch import PommermanBatch
-from envs.pommerman.codes import codes_to_planes
+from envs.pommerman.codes import code_length, codes_to_planes
+from envs.pommerman.planes import num_planes
 
 REFERENCE_SCRIPT = r"""
 import json, random, sys, time, warnings
@@ -178,6 +184,34 @@ BASELINE_SHAPES = {
 def baseline_name(games: int, label: str) -> str:
     """The baseline's figure for shape ``label`` (the first shape keeps its older, shorter name)."""
     return f"baseline batch {games} (cpu)" if label == "copy=False" else f"baseline batch {games} {label} (cpu)"
+
+
+def views_bytes(games: int, mode: str, layout: str) -> int:
+    """The bytes of every view one ``step`` call writes: games x 4 seats x one view (planes or codes).
+
+    Beside the core's L2 it says where the batch's ratio falls (docs/performance.md): pomcpp2
+    steps one game in a few hundred bytes, the batch writes this much a call.
+
+    Example:
+        >>> views_bytes(256, "ffa", "codes"), views_bytes(256, "ffa", "planes")
+        (625664, 2725888)
+    """
+    one_view = code_length(mode) if layout == "codes" else num_planes(mode) * 121
+    return games * 4 * one_view
+
+
+def views_lines(games_counts: list[int], mode: str, l2: int | None) -> list[str]:
+    """A line per game count: the views a call writes in each layout, beside the L2 of CPU 0."""
+    l2_text = "L2 size unknown" if l2 is None else f"L2 {l2 / 2**20:.2f} MiB"
+    lines = []
+    for games in games_counts:
+        sizes = {layout: views_bytes(games, mode, layout) for layout in ("planes", "codes")}
+        fits = ", ".join(
+            f"{layout} {size / 2**20:.2f} MiB{'' if l2 is None else (' (fits)' if size <= l2 else ' (over)')}"
+            for layout, size in sizes.items()
+        )
+        lines.append(f"views a call at {games} games: {fits}; {l2_text}")
+    return lines
 
 
 def trainer_seats(games: int) -> np.ndarray:
@@ -449,6 +483,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument("--no-threads", action="store_true", help="skip the threads=2 runs (they take a second core)")
     args = parser.parse_args(argv)
+    print(describe(), flush=True)
     have_pomcpp2 = "pomcpp2" in args.parts and os.path.exists(args.pomcpp2)
     if args.baseline and not os.path.isdir(os.path.join(args.baseline, "envs")):
         parser.error(f"--baseline must be a folder holding envs/ and arena/, got {args.baseline!r}")
@@ -533,6 +568,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         )
     for name, value in ratios.items():
         print(f"ratio {name}: {value:.2f}x")
+    if "batch" in args.parts:
+        print("\n".join(views_lines(args.games, args.batch_mode, cache_bytes(2))))
     spreads = paired_ratios(runs, "pomcpp2 State::Step")
     for name, (median, low, high) in spreads.items():
         print(f"paired ratio {name}: median {median:.2f}x, quartiles {low:.2f}-{high:.2f}x")

@@ -72,6 +72,15 @@ def test_interface_overhead_bench_compares_obs_and_action_levels_with_gymnasium(
     assert "arena EnvItfWrapper, 3 trivial obs+action levels x 2 agents" in out
     assert "gymnasium, 3 wrappers with the same hooks, 1 agent" in out
     assert "trivial obs+action levels: arena overhead / gymnasium overhead: " in out
+    assert out.startswith("machine: ") and " CPUs, L2 " in out.splitlines()[0]  # the figures carry their machine
+
+
+def test_games_bench_times_random_games_beside_the_peers_and_names_its_machine():
+    out = _bench("bench/games.py", "--games", "tic_tac_toe", "--seconds", "0.02", "--repeat", "2")
+    lines = out.splitlines()
+    assert lines[0].startswith("machine: ") and " CPUs, L2 " in lines[0]
+    assert re.fullmatch(r"tic_tac_toe +arena +[\d,]+ +1\.00", lines[2]), out
+    assert re.search(r"^tic_tac_toe +pettingzoo +([\d,]+ +\d+\.\d\d|not installed)$", out, re.MULTILINE), out
 
 
 def test_the_interface_overhead_headline_levels_are_a_users_with_the_gymnasium_wrappers_hooks():
@@ -201,6 +210,58 @@ def test_pommerman_batch_bench_times_the_batch_the_single_env_and_the_simple_age
     ):
         assert figures[name] > 0, name
     assert figures["us per game-step: views"] > 0 and figures["us per game-step: one board draw"] > 0
+    assert out.startswith("machine: "), out[:200]
+    views = "views a call at 4 games: planes 0.04 MiB"
+    assert re.search(rf"^{views}( \(fits\))?, codes 0.01 MiB( \(fits\))?; L2 ", out, re.MULTILINE), out
+
+
+def test_the_batch_benchs_views_a_call_are_set_beside_the_l2():
+    bench = _bench_module("pommerman_batch")
+    assert bench.views_bytes(256, "ffa", "codes") == 256 * 4 * 611
+    assert bench.views_bytes(256, "radio", "planes") == 256 * 4 * 24 * 121
+    lines = bench.views_lines([64, 1024], "ffa", 2 * 2**20)
+    assert lines == [
+        "views a call at 64 games: planes 0.65 MiB (fits), codes 0.15 MiB (fits); L2 2.00 MiB",
+        "views a call at 1024 games: planes 10.40 MiB (over), codes 2.39 MiB (over); L2 2.00 MiB",
+    ]
+    assert bench.views_lines([256], "ffa", None) == [
+        "views a call at 256 games: planes 2.60 MiB, codes 0.60 MiB; L2 size unknown"
+    ]
+
+
+def _fake_caches(root: pathlib.Path, caches: list[tuple[str, str, str]]) -> pathlib.Path:
+    for index, (level, kind, size) in enumerate(caches):
+        folder = root / f"index{index}"
+        folder.mkdir(parents=True)
+        for name, text in (("level", level), ("type", kind), ("size", size)):
+            (folder / name).write_text(text + "\n")
+    return root
+
+
+def test_the_machine_line_reads_the_l2_and_the_cpu_model_as_data(tmp_path):
+    machine = _bench_module("machine")
+    caches = _fake_caches(
+        tmp_path / "caches",
+        [("1", "Data", "48K"), ("1", "Instruction", "64K"), ("2", "Unified", "2048K"), ("3", "Unified", "32M")],
+    )
+    assert machine.cache_bytes(2, str(caches)) == 2 * 2**20
+    assert machine.cache_bytes(3, str(caches)) == 32 * 2**20
+    assert machine.cache_bytes(1, str(caches)) == 48 * 1024  # the data cache, not the instruction cache
+    assert machine.cache_bytes(4, str(caches)) is None
+    assert machine.cache_bytes(2, str(tmp_path / "absent")) is None
+    broken = _fake_caches(tmp_path / "broken", [("2", "Unified", "a lot")])
+    assert machine.cache_bytes(2, str(broken)) is None
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(
+        "processor\t: 0\ncpu family\t: 25\nmodel\t\t: 1\nmodel name\t: AMD EPYC 7B13\n\n"
+        "processor\t: 1\nmodel name\t: another CPU\n"
+    )
+    assert machine.cpu_model(str(cpuinfo)) == "AMD EPYC 7B13 (family 25 model 1)"
+    assert machine.describe(str(cpuinfo), str(caches)).startswith("machine: AMD EPYC 7B13 (family 25 model 1), ")
+    assert machine.describe(str(cpuinfo), str(caches)).endswith(", L2 2,048 KiB (CPU 0's)")
+    cpuinfo.write_bytes(b"model name\t: \xff\xfe odd\n")  # not UTF-8: read as text all the same
+    assert machine.cpu_model(str(cpuinfo)).endswith("odd")
+    assert machine.cpu_model(str(tmp_path / "absent")) is None
 
 
 @pytest.mark.parametrize(("games", "calls"), [(4, 600), (64, 33), (1024, 3), (2000, 2)])
