@@ -59,7 +59,11 @@ class PommermanBatch:
       the reference's state format (as :meth:`Pommerman.load_state`).
 
     Args:
-        num_games: the number of games.
+        num_games: the number of games. Steps a CPU-second per game rise with it while a call's
+            fixed cost spreads, and fall by a fifth to a third once a call's views
+            (``num_games * 4 * view bytes``) and the games' state outgrow the core's L2 cache: on
+            a 2 MiB L2, past about 512 games of codes or 128 of planes (docs/performance.md, "A
+            second kind of CPU"; ``bench/pommerman_batch.py`` prints a call's views beside the L2).
         mode: ``"ffa"``, ``"team"`` or ``"radio"``.
         ego: every agent sees the board turned so it starts top left; moves in that frame.
         layout: ``"planes"`` (default): each view 22 (radio 24) uint8 planes of 11 x 11
