@@ -124,6 +124,17 @@ def _bind(env: MultiAgentEnv, agents: Agents) -> list[tuple[tuple[AgentID, ...],
     possible = env.possible_agents
     teams = env.teams
     kind = type(agents)  # exact types first: the ABC checks cost more than a short game's step
+    if (kind is list or kind is tuple) and not teams and len(agents) == len(possible):
+        # The common call, an agent per id in order: the checks below pass for it by construction
+        # (possible_agents has no duplicates: arena.testing.check_env), and skipping them is a
+        # twentieth of a tic-tac-toe game. A Team or a non-Agent takes the general path below.
+        bound: list[tuple[tuple[AgentID, ...], Agent, bool]] = []
+        for agent_id, agent in zip(possible, agents):
+            if not isinstance(agent, Agent):
+                break
+            bound.append(((agent_id,), agent, False))
+        else:
+            return bound
     if kind is dict or (kind is not list and kind is not tuple and isinstance(agents, Mapping)):
         items = list(cast(Mapping[Any, Agent], agents).items())
     elif kind is list or kind is tuple or (isinstance(agents, Sequence) and not isinstance(agents, str)):
@@ -140,7 +151,7 @@ def _bind(env: MultiAgentEnv, agents: Agents) -> list[tuple[tuple[AgentID, ...],
         raise InvalidTypeError(
             f"play: agents must be a dict keyed by agent id (or tuple of ids) or a sequence, got {type(agents).__name__}"
         )
-    bound: list[tuple[tuple[AgentID, ...], Agent, bool]] = []
+    bound = []
     seen: set[AgentID] = set()
     for key, agent in items:
         is_team = isinstance(key, tuple)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 import envs
-from arena import Agent, AgentError, Episode, RandomAgent, UnknownAgentError, play
-from arena.play_loop import ranks_from_returns
+from arena import Agent, AgentError, Episode, RandomAgent, Team, UnknownAgentError, play
+from arena.play_loop import _bind, ranks_from_returns
 from arena.seeding import derive_seed
-from tests.arena.scripted_envs import DoubleMoveEnv
+from tests.arena.scripted_envs import DoubleMoveEnv, SidesEnv
 
 
 class Ledger(Agent):
@@ -79,6 +79,34 @@ def test_bad_agent_mappings_are_rejected():
         play(env, ["random", "random"])
     with pytest.raises(ValueError, match="has 2 agents .*got 1 agents"):
         play(env, [RandomAgent()])
+
+
+class AgentList(list):
+    """A list that is not exactly ``list``: ``play`` binds it on its general path."""
+
+
+@pytest.mark.parametrize("container", [list, tuple])
+def test_a_plain_sequence_of_agents_binds_as_the_general_path_binds_it(container):
+    shared = RandomAgent()
+    cases = [
+        (envs.make("tic_tac_toe"), [RandomAgent(), RandomAgent()]),
+        (envs.make("tic_tac_toe"), [shared, shared]),  # one object for both seats
+        (envs.make("snake"), [RandomAgent() for _ in range(4)]),
+        (SidesEnv((2, 2)), [RandomAgent() for _ in range(4)]),  # sides: the general path for both
+        (SidesEnv((2, 2)), [Team([RandomAgent(), RandomAgent()]), Team([RandomAgent(), RandomAgent()])]),
+        (envs.make("tic_tac_toe"), [Team([RandomAgent()]), RandomAgent()]),  # a Team of one for one seat
+    ]
+    for env, agents in cases:
+        bound = _bind(env, container(agents))
+        assert bound == _bind(env, AgentList(agents)), env
+        assert sorted(ids for ids, _, _ in bound) == sorted((agent_id,) for agent_id in env.possible_agents)
+    env = envs.make("tic_tac_toe")
+    for agents in ([RandomAgent(), "random"], [Team([RandomAgent(), RandomAgent()]), RandomAgent()]):
+        with pytest.raises(Exception) as fast:
+            _bind(env, container(agents))
+        with pytest.raises(Exception) as general:
+            _bind(env, AgentList(agents))
+        assert type(fast.value) is type(general.value) and str(fast.value) == str(general.value)
 
 
 def test_max_steps_cuts_the_episode():
