@@ -124,10 +124,11 @@ def _at(r, c):
 
 @njit_inline
 def _crossing(r0, c0, r1, c1):
-    """An id for the edge between two neighbouring cells."""
+    """An id in ``range(2 * SIZE * SIZE)`` for the edge between two neighbouring cells (``int``: in plain
+    Python numpy's int8 would wrap past 127 and index ``cross`` from its end, as :func:`_at` says)."""
     if r0 != r1:
-        return min(r0, r1) * SIZE + c0
-    return SIZE * SIZE + r0 * SIZE + min(c0, c1)
+        return int(min(r0, r1)) * SIZE + int(c0)
+    return SIZE * SIZE + int(r0) * SIZE + int(min(c0, c1))
 
 
 @njit_inline

@@ -15,6 +15,7 @@ from arena import RandomAgent, play
 from arena.errors import WrongAgentsError
 from arena.testing import check_env
 from envs.pommerman import board as boards
+from envs.pommerman import core
 from envs.pommerman.core import AGENT_0, PASSAGE, RIGID, WOOD
 from envs.pommerman.replay import replay_episode
 
@@ -332,3 +333,21 @@ def test_observations_lie_in_their_space_through_random_games(seed, mode):
         for agent, o in obs.items():
             assert env.observation_space(agent).contains(o), (agent, o)
         obs, *_ = env.step({a: env.action_space(a).sample() for a in obs})
+
+
+def test_every_edge_has_its_own_crossing_id_in_plain_python_from_the_int8_positions():
+    """The state keeps positions as int8: in plain Python (no numba) ``121 + r * 11 + c`` wrapped past 127, and
+    the negative id indexed ``cross`` from its end, where it met another edge's (two agents that did not
+    swap were stopped as if they had)."""
+    crossing = getattr(core._crossing, "py_func", core._crossing)  # the plain-Python form numba compiles
+    ids = {}
+    for r in range(core.SIZE):
+        for c in range(core.SIZE):
+            for r1, c1 in ((r + 1, c), (r, c + 1)):
+                if r1 < core.SIZE and c1 < core.SIZE:
+                    edge = (r, c, r1, c1)
+                    key = crossing(*map(np.int8, edge))
+                    assert key == crossing(r1, c1, r, c) == crossing(*edge), edge  # either way, any int type
+                    assert type(key) is int and 0 <= key < 2 * core.SIZE * core.SIZE, (edge, key)
+                    ids[key] = edge
+    assert len(ids) == 2 * core.SIZE * (core.SIZE - 1)  # no two edges share an id
