@@ -8,6 +8,7 @@ same results): numba is an accelerator here, never a requirement.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import sys
@@ -16,6 +17,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
+
+import numpy as np
 
 import arena.seeding
 
@@ -29,6 +32,8 @@ try:  # pragma: no cover - which branch runs depends on the installation
 except ImportError:  # pragma: no cover
     _njit, prange = None, range
     HAVE_NUMBA = False
+#: numba is installed but told to run everything as plain Python (``NUMBA_DISABLE_JIT=1``).
+_DISABLED = HAVE_NUMBA and bool(getattr(numba.config, "DISABLE_JIT", False))
 
 
 def _knows_unreferenced() -> bool:
@@ -46,6 +51,7 @@ _UNREFERENCED: dict[str, Any] = {"_nrt": False} if HAVE_NUMBA and _knows_unrefer
 __all__ = [
     "njit",
     "njit_inline",
+    "njit_wrapping",
     "njit_parallel",
     "njit_unreferenced",
     "prange",
@@ -67,6 +73,25 @@ def njit(function: Callable[..., Any]) -> Callable[..., Any]:
     if _njit is None:
         return function
     return _njit(cache=True, nogil=True)(function)
+
+
+def njit_wrapping(function: Callable[..., Any]) -> Callable[..., Any]:
+    """:func:`njit_inline` for a function whose uint64 arithmetic wraps by design (SplitMix64's).
+
+    Compiled, it wraps silently; in plain Python (no numba, or ``NUMBA_DISABLE_JIT=1``) numpy's
+    uint64 scalars give the same numbers but warn at every wrap, which a user's ``-W error`` turns
+    into a failure. So there it runs with numpy's overflow warnings off, and only there: an
+    overflow anywhere else in the rules still warns (it is a bug).
+    """
+    if _njit is not None and not _DISABLED:
+        return _njit(cache=True, nogil=True, inline="always")(function)
+
+    @functools.wraps(function)
+    def wrapping(*args: Any) -> Any:
+        with np.errstate(over="ignore"):
+            return function(*args)
+
+    return wrapping
 
 
 def njit_inline(function: Callable[..., Any]) -> Callable[..., Any]:

@@ -17,7 +17,7 @@ import numpy as np
 
 from arena.errors import InvalidValueError
 from arena.seeding import mix64, next_uniform
-from envs.pommerman._jit import njit, njit_inline, njit_unreferenced
+from envs.pommerman._jit import njit, njit_inline, njit_unreferenced, njit_wrapping
 from envs.pommerman.core import AGENT_0, EXTRA_BOMB, PASSAGE, RIGID, SIZE, WOOD, fill
 
 __all__ = [
@@ -206,8 +206,8 @@ def _bit_count(bits):
 
 
 #: The next float in [0, 1) of the SplitMix64 stream ``rng`` (a uint64 array of one: its state), compiled.
-uniform = njit_inline(next_uniform)
-_mix64 = njit_inline(mix64)
+uniform = njit_wrapping(next_uniform)
+_mix64 = njit_wrapping(mix64)
 
 
 @njit

@@ -386,17 +386,16 @@ np.savez(sys.argv[1], *arrays)
 
 def test_the_batch_plays_the_same_without_numba(tmp_path) -> None:
     """The compiled batch (no reference counting, its own index arithmetic) and plain Python give the same arrays,
-    and plain Python overflows no integer but the seeding's."""
+    and plain Python warns of no overflow (a user's ``-W error`` would fail on one)."""
     import subprocess
     import sys
 
     outputs = {}
     for jit in ("0", "1"):
         out = tmp_path / f"disable_jit_{jit}.npz"
-        # SplitMix64 on numpy's uint64 scalars warns where compiled code wraps silently (by design); any
-        # other overflow in plain Python is a bug of the rules' integer types (it wrapped crossing ids)
-        warnings = "error::RuntimeWarning,ignore:overflow encountered in scalar:RuntimeWarning:arena.seeding"
-        env = {**os.environ, "NUMBA_DISABLE_JIT": jit, "PYTHONWARNINGS": warnings}
+        # an overflow in plain Python is a bug of the rules' integer types (one wrapped crossing ids);
+        # SplitMix64's wraps are by design and quiet (envs.pommerman._jit.njit_wrapping)
+        env = {**os.environ, "NUMBA_DISABLE_JIT": jit, "PYTHONWARNINGS": "error::RuntimeWarning"}
         subprocess.run([sys.executable, "-c", _PLAY_A_FEW_STEPS, str(out)], check=True, env=env, timeout=600)
         with np.load(out) as arrays:
             outputs[jit] = [arrays[name] for name in arrays.files]
@@ -404,3 +403,22 @@ def test_the_batch_plays_the_same_without_numba(tmp_path) -> None:
     assert len(compiled) == len(plain) > 700
     for k, (a, b) in enumerate(zip(compiled, plain)):
         assert a.dtype == b.dtype and np.array_equal(a, b), f"array {k} differs between compiled and plain Python"
+
+
+def test_the_streams_draws_wrap_quietly_in_plain_python_as_compiled(monkeypatch) -> None:
+    """SplitMix64 on numpy's uint64 scalars wraps as compiled code does, without numpy's overflow warning."""
+    import warnings
+
+    from arena.seeding import SplitMix64, mix64, next_uniform
+    from envs.pommerman import _jit
+
+    monkeypatch.setattr(_jit, "_njit", None)  # what an install without numba has
+    draw, start = _jit.njit_wrapping(next_uniform), _jit.njit_wrapping(mix64)
+    stream, python = np.zeros(1, np.uint64), SplitMix64(2**64 - 5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        stream[0] = start(np.uint64(2**64 - 5))
+        drawn = [draw(stream) for _ in range(50)]
+        with pytest.raises(RuntimeWarning, match="overflow"):  # the same arithmetic, unwrapped, warns
+            next_uniform(stream)
+    assert drawn == [python.random() for _ in range(50)]
