@@ -6,6 +6,7 @@ Its counterpart on the agent's side (to play) is :class:`arena.AgtItfWrapper` in
 from __future__ import annotations
 
 import copy
+import functools
 import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, overload
@@ -23,7 +24,7 @@ from arena.errors import (
     UnknownAgentError,
 )
 from arena.interface import Interface, claim_interface
-from arena.stack import ActionCheck, Hooks, blame, failing_level, run_each, run_hooks
+from arena.stack import ActionCheck, Hook, Hooks, blame, failing_level, run_each, run_hooks
 
 __all__ = ["EnvItfWrapper", "MultiAgentEnvItfWrapper", "GymEnvItfWrapper"]
 
@@ -186,21 +187,28 @@ class MultiAgentEnvItfWrapper(EnvItfWrapper, MultiAgentWrapper):
 
     def _bind(self) -> None:
         """Each channel's table: agent -> its stack's hooks (or first-observation and end-of-episode
-        functions), for the agents whose stack runs any there; an empty table skips the channel."""
+        functions), for the agents whose stack runs any there; an empty table skips the channel.
+
+        The channels :meth:`step` runs every step (actions, rewards, observations) also get tables of
+        bare hooks: a loop over ``(level, hook)`` pairs unpacks a pair a hook, about 3% of the wrapper's
+        overhead with three trivial levels (docs/performance.md, "Hook dispatch"). The level whose
+        hook raised is found from the hook (``_level_of``)."""
         self._observe: dict[AgentID, Hooks] = {}
-        # agent -> (low, high, check, hooks): a plain int in range(low, high) skips the call to check
-        self._act: dict[AgentID, tuple[int, int, Any, Hooks]] = {}
+        # agent -> (low, high, check, bare hooks): a plain int in range(low, high) skips the call to check
+        self._act: dict[AgentID, tuple[int, int, Any, tuple[Hook, ...]]] = {}
         self._reward: dict[AgentID, Hooks] = {}
         self._mask: dict[AgentID, Hooks] = {}
         self._start: dict[AgentID, Any] = {}
         self._done: dict[AgentID, Any] = {}
+        self._observe_hooks: dict[AgentID, tuple[Hook, ...]] = {}
+        self._reward_hooks: dict[AgentID, tuple[Hook, ...]] = {}
+        self._level_of: dict[int, Any] = {}  # id of a bare hook -> its level
         for agent, itf in self.interfaces.items():
             if itf is None:
                 continue
             stack = itf.compiled()
             channels: tuple[tuple[dict[AgentID, Any], Any], ...] = (
                 (self._observe, stack.observation),
-                (self._act, stack.action),
                 (self._reward, stack.reward),
                 (self._mask, stack.action_mask),
                 (self._start, stack.reset),
@@ -209,14 +217,42 @@ class MultiAgentEnvItfWrapper(EnvItfWrapper, MultiAgentWrapper):
             for table, entry in channels:
                 if entry is not None:
                     table[agent] = entry
+            if stack.observation is not None:
+                self._observe_hooks[agent] = self._bare(stack.observation)
+            if stack.reward is not None:
+                self._reward_hooks[agent] = self._bare(stack.reward)
             if stack.action is not None:
                 level, first = stack.action[0]
                 if isinstance(first, ActionCheck):
-                    self._act[agent] = (first.low, first.high, first, stack.action[1:])
+                    self._act[agent] = (first.low, first.high, first, self._bare(stack.action[1:]))
                 else:
-                    self._act[agent] = (0, 0, _unchecked, stack.action)
+                    self._act[agent] = (0, 0, _unchecked, self._bare(stack.action))
 
-    _TABLES = ("_observe", "_start", "_act", "_reward", "_mask", "_done")
+    def _bare(self, hooks: Hooks) -> tuple[Hook, ...]:
+        """``hooks`` without their levels, each level kept in :attr:`_level_of` under its hook's id.
+
+        A hook is a level's bound method, a new object for each level; a plain function shared by
+        several levels (a ``staticmethod``) gets a ``partial`` of its own, so each id names one level.
+        """
+        bare = []
+        for level, hook in hooks:
+            if self._level_of.get(id(hook), level) is not level:
+                hook = functools.partial(hook)
+            self._level_of[id(hook)] = level
+            bare.append(hook)
+        return tuple(bare)
+
+    _TABLES = (
+        "_observe",
+        "_start",
+        "_act",
+        "_reward",
+        "_mask",
+        "_done",
+        "_observe_hooks",
+        "_reward_hooks",
+        "_level_of",
+    )
 
     def __getstate__(self) -> dict[str, Any]:
         # The tables hold closures over this wrapper's interfaces: a copy rebuilds its own from
@@ -265,7 +301,7 @@ class MultiAgentEnvItfWrapper(EnvItfWrapper, MultiAgentWrapper):
         act = self._act
         if act:  # each agent's model action through its stack; this runs every step, so written out here
             raw = {}
-            level = None
+            hook = None
             try:
                 for agent, action in actions.items():
                     entry = act.get(agent)
@@ -273,13 +309,13 @@ class MultiAgentEnvItfWrapper(EnvItfWrapper, MultiAgentWrapper):
                         low, high, check, hooks = entry
                         if not (type(action) is int and low <= action < high):
                             action = check(action)
-                        for level, hook in hooks:  # noqa: B007 - the except clause reads the level
+                        for hook in hooks:  # the except clause reads the hook that raised
                             action = hook(action)
                     raw[agent] = action
             except ArenaError:
                 raise
             except Exception as err:
-                blame(err, level)
+                blame(err, self._level_of.get(id(hook)))
                 self._raise_for_model_actions(actions)  # name the model action when it was out of its space
                 raise self._interface_error("translating actions", err) from err
         try:
@@ -287,7 +323,7 @@ class MultiAgentEnvItfWrapper(EnvItfWrapper, MultiAgentWrapper):
         except InvalidActionError:
             self._raise_for_model_actions(actions)  # name the model action when it was out of its space
             raise  # any other error of the env is the env's own, unwrapped
-        level = None
+        hook = None
         try:
             if self._mask:  # masks before observations: an interface may put the mask in the observation
                 for info in infos.values():
@@ -296,30 +332,30 @@ class MultiAgentEnvItfWrapper(EnvItfWrapper, MultiAgentWrapper):
                         break
             if self._done and (True in terminations.values() or True in truncations.values()):
                 rewards = self._final_rewards(rewards, terminations, truncations)
-            elif reward := self._reward:  # run_each, written out as for observations below
+            elif reward := self._reward_hooks:  # run_each, written out as for observations below
                 transformed = {}
                 for agent, value in rewards.items():
                     chain = reward.get(agent)
                     if chain is not None:
-                        for level, hook in chain:  # noqa: B007 - the except clause reads the level
+                        for hook in chain:  # the except clause reads the hook that raised
                             value = hook(value)
                     transformed[agent] = value
                 rewards = transformed
             if self._pending:
                 observations = self._observations(observations)
-            elif observe := self._observe:  # run_each, written out here: this runs every step
+            elif observe := self._observe_hooks:  # run_each, written out here: this runs every step
                 transformed = {}
                 for agent, observation in observations.items():
                     chain = observe.get(agent)
                     if chain is not None:
-                        for level, hook in chain:  # noqa: B007 - the except clause reads the level
+                        for hook in chain:  # the except clause reads the hook that raised
                             observation = hook(observation)
                     transformed[agent] = observation
                 observations = transformed
         except ArenaError:
             raise
         except Exception as err:
-            blame(err, level)
+            blame(err, self._level_of.get(id(hook)))
             raise self._interface_error("transforming the env's step", err) from err
         return observations, rewards, terminations, truncations, infos
 

@@ -112,6 +112,42 @@ def test_the_failing_level_is_named_even_when_no_frame_holds_it():
     assert isinstance(info.value.interface, BrokenByAFunction)
 
 
+def _nest_once(observation):
+    if isinstance(observation, tuple):
+        raise RuntimeError("nested twice")
+    return (observation,)
+
+
+def _refuse_raw(observation):
+    if not isinstance(observation, tuple):
+        raise RuntimeError("a raw observation")
+    return observation
+
+
+class NestOnce(Interface):
+    """One plain function as the hook of every level of this class (``staticmethod``)."""
+
+    observation = staticmethod(_nest_once)
+
+
+class RefuseRaw(Interface):
+    observation = staticmethod(_refuse_raw)
+
+
+@pytest.mark.parametrize("shape", ["outer raises", "inner raises"])
+def test_the_failing_level_is_named_when_levels_share_one_hook_function(shape):
+    """The step's loops find the level from the hook that raised: two levels of one class share the
+    function, and the error still names the one that raised, not the other."""
+    level = NestOnce if shape == "outer raises" else RefuseRaw
+    inner = level()
+    outer = level(inner)
+    env = EnvItfWrapper(envs.make("tic_tac_toe"), {"player_1": outer})
+    env.reset(seed=0)
+    with pytest.raises(InterfaceError, match="raised RuntimeError") as info:
+        env.step({"player_0": 0})
+    assert info.value.interface is (outer if shape == "outer raises" else inner)
+
+
 class _RecordingEnv(MultiAgentEnv):
     """Two agents act every step with Discrete(5) actions; it keeps the raw actions it receives."""
 
