@@ -24,7 +24,7 @@ from arena.errors import (
     UnknownAgentError,
 )
 from arena.interface import Interface, claim_interface
-from arena.stack import ActionCheck, Hook, Hooks, blame, failing_level, run_each, run_hooks
+from arena.stack import ActionCheck, Hook, Hooks, blame, failing_level
 
 __all__ = ["EnvItfWrapper", "MultiAgentEnvItfWrapper", "GymEnvItfWrapper"]
 
@@ -189,38 +189,29 @@ class MultiAgentEnvItfWrapper(EnvItfWrapper, MultiAgentWrapper):
         """Each channel's table: agent -> its stack's hooks (or first-observation and end-of-episode
         functions), for the agents whose stack runs any there; an empty table skips the channel.
 
-        The channels :meth:`step` runs every step (actions, rewards, observations) also get tables of
-        bare hooks: a loop over ``(level, hook)`` pairs unpacks a pair a hook, about 3% of the wrapper's
-        overhead with three trivial levels (docs/performance.md, "Hook dispatch"). The level whose
-        hook raised is found from the hook (``_level_of``)."""
-        self._observe: dict[AgentID, Hooks] = {}
-        # agent -> (low, high, check, bare hooks): a plain int in range(low, high) skips the call to check
+        The tables hold bare hooks, not the stack's ``(level, hook)`` pairs: unpacking a pair a hook
+        cost about 3% of the wrapper's overhead with three trivial levels (docs/performance.md, "Hook
+        dispatch"). The level whose hook raised is found from the hook (``_level_of``)."""
+        self._level_of: dict[int, Any] = {}  # id of a bare hook -> its level
+        self._observe: dict[AgentID, tuple[Hook, ...]] = {}
+        # agent -> (low, high, check, hooks): a plain int in range(low, high) skips the call to check
         self._act: dict[AgentID, tuple[int, int, Any, tuple[Hook, ...]]] = {}
-        self._reward: dict[AgentID, Hooks] = {}
-        self._mask: dict[AgentID, Hooks] = {}
+        self._reward: dict[AgentID, tuple[Hook, ...]] = {}
+        self._mask: dict[AgentID, tuple[Hook, ...]] = {}
         self._start: dict[AgentID, Any] = {}
         self._done: dict[AgentID, Any] = {}
-        self._observe_hooks: dict[AgentID, tuple[Hook, ...]] = {}
-        self._reward_hooks: dict[AgentID, tuple[Hook, ...]] = {}
-        self._level_of: dict[int, Any] = {}  # id of a bare hook -> its level
         for agent, itf in self.interfaces.items():
             if itf is None:
                 continue
             stack = itf.compiled()
-            channels: tuple[tuple[dict[AgentID, Any], Any], ...] = (
-                (self._observe, stack.observation),
-                (self._reward, stack.reward),
-                (self._mask, stack.action_mask),
-                (self._start, stack.reset),
-                (self._done, stack.done),
-            )
-            for table, entry in channels:
+            for table, hooks in ((self._observe, stack.observation), (self._reward, stack.reward)):
+                if hooks is not None:
+                    table[agent] = self._bare(hooks)
+            if stack.action_mask is not None:
+                self._mask[agent] = self._bare(stack.action_mask)
+            for functions, entry in ((self._start, stack.reset), (self._done, stack.done)):
                 if entry is not None:
-                    table[agent] = entry
-            if stack.observation is not None:
-                self._observe_hooks[agent] = self._bare(stack.observation)
-            if stack.reward is not None:
-                self._reward_hooks[agent] = self._bare(stack.reward)
+                    functions[agent] = entry
             if stack.action is not None:
                 level, first = stack.action[0]
                 if isinstance(first, ActionCheck):
@@ -229,7 +220,7 @@ class MultiAgentEnvItfWrapper(EnvItfWrapper, MultiAgentWrapper):
                     self._act[agent] = (0, 0, _unchecked, self._bare(stack.action))
 
     def _bare(self, hooks: Hooks) -> tuple[Hook, ...]:
-        """``hooks`` without their levels, each level kept in :attr:`_level_of` under its hook's id.
+        """``hooks`` without their levels, each level kept in ``_level_of`` under its hook's id.
 
         A hook is a level's bound method, a new object for each level; a plain function shared by
         several levels (a ``staticmethod``) gets a ``partial`` of its own, so each id names one level.
@@ -242,17 +233,18 @@ class MultiAgentEnvItfWrapper(EnvItfWrapper, MultiAgentWrapper):
             bare.append(hook)
         return tuple(bare)
 
-    _TABLES = (
-        "_observe",
-        "_start",
-        "_act",
-        "_reward",
-        "_mask",
-        "_done",
-        "_observe_hooks",
-        "_reward_hooks",
-        "_level_of",
-    )
+    def _through(self, hooks: tuple[Hook, ...], value: Any) -> Any:
+        """``value`` through bare ``hooks``; an exception is blamed on the level whose hook raised it."""
+        hook = None
+        try:
+            for hook in hooks:  # the except clause reads the hook that raised
+                value = hook(value)
+            return value
+        except Exception as err:
+            blame(err, self._level_of.get(id(hook)))
+            raise
+
+    _TABLES = ("_observe", "_start", "_act", "_reward", "_mask", "_done", "_level_of")
 
     def __getstate__(self) -> dict[str, Any]:
         # The tables hold closures over this wrapper's interfaces: a copy rebuilds its own from
@@ -332,7 +324,7 @@ class MultiAgentEnvItfWrapper(EnvItfWrapper, MultiAgentWrapper):
                         break
             if self._done and (True in terminations.values() or True in truncations.values()):
                 rewards = self._final_rewards(rewards, terminations, truncations)
-            elif reward := self._reward_hooks:  # run_each, written out as for observations below
+            elif reward := self._reward:  # _through, written out as for observations below
                 transformed = {}
                 for agent, value in rewards.items():
                     chain = reward.get(agent)
@@ -343,7 +335,7 @@ class MultiAgentEnvItfWrapper(EnvItfWrapper, MultiAgentWrapper):
                 rewards = transformed
             if self._pending:
                 observations = self._observations(observations)
-            elif observe := self._observe_hooks:  # run_each, written out here: this runs every step
+            elif observe := self._observe:  # _through over the agents, written out: this runs every step
                 transformed = {}
                 for agent, observation in observations.items():
                     chain = observe.get(agent)
@@ -373,7 +365,7 @@ class MultiAgentEnvItfWrapper(EnvItfWrapper, MultiAgentWrapper):
             if end is not None and (terminations.get(agent) or truncations.get(agent)):
                 out[agent] = end(value, bool(terminations.get(agent)), bool(truncations.get(agent)))
             else:
-                out[agent] = value if (hooks := reward.get(agent)) is None else run_hooks(hooks, value)
+                out[agent] = value if (hooks := reward.get(agent)) is None else self._through(hooks, value)
         for agent, end in done.items():  # finished without a reward entry: the interface still hears it
             if agent not in out and (terminations.get(agent) or truncations.get(agent)):
                 out[agent] = end(0.0, bool(terminations.get(agent)), bool(truncations.get(agent)))
@@ -400,9 +392,11 @@ class MultiAgentEnvItfWrapper(EnvItfWrapper, MultiAgentWrapper):
                     pending.discard(a)
                     out[a] = self._start[a](o)
                 else:
-                    out[a] = o if (hooks := observe.get(a)) is None else run_hooks(hooks, o)
+                    out[a] = o if (hooks := observe.get(a)) is None else self._through(hooks, o)
             return out
-        return run_each(observe, observations) if observe else observations
+        if not observe:
+            return observations
+        return {a: o if (hooks := observe.get(a)) is None else self._through(hooks, o) for a, o in observations.items()}
 
     def _infos(self, infos: dict[AgentID, dict[str, Any]]) -> dict[AgentID, dict[str, Any]]:
         mask = self._mask
@@ -413,7 +407,7 @@ class MultiAgentEnvItfWrapper(EnvItfWrapper, MultiAgentWrapper):
             if "action_mask" in info and (hooks := mask.get(agent)) is not None:
                 if translated is None:
                     translated = dict(infos)
-                translated[agent] = {**info, "action_mask": run_hooks(hooks, info["action_mask"])}
+                translated[agent] = {**info, "action_mask": self._through(hooks, info["action_mask"])}
         return infos if translated is None else translated
 
     # ------------------------------------------------------------ capabilities

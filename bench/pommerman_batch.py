@@ -56,6 +56,7 @@ from machine import cache_bytes, describe
 from envs.pommerman.agents import PommermanSimpleBatch
 from envs.pommerman.batch import PommermanBatch
 from envs.pommerman.codes import code_length, codes_to_planes
+from envs.pommerman.core import SIZE
 from envs.pommerman.planes import num_planes
 
 REFERENCE_SCRIPT = r"""
@@ -196,7 +197,7 @@ def views_bytes(games: int, mode: str, layout: str) -> int:
         >>> views_bytes(256, "ffa", "codes"), views_bytes(256, "ffa", "planes")
         (625664, 2725888)
     """
-    one_view = code_length(mode) if layout == "codes" else num_planes(mode) * 121
+    one_view = code_length(mode) if layout == "codes" else num_planes(mode) * SIZE * SIZE
     return games * 4 * one_view
 
 
