@@ -14,7 +14,7 @@ side alike), medians printed with their ratios, and each batch shape's ratio to 
   every view's planes into fresh arrays (``copy=True``, the default), and one learner seat's
   planes into the batch's buffers (``view_agents=("agent_0",)``, ``copy=False``: a trainer's
   batch whose opponents read the state), and the trainer's shape (two seats of four, fresh arrays);
-  then the same with ``layout="codes"`` (611 bytes a view in place of 2,662), and codes unpacked to
+  then the same with ``layout="codes"`` (248 bytes a view in place of 2,662), and codes unpacked to
   planes in numpy every step (``codes_to_planes``: what a user reading planes pays in all);
 * the first shape with ``threads=2`` (``numba.prange`` over both cores): wall-clock steps/s;
 * the **single env** in a user's loop with seeded resets (``reset(seed=k)`` every game,

@@ -1,6 +1,6 @@
 """Pommerman's compact batch views read as planes: a stack made for planes plays a ``layout="codes"`` batch.
 
-``PommermanBatch(..., layout="codes")`` writes each view as 611 bytes of cell codes
+``PommermanBatch(..., layout="codes")`` writes each view as 248 bytes of cell codes
 (:mod:`envs.pommerman.codes`) where the default layout writes 22 planes of 121 cells (2,662
 bytes). :class:`PommermanBatchCodes`, at the bottom of a stack, turns a batch's codes views into
 exactly those planes, so every level above it (the action filter, the shaping bonuses,
@@ -20,7 +20,7 @@ Example:
     >>> codes, _ = batch.reset(seed=0)
     >>> planes = BatchedStack(stack, 2).observation(codes[:, 0])
     >>> codes.shape, planes.shape
-    ((2, 4, 611), (2, 22, 11, 11))
+    ((2, 4, 248), (2, 22, 11, 11))
 """
 
 from __future__ import annotations
@@ -42,16 +42,16 @@ class PommermanBatchCodes(Interface):
 
     On one game the observation dict passes unchanged (this level's space is the env's). On a
     batch of games (:class:`arena.batched_stack.BatchedStack`) the batch's codes views
-    ``(n, 611)`` (radio ``(n, 613)``) become the planes ``(n, 22, 11, 11)`` (radio 24) that
+    ``(n, 248)`` (radio ``(n, 250)``) become the planes ``(n, 22, 11, 11)`` (radio 24) that
     ``layout="planes"`` writes for the same games (``envs.pommerman.codes.codes_to_planes``, in
     the frame of the batch's ``ego``); stacked observation dicts (a batch of single envs) pass
     unchanged. Actions, masks and rewards pass unchanged. :attr:`batch_options` ask for
-    ``layout="codes"``: the batch then writes a quarter of the bytes a step, and this level pays
+    ``layout="codes"``: the batch then writes a tenth of the bytes a step, and this level pays
     the unpacking instead (docs/performance.md compares the two).
 
     Raises:
         SpaceMismatchError: at setup, an inner space that is not the Pommerman observation Dict;
-            on a batch, an array that is not ``(n, 611)`` or ``(n, 613)`` uint8 codes views.
+            on a batch, an array that is not ``(n, 248)`` or ``(n, 250)`` uint8 codes views.
 
     Example:
         >>> import envs
@@ -84,7 +84,7 @@ class PommermanBatchCodes(Interface):
         """The batch's codes views as planes; stacked observation dicts unchanged.
 
         Raises:
-            SpaceMismatchError: an array that is not ``(n, 611)`` (radio 613) uint8: not a codes batch's views.
+            SpaceMismatchError: an array that is not ``(n, 248)`` (radio 250) uint8: not a codes batch's views.
         """
         if isinstance(observations, dict):
             return observations

@@ -49,7 +49,7 @@ class PommermanBatch:
       in the space). With ``ego=True`` moves are read in each agent's ego frame. Returns
       ``(observations, rewards, terminations, truncations, infos)``: observations
       ``(num_games, 4, planes, 11, 11)`` uint8 (:mod:`envs.pommerman.planes`; zero for an
-      agent not in play; ``layout="codes"``: ``(num_games, 4, 611)``), rewards float32 and flags bool ``(num_games, 4)`` as the single
+      agent not in play; ``layout="codes"``: ``(num_games, 4, 248)``), rewards float32 and flags bool ``(num_games, 4)`` as the single
       env gives them (its step limit terminates: truncations stay False).
     * ``infos``: ``"live"``, the ``(num_games, 4)`` mask of the agents that act next (after
       restarts); ``"episode_over"``, the ``(num_games,)`` mask of the games that ended in
@@ -67,11 +67,11 @@ class PommermanBatch:
         mode: ``"ffa"``, ``"team"`` or ``"radio"``.
         ego: every agent sees the board turned so it starts top left; moves in that frame.
         layout: ``"planes"`` (default): each view 22 (radio 24) uint8 planes of 11 x 11
-            (:mod:`envs.pommerman.planes`, 2,662 bytes); ``"codes"``: one flat row of 611 (613)
-            bytes, a cell-code plane in place of the 12 one-hot planes and each constant plane's
-            value once (:mod:`envs.pommerman.codes`; its ``codes_to_planes`` and the interface
-            level ``pommerman_batch_codes`` turn them into the planes). A quarter of the bytes a
-            step writes; docs/performance.md gives the speed of each.
+            (:mod:`envs.pommerman.planes`, 2,662 bytes); ``"codes"``: one flat row of 248 (250)
+            bytes, two a cell (its code and the value planes, packed in nibbles) and each constant
+            plane's value once (:mod:`envs.pommerman.codes`; its ``codes_to_planes`` and the
+            interface level ``pommerman_batch_codes`` turn them into the planes). A tenth of the
+            bytes a step writes; docs/performance.md gives the speed of each.
         copy: return fresh arrays (default), safe to keep. The compiled step writes the views
             straight into new, unzeroed memory each step (every row, the zero rows of agents not
             viewed or not alive too), so what it costs is the allocation, writes to memory not yet

@@ -307,7 +307,7 @@ def batch_step(
     """Step every game once (ended games restart in the same call); returns how many ended.
 
     ``obs`` and ``final`` hold the views as flat rows ``(games, 4, view bytes)`` (the caller's
-    arrays reshaped: planes ``(games, 4, planes, 11, 11)`` or codes ``(games, 4, 611)``); the row
+    arrays reshaped: planes ``(games, 4, planes, 11, 11)`` or codes ``(games, 4, 248)``); the row
     length tells the layout (:mod:`envs.pommerman.batch_views`). ``fresh``: ``obs`` is new memory
     (``np.empty``), so every row is written, zeros included, not only those that change. The final
     views of the ``k`` games that ended fill the first ``k`` rows of ``final``, in game order;

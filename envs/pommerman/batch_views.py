@@ -14,9 +14,11 @@ uses on an observation dict; the tests hold the two equal), laid out for speed:
   planes: the first view is encoded and copied into the others.
 
 The ``"codes"`` layout (:mod:`envs.pommerman.codes`) writes, in place of the one-hot planes, the
-row of cell codes translated (compares and selects over whole vectors), the same value planes,
-and each constant plane's value once; the layout is told by the length of the rows (611 or 613
-bytes against 2,662 or 2,904), so both layouts run one compiled step.
+row of cell codes translated (compares and selects over whole vectors), the value planes packed
+two to a byte (a bomb's direction and the flames' life in the cell byte's high nibble, a bomb's
+life and strength in the bomb byte), and each constant plane's value once; the layout is told by
+the length of the rows (248 or 250 bytes against 2,662 or 2,904), so both layouts run one
+compiled step.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.pommerman._jit import njit_inline, njit_unreferenced
-from envs.pommerman.codes import SCALARS_AT, VALUES_AT
+from envs.pommerman.codes import BOMBS_AT, SCALARS_AT
 from envs.pommerman.core import AGENT_0, FOG, SIZE
 from envs.pommerman.observe import VIEW
 from envs.pommerman.planes import EGO_ACTIONS, EGO_FLIP_CODE, ENEMY, SELF, TEAMMATE, VIEW_CELL
@@ -71,7 +73,7 @@ def _one_hot(cells, out, row, me, me_code, mate_code):
 
 @njit_inline
 def _is_codes(out):
-    """Whether the views ``out`` are in the codes layout: rows of 611 or 613 bytes, not 22 or 24 planes."""
+    """Whether the views ``out`` are in the codes layout: rows of 248 or 250 bytes, not 22 or 24 planes."""
     return out.shape[2] < SCALARS_AT + 16
 
 
@@ -81,7 +83,7 @@ def _code_plane(cells, out, row, me, me_code, mate_code):
 
     Each cell's code is 1 + the index of its one-hot plane (0 is left for an agent not in play),
     computed by compares and selects over whole vectors (a table read a cell does not vectorize);
-    the 7 cells past the plane land in the value planes, which are written after it. The codes compared
+    the 7 cells past the plane land in the bomb bytes, which are written after it. The codes compared
     are made bytes first: a byte compared with an int64 is widened to 64 bits, eight times fewer lanes
     a vector (the plane took 5x as long).
     """
@@ -154,13 +156,41 @@ def _value_planes(g, row, me, flames, any_flames, bombs, nb, flips, fogged, ego,
 
 
 @njit_inline
+def _packed_values(g, row, me, flames, any_flames, bombs, nb, flips, fogged, ego, cells, out):
+    """The four value planes of codes view ``out[row, me]``, two to a byte, after its code plane.
+
+    A bomb's life and strength make its cell's bomb byte, its moving direction the cell byte's high
+    nibble; the flames' life is the high nibble of a cell of flames (no bomb lies on flames).
+    """
+    for i in range(BOMBS_AT, SCALARS_AT):
+        out[row, me, i] = 0
+    for b in range(nb):  # later bombs overwrite earlier ones on a cell, as in the reference
+        d = _TARGET[flips, int(bombs[g, b, 0]) * SIZE + int(bombs[g, b, 1])]
+        if fogged and cells[d] == FOG:
+            continue
+        out[row, me, BOMBS_AT + d] = int(bombs[g, b, 3]) | int(bombs[g, b, 4]) << 4  # int: int8 would wrap
+        move = int(bombs[g, b, 5])
+        direction = EGO_ACTIONS[me, move] if ego and move else move
+        out[row, me, d] = (out[row, me, d] & 15) | direction << 4
+    if any_flames:
+        if flips == 0 and not fogged:
+            for i in range(CELLS):
+                bits = flames[g, i]
+                out[row, me, i] |= (int(bits > 0) + int(bits > 1) + int(bits > 3)) << 4
+        else:
+            for i in range(CELLS):
+                bits = flames[g, _SOURCE[flips, i]] if cells[i] != FOG else 0
+                out[row, me, i] |= (int(bits > 0) + int(bits > 1) + int(bits > 3)) << 4
+
+
+@njit_inline
 def _encode(g, row, me, boards, flames, any_flames, bombs, nb, mate_code, fog_r, fog_c, ego, scalars, k, cells, out):
     """Agent ``me``'s whole view of game ``g`` into ``out[row, me]`` (either layout); ``fog_r < 0``: no fog."""
     flips = EGO_FLIP_CODE[me] if ego else 0
     fogged = _view_cells(g, boards, flips, fog_r, fog_c, cells)
     if _is_codes(out):  # the codes layout
         _code_plane(cells, out, row, me, AGENT_0 + me, mate_code)
-        _value_planes(g, row, me, flames, any_flames, bombs, nb, flips, fogged, ego, cells, out, VALUES_AT)
+        _packed_values(g, row, me, flames, any_flames, bombs, nb, flips, fogged, ego, cells, out)
         for j in range(k):
             out[row, me, SCALARS_AT + j] = scalars[j]
         return
@@ -175,10 +205,14 @@ def _copy_view(g, row, first, me, out, agents, boards, alive, team, scalars, k, 
 
     ``cells``: view ``first``'s cell codes (the board's, as no view is turned or fogged).
     """
-    if _is_codes(out):  # the codes layout: the code plane anew, the rest copied
-        _code_plane(cells, out, row, me, AGENT_0 + me, AGENT_0 + (me + 2) % 4 if team else _NO_TEAMMATE)
-        for i in range(VALUES_AT, SCALARS_AT):
+    if _is_codes(out):  # the codes layout: the cell and bomb bytes copied, the agents' codes redone
+        for i in range(SCALARS_AT):
             out[row, me, i] = out[row, first, i]
+        for a in range(4):
+            cell = int(agents[g, a, 1]) * SIZE + int(agents[g, a, 2])  # int: numpy would keep int8
+            if alive >> a & 1 and boards[g, cell] == AGENT_0 + a:
+                code = SELF if a == me else TEAMMATE if team and a == (me + 2) % 4 else ENEMY
+                out[row, me, cell] = (out[row, me, cell] & 0xF0) | (code + 1)  # the direction of a bomb under it kept
         for j in range(k):
             out[row, me, SCALARS_AT + j] = scalars[j]
         return
@@ -248,7 +282,7 @@ def observe_game(g, row, viewed, cells, scalars, out):
     its options, gathered once a call (one tuple, not fourteen arguments at each caller). ``seats``
     is a bit mask per game; ``fresh`` says ``out`` is new, unwritten memory, so a row not viewed is
     zeroed whatever it holds (otherwise only a row drawn before is). ``out`` holds the views as rows
-    (games, 4, planes * 121), or (games, 4, 611 or 613) in the codes layout
+    (games, 4, planes * 121), or (games, 4, 248 or 250) in the codes layout
     (:mod:`envs.pommerman.codes`); ``cells`` is a scratch of :data:`PADDED` bytes and ``scalars``
     one of 8. Every array is indexed, none sliced: a slice per game or agent is counted in and out
     of numba's reference counts, which cost as much as the rest of a view.

@@ -67,25 +67,25 @@ class PlanesCNN(BaseFeaturesExtractor):
 class CodesCNN(PlanesCNN):
     """:class:`PlanesCNN` over ``PommermanBatch(layout="codes")`` views: the planes are made in the network.
 
-    The code plane becomes the 12 one-hot planes (a one-hot of the codes, code 0 none), the value
-    planes are reshaped and the constants spread over the cells: the very planes
-    :func:`envs.pommerman.codes.codes_to_planes` makes, so the same weights give the same features
-    as :class:`PlanesCNN` on the planes layout.
+    The cell bytes' low nibbles become the 12 one-hot planes (a one-hot of the codes, code 0
+    none), the nibbles of the cell and bomb bytes the four value planes, and the constants are
+    spread over the cells: the very planes :func:`envs.pommerman.codes.codes_to_planes` makes, so
+    the same weights give the same features as :class:`PlanesCNN` on the planes layout.
 
     Args:
-        observation_space: ``Box(0, high, (611,), uint8)`` (radio 613), :func:`envs.pommerman.codes.code_space`.
+        observation_space: ``Box(0, high, (248,), uint8)`` (radio 250), :func:`envs.pommerman.codes.code_space`.
         features_dim: the features handed to the policy and value heads.
 
     Example:
         >>> from envs.pommerman.codes import code_space
         >>> cnn = CodesCNN(code_space("team"), features_dim=64)
-        >>> cnn(torch.zeros(2, 611)).shape
+        >>> cnn(torch.zeros(2, 248)).shape
         torch.Size([2, 64])
     """
 
     def __init__(self, observation_space: spaces.Box, features_dim: int = 256) -> None:
         from envs.pommerman.batch import plane_space
-        from envs.pommerman.codes import CODE_NAMES, SCALARS_AT, VALUES_AT, code_length
+        from envs.pommerman.codes import BOMBS_AT, CODE_NAMES, FLAMES_CODE, SCALARS_AT, code_length
 
         mode = "radio" if observation_space.shape == (code_length("radio"),) else "ffa"
         if observation_space.shape != (code_length(mode),):
@@ -95,16 +95,23 @@ class CodesCNN(PlanesCNN):
             )
         super().__init__(plane_space(mode), features_dim)
         self._observation_space = observation_space
-        self._categories, self._values_at, self._scalars_at = len(CODE_NAMES), VALUES_AT, SCALARS_AT
+        self._categories, self._flames_code = len(CODE_NAMES), FLAMES_CODE
+        self._bombs_at, self._scalars_at = BOMBS_AT, SCALARS_AT
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         n, side = observations.shape[0], 11
-        codes = observations[:, : self._values_at].long()
-        one_hot = torch.nn.functional.one_hot(codes, self._categories + 1)[..., 1:]  # code 0: no plane set
+        cell = observations[:, : self._bombs_at].long()
+        bomb = observations[:, self._bombs_at : self._scalars_at].long()
+        code, small = cell & 15, cell >> 4
+        on_flames = code == self._flames_code
+        one_hot = torch.nn.functional.one_hot(code, self._categories + 1)[..., 1:]  # code 0: no plane set
+        values = torch.stack(  # bomb life, blast strength, moving direction, flame life
+            [bomb & 15, bomb >> 4, torch.where(on_flames, 0, small), torch.where(on_flames, small, 0)], dim=1
+        )
         planes = torch.cat(
             [
                 one_hot.transpose(1, 2).to(observations.dtype),
-                observations[:, self._values_at : self._scalars_at].reshape(n, 4, side * side),
+                values.to(observations.dtype),
                 observations[:, self._scalars_at :, None].expand(-1, -1, side * side),
             ],
             dim=1,

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from arena.errors import InvalidValueError
-from envs.pommerman.core import BOMB_CAP, SIZE
+from envs.pommerman.core import BOMB_CAP, FLAMES, MAX_AMMO, SIZE
 
 __all__ = ["State", "decode_state", "encode_state", "packed_state", "PACKED_BYTES", "PACKED_LAYOUT"]
 
@@ -89,6 +89,10 @@ def _cell(value: Any, what: str) -> tuple[int, int]:
     return r, c
 
 
+#: The largest blast strength the rules give (the FFA cap) and the observation spaces bound.
+_MAX_BLAST = 10
+
+
 def _small(value: Any, what: str, low: int = 0, high: int = 127) -> int:
     """An int in ``low..high`` (the compact state keeps counts in one byte)."""
     number = int(value)
@@ -102,6 +106,26 @@ def _field(record: Mapping[str, Any], key: str, what: str) -> Any:
         return record[key]
     except (KeyError, TypeError):
         raise InvalidValueError(f"Pommerman.load_state: {what} has no {key!r} field (got {record!r})") from None
+
+
+def _check_flames_drawn(state: State) -> None:
+    """Flames show on the board wherever they burn, and no bomb lies on them, as after any step of the rules.
+
+    (The batch's codes views rely on it: one nibble carries a bomb's direction or the flames' life.)
+    """
+    burning = state.flames != 0
+    if (state.board[burning] != FLAMES).any():
+        r, c = np.argwhere(burning & (state.board != FLAMES))[0]
+        raise InvalidValueError(
+            f"Pommerman.load_state: flames burn on cell {[int(r), int(c)]} but the board shows "
+            f"{int(state.board[r, c])} there, not {FLAMES} (flames): the board draws flames over the cells they burn"
+        )
+    for bomb in state.bombs[: state.counts[0]]:
+        if state.board[bomb[0], bomb[1]] == FLAMES:
+            raise InvalidValueError(
+                f"Pommerman.load_state: a bomb lies on cell {[int(bomb[0]), int(bomb[1])]}, which the board "
+                "shows as flames: a bomb on flames goes off in the step that puts it there"
+            )
 
 
 def decode_state(data: Mapping[str, Any], radio: bool) -> State:
@@ -129,8 +153,8 @@ def decode_state(data: Mapping[str, Any], radio: bool) -> State:
             bool(_field(agent, "is_alive", what)),
             r,
             c,
-            _small(_field(agent, "ammo", what), f"{what} ammo"),
-            _small(_field(agent, "blast_strength", what), f"{what} blast_strength"),
+            _small(_field(agent, "ammo", what), f"{what} ammo", 0, MAX_AMMO),
+            _small(_field(agent, "blast_strength", what), f"{what} blast_strength", 0, _MAX_BLAST),
             bool(_field(agent, "can_kick", what)),
         )
     bombs = _field(data, "bombs", "the state")
@@ -148,7 +172,7 @@ def decode_state(data: Mapping[str, Any], radio: bool) -> State:
             c,
             bomber,
             _small(_field(bomb, "life", what), f"{what} life", 1, 10),
-            _small(_field(bomb, "blast_strength", what), f"{what} blast_strength"),
+            _small(_field(bomb, "blast_strength", what), f"{what} blast_strength", 0, _MAX_BLAST),
             0 if direction is None else _small(direction, f"{what} moving_direction", 1, 4),
         )
     for i, flame in enumerate(_field(data, "flames", "the state")):
@@ -158,6 +182,7 @@ def decode_state(data: Mapping[str, Any], radio: bool) -> State:
             raise InvalidValueError(f"Pommerman.load_state: two flames with the same life on cell {[r, c]}")
         state.flames[r, c] |= bit
     state.counts[:] = (len(bombs), np.count_nonzero(state.flames))
+    _check_flames_drawn(state)
     for entry in _field(data, "items", "the state"):
         r, c = _cell(entry[0], "item position")
         state.items[r, c] = int(entry[1])

@@ -309,6 +309,26 @@ def test_bad_options_and_states_name_what_was_expected():
         envs.make("pommerman", mode="radio").load_state(env.state_json())
 
 
+def test_states_the_rules_never_reach_are_refused_with_what_was_expected():
+    env = envs.make("pommerman")
+    env.reset(seed=0)
+    state = env.state_json()
+    r, c = state["agents"][0]["position"]
+    burning = {**state, "flames": [{"position": [r, c], "life": 1}]}  # flames under a living agent
+    with pytest.raises(ValueError, match=rf"flames burn on cell \[{r}, {c}\] but the board shows 10 there, not 4"):
+        env.load_state(burning)
+    board = np.array(state["board"])
+    board[r, c] = 4
+    bomb = {"position": [r, c], "bomber_id": 0, "life": 5, "blast_strength": 2, "moving_direction": None}
+    with pytest.raises(ValueError, match=rf"a bomb lies on cell \[{r}, {c}\], which the board shows as flames"):
+        env.load_state({**state, "board": board.tolist(), "bombs": [bomb]})
+    with pytest.raises(ValueError, match=r"bomb 0 blast_strength must lie in 0..10, got 16"):
+        env.load_state({**state, "bombs": [{**bomb, "blast_strength": 16}]})
+    state["agents"][1]["ammo"] = 11
+    with pytest.raises(ValueError, match=r"agent 1 ammo must lie in 0..10, got 11"):
+        env.load_state(state)
+
+
 def test_state_json_round_trips_through_load_state():
     env = envs.make("pommerman", mode="radio")
     obs, _ = env.reset(seed=5)

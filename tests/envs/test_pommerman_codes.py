@@ -71,27 +71,57 @@ def test_codes_unpacked_are_the_planes_of_every_view(mode, ego, copy, seed, step
 
 def test_the_codes_space_and_the_unpacking_of_a_hand_made_view():
     space = code_space("radio")
-    assert space.shape == (613,) and space.dtype == np.uint8
-    assert space.high[:121].tolist() == [12] * 121 and space.high[605:].tolist() == [10, 10, 1, 1, 3, 255, 7, 7]
-    view = np.zeros(613, np.uint8)
-    view[:121] = 1  # passage everywhere but one cell of self
+    assert space.shape == (250,) and space.dtype == np.uint8
+    assert space.high[:121].tolist() == [12 | 4 << 4] * 121 and space.high[121:242].tolist() == [10 | 10 << 4] * 121
+    assert space.high[242:].tolist() == [10, 10, 1, 1, 3, 255, 7, 7]
+    view = np.zeros(250, np.uint8)
+    view[:121] = 1  # passage everywhere but one cell of self, a moving bomb and a cell of flames
     view[5 * 11 + 4] = 10
-    view[121 + 3] = 9  # a bomb's life at cell 3
-    view[605:] = [1, 2, 0, 1, 3, 17, 4, 5]
+    view[3] = 4 | 2 << 4  # a bomb moving down (direction 2) at cell 3
+    view[121 + 3] = 9 | 7 << 4  # its life 9, its blast strength 7
+    view[7] = 5 | 3 << 4  # flames with life 3 at cell 7
+    view[242:] = [1, 2, 0, 1, 3, 17, 4, 5]
     planes = codes_to_planes(view[None, None])[0, 0]
     assert planes.shape == (24, 11, 11)
-    assert planes[0].sum() == 120 and planes[9, 5, 4] == 1 and planes[12, 0, 3] == 9
+    assert planes[0].sum() == 118 and planes[9, 5, 4] == 1 and planes[3, 0, 3] == 1 and planes[4, 0, 7] == 1
+    assert (planes[12, 0, 3], planes[13, 0, 3], planes[14, 0, 3], planes[15, 0, 3]) == (9, 7, 2, 0)
+    assert (planes[12, 0, 7], planes[13, 0, 7], planes[14, 0, 7], planes[15, 0, 7]) == (0, 0, 0, 3)
+    assert planes[12:16].sum() == 9 + 7 + 2 + 3
     assert (planes[16:].reshape(8, -1) == np.array([1, 2, 0, 1, 3, 17, 4, 5])[:, None]).all()
-    assert not codes_to_planes(np.zeros((2, 611), np.uint8)).any()  # the view of an agent not in play
+    assert not codes_to_planes(np.zeros((2, 248), np.uint8)).any()  # the view of an agent not in play
+
+
+@pytest.mark.parametrize(("mode", "ego"), [("ffa", False), ("team", True), ("radio", False)])
+def test_flames_and_bombs_never_share_a_cell_over_long_random_games(mode, ego):
+    """What lets one nibble of the codes layout carry either a bomb's direction or the flames' life.
+
+    Long games with kicks (the planes layout, where each value has a plane of its own): a cell of
+    flames shows the flames' code and life, never a bomb's values, and only bombs move.
+    """
+    batch = PommermanBatch(32, mode, ego=ego, copy=False)
+    batch.reset(seed=7)
+    rng = np.random.default_rng(7)
+    moved = 0
+    for _ in range(1200):
+        moves = rng.choice(6, size=(32, 4), p=[0.1, 0.15, 0.15, 0.15, 0.15, 0.3])
+        actions = np.stack([moves, *rng.integers(0, 8, (2, 32, 4))], axis=-1) if mode == "radio" else moves
+        planes = batch.step(actions)[0].reshape(32, 4, -1, 121)
+        flame_life, bomb_life, direction = planes[:, :, 15], planes[:, :, 12], planes[:, :, 14]
+        on_flames = planes[:, :, 4] == 1
+        assert np.array_equal(flame_life > 0, on_flames)
+        assert not (on_flames & ((bomb_life > 0) | (direction > 0))).any()
+        assert not ((direction > 0) & (bomb_life == 0)).any()
+        moved += int((direction > 0).sum())
+    assert moved > 0  # kicked bombs were seen moving
 
 
 def test_bad_layouts_and_codes_name_what_was_expected():
     with pytest.raises(InvalidValueError, match=r"layout must be one of \('planes', 'codes'\), got 'bits'"):
         PommermanBatch(1, layout="bits")
-    with pytest.raises(InvalidValueError, match=r"expected uint8 codes views of shape \(\.\.\., 611\) or"):
-        codes_to_planes(np.zeros((2, 610), np.uint8))
-    with pytest.raises(InvalidValueError, match=r"got int64 array of shape \(611,\)"):
-        codes_to_planes(np.zeros(611, np.int64))
+    with pytest.raises(InvalidValueError, match=r"expected uint8 codes views of shape \(\.\.\., 248\) or"):
+        codes_to_planes(np.zeros((2, 611), np.uint8))
+    with pytest.raises(InvalidValueError, match=r"got int64 array of shape \(248,\)"):
+        codes_to_planes(np.zeros(248, np.int64))
 
 
 def test_the_codes_network_gives_the_planes_networks_features():
@@ -109,5 +139,5 @@ def test_the_codes_network_gives_the_planes_networks_features():
     on_codes.load_state_dict(on_planes.state_dict())  # the same weights
     features = on_codes(torch.as_tensor(codes).float())
     assert torch.allclose(features, on_planes(torch.as_tensor(planes).float())) and features.abs().sum() > 0
-    with pytest.raises(InvalidValueError, match=r"CodesCNN: expected the codes views' space, shape \(611,\)"):
+    with pytest.raises(InvalidValueError, match=r"CodesCNN: expected the codes views' space, shape \(248,\)"):
         CodesCNN(plane_space("ffa"))

@@ -80,9 +80,9 @@ def test_on_one_game_the_dict_passes_unchanged():
 def test_bad_input_names_what_was_expected():
     level = PommermanBatchCodes()
     with pytest.raises(SpaceMismatchError, match="needs the pommerman observation Dict"):
-        level.setup(spaces.Box(0, 1, (611,), np.uint8), spaces.Discrete(6))
+        level.setup(spaces.Box(0, 1, (248,), np.uint8), spaces.Discrete(6))
     env = Pommerman()
     level.setup(env.observation_space("agent_0"), env.action_space("agent_0"))
     planes, _ = PommermanBatch(2).reset(seed=0)
-    with pytest.raises(SpaceMismatchError, match=r"reads PommermanBatch's codes views \(n, 611\) uint8"):
+    with pytest.raises(SpaceMismatchError, match=r"reads PommermanBatch's codes views \(n, 248\) uint8"):
         level.observation_batch(planes[:, 0])
