@@ -60,10 +60,11 @@ class PommermanBatch:
 
     Args:
         num_games: the number of games. Steps a CPU-second per game rise with it while a call's
-            fixed cost spreads, and fall by a fifth to a third once a call's views
-            (``num_games * 4 * view bytes``) and the games' state outgrow the core's L2 cache: on
-            a 2 MiB L2, past about 512 games of codes or 128 of planes (docs/performance.md, "A
-            second kind of CPU"; ``bench/pommerman_batch.py`` prints a call's views beside the L2).
+            fixed cost spreads, and fall by a sixth to a third once a call's views
+            (``num_games * 4 * view bytes``) and the games' state (up to 1.2 KB a game) outgrow
+            the core's L2 cache: on a 2 MiB L2, past about 512 games of codes or 128 of planes,
+            then hold (docs/performance.md, "A second kind of CPU" and "Codes in nibbles";
+            ``bench/pommerman_batch.py`` prints a call's views beside the L2).
         mode: ``"ffa"``, ``"team"`` or ``"radio"``.
         ego: every agent sees the board turned so it starts top left; moves in that frame.
         layout: ``"planes"`` (default): each view 22 (radio 24) uint8 planes of 11 x 11
@@ -75,10 +76,10 @@ class PommermanBatch:
         copy: return fresh arrays (default), safe to keep. The compiled step writes the views
             straight into new, unzeroed memory each step (every row, the zero rows of agents not
             viewed or not alive too), so what it costs is the allocation, writes to memory not yet
-            in the cache (``num_games * 4 * view bytes``: 2.7 MB at 256 games of planes, 0.6 MB of
-            codes) and copies of the small arrays: 10-19% of ``copy=False``'s steps a CPU-second
-            with codes, 8-25% with planes, at 64-1,024 games (docs/performance.md, "Rounds paired,
-            the moves drawn in blocks", 30 Nov 2026). ``False`` returns
+            in the cache (``num_games * 4 * view bytes``: 2.7 MB at 256 games of planes, 0.25 MB
+            of codes) and copies of the small arrays: 5-9% of ``copy=False``'s steps a CPU-second
+            with codes, 11-33% with planes, at 64-1,024 games (docs/performance.md, "Codes in
+            nibbles", 30 Nov 2026). ``False`` returns
             the batch's own buffers (observations, rewards, flags, the ``acted``, ``live`` and
             ``episode_over`` masks, the final observations), which the next call overwrites.
         view_agents: the agents whose views are written (default all four), e.g. a trainer's

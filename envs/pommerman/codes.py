@@ -120,14 +120,14 @@ def codes_to_planes(codes: Any) -> np.ndarray:
     one_hot = len(CODE_NAMES)
     out = np.empty((*lead, one_hot + 4 + scalars, _CELLS), np.uint8)
     cell, bomb = codes[..., :BOMBS_AT], codes[..., BOMBS_AT:SCALARS_AT]
-    code, small = cell & 15, cell >> 4
-    on_flames = code == FLAMES_CODE
-    # the one-hot planes compared straight into the output (a bool view of its bytes: no temporary)
+    code, small = cell & np.uint8(15), cell >> np.uint8(4)
+    # each plane computed straight into the output (the one-hot planes through a bool view of its bytes)
     categories = np.arange(1, one_hot + 1, dtype=np.uint8)[:, None]
     np.equal(code[..., None, :], categories, out=out[..., :one_hot, :].view(np.bool_))
-    out[..., one_hot, :] = bomb & 15  # bomb life
-    out[..., one_hot + 1, :] = bomb >> 4  # bomb blast strength
-    out[..., one_hot + 2, :] = np.where(on_flames, 0, small)  # moving direction
-    out[..., one_hot + 3, :] = np.where(on_flames, small, 0)  # flame life
+    np.bitwise_and(bomb, np.uint8(15), out=out[..., one_hot, :])  # bomb life
+    np.right_shift(bomb, np.uint8(4), out=out[..., one_hot + 1, :])  # bomb blast strength
+    on_flames = out[..., FLAMES_CODE - 1, :]  # the flames' one-hot plane, 0 or 1
+    np.multiply(small, code != FLAMES_CODE, out=out[..., one_hot + 2, :])  # moving direction
+    np.multiply(small, on_flames, out=out[..., one_hot + 3, :])  # flame life
     out[..., one_hot + 4 :, :] = codes[..., SCALARS_AT:, None]
     return out.reshape(*lead, one_hot + 4 + scalars, 11, 11)
