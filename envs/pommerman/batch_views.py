@@ -200,10 +200,11 @@ def _encode(g, row, me, boards, flames, any_flames, bombs, nb, mate_code, fog_r,
 
 
 @njit_inline
-def _copy_view(g, row, first, me, out, agents, boards, alive, team, scalars, k, cells):
+def _copy_view(g, row, first, me, out, agents, boards, alive, team, scalars, k):
     """View ``me`` from view ``first`` (no fog, no turning): its agents' cells and constant planes redone.
 
-    ``cells``: view ``first``'s cell codes (the board's, as no view is turned or fogged).
+    Each layout keeps a copy loop of its own, of constant length: one loop for both, its length chosen
+    by the layout, ran the batch 5% slower (a paired A/B of 5 rounds at 64 and 1,024 games).
     """
     if _is_codes(out):  # the codes layout: the cell and bomb bytes copied, the agents' codes redone
         for i in range(SCALARS_AT):
@@ -305,7 +306,7 @@ def observe_game(g, row, viewed, cells, scalars, out):
         words = size > 22 * CELLS or SCALARS_AT + 6 < size < SCALARS_AT + 16  # radio: two more values
         k = _view_scalars(g, agents, alive, me, team, radio, clock, words, scalars)
         if first >= 0 and not partial and not ego:
-            _copy_view(g, row, first, me, out, agents, boards, alive, team, scalars, k, cells)
+            _copy_view(g, row, first, me, out, agents, boards, alive, team, scalars, k)
             continue
         first = me
         mate_code = AGENT_0 + (me + 2) % 4 if team else _NO_TEAMMATE
