@@ -114,14 +114,18 @@ def per_unit(low: dict[str, int], high: dict[str, int], units: int) -> dict[str,
     return {name: (high[name] - low[name]) / units for name in high}
 
 
-def fixed_cpu_env() -> dict[str, str]:
-    """This process's environment with numba's CPU name and features fixed to this CPU's (see the docstring)."""
+def fixed_cpu_env(cpu: str | None = None) -> dict[str, str]:
+    """This process's environment with numba's CPU name and features fixed (see the docstring).
+
+    ``cpu``: an LLVM CPU name to compile for, with that CPU's own features (``haswell``: AVX2, which
+    valgrind runs; it stops at AVX-512); default this CPU's name and features.
+    """
     import llvmlite.binding as llvm
 
     return {
         **os.environ,
-        "NUMBA_CPU_NAME": llvm.get_host_cpu_name(),
-        "NUMBA_CPU_FEATURES": llvm.get_host_cpu_features().flatten(),
+        "NUMBA_CPU_NAME": cpu or llvm.get_host_cpu_name(),
+        "NUMBA_CPU_FEATURES": "" if cpu else llvm.get_host_cpu_features().flatten(),
         "PYTHONHASHSEED": "0",  # the two runs of a pair allocate alike
         "OMP_NUM_THREADS": "1",
     }
@@ -141,10 +145,15 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
         default=["every"],
         help="the views' shapes: every seat's (with the views alone), one seat's, the trainer's (default: every)",
     )
+    parser.add_argument(
+        "--cpu",
+        help="compile the batch for this LLVM CPU (e.g. haswell) in place of this one: valgrind stops "
+        "at the AVX-512 instructions numba emits for a CPU that has them",
+    )
     args = parser.parse_args(argv)
     if shutil.which("valgrind") is None:
         parser.error("valgrind is not installed (the OS package 'valgrind')")
-    env = fixed_cpu_env()
+    env = fixed_cpu_env(args.cpu)
     results: dict[str, dict[str, float]] = {}
     if os.path.exists(args.pomcpp2):
         low = counted([args.pomcpp2, "1000", "0", "1"], env)

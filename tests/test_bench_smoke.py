@@ -561,6 +561,18 @@ def test_pommerman_batch_counts_counts_each_part_as_two_runs_difference(tmp_path
     )
 
 
+def test_pommerman_batch_counts_compiles_for_the_named_cpu_or_this_one():
+    """``--cpu haswell``: numba compiles for that CPU with its own features (valgrind stops at AVX-512)."""
+    import llvmlite.binding as llvm
+
+    counts = _bench_module("pommerman_batch_counts")
+    named = counts.fixed_cpu_env("haswell")
+    assert (named["NUMBA_CPU_NAME"], named["NUMBA_CPU_FEATURES"]) == ("haswell", "")
+    host = counts.fixed_cpu_env()
+    assert host["NUMBA_CPU_NAME"] == llvm.get_host_cpu_name()
+    assert host["NUMBA_CPU_FEATURES"] == llvm.get_host_cpu_features().flatten()
+
+
 def test_pommerman_batch_counts_refuses_without_valgrind(monkeypatch, capsys):
     counts = _bench_module("pommerman_batch_counts")
     monkeypatch.setattr(counts.shutil, "which", lambda name: None)
