@@ -417,7 +417,8 @@ class PommermanBatch:
 
         Raises:
             ResetNeeded: before the first :meth:`reset`.
-            ValueError: a bad game index, or a missing or bad field (named).
+            ValueError: a bad game index, a missing or bad field (named), or a state the rules never
+                reach (flames the board does not show, a bomb on flames).
         """
         g = self._game(game)
         if not self._started:

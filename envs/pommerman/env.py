@@ -183,7 +183,8 @@ class Pommerman(MultiAgentEnv):
     def load_state(self, state: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """Continue from a state dict in the reference trajectory format; returns ``reset``'s pair.
 
-        The living agents act next. Raises ``ValueError`` naming a missing or bad field.
+        The living agents act next. Raises ``ValueError`` naming a missing or bad field, or a state the
+        rules never reach (flames the board does not show, a bomb on flames).
         """
         self._state, self._buffer = packed_state(decode_state(state, self.mode == "radio"))
         return self._begin()

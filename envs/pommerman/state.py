@@ -132,7 +132,8 @@ def decode_state(data: Mapping[str, Any], radio: bool) -> State:
     """Build a :class:`State` from a state dict in the trajectory file's format.
 
     Raises:
-        ValueError: a field is missing or out of range; the text names it.
+        ValueError: a field is missing or out of range, or the state is one the rules never reach
+            (flames the board does not show, a bomb on flames); the text names it.
     """
     if not isinstance(data, Mapping):
         raise InvalidValueError(f"Pommerman.load_state: expected a state dict, got {type(data).__name__}")
