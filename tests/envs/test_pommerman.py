@@ -324,9 +324,11 @@ def test_states_the_rules_never_reach_are_refused_with_what_was_expected():
         env.load_state({**state, "board": board.tolist(), "bombs": [bomb]})
     with pytest.raises(ValueError, match=r"bomb 0 blast_strength must lie in 0..10, got 16"):
         env.load_state({**state, "bombs": [{**bomb, "blast_strength": 16}]})
+    kept = env.state_json()
     state["agents"][1]["ammo"] = 11
     with pytest.raises(ValueError, match=r"agent 1 ammo must lie in 0..10, got 11"):
         env.load_state(state)
+    assert env.state_json() == kept  # a refused state changes nothing
 
 
 def test_state_json_round_trips_through_load_state():
