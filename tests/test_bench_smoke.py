@@ -563,7 +563,7 @@ def test_pommerman_batch_counts_counts_each_part_as_two_runs_difference(tmp_path
 
 def test_pommerman_batch_counts_compiles_for_the_named_cpu_or_this_one():
     """``--cpu haswell``: numba compiles for that CPU with its own features (valgrind stops at AVX-512)."""
-    import llvmlite.binding as llvm
+    import llvmlite.binding as llvm  # type: ignore[import-untyped]
 
     counts = _bench_module("pommerman_batch_counts")
     named = counts.fixed_cpu_env("haswell")
