@@ -131,8 +131,17 @@ def _view_cells(g, boards, flips, fog_r, fog_c, cells):
 
 
 @njit_inline
-def _value_planes(g, row, me, flames, any_flames, bombs, nb, flips, fogged, ego, cells, out, base):
-    """The four value planes of view ``out[row, me]``, from ``base`` on (after the one-hot planes' spill)."""
+def _shown_life(bits):
+    """The flame life a view shows for a cell's flame bits: :func:`envs.pommerman.core.flame_life`
+    (the newest flame's life + 1) for the lives the rules give (0-2), without its loop, so the planes
+    vectorize."""
+    return int(bits > 0) + int(bits > 1) + int(bits > 3)
+
+
+@njit_inline
+def _value_planes(g, row, me, flames, any_flames, bombs, nb, flips, fogged, ego, cells, out):
+    """The four value planes of planes view ``out[row, me]``, after its one-hot planes (and their spill)."""
+    base = _ONE_HOT * CELLS
     for i in range(base, base + 4 * CELLS):
         out[row, me, i] = 0
     for b in range(nb):  # later bombs overwrite earlier ones on a cell, as in the reference
@@ -148,11 +157,11 @@ def _value_planes(g, row, me, flames, any_flames, bombs, nb, flips, fogged, ego,
         if flips == 0 and not fogged:
             for i in range(CELLS):
                 bits = flames[g, i]
-                out[row, me, base + i] = int(bits > 0) + int(bits > 1) + int(bits > 3)  # the newest flame's life + 1
+                out[row, me, base + i] = _shown_life(bits)
         else:
             for i in range(CELLS):
                 bits = flames[g, _SOURCE[flips, i]] if cells[i] != FOG else 0
-                out[row, me, base + i] = int(bits > 0) + int(bits > 1) + int(bits > 3)
+                out[row, me, base + i] = _shown_life(bits)
 
 
 @njit_inline
@@ -176,11 +185,11 @@ def _packed_values(g, row, me, flames, any_flames, bombs, nb, flips, fogged, ego
         if flips == 0 and not fogged:
             for i in range(CELLS):
                 bits = flames[g, i]
-                out[row, me, i] |= (int(bits > 0) + int(bits > 1) + int(bits > 3)) << 4
+                out[row, me, i] |= _shown_life(bits) << 4
         else:
             for i in range(CELLS):
                 bits = flames[g, _SOURCE[flips, i]] if cells[i] != FOG else 0
-                out[row, me, i] |= (int(bits > 0) + int(bits > 1) + int(bits > 3)) << 4
+                out[row, me, i] |= _shown_life(bits) << 4
 
 
 @njit_inline
@@ -195,7 +204,7 @@ def _encode(g, row, me, boards, flames, any_flames, bombs, nb, mate_code, fog_r,
             out[row, me, SCALARS_AT + j] = scalars[j]
         return
     _one_hot(cells, out, row, me, AGENT_0 + me, mate_code)
-    _value_planes(g, row, me, flames, any_flames, bombs, nb, flips, fogged, ego, cells, out, _ONE_HOT * CELLS)
+    _value_planes(g, row, me, flames, any_flames, bombs, nb, flips, fogged, ego, cells, out)
     _constant_planes(out, row, me, scalars, k)
 
 

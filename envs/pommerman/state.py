@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from arena.errors import InvalidValueError
-from envs.pommerman.core import BOMB_CAP, FLAMES, MAX_AMMO, SIZE
+from envs.pommerman.core import BOMB_CAP, FLAME_LIFE, FLAMES, MAX_AMMO, SIZE
 
 __all__ = ["State", "decode_state", "encode_state", "packed_state", "PACKED_BYTES", "PACKED_LAYOUT"]
 
@@ -178,7 +178,7 @@ def decode_state(data: Mapping[str, Any], radio: bool) -> State:
         )
     for i, flame in enumerate(_field(data, "flames", "the state")):
         r, c = _cell(_field(flame, "position", f"flame {i}"), f"flame {i} position")
-        bit = 1 << _small(_field(flame, "life", f"flame {i}"), f"flame {i} life", 0, 7)
+        bit = 1 << _small(_field(flame, "life", f"flame {i}"), f"flame {i} life", 0, FLAME_LIFE)
         if state.flames[r, c] & bit:
             raise InvalidValueError(f"Pommerman.load_state: two flames with the same life on cell {[r, c]}")
         state.flames[r, c] |= bit

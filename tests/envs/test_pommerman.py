@@ -324,6 +324,8 @@ def test_states_the_rules_never_reach_are_refused_with_what_was_expected():
         env.load_state({**state, "board": board.tolist(), "bombs": [bomb]})
     with pytest.raises(ValueError, match=r"bomb 0 blast_strength must lie in 0..10, got 16"):
         env.load_state({**state, "bombs": [{**bomb, "blast_strength": 16}]})
+    with pytest.raises(ValueError, match=r"flame 0 life must lie in 0..2, got 3"):  # the rules light flames at 2
+        env.load_state({**state, "board": board.tolist(), "flames": [{"position": [r, c], "life": 3}]})
     kept = env.state_json()
     state["agents"][1]["ammo"] = 11
     with pytest.raises(ValueError, match=r"agent 1 ammo must lie in 0..10, got 11"):
