@@ -22,7 +22,8 @@
 * :mod:`interfaces.pong_aim` — :class:`PongAim` (a potential that leads the paddle to a steep return);
 * :mod:`interfaces.magent` — :class:`SideStack` (a side in one call), :class:`GridControl` (grid-wise control)
   and :func:`combine_by_unit` (MAgent2 armies);
-* :mod:`interfaces.vizdoom` — :class:`DoomActions`, :class:`DoomScreen` (ViZDoom frames and buttons);
+* :mod:`interfaces.vizdoom` — :class:`DoomActions`, :class:`DoomScreen`, :class:`DoomTarget` (ViZDoom buttons,
+  frames, and the nearest enemy from the labels);
 * :mod:`interfaces.soccer` — :class:`SoccerFeatures`, :class:`RescaleAction`,
   :class:`SoccerShaping` and :func:`soccer_team` (MuJoCo soccer, one model per side).
 
@@ -62,7 +63,7 @@ from interfaces.pong_aim import PongAim
 from interfaces.reward import ClipReward, PotentialShaping, ScaleReward, ShapeReward
 from interfaces.soccer import RescaleAction, SoccerFeatures, SoccerShaping, soccer_team
 from interfaces.team import ConcatenateTeam, team_interface
-from interfaces.vizdoom import DoomActions, DoomScreen
+from interfaces.vizdoom import DoomActions, DoomScreen, DoomTarget
 
 __all__ = [
     "ActionMaskInObservation",
@@ -73,6 +74,7 @@ __all__ = [
     "DiscreteToMultiDiscrete",
     "DoomActions",
     "DoomScreen",
+    "DoomTarget",
     "DiscretizeBox",
     "EgoBoard",
     "Flatten",

@@ -1,11 +1,12 @@
-"""ViZDoom interfaces: a small discrete action set, and the frame a CNN wants.
+"""ViZDoom interfaces: a small discrete action set, the frame a CNN wants, and the target an MLP wants.
 
 ``vizdoom_deathmatch`` observes a ``Dict`` with ``"screen"`` (``(height, width, channels)``
 uint8), ``"variables"`` (float32 game variables) and optionally ``"enemies"``, and acts with
 the 7 buttons of ``envs.vizdoom.BUTTONS`` as ``MultiBinary(7)`` (or a ``Dict`` of
 ``"buttons"`` and a ``"turn"`` Box with ``delta_turn=True``). A typical training stack:
 ``FrameStack(DoomScreen(DoomActions(), size=(60, 80)), frames=4)``: ``Discrete(10)``
-actions and ``(4, 60, 80)`` uint8 frames, an image for a CNN policy.
+actions and ``(4, 60, 80)`` uint8 frames, an image for a CNN policy. ``DoomTarget(DoomActions())`` reads
+the labels instead of the screen: the nearest enemy in view and the game variables, a vector for an MLP.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from gymnasium import spaces
 from arena.errors import InvalidValueError, SpaceMismatchError
 from arena.interface import Interface
 
-__all__ = ["DoomActions", "DoomScreen", "ACTION_SETS"]
+__all__ = ["DoomActions", "DoomScreen", "DoomTarget", "ACTION_SETS"]
 
 _BUTTON_NAMES = ("attack", "forward", "backward", "strafe_left", "strafe_right", "turn_left", "turn_right")
 #: Named combinations of buttons; each name joins button names with ``+``.
@@ -252,6 +253,100 @@ class DoomScreen(Interface):
             options.append("grey=False")
         if self.variables:
             options.append("variables=True")
+        if self.variable_scale != 100.0:
+            options.append(f"variable_scale={self.variable_scale:g}")
+        return ", ".join(filter(None, options))
+
+
+class DoomTarget(Interface):
+    """The nearest enemy in view and the normalised game variables, as one flat vector for an MLP policy.
+
+    Ground truth from the engine's labels, as Arena's ``SegmentationAsObs`` gives its learners in
+    training: the first row of the ``"enemies"`` table (``[visible, centre x, centre y, width,
+    height]`` as screen fractions, the tallest enemy on screen; all zero when nobody is in view),
+    then the ``"variables"`` divided by ``variable_scale`` and clipped to [-10, 10] (``nan`` reads 0).
+    Only the first row is kept, so the vector has the same size whatever the table's rows: a policy
+    trained alone against bots (``players=1, bots=3``: 3 rows) plays the 2-player match (1 row).
+    The env must be made with ``enemies=True``; the screen is not read.
+
+    Args:
+        inner: the interface underneath.
+        variables: also pass the normalised game variables (after the 5 target values).
+        variable_scale: what one unit of a normalised variable is (health 100 -> 1.0).
+
+    Raises:
+        InvalidValueError: a scale that is not a positive number.
+        SpaceMismatchError: at setup, for observations without an ``"enemies"`` Box ``(n, 5)``, or
+            ``variables=True`` without a ``"variables"`` Box ``(k,)``.
+
+    Example:
+        >>> import numpy as np
+        >>> from gymnasium import spaces
+        >>> itf = DoomTarget()
+        >>> table, variables = spaces.Box(0.0, 1.0, (3, 5), np.float32), spaces.Box(-np.inf, np.inf, (1,), np.float32)
+        >>> itf.setup(spaces.Dict({"enemies": table, "variables": variables}), spaces.MultiBinary(7))
+        >>> seen = np.array([[1, 0.25, 0.5, 0.1, 0.3], [1, 0.75, 0.5, 0.05, 0.1], [0, 0, 0, 0, 0]], np.float32)
+        >>> itf.transform_observation({"enemies": seen, "variables": np.array([150.0], np.float32)}).tolist()
+        [1.0, 0.25, 0.5, 0.10000000149011612, 0.30000001192092896, 1.5]
+    """
+
+    @classmethod
+    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
+        """Instances and raw spaces for ``arena interfaces --check``."""
+        raw = spaces.Dict(
+            {
+                "screen": spaces.Box(0, 255, (12, 16, 1), np.uint8),
+                "variables": spaces.Box(-np.inf, np.inf, (3,), np.float32),
+                "enemies": spaces.Box(0.0, 1.0, (3, 5), np.float32),
+            }
+        )
+        return [(cls(), raw, spaces.MultiBinary(7)), (cls(variables=False), raw, spaces.MultiBinary(7))]
+
+    def __init__(
+        self, inner: Interface | None = None, *, variables: bool = True, variable_scale: float = 100.0
+    ) -> None:
+        super().__init__(inner)
+        if isinstance(variable_scale, bool) or not isinstance(variable_scale, (int, float)) or not variable_scale > 0:
+            raise InvalidValueError(
+                f"{type(self).__name__}: variable_scale must be a positive number, got {variable_scale!r}"
+            )
+        self.variables, self.variable_scale = bool(variables), float(variable_scale)
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        super().setup(observation_space, action_space)
+        raw = self.inner_observation_space
+        table = raw.spaces.get("enemies") if isinstance(raw, spaces.Dict) else None
+        if not (
+            isinstance(table, spaces.Box) and len(table.shape) == 2 and table.shape[0] >= 1 and table.shape[1] == 5
+        ):
+            raise SpaceMismatchError(
+                f"{self}: needs vizdoom_deathmatch's 'enemies' table, a Box (n, 5), in a Dict observation (make "
+                f"the env with enemies=True), got {raw}"
+            )
+        count = 0
+        if self.variables:
+            found = raw.spaces.get("variables") if isinstance(raw, spaces.Dict) else None
+            if not (isinstance(found, spaces.Box) and len(found.shape) == 1):
+                raise SpaceMismatchError(
+                    f"{self}: variables=True needs a 'variables' Box (k,) in the observation, got {raw}"
+                )
+            count = found.shape[0]
+        low = np.concatenate([np.zeros(5), np.full(count, -10.0)]).astype(np.float32)
+        high = np.concatenate([np.ones(5), np.full(count, 10.0)]).astype(np.float32)
+        self.observation_space = spaces.Box(low, high, dtype=np.float32)
+
+    def observation(self, observation: Any) -> Any:
+        target = np.clip(np.nan_to_num(np.asarray(observation["enemies"], np.float32)[0]), 0.0, 1.0)
+        if not self.variables:
+            return target.astype(np.float32)
+        values = np.asarray(observation["variables"], np.float32) / np.float32(self.variable_scale)
+        values = np.clip(np.nan_to_num(values), -10.0, 10.0)
+        return np.concatenate([target, values]).astype(np.float32)
+
+    def _arguments(self) -> str:
+        options = [super()._arguments()]
+        if not self.variables:
+            options.append("variables=False")
         if self.variable_scale != 100.0:
             options.append(f"variable_scale={self.variable_scale:g}")
         return ", ".join(filter(None, options))

@@ -23,7 +23,7 @@ from envs.vizdoom import EngineGroup, VizdoomDeathmatch
 from envs.vizdoom.agents import VizdoomAimAgent
 from envs.vizdoom.engines import _Players, free_port
 from interfaces.history import FrameStack
-from interfaces.vizdoom import ACTION_SETS, DoomActions, DoomScreen
+from interfaces.vizdoom import ACTION_SETS, DoomActions, DoomScreen, DoomTarget
 
 SMALL = {"resolution": "160x120", "frame_skip": 4}
 
@@ -179,6 +179,25 @@ def test_two_envs_side_by_side_with_interfaces_and_agents() -> None:
         first.close()
         second.close()
     assert first.unwrapped.engine_pids == [] and second.engine_pids == []
+
+
+def test_doom_target_on_the_fast_mode_keeps_its_size_and_space() -> None:
+    """Alone against bots (the recipe's fast mode: 3 table rows), the learner's vector is the 2-player match's size."""
+    from envs.vizdoom.recipe import FAST_OPTIONS
+
+    options = {**FAST_OPTIONS, **SMALL, "enemies": True, "time_limit": 3.0}
+    env = EnvItfWrapper(VizdoomDeathmatch(**options), {"player_0": DoomTarget(DoomActions())})
+    try:
+        observations, _ = env.reset(seed=3)
+        space, actions = env.observation_space("player_0"), env.action_space("player_0")
+        assert env.unwrapped.observation_space("player_0")["enemies"].shape == (3, 5)
+        assert space.shape == (5 + 4,)  # the target, then the 4 default game variables
+        actions.seed(0)
+        while observations:
+            assert space.contains(observations["player_0"])
+            observations, *_ = env.step({"player_0": actions.sample()})
+    finally:
+        env.close()
 
 
 def test_engines_that_do_not_connect_in_time_are_stopped_with_a_clear_error() -> None:
@@ -386,6 +405,50 @@ def test_doom_actions_map_every_action_to_its_buttons(combos, delta) -> None:
         assert raw.contains(action)
         pressed = action["buttons"] if delta else action
         assert int(pressed.sum()) == len(combo)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.integers(1, 5), variables=st.integers(0, 4), keep=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_doom_target_observations_lie_in_its_space_whatever_the_table(rows, variables, keep, seed) -> None:
+    raw = spaces.Dict(
+        {
+            "screen": spaces.Box(0, 255, (4, 4, 1), np.uint8),
+            "variables": spaces.Box(-np.inf, np.inf, (variables,), np.float32),
+            "enemies": spaces.Box(0.0, 1.0, (rows, 5), np.float32),
+        }
+    )
+    raw.seed(seed)
+    itf = DoomTarget(variables=keep)
+    itf.setup(raw, spaces.MultiBinary(7))
+    assert itf.observation_space.shape == (5 + (variables if keep else 0),)  # the table's rows do not count
+    rng = np.random.default_rng(seed)
+    for _ in range(3):
+        sample = raw.sample()
+        sample["variables"] = rng.choice([np.nan, np.inf, -np.inf, 1e9, -3.0, 42.0], variables).astype(np.float32)
+        seen = itf.transform_observation(sample)
+        assert itf.observation_space.contains(seen)
+        assert np.array_equal(seen[:5], sample["enemies"][0])
+
+
+def test_doom_target_reads_the_nearest_enemy_and_zeros_when_nobody_is_in_view() -> None:
+    raw = spaces.Dict(
+        {
+            "variables": spaces.Box(-np.inf, np.inf, (2,), np.float32),
+            "enemies": spaces.Box(0.0, 1.0, (1, 5), np.float32),
+        }
+    )
+    itf = DoomTarget(DoomActions(), variable_scale=50)
+    itf.setup(raw, spaces.MultiBinary(7))
+    nobody = {"variables": np.array([100.0, np.nan], np.float32), "enemies": np.zeros((1, 5), np.float32)}
+    assert itf.transform_observation(nobody).tolist() == [0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0]
+    assert itf.action_space == spaces.Discrete(len(ACTION_SETS["default"]))
+    assert str(itf) == "DoomTarget(DoomActions(), variable_scale=50)"
+    with pytest.raises(SpaceMismatchError, match=r"^DoomTarget\(\): needs vizdoom_deathmatch's 'enemies' table"):
+        DoomTarget().setup(spaces.Dict({"variables": raw["variables"]}), spaces.MultiBinary(7))
+    with pytest.raises(SpaceMismatchError, match=r"^DoomTarget\(\): variables=True needs a 'variables' Box"):
+        DoomTarget().setup(spaces.Dict({"enemies": raw["enemies"]}), spaces.MultiBinary(7))
+    with pytest.raises(ValueError, match=r"^DoomTarget: variable_scale must be a positive number, got 0"):
+        DoomTarget(variable_scale=0)
 
 
 def test_interface_errors_name_the_problem() -> None:
