@@ -42,6 +42,19 @@ ACTION_SETS = {
 _GREY = np.array([0.299, 0.587, 0.114], np.float32)  # ITU-R 601 luma
 
 
+def _checked_scale(where: str, variable_scale: Any) -> float:
+    """``variable_scale`` as a float, or an error naming ``where``: it must be a positive number."""
+    if isinstance(variable_scale, bool) or not isinstance(variable_scale, (int, float)) or not variable_scale > 0:
+        raise InvalidValueError(f"{where}: variable_scale must be a positive number, got {variable_scale!r}")
+    return float(variable_scale)
+
+
+def _scaled_variables(variables: Any, scale: float) -> np.ndarray:
+    """Game variables divided by ``scale`` and clipped to [-10, 10], ``nan`` read as 0 (float32)."""
+    values = np.asarray(variables, np.float32) / np.float32(scale)
+    return np.clip(np.nan_to_num(values), -10.0, 10.0).astype(np.float32)
+
+
 def _buttons_space(action_space: spaces.Space) -> spaces.Space | None:
     if isinstance(action_space, spaces.Dict) and set(action_space.spaces) == {"buttons", "turn"}:
         action_space = action_space.spaces["buttons"]
@@ -197,10 +210,12 @@ class DoomScreen(Interface):
             and all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n > 0 for n in size)
         ):
             raise InvalidValueError(f"{where}: size must be (height, width) with positive integers, got {size!r}")
-        if isinstance(variable_scale, bool) or not isinstance(variable_scale, (int, float)) or not variable_scale > 0:
-            raise InvalidValueError(f"{where}: variable_scale must be a positive number, got {variable_scale!r}")
         self.size = (int(size[0]), int(size[1]))
-        self.grey, self.variables, self.variable_scale = bool(grey), bool(variables), float(variable_scale)
+        self.grey, self.variables, self.variable_scale = (
+            bool(grey),
+            bool(variables),
+            _checked_scale(where, variable_scale),
+        )
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
@@ -244,8 +259,7 @@ class DoomScreen(Interface):
             frame = np.ascontiguousarray(np.moveaxis(frame, 2, 0))
         if not self.variables:
             return frame
-        values = np.asarray(observation["variables"], np.float32) / np.float32(self.variable_scale)
-        return {"screen": frame, "variables": np.clip(np.nan_to_num(values), -10.0, 10.0).astype(np.float32)}
+        return {"screen": frame, "variables": _scaled_variables(observation["variables"], self.variable_scale)}
 
     def _arguments(self) -> str:
         options = [super()._arguments(), f"size={self.size}"]
@@ -306,11 +320,7 @@ class DoomTarget(Interface):
         self, inner: Interface | None = None, *, variables: bool = True, variable_scale: float = 100.0
     ) -> None:
         super().__init__(inner)
-        if isinstance(variable_scale, bool) or not isinstance(variable_scale, (int, float)) or not variable_scale > 0:
-            raise InvalidValueError(
-                f"{type(self).__name__}: variable_scale must be a positive number, got {variable_scale!r}"
-            )
-        self.variables, self.variable_scale = bool(variables), float(variable_scale)
+        self.variables, self.variable_scale = bool(variables), _checked_scale(type(self).__name__, variable_scale)
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
@@ -338,10 +348,8 @@ class DoomTarget(Interface):
     def observation(self, observation: Any) -> Any:
         target = np.clip(np.nan_to_num(np.asarray(observation["enemies"], np.float32)[0]), 0.0, 1.0)
         if not self.variables:
-            return target.astype(np.float32)
-        values = np.asarray(observation["variables"], np.float32) / np.float32(self.variable_scale)
-        values = np.clip(np.nan_to_num(values), -10.0, 10.0)
-        return np.concatenate([target, values]).astype(np.float32)
+            return target
+        return np.concatenate([target, _scaled_variables(observation["variables"], self.variable_scale)])
 
     def _arguments(self) -> str:
         options = [super()._arguments()]
