@@ -24,6 +24,8 @@
   and :func:`combine_by_unit` (MAgent2 armies);
 * :mod:`interfaces.vizdoom` — :class:`DoomActions`, :class:`DoomScreen`, :class:`DoomTarget` (ViZDoom buttons,
   frames, and the nearest enemy from the labels);
+* :mod:`interfaces.vizdoom_rules` — :class:`DoomAutoFire` (the trigger pressed by rule), :class:`DoomVariableBonus`
+  (a reward per change of a game variable);
 * :mod:`interfaces.soccer` — :class:`SoccerFeatures`, :class:`RescaleAction`,
   :class:`SoccerShaping` and :func:`soccer_team` (MuJoCo soccer, one model per side).
 
@@ -64,6 +66,7 @@ from interfaces.reward import ClipReward, PotentialShaping, ScaleReward, ShapeRe
 from interfaces.soccer import RescaleAction, SoccerFeatures, SoccerShaping, soccer_team
 from interfaces.team import ConcatenateTeam, team_interface
 from interfaces.vizdoom import DoomActions, DoomScreen, DoomTarget
+from interfaces.vizdoom_rules import DoomAutoFire, DoomVariableBonus
 
 __all__ = [
     "ActionMaskInObservation",
@@ -75,6 +78,8 @@ __all__ = [
     "DoomActions",
     "DoomScreen",
     "DoomTarget",
+    "DoomAutoFire",
+    "DoomVariableBonus",
     "DiscretizeBox",
     "EgoBoard",
     "Flatten",

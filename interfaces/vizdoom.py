@@ -38,6 +38,17 @@ ACTION_SETS = {
         "strafe_right",
     ),
     "minimal": ("forward", "turn_left", "turn_right", "attack"),
+    # No trigger: for a learner behind a rule that fires (interfaces.vizdoom_rules.DoomAutoFire).
+    "move": (
+        "forward",
+        "backward",
+        "turn_left",
+        "turn_right",
+        "forward+turn_left",
+        "forward+turn_right",
+        "strafe_left",
+        "strafe_right",
+    ),
 }
 _GREY = np.array([0.299, 0.587, 0.114], np.float32)  # ITU-R 601 luma
 
@@ -74,7 +85,7 @@ class DoomActions(Interface):
     Args:
         inner: the interface underneath.
         actions: a name from :data:`ACTION_SETS` (``"default"``: 10 actions, ``"minimal"``:
-            4) or a sequence of combinations.
+            4, ``"move"``: 8 without the trigger) or a sequence of combinations.
 
     Raises:
         ValueError: an unknown set name or button name, or an empty or repeated set.

@@ -24,6 +24,7 @@ from envs.vizdoom.agents import VizdoomAimAgent
 from envs.vizdoom.engines import _Players, free_port
 from interfaces.history import FrameStack
 from interfaces.vizdoom import ACTION_SETS, DoomActions, DoomScreen, DoomTarget
+from interfaces.vizdoom_rules import DoomAutoFire, DoomVariableBonus
 
 SMALL = {"resolution": "160x120", "frame_skip": 4}
 
@@ -182,20 +183,30 @@ def test_two_envs_side_by_side_with_interfaces_and_agents() -> None:
 
 
 def test_doom_target_on_the_fast_mode_keeps_its_size_and_space() -> None:
-    """Alone against bots (the recipe's fast mode: 3 table rows), the learner's vector is the 2-player match's size."""
+    """Alone against bots (the recipe's fast mode: 3 table rows), the learner's vector is the 2-player match's size.
+
+    Behind the rule levels of the training stack, with the hit counter as a sixth variable; the
+    infos count each bot's frags.
+    """
     from envs.vizdoom.recipe import FAST_OPTIONS
 
-    options = {**FAST_OPTIONS, **SMALL, "enemies": True, "time_limit": 3.0}
-    env = EnvItfWrapper(VizdoomDeathmatch(**options), {"player_0": DoomTarget(DoomActions())})
+    variables = ["HEALTH", "ARMOR", "FRAGCOUNT", "SELECTED_WEAPON_AMMO", "HITCOUNT"]
+    options = {**FAST_OPTIONS, **SMALL, "enemies": True, "time_limit": 3.0, "game_variables": variables}
+    stack = DoomTarget(DoomVariableBonus(DoomActions(DoomAutoFire(hold=0), actions="move"), index=4))
+    env = EnvItfWrapper(VizdoomDeathmatch(**options), {"player_0": stack})
     try:
-        observations, _ = env.reset(seed=3)
+        observations, infos = env.reset(seed=3)
         space, actions = env.observation_space("player_0"), env.action_space("player_0")
         assert env.unwrapped.observation_space("player_0")["enemies"].shape == (3, 5)
-        assert space.shape == (5 + 4,)  # the target, then the 4 default game variables
+        assert space.shape == (5 + 5,) and actions == spaces.Discrete(8)  # the target, then the 5 variables
         actions.seed(0)
+        hits = [0.0]
         while observations:
             assert space.contains(observations["player_0"])
-            observations, *_ = env.step({"player_0": actions.sample()})
+            hits.append(float(observations["player_0"][-1]))
+            assert len(infos["player_0"]["bot_frags"]) == 3
+            observations, _, _, _, infos = env.step({"player_0": actions.sample()})
+        assert hits == sorted(hits)  # a count of hits never falls within a match
     finally:
         env.close()
 
@@ -454,7 +465,7 @@ def test_doom_target_reads_the_nearest_enemy_and_zeros_when_nobody_is_in_view() 
 def test_interface_errors_name_the_problem() -> None:
     with pytest.raises(ValueError, match=r"^DoomActions: unknown button 'jump' in 'forward\+jump'; buttons: attack"):
         DoomActions(actions=["forward+jump"])
-    with pytest.raises(ValueError, match=r"^DoomActions: actions must be one of \['default', 'minimal'\]"):
+    with pytest.raises(ValueError, match=r"^DoomActions: actions must be one of \['default', 'minimal', 'move'\]"):
         DoomActions(actions="all")
     with pytest.raises(SpaceMismatchError, match=r"^DoomActions\(\): needs ViZDoom's 7 buttons, .* got Discrete\(3\)"):
         DoomActions().setup(spaces.Dict({}), spaces.Discrete(3))

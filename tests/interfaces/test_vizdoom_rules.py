@@ -1,0 +1,169 @@
+"""The ViZDoom rule levels: the trigger pressed by rule (DoomAutoFire) and a game variable's bonus."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium import spaces
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.errors import InvalidValueError, SpaceMismatchError
+from envs.vizdoom.agents import VizdoomAimAgent
+from interfaces.vizdoom import DoomActions, DoomTarget
+from interfaces.vizdoom_rules import DoomAutoFire, DoomVariableBonus
+
+TABLE = spaces.Box(0.0, 1.0, (3, 5), np.float32)
+VARIABLES = spaces.Box(-np.inf, np.inf, (5,), np.float32)
+RAW = spaces.Dict({"enemies": TABLE, "variables": VARIABLES})
+BUTTONS = spaces.MultiBinary(7)
+DELTA = spaces.Dict({"buttons": BUTTONS, "turn": spaces.Box(-45, 45, (1,), np.float32)})
+
+rows = st.tuples(
+    st.sampled_from([0.0, 1.0]),
+    st.floats(0, 1, width=32),
+    st.floats(0, 1, width=32),
+    st.floats(0, 0.5, width=32),
+    st.floats(0, 1, width=32),
+)
+
+
+def _observation(row: tuple[float, ...]) -> dict[str, np.ndarray]:
+    table = np.zeros((3, 5), np.float32)
+    table[0] = row
+    return {"enemies": table, "variables": np.zeros(5, np.float32)}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    steps=st.lists(st.tuples(rows, st.sampled_from([0.0, 0.0, 0.0, 1.0, -1.0])), min_size=1, max_size=60),
+    tolerance=st.floats(0.01, 0.2),
+    cadence=st.integers(1, 6),
+    hold=st.integers(0, 8),
+    model=st.integers(0, 7),
+)
+def test_auto_fire_presses_the_trigger_exactly_when_vizdoom_aim_would(steps, tolerance, cadence, hold, model) -> None:
+    """The rule is vizdoom_aim's trigger (no radar): same presses for any enemies and frags; the rest is the model's."""
+    level = DoomActions(DoomAutoFire(tolerance=tolerance, cadence=cadence, hold=hold), actions="move")
+    level.setup(RAW, BUTTONS)
+    aim = VizdoomAimAgent(tolerance=tolerance, cadence=cadence, hold=hold)
+    aim.setup(spaces.Dict({"enemies": TABLE}), BUTTONS)
+    aim.reset()
+    expected_moves = DoomActions(actions="move")
+    expected_moves.setup(RAW, BUTTONS)
+    previous_reward = 0.0
+    for index, (row, reward) in enumerate(steps):
+        observation = _observation(row)
+        seen = level.transform_reset(observation) if index == 0 else level.transform_observation(observation)
+        assert seen is observation  # observations pass unchanged
+        buttons = level.transform_action(model)
+        assert BUTTONS.contains(buttons)
+        assert buttons[0] == aim.act(observation, reward=previous_reward)[0]
+        assert buttons[1:].tolist() == expected_moves.transform_action(model)[1:].tolist()
+        level.transform_reward(reward)
+        previous_reward = reward
+
+
+def test_auto_fire_waits_out_spawn_protection_at_the_start_and_after_each_frag() -> None:
+    level = DoomAutoFire(hold=2, cadence=3)
+    level.setup(RAW, BUTTONS)
+    in_sight = _observation((1.0, 0.5, 0.5, 0.05, 0.1))
+    level.transform_reset(in_sight)
+    fired = []
+    for step in range(8):
+        if step:
+            level.transform_observation(in_sight)
+        fired.append(int(level.transform_action(np.zeros(7, np.int8))[0]))
+        level.transform_reward(0.0)
+    assert fired == [0, 0, 1, 0, 0, 1, 0, 0]  # held for 2 steps, then one press every 3 steps
+    level.transform_reward(1.0)  # a frag: its victim respawns protected
+    after = []
+    for _ in range(3):
+        level.transform_observation(in_sight)
+        after.append(int(level.transform_action(np.zeros(7, np.int8))[0]))
+    assert after == [0, 0, 1]
+
+
+def test_auto_fire_drops_the_models_trigger_and_keeps_the_delta_turn() -> None:
+    level = DoomAutoFire(hold=0, cadence=2)
+    level.setup(RAW, DELTA)
+    far_left = _observation((1.0, 0.1, 0.5, 0.05, 0.2))
+    level.transform_reset(far_left)
+    pressed = {"buttons": np.ones(7, np.int8), "turn": np.array([3.0], np.float32)}
+    out = level.transform_action(pressed)
+    assert out["buttons"].tolist() == [0, 1, 1, 1, 1, 1, 1] and out["turn"].tolist() == [3.0]
+    assert DELTA.contains(out)
+    assert pressed["buttons"].tolist() == [1] * 7  # the model's action is not changed in place
+    centred = _observation((1.0, 0.52, 0.5, 0.01, 0.2))
+    level.transform_observation(centred)
+    assert level.transform_action(pressed)["buttons"][0] == 1
+    assert level.transform_action(pressed)["buttons"][0] == 1  # a retried turn decides the same
+    level.transform_observation(centred)
+    assert level.transform_action(pressed)["buttons"][0] == 0  # cadence 2: released in between
+    level.transform_observation(centred)
+    assert level.transform_action(pressed)["buttons"][0] == 1
+    level.transform_reset(centred)  # a new match: the clock and the last shot start over
+    assert level.transform_action(pressed)["buttons"][0] == 1
+    assert str(DoomAutoFire(hold=0, cadence=2)) == "DoomAutoFire(cadence=2, hold=0)"
+
+
+def test_auto_fire_and_bonus_errors_name_the_problem() -> None:
+    with pytest.raises(InvalidValueError, match=r"^DoomAutoFire: tolerance must lie in \(0, 0.5\), got 0.5$"):
+        DoomAutoFire(tolerance=0.5)
+    with pytest.raises(InvalidValueError, match=r"^DoomAutoFire: cadence must be an integer >= 1, got 0$"):
+        DoomAutoFire(cadence=0)
+    with pytest.raises(InvalidValueError, match=r"^DoomAutoFire: hold must be an integer >= 0, got True$"):
+        DoomAutoFire(hold=True)
+    with pytest.raises(SpaceMismatchError, match=r"'enemies' Box \(n, 5\) \(make the env with enemies=True\), got"):
+        DoomAutoFire().setup(spaces.Dict({"variables": VARIABLES}), BUTTONS)
+    with pytest.raises(SpaceMismatchError, match=r"needs ViZDoom's 7 buttons.*got Discrete\(3\)"):
+        DoomAutoFire().setup(RAW, spaces.Discrete(3))
+    with pytest.raises(InvalidValueError, match=r"^DoomVariableBonus: index must be an integer >= 0, got -1$"):
+        DoomVariableBonus(index=-1)
+    with pytest.raises(InvalidValueError, match=r"^DoomVariableBonus: bonus must be a finite number, got nan$"):
+        DoomVariableBonus(bonus=float("nan"))
+    with pytest.raises(SpaceMismatchError, match=r"index 5 needs at least 6 game variables, the observation has 5"):
+        DoomVariableBonus(index=5).setup(RAW, BUTTONS)
+    with pytest.raises(SpaceMismatchError, match=r"a 'variables' Box \(k,\), got Dict\('enemies'"):
+        DoomVariableBonus().setup(spaces.Dict({"enemies": TABLE}), BUTTONS)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    values=st.lists(st.one_of(st.floats(-1e4, 1e4, width=32), st.just(float("nan"))), min_size=1, max_size=40),
+    bonus=st.floats(-1, 1),
+    index=st.integers(0, 4),
+)
+def test_variable_bonus_pays_the_change_of_its_variable_over_a_match(values, bonus, index) -> None:
+    """The match's bonuses sum to bonus x (last finite value - first finite value); nan changes nothing."""
+    level = DoomVariableBonus(index=index, bonus=bonus)
+    level.setup(RAW, BUTTONS)
+    paid = 0.0
+    for step, value in enumerate(values):
+        observation = _observation((0, 0, 0, 0, 0))
+        observation["variables"][index] = value
+        if step == 0:
+            level.transform_reset(observation)
+        else:
+            level.transform_observation(observation)
+            paid += level.transform_reward(0.0)
+    paid += level.transform_done(0.0, terminated=True, truncated=False)
+    finite = [np.float32(v) for v in values if np.isfinite(v)]
+    expected = bonus * (float(finite[-1]) - float(finite[0])) if finite else 0.0
+    assert paid == pytest.approx(expected, rel=1e-6, abs=1e-6)
+
+
+def test_the_training_stack_reads_the_table_and_acts_on_the_buttons() -> None:
+    """The documented stack: an MLP's vector of 5 + k values, 8 moves, and the hit bonus paid once per hit."""
+    stack = DoomTarget(DoomVariableBonus(DoomActions(DoomAutoFire(hold=0), actions="move"), index=4, bonus=0.1))
+    stack.setup(RAW, BUTTONS)
+    assert stack.observation_space.shape == (10,) and stack.action_space == spaces.Discrete(8)
+    assert str(stack) == ("DoomTarget(DoomVariableBonus(DoomActions(DoomAutoFire(hold=0), actions='move'), index=4))")
+    first = _observation((1.0, 0.5, 0.5, 0.1, 0.3))
+    assert stack.observation_space.contains(stack.transform_reset(first))
+    assert stack.transform_action(4).tolist() == [1, 1, 0, 0, 0, 1, 0]  # forward+turn_left, and the rule fires
+    hit = _observation((1.0, 0.5, 0.5, 0.1, 0.3))
+    hit["variables"][4] = 2.0
+    stack.transform_observation(hit)
+    assert stack.transform_reward(1.0) == pytest.approx(1.2)
+    assert stack.transform_reward(0.0) == 0.0
