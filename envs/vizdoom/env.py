@@ -121,7 +121,8 @@ class VizdoomDeathmatch(MultiAgentEnv):
     **Reward**: ``frag_reward`` per frag gained (a kill +1; a suicide costs a frag, -1) plus
     ``death_reward`` per death. **Dead players** respawn on their own after about a second
     (``sv_forcerespawn``); meanwhile they keep acting (their actions do nothing) and
-    ``infos[agent]["dead"]`` is true. ``infos[agent]`` also holds ``"frags"`` and ``"deaths"``.
+    ``infos[agent]["dead"]`` is true. ``infos[agent]`` also holds ``"frags"`` and ``"deaths"``,
+    and with bots ``"bot_frags"``, each bot's frags this match (a list in the order they joined).
     **End**: every player terminates at the time limit (the match's rule end).
 
     **Maps** (``scenario``), ViZDoom's bundled multiplayer maps; every player starts alive with
@@ -384,6 +385,11 @@ class VizdoomDeathmatch(MultiAgentEnv):
         self._variables = [vizdoom.GameVariable.FRAGCOUNT, vizdoom.GameVariable.DEATHCOUNT]
         self._count = vizdoom.GameVariable.PLAYER_COUNT
         self._where = [vizdoom.GameVariable.POSITION_X, vizdoom.GameVariable.POSITION_Y, vizdoom.GameVariable.ANGLE]
+        # The bots join after the players, so their frag counters are the next player numbers (host's view).
+        first_bot = self.players + 1
+        self._bot_frags = [
+            getattr(vizdoom.GameVariable, f"PLAYER{k}_FRAGCOUNT") for k in range(first_bot, first_bot + self.bots)
+        ]
 
     def _restart(self) -> None:
         """Restart the map on every engine (then add the bots) until no player starts dead.
@@ -498,6 +504,7 @@ class VizdoomDeathmatch(MultiAgentEnv):
 
     def _observe(self) -> tuple[dict[AgentID, Any], dict[AgentID, dict[str, Any]]]:
         games = self._running().games
+        infos: dict[AgentID, dict[str, Any]]
         finished = games[0].is_episode_finished()
         # Every player's position and angle, from its own engine (the radar and the enemies table use them).
         where = (
@@ -506,12 +513,15 @@ class VizdoomDeathmatch(MultiAgentEnv):
             else []
         )
         observations, infos, scores = {}, {}, []
+        bot_frags = [int(games[0].get_game_variable(v)) for v in self._bot_frags]
         for i, (agent, game) in enumerate(zip(self.possible_agents, games)):
             frags, deaths = (int(game.get_game_variable(v)) for v in self._variables)
             deaths -= self._deaths_before[i]
             scores.append((frags, deaths))
             dead = bool(game.is_player_dead())
             infos[agent] = {"frags": frags, "deaths": deaths, "dead": dead}
+            if self.bots:
+                infos[agent]["bot_frags"] = list(bot_frags)
             if finished:
                 continue
             state = game.get_state()

@@ -63,7 +63,8 @@ def test_one_engine_hosts_the_learner_and_the_bots_and_a_step_is_frame_skip_tics
     pids = env.engine_pids
     observations, infos = env.reset(seed=1)  # by default a seeded reset restarts the map on the running engine
     assert env.engine_pids == pids
-    assert infos["player_0"] == {"frags": 0, "deaths": 0, "dead": False}  # a match's count, not the engine's
+    # A match's count, not the engine's; the bots' frags start over too (they rejoin at each restart).
+    assert infos["player_0"] == {"frags": 0, "deaths": 0, "dead": False, "bot_frags": [0, 0]}
     env.close()
     assert env.engine_pids == []
 
