@@ -25,7 +25,7 @@
 * :mod:`interfaces.vizdoom` — :class:`DoomActions`, :class:`DoomScreen`, :class:`DoomTarget` (ViZDoom buttons,
   frames, and the nearest enemy from the labels);
 * :mod:`interfaces.vizdoom_rules` — :class:`DoomAutoFire` (the trigger pressed by rule), :class:`DoomVariableBonus`
-  (a reward per change of a game variable);
+  (a reward per change of a game variable), :class:`DoomAimShaping` (a potential for the enemy under the crosshair);
 * :mod:`interfaces.soccer` — :class:`SoccerFeatures`, :class:`RescaleAction`,
   :class:`SoccerShaping` and :func:`soccer_team` (MuJoCo soccer, one model per side).
 
@@ -66,7 +66,7 @@ from interfaces.reward import ClipReward, PotentialShaping, ScaleReward, ShapeRe
 from interfaces.soccer import RescaleAction, SoccerFeatures, SoccerShaping, soccer_team
 from interfaces.team import ConcatenateTeam, team_interface
 from interfaces.vizdoom import DoomActions, DoomScreen, DoomTarget
-from interfaces.vizdoom_rules import DoomAutoFire, DoomVariableBonus
+from interfaces.vizdoom_rules import DoomAimShaping, DoomAutoFire, DoomVariableBonus
 
 __all__ = [
     "ActionMaskInObservation",
@@ -80,6 +80,7 @@ __all__ = [
     "DoomTarget",
     "DoomAutoFire",
     "DoomVariableBonus",
+    "DoomAimShaping",
     "DiscretizeBox",
     "EgoBoard",
     "Flatten",

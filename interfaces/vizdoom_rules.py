@@ -3,7 +3,8 @@
 Arena's paper trains its ViZDoom learners with rule-based auto-actions (``PostRuleAction``);
 :class:`DoomAutoFire` is that rule for the trigger: it fires when the nearest enemy in view is under
 the crosshair, so a policy only learns where to turn and walk. :class:`DoomVariableBonus` pays for
-the change of one game variable (``HITCOUNT``: each hit on an enemy), a denser signal than frags.
+the change of one game variable (``HITCOUNT``: each hit on an enemy), a denser signal than frags,
+and :class:`DoomAimShaping` pays for bringing the nearest enemy to the crosshair (potential-based).
 Both read ``vizdoom_deathmatch``'s raw ``Dict`` observation, so they sit under the level that
 replaces it (``DoomTarget`` or ``DoomScreen``):
 
@@ -19,9 +20,10 @@ from gymnasium import spaces
 
 from arena.errors import InvalidValueError, SpaceMismatchError
 from arena.interface import Interface
+from interfaces.reward import PotentialShaping
 from interfaces.vizdoom import _buttons_space
 
-__all__ = ["DoomAutoFire", "DoomVariableBonus"]
+__all__ = ["DoomAimShaping", "DoomAutoFire", "DoomVariableBonus"]
 
 _ATTACK = 0  # the trigger's index in envs.vizdoom.BUTTONS
 
@@ -248,4 +250,62 @@ class DoomVariableBonus(Interface):
     def _arguments(self) -> str:
         options = [super()._arguments(), f"index={self.index}"]
         options += [f"bonus={self.bonus:g}"] if self.bonus != 0.1 else []
+        return ", ".join(filter(None, options))
+
+
+class DoomAimShaping(PotentialShaping):
+    """Potential-based shaping (Ng et al., 1999) that pays for bringing the nearest enemy to the crosshair.
+
+    The potential of an observation is ``-scale`` times the horizontal distance of the first row
+    of the ``"enemies"`` table from the screen's centre (a screen fraction, 0 to 0.5), or
+    ``-scale * 0.5`` with nobody in view; each step adds ``gamma * potential(o') - potential(o)``
+    (see :class:`~interfaces.reward.PotentialShaping`). Sweeping past an enemy pays nothing on
+    balance; turning onto one and staying there pays. Behind :class:`DoomAutoFire` that is what
+    makes the rule shoot. Observations and actions pass unchanged.
+
+    Args:
+        inner: the interface underneath.
+        scale: the potential's weight: turning from nobody in view onto an enemy pays up to ``0.5 * scale``.
+        gamma: the discount of the potential difference (the learner's own, for an unchanged optimum).
+
+    Raises:
+        InvalidValueError: a scale that is not a positive finite number, or a NaN gamma.
+        SpaceMismatchError: at setup, for observations without the ``"enemies"`` table.
+
+    Example:
+        >>> import numpy as np
+        >>> from gymnasium import spaces
+        >>> itf = DoomAimShaping(gamma=1.0)
+        >>> itf.setup(spaces.Dict({"enemies": spaces.Box(0.0, 1.0, (1, 5), np.float32)}), spaces.MultiBinary(7))
+        >>> _ = itf.transform_reset({"enemies": np.zeros((1, 5), np.float32)})  # nobody in view: -0.5
+        >>> _ = itf.transform_observation({"enemies": np.array([[1, 0.6, 0.5, 0.05, 0.2]], np.float32)})
+        >>> round(itf.transform_reward(0.0), 6)  # -0.1 - (-0.5)
+        0.4
+    """
+
+    @classmethod
+    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
+        """Instances and raw spaces for ``arena interfaces --check``."""
+        raw = spaces.Dict({"enemies": spaces.Box(0.0, 1.0, (3, 5), np.float32)})
+        return [(cls(), raw, spaces.MultiBinary(7)), (cls(scale=2.0, gamma=1.0), raw, spaces.Discrete(4))]
+
+    def __init__(self, inner: Interface | None = None, *, scale: float = 1.0, gamma: float = 0.99) -> None:
+        where = type(self).__name__
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale < np.inf:
+            raise InvalidValueError(f"{where}: scale must be a positive finite number, got {scale!r}")
+        self.scale = float(scale)
+        super().__init__(inner, potential=self._aim_potential, gamma=gamma)
+
+    def _aim_potential(self, observation: Any) -> float:
+        seen, centre_x = np.nan_to_num(np.asarray(observation["enemies"], np.float64)[0, :2])
+        return -self.scale * (min(abs(float(centre_x) - 0.5), 0.5) if seen > 0 else 0.5)
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        super().setup(observation_space, action_space)
+        _raw_entry(self, "enemies", rows=True)
+
+    def _arguments(self) -> str:
+        options = [Interface._arguments(self)]
+        options += [f"scale={self.scale:g}"] if self.scale != 1.0 else []
+        options += [f"gamma={self.gamma:g}"] if self.gamma != 0.99 else []
         return ", ".join(filter(None, options))

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from arena.errors import InvalidValueError, SpaceMismatchError
 from envs.vizdoom.agents import VizdoomAimAgent
 from interfaces.vizdoom import DoomActions, DoomTarget
-from interfaces.vizdoom_rules import DoomAutoFire, DoomVariableBonus
+from interfaces.vizdoom_rules import DoomAimShaping, DoomAutoFire, DoomVariableBonus
 
 TABLE = spaces.Box(0.0, 1.0, (3, 5), np.float32)
 VARIABLES = spaces.Box(-np.inf, np.inf, (5,), np.float32)
@@ -151,6 +151,33 @@ def test_variable_bonus_pays_the_change_of_its_variable_over_a_match(values, bon
     finite = [np.float32(v) for v in values if np.isfinite(v)]
     expected = bonus * (float(finite[-1]) - float(finite[0])) if finite else 0.0
     assert paid == pytest.approx(expected, rel=1e-6, abs=1e-6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=st.lists(rows, min_size=1, max_size=40), scale=st.floats(0.1, 4), gamma=st.floats(0.9, 1.0))
+def test_aim_shaping_pays_the_discounted_potential_difference(steps, scale, gamma) -> None:
+    """Each reward gains gamma * phi(o') - phi(o), phi = -scale * the enemy's distance from the centre (0.5 unseen)."""
+    level = DoomAimShaping(scale=scale, gamma=gamma)
+    level.setup(RAW, BUTTONS)
+
+    def phi(row: tuple[float, ...]) -> float:
+        return -scale * (abs(float(np.float32(row[1])) - 0.5) if row[0] > 0 else 0.5)
+
+    level.transform_reset(_observation(steps[0]))
+    for before, after in zip(steps, steps[1:]):
+        assert level.transform_observation(_observation(after))["enemies"][0, 0] == after[0]
+        assert level.transform_reward(0.25) == pytest.approx(0.25 + gamma * phi(after) - phi(before), abs=1e-9)
+    assert level.transform_done(0.0, terminated=True, truncated=False) == pytest.approx(-phi(steps[-1]), abs=1e-9)
+
+
+def test_aim_shaping_errors_and_its_name() -> None:
+    with pytest.raises(InvalidValueError, match=r"^DoomAimShaping: scale must be a positive finite number, got 0$"):
+        DoomAimShaping(scale=0)
+    with pytest.raises(SpaceMismatchError, match=r"'enemies' Box \(n, 5\)"):
+        DoomAimShaping().setup(spaces.Dict({"variables": VARIABLES}), BUTTONS)
+    assert (
+        str(DoomAimShaping(DoomAutoFire(), scale=2.0, gamma=1.0)) == "DoomAimShaping(DoomAutoFire(), scale=2, gamma=1)"
+    )
 
 
 def test_the_training_stack_reads_the_table_and_acts_on_the_buttons() -> None:
