@@ -305,6 +305,13 @@ def replace_weights(
     return manifest["model"]
 
 
+def _as_recorded(value: Any) -> Any:
+    """``value`` as the manifest's JSON holds it: a tuple (ViZDoom's ``game_variables``) reads back as a list."""
+    if isinstance(value, (tuple, list)):
+        return [_as_recorded(item) for item in value]
+    return value
+
+
 def trained_elsewhere(manifest: Mapping[str, Any], env: Any) -> list[str]:
     """The options a trained agent recorded that ``env`` holds with another value, as ``"name=trained (here: value)"``.
 
@@ -323,7 +330,7 @@ def trained_elsewhere(manifest: Mapping[str, Any], env: Any) -> list[str]:
     differences = []
     for name, trained in sorted(match_options_of(game, dict(manifest.get("env_options") or {})).items()):
         here = getattr(game, name, _MISSING) if name not in free and not name.startswith("_") else _MISSING
-        if here is not _MISSING and not callable(here) and here != trained:
+        if here is not _MISSING and not callable(here) and _as_recorded(here) != trained:
             differences.append(f"{name}={trained!r} (here: {here!r})")
     return differences
 

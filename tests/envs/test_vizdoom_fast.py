@@ -159,5 +159,11 @@ def test_arena_train_trains_the_recipe_alone_against_bots(tmp_path, capsys) -> N
     assert command[command.index("--agents") + 1] == f"{out},random"
     assert trained_elsewhere(manifest, VizdoomDeathmatch(**match)) == []
     assert trained_elsewhere(manifest, VizdoomDeathmatch(**{**match, "frame_skip": 2})) == ["frame_skip=4 (here: 2)"]
+    # The manifest's JSON keeps the env's tuple of game variables as a list: the same option, no warning.
+    variables = {"env_options": {"game_variables": ["HEALTH", "HITCOUNT"]}}
+    assert trained_elsewhere(variables, VizdoomDeathmatch(game_variables=("HEALTH", "HITCOUNT"))) == []
+    assert trained_elsewhere(variables, VizdoomDeathmatch(game_variables=("HEALTH",))) == [
+        "game_variables=['HEALTH', 'HITCOUNT'] (here: ('HEALTH',))"
+    ]
     assert main([*command[1:], "--games", "2", "--max-steps", "40", "--progress", "none"]) == 0, capsys.readouterr()
     assert "2 of 2 games stored" in capsys.readouterr().out
