@@ -17,8 +17,13 @@ normalised alike. The optimizer's state is dropped. The manifest records ``imita
 teacher, opponent, rounds, games, seed, samples and each round's score. The folder is rewritten only
 at the end (content-named files, then the manifest): a run stopped before leaves it as it was.
 
-Only Box actions whose stack maps them affinely (``rescale_action``, or none) can be labelled: the
-teacher's raw action is mapped back through that map; anything else is refused.
+Two kinds of model actions can be labelled. A flat Box whose stack maps it affinely (``rescale_action``,
+or none): the teacher's raw action is mapped back through that map, and the mean action is fit by least
+squares. A ``Discrete`` set: the label is the model action whose raw action lies nearest the teacher's
+(fewest entries differ; the first on a tie), and the logits are fit by cross-entropy. Anything else is
+refused. Labels come from a second copy of the stack that sees no observation, so a level with a rule of
+its own (``doom_auto_fire``) maps every model action alike, and the stack that plays keeps its state.
+An env without sides (ViZDoom's duel) has a side per seat.
 
 Usage::
 
@@ -37,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces as gym_spaces
 
 from arena import make_agent, make_env, play
 from arena.agent_wrapper import AgtItfWrapper
@@ -82,6 +88,39 @@ def affine_inverse(stack: Any) -> Callable[[np.ndarray], np.ndarray]:
     return lambda raw: np.clip((np.asarray(raw, np.float64) - at_zero) / slope, low, high).astype(space.dtype)
 
 
+def _flat(action: Any) -> np.ndarray:
+    """An action's entries as one float vector (a Dict's by key order)."""
+    if isinstance(action, dict):
+        return np.concatenate([_flat(action[key]) for key in sorted(action)])
+    return np.asarray(action, dtype=np.float64).ravel()
+
+
+def nearest_inverse(stack: Any) -> Callable[[Any], np.ndarray]:
+    """The map from a raw action to the ``Discrete`` model action whose raw action is nearest (L1; first on a tie).
+
+    Raises:
+        SpaceMismatchError: the model's actions are not ``Discrete``.
+    """
+    space = stack.action_space
+    if not isinstance(space, gym_spaces.Discrete):
+        raise SpaceMismatchError(f"imitate: needs Discrete model actions here, got {space}")
+    choices = [int(space.start) + index for index in range(int(space.n))]
+    table = np.stack([_flat(stack.transform_action(choice)) for choice in choices])
+
+    def inverse(raw: Any) -> np.ndarray:
+        distances = np.abs(table - _flat(raw)).sum(axis=1)
+        return np.asarray(choices[int(np.argmin(distances))], dtype=np.int64)
+
+    return inverse
+
+
+def labeller(stack: Any) -> Callable[[Any], np.ndarray]:
+    """The teacher's raw action as a model action: :func:`nearest_inverse` for Discrete, else :func:`affine_inverse`."""
+    if isinstance(stack.action_space, gym_spaces.Discrete):
+        return nearest_inverse(stack)
+    return affine_inverse(stack)
+
+
 class Pupil(Agent):
     """Inside the folder's stack: records what the model sees and acts as the policy or as the teacher."""
 
@@ -110,16 +149,18 @@ class Pupil(Agent):
 class Demonstration(Agent):
     """A seat where the teacher labels every raw observation and the pupil (behind the stack) plays."""
 
-    def __init__(self, teacher: Agent, pupil: Pupil, stack: Any) -> None:
+    def __init__(self, teacher: Agent, pupil: Pupil, stack: Any, probe: Any) -> None:
         super().__init__()
         self.teacher, self.pupil, self.player = teacher, pupil, AgtItfWrapper(pupil, stack)
-        self.inverse: Callable[[np.ndarray], np.ndarray] | None = None
+        self.probe = probe  # a copy of the stack that only labels: it never sees an observation
+        self.inverse: Callable[[Any], np.ndarray] | None = None
 
     def setup(self, observation_space: Any, action_space: Any) -> None:
         super().setup(observation_space, action_space)
         self.teacher.setup(observation_space, action_space)
         self.player.setup(observation_space, action_space)
-        self.inverse = affine_inverse(self.player.interface)
+        self.probe.setup(observation_space, action_space)
+        self.inverse = labeller(self.probe)
 
     def reset(self, *, seed: int | None = None) -> None:
         self.teacher.reset(seed=seed)
@@ -192,10 +233,12 @@ def returns(episodes: Sequence[Episode]) -> np.ndarray:
 def fit(
     policy: Any, observations: np.ndarray, labels: np.ndarray, targets: np.ndarray, epochs: int, seed: int
 ) -> float:
-    """Least squares of the policy's mean action on ``labels`` and of its value on ``targets``.
+    """The policy's actions fit to ``labels`` and its value to ``targets`` by least squares.
+
+    A Box policy's mean action is fit by least squares, a Discrete one's logits by cross-entropy.
 
     Returns:
-        The last epoch's mean squared error of the mean action.
+        The last epoch's mean loss of the actions (squared error, or cross-entropy).
     """
     import torch  # where it is used: a bad argument is refused before torch loads (about 2.5 s)
 
@@ -203,15 +246,20 @@ def fit(
     parameters = [p for name, p in policy.named_parameters() if name != "log_std"]
     optimizer = torch.optim.Adam(parameters, lr=1e-3)
     inputs, wanted, values = torch.as_tensor(observations), torch.as_tensor(labels), torch.as_tensor(targets)
+    discrete = isinstance(policy.action_space, gym_spaces.Discrete)
+    if discrete:
+        wanted = wanted.long() - int(policy.action_space.start)
     policy.set_training_mode(True)
     loss_sum = 0.0
     for _epoch in range(epochs):
         order, loss_sum, batches = torch.randperm(len(inputs), generator=generator), 0.0, 0
         for start in range(0, len(inputs), 256):
             rows = order[start : start + 256]
-            distribution = policy.get_distribution(inputs[rows])
-            mean = distribution.distribution.mean
-            action_loss = ((mean - wanted[rows]) ** 2).mean()
+            distribution = policy.get_distribution(inputs[rows]).distribution
+            if discrete:
+                action_loss = torch.nn.functional.cross_entropy(distribution.logits, wanted[rows])
+            else:
+                action_loss = ((distribution.mean - wanted[rows]) ** 2).mean()
             loss = action_loss + 0.5 * ((policy.predict_values(inputs[rows]).squeeze(-1) - values[rows]) ** 2).mean()
             optimizer.zero_grad()
             loss.backward()
@@ -235,26 +283,33 @@ def play_round(
 ) -> tuple[list[Episode], float]:
     """``games`` games, the learner's side alternating between the env's sides; ``(episodes, score)``.
 
-    The score counts a win 1 and a draw 0.5, from the learner's side.
+    The score counts a win 1 and a draw 0.5, from the learner's side. An env without sides has one per seat.
     """
-    sides = list(env.teams)
+    teams = env.teams or {seat: (seat,) for seat in env.possible_agents}
+    sides = list(teams)
     episodes: list[Episode] = []
     points = 0.0
     # one demonstrating seat per member of a side, kept across games (its stack is built once)
-    members = max(len(seats) for seats in env.teams.values())
+    members = max(len(seats) for seats in teams.values())
     learners = [
-        Demonstration(make_agent(teacher), Pupil(policy, episodes, leads=leads), folder_stack(folder, statistics))
+        Demonstration(
+            make_agent(teacher),
+            Pupil(policy, episodes, leads=leads),
+            folder_stack(folder, statistics),
+            folder_stack(folder, statistics),
+        )
         for _member in range(members)
     ]
     for game in range(games):
         side = sides[game % len(sides)]
         agents: dict[str, Agent] = {}
-        for team, seats in env.teams.items():
+        for team, seats in teams.items():
             for member, seat in enumerate(seats):
                 agents[seat] = learners[member] if team == side else make_agent(opponent)
         episode = play(env, agents, seed=seed + game)
-        ours = episode.team_returns[side]
-        theirs = max(value for team, value in episode.team_returns.items() if team != side)
+        results = episode.team_returns if env.teams else episode.returns
+        ours = results[side]
+        theirs = max(value for team, value in results.items() if team != side)
         points += 1.0 if ours > theirs else 0.5 if ours == theirs else 0.0
     return episodes, points / max(games, 1)
 
