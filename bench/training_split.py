@@ -24,39 +24,49 @@ printed beside the bare one), so the shares are a profile's, not a stopwatch's; 
 wall time instead of CPU time (CPU time is the default: it does not count time lost to other processes).
 No evaluation runs and no self-play snapshot joins (those happen between rollouts in ``arena train``).
 
+``vizdoom_ppo`` is the shipped ViZDoom learner's run (the fast mode with the labels, its stack of
+rule levels and an MLP, from its folder's command) in place of the env's pixel recipe; its engine is another
+process, so profile it with ``--clock wall``: the time the learner waits on the engine is the env's.
+
 Run::
 
     python bench/training_split.py --recipes pommerman pommerman_team --timesteps 32768
+    python bench/training_split.py --recipes vizdoom_ppo --timesteps 8192 --clock wall
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import dataclasses
 import inspect
 import json
 import os
 import pstats
+import sys
 import time
 from collections.abc import Mapping
 from typing import Any
 
-import sb3_contrib
-import stable_baselines3
-import torch
-from stable_baselines3.common.vec_env import VecMonitor
+# Run as a script, bench/ is sys.path[0]: its vizdoom.py must not shadow the vizdoom package.
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
 
-import arena
-import envs
-import interfaces
-from arena.registry import load_callable, make_agent, make_env
-from arena.specs.interfaces import build_interface
-from arena.training.batch_slots import BatchedPlayer, LearnerSlots
-from arena.training.policy_agent import algorithm_class
-from arena.training.pool import DrawnPlayers, OpponentPool
-from arena.training.recipe import default_algo_options, recipe_for
-from arena.training.run import choose_policy
-from arena.training.vectorised import batch_vec_env, path_reasons
+import sb3_contrib  # noqa: E402
+import stable_baselines3  # noqa: E402
+import torch  # noqa: E402
+from stable_baselines3.common.vec_env import VecMonitor  # noqa: E402
+
+import arena  # noqa: E402
+import envs  # noqa: E402
+import interfaces  # noqa: E402
+from arena.registry import load_callable, make_agent, make_env  # noqa: E402
+from arena.specs.interfaces import build_interface  # noqa: E402
+from arena.training.batch_slots import BatchedPlayer, LearnerSlots  # noqa: E402
+from arena.training.policy_agent import algorithm_class  # noqa: E402
+from arena.training.pool import DrawnPlayers, OpponentPool  # noqa: E402
+from arena.training.recipe import default_algo_options, recipe_for  # noqa: E402
+from arena.training.run import choose_policy  # noqa: E402
+from arena.training.vectorised import batch_vec_env, path_reasons  # noqa: E402
 
 #: The named recipes: env and env options (the recipe's own ``env_options`` come under these).
 RECIPES: dict[str, tuple[str, dict[str, Any]]] = {
@@ -65,6 +75,23 @@ RECIPES: dict[str, tuple[str, dict[str, Any]]] = {
     "pommerman_radio": ("pommerman", {"mode": "radio"}),
     "pong_2p": ("pong_2p", {}),
     "soccer": ("soccer", {}),  # the workers path: single MuJoCo games in this process (--workers 0)
+    "vizdoom_ppo": (
+        "vizdoom_deathmatch",
+        {
+            "enemies": True,
+            "game_variables": ["HEALTH", "ARMOR", "FRAGCOUNT", "SELECTED_WEAPON_AMMO", "HITCOUNT"],
+        },
+    ),
+}
+#: What a named run changes in its env's recipe: the shipped ViZDoom learner's stack and PPO options.
+RECIPE_CHANGES: dict[str, dict[str, Any]] = {
+    "vizdoom_ppo": {
+        "interface": 'doom_target(doom_aim_shaping(doom_variable_bonus(doom_actions(doom_auto_fire(), actions="move"), '
+        "index=4, bonus=0.1)))",
+        "algo": "ppo",
+        "policy": None,
+        "algo_options": {"n_steps": 512, "batch_size": 256, "n_epochs": 4, "learning_rate": 0.0001, "ent_coef": 0.005},
+    },
 }
 PARTS = ("env + opponents", "interfaces", "network", "rest")
 
@@ -167,7 +194,7 @@ def build(name: str, n_envs: int | None, timesteps: int) -> tuple[Any, str]:
     """The model ``arena train`` would build for the named recipe on the batched path (or, for a game without a
     batch, the worker batch in this process), and a description."""
     env_name, options = RECIPES[name]
-    recipe = recipe_for(env_name, options)
+    recipe = dataclasses.replace(recipe_for(env_name, options), **RECIPE_CHANGES.get(name, {}))
     env_options = {**recipe.env_options, **options}
     built = {agent: make_agent(agent) for agent in dict.fromkeys(recipe.opponents)}
     opponents = [built[agent] for agent in recipe.opponents]
