@@ -194,6 +194,7 @@ class VizdoomDeathmatch(MultiAgentEnv):
     result_kind = "ranks"  # players place by their returns (frags)
     #: The ``time_limit`` when none is given (seconds); a test suite may shorten it.
     default_time_limit = 60.0
+    training_options = frozenset({"time_limit"})  # the length of a match
 
     def __init__(
         self,

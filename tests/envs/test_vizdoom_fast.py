@@ -162,6 +162,8 @@ def test_arena_train_trains_the_recipe_alone_against_bots(tmp_path, capsys) -> N
     # The manifest's JSON keeps the env's tuple of game variables as a list: the same option, no warning.
     variables = {"env_options": {"game_variables": ["HEALTH", "HITCOUNT"]}}
     assert trained_elsewhere(variables, VizdoomDeathmatch(game_variables=("HEALTH", "HITCOUNT"))) == []
+    # A match of another length is the same game (time_limit is a training option).
+    assert trained_elsewhere(manifest, VizdoomDeathmatch(**{**match, "time_limit": 60.0})) == []
     assert trained_elsewhere(variables, VizdoomDeathmatch(game_variables=("HEALTH",))) == [
         "game_variables=['HEALTH', 'HITCOUNT'] (here: ('HEALTH',))"
     ]
