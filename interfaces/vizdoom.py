@@ -294,10 +294,16 @@ class DoomTarget(Interface):
     trained alone against bots (``players=1, bots=3``: 3 rows) plays the 2-player match (1 row).
     The env must be made with ``enemies=True``; the screen is not read.
 
+    With ``radar=True`` three more values follow: the nearest row of the ``"radar"`` (``[1,
+    bearing, distance]``: where the nearest other player is, seen or not; the privileged
+    information ``vizdoom_aim`` seeks with), or zeros where the observation has no radar (alone
+    against bots, who are not on it).
+
     Args:
         inner: the interface underneath.
         variables: also pass the normalised game variables (after the 5 target values).
         variable_scale: what one unit of a normalised variable is (health 100 -> 1.0).
+        radar: also pass the nearest player on the radar (last).
 
     Raises:
         InvalidValueError: a scale that is not a positive number.
@@ -325,13 +331,25 @@ class DoomTarget(Interface):
                 "enemies": spaces.Box(0.0, 1.0, (3, 5), np.float32),
             }
         )
-        return [(cls(), raw, spaces.MultiBinary(7)), (cls(variables=False), raw, spaces.MultiBinary(7))]
+        with_radar = spaces.Dict({**raw.spaces, "radar": spaces.Box(-1.0, 1.0, (2, 3), np.float32)})
+        return [
+            (cls(), raw, spaces.MultiBinary(7)),
+            (cls(variables=False), raw, spaces.MultiBinary(7)),
+            (cls(radar=True), with_radar, spaces.MultiBinary(7)),
+            (cls(radar=True), raw, spaces.MultiBinary(7)),
+        ]
 
     def __init__(
-        self, inner: Interface | None = None, *, variables: bool = True, variable_scale: float = 100.0
+        self,
+        inner: Interface | None = None,
+        *,
+        variables: bool = True,
+        variable_scale: float = 100.0,
+        radar: bool = False,
     ) -> None:
         super().__init__(inner)
         self.variables, self.variable_scale = bool(variables), _checked_scale(type(self).__name__, variable_scale)
+        self.radar = bool(radar)
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
@@ -352,15 +370,35 @@ class DoomTarget(Interface):
                     f"{self}: variables=True needs a 'variables' Box (k,) in the observation, got {raw}"
                 )
             count = found.shape[0]
-        low = np.concatenate([np.zeros(5), np.full(count, -10.0)]).astype(np.float32)
-        high = np.concatenate([np.ones(5), np.full(count, 10.0)]).astype(np.float32)
+        radar = raw.spaces.get("radar") if self.radar else None
+        if (
+            self.radar
+            and radar is not None
+            and not (isinstance(radar, spaces.Box) and len(radar.shape) == 2 and radar.shape[1] == 3)
+        ):
+            raise SpaceMismatchError(f"{self}: radar=True needs the 'radar' Box (n, 3) or none, got {radar}")
+        self._read_radar = radar is not None and radar.shape[0] > 0
+        extra = 3 if self.radar else 0
+        low = np.concatenate([np.zeros(5), np.full(count, -10.0), np.full(extra, -1.0)]).astype(np.float32)
+        high = np.concatenate([np.ones(5), np.full(count, 10.0), np.ones(extra)]).astype(np.float32)
         self.observation_space = spaces.Box(low, high, dtype=np.float32)
+        self._no_radar = np.zeros(3, np.float32)
 
     def observation(self, observation: Any) -> Any:
         target = np.clip(np.nan_to_num(np.asarray(observation["enemies"], np.float32)[0]), 0.0, 1.0)
-        if not self.variables:
-            return target
-        return np.concatenate([target, _scaled_variables(observation["variables"], self.variable_scale)])
+        parts = [target]
+        if self.variables:
+            parts.append(_scaled_variables(observation["variables"], self.variable_scale))
+        if self.radar:
+            parts.append(self._nearest_on_radar(observation) if self._read_radar else self._no_radar)
+        return np.concatenate(parts) if len(parts) > 1 else target
+
+    def _nearest_on_radar(self, observation: Any) -> np.ndarray:
+        rows = np.clip(np.nan_to_num(np.asarray(observation["radar"], np.float32)), -1.0, 1.0)
+        shown = rows[:, 0] > 0
+        if not shown.any():
+            return self._no_radar
+        return rows[np.argmin(np.where(shown, rows[:, 2], np.inf))]
 
     def _arguments(self) -> str:
         options = [super()._arguments()]
@@ -368,4 +406,6 @@ class DoomTarget(Interface):
             options.append("variables=False")
         if self.variable_scale != 100.0:
             options.append(f"variable_scale={self.variable_scale:g}")
+        if self.radar:
+            options.append("radar=True")
         return ", ".join(filter(None, options))

@@ -441,6 +441,32 @@ def test_doom_target_observations_lie_in_its_space_whatever_the_table(rows, vari
         assert np.array_equal(seen[:5], sample["enemies"][0])
 
 
+@settings(max_examples=40, deadline=None)
+@given(players=st.integers(0, 4), has_radar=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_doom_target_adds_the_nearest_player_on_the_radar_or_zeros(players, has_radar, seed) -> None:
+    """radar=True: the row of least distance among the shown ones, zeros without a radar or a shown row."""
+    entries = {"enemies": spaces.Box(0.0, 1.0, (1, 5), np.float32)}
+    if has_radar:
+        entries["radar"] = spaces.Box(-1.0, 1.0, (players, 3), np.float32)
+    raw = spaces.Dict(entries)
+    raw.seed(seed)
+    itf = DoomTarget(variables=False, radar=True)
+    itf.setup(raw, spaces.MultiBinary(7))
+    assert itf.observation_space.shape == (5 + 3,) and str(itf) == "DoomTarget(variables=False, radar=True)"
+    for _ in range(4):
+        sample = raw.sample()
+        seen = itf.transform_observation(sample)
+        assert itf.observation_space.contains(seen)
+        rows = sample["radar"] if has_radar else np.zeros((0, 3), np.float32)
+        shown = rows[rows[:, 0] > 0]
+        nearest = shown[np.argmin(shown[:, 2])] if len(shown) else np.zeros(3, np.float32)
+        assert np.array_equal(seen[5:], nearest)
+    with pytest.raises(SpaceMismatchError, match=r"radar=True needs the 'radar' Box \(n, 3\) or none, got Box"):
+        DoomTarget(radar=True, variables=False).setup(
+            spaces.Dict({**entries, "radar": spaces.Box(-1.0, 1.0, (2,), np.float32)}), spaces.MultiBinary(7)
+        )
+
+
 def test_doom_target_reads_the_nearest_enemy_and_zeros_when_nobody_is_in_view() -> None:
     raw = spaces.Dict(
         {
