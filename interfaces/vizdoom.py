@@ -370,7 +370,7 @@ class DoomTarget(Interface):
                     f"{self}: variables=True needs a 'variables' Box (k,) in the observation, got {raw}"
                 )
             count = found.shape[0]
-        radar = raw.spaces.get("radar") if self.radar else None
+        radar = raw.spaces.get("radar") if self.radar and isinstance(raw, spaces.Dict) else None
         if (
             self.radar
             and radar is not None
