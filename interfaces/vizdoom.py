@@ -377,7 +377,7 @@ class DoomTarget(Interface):
             and not (isinstance(radar, spaces.Box) and len(radar.shape) == 2 and radar.shape[1] == 3)
         ):
             raise SpaceMismatchError(f"{self}: radar=True needs the 'radar' Box (n, 3) or none, got {radar}")
-        self._read_radar = radar is not None and radar.shape[0] > 0
+        self._read_radar = isinstance(radar, spaces.Box) and radar.shape[0] > 0
         extra = 3 if self.radar else 0
         low = np.concatenate([np.zeros(5), np.full(count, -10.0), np.full(extra, -1.0)]).astype(np.float32)
         high = np.concatenate([np.ones(5), np.full(count, 10.0), np.ones(extra)]).astype(np.float32)
