@@ -1,7 +1,8 @@
 """Where a recipe's batched training spends its time: the env and opponents, the interfaces, the network.
 
 Builds what ``arena train ENV`` builds for a recipe on the batched path, or on a worker batch in this
-process for a game without a batch (soccer): the recipe's stack, algorithm options, policy, opponents and
+process for a game without a batch (soccer), or one env per game on the single path (``vizdoom_ppo``: its
+opponent keeps a clock per game, so it cannot act for many games at once): the recipe's stack, algorithm options, policy, opponents and
 games (:class:`~arena.training.batched.BatchVecEnv` under SB3's ``VecMonitor``). It learns one rollout
 to warm up (numba's cache loads, torch's first calls), then learns ``--timesteps`` learner steps twice:
 once bare, timed (wall and CPU seconds, learner steps/s), once under :mod:`cProfile`, whose per-function own time is split into four parts:
@@ -24,9 +25,10 @@ printed beside the bare one), so the shares are a profile's, not a stopwatch's; 
 wall time instead of CPU time (CPU time is the default: it does not count time lost to other processes).
 No evaluation runs and no self-play snapshot joins (those happen between rollouts in ``arena train``).
 
-``vizdoom_ppo`` is the shipped ViZDoom learner's run (the fast mode with the labels, its stack of
-rule levels and an MLP, from its folder's command) in place of the env's pixel recipe; its engine is another
-process, so profile it with ``--clock wall``: the time the learner waits on the engine is the env's.
+``vizdoom_ppo`` is the shipped ViZDoom learner's PPO run (the 2-player match against ``vizdoom_aim``, the
+labels and the radar through its stack of rule levels, an MLP; its folder's command) in place of the env's
+pixel recipe; its engines are other processes, so profile it with ``--clock wall``: the time the learner
+waits on them is the env's.
 
 Run::
 
@@ -54,6 +56,7 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirna
 import sb3_contrib  # noqa: E402
 import stable_baselines3  # noqa: E402
 import torch  # noqa: E402
+from stable_baselines3.common.env_util import make_vec_env  # noqa: E402
 from stable_baselines3.common.vec_env import VecMonitor  # noqa: E402
 
 import arena  # noqa: E402
@@ -66,6 +69,7 @@ from arena.training.policy_agent import algorithm_class  # noqa: E402
 from arena.training.pool import DrawnPlayers, OpponentPool  # noqa: E402
 from arena.training.recipe import default_algo_options, recipe_for  # noqa: E402
 from arena.training.run import choose_policy  # noqa: E402
+from arena.training.single_agent import SingleAgentEnv  # noqa: E402
 from arena.training.vectorised import batch_vec_env, path_reasons  # noqa: E402
 
 #: The named recipes: env and env options (the recipe's own ``env_options`` come under these).
@@ -78,21 +82,26 @@ RECIPES: dict[str, tuple[str, dict[str, Any]]] = {
     "vizdoom_ppo": (
         "vizdoom_deathmatch",
         {
+            "players": 2,
+            "bots": 0,
             "enemies": True,
             "game_variables": ["HEALTH", "ARMOR", "FRAGCOUNT", "SELECTED_WEAPON_AMMO", "HITCOUNT"],
         },
     ),
 }
-#: What a named run changes in its env's recipe: the shipped ViZDoom learner's stack and PPO options.
+#: What a named run changes in its env's recipe: the shipped ViZDoom learner's stack, opponent and PPO options.
 RECIPE_CHANGES: dict[str, dict[str, Any]] = {
     "vizdoom_ppo": {
         "interface": 'doom_target(doom_aim_shaping(doom_variable_bonus(doom_actions(doom_auto_fire(), actions="move"), '
-        "index=4, bonus=0.1)))",
+        "index=4, bonus=0.1)), radar=True)",
         "algo": "ppo",
         "policy": None,
+        "opponents": ("vizdoom_aim",),
         "algo_options": {"n_steps": 512, "batch_size": 256, "n_epochs": 4, "learning_rate": 0.0001, "ent_coef": 0.005},
     },
 }
+#: The named runs that train on the single path (an opponent that keeps state per game: ``vizdoom_aim``'s clock).
+SINGLE_PATH = frozenset({"vizdoom_ppo"})
 PARTS = ("env + opponents", "interfaces", "network", "rest")
 
 
@@ -202,7 +211,7 @@ def build(name: str, n_envs: int | None, timesteps: int) -> tuple[Any, str]:
     path, reasons = path_reasons(
         make_env(env_name, **env_options), recipe.algo, opponents, interface, control=recipe.control
     )
-    if path not in ("batched", "workers"):
+    if path == "single" and name not in SINGLE_PATH:
         raise SystemExit(f"{name}: the recipe trains on the {path} path, not the batched one: {'; '.join(reasons)}")
     opponent: Any = opponents[0]
     if recipe.self_play or len(opponents) > 1:
@@ -213,10 +222,19 @@ def build(name: str, n_envs: int | None, timesteps: int) -> tuple[Any, str]:
         team["num_workers"] = 0
         if recipe.control == "shared":
             team["member_done"] = True
-    venv = VecMonitor(
-        batch_vec_env(env_name, games, opponent, None, interface=interface, env_kwargs=env_options, **team)
-    )
-    venv.seed(0)
+    if path == "single":  # as arena train's single path: one SingleAgentEnv per game, in this process
+        venv = make_vec_env(
+            lambda: SingleAgentEnv(
+                make_env(env_name, **env_options), opponent, interface=build_interface(recipe.interface)
+            ),
+            n_envs=games,
+            seed=0,
+        )
+    else:
+        venv = VecMonitor(
+            batch_vec_env(env_name, games, opponent, None, interface=interface, env_kwargs=env_options, **team)
+        )
+        venv.seed(0)
     algo = {**default_algo_options(recipe.algo, timesteps, games, "batched"), **recipe.algo_options}
     kwargs = dict(algo.get("policy_kwargs") or {})
     if isinstance(kwargs.get("features_extractor_class"), str):
