@@ -24,22 +24,18 @@ import numpy as np  # noqa: E402
 
 import envs  # noqa: E402
 from arena import Agent, play  # noqa: E402
+from arena.agents.base import ForwardingAgent  # noqa: E402
 from arena.specs.agents import AgentSpec  # noqa: E402
 from arena.tournament.stats import wilson_interval  # noqa: E402
 from arena.training.trained import read_manifest  # noqa: E402
 
 
-class Watched(Agent):
+class Watched(ForwardingAgent):
     """An agent as it is, which also keeps the mean of dm_control's shaping statistics it is shown."""
 
     def __init__(self, inner: Agent, totals: dict[str, float]) -> None:
-        self.inner, self.totals = inner, totals
-
-    def setup(self, observation_space: Any, action_space: Any) -> None:
-        self.inner.setup(observation_space, action_space)
-
-    def reset(self, *, seed: int | None = None) -> None:
-        self.inner.reset(seed=seed)
+        super().__init__(inner)
+        self.totals = totals
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
         for member in observation if isinstance(observation, tuple) else (observation,):
@@ -47,10 +43,7 @@ class Watched(Agent):
                 self.totals["to_ball"] += float(np.sum(member["stats_vel_to_ball"]))
                 self.totals["ball_to_goal"] += float(np.sum(member["stats_vel_ball_to_goal"]))
                 self.totals["count"] += 1
-        return self.inner.act(observation, action_mask, reward)
-
-    def done(self, reward: float, info: dict[str, Any]) -> None:
-        self.inner.done(reward, info)
+        return super().act(observation, action_mask, reward)
 
 
 def side_agents(spec: str, ids: tuple[str, ...], env: Any, totals: dict[str, float]) -> dict[Any, Any]:

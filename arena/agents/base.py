@@ -11,7 +11,7 @@ from gymnasium import spaces
 from arena.errors import InvalidValueError
 from arena.seeding import SplitMix64, next_uniform
 
-__all__ = ["Agent", "RandomAgent"]
+__all__ = ["Agent", "ForwardingAgent", "RandomAgent"]
 
 
 class Agent:
@@ -149,6 +149,45 @@ def _small_mask_legal(mask: np.ndarray) -> tuple[int, ...]:
             _LEGAL_BY_MASK.clear()
         legal = _LEGAL_BY_MASK[key] = tuple(mask.nonzero()[0].tolist())
     return legal
+
+
+class ForwardingAgent(Agent):
+    """An agent that plays exactly as ``inner`` does: the base of one that watches or changes a call.
+
+    Every hook goes to ``inner``; a subclass overrides the one it watches (as Gymnasium's wrappers
+    override one method) and calls ``super()`` for the play itself.
+
+    Example:
+        >>> class CountTurns(ForwardingAgent):
+        ...     turns = 0
+        ...     def act(self, observation, action_mask=None, reward=0.0):
+        ...         self.turns += 1
+        ...         return super().act(observation, action_mask, reward)
+        >>> counted = CountTurns(RandomAgent(seed=0))
+        >>> counted.setup(spaces.Discrete(3), spaces.Discrete(2))
+        >>> _ = counted.act(0), counted.act(1)
+        >>> counted.turns, str(counted)
+        (2, 'CountTurns(RandomAgent)')
+    """
+
+    def __init__(self, inner: Agent) -> None:
+        self.inner = inner
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        super().setup(observation_space, action_space)
+        self.inner.setup(observation_space, action_space)
+
+    def reset(self, *, seed: int | None = None) -> None:
+        self.inner.reset(seed=seed)
+
+    def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
+        return self.inner.act(observation, action_mask, reward)
+
+    def done(self, reward: float, info: dict[str, Any]) -> None:
+        self.inner.done(reward, info)
+
+    def __str__(self) -> str:
+        return f"{type(self).__name__}({self.inner})"
 
 
 class RandomAgent(Agent):

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from arena.agent_wrapper import AgtItfWrapper
-from arena.agents.base import Agent
+from arena.agents.base import Agent, ForwardingAgent
 from arena.env import factory_metadata
 from arena.errors import ArenaError, ModelNotLoaded, ReplayError, UnknownNameError, UntrustedCodeError
 from arena.play_loop import ranks_from_returns
@@ -115,28 +115,18 @@ def same_action(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-class _Watch(Agent):
-    """Passes everything to ``inner`` and remembers its last observation and action."""
+class _Watch(ForwardingAgent):
+    """Plays as ``inner`` and remembers its last observation and action."""
 
     def __init__(self, inner: Agent) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.seen: tuple[Any, Any] = (None, None)  # (model observation, model action) of its last act()
-
-    def setup(self, observation_space: Any, action_space: Any) -> None:
-        super().setup(observation_space, action_space)
-        self.inner.setup(observation_space, action_space)
-
-    def reset(self, *, seed: int | None = None) -> None:
-        self.inner.reset(seed=seed)
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
         self.seen = (observation, None)  # kept when the inner agent has no model (_NoModel)
-        action = self.inner.act(observation, action_mask, reward)
+        action = super().act(observation, action_mask, reward)
         self.seen = (observation, action)
         return action
-
-    def done(self, reward: float, info: dict[str, Any]) -> None:
-        self.inner.done(reward, info)
 
     def __str__(self) -> str:
         return str(self.inner)
