@@ -2,8 +2,8 @@
 
 Each checkpoint folder (oldest first; ``arena train`` in segments, ``--load`` one ``--out`` the
 next) plays ``--matches`` matches alone against 3 built-in bots on seeds derived from ``--seed``
-(not the training seeds), with the fast mode's options from its own manifest; a scripted agent
-(``vizdoom_aim``) can stand in for a folder. Per match it records the learner's frags and each bot's
+(not the training seeds); a scripted agent (``vizdoom_aim``) can stand in for a folder. Every entrant
+plays the same matches: ``--env-options``, else the first folder's options, alone against the bots. Per match it records the learner's frags and each bot's
 (the env's ``bot_frags``); the table gives the learner's mean frags, the bots' mean and the mean
 per-match difference with its 95% interval (Student's t), and the picture draws both over the
 training steps.
@@ -31,7 +31,7 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirna
 
 import envs
 from arena import play
-from arena.agents.base import Agent
+from arena.agents.base import Agent, ForwardingAgent
 from arena.registry import make_agent
 from arena.seeding import derive_seed
 from arena.training.report import write_csv
@@ -39,39 +39,39 @@ from arena.training.trained import load_trained_agent, read_manifest
 from envs.vizdoom.recipe import FAST_OPTIONS
 
 
-class FinalInfo(Agent):
+class FinalInfo(ForwardingAgent):
     """Plays as ``inner`` and keeps the info of each match's end (the frags)."""
 
     def __init__(self, inner: Agent) -> None:
-        super().__init__()
-        self.inner = inner
+        super().__init__(inner)
         self.final: dict[str, Any] = {}
-
-    def setup(self, observation_space: Any, action_space: Any) -> None:
-        super().setup(observation_space, action_space)
-        self.inner.setup(observation_space, action_space)
-
-    def reset(self, *, seed: int | None = None) -> None:
-        self.inner.reset(seed=seed)
-
-    def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
-        return self.inner.act(observation, action_mask, reward)
 
     def done(self, reward: float, info: dict[str, Any]) -> None:
         self.final = dict(info)
-        self.inner.done(reward, info)
+        super().done(reward, info)
 
 
-def frags(entrant: str, matches: int, seed: int, env_options: dict[str, Any] | None) -> dict[str, Any]:
-    """One row: ``entrant`` (a folder or an agent name) in ``matches`` matches against the bots."""
+def match_options(entrants: list[str], env_options: dict[str, Any] | None) -> dict[str, Any]:
+    """The matches every entrant plays: ``env_options``, else the first folder's, else the fast mode's with the
+    labels; always alone (``players=1``) against bots (3 unless the options say)."""
+    folders = [Path(entrant) for entrant in entrants if Path(entrant).is_dir()]
+    if env_options is not None:
+        options = dict(env_options)
+    elif folders:
+        options = dict(read_manifest(folders[0]).get("env_options") or {})
+    else:
+        options = dict(FAST_OPTIONS, enemies=True)
+    options.update(players=1, bots=options.get("bots") or 3)
+    return options
+
+
+def frags(entrant: str, matches: int, seed: int, options: dict[str, Any]) -> dict[str, Any]:
+    """One row: ``entrant`` (a folder or an agent name) in ``matches`` matches of ``options``."""
     folder = Path(entrant)
     if folder.is_dir():
-        manifest = read_manifest(folder)
-        options = dict(manifest.get("env_options") or {}) if env_options is None else dict(env_options)
-        agent, timesteps = load_trained_agent(folder), int(manifest.get("timesteps", 0))
+        agent, timesteps = load_trained_agent(folder), int(read_manifest(folder).get("timesteps", 0))
     else:
-        options, agent, timesteps = dict(env_options or FAST_OPTIONS, enemies=True), make_agent(entrant), 0
-    options.update(players=1, bots=options.get("bots") or 3)
+        agent, timesteps = make_agent(entrant), 0
     env = envs.make("vizdoom_deathmatch", **options)
     player = FinalInfo(agent)
     own, bots = [], []
@@ -131,13 +131,14 @@ def main() -> None:
     parser.add_argument("entrants", nargs="+", help="checkpoint folders (oldest first) or agent names")
     parser.add_argument("--matches", type=int, default=20, help="matches per entrant")
     parser.add_argument("--seed", type=int, default=100, help="seed of the matches (not a training seed)")
-    parser.add_argument("--env-options", type=json.loads, default=None, help="JSON: replace the folders' options")
+    parser.add_argument("--env-options", type=json.loads, default=None, help="JSON: the matches' options")
     parser.add_argument("--out", type=Path, default=Path("doom_frags.png"), help="the picture")
     parser.add_argument("--csv", type=Path, default=None, help="also write the rows as CSV")
     args = parser.parse_args()
     rows = []
+    options = match_options(args.entrants, args.env_options)
     for entrant in args.entrants:
-        row = frags(entrant, args.matches, args.seed, args.env_options)
+        row = frags(entrant, args.matches, args.seed, options)
         rows.append(row)
         print(
             f"{entrant}: {row['timesteps']:,} steps, frags {row['frags']:.2f} a match, bots' mean {row['bots_mean']:.2f}, "

@@ -25,7 +25,8 @@ def _bench_module(name: str):
     try:
         return importlib.import_module(name)
     finally:
-        sys.path.remove(str(ROOT / "bench"))
+        if str(ROOT / "bench") in sys.path:  # a bench that reads ViZDoom takes bench/ off itself
+            sys.path.remove(str(ROOT / "bench"))
 
 
 def _bench(*args: str) -> str:
@@ -354,6 +355,38 @@ def test_magent_army_curve_bench_scores_each_folder_and_draws_the_curve(tmp_path
     assert f"{folder}: " in out and "score " in out
     assert (tmp_path / "curve.png").stat().st_size > 0
     assert len((tmp_path / "curve.csv").read_text().splitlines()) == 2
+
+
+def test_vizdoom_frag_curve_bench_sets_each_entrants_frags_beside_the_bots(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("vizdoom")
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("stable_baselines3")
+    from arena.cli import main
+
+    options = {"players": 1, "bots": 2, "screen_format": "grey", "enemies": True, "time_limit": 1.5}
+    folder = str(tmp_path / "doom")
+    argv = ["train", "vizdoom_deathmatch", "--algo", "ppo", "--interface", "doom_target(doom_actions())"]
+    argv += ["--env-options", json.dumps(options), "--timesteps", "64", "--n-envs", "1", "--eval-games", "1"]
+    argv += ["--algo-options", '{"n_steps": 64, "batch_size": 64, "n_epochs": 1}', "--progress", "none"]
+    assert main([*argv, "--out", folder]) == 0
+    capsys.readouterr()
+    out = _bench_here(
+        monkeypatch,
+        capsys,
+        "bench/vizdoom_frag_curve.py",
+        folder,
+        "vizdoom_aim",
+        "--matches",
+        "2",
+        "--out",
+        str(tmp_path / "frags.png"),
+        "--csv",
+        str(tmp_path / "frags.csv"),
+    )
+    assert f"{folder}: 64 steps, frags " in out and "vizdoom_aim: 0 steps, frags " in out and "bots' mean " in out, out
+    assert (tmp_path / "frags.png").stat().st_size > 0
+    rows = (tmp_path / "frags.csv").read_text().splitlines()
+    assert rows[0] == "entrant,timesteps,matches,frags,bots_mean,difference,low,high" and len(rows) == 3
 
 
 def test_tournament_curve_bench_plays_each_folder_in_a_tournament_and_draws_the_curve(tmp_path):
