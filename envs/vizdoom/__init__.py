@@ -5,7 +5,9 @@
 * :mod:`envs.vizdoom.engines` — the engines it owns (:class:`EngineGroup`);
 * :mod:`envs.vizdoom.agents` — the scripted ``vizdoom_aim``;
 * :mod:`envs.vizdoom.recipe` — what ``arena train`` runs (the fast mode, stacked grey frames for a CNN);
-* :mod:`interfaces.vizdoom` — the small action set and the frame a CNN wants.
+* :mod:`interfaces.vizdoom` — the small action set, the frame a CNN wants and the labels' target for an MLP;
+* :mod:`interfaces.vizdoom_rules` — rule levels for a learner: the trigger pressed by ``vizdoom_aim``'s rule,
+  a reward per hit, a potential for the enemy under the crosshair.
 
 Needs the ``vizdoom`` extra (``pip install 'arena-marl[vizdoom]'``); without it, ``reset``
 raises :class:`arena.errors.MissingDependencyError` naming the extra.
