@@ -308,7 +308,8 @@ class DoomTarget(Interface):
     Raises:
         InvalidValueError: a scale that is not a positive number.
         SpaceMismatchError: at setup, for observations without an ``"enemies"`` Box ``(n, 5)``, or
-            ``variables=True`` without a ``"variables"`` Box ``(k,)``.
+            ``variables=True`` without a ``"variables"`` Box ``(k,)``, or ``radar=True`` with a
+            ``"radar"`` entry that is not a Box ``(n, 3)``.
 
     Example:
         >>> import numpy as np

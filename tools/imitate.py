@@ -233,7 +233,7 @@ def returns(episodes: Sequence[Episode]) -> np.ndarray:
 def fit(
     policy: Any, observations: np.ndarray, labels: np.ndarray, targets: np.ndarray, epochs: int, seed: int
 ) -> float:
-    """The policy's actions fit to ``labels`` and its value to ``targets`` by least squares.
+    """The policy's actions fit to ``labels``, and its value to ``targets`` by least squares.
 
     A Box policy's mean action is fit by least squares, a Discrete one's logits by cross-entropy.
 
