@@ -20,18 +20,14 @@ from gymnasium import spaces
 
 from arena.errors import InvalidValueError, SpaceMismatchError
 from arena.interface import Interface
+from envs.vizdoom.env import _positive_int
+from interfaces._spaces import require_finite
 from interfaces.reward import PotentialShaping
 from interfaces.vizdoom import _buttons_space
 
 __all__ = ["DoomAimShaping", "DoomAutoFire", "DoomVariableBonus"]
 
 _ATTACK = 0  # the trigger's index in envs.vizdoom.BUTTONS
-
-
-def _count(where: str, name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise InvalidValueError(f"{where}: {name} must be an integer >= {low}, got {value!r}")
-    return int(value)
 
 
 def _raw_entry(level: Interface, key: str, rows: int | None) -> spaces.Box:
@@ -107,7 +103,7 @@ class DoomAutoFire(Interface):
         if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 < tolerance < 0.5:
             raise InvalidValueError(f"{where}: tolerance must lie in (0, 0.5), got {tolerance!r}")
         self.tolerance = float(tolerance)
-        self.cadence, self.hold = _count(where, "cadence", cadence, 1), _count(where, "hold", hold, 0)
+        self.cadence, self.hold = _positive_int(where, "cadence", cadence), _positive_int(where, "hold", hold, low=0)
         self._restart()
 
     def _restart(self) -> None:
@@ -139,13 +135,10 @@ class DoomAutoFire(Interface):
     def action(self, action: Any) -> Any:
         fire = self._aligned and self._clock - self._fired >= self.cadence and self._clock > self._quiet_until
         self._pending = fire
-        if isinstance(action, dict):
-            buttons = np.array(action["buttons"], np.int8)
-            buttons[_ATTACK] = int(fire)
-            return {**action, "buttons": buttons}
-        buttons = np.array(action, np.int8)
+        delta = isinstance(action, dict)  # the delta_turn Dict: buttons and a turn
+        buttons = np.array(action["buttons"] if delta else action, np.int8)
         buttons[_ATTACK] = int(fire)
-        return buttons
+        return {**action, "buttons": buttons} if delta else buttons
 
     def reward(self, reward: float) -> float:
         if reward > 0:  # a frag: its victim respawns protected
@@ -206,9 +199,8 @@ class DoomVariableBonus(Interface):
     def __init__(self, inner: Interface | None = None, *, index: int = 0, bonus: float = 0.1) -> None:
         super().__init__(inner)
         where = type(self).__name__
-        self.index = _count(where, "index", index, 0)
-        if isinstance(bonus, bool) or not isinstance(bonus, (int, float)) or not np.isfinite(bonus):
-            raise InvalidValueError(f"{where}: bonus must be a finite number, got {bonus!r}")
+        self.index = _positive_int(where, "index", index, low=0)
+        require_finite(where, bonus=bonus)
         self.bonus = float(bonus)
         self._last: float | None = None
         self._owed = 0.0
