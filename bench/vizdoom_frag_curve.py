@@ -135,6 +135,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("doom_frags.png"), help="the picture")
     parser.add_argument("--csv", type=Path, default=None, help="also write the rows as CSV")
     args = parser.parse_args()
+    if args.matches < 2:
+        parser.error(f"--matches must be at least 2 (an interval needs two matches), got {args.matches}")
     rows = []
     options = match_options(args.entrants, args.env_options)
     for entrant in args.entrants:

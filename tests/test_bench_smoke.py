@@ -389,6 +389,19 @@ def test_vizdoom_frag_curve_bench_sets_each_entrants_frags_beside_the_bots(tmp_p
     assert rows[0] == "entrant,timesteps,matches,frags,bots_mean,difference,low,high" and len(rows) == 3
 
 
+def test_vizdoom_frag_curve_bench_refuses_too_few_matches_before_any_engine_starts():
+    done = subprocess.run(
+        [sys.executable, "bench/vizdoom_frag_curve.py", "vizdoom_aim", "--matches", "1"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))},
+    )
+    assert done.returncode == 2
+    assert "--matches must be at least 2 (an interval needs two matches), got 1" in done.stderr
+
+
 def test_tournament_curve_bench_plays_each_folder_in_a_tournament_and_draws_the_curve(tmp_path):
     pytest.importorskip("magent2")
     pytest.importorskip("matplotlib")
