@@ -20,6 +20,7 @@ from gymnasium import spaces
 
 from arena.errors import InvalidValueError, SpaceMismatchError
 from arena.interface import Interface
+from envs.vizdoom.agents import sharpened
 from envs.vizdoom.env import _positive_int
 from interfaces._spaces import require_finite
 from interfaces.reward import PotentialShaping
@@ -51,8 +52,11 @@ class DoomAutoFire(Interface):
     ``tolerance`` of the screen's centre, or within 40% of its width, whichever is wider; then
     only once every ``cadence`` steps (Doom's hitscan weapons shoot straight only when the
     trigger was released since the last shot), and never in the first ``hold`` steps of a match
-    or after a frag (players respawn invulnerable). It is ``vizdoom_aim``'s trigger rule, so a
-    learner behind it learns to turn and walk, not when to shoot. Observations pass unchanged.
+    or after a frag (players respawn invulnerable). Where the observation has a ``"radar"``, the
+    enemy's offset and width come from the radar row that matches its label, as ``vizdoom_aim``
+    takes them (a label's box follows the sprite, gun arm included:
+    :func:`envs.vizdoom.agents.sharpened`). It is ``vizdoom_aim``'s trigger rule, so a learner
+    behind it learns to turn and walk, not when to shoot. Observations pass unchanged.
 
     Edge cases: with nobody in view the trigger stays released; the model's own ``attack`` presses
     are dropped; a frag is a positive reward at this level.
@@ -104,6 +108,7 @@ class DoomAutoFire(Interface):
             raise InvalidValueError(f"{where}: tolerance must lie in (0, 0.5), got {tolerance!r}")
         self.tolerance = float(tolerance)
         self.cadence, self.hold = _positive_int(where, "cadence", cadence), _positive_int(where, "hold", hold, low=0)
+        self._radar = False  # set at setup: whether the observation has a radar to sharpen the aim with
         self._restart()
 
     def _restart(self) -> None:
@@ -113,6 +118,9 @@ class DoomAutoFire(Interface):
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         super().setup(observation_space, action_space)
         _raw_entry(self, "enemies", rows=True)
+        raw = self.inner_observation_space
+        radar = raw.spaces.get("radar") if isinstance(raw, spaces.Dict) else None
+        self._radar = isinstance(radar, spaces.Box) and len(radar.shape) == 2 and radar.shape[1] == 3
         if _buttons_space(self.inner_action_space) is None:
             raise SpaceMismatchError(
                 f"{self}: needs ViZDoom's 7 buttons, MultiBinary(7) or a Dict of 'buttons' and 'turn', as the "
@@ -128,7 +136,10 @@ class DoomAutoFire(Interface):
         if self._pending:
             self._fired, self._pending = self._clock, False
         seen, centre_x, _, width, _ = np.nan_to_num(np.asarray(observation["enemies"], np.float64)[0])
-        self._aligned = bool(seen > 0 and abs(centre_x - 0.5) <= max(self.tolerance, 0.4 * width))
+        offset = centre_x - 0.5
+        if seen > 0 and self._radar:
+            offset, width = sharpened(np.asarray(observation["radar"]), offset, width)
+        self._aligned = bool(seen > 0 and abs(offset) <= max(self.tolerance, 0.4 * width))
         self._clock += 1
         return observation
 

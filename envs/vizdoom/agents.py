@@ -11,7 +11,7 @@ from gymnasium import spaces
 from arena.agents.base import Agent
 from arena.errors import InvalidValueError, SpaceMismatchError
 
-__all__ = ["VizdoomAimAgent"]
+__all__ = ["VizdoomAimAgent", "sharpened"]
 
 # Indices in the button vector (envs.vizdoom.BUTTONS).
 _ATTACK, _FORWARD, _BACKWARD, _LEFT, _RIGHT, _TURN_LEFT, _TURN_RIGHT = range(7)
@@ -21,6 +21,35 @@ _FIELD_OF_VIEW = 90.0  # Doom's horizontal field of view, degrees
 _HALF_TURN_STEP = 0.039
 _MAP_SCALE = 4096.0  # the radar's distances are map units / 4096
 _BODY = 16.0  # a player's 32-unit body seen d units away spans 16 / d of a 90-degree screen
+
+
+def sharpened(radar: np.ndarray, offset: float, width: float) -> tuple[float, float]:
+    """The enemy's offset from the screen's centre and its width, sharpened by the radar row that matches its label.
+
+    A label's box follows the sprite (an arm or a gun sticks out); the radar gives the body's exact
+    bearing and distance. A row matches when it puts a player on screen within the label's width
+    (at least 0.05) of its centre; the closest such row wins. Without a match the label's own offset
+    and width come back.
+
+    Args:
+        radar: the ``"radar"`` rows ``[seen, bearing in half-turns (left positive), distance / 4096]``,
+            or an empty ``(0, 3)`` array.
+        offset: the label's centre x minus 0.5 (a screen fraction, right positive).
+        width: the label's width (a screen fraction).
+
+    Example:
+        >>> rows = np.array([[1.0, 0.0, 0.1]], np.float32)  # straight ahead, 410 units away
+        >>> offset, width = sharpened(rows, 0.03, 0.1)  # the label leans right (a gun arm)
+        >>> offset, round(width, 4)
+        (-0.0, 0.0391)
+    """
+    best = None
+    for seen, bearing, distance in radar:
+        if seen > 0 and abs(bearing) < 0.25:  # within 45 degrees: on screen
+            guess = -0.5 * math.tan(bearing * math.pi)  # screen fraction right of the centre
+            if abs(guess - offset) <= max(width, 0.05) and (best is None or abs(guess - offset) < best[2]):
+                best = (guess, _BODY / max(distance * _MAP_SCALE, 1.0), abs(guess - offset))
+    return (float(best[0]), float(best[1])) if best is not None else (offset, width)
 
 
 class VizdoomAimAgent(Agent):
@@ -123,21 +152,6 @@ class VizdoomAimAgent(Agent):
         self._fired = -self.cadence
         self._quiet_until = self.hold
 
-    @staticmethod
-    def _sharpen(radar: np.ndarray, offset: float, width: float) -> tuple[float, float]:
-        """The enemy's offset and width on screen from the radar row that matches its label.
-
-        A label's box follows the sprite (an arm or a gun sticks out), the radar gives the body's
-        exact bearing and distance; a row matches when it puts the player within the label's width.
-        """
-        best = None
-        for seen, bearing, distance in radar:
-            if seen > 0 and abs(bearing) < 0.25:  # within 45 degrees: on screen
-                guess = -0.5 * math.tan(bearing * math.pi)  # screen fraction right of the centre
-                if abs(guess - offset) <= max(width, 0.05) and (best is None or abs(guess - offset) < best[2]):
-                    best = (guess, _BODY / max(distance * _MAP_SCALE, 1.0), abs(guess - offset))
-        return (best[0], best[1]) if best is not None else (offset, width)
-
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
         buttons = np.zeros(7, np.int8)
         turn = 0.0
@@ -148,7 +162,7 @@ class VizdoomAimAgent(Agent):
             self._quiet_until = self._clock + self.hold - 1  # this step and the next hold - 1
         if enemies.size and enemies[0, 0] > 0:
             offset, width = float(enemies[0, 1]) - 0.5, float(enemies[0, 3])
-            offset, width = self._sharpen(radar, offset, width)
+            offset, width = sharpened(radar, offset, width)
             aligned = abs(offset) <= max(self.tolerance, 0.4 * width)
             if aligned and self._clock - self._fired >= self.cadence and self._clock > self._quiet_until:
                 buttons[_ATTACK] = 1

@@ -28,32 +28,48 @@ rows = st.tuples(
 )
 
 
-def _observation(row: tuple[float, ...]) -> dict[str, np.ndarray]:
+RADAR = spaces.Box(-1.0, 1.0, (2, 3), np.float32)
+radar_rows = st.tuples(st.sampled_from([0.0, 1.0]), st.floats(-0.375, 0.375, width=32), st.floats(0.0, 1, width=32))
+
+
+def _observation(row: tuple[float, ...], radar: list[tuple[float, ...]] | None = None) -> dict[str, np.ndarray]:
     table = np.zeros((3, 5), np.float32)
     table[0] = row
-    return {"enemies": table, "variables": np.zeros(5, np.float32)}
+    observation = {"enemies": table, "variables": np.zeros(5, np.float32)}
+    if radar is not None:
+        observation["radar"] = np.array(radar, np.float32).reshape(2, 3)
+    return observation
 
 
 @settings(max_examples=60, deadline=None)
 @given(
-    steps=st.lists(st.tuples(rows, st.sampled_from([0.0, 0.0, 0.0, 1.0, -1.0])), min_size=1, max_size=60),
+    steps=st.lists(
+        st.tuples(rows, st.sampled_from([0.0, 0.0, 0.0, 1.0, -1.0]), st.lists(radar_rows, min_size=2, max_size=2)),
+        min_size=1,
+        max_size=60,
+    ),
     tolerance=st.floats(0.01, 0.2),
     cadence=st.integers(1, 6),
     hold=st.integers(0, 8),
     model=st.integers(0, 7),
+    with_radar=st.booleans(),
 )
-def test_auto_fire_presses_the_trigger_exactly_when_vizdoom_aim_would(steps, tolerance, cadence, hold, model) -> None:
-    """The rule is vizdoom_aim's trigger (no radar): same presses for any enemies and frags; the rest is the model's."""
+def test_auto_fire_presses_the_trigger_exactly_when_vizdoom_aim_would(
+    steps, tolerance, cadence, hold, model, with_radar
+) -> None:
+    """The rule is vizdoom_aim's trigger, with or without a radar to sharpen the aim: same presses for any
+    enemies, radar rows and frags; the rest is the model's."""
+    raw = spaces.Dict({**RAW.spaces, "radar": RADAR}) if with_radar else RAW
     level = DoomActions(DoomAutoFire(tolerance=tolerance, cadence=cadence, hold=hold), actions="move")
-    level.setup(RAW, BUTTONS)
+    level.setup(raw, BUTTONS)
     aim = VizdoomAimAgent(tolerance=tolerance, cadence=cadence, hold=hold)
-    aim.setup(spaces.Dict({"enemies": TABLE}), BUTTONS)
+    aim.setup(spaces.Dict({"enemies": TABLE, **({"radar": RADAR} if with_radar else {})}), BUTTONS)
     aim.reset()
     expected_moves = DoomActions(actions="move")
     expected_moves.setup(RAW, BUTTONS)
     previous_reward = 0.0
-    for index, (row, reward) in enumerate(steps):
-        observation = _observation(row)
+    for index, (row, reward, radar) in enumerate(steps):
+        observation = _observation(row, radar if with_radar else None)
         seen = level.transform_reset(observation) if index == 0 else level.transform_observation(observation)
         assert seen is observation  # observations pass unchanged
         buttons = level.transform_action(model)
@@ -62,6 +78,18 @@ def test_auto_fire_presses_the_trigger_exactly_when_vizdoom_aim_would(steps, tol
         assert buttons[1:].tolist() == expected_moves.transform_action(model)[1:].tolist()
         level.transform_reward(reward)
         previous_reward = reward
+
+
+def test_auto_fire_aims_by_the_radar_where_the_label_leans_off_the_body() -> None:
+    """A label whose box leans right of the crosshair (a gun arm) fires when the radar puts the body dead ahead."""
+    row = (1.0, 0.55, 0.5, 0.1, 0.4)  # centre 0.05 right: outside the 0.02 tolerance and 40% of 0.1
+    ahead = [(1.0, 0.0, 0.1), (0.0, 0.0, 0.0)]
+    for radar, fires in ((None, 0), (ahead, 1)):
+        raw = spaces.Dict({**RAW.spaces, "radar": RADAR}) if radar else RAW
+        level = DoomAutoFire(hold=0)
+        level.setup(raw, BUTTONS)
+        level.transform_reset(_observation(row, radar))
+        assert level.transform_action(np.zeros(7, np.int8))[0] == fires
 
 
 def test_auto_fire_waits_out_spawn_protection_at_the_start_and_after_each_frag() -> None:
