@@ -183,6 +183,12 @@ class AgtItfWrapper(Agent):
         """True for one batchable agent behind an interface that keeps no per-episode state."""
         return self._single is not None and self._single.batchable and not self.interface.stateful
 
+    @property
+    def copy_per_game(self) -> bool:  # type: ignore[override]
+        """True for one agent behind the stack whose copies play a game each (:attr:`arena.Agent.copy_per_game`):
+        a copy of the wrapper copies the stack, whose state is per game too."""
+        return self._single is not None and self._single.copy_per_game
+
     def act_batch(self, observations: Any, action_masks: Any = None) -> np.ndarray:
         """The inner agent's :meth:`~arena.Agent.act_batch` behind the interface, for many games.
 

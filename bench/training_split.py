@@ -1,8 +1,8 @@
 """Where a recipe's batched training spends its time: the env and opponents, the interfaces, the network.
 
 Builds what ``arena train ENV`` builds for a recipe on the batched path, or on a worker batch in this
-process for a game without a batch (soccer), or one env per game on the single path (``vizdoom_ppo``: its
-opponent keeps a clock per game, so it cannot act for many games at once): the recipe's stack, algorithm options, policy, opponents and
+process for a game without a batch (soccer; ``vizdoom_ppo``, whose opponent keeps a clock per game and so
+plays as one copy per game): the recipe's stack, algorithm options, policy, opponents and
 games (:class:`~arena.training.batched.BatchVecEnv` under SB3's ``VecMonitor``). It learns one rollout
 to warm up (numba's cache loads, torch's first calls), then learns ``--timesteps`` learner steps twice:
 once bare, timed (wall and CPU seconds, learner steps/s), once under :mod:`cProfile`, whose per-function own time is split into four parts:
@@ -56,7 +56,6 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirna
 import sb3_contrib  # noqa: E402
 import stable_baselines3  # noqa: E402
 import torch  # noqa: E402
-from stable_baselines3.common.env_util import make_vec_env  # noqa: E402
 from stable_baselines3.common.vec_env import VecMonitor  # noqa: E402
 
 import arena  # noqa: E402
@@ -69,7 +68,6 @@ from arena.training.policy_agent import algorithm_class  # noqa: E402
 from arena.training.pool import DrawnPlayers, OpponentPool  # noqa: E402
 from arena.training.recipe import default_algo_options, recipe_for  # noqa: E402
 from arena.training.run import choose_policy  # noqa: E402
-from arena.training.single_agent import SingleAgentEnv  # noqa: E402
 from arena.training.vectorised import batch_vec_env, path_reasons  # noqa: E402
 
 #: The named recipes: env and env options (the recipe's own ``env_options`` come under these).
@@ -100,8 +98,6 @@ RECIPE_CHANGES: dict[str, dict[str, Any]] = {
         "algo_options": {"n_steps": 512, "batch_size": 256, "n_epochs": 4, "learning_rate": 0.0001, "ent_coef": 0.005},
     },
 }
-#: The named runs that train on the single path (an opponent that keeps state per game: ``vizdoom_aim``'s clock).
-SINGLE_PATH = frozenset({"vizdoom_ppo"})
 PARTS = ("env + opponents", "interfaces", "network", "rest")
 
 
@@ -211,7 +207,7 @@ def build(name: str, n_envs: int | None, timesteps: int) -> tuple[Any, str]:
     path, reasons = path_reasons(
         make_env(env_name, **env_options), recipe.algo, opponents, interface, control=recipe.control
     )
-    if path == "single" and name not in SINGLE_PATH:
+    if path == "single":
         raise SystemExit(f"{name}: the recipe trains on the {path} path, not the batched one: {'; '.join(reasons)}")
     opponent: Any = opponents[0]
     if recipe.self_play or len(opponents) > 1:
@@ -222,19 +218,10 @@ def build(name: str, n_envs: int | None, timesteps: int) -> tuple[Any, str]:
         team["num_workers"] = 0
         if recipe.control == "shared":
             team["member_done"] = True
-    if path == "single":  # as arena train's single path: one SingleAgentEnv per game, in this process
-        venv = make_vec_env(
-            lambda: SingleAgentEnv(
-                make_env(env_name, **env_options), opponent, interface=build_interface(recipe.interface)
-            ),
-            n_envs=games,
-            seed=0,
-        )
-    else:
-        venv = VecMonitor(
-            batch_vec_env(env_name, games, opponent, None, interface=interface, env_kwargs=env_options, **team)
-        )
-        venv.seed(0)
+    venv = VecMonitor(
+        batch_vec_env(env_name, games, opponent, None, interface=interface, env_kwargs=env_options, **team)
+    )
+    venv.seed(0)
     algo = {**default_algo_options(recipe.algo, timesteps, games, "batched"), **recipe.algo_options}
     kwargs = dict(algo.get("policy_kwargs") or {})
     if isinstance(kwargs.get("features_extractor_class"), str):

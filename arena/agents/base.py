@@ -30,6 +30,12 @@ class Agent:
 
     observation_space: spaces.Space | None = None
     action_space: spaces.Space | None = None
+    #: Whether a deep copy of this agent, once set up, plays a game on its own: all its per-game
+    #: state lies in its attributes (no process, socket or shared resource). A batched trainer on a
+    #: worker batch then plays such an agent that cannot :meth:`act_batch` as one copy per game
+    #: slot, each reset, acting with its rewards and told :meth:`done` as on one game
+    #: (``vizdoom_aim``, which keeps a clock per game). False: it trains one game at a time.
+    copy_per_game: bool = False
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
         """Receive the spaces this agent will observe and act in."""

@@ -5,23 +5,25 @@
 order :class:`~arena.training.SingleAgentEnv` runs ``transform_*`` on one game.
 :class:`BatchedPlayer` lets an opponent act for many slots in one call, also one behind an
 interface with per-episode state (a self-play snapshot behind a frame stack): its stack is a
-``BatchedStack`` over the seats it may fill.
+``BatchedStack`` over the seats it may fill. On a worker batch, an opponent that acts one game at a
+time but whose copies play a game each (:attr:`arena.Agent.copy_per_game`) plays as one copy per slot.
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
 
 from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
-from arena.batched_stack import BatchedStack, split_rows
+from arena.batched_stack import BatchedStack, split_rows, stack_rows
 from arena.errors import InvalidTypeError
 from arena.interface import Interface
 from arena.masks import mask_length
 
-__all__ = ["BatchedPlayer", "LearnerSlots", "filtered_mask_length", "plays_in_batches"]
+__all__ = ["BatchedPlayer", "LearnerSlots", "filtered_mask_length", "plays_in_batches", "plays_per_game_copies"]
 
 
 def plays_in_batches(agent: Agent) -> bool:
@@ -39,6 +41,20 @@ def plays_in_batches(agent: Agent) -> bool:
         return True
     inner = agent.agent if isinstance(agent, AgtItfWrapper) else None
     return isinstance(inner, Agent) and plays_in_batches(inner)
+
+
+def plays_per_game_copies(agent: Agent) -> bool:
+    """Whether ``agent`` plays on a worker batch as one copy per game slot: it cannot act for many games
+    at once (:func:`plays_in_batches`), but it says a deep copy plays a game on its own
+    (:attr:`~arena.Agent.copy_per_game`), as ``vizdoom_aim`` does.
+
+    Example:
+        >>> from arena import RandomAgent
+        >>> from envs.vizdoom.agents import VizdoomAimAgent
+        >>> plays_per_game_copies(VizdoomAimAgent()), plays_per_game_copies(RandomAgent())
+        (True, False)
+    """
+    return agent.copy_per_game and not plays_in_batches(agent)
 
 
 def filtered_mask_length(interface: Interface | None) -> int | None:
@@ -67,12 +83,22 @@ def _inner(agent: AgtItfWrapper) -> Agent:
 class BatchedPlayer:
     """One opponent acting for many slots in one call, per-episode state kept per slot.
 
+    An agent that acts one game at a time but whose copies play a game each
+    (:func:`plays_per_game_copies`, on a worker batch) is deep-copied once per slot when the slot
+    first needs it; a copy is reset at the start of each of its slot's episodes (seeded from
+    ``seed``, the slot and the episode's number), acts with the reward its seat earned since it last
+    acted, and hears :meth:`done` when its seat's episode ends (:meth:`finish`), as on one game.
+
     Args:
-        agent: an agent for which :func:`plays_in_batches` holds, set up on the raw spaces.
+        agent: an agent for which :func:`plays_in_batches` holds, set up on the raw spaces, or (with
+            ``per_game``) one for which :func:`plays_per_game_copies` holds.
         num_slots: the seats it may fill (slot indices run from 0 to ``num_slots - 1``).
+        per_game: play ``agent`` as one copy per slot.
+        seed: the root of the copies' episode seeds.
 
     Raises:
-        TypeError: an agent that cannot act for many games at once.
+        TypeError: an agent that cannot act for many games at once, nor be copied per game where
+            ``per_game`` asks for it, or whose copy fails.
 
     Example:
         >>> import numpy as np
@@ -86,26 +112,33 @@ class BatchedPlayer:
         (2,)
     """
 
-    def __init__(self, agent: Agent, num_slots: int) -> None:
-        if not plays_in_batches(agent):
+    def __init__(self, agent: Agent, num_slots: int, *, per_game: bool = False, seed: int = 0) -> None:
+        if not (plays_per_game_copies(agent) if per_game else plays_in_batches(agent)):
             raise InvalidTypeError(
-                f"{agent} cannot act for many games at once (see arena.Agent.act_batch); "
-                "train against it with SingleAgentEnv"
+                f"{agent} cannot act for many games at once (see arena.Agent.act_batch)"
+                + (" nor be copied for each game (arena.Agent.copy_per_game)" if per_game else "")
+                + "; train against it with SingleAgentEnv"
             )
         self.agent = agent
         self.stack: BatchedStack | None = None
         self.inner: BatchedPlayer | None = None
+        self.copies: list[Agent | None] | None = [None] * num_slots if per_game else None
+        self._seed = int(seed)
+        self._episodes = np.zeros(num_slots, dtype=np.int64)  # per slot: episodes started (per_game)
         # a frozen opponent behind an action filter filters on the trainer as in a tournament
         entries = filtered_mask_length(agent.interface if isinstance(agent, AgtItfWrapper) else None)
         self._all_legal = None if entries is None else np.ones((num_slots, entries), dtype=bool)
-        if not agent.batchable and isinstance(agent, AgtItfWrapper):  # a stateful stack: kept per slot
+        if not per_game and not agent.batchable and isinstance(agent, AgtItfWrapper):  # a stateful stack: per slot
             self.stack = BatchedStack(agent.interface, num_slots)
             self.inner = BatchedPlayer(_inner(agent), num_slots)
 
-    def act(self, observations: Any, action_masks: Any, slots: Any, starting: Any) -> np.ndarray:
-        """One action per row: ``slots`` names each row's seat, ``starting`` the rows that begin an episode."""
+    def act(self, observations: Any, action_masks: Any, slots: Any, starting: Any, rewards: Any = None) -> np.ndarray:
+        """One action per row: ``slots`` names each row's seat, ``starting`` the rows that begin an episode,
+        ``rewards`` (read by copies per game only) what each row's seat earned since it last acted."""
         if action_masks is None and self._all_legal is not None:
             action_masks = self._all_legal[: len(slots)]  # read, never written, as LearnerSlots' is
+        if self.copies is not None:
+            return self._act_per_game(self.copies, observations, action_masks, slots, starting, rewards)
         if self.stack is None or self.inner is None:
             return np.asarray(self.agent.act_batch(observations, action_masks))
         stack = self.stack
@@ -115,6 +148,48 @@ class BatchedPlayer:
             model_observations = stack.observation(observations, starting, slots=slots)
         actions = self.inner.act(model_observations, action_masks, slots, starting)
         return np.asarray(stack.action(actions, slots=slots))
+
+    def finish(self, slots: Any, rewards: Any, truncated: Any) -> None:
+        """The episodes of ``slots`` ended: each copy hears :meth:`~arena.Agent.done` with its seat's last
+        reward (``info["truncated"]`` for a cut episode, as :func:`arena.play` sets it). Batched agents hear nothing.
+        """
+        if self.copies is None:
+            return
+        for slot, reward, cut in zip(np.asarray(slots).tolist(), np.asarray(rewards).tolist(), truncated):
+            agent = self.copies[slot]
+            if agent is not None:
+                agent.done(float(reward), {"truncated": True} if cut else {})
+
+    def _copy(self, copies: list[Agent | None], slot: int) -> Agent:
+        agent = copies[slot]
+        if agent is None:
+            try:
+                agent = copies[slot] = copy.deepcopy(self.agent)
+            except Exception as error:  # an agent that said it copies, holding something that does not
+                raise InvalidTypeError(
+                    f"{self.agent} says a copy plays a game on its own (copy_per_game), but copying it failed: "
+                    f"{type(error).__name__}: {error}; set copy_per_game = False to train against it one game at a time"
+                ) from error
+        return agent
+
+    def _act_per_game(
+        self, copies: list[Agent | None], observations: Any, masks: Any, slots: Any, starting: Any, rewards: Any
+    ) -> np.ndarray:
+        """Each row's copy acts on its own game (reset first where the row starts an episode)."""
+        rows = split_rows(observations)
+        mask_rows = [None] * len(rows) if masks is None else list(np.asarray(masks).astype(np.int8))
+        actions = []
+        for row, slot in enumerate(np.asarray(slots).tolist()):
+            agent = self._copy(copies, slot)
+            reward = 0.0
+            if starting[row]:
+                self._episodes[slot] += 1
+                episode = np.random.SeedSequence([self._seed, slot, int(self._episodes[slot])])
+                agent.reset(seed=int(episode.generate_state(1)[0] >> 1))
+            elif rewards is not None:
+                reward = float(rewards[row])
+            actions.append(agent.act(rows[row], mask_rows[row], reward))
+        return stack_rows(actions)
 
 
 class LearnerSlots:

@@ -22,7 +22,7 @@ from arena.interface import Interface
 from arena.masks import mask_length
 from arena.registry import make_agent, make_env
 from arena.training.alternating_turns import AlternatingTurns
-from arena.training.batch_slots import BatchedPlayer, LearnerSlots, plays_in_batches
+from arena.training.batch_slots import BatchedPlayer, LearnerSlots, plays_in_batches, plays_per_game_copies
 from arena.training.in_process import InProcessVecEnv
 from arena.training.learner_arguments import (
     Opponent,
@@ -98,7 +98,10 @@ class BatchVecEnv(InProcessVecEnv):
     come from the same specs, agents and :class:`~arena.training.OpponentPool` (sampled at every
     episode start, so :meth:`set_opponents` and pool promotions take effect from the next episode
     on); opponents act in batches (:func:`~arena.training.batch_slots.plays_in_batches`) and get no
-    rewards or ``done``. The learner's interface may be any stack, run through a
+    rewards or ``done``, except on a simultaneous worker batch an opponent that acts one game at a time
+    but whose copies play a game each (:attr:`arena.Agent.copy_per_game`, ``vizdoom_aim``): it plays
+    as one copy per seat slot, reset at each episode's start, acting with its seat's rewards and told
+    ``done`` at its end, as on one game. The learner's interface may be any stack, run through a
     :class:`~arena.batched_stack.BatchedStack` (a level written only per game keeps its state per
     game slot); ``get_attr("interface")`` gives each sub-env's copy.
 
@@ -147,7 +150,8 @@ class BatchVecEnv(InProcessVecEnv):
 
     Raises:
         TypeError: an env without a batch (and no ``num_workers``), opponents that cannot act in
-            batches, an alternating batch whose actions are not ``Discrete``.
+            batches (nor, on a simultaneous worker batch, be copied per game), an alternating batch
+            whose actions are not ``Discrete``.
         ValueError: an alternating batch not for two players; ``team``, ``member_done`` or
             ``team_spirit`` for an alternating batch; ``team=True`` without equal sides;
             ``member_done`` or a nonzero ``team_spirit`` without ``team=True``; a ``team_spirit``
@@ -283,7 +287,8 @@ class BatchVecEnv(InProcessVecEnv):
         In team mode, one opponent given once plays the whole other side.
 
         Raises:
-            TypeError: an opponent (or pool member) that cannot act for many games at once.
+            TypeError: an opponent (or pool member) that cannot act for many games at once (nor, on a
+                simultaneous worker batch, be copied per game: :attr:`arena.Agent.copy_per_game`).
         """
         count = len(self.env.possible_agents) - len(self.sides[0]) if self.team else None
         if self.team and isinstance(opponents, (Agent, OpponentPool, str)):
@@ -292,12 +297,22 @@ class BatchVecEnv(InProcessVecEnv):
         resolved = resolve_opponents(self.env, opponents, count)
         for slot in resolved:
             for agent in slot if isinstance(slot, OpponentPool) else [slot]:
-                if not plays_in_batches(agent):
+                if not (plays_in_batches(agent) or (self.copies_per_game and plays_per_game_copies(agent))):
                     raise InvalidTypeError(
                         f"BatchVecEnv({self.env}): opponent {agent} cannot act for many games at "
-                        "once (see arena.Agent.act_batch); train against it with SingleAgentEnv"
+                        "once (see arena.Agent.act_batch)"
+                        + (", nor be copied per game (arena.Agent.copy_per_game)" if self.copies_per_game else "")
+                        + "; train against it with SingleAgentEnv"
                     )
         self.opponents = resolved
+
+    @property
+    def copies_per_game(self) -> bool:
+        """Whether opponents that act one game at a time may play as one copy per slot: a simultaneous
+        worker batch, whose games are single envs showing every seat the env's own observations."""
+        from arena.worker_batch import WorkerBatch
+
+        return self.turns == "simultaneous" and isinstance(self.batch, WorkerBatch)
 
     def _code(self, agent: Agent) -> int:
         """``agent``'s index among the opponents dealt since the last reset (set up and seeded at its first deal)."""
@@ -321,16 +336,19 @@ class BatchVecEnv(InProcessVecEnv):
             if agent.observation_space is not space_o or agent.action_space is not space_a:
                 agent.setup(space_o, space_a)
             agent.reset(seed=int(self._rng.integers(2**31 - 1)))  # seeded from this env: reproducible runs
-            self._players.append(BatchedPlayer(agent, self._turns.opponent_slots))
+            per_game = plays_per_game_copies(agent)  # one copy per slot, each reset per episode from this seed
+            seed = int(self._rng.integers(2**31 - 1)) if per_game else 0
+            self._players.append(BatchedPlayer(agent, self._turns.opponent_slots, per_game=per_game, seed=seed))
         return code
 
-    def _act(self, code: int, observations: Any, masks: Any, slots: np.ndarray) -> np.ndarray:
-        """Opponent ``code``'s actions in its ``slots`` (an episode starts at a slot's first move)."""
+    def _act(self, code: int, observations: Any, masks: Any, slots: np.ndarray, rewards: Any = None) -> np.ndarray:
+        """Opponent ``code``'s actions in its ``slots`` (an episode starts at a slot's first move); ``rewards``,
+        what each slot's seat earned since it last acted, reach an opponent that plays as copies per game."""
         agent = self._agents[code]
         if agent.acts_on_batch:  # a game's scripted player, reading the batch's own state
             self._fresh[slots] = False
             return np.asarray(agent.act_on_batch(self.batch, *self._turns.seats_of(slots)))
-        actions = self._players[code].act(observations, masks, slots, self._fresh[slots])
+        actions = self._players[code].act(observations, masks, slots, self._fresh[slots], rewards)
         self._fresh[slots] = False
         return actions
 

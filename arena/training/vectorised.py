@@ -20,7 +20,7 @@ from arena.batched_stack import stack_batch_options
 from arena.env import MultiAgentEnv
 from arena.errors import ArenaError, InvalidValueError
 from arena.interface import Interface
-from arena.training.batch_slots import plays_in_batches
+from arena.training.batch_slots import plays_in_batches, plays_per_game_copies
 from arena.training.batched import BatchVecEnv, make_batch
 from arena.training.pool import OpponentPool
 
@@ -71,7 +71,9 @@ def choose_path(
       learner in one seat (or ``seats``) of an env whose agents all act at every step
       (:attr:`arena.MultiAgentEnv.simultaneous`: soccer, ViZDoom, MAgent2) and share one observation
       space and one action space, against opponents that act in batches, with no teammate, and an
-      algorithm that takes masks or an env that masks no actions (:func:`worker_reasons`);
+      algorithm that takes masks or an env that masks no actions (:func:`worker_reasons`); an opponent
+      that acts one game at a time plays there as one copy per game where it says copies can
+      (:attr:`arena.Agent.copy_per_game`: ``vizdoom_aim``);
     * ``"single"``: anything else (one :class:`~arena.training.single_agent.SingleAgentEnv` per game):
       turn-based envs without a batch (poker, liar's dice), a learner beside a teammate or for a
       whole side (``control="team"``), opponents that act one game at a time, ``ppo`` on an env
@@ -155,8 +157,8 @@ def worker_reasons(
     """Why a learner's seat in ``env`` cannot train on a worker batch of single envs (empty: it can).
 
     The worker batch steps every agent in play at once and the trainer
-    (:class:`~arena.training.batched.BatchVecEnv`) fills the other seats with opponents acting in batches, so
-    the env must declare simultaneous moves and one observation and one action space for all its
+    (:class:`~arena.training.batched.BatchVecEnv`) fills the other seats with opponents acting in batches
+    (or, where they say so, as one copy per game: :attr:`arena.Agent.copy_per_game`), so the env must declare simultaneous moves and one observation and one action space for all its
     agents, and the learner must play a seat of its own (no teammate, not a whole side); masks
     reach the learner, so an algorithm without them trains only where the env masks nothing.
 
@@ -177,7 +179,11 @@ def worker_reasons(
         reasons.append(f"--algo {algo} trains without action masks and {env} masks its actions")
     for agent in opponents:
         members = agent if isinstance(agent, OpponentPool) else [agent]
-        reasons += [f"the opponent {m} cannot act for many games at once" for m in members if not plays_in_batches(m)]
+        reasons += [
+            f"the opponent {m} cannot act for many games at once nor be copied per game (copy_per_game)"
+            for m in members
+            if not (plays_in_batches(m) or plays_per_game_copies(m))
+        ]
         reasons += [_reads_its_games_batch(m) for m in members if m.acts_on_batch and not m.batchable]
     if teammate is not None or control == "team":
         reasons.append("the learner plays beside a teammate or for a whole side")
@@ -206,7 +212,9 @@ def shared_side_reasons(env: MultiAgentEnv, opponents: Sequence[Any]) -> list[st
     for agent in opponents:
         members = agent if isinstance(agent, OpponentPool) else [agent]
         reasons += [
-            f"the opponent {m} cannot act for a side at once (act_batch)" for m in members if not plays_in_batches(m)
+            f"the opponent {m} cannot act for a side at once (act_batch) nor be copied per game (copy_per_game)"
+            for m in members
+            if not (plays_in_batches(m) or plays_per_game_copies(m))
         ]
         reasons += [_reads_its_games_batch(m) for m in members if m.acts_on_batch and not m.batchable]
     return reasons

@@ -85,6 +85,9 @@ class VizdoomAimAgent(Agent):
         move: whether it walks and strafes; ``False`` keeps it where it spawned, turning and
             firing only (on the ``duel`` map, whose floor between the two ledges kills).
 
+    It keeps a clock per game, so it cannot act for many games at once; a batched trainer on a worker
+    batch plays it as one copy per game (:attr:`arena.Agent.copy_per_game`).
+
     Raises:
         SpaceMismatchError: in :meth:`setup`, for observations without an ``"enemies"``
             table (make the env with ``enemies=True``) or actions that are not the 7 buttons.
@@ -101,6 +104,8 @@ class VizdoomAimAgent(Agent):
         >>> agent.act({"enemies": np.array([[1, 0.5, 0.5, 0.05, 0.3]], np.float32)}).tolist()[0]  # fire
         1
     """
+
+    copy_per_game = True  # its clocks are attributes: a batched trainer plays a copy per game
 
     def __init__(
         self,

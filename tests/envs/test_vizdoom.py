@@ -182,6 +182,29 @@ def test_two_envs_side_by_side_with_interfaces_and_agents() -> None:
     assert first.unwrapped.engine_pids == [] and second.engine_pids == []
 
 
+def test_the_duel_against_vizdoom_aim_trains_on_the_worker_batch_with_a_copy_per_game() -> None:
+    """vizdoom_aim keeps a clock per game: the one trainer plays it as one copy per game, each on its own clock."""
+    from arena.training.batched import BatchVecEnv
+    from arena.training.vectorised import choose_path
+
+    options = {"time_limit": 0.5, "enemies": True, **SMALL}  # 0.5 s: 5 steps of 4 tics
+    stack = DoomTarget(DoomActions(DoomAutoFire(), actions="move"), radar=True)
+    assert choose_path(VizdoomDeathmatch(**options), "ppo", VizdoomAimAgent(), stack) == "workers"
+    venv = BatchVecEnv(
+        "vizdoom_deathmatch", 2, "vizdoom_aim", ["player_0"], interface=stack, env_kwargs=options, num_workers=0
+    )
+    try:
+        venv.seed(4)
+        venv.reset()
+        for _ in range(3):
+            venv.step(np.zeros(2, np.int64))
+        copies = venv._players[0].copies or []
+        playing = [agent for agent in copies if agent is not None]
+        assert len(playing) == 2 and all(agent._clock == 3 for agent in playing)  # one clock per game
+    finally:
+        venv.close()
+
+
 def test_doom_target_on_the_fast_mode_keeps_its_size_and_space() -> None:
     """Alone against bots (the recipe's fast mode: 3 table rows), the learner's vector is the 2-player match's size.
 

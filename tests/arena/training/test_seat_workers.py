@@ -44,7 +44,10 @@ def test_a_seat_in_an_env_without_a_batch_whose_agents_move_at_once_takes_the_wo
     assert choose_path(soccer, "ppo", RandomAgent(), None) == "workers"
     assert choose_path(soccer, "ppo", [RandomAgent(), StandStill()], build_interface(_STACK)) == "workers"
     path, reasons = path_reasons(soccer, "ppo", OneGameAtATime(), None)
-    assert path == "single" and "the opponent OneGameAtATime cannot act for many games at once" in reasons
+    assert path == "single" and (
+        "the opponent OneGameAtATime cannot act for many games at once nor be copied per game (copy_per_game)"
+        in reasons
+    )
     path, reasons = path_reasons(soccer, "ppo", RandomAgent(), None, teammate="random")
     assert path == "single" and "the learner plays beside a teammate or for a whole side" in reasons
     assert choose_path(soccer, "ppo", RandomAgent(), None, control="team") == "single"
