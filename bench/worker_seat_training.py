@@ -1,10 +1,14 @@
-"""Learner steps per second of soccer's seat run (``arena train soccer --control seat``) on each path.
+"""Learner steps per second of a seat run on a worker batch (soccer's, or the ViZDoom duel's) on each path.
 
-PPO trains one walker (``home_0``) of soccer with the recipe's env options, interface stack and
-algorithm options, against ``random`` in the other seats, ``--games`` games at once, on:
+``--run soccer`` (``arena train soccer --control seat``): PPO trains one walker (``home_0``) of soccer
+with the recipe's env options, interface stack and algorithm options, against ``random`` in the other
+seats. ``--run vizdoom_duel``: PPO trains ``player_0`` of the 2-player ViZDoom match on the labels
+(``bench/training_split.py``'s ``vizdoom_ppo``: its stack of rule levels and PPO options, 20 s
+matches) against ``vizdoom_aim``, which keeps a clock per game and plays the worker batch as one copy
+per game (``Agent.copy_per_game``). ``--games`` games at once, on:
 
 * single path: one ``SingleAgentEnv`` per game in SB3's ``DummyVecEnv``, what ``arena train`` ran
-  for this run before it took the worker batch (no longer reachable from the command line);
+  for these runs before they took the worker batch (no longer reachable from the command line);
 * workers 0: ``BatchVecEnv`` over a worker batch stepped in this process, what
   ``arena train soccer --control seat`` runs by default;
 * workers 1: the same with the games in one worker process (``--workers 1``).
@@ -16,41 +20,61 @@ hurts every side alike. Learner steps/s is timesteps over the wall time of ``mod
 it, steps per CPU second of this process (best round): on a loaded box the steadier figure for
 the in-process sides; with a worker, the games' CPU time is the worker's and is not counted.
 
-Run (as recorded in docs/performance.md, "Worker batches")::
+Run (as recorded in docs/performance.md, "Worker batches" and "ViZDoom: learners on the labels")::
 
     python bench/worker_seat_training.py --steps 2048 --rounds 2
+    python bench/worker_seat_training.py --run vizdoom_duel --steps 2048 --rounds 2
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import time
 from typing import Any
 
-from stable_baselines3 import PPO
-from stable_baselines3.common.env_util import make_vec_env
-from stable_baselines3.common.vec_env import VecMonitor
+# Run as a script, bench/ is sys.path[0]: its vizdoom.py must not shadow the vizdoom package.
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
 
-import envs
-from arena.specs.interfaces import build_interface
-from arena.training import SingleAgentEnv
-from arena.training.batched import BatchVecEnv
-from envs.soccer.recipe import training_recipe
+from stable_baselines3 import PPO  # noqa: E402
+from stable_baselines3.common.env_util import make_vec_env  # noqa: E402
+from stable_baselines3.common.vec_env import VecMonitor  # noqa: E402
 
-SEAT = "home_0"
+import envs  # noqa: E402
+from arena.specs.interfaces import build_interface  # noqa: E402
+from arena.training import SingleAgentEnv  # noqa: E402
+from arena.training.batched import BatchVecEnv  # noqa: E402
+from envs.soccer.recipe import training_recipe  # noqa: E402
+
+_VARIABLES = ["HEALTH", "ARMOR", "FRAGCOUNT", "SELECTED_WEAPON_AMMO", "HITCOUNT"]
+#: Each run: env, seat, opponent, env options, interface stack, PPO options (None: soccer's recipe's).
+RUNS: dict[str, tuple[str, str, str, dict[str, Any] | None, str | None, dict[str, Any] | None]] = {
+    "soccer": ("soccer", "home_0", "random", None, None, None),
+    "vizdoom_duel": (
+        "vizdoom_deathmatch",
+        "player_0",
+        "vizdoom_aim",
+        {"screen_format": "grey", "enemies": True, "frame_skip": 4, "time_limit": 20.0, "game_variables": _VARIABLES},
+        'doom_target(doom_aim_shaping(doom_variable_bonus(doom_actions(doom_auto_fire(), actions="move"), '
+        "index=4, bonus=0.1)), radar=True)",
+        {"n_steps": 512, "batch_size": 256, "n_epochs": 4, "learning_rate": 0.0003, "ent_coef": 0.01},
+    ),
+}
 
 
-def vec_env(path: str, games: int, options: dict[str, Any], stack: str, seed: int) -> Any:
-    """The learner's ``games`` soccer games on ``path`` (``"single"``, ``"workers 0"``, ``"workers 1"``)."""
+def vec_env(run: str, path: str, games: int, options: dict[str, Any], stack: str, seed: int) -> Any:
+    """The learner's ``games`` games of ``run`` on ``path`` (``"single"``, ``"workers 0"``, ``"workers 1"``)."""
+    env, seat, opponent = RUNS[run][:3]
     if path == "single":
 
         def make() -> SingleAgentEnv:
-            return SingleAgentEnv(envs.make("soccer", **options), "random", [SEAT], interface=build_interface(stack))
+            return SingleAgentEnv(envs.make(env, **options), opponent, [seat], interface=build_interface(stack))
 
         return make_vec_env(make, n_envs=games, seed=seed)
     workers = int(path.split()[1])
     inner = BatchVecEnv(
-        "soccer", games, "random", [SEAT], interface=build_interface(stack), env_kwargs=options, num_workers=workers
+        env, games, opponent, [seat], interface=build_interface(stack), env_kwargs=options, num_workers=workers
     )
     venv = VecMonitor(inner)
     venv.seed(seed)
@@ -61,16 +85,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=2048, help="learner timesteps a round (default 2048)")
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--games", type=int, default=2, help="games at once (the recipe's n_envs: 2)")
+    parser.add_argument("--games", type=int, default=2, help="games at once (the recipes' n_envs: 2)")
+    parser.add_argument("--run", choices=sorted(RUNS), default="soccer", help="the seat run (default: soccer)")
     args = parser.parse_args()
     recipe = training_recipe()
-    algo_options = dict(recipe.algo_options)
+    env, seat, opponent, options, stack, ppo = RUNS[args.run]
+    env_options, interface = options or dict(recipe.env_options), stack or recipe.interface
+    algo_options = dict(ppo or recipe.algo_options)
     # a rollout fits a round (tiny smoke runs), as the recipe's 512 steps a game do at 2,048
     algo_options["n_steps"] = min(algo_options["n_steps"], max(8, args.steps // args.games))
     algo_options["batch_size"] = min(algo_options["batch_size"], algo_options["n_steps"] * args.games)
     models = {}
     for path in ("single", "workers 0", "workers 1"):
-        venv = vec_env(path, args.games, dict(recipe.env_options), recipe.interface, seed=0)
+        venv = vec_env(args.run, path, args.games, env_options, interface, seed=0)
         models[path] = PPO("MlpPolicy", venv, seed=0, device="cpu", verbose=0, **algo_options)
     best, best_cpu = dict.fromkeys(models, 0.0), dict.fromkeys(models, 0.0)
     for _ in range(args.rounds):
@@ -81,7 +108,7 @@ def main() -> None:
             best_cpu[path] = max(best_cpu[path], args.steps / max(time.process_time() - cpu, 1e-9))
     for model in models.values():
         model.get_env().close()
-    print(f"soccer seat {SEAT} vs random ({args.games} games, {recipe.env_options}, {args.steps} steps a round):")
+    print(f"{env} seat {seat} vs {opponent} ({args.games} games, {env_options}, {args.steps} steps a round):")
     for path, rate in best.items():
         print(
             f"  {path:<10} {rate:8,.0f} learner steps/s   x{rate / best['single']:.2f} of the single path   "

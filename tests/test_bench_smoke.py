@@ -117,6 +117,15 @@ def test_worker_seat_training_bench_times_soccers_seat_run_on_each_path():
     assert "soccer seat home_0 vs random" in out and "workers 1" in out and "of the single path" in out
 
 
+def test_worker_seat_training_bench_times_the_vizdoom_duel_against_copies_of_vizdoom_aim():
+    pytest.importorskip("vizdoom")
+    pytest.importorskip("stable_baselines3")
+    out = _bench(
+        "bench/worker_seat_training.py", "--run", "vizdoom_duel", "--steps", "8", "--rounds", "1", "--games", "1"
+    )
+    assert "vizdoom_deathmatch seat player_0 vs vizdoom_aim" in out and "workers 1" in out, out
+
+
 def test_soccer_bench_times_dm_control_beside_arena():
     pytest.importorskip("dm_control")
     out = _bench("bench/soccer.py", "--steps", "5", "--rounds", "1", "--time-limit", "1")
