@@ -31,6 +31,7 @@ import numpy as np
 from gymnasium import spaces
 
 from arena import Interface
+from arena.errors import SpaceMismatchError
 from arena.specs.interfaces import build_interface
 from arena.training.vectorised import batch_vec_env
 
@@ -41,17 +42,17 @@ SNAKE_OPTIONS = {"height": 11, "width": 11, "num_snakes": 2}
 class ShapeByCells(Interface):
     """Pays 0.01 per observation cell that became non-zero (reads the observation)."""
 
-    def reset(self, observation):  # type: ignore[no-untyped-def]
+    def reset(self, observation):
         self.previous = np.count_nonzero(observation)
         self.bonus = 0.0
 
-    def observation(self, observation):  # type: ignore[no-untyped-def]
+    def observation(self, observation):
         cells = np.count_nonzero(observation)
         self.bonus += 0.01 * (cells - self.previous)
         self.previous = cells
         return observation
 
-    def reward(self, reward):  # type: ignore[no-untyped-def]
+    def reward(self, reward):
         reward, self.bonus = reward + self.bonus, 0.0
         return reward
 
@@ -59,12 +60,14 @@ class ShapeByCells(Interface):
 class Halve(Interface):
     """The observation as float32, halved."""
 
-    def setup(self, observation_space, action_space):  # type: ignore[no-untyped-def]
+    def setup(self, observation_space, action_space):
         super().setup(observation_space, action_space)
         box = self.inner_observation_space
+        if not isinstance(box, spaces.Box):
+            raise SpaceMismatchError(f"{self}: halves a Box observation, got {box}")
         self.observation_space = spaces.Box((box.low / 2).astype(np.float32), (box.high / 2).astype(np.float32))
 
-    def observation(self, observation):  # type: ignore[no-untyped-def]
+    def observation(self, observation):
         return np.asarray(observation, dtype=np.float32) / 2
 
 
@@ -72,7 +75,10 @@ class Halve(Interface):
 class ShapeByCellsArrays(Interface):
     """:class:`ShapeByCells` over a batch: one row of state per slot."""
 
-    def _state(self, slots, count):  # type: ignore[no-untyped-def]
+    previous: np.ndarray  # per slot: the cells of the last observation (made at the first call)
+    bonus: np.ndarray
+
+    def _state(self, slots, count):
         slots = np.arange(count) if slots is None else np.asarray(slots)
         size = int(slots.max()) + 1 if slots.size else 0
         if getattr(self, "previous", None) is None or len(self.previous) < size:
@@ -80,20 +86,20 @@ class ShapeByCellsArrays(Interface):
             self.bonus = np.zeros(size)
         return slots
 
-    def reset_batch(self, observations, starting, slots=None):  # type: ignore[no-untyped-def]
+    def reset_batch(self, observations, starting, slots=None):
         slots = self._state(slots, len(starting))
         cells = np.count_nonzero(observations.reshape(len(observations), -1), axis=1)
         self.previous[slots[starting]] = cells[starting]
         self.bonus[slots[starting]] = 0.0
 
-    def observation_batch(self, observations, slots=None):  # type: ignore[no-untyped-def]
+    def observation_batch(self, observations, slots=None):
         slots = self._state(slots, len(observations))
         cells = np.count_nonzero(observations.reshape(len(observations), -1), axis=1)
         self.bonus[slots] += 0.01 * (cells - self.previous[slots])
         self.previous[slots] = cells
         return observations
 
-    def reward_batch(self, rewards, slots=None):  # type: ignore[no-untyped-def]
+    def reward_batch(self, rewards, slots=None):
         slots = self._state(slots, len(rewards))
         paid = rewards + self.bonus[slots]
         self.bonus[slots] = 0.0
@@ -103,7 +109,7 @@ class ShapeByCellsArrays(Interface):
 class HalveArrays(Halve):
     """:class:`Halve` over a batch."""
 
-    def observation_batch(self, observations):  # type: ignore[no-untyped-def]
+    def observation_batch(self, observations):
         return np.asarray(observations, dtype=np.float32) / 2
 
 

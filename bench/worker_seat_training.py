@@ -90,14 +90,15 @@ def main() -> None:
     args = parser.parse_args()
     recipe = training_recipe()
     env, seat, opponent, options, stack, ppo = RUNS[args.run]
-    env_options, interface = options or dict(recipe.env_options), stack or recipe.interface
+    env_options, interface = options or dict(recipe.env_options), stack or str(recipe.interface)
     algo_options = dict(ppo or recipe.algo_options)
     # a rollout fits a round (tiny smoke runs), as the recipe's 512 steps a game do at 2,048
     algo_options["n_steps"] = min(algo_options["n_steps"], max(8, args.steps // args.games))
     algo_options["batch_size"] = min(algo_options["batch_size"], algo_options["n_steps"] * args.games)
-    models = {}
+    models, venvs = {}, []
     for path in ("single", "workers 0", "workers 1"):
         venv = vec_env(args.run, path, args.games, env_options, interface, seed=0)
+        venvs.append(venv)
         models[path] = PPO("MlpPolicy", venv, seed=0, device="cpu", verbose=0, **algo_options)
     best, best_cpu = dict.fromkeys(models, 0.0), dict.fromkeys(models, 0.0)
     for _ in range(args.rounds):
@@ -106,8 +107,8 @@ def main() -> None:
             model.learn(args.steps, reset_num_timesteps=False)
             best[path] = max(best[path], args.steps / (time.perf_counter() - started))
             best_cpu[path] = max(best_cpu[path], args.steps / max(time.process_time() - cpu, 1e-9))
-    for model in models.values():
-        model.get_env().close()
+    for venv in venvs:
+        venv.close()
     print(f"{env} seat {seat} vs {opponent} ({args.games} games, {env_options}, {args.steps} steps a round):")
     for path, rate in best.items():
         print(
