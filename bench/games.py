@@ -124,7 +124,9 @@ def main(argv: list[str] | None = None) -> None:
         rates: dict[str, list[float]] = {library: [] for library, runner in runners.items() if runner}
         for _ in range(args.repeat):
             for library in rates:
-                rates[library].append(games_per_second(runners[library], args.seconds))
+                runner = runners[library]
+                if runner is not None:  # rates holds only the installed libraries
+                    rates[library].append(games_per_second(runner, args.seconds))
         for library, runner in runners.items():
             if runner is None:
                 print(f"{name:<14}{library:<12}{'not installed':>12}")

@@ -46,7 +46,7 @@ from arena import EnvItfWrapper, Interface, MultiAgentEnv
 from interfaces import ActionMaskInObservation, Flatten, NormalizeObservation
 
 OBS = spaces.Box(-1.0, 1.0, (8,), np.float32)
-ACT = spaces.Discrete(4)
+ACT: spaces.Discrete = spaces.Discrete(4)
 EPISODE = 1000
 # CPU time of this process: on a shared box, time spent descheduled is not the code's cost.
 CLOCK = time.process_time
@@ -61,7 +61,7 @@ class ArenaPair(MultiAgentEnv):
         self.observation_spaces = {"a": OBS, "b": OBS}
         self.action_spaces = {"a": ACT, "b": ACT}
         self._obs = np.zeros(8, np.float32)
-        self._acting = None
+        self._acting: tuple[str, ...] | None = None
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
@@ -84,7 +84,7 @@ class ArenaPair(MultiAgentEnv):
 class GymSingle(gymnasium.Env):
     """The same dynamics for one agent."""
 
-    observation_space = OBS
+    observation_space: spaces.Space = OBS
     action_space = ACT
 
     def __init__(self) -> None:
@@ -171,7 +171,7 @@ class MaskIntoObservation(gymnasium.Wrapper):
     def __init__(self, env: gymnasium.Env) -> None:
         super().__init__(env)
         self.observation_space = spaces.Dict(
-            {"observation": env.observation_space, "action_mask": spaces.Box(0, 1, (ACT.n,), np.int8)}
+            {"observation": env.observation_space, "action_mask": spaces.Box(0, 1, (int(ACT.n),), np.int8)}
         )
 
     def reset(self, **kwargs):

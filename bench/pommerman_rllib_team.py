@@ -58,7 +58,10 @@ def evaluate(module: MaskedPlanesModule, games: int, max_steps: int, seed: int) 
     """``games`` games of the module's side against two ``pommerman_simple``, the sides swapped every game."""
 
     def player() -> AgtItfWrapper:
-        return AgtItfWrapper(ModuleAgent(module), build_interface(team_interface(max_steps)))
+        stack = build_interface(team_interface(max_steps))
+        if stack is None:  # team_interface always names levels
+            raise SystemExit(f"team_interface({max_steps}) named no interface")
+        return AgtItfWrapper(ModuleAgent(module), stack)
 
     env = envs.make("pommerman", mode="team", max_steps=max_steps)
     opponent = make_agent("pommerman_simple")

@@ -90,7 +90,7 @@ class StillPenaltyArrays(Interface):
             self.previous = np.zeros((size, 11, 11), dtype=np.uint8)
 
 
-def steps_per_second(stack: Interface, mode: str, args: argparse.Namespace) -> float:
+def steps_per_second(stack: Interface | None, mode: str, args: argparse.Namespace) -> float:
     """Learner steps per second of ``--timesteps`` MaskablePPO steps behind ``stack`` in ``mode`` (after one warm-up update)."""
     options = {"mode": mode, "max_steps": 800}
     venv = BatchVecEnv(

@@ -22,12 +22,12 @@ os.environ.setdefault("MUJOCO_GL", "disable")
 
 import numpy as np  # noqa: E402
 
-import envs  # noqa: E402
 from arena import Agent, play  # noqa: E402
 from arena.agents.base import ForwardingAgent  # noqa: E402
 from arena.specs.agents import AgentSpec  # noqa: E402
 from arena.tournament.stats import wilson_interval  # noqa: E402
 from arena.training.trained import read_manifest  # noqa: E402
+from envs.soccer.env import Soccer  # noqa: E402
 
 
 class Watched(ForwardingAgent):
@@ -64,18 +64,19 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=45.0)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    env = envs.make("soccer", team_size=args.team_size, time_limit=args.time_limit)
+    env = Soccer(team_size=args.team_size, time_limit=args.time_limit)
+    teams = env.teams or {}  # soccer always has its two sides
     wins = draws = losses = 0
     start = time.perf_counter()
     totals = [dict.fromkeys(("to_ball", "ball_to_goal", "count"), 0.0) for _ in range(2)]
     for game in range(args.games):
         first_side, second_side = ("home", "away") if game % 2 == 0 else ("away", "home")
         agents = {
-            **side_agents(args.first, env.teams[first_side], env, totals[0]),
-            **side_agents(args.second, env.teams[second_side], env, totals[1]),
+            **side_agents(args.first, teams[first_side], env, totals[0]),
+            **side_agents(args.second, teams[second_side], env, totals[1]),
         }
         episode = play(env, agents, seed=args.seed + game)
-        mine = episode.returns[env.teams[first_side][0]]
+        mine = episode.returns[teams[first_side][0]]
         wins, draws, losses = wins + (mine > 0), draws + (mine == 0), losses + (mine < 0)
         print(
             f"game {game:3d}: {args.first} as {first_side}: {'win' if mine > 0 else 'draw' if mine == 0 else 'loss'}"

@@ -49,11 +49,12 @@ import argparse
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import torch
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import CallbackList
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import SubprocVecEnv, VecEnvWrapper, VecMonitor
@@ -130,13 +131,13 @@ class Clock:
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
-        self._stack: list[list] = []
+        self._stack: list[list[Any]] = []
 
     def wrap(self, part: str, function):
         def timed(*args, **kwargs):
             if self._stack and self._stack[-1][0] == "evaluation":
                 return function(*args, **kwargs)
-            frame = [part, time.perf_counter(), 0.0]
+            frame: list[Any] = [part, time.perf_counter(), 0.0]
             self._stack.append(frame)
             try:
                 return function(*args, **kwargs)
@@ -155,8 +156,8 @@ class TimedVecEnv(VecEnvWrapper):
 
     def __init__(self, venv, clock: Clock) -> None:
         super().__init__(venv)
-        self.step_wait = clock.wrap("env_and_opponents", self.venv.step_wait)
-        self.reset = clock.wrap("env_and_opponents", self.venv.reset)
+        self.step_wait = clock.wrap("env_and_opponents", self.venv.step_wait)  # type: ignore[method-assign]
+        self.reset = clock.wrap("env_and_opponents", self.venv.reset)  # type: ignore[method-assign]
 
     def reset(self):  # replaced per instance in __init__
         return self.venv.reset()
@@ -222,7 +223,7 @@ def train(path: str, args: argparse.Namespace, out: Path) -> dict:
         ent_coef=ent_coef,
         policy_kwargs=policy_kwargs,
     )
-    model.train = clock.wrap("learner_update", model.train)
+    model.train = clock.wrap("learner_update", model.train)  # type: ignore[method-assign]
     reached: dict[str, dict] = {}
     started = time.perf_counter()
     cpu_started = time.process_time()
@@ -244,13 +245,14 @@ def train(path: str, args: argparse.Namespace, out: Path) -> dict:
 
     def check() -> dict:
         """The learner against fresh references on seeds the curve never used."""
-        result = {"timesteps": int(model.num_timesteps)}
+        result: dict[str, Any] = {"timesteps": int(model.num_timesteps)}
+        learner = callback.learner
+        if learner is None:  # checks run after an evaluation, which sets the learner
+            raise SystemExit("the check ran before the first evaluation")
         for name, reference in (("random", RandomAgent(seed=11)), ("heuristic", ConnectFourHeuristicAgent(seed=12))):
             # Each path evaluates its own way: one by one as before, or in one batch (the same games).
             play_games = match_batch if batched else match
-            score = play_games(
-                envs.make("connect_four"), callback.learner, reference, args.check_games, seed=args.seed + 10_000
-            )
+            score = play_games(envs.make("connect_four"), learner, reference, args.check_games, seed=args.seed + 10_000)
             result[name] = {"win_rate": score.win_rate, "draw_rate": score.draws / score.games}
         result["games"] = args.check_games
         result["wall_s"] = round(time.perf_counter() - started, 2)
@@ -272,7 +274,7 @@ def train(path: str, args: argparse.Namespace, out: Path) -> dict:
         return time.perf_counter() - started > args.minutes * 60
 
     promotion = PromotionCallback(pool, args.promote_at)
-    after = [
+    after: list[BaseCallback] = [
         promotion,
         EvaluationLogCallback(out / "evaluations.csv"),
         OnEvaluationCallback(note),
@@ -288,7 +290,7 @@ def train(path: str, args: argparse.Namespace, out: Path) -> dict:
         eval_games=args.eval_games,
         callback_after_eval=CallbackList(after),
     )
-    callback.evaluate = clock.wrap("evaluation", callback.evaluate)
+    callback.evaluate = clock.wrap("evaluation", callback.evaluate)  # type: ignore[method-assign]
     try:
         model.learn(args.max_timesteps, callback=callback)
     finally:

@@ -45,13 +45,9 @@ import inspect
 import json
 import os
 import pstats
-import sys
 import time
 from collections.abc import Mapping
 from typing import Any
-
-# Run as a script, bench/ is sys.path[0]: its vizdoom.py must not shadow the vizdoom package.
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
 
 import sb3_contrib  # noqa: E402
 import stable_baselines3  # noqa: E402
@@ -191,7 +187,8 @@ def split(stats: pstats.Stats, top: int = 0) -> dict[str, float]:
         print(f"  the {top} functions of most own time, and the parts they are charged to:")
         for func in sorted(table, key=lambda func: -table[func][2])[:top]:
             parts = ", ".join(f"{name} {fraction:.0%}" for name, fraction in shares[func].items() if fraction >= 0.005)
-            print(f"    {table[func][2]:7.2f} s  {pstats.func_std_string(func)[-90:]}  ->  {parts}")
+            where = pstats.func_std_string(func)  # type: ignore[attr-defined]  # in pstats, not in typeshed
+            print(f"    {table[func][2]:7.2f} s  {where[-90:]}  ->  {parts}")
     return seconds
 
 

@@ -18,16 +18,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from scipy import stats
-
-# Run as a script, bench/ is sys.path[0]: its vizdoom.py must not shadow the vizdoom package.
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
 
 import envs
 from arena import play

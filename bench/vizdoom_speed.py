@@ -27,12 +27,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import time
-
-# Run as a script, bench/ is sys.path[0]: its vizdoom.py must not shadow the vizdoom package.
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
 
 from arena.specs.interfaces import build_interface
 from arena.training import SingleAgentEnv

@@ -29,13 +29,8 @@ Run (as recorded in docs/performance.md, "Worker batches" and "ViZDoom: learners
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 from typing import Any
-
-# Run as a script, bench/ is sys.path[0]: its vizdoom.py must not shadow the vizdoom package.
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
 
 from stable_baselines3 import PPO  # noqa: E402
 from stable_baselines3.common.env_util import make_vec_env  # noqa: E402

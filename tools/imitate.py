@@ -220,7 +220,7 @@ def features(
 
 def returns(episodes: Sequence[Episode]) -> np.ndarray:
     """The discounted return from every step of every episode (no bootstrap past its end)."""
-    found = []
+    found: list[float] = []
     for episode in episodes:
         total, backwards = 0.0, []
         for reward in reversed(episode.rewards):

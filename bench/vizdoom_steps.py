@@ -12,19 +12,15 @@ Both sides run the same engines with the same settings (deathmatch map, 160x120 
 Engine start-up and arena's map restart at reset are not timed. Rounds alternate (arena, plain, arena, ...) and the best round
 of each side is kept, which filters out other load on a shared machine; the ratio is printed.
 
-Run: ``python bench/vizdoom.py [--seconds 20] [--rounds 3]``
+Run: ``python bench/vizdoom_steps.py [--seconds 20] [--rounds 3]``
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import time
-
-# This script is named vizdoom.py: its folder must not shadow the vizdoom package.
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -52,7 +48,7 @@ def arena_round(seconds: float, seed: int) -> float:
         finally:
             resetting[0] += time.perf_counter() - began
 
-    env.reset = timed_reset
+    env.reset = timed_reset  # type: ignore[method-assign]
     started = time.perf_counter()
     episode = play(env, agents, seed=seed)
     elapsed = time.perf_counter() - started - resetting[0]
