@@ -157,10 +157,11 @@ def worker_reasons(
     """Why a learner's seat in ``env`` cannot train on a worker batch of single envs (empty: it can).
 
     The worker batch steps every agent in play at once and the trainer
-    (:class:`~arena.training.batched.BatchVecEnv`) fills the other seats with opponents acting in batches
-    (or, where they say so, as one copy per game: :attr:`arena.Agent.copy_per_game`), so the env must declare simultaneous moves and one observation and one action space for all its
-    agents, and the learner must play a seat of its own (no teammate, not a whole side); masks
-    reach the learner, so an algorithm without them trains only where the env masks nothing.
+    (:class:`~arena.training.batched.BatchVecEnv`) fills the other seats with opponents acting in
+    batches (or, where they say so, as one copy per game: :attr:`arena.Agent.copy_per_game`), so the
+    env must declare simultaneous moves and one observation and one action space for all its agents,
+    and the learner must play a seat of its own (no teammate, not a whole side); masks reach the
+    learner, so an algorithm without them trains only where the env masks nothing.
 
     Example:
         >>> import envs

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 pytest.importorskip("stable_baselines3")
 
 import envs  # noqa: E402
-from arena import Agent  # noqa: E402
+from arena import Agent, AgtItfWrapper, Interface  # noqa: E402
 from arena.errors import InvalidTypeError  # noqa: E402
 from arena.training import SingleAgentEnv  # noqa: E402
 from arena.training.batched import BatchVecEnv  # noqa: E402
@@ -130,6 +130,30 @@ def test_copies_are_reset_each_episode_act_with_their_seats_rewards_and_hear_don
         assert all(info == {} for _, _, info in dones)  # terminated, not cut
         resets = [event[1] for event in events if event[0] == "reset"][1:]  # the first: the prototype's, copied
         assert len(resets) == 3 and len(set(resets)) == 3  # a fresh seed each episode
+    venv.close()
+
+
+class CountObservations(Interface):
+    """A level with state per game: the observations it passed this episode."""
+
+    def reset(self, observation: Any) -> None:
+        self.seen = 0
+
+    def observation(self, observation: Any) -> Any:
+        self.seen += 1
+        return observation
+
+
+def test_an_agent_behind_a_stateful_stack_copies_with_its_stack() -> None:
+    """A wrapper copies as its agent says; each copy holds its own stack, counting its own game's observations."""
+    wrapped = AgtItfWrapper(Reactive(), CountObservations())
+    assert wrapped.copy_per_game and not AgtItfWrapper(OneGameOnly(), CountObservations()).copy_per_game
+    moves = np.zeros((ROUNDS - 1, 2), np.int64)  # inside the first episode
+    _, venv = _worker_streams(moves, wrapped)
+    copies = [c for c in venv._players[0].copies or [] if c is not None]
+    assert len(copies) == 2 and all(isinstance(c, AgtItfWrapper) for c in copies)
+    assert [c.interface.seen for c in copies] == [len(moves)] * 2  # one observation a round, in each game
+    assert len({id(c.interface) for c in copies}) == 2
     venv.close()
 
 
