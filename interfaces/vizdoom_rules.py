@@ -97,7 +97,12 @@ class DoomAutoFire(Interface):
             }
         )
         delta = spaces.Dict({"buttons": spaces.MultiBinary(7), "turn": spaces.Box(-45, 45, (1,), np.float32)})
-        return [(cls(), raw, spaces.MultiBinary(7)), (cls(cadence=1, hold=0), raw, delta)]
+        with_radar = spaces.Dict({**raw.spaces, "radar": spaces.Box(-1.0, 1.0, (1, 3), np.float32)})
+        return [
+            (cls(), raw, spaces.MultiBinary(7)),
+            (cls(cadence=1, hold=0), raw, delta),
+            (cls(hold=0), with_radar, spaces.MultiBinary(7)),  # aims by the radar row that matches the label
+        ]
 
     def __init__(
         self, inner: Interface | None = None, *, tolerance: float = 0.02, cadence: int = 5, hold: int = 28
