@@ -126,6 +126,31 @@ def test_worker_seat_training_bench_times_the_vizdoom_duel_against_copies_of_viz
     assert "vizdoom_deathmatch seat player_0 vs vizdoom_aim" in out and "workers 1" in out, out
 
 
+def test_pommerman_ffa_baselines_bench_counts_the_hiders_first_places():
+    out = _bench("bench/pommerman_ffa_baselines.py", "--games", "4", "--bomb", "0", "1")
+    assert "bomb 0     first" in out and "bomb 1     first" in out and "of 4" in out, out
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--games", "0"], "--games must be at least 1, got 0"),
+        (["--bomb", "0", "1.5"], "--bomb takes probabilities in [0, 1], got 1.5"),
+    ],
+)
+def test_pommerman_ffa_baselines_bench_refuses_bad_flags_before_any_game(flags, message):
+    done = subprocess.run(
+        [sys.executable, "bench/pommerman_ffa_baselines.py", *flags],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))},
+    )
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert "first" not in done.stdout  # no game was played
+
+
 def test_soccer_bench_times_dm_control_beside_arena():
     pytest.importorskip("dm_control")
     out = _bench("bench/soccer.py", "--steps", "5", "--rounds", "1", "--time-limit", "1")
