@@ -139,22 +139,27 @@ class SimultaneousTurns:
         for code in np.unique(codes).tolist():
             which = codes == code
             g, p = waiting_games[which], waiting_players[which]
-            rewards = self.opponent_rewards[g, p]  # since the seat last acted: every live seat acts each step
+            # copies per game act with the reward since their seat last acted: every live seat acts each step
+            rewards = self.opponent_rewards[g, p] if self.venv._players[code].copies is not None else None
             actions[g, p] = self.venv._act(code, take_rows(self.boards, (g, p)), None, g * players + p, rewards)
 
-    def _finish_copies(self, before: np.ndarray, ended: np.ndarray, rewards: np.ndarray, cut: np.ndarray) -> None:
-        """Tell the copies per game whose seats were live ``before`` this step and whose episodes ``ended`` (a
-        ``(games, players)`` mask) that they are done, with the seat's last reward (:meth:`BatchedPlayer.finish`)."""
+    def _finish_copies(self, rewards: Any, terminated: Any, truncated: Any, game_done: np.ndarray) -> None:
+        """Keep this step's rewards for the copies per game and tell those whose seats were live before the step
+        and whose episodes ended that they are done (:meth:`BatchedPlayer.finish`). Nothing without copies."""
         players = self.venv._players
         if not any(player.copies is not None for player in players):
-            return
-        g, p = np.nonzero(before & ended & (self.lineup >= 0))
+            return  # batched opponents get no rewards: nothing to keep on the hot path
+        shape = self.lineup.shape
+        self.opponent_rewards = np.asarray(rewards, dtype=np.float64).reshape(shape)
+        ended = np.asarray(terminated | truncated, dtype=bool).reshape(shape) | game_done[:, None]
+        cut = np.asarray(truncated & ~terminated, dtype=bool).reshape(shape)
+        g, p = np.nonzero(self.live & ended & (self.lineup >= 0))
         codes = self.lineup[g, p]
         for code in np.unique(codes).tolist():
             if players[code].copies is not None:
                 which = codes == code
                 gw, pw = g[which], p[which]
-                players[code].finish(gw * self.players + pw, rewards[gw, pw], cut[gw, pw])
+                players[code].finish(gw * self.players + pw, self.opponent_rewards[gw, pw], cut[gw, pw])
 
     def step(self, chosen: np.ndarray) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         """Step every game with the learner's ``chosen`` actions; the VecEnv's step, masks second."""
@@ -171,7 +176,6 @@ class SimultaneousTurns:
         shown = take_rows(self.boards, (slot_game, seats)) if member_done else None  # each member's last view
         observations, rewards, terminated, truncated, infos = batch.step(actions)
         raw_rewards = rewards[slot_game, seats].astype(np.float64)
-        self.opponent_rewards = np.asarray(rewards, dtype=np.float64).reshape(games, self.players)
         over = infos["episode_over"]
         seat_term, seat_cut = terminated[slot_game, seats], truncated[slot_game, seats]
         self.out |= seat_term | seat_cut
@@ -191,8 +195,7 @@ class SimultaneousTurns:
             ended = take_rows(infos["final_observation"], (row_of[slot_game[in_over]], seats[in_over]))
             _put(finals, in_over, ended)
         live = infos["live"]
-        seat_ended = np.asarray(terminated | truncated, dtype=bool).reshape(games, self.players) | game_done[:, None]
-        self._finish_copies(self.live, seat_ended, self.opponent_rewards, np.asarray(truncated & ~terminated, bool))
+        self._finish_copies(rewards, terminated, truncated, game_done)  # self.live: the seats live before the step
         self.deal(np.flatnonzero(game_done))
         left = np.flatnonzero(side_out & ~over)  # the learner's side is out, the game goes on: end it for it
         if self.views_on_demand:  # the games restarted with the seats of their last episode: their new ones
