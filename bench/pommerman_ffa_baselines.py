@@ -1,15 +1,16 @@
-"""First places in Pommerman FFA of bombers that only hide behind the action filter, against three ``pommerman_simple``.
+"""First places in Pommerman FFA of scripted bombers that survive behind the action filter, against three ``pommerman_simple``.
 
-The baseline a free-for-all learner has to beat (issue 50's bar: first place in 40% of games). A
-scripted bomber behind ``pommerman_safe_moves`` stands still unless the filter forbids it (then a
-random allowed move) and, where the filter allows a bomb, lays one with probability ``p``; with
-``p = 0`` it never bombs and only survives. It plays each seat in turn (game ``g``: seat ``g % 4``)
-against three ``pommerman_simple``, game ``g`` seeded ``derive_seed(seed, g)``, one game at a time in
-this process; first place is the last agent alive (a tie at the step limit, or the last agents dying
-together, gives nobody first). Printed per ``p``: first places with a 95% Wilson interval, and the
-games nobody won.
+The baselines a free-for-all learner has to beat (issue 50's bar: first place in 40% of games).
+The hider: a bomber behind ``pommerman_safe_moves`` that stands still unless the filter forbids it
+(then a random allowed move) and, where the filter allows a bomb, lays one with probability ``p``;
+with ``p = 0`` it never bombs and only survives. The evader (``pommerman_evader``,
+:mod:`envs.pommerman.evader`): it never bombs either, but keeps to open ground while an enemy is near.
+Each plays each seat in turn (game ``g``: seat ``g % 4``) against three ``pommerman_simple``, game ``g``
+seeded ``derive_seed(seed, g)``, one game at a time in this process; first place is the last agent
+alive (a tie at the step limit, or the last agents dying together, gives nobody first). Printed per
+player: first places with a 95% Wilson interval, and the games nobody won.
 
-    python bench/pommerman_ffa_baselines.py --games 400 --seed 0 --bomb 0 0.02 0.1 0.3
+    python bench/pommerman_ffa_baselines.py --games 400 --seed 0 --bomb 0 0.02 0.1 0.3 --evader
 
 As recorded in docs/performance.md ("Pommerman free-for-all", "How far surviving alone goes").
 """
@@ -59,16 +60,15 @@ class Hider(Agent):
         return int(self.rng.choice(moves if moves else legal))
 
 
-def first_places(bomb: float, games: int, seed: int) -> tuple[int, int]:
-    """The hider's first places and the games nobody won, over ``games`` seat-rotated games."""
+def first_places(player: Agent, games: int, seed: int) -> tuple[int, int]:
+    """``player``'s first places and the games nobody won, over ``games`` seat-rotated games."""
     env = envs.make("pommerman")
-    hider = AgtItfWrapper(Hider(seed, bomb), PommermanSafeMoves())
     simple = [make_agent("pommerman_simple") for _ in range(3)]
     wins = ties = 0
     for game in range(games):
         seat = game % len(env.possible_agents)
         others = iter(simple)
-        agents = {agent: hider if k == seat else next(others) for k, agent in enumerate(env.possible_agents)}
+        agents = {agent: player if k == seat else next(others) for k, agent in enumerate(env.possible_agents)}
         returns = play(env, agents, seed=derive_seed(seed, game)).returns
         wins += returns[env.possible_agents[seat]] > 0
         ties += all(value <= 0 for value in returns.values())
@@ -80,21 +80,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=400, help="games per bombing probability (default 400)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--bomb", type=float, nargs="+", default=[0.0, 0.02, 0.1, 0.3], help="bombing probabilities")
+    parser.add_argument(
+        "--bomb", type=float, nargs="*", default=[0.0, 0.02, 0.1, 0.3], help="the hider's bombing probabilities"
+    )
+    parser.add_argument("--evader", action="store_true", help="play pommerman_evader too")
     args = parser.parse_args()
     if args.games < 1:
         parser.error(f"--games must be at least 1, got {args.games}")
     outside = [bomb for bomb in args.bomb if not 0.0 <= bomb <= 1.0]  # checked before any game is played
     if outside:
         parser.error(f"--bomb takes probabilities in [0, 1], got {outside[0]:g}")
-    print(
-        f"Pommerman FFA, a hider behind pommerman_safe_moves vs 3 pommerman_simple, {args.games} games, seed {args.seed}"
-    )
-    for bomb in args.bomb:
-        wins, ties = first_places(bomb, args.games, args.seed)
+    if not args.bomb and not args.evader:
+        parser.error("nothing to play: give --bomb probabilities, --evader, or both")
+    print(f"Pommerman FFA, scripted survivors vs 3 pommerman_simple, {args.games} games, seed {args.seed}")
+    players = [
+        (f"hider bomb {bomb:<5g}", AgtItfWrapper(Hider(args.seed, bomb), PommermanSafeMoves())) for bomb in args.bomb
+    ]
+    if args.evader:
+        players.append((f"{'pommerman_evader':<16}", make_agent("pommerman_evader", seed=args.seed)))
+    for name, player in players:
+        wins, ties = first_places(player, args.games, args.seed)
         low, high = wilson_interval(wins, args.games)
         print(
-            f"  bomb {bomb:<5g} first {wins:4d} of {args.games}: {wins / args.games:6.1%} "
+            f"  {name} first {wins:4d} of {args.games}: {wins / args.games:6.1%} "
             f"[{low:.1%}-{high:.1%}]   nobody first {ties}"
         )
 

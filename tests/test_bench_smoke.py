@@ -126,9 +126,10 @@ def test_worker_seat_training_bench_times_the_vizdoom_duel_against_copies_of_viz
     assert "vizdoom_deathmatch seat player_0 vs vizdoom_aim" in out and "workers 1" in out, out
 
 
-def test_pommerman_ffa_baselines_bench_counts_the_hiders_first_places():
-    out = _bench("bench/pommerman_ffa_baselines.py", "--games", "4", "--bomb", "0", "1")
-    assert "bomb 0     first" in out and "bomb 1     first" in out and "of 4" in out, out
+def test_pommerman_ffa_baselines_bench_counts_the_survivors_first_places():
+    out = _bench("bench/pommerman_ffa_baselines.py", "--games", "4", "--bomb", "0", "1", "--evader")
+    assert "hider bomb 0     first" in out and "hider bomb 1     first" in out and "of 4" in out, out
+    assert "pommerman_evader first" in out, out
 
 
 @pytest.mark.parametrize(
@@ -136,6 +137,7 @@ def test_pommerman_ffa_baselines_bench_counts_the_hiders_first_places():
     [
         (["--games", "0"], "--games must be at least 1, got 0"),
         (["--bomb", "0", "1.5"], "--bomb takes probabilities in [0, 1], got 1.5"),
+        (["--bomb"], "nothing to play: give --bomb probabilities, --evader, or both"),
     ],
 )
 def test_pommerman_ffa_baselines_bench_refuses_bad_flags_before_any_game(flags, message):
