@@ -21,8 +21,10 @@ Two kinds of model actions can be labelled. A flat Box whose stack maps it affin
 or none): the teacher's raw action is mapped back through that map, and the mean action is fit by least
 squares. A ``Discrete`` set: the label is the model action whose raw action lies nearest the teacher's
 (fewest entries differ; the first on a tie), and the logits are fit by cross-entropy. Anything else is
-refused. Labels come from a second copy of the stack that sees no observation, so a level with a rule of
-its own (``doom_auto_fire``) maps every model action alike, and the stack that plays keeps its state.
+refused. Labels come from a second copy of the stack that sees only each game's first observation: a level
+whose map depends on the seat (Pommerman's ego corner turns the moves by seat) learns the seat there, a
+level with a rule of its own (``doom_auto_fire``) maps every model action alike, and the stack that plays
+keeps its state.
 An env without sides (ViZDoom's duel) has a side per seat.
 
 Usage::
@@ -152,8 +154,9 @@ class Demonstration(Agent):
     def __init__(self, teacher: Agent, pupil: Pupil, stack: Any, probe: Any) -> None:
         super().__init__()
         self.teacher, self.pupil, self.player = teacher, pupil, AgtItfWrapper(pupil, stack)
-        self.probe = probe  # a copy of the stack that only labels: it never sees an observation
+        self.probe = probe  # a copy of the stack that only labels: it sees each game's first observation only
         self.inverse: Callable[[Any], np.ndarray] | None = None
+        self.fresh = True
 
     def setup(self, observation_space: Any, action_space: Any) -> None:
         super().setup(observation_space, action_space)
@@ -165,10 +168,14 @@ class Demonstration(Agent):
     def reset(self, *, seed: int | None = None) -> None:
         self.teacher.reset(seed=seed)
         self.player.reset(seed=seed)
+        self.fresh = True
 
     def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
         if self.inverse is None:
             raise RuntimeError("Demonstration.act before setup")
+        if self.fresh:  # the game's first observation: a map that depends on the seat (the ego corner) learns it
+            self.probe.transform_reset(observation)
+            self.inverse, self.fresh = labeller(self.probe), False
         label = self.inverse(self.teacher.act(observation, action_mask, reward))
         self.pupil.label = label
         action = self.player.act(observation, action_mask, reward)

@@ -1,0 +1,54 @@
+"""tools/imitate.py on Pommerman's ego planes: the labels follow the seat, pommerman_evader the teacher."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import envs
+from arena import make_agent, play
+from arena.agents.base import Agent
+from arena.specs.interfaces import build_interface
+from envs.pommerman.recipe import planes_interface
+from tests.tool_scripts import load_tool
+
+imitate = load_tool("imitate")
+
+
+class Recording(Agent):
+    """The teacher, its raw actions kept."""
+
+    def __init__(self, inner: Agent) -> None:
+        super().__init__()
+        self.inner, self.actions = inner, []
+
+    def setup(self, observation_space: Any, action_space: Any) -> None:
+        super().setup(observation_space, action_space)
+        self.inner.setup(observation_space, action_space)
+
+    def reset(self, *, seed: int | None = None) -> None:
+        self.inner.reset(seed=seed)
+
+    def act(self, observation: Any, action_mask: Any = None, reward: float = 0.0) -> Any:
+        self.actions.append(int(self.inner.act(observation, action_mask, reward)))
+        return self.actions[-1]
+
+
+@pytest.mark.parametrize("seat", range(4))
+def test_the_teachers_moves_label_back_to_themselves_from_every_seat_of_the_ego_view(seat):
+    """The ego view turns the moves by seat: a label read from the stack's seat-0 frame would send other moves."""
+    env = envs.make("pommerman", max_steps=200)
+    teacher = Recording(make_agent("pommerman_evader", seed=seat))
+    stack = planes_interface(200)
+    demonstration = imitate.Demonstration(
+        teacher, imitate.Pupil(None, [], leads=True), build_interface(stack), build_interface(stack)
+    )
+    others = iter(make_agent("pommerman_simple") for _ in range(3))
+    agents = [demonstration if k == seat else next(others) for k in range(4)]
+    for game in range(2):  # the second game re-reads the seat
+        record: list[dict[str, Any]] = []
+        teacher.actions.clear()
+        play(env, agents, seed=10 * seat + game, record=record)
+        sent = [int(step[f"agent_{seat}"]) for step in record if f"agent_{seat}" in step]
+        assert sent == teacher.actions and len(sent) > 5
