@@ -9,12 +9,13 @@
 * :mod:`envs.pommerman.observe` — the per-agent observation and its space;
 * :mod:`envs.pommerman.agents` — scripted agents (``pommerman_simple``; batched:
   ``PommermanSimpleBatch``, which ``pommerman_simple`` plays through on arena's batched trainer);
+  :mod:`envs.pommerman.evader` — ``pommerman_evader``, a free-for-all survivor behind the action filter;
 * :mod:`envs.pommerman.recipe` — what ``arena train`` runs; :mod:`envs.pommerman.rllib_recipe` — the
   team recipe on RLlib;
 * the game's interfaces: :mod:`interfaces.pommerman` (planes, features, the batch's planes),
   :mod:`interfaces.pommerman_safety` (the action filter), :mod:`interfaces.pommerman_shaping` (bonuses),
   :mod:`interfaces.pommerman_radio` (radio mode's silent words), :mod:`interfaces.pommerman_codes` (a codes
-  batch read as planes);
+  batch read as planes), :mod:`interfaces.pommerman_room` (room and enemy-distance planes);
 * ``pommerman_team_ppo`` — the shipped team player, and ``pommerman_radio_ppo``, the shipped radio-mode
   player that started from it (``envs/pommerman_trained/``, loaded by :mod:`envs.shipped`).
 

@@ -1,0 +1,199 @@
+"""Pommerman's room planes: how much open ground each cell has, and how far the nearest enemy is.
+
+:class:`PommermanRoomPlanes` sits above ``pommerman_batch_planes`` and appends two planes to its
+views: **room**, for every cell a bomber can stand on, the cells reachable from it within ``depth``
+steps through open cells (itself included; capped at ``cap``), never through the agent's own cell,
+so that a dead end next to the agent counts as the dead end only; and **enemy distance**, for every
+cell the steps (Manhattan, capped at ``reach``) to the nearest enemy. Open cells are passages, fog and
+power-ups without a bomb; walls, wood, bombs, flames and other bombers block. These are what
+``pommerman_evader`` decides by (:mod:`envs.pommerman.evader`); a convolution reads a cell and its
+neighbours at once, where working a dead end out of the raw planes takes it many layers.
+
+The planes are computed from the views alone, the same way on one game's planes and on a batch's
+(``(n, planes, 11, 11)``: one compiled call for all of them), so the level trains on the batched
+trainer as it plays on the single env. Actions and masks pass unchanged.
+
+Example:
+    >>> import numpy as np
+    >>> from gymnasium import spaces
+    >>> from envs.pommerman.batch import plane_space
+    >>> itf = PommermanRoomPlanes()
+    >>> itf.setup(plane_space("ffa"), spaces.Discrete(6))
+    >>> itf.observation_space.shape
+    (24, 11, 11)
+    >>> views = np.zeros((22, 11, 11), np.uint8); views[0] = 1  # all passage
+    >>> views[0, 0, 0], views[9, 0, 0] = 0, 1  # the agent in the corner
+    >>> planes = itf.observation(views)
+    >>> int(planes[22, 0, 1]), int(planes[22, 5, 5]), int(planes[23, 5, 5])  # no enemy: distance capped
+    (8, 8, 10)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from arena.errors import InvalidValueError, SpaceMismatchError
+from arena.interface import Interface
+
+__all__ = ["PommermanRoomPlanes", "room_planes"]
+
+_SIZE = 11
+# Plane indices of PommermanBatch's views (envs/pommerman/planes.py: PLANE_NAMES).
+_OPEN_PLANES = (0, 5, 6, 7, 8)  # passage, fog, extra bomb, range, kick
+_P_SELF, _P_ENEMY, _P_LIFE = 9, 11, 12
+_FIRST_PLANES = _P_LIFE + 1
+
+
+def _room_kernel(views, depth, cap, reach, out):
+    """Fill ``out`` ``(n, 2, 11, 11)`` with every view's room and enemy-distance planes."""
+    passable = np.zeros((_SIZE, _SIZE), dtype=np.bool_)
+    seen = np.zeros((_SIZE, _SIZE), dtype=np.int64)  # the search number that last reached a cell
+    queue_r = np.zeros(_SIZE * _SIZE, dtype=np.int64)
+    queue_c = np.zeros(_SIZE * _SIZE, dtype=np.int64)
+    queue_d = np.zeros(_SIZE * _SIZE, dtype=np.int64)
+    search = 0
+    for k in range(views.shape[0]):
+        for r in range(_SIZE):
+            for c in range(_SIZE):
+                open_cell = False
+                for p in _OPEN_PLANES:
+                    if views[k, p, r, c]:
+                        open_cell = True
+                passable[r, c] = open_cell and views[k, _P_LIFE, r, c] == 0
+        for r0 in range(_SIZE):
+            for c0 in range(_SIZE):
+                nearest = reach
+                for r in range(_SIZE):
+                    for c in range(_SIZE):
+                        if views[k, _P_ENEMY, r, c]:
+                            nearest = min(nearest, abs(r - r0) + abs(c - c0))
+                out[k, 1, r0, c0] = nearest
+                out[k, 0, r0, c0] = 0
+                if not (passable[r0, c0] or views[k, _P_SELF, r0, c0]):
+                    continue
+                search += 1
+                seen[r0, c0] = search
+                queue_r[0], queue_c[0], queue_d[0] = r0, c0, 0
+                head, tail = 0, 1
+                while head < tail:
+                    r, c, d = queue_r[head], queue_c[head], queue_d[head]
+                    head += 1
+                    if d == depth:
+                        continue
+                    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+                        nr, nc = r + dr, c + dc
+                        if 0 <= nr < _SIZE and 0 <= nc < _SIZE and passable[nr, nc] and seen[nr, nc] != search:
+                            seen[nr, nc] = search
+                            queue_r[tail], queue_c[tail], queue_d[tail] = nr, nc, d + 1
+                            tail += 1
+                out[k, 0, r0, c0] = min(tail, cap)
+
+
+_COMPILED: list[bool] = []
+
+
+def room_planes(views: Any, *, depth: int = 3, cap: int = 8, reach: int = 10) -> np.ndarray:
+    """The room and enemy-distance planes of PommermanBatch views (module docstring).
+
+    Args:
+        views: ``(n, planes >= 13, 11, 11)`` uint8 views.
+        depth: steps within which room is counted.
+        cap: room above this counts as this.
+        reach: distances above this count as this.
+
+    Returns:
+        ``(n, 2, 11, 11)`` uint8: room, then enemy distance.
+
+    Raises:
+        InvalidValueError: ``views`` is not ``(n, planes >= 13, 11, 11)``.
+    """
+    if not _COMPILED:
+        from envs.pommerman._jit import njit  # numba if installed, else Python, as the rules
+
+        globals()["_room_kernel"] = njit(_room_kernel)
+        _COMPILED.append(True)
+    views = np.ascontiguousarray(views, dtype=np.uint8)
+    if views.ndim != 4 or views.shape[1] < _FIRST_PLANES or views.shape[2:] != (_SIZE, _SIZE):
+        raise InvalidValueError(
+            f"room_planes: expected PommermanBatch views (n, planes, {_SIZE}, {_SIZE}), got shape {views.shape}"
+        )
+    out = np.zeros((views.shape[0], 2, _SIZE, _SIZE), dtype=np.uint8)
+    _room_kernel(views, depth, cap, reach, out)
+    return out
+
+
+class PommermanRoomPlanes(Interface):
+    """Appends the room and enemy-distance planes to ``pommerman_batch_planes``' views (module docstring).
+
+    Args:
+        inner: the level below (its observations must be PommermanBatch planes).
+        depth: steps within which room is counted (default 3).
+        cap: room above this counts as this (default 8).
+        reach: enemy distances above this count as this (default 10).
+
+    Raises:
+        InvalidValueError: ``depth``, ``cap`` or ``reach`` is not an int in 1..255.
+        SpaceMismatchError: at setup, observations that are not uint8 planes ``(planes >= 13, 11, 11)``.
+
+    Example:
+        >>> from arena.specs.interfaces import build_interface
+        >>> str(build_interface("pommerman_room_planes(pommerman_batch_planes(pommerman_safe_moves, ego=true))"))
+        'PommermanRoomPlanes(PommermanBatchPlanes(PommermanSafeMoves(), ego=True))'
+    """
+
+    def __init__(self, inner: Interface | None = None, *, depth: int = 3, cap: int = 8, reach: int = 10) -> None:
+        super().__init__(inner)
+        for name, value in (("depth", depth), ("cap", cap), ("reach", reach)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= 255:
+                raise InvalidValueError(f"{type(self).__name__}: {name} must be an int in 1..255, got {value!r}")
+        self.depth, self.cap, self.reach = int(depth), int(cap), int(reach)
+
+    @classmethod
+    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
+        """The level on the FFA planes, for ``arena interfaces --check``."""
+        from envs.pommerman.batch import plane_space
+
+        return [(cls(), plane_space("ffa"), spaces.Discrete(6))]
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        super().setup(observation_space, action_space)
+        space = self.inner_observation_space
+        shape = getattr(space, "shape", None)
+        if (
+            not isinstance(space, spaces.Box)
+            or space.dtype != np.uint8
+            or shape is None
+            or len(shape) != 3
+            or shape[0] < _FIRST_PLANES
+            or shape[1:] != (_SIZE, _SIZE)
+        ):
+            raise SpaceMismatchError(
+                f"{self}: needs pommerman_batch_planes' uint8 planes (planes >= {_FIRST_PLANES}, {_SIZE}, {_SIZE}) "
+                f"below it, got {space}"
+            )
+        added = np.zeros((2, _SIZE, _SIZE), dtype=np.uint8)
+        added[0], added[1] = self.cap, self.reach
+        high = np.concatenate([np.broadcast_to(space.high, shape), added])
+        self.observation_space = spaces.Box(0, high, dtype=np.uint8)
+
+    def observation(self, observation: Any) -> np.ndarray:
+        views = np.asarray(observation, dtype=np.uint8)
+        return np.concatenate([views, self._planes(views[None])[0]])
+
+    def observation_batch(self, observations: Any, slots: Any = None) -> np.ndarray:
+        """Every slot's views with the two planes appended, in one compiled call."""
+        views = np.asarray(observations, dtype=np.uint8)
+        return np.concatenate([views, self._planes(views)], axis=1)
+
+    def _planes(self, views: np.ndarray) -> np.ndarray:
+        return room_planes(views, depth=self.depth, cap=self.cap, reach=self.reach)
+
+    def _arguments(self) -> str:
+        options = [f"{name}={value}" for name, value, default in self._options() if value != default]
+        return ", ".join(filter(None, [super()._arguments(), *options]))
+
+    def _options(self) -> tuple[tuple[str, int, int], ...]:
+        return (("depth", self.depth, 3), ("cap", self.cap, 8), ("reach", self.reach, 10))
