@@ -30,6 +30,7 @@ __all__ = [
     "magent_army_ppo",
     "pommerman_team_ppo",
     "pommerman_radio_ppo",
+    "pommerman_ffa_ppo",
     "soccer_ppo",
     "shipped_folder",
     "load_shipped",
@@ -42,6 +43,7 @@ SHIPPED: dict[str, str] = {
     "magent_army_ppo": "magent_trained/magent_army_ppo",
     "pommerman_team_ppo": "pommerman_trained/pommerman_team_ppo",
     "pommerman_radio_ppo": "pommerman_trained/pommerman_radio_ppo",
+    "pommerman_ffa_ppo": "pommerman_trained/pommerman_ffa_ppo",
     "soccer_ppo": "soccer_trained/soccer_ppo",
 }
 
@@ -110,6 +112,19 @@ def pommerman_radio_ppo(env: Any = None, **options: Any) -> Agent:
     agent's and the radio run's) and its score against two ``pommerman_simple``.
     """
     return load_shipped("pommerman_radio_ppo", env=env, **options)
+
+
+def pommerman_ffa_ppo(env: Any = None, **options: Any) -> Agent:
+    """A Pommerman free-for-all player on the FFA recipe's network and stack (the ego planes behind the action
+    filter), one entrant a seat (``arena tournament pommerman --mode head-to-head --agents
+    'me=pommerman_ffa_ppo,s1=pommerman_simple,s2=pommerman_simple,s3=pommerman_simple'``).
+
+    Its weights were learned by DAgger (``tools/imitate.py``) from ``pommerman_evader``, which never bombs
+    and keeps to open ground near enemies: the recipe's PPO, run on from them, lowered its first places, so it
+    ships as imitation left it. docs/performance.md, "Pommerman free-for-all", gives its commands, seeds,
+    samples, training time and its first places against three ``pommerman_simple`` beside the evader's.
+    """
+    return load_shipped("pommerman_ffa_ppo", env=env, **options)
 
 
 def soccer_ppo(env: Any = None, **options: Any) -> Agent:

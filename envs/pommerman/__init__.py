@@ -16,8 +16,9 @@
   :mod:`interfaces.pommerman_safety` (the action filter), :mod:`interfaces.pommerman_shaping` (bonuses),
   :mod:`interfaces.pommerman_radio` (radio mode's silent words), :mod:`interfaces.pommerman_codes` (a codes
   batch read as planes), :mod:`interfaces.pommerman_room` (room and enemy-distance planes);
-* ``pommerman_team_ppo`` — the shipped team player, and ``pommerman_radio_ppo``, the shipped radio-mode
-  player that started from it (``envs/pommerman_trained/``, loaded by :mod:`envs.shipped`).
+* ``pommerman_team_ppo`` — the shipped team player, ``pommerman_radio_ppo``, the shipped radio-mode
+  player that started from it, and ``pommerman_ffa_ppo``, the shipped free-for-all player that learned from
+  ``pommerman_evader`` (``envs/pommerman_trained/``, loaded by :mod:`envs.shipped`).
 
 Example:
     >>> import envs

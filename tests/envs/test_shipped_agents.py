@@ -21,6 +21,7 @@ SHORT_GAMES = {
     "magent_army_ppo": ("magent_attack_nearest", {"map_size": 16, "max_steps": 30}),
     "pommerman_team_ppo": ("pommerman_simple", {"mode": "team", "max_steps": 30}),
     "pommerman_radio_ppo": ("pommerman_simple", {"mode": "radio", "max_steps": 30}),
+    "pommerman_ffa_ppo": ("pommerman_simple", {"max_steps": 30}),
     "soccer_ppo": ("random", {"time_limit": 0.5}),
 }
 MAX_FOLDER_BYTES = 5_000_000  # "a few MB at most"
