@@ -78,7 +78,7 @@ def first_places(player: Agent, games: int, seed: int) -> tuple[int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=400, help="games per bombing probability (default 400)")
+    parser.add_argument("--games", type=int, default=400, help="games per player (default 400)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--bomb", type=float, nargs="*", default=[0.0, 0.02, 0.1, 0.3], help="the hider's bombing probabilities"
