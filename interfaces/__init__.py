@@ -17,6 +17,7 @@
 * :mod:`interfaces.pommerman_shaping` — :class:`PommermanPickupBonus`, :class:`PommermanEnemyDownBonus`;
 * :mod:`interfaces.pommerman_radio` — :class:`PommermanSilentRadio` (radio mode's actions as moves, words silent);
 * :mod:`interfaces.pommerman_codes` — :class:`PommermanBatchCodes` (a ``layout="codes"`` batch's views read as planes);
+* :mod:`interfaces.pommerman_room` — :class:`PommermanRoomPlanes` (room and enemy-distance planes on the batch planes);
 * :mod:`interfaces.pong` — :class:`PongFrames` (the field as small grey pictures), :class:`PongMoves`,
   :class:`PongHitBonus`;
 * :mod:`interfaces.pong_aim` — :class:`PongAim` (a potential that leads the paddle to a steep return);
@@ -58,6 +59,7 @@ from interfaces.pommerman import (
 )
 from interfaces.pommerman_codes import PommermanBatchCodes
 from interfaces.pommerman_radio import PommermanSilentRadio
+from interfaces.pommerman_room import PommermanRoomPlanes
 from interfaces.pommerman_safety import PommermanSafeMoves
 from interfaces.pommerman_shaping import PommermanEnemyDownBonus, PommermanPickupBonus
 from interfaces.pong import PongFrames, PongHitBonus, PongMoves
@@ -97,6 +99,7 @@ __all__ = [
     "PommermanLegalMoves",
     "PommermanPlanes",
     "PommermanPosition",
+    "PommermanRoomPlanes",
     "PommermanSafeMoves",
     "PommermanSilentRadio",
     "PommermanEnemyDownBonus",
