@@ -6,12 +6,13 @@ steps through open cells (itself included; capped at ``cap``), never through the
 so that a dead end next to the agent counts as the dead end only; and **enemy distance**, for every
 cell the steps (Manhattan, capped at ``reach``) to the nearest enemy. Open cells are passages, fog and
 power-ups without a bomb; walls, wood, bombs, flames and other bombers block. These are what
-``pommerman_evader`` decides by (:mod:`envs.pommerman.evader`); a convolution reads a cell and its
-neighbours at once, where working a dead end out of the raw planes takes it many layers.
+``pommerman_evader`` decides by (:mod:`envs.pommerman.evader`), counted by the same compiled code
+(:mod:`envs.pommerman.room`); a convolution reads a cell and its neighbours at once, where working a
+dead end out of the raw planes takes it many layers.
 
 The planes are computed from the views alone, the same way on one game's planes and on a batch's
-(``(n, planes, 11, 11)``: one compiled call for all of them), so the level trains on the batched
-trainer as it plays on the single env. Actions and masks pass unchanged.
+(``(n, planes, 11, 11)``: one compiled call for all of them, :func:`envs.pommerman.room.room_planes`),
+so the level trains on the batched trainer as it plays on the single env. Actions and masks pass unchanged.
 
 Example:
     >>> import numpy as np
@@ -41,62 +42,14 @@ from arena.interface import Interface
 __all__ = ["PommermanRoomPlanes", "room_planes"]
 
 _SIZE = 11
-# Plane indices of PommermanBatch's views (envs/pommerman/planes.py: PLANE_NAMES).
-_OPEN_PLANES = (0, 5, 6, 7, 8)  # passage, fog, extra bomb, range, kick
-_P_SELF, _P_ENEMY, _P_LIFE = 9, 11, 12
-_FIRST_PLANES = _P_LIFE + 1
-
-
-def _room_kernel(views, depth, cap, reach, out):
-    """Fill ``out`` ``(n, 2, 11, 11)`` with every view's room and enemy-distance planes."""
-    passable = np.zeros((_SIZE, _SIZE), dtype=np.bool_)
-    seen = np.zeros((_SIZE, _SIZE), dtype=np.int64)  # the search number that last reached a cell
-    queue_r = np.zeros(_SIZE * _SIZE, dtype=np.int64)
-    queue_c = np.zeros(_SIZE * _SIZE, dtype=np.int64)
-    queue_d = np.zeros(_SIZE * _SIZE, dtype=np.int64)
-    search = 0
-    for k in range(views.shape[0]):
-        for r in range(_SIZE):
-            for c in range(_SIZE):
-                open_cell = False
-                for p in _OPEN_PLANES:
-                    if views[k, p, r, c]:
-                        open_cell = True
-                passable[r, c] = open_cell and views[k, _P_LIFE, r, c] == 0
-        for r0 in range(_SIZE):
-            for c0 in range(_SIZE):
-                nearest = reach
-                for r in range(_SIZE):
-                    for c in range(_SIZE):
-                        if views[k, _P_ENEMY, r, c]:
-                            nearest = min(nearest, abs(r - r0) + abs(c - c0))
-                out[k, 1, r0, c0] = nearest
-                out[k, 0, r0, c0] = 0
-                if not (passable[r0, c0] or views[k, _P_SELF, r0, c0]):
-                    continue
-                search += 1
-                seen[r0, c0] = search
-                queue_r[0], queue_c[0], queue_d[0] = r0, c0, 0
-                head, tail = 0, 1
-                while head < tail:
-                    r, c, d = queue_r[head], queue_c[head], queue_d[head]
-                    head += 1
-                    if d == depth:
-                        continue
-                    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-                        nr, nc = r + dr, c + dc
-                        if 0 <= nr < _SIZE and 0 <= nc < _SIZE and passable[nr, nc] and seen[nr, nc] != search:
-                            seen[nr, nc] = search
-                            queue_r[tail], queue_c[tail], queue_d[tail] = nr, nc, d + 1
-                            tail += 1
-                out[k, 0, r0, c0] = min(tail, cap)
-
-
-_COMPILED: list[bool] = []
+_FIRST_PLANES = 13  # the planes the room count reads: the board one-hot and bomb life (envs.pommerman.room)
 
 
 def room_planes(views: Any, *, depth: int = 3, cap: int = 8, reach: int = 10) -> np.ndarray:
-    """The room and enemy-distance planes of PommermanBatch views (module docstring).
+    """The room and enemy-distance planes of PommermanBatch views: :func:`envs.pommerman.room.room_planes`.
+
+    Imported on first call, so that ``import interfaces`` stays light (numba and the Pommerman
+    package load only when needed).
 
     Args:
         views: ``(n, planes >= 13, 11, 11)`` uint8 views.
@@ -108,21 +61,11 @@ def room_planes(views: Any, *, depth: int = 3, cap: int = 8, reach: int = 10) ->
         ``(n, 2, 11, 11)`` uint8: room, then enemy distance.
 
     Raises:
-        InvalidValueError: ``views`` is not ``(n, planes >= 13, 11, 11)``.
+        InvalidValueError: ``views`` is not ``(n, planes >= 13, 11, 11)``, or an option is not an int in 0..255.
     """
-    if not _COMPILED:
-        from envs.pommerman._jit import njit  # numba if installed, else Python, as the rules
+    from envs.pommerman.room import room_planes as compute
 
-        globals()["_room_kernel"] = njit(_room_kernel)
-        _COMPILED.append(True)
-    views = np.ascontiguousarray(views, dtype=np.uint8)
-    if views.ndim != 4 or views.shape[1] < _FIRST_PLANES or views.shape[2:] != (_SIZE, _SIZE):
-        raise InvalidValueError(
-            f"room_planes: expected PommermanBatch views (n, planes, {_SIZE}, {_SIZE}), got shape {views.shape}"
-        )
-    out = np.zeros((views.shape[0], 2, _SIZE, _SIZE), dtype=np.uint8)
-    _room_kernel(views, depth, cap, reach, out)
-    return out
+    return compute(views, depth=depth, cap=cap, reach=reach)
 
 
 class PommermanRoomPlanes(Interface):

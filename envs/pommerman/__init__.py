@@ -10,6 +10,7 @@
 * :mod:`envs.pommerman.agents` — scripted agents (``pommerman_simple``; batched:
   ``PommermanSimpleBatch``, which ``pommerman_simple`` plays through on arena's batched trainer);
   :mod:`envs.pommerman.evader` — ``pommerman_evader``, a free-for-all survivor behind the action filter;
+  :mod:`envs.pommerman.room` — the compiled room count it decides by (and ``pommerman_room_planes``' planes);
 * :mod:`envs.pommerman.recipe` — what ``arena train`` runs; :mod:`envs.pommerman.rllib_recipe` — the
   team recipe on RLlib;
 * the game's interfaces: :mod:`interfaces.pommerman` (planes, features, the batch's planes),

@@ -8,7 +8,9 @@ end, where an enemy's bomb at the way out leaves no move that survives. :class:`
 avoids them: among the moves the filter allows, it takes the one whose cell has the most room (cells
 reachable within ``depth`` steps, not counting a way back through the cell it stands on, so that a
 dead end entered from here counts as the dead end only) while an enemy is within ``radius`` steps, then the one farthest
-from the nearest enemy, then stopping; coin flips break what is left. It never lays a bomb.
+from the nearest enemy, then stopping; coin flips break what is left. It never lays a bomb. Room is counted by
+:func:`envs.pommerman.room.room`, the compiled count that ``pommerman_room_planes`` computes its planes with
+(:func:`room` is importable from here too).
 
 It reads the filter's mask from the observation (``"safe_moves"``), so it plays behind
 ``pommerman_safe_moves``; the registered name ``pommerman_evader`` (:func:`pommerman_evader`) is the
@@ -35,37 +37,14 @@ from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
 from arena.errors import InvalidValueError, SpaceMismatchError
 from arena.plugins import make_interface
+from envs.pommerman.room import OPEN_CODES, room
 
 __all__ = ["PommermanEvaderAgent", "pommerman_evader", "room"]
 
 _SIZE = 11
 _DR = (0, -1, 1, 0, 0)  # stop, up, down, left, right
 _DC = (0, 0, 0, -1, 1)
-_OPEN = (0, 5, 6, 7, 8)  # board codes a bomber can walk onto: passage, fog, the three power-ups
 _NEEDED = ("board", "bomb_life", "position", "enemies", "safe_moves")
-
-
-def room(passable: np.ndarray, row: int, col: int, depth: int) -> int:
-    """The cells reachable from ``(row, col)`` within ``depth`` steps through ``passable`` cells (itself included).
-
-    Example:
-        >>> corridor = np.zeros((11, 11), bool); corridor[5, 3:8] = True
-        >>> room(corridor, 5, 5, 1), room(corridor, 5, 5, 2), room(corridor, 5, 3, 9)
-        (3, 5, 5)
-    """
-    seen = np.zeros(passable.shape, dtype=bool)
-    seen[row, col] = True
-    front = [(row, col)]
-    for _step in range(depth):
-        following = []
-        for r, c in front:
-            for d in range(1, 5):
-                nr, nc = r + _DR[d], c + _DC[d]
-                if 0 <= nr < _SIZE and 0 <= nc < _SIZE and passable[nr, nc] and not seen[nr, nc]:
-                    seen[nr, nc] = True
-                    following.append((nr, nc))
-        front = following
-    return int(seen.sum())
 
 
 class PommermanEvaderAgent(Agent):
@@ -121,7 +100,7 @@ class PommermanEvaderAgent(Agent):
         allowed = np.asarray(observation["safe_moves"])[:5] != 0
         if action_mask is not None:
             allowed &= np.asarray(action_mask)[:5] != 0
-        passable = np.isin(board, _OPEN) & (np.asarray(observation["bomb_life"]) == 0)
+        passable = np.isin(board, OPEN_CODES) & (np.asarray(observation["bomb_life"]) == 0)
         passable[row, col] = False  # room is counted without stepping back here: a dead end entered from here is small
         codes = [int(code) for code in np.asarray(observation["enemies"]).tolist() if int(code) >= 10]
         enemies = np.argwhere(np.isin(board, codes)) if codes else np.zeros((0, 2), dtype=np.int64)
@@ -131,7 +110,7 @@ class PommermanEvaderAgent(Agent):
             if move and not (0 <= r < _SIZE and 0 <= c < _SIZE and passable[r, c]):
                 r, c = row, col  # a blocked move stays, like stop
             near = int(np.abs(enemies - (r, c)).sum(axis=1).min()) if len(enemies) else 2 * _SIZE
-            space = min(room(passable, r, c, self.depth), self.cap) if near <= self.radius else self.cap
+            space = room(passable, r, c, self.depth, self.cap) if near <= self.radius else self.cap
             key = (space, min(near, 4), move == 0, self._rng.random())
             if best_key is None or key > best_key:
                 best, best_key = int(move), key

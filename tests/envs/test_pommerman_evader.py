@@ -5,13 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from gymnasium import spaces
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import envs
 from arena import make_agent, play
 from arena.errors import InvalidValueError, SpaceMismatchError
-from envs.pommerman.evader import PommermanEvaderAgent, pommerman_evader, room
+from envs.pommerman.evader import PommermanEvaderAgent, pommerman_evader
 
 ALL = np.ones(6, np.int8)
 
@@ -24,27 +22,6 @@ def _observation(board, position, safe=ALL, bombs=None):
         "enemies": np.array([11, 12, 13]),
         "safe_moves": np.asarray(safe, np.int8),
     }
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    cells=st.lists(st.booleans(), min_size=121, max_size=121),
-    row=st.integers(0, 10),
-    col=st.integers(0, 10),
-    depth=st.integers(1, 6),
-)
-def test_room_counts_the_cells_within_depth_steps(cells, row, col, depth):
-    """Against a plain breadth-first search: the cells at a walking distance of at most depth."""
-    passable = np.array(cells).reshape(11, 11)
-    distance = {(row, col): 0}
-    front = [(row, col)]
-    while front:
-        r, c = front.pop(0)
-        for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-            if 0 <= nr < 11 and 0 <= nc < 11 and passable[nr, nc] and (nr, nc) not in distance:
-                distance[(nr, nc)] = distance[(r, c)] + 1
-                front.append((nr, nc))
-    assert room(passable, row, col, depth) == sum(1 for d in distance.values() if d <= depth)
 
 
 def test_it_leaves_a_dead_end_when_an_enemy_comes_near():

@@ -12,8 +12,8 @@ import envs
 from arena.errors import InvalidValueError, SpaceMismatchError
 from arena.specs.interfaces import build_interface
 from envs.pommerman.batch import plane_space
-from envs.pommerman.evader import room
 from interfaces.pommerman_room import PommermanRoomPlanes, room_planes
+from tests.envs.test_pommerman_room import reference_distance, reference_room
 
 _OPEN = (0, 5, 6, 7, 8)
 
@@ -34,8 +34,9 @@ def _played(seed: int, steps: int, ego: bool):
 
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000), steps=st.integers(0, 60))
-def test_the_planes_are_the_evaders_room_and_the_nearest_enemys_distance(seed, steps):
-    """Against the evader's own breadth-first room on the raw board, cell by cell (the frame without ego)."""
+def test_the_planes_are_each_cells_room_and_the_nearest_enemys_distance(seed, steps):
+    """Against plain Python searches on the raw board, cell by cell (the frame without ego): room as the
+    evader counts it, never back through the agent's own cell, and the Manhattan distance to the nearest enemy."""
     observations, stack = _played(seed, steps, ego=False)
     for agent, observation in observations.items():
         planes = stack.transform_observation(observation)
@@ -47,10 +48,9 @@ def test_the_planes_are_the_evaders_room_and_the_nearest_enemys_distance(seed, s
         enemies = np.argwhere(np.isin(board, codes))
         for r in range(11):
             for c in range(11):
-                expected = min(room(passable, r, c, 3), 8) if passable[r, c] or (r, c) == me else 0
+                expected = min(reference_room(passable, r, c, 3), 8) if passable[r, c] or (r, c) == me else 0
                 assert planes[22, r, c] == expected, (agent, r, c)
-                nearest = int(np.abs(enemies - (r, c)).sum(axis=1).min()) if len(enemies) else 10
-                assert planes[23, r, c] == min(nearest, 10), (agent, r, c)
+                assert planes[23, r, c] == reference_distance(enemies, r, c, 10), (agent, r, c)
 
 
 @settings(max_examples=15, deadline=None)
