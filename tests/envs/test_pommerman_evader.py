@@ -1,4 +1,4 @@
-"""pommerman_evader: the scripted FFA survivor behind the action filter."""
+"""pommerman_evader and pommerman_shadow: the scripted survivors behind the action filter."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from gymnasium import spaces
 import envs
 from arena import make_agent, play
 from arena.errors import InvalidValueError, SpaceMismatchError
-from envs.pommerman.evader import PommermanEvaderAgent, pommerman_evader
+from envs.pommerman.evader import PommermanEvaderAgent, pommerman_evader, pommerman_shadow
 
 ALL = np.ones(6, np.int8)
 
@@ -61,7 +61,36 @@ def test_it_never_takes_a_move_the_filter_forbids_and_never_bombs():
         assert safe[move] and move != 5
 
 
-@pytest.mark.parametrize("name", ["depth", "radius", "cap"])
+@pytest.mark.parametrize("seed", range(6))
+def test_the_shadow_walks_towards_a_far_enemy_and_stops_at_its_distance(seed):
+    board = np.zeros((11, 11), np.uint8)
+    board[5, 1] = 10
+    board[5, 9] = 11  # eight steps to the right: farther than approach=4
+    shadow, evader = PommermanEvaderAgent(seed=seed, approach=4), PommermanEvaderAgent(seed=seed)
+    assert shadow.act(_observation(board, (5, 1))) == 4  # right: the one move that comes nearer
+    assert evader.act(_observation(board, (5, 1))) == 0  # the evader waits
+    board[5, 1], board[5, 5] = 0, 10  # four steps away: near enough; room is alike everywhere, so it stops
+    assert shadow.act(_observation(board, (5, 5))) == 0
+    # three steps away: it backs off to four steps (up, down or left), as the evader does
+    board[5, 5], board[5, 6] = 0, 10
+    shadow, evader = PommermanEvaderAgent(seed=seed, approach=4), PommermanEvaderAgent(seed=seed)
+    assert shadow.act(_observation(board, (5, 6))) == evader.act(_observation(board, (5, 6))) in (1, 2, 3)
+
+
+def test_the_shadow_still_takes_room_before_nearness():
+    board = np.ones((11, 11), np.uint8)  # a corridor along row 5 with a dead end to the left
+    board[5, 2:11] = 0
+    board[1:10, 6] = 0  # a crossing at column 6: open ground
+    board[5, 5] = 10
+    board[5, 2] = 11  # an enemy at the dead end's end: left walks towards it, into the dead end
+    moving = [0, 0, 0, 1, 1, 0]  # only left and right allowed (a bomb ticking here, say)
+    agent = PommermanEvaderAgent(seed=0, approach=1)
+    assert agent.act(_observation(board, (5, 5), moving)) == 4  # right, into the crossing: more room than the dead end
+    blind = PommermanEvaderAgent(seed=0, approach=1, radius=1)  # room never counts: nearness alone decides
+    assert blind.act(_observation(board, (5, 5), moving)) == 3
+
+
+@pytest.mark.parametrize("name", ["depth", "radius", "cap", "approach"])
 @pytest.mark.parametrize("value", [0, -2, 1.5, True, "3"])
 def test_bad_options_are_refused_with_their_name(name, value):
     with pytest.raises(InvalidValueError, match=rf"PommermanEvaderAgent: {name} must be a positive int, got"):
@@ -91,3 +120,20 @@ def test_the_registered_evader_plays_behind_the_filter_and_repeats_with_its_seed
     assert first == second
     assert 5 not in first[1]  # it never bombs
     assert str(make_agent("pommerman_evader")) == "AgtItfWrapper(PommermanEvaderAgent, PommermanSafeMoves())"
+
+
+def test_the_registered_shadow_follows_at_four_steps_and_repeats_with_its_seed():
+    env = envs.make("pommerman", mode="team", max_steps=120)
+
+    def game(seed):
+        record = []
+        agents = [make_agent("pommerman_shadow", seed=5), make_agent("pommerman_simple")] * 2
+        episode = play(env, agents, seed=seed, record=record)
+        return episode.returns, [step.get("agent_0") for step in record]
+
+    first, second = game(3), game(3)
+    assert first == second
+    assert 5 not in first[1] and set(first[1]) - {None, 0}  # it moves, and never bombs
+    shadow = make_agent("pommerman_shadow")
+    assert shadow.unwrapped.approach == 4 and pommerman_shadow(approach=6).unwrapped.approach == 6
+    assert make_agent("pommerman_evader").unwrapped.approach is None
