@@ -14,8 +14,9 @@ against the opponent, written as ``imitation.csv`` and ``imitation.png``.
 The interface's running statistics are gathered in round 0 (from the folder's) and then frozen; each
 round's observations are recomputed through the frozen stack before fitting, so every sample is
 normalised alike. The optimizer's state is dropped. The manifest records ``imitation``: the
-teacher, opponent, rounds, games, seed, samples and each round's score. The folder is rewritten only
-at the end (content-named files, then the manifest): a run stopped before leaves it as it was.
+teacher, opponent, rounds, games, seed, samples and each round's score. The folder is rewritten after
+every round (content-named files, then the manifest): a run stopped keeps its last finished round, and
+one stopped in its first round leaves the folder as it was.
 
 Two kinds of model actions can be labelled. A flat Box whose stack maps it affinely (``rescale_action``,
 or none): the teacher's raw action is mapped back through that map, and the mean action is fit by least
@@ -351,6 +352,9 @@ def imitate(
     episodes: list[Episode] = []
     statistics: dict[str, Any] | None = None
     curve: list[tuple[int, str, float, int]] = []
+    settings = {"teacher": teacher, "opponent": opponent, "games": games, "seed": seed, "epochs": epochs}
+    # the options the games were played with (the folder's, as --env-options overlaid them): a rerun needs them
+    settings["env_options"] = {**manifest.get("env_options", {}), **env_options}
     for round_index in range(rounds):
         leads = round_index == 0  # round 0: the teacher plays; then the policy plays and the teacher labels
         played, score = play_round(
@@ -368,11 +372,8 @@ def imitate(
             f"{len(labels)} samples, action error {loss:.4f}",
             flush=True,
         )
+        save(folder, manifest, policy, statistics or {}, curve, **settings)  # a run stopped keeps its last round
     env.close()
-    settings = {"teacher": teacher, "opponent": opponent, "games": games, "seed": seed, "epochs": epochs}
-    # the options the games were played with (the folder's, as --env-options overlaid them): a rerun needs them
-    settings["env_options"] = {**manifest.get("env_options", {}), **env_options}
-    save(folder, manifest, policy, statistics or {}, curve, **settings)
     return curve
 
 

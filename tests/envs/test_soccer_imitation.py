@@ -86,6 +86,29 @@ def test_imitation_brings_the_policy_to_the_teachers_actions_and_records_how(tmp
     assert continued["imitation"] == manifest["imitation"] and continued["timesteps"] > manifest["timesteps"]
 
 
+def test_a_run_stopped_in_a_later_round_keeps_the_last_finished_one(tmp_path, monkeypatch) -> None:
+    folder = _folder(tmp_path / "pupil")
+    old_model, fit, fits = read_manifest(folder)["model"], imitate.fit, []
+
+    def stopped_in_round_1(*args, **kwargs):
+        if fits:
+            raise KeyboardInterrupt  # a run stopped by hand while it fits round 1
+        fits.append(1)
+        return fit(*args, **kwargs)
+
+    monkeypatch.setattr(imitate, "fit", stopped_in_round_1)
+    with pytest.raises(KeyboardInterrupt):
+        imitate.imitate(
+            folder, teacher="soccer_chaser", opponent="random", rounds=3, games=1, seed=5, epochs=2, env_options={}
+        )
+    manifest = read_manifest(folder)
+    assert manifest["model"] != old_model and not (folder / old_model).exists()
+    assert manifest["imitation"]["rounds"] == 1 and manifest["imitation"]["samples"] == 20
+    rows = (folder / "imitation.csv").read_text().splitlines()[1:]
+    assert len(rows) == 1 and rows[0].startswith("0,soccer_chaser,") and rows[0].endswith(",20")
+    load_trained_agent(folder, env=envs.make("soccer", **OPTIONS))  # it loads: round 0's policy
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.floats(-2.0, 2.0), min_size=3, max_size=3))
 def test_a_raw_action_maps_back_to_the_model_action_that_gives_it(raw) -> None:
