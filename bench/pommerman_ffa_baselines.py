@@ -5,12 +5,13 @@ The hider: a bomber behind ``pommerman_safe_moves`` that stands still unless the
 (then a random allowed move) and, where the filter allows a bomb, lays one with probability ``p``;
 with ``p = 0`` it never bombs and only survives. The evader (``pommerman_evader``,
 :mod:`envs.pommerman.evader`): it never bombs either, but keeps to open ground while an enemy is near.
+The shadow (``pommerman_shadow``): the evader that also follows the nearest enemy to four steps.
 Each plays each seat in turn (game ``g``: seat ``g % 4``) against three ``pommerman_simple``, game ``g``
 seeded ``derive_seed(seed, g)``, one game at a time in this process; first place is the last agent
 alive (a tie at the step limit, or the last agents dying together, gives nobody first). Printed per
 player: first places with a 95% Wilson interval, and the games nobody won.
 
-    python bench/pommerman_ffa_baselines.py --games 400 --seed 0 --bomb 0 0.02 0.1 0.3 --evader
+    python bench/pommerman_ffa_baselines.py --games 400 --seed 0 --bomb 0 0.02 0.1 0.3 --evader --shadow
 
 As recorded in docs/performance.md ("Pommerman free-for-all", "How far surviving alone goes").
 """
@@ -84,20 +85,23 @@ def main() -> None:
         "--bomb", type=float, nargs="*", default=[0.0, 0.02, 0.1, 0.3], help="the hider's bombing probabilities"
     )
     parser.add_argument("--evader", action="store_true", help="play pommerman_evader too")
+    parser.add_argument("--shadow", action="store_true", help="play pommerman_shadow too")
     args = parser.parse_args()
     if args.games < 1:
         parser.error(f"--games must be at least 1, got {args.games}")
     outside = [bomb for bomb in args.bomb if not 0.0 <= bomb <= 1.0]  # checked before any game is played
     if outside:
         parser.error(f"--bomb takes probabilities in [0, 1], got {outside[0]:g}")
-    if not args.bomb and not args.evader:
-        parser.error("nothing to play: give --bomb probabilities, --evader, or both")
+    if not args.bomb and not args.evader and not args.shadow:
+        parser.error("nothing to play: give --bomb probabilities, --evader, --shadow, or more than one")
     print(f"Pommerman FFA, scripted survivors vs 3 pommerman_simple, {args.games} games, seed {args.seed}")
     players = [
         (f"hider bomb {bomb:<5g}", AgtItfWrapper(Hider(args.seed, bomb), PommermanSafeMoves())) for bomb in args.bomb
     ]
     if args.evader:
         players.append((f"{'pommerman_evader':<16}", make_agent("pommerman_evader", seed=args.seed)))
+    if args.shadow:
+        players.append((f"{'pommerman_shadow':<16}", make_agent("pommerman_shadow", seed=args.seed)))
     for name, player in players:
         wins, ties = first_places(player, args.games, args.seed)
         low, high = wilson_interval(wins, args.games)

@@ -127,9 +127,9 @@ def test_worker_seat_training_bench_times_the_vizdoom_duel_against_copies_of_viz
 
 
 def test_pommerman_ffa_baselines_bench_counts_the_survivors_first_places():
-    out = _bench("bench/pommerman_ffa_baselines.py", "--games", "4", "--bomb", "0", "1", "--evader")
+    out = _bench("bench/pommerman_ffa_baselines.py", "--games", "4", "--bomb", "0", "1", "--evader", "--shadow")
     assert "hider bomb 0     first" in out and "hider bomb 1     first" in out and "of 4" in out, out
-    assert "pommerman_evader first" in out, out
+    assert "pommerman_evader first" in out and "pommerman_shadow first" in out, out
 
 
 @pytest.mark.parametrize(
@@ -137,7 +137,7 @@ def test_pommerman_ffa_baselines_bench_counts_the_survivors_first_places():
     [
         (["--games", "0"], "--games must be at least 1, got 0"),
         (["--bomb", "0", "1.5"], "--bomb takes probabilities in [0, 1], got 1.5"),
-        (["--bomb"], "nothing to play: give --bomb probabilities, --evader, or both"),
+        (["--bomb"], "nothing to play: give --bomb probabilities, --evader, --shadow, or more than one"),
     ],
 )
 def test_pommerman_ffa_baselines_bench_refuses_bad_flags_before_any_game(flags, message):
