@@ -25,10 +25,11 @@ def main() -> None:
     from envs.pommerman.agents import PommermanSimpleAgent, PommermanSimpleBatch
     from envs.pommerman.batch import PommermanBatch
     from envs.pommerman.env import Pommerman
+    from envs.pommerman.room import room_planes
     from interfaces.pommerman_safety import safe_moves
 
     # in the order the suite's first tests need them (one lock serialises the compiles): the rules, the
-    # scripted agent, the batch and its scripted agents, the action filter, the threaded batch
+    # scripted agent, the batch and its scripted agents, the action filter and the room count, the threaded batch
     env = Pommerman(max_steps=10)
     observations, _ = env.reset(seed=0)
     _let_waiters_in()
@@ -39,6 +40,8 @@ def main() -> None:
     _let_waiters_in()
     PommermanSimpleBatch(batch, seed=0)
     safe_moves(observations["agent_0"])
+    views, _ = batch.reset(seed=0)
+    room_planes(views.reshape(-1, *views.shape[-3:]))  # the room count: the evaders' and pommerman_room_planes'
     _let_waiters_in()
     PommermanBatch(2, max_steps=10, threads=2).reset(seed=0)
     env.close()
