@@ -119,10 +119,12 @@ def pommerman_ffa_ppo(env: Any = None, **options: Any) -> Agent:
     filter), one entrant a seat (``arena tournament pommerman --mode head-to-head --agents
     'me=pommerman_ffa_ppo,s1=pommerman_simple,s2=pommerman_simple,s3=pommerman_simple'``).
 
-    Its weights were learned by DAgger (``tools/imitate.py``) from ``pommerman_evader``, which never bombs
-    and keeps to open ground near enemies: the recipe's PPO, run on from them, lowered its first places, so it
-    ships as imitation left it. docs/performance.md, "Pommerman free-for-all", gives its commands, seeds,
-    samples, training time and its first places against three ``pommerman_simple`` beside the evader's.
+    Its weights were learned by DAgger (``tools/imitate.py``): 18 rounds from ``pommerman_evader``, which never
+    bombs and keeps to open ground near enemies, then 9 from ``pommerman_shadow``, which also follows the
+    nearest enemy to four steps away. The recipe's PPO, run on from the evader's imitation, lowered its first
+    places, so it ships as imitation left it. docs/performance.md, "Pommerman free-for-all", gives its
+    commands, seeds, samples, training time and its first places against three ``pommerman_simple`` beside
+    its teachers'.
     """
     return load_shipped("pommerman_ffa_ppo", env=env, **options)
 

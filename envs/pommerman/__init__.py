@@ -9,7 +9,8 @@
 * :mod:`envs.pommerman.observe` — the per-agent observation and its space;
 * :mod:`envs.pommerman.agents` — scripted agents (``pommerman_simple``; batched:
   ``PommermanSimpleBatch``, which ``pommerman_simple`` plays through on arena's batched trainer);
-  :mod:`envs.pommerman.evader` — ``pommerman_evader``, a free-for-all survivor behind the action filter;
+  :mod:`envs.pommerman.evader` — ``pommerman_evader``, a survivor behind the action filter that never
+  bombs, and ``pommerman_shadow``, the same that follows the nearest enemy to four steps;
   :mod:`envs.pommerman.room` — the compiled room count it decides by (and ``pommerman_room_planes``' planes);
 * :mod:`envs.pommerman.recipe` — what ``arena train`` runs; :mod:`envs.pommerman.rllib_recipe` — the
   team recipe on RLlib;
@@ -19,7 +20,7 @@
   batch read as planes), :mod:`interfaces.pommerman_room` (room and enemy-distance planes);
 * ``pommerman_team_ppo`` — the shipped team player, ``pommerman_radio_ppo``, the shipped radio-mode
   player that started from it, and ``pommerman_ffa_ppo``, the shipped free-for-all player that learned from
-  ``pommerman_evader`` (``envs/pommerman_trained/``, loaded by :mod:`envs.shipped`).
+  ``pommerman_evader`` and ``pommerman_shadow`` (``envs/pommerman_trained/``, loaded by :mod:`envs.shipped`).
 
 Example:
     >>> import envs
