@@ -16,7 +16,8 @@ With ``approach=k`` it also walks towards the nearest enemy while that enemy is 
 steps away (after room, before stopping), so it shadows the enemies at a distance instead of
 waiting for them. ``pommerman_simple`` lays bombs where an enemy is near, and so blows itself and
 its own team up more often when one stays close: the shadow (``approach=4``) finishes first in FFA
-and wins in team mode far more often than the evader (docs/performance.md, "The shadow").
+and wins in team mode far more often than the evader (docs/performance.md, "Pommerman free-for-all":
+"Staying near the enemies does better than waiting for them").
 
 It reads the filter's mask from the observation (``"safe_moves"``), so it plays behind
 ``pommerman_safe_moves``; the registered names ``pommerman_evader`` (:func:`pommerman_evader`) and
