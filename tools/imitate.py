@@ -14,7 +14,8 @@ against the opponent, written as ``imitation.csv`` and ``imitation.png``.
 The interface's running statistics are gathered in round 0 (from the folder's) and then frozen; each
 round's observations are recomputed through the frozen stack before fitting, so every sample is
 normalised alike. The optimizer's state is dropped. The manifest records ``imitation``: the
-teacher, opponent, rounds, games, seed, samples and each round's score. The folder is rewritten after
+teacher, opponent, rounds, games, seed, samples and each round's score, and the options the games were
+played with (``--env-options`` over the folder's) become the folder's. The folder is rewritten after
 every round (content-named files, then the manifest): a run stopped keeps its last finished round, and
 one stopped in its first round leaves the folder as it was.
 
@@ -400,7 +401,8 @@ def save(
         manifest,
         lambda path: save_policy_weights(policy, path),
         statistics=statistics,
-        record={"imitation": record},
+        # the games' options become the folder's: `arena train --load` and tournaments go on in the game it learned
+        record={"imitation": record, "env_options": settings["env_options"]},
     )
 
 

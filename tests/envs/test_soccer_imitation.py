@@ -109,6 +109,17 @@ def test_a_run_stopped_in_a_later_round_keeps_the_last_finished_one(tmp_path, mo
     load_trained_agent(folder, env=envs.make("soccer", **OPTIONS))  # it loads: round 0's policy
 
 
+def test_the_options_the_games_were_played_with_become_the_folders(tmp_path) -> None:
+    folder = _folder(tmp_path / "pupil")
+    shorter = {"time_limit": 0.25}  # 10 steps a game: the folder learned in this game, not its own
+    imitate.imitate(
+        folder, teacher="soccer_chaser", opponent="random", rounds=1, games=1, seed=5, epochs=1, env_options=shorter
+    )
+    manifest = read_manifest(folder)
+    assert manifest["env_options"] == manifest["imitation"]["env_options"] == {**OPTIONS, **shorter}
+    assert manifest["imitation"]["samples"] == 10
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.floats(-2.0, 2.0), min_size=3, max_size=3))
 def test_a_raw_action_maps_back_to_the_model_action_that_gives_it(raw) -> None:
