@@ -92,19 +92,22 @@ def magent_army_ppo(env: Any = None, **options: Any) -> Agent:
 
 
 def pommerman_team_ppo(env: Any = None, **options: Any) -> Agent:
-    """A Pommerman team-mode player trained on the batch against two ``pommerman_simple``: parameter
-    sharing with the ego view, behind the action filter; enter it in both seats of a side
-    (``ppo=pommerman_team_ppo+pommerman_team_ppo``).
+    """A Pommerman team-mode player on the team recipe's network and stack (the ego planes behind the action
+    filter), one network for both seats of a side (``ppo=pommerman_team_ppo+pommerman_team_ppo``).
 
-    docs/performance.md, "Pommerman team mode: the shipped team", gives its command, seeds, steps,
-    training time and its score against two ``pommerman_simple``.
+    Its weights are ``pommerman_ffa_ppo``'s, taught on by DAgger (``tools/imitate.py``) in team mode from
+    ``pommerman_shadow``, which never bombs and follows the nearest enemy to four steps away (172.5 minutes
+    of training in all, the free-for-all player's included). docs/performance.md, "Pommerman team mode: the
+    shipped team", gives its commands, seeds, training time and its score against two
+    ``pommerman_simple``, beside the PPO team shipped before it.
     """
     return load_shipped("pommerman_team_ppo", env=env, **options)
 
 
 def pommerman_radio_ppo(env: Any = None, **options: Any) -> Agent:
-    """A Pommerman radio-mode player: ``pommerman_team_ppo``'s network with two more input planes (the
-    words its teammate sent) and two word heads, started from that agent's weights
+    """A Pommerman radio-mode player: the team recipe's network with two more input planes (the words its
+    teammate sent) and two word heads, started from the weights of the PPO team shipped as
+    ``pommerman_team_ppo`` until 1 Dec 2026
     (``tools/warm_start.py``) and trained on in radio games against two ``pommerman_simple``; enter it in
     both seats of a side (``r=pommerman_radio_ppo+pommerman_radio_ppo``).
 

@@ -1,9 +1,9 @@
 """The seeded short games the shipped agents' actions are pinned on (tests/envs/data/shipped_actions.json).
 
 ``python tests/envs/shipped_games.py OUT.json`` records them. The agents shipped before the folders were
-safetensors (``pong_ppo``, ``magent_army_ppo``, ``pommerman_team_ppo``) were recorded from their
+safetensors and not replaced since (``pong_ppo``, ``magent_army_ppo``) were recorded from their
 Stable-Baselines3 zips (loaded by SB3 itself), so the test shows that the conversion changed no action;
-the later ones from their folders, so it shows that nothing since has changed how they play.
+the others from their folders, so it shows that nothing since has changed how they play.
 """
 
 from __future__ import annotations
