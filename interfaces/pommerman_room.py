@@ -41,9 +41,6 @@ from arena.interface import Interface
 
 __all__ = ["PommermanRoomPlanes", "room_planes"]
 
-_SIZE = 11
-_FIRST_PLANES = 13  # the planes the room count reads: the board one-hot and bomb life (envs.pommerman.room)
-
 
 def room_planes(views: Any, *, depth: int = 3, cap: int = 8, reach: int = 10) -> np.ndarray:
     """The room and enemy-distance planes of PommermanBatch views: :func:`envs.pommerman.room.room_planes`.
@@ -102,6 +99,9 @@ class PommermanRoomPlanes(Interface):
         return [(cls(), plane_space("ffa"), spaces.Discrete(6))]
 
     def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        from envs.pommerman.core import SIZE  # envs may import arena, not the other way round
+        from envs.pommerman.room import PLANES_READ
+
         super().setup(observation_space, action_space)
         space = self.inner_observation_space
         shape = getattr(space, "shape", None)
@@ -110,14 +110,14 @@ class PommermanRoomPlanes(Interface):
             or space.dtype != np.uint8
             or shape is None
             or len(shape) != 3
-            or shape[0] < _FIRST_PLANES
-            or shape[1:] != (_SIZE, _SIZE)
+            or shape[0] < PLANES_READ
+            or shape[1:] != (SIZE, SIZE)
         ):
             raise SpaceMismatchError(
-                f"{self}: needs pommerman_batch_planes' uint8 planes (planes >= {_FIRST_PLANES}, {_SIZE}, {_SIZE}) "
+                f"{self}: needs pommerman_batch_planes' uint8 planes (planes >= {PLANES_READ}, {SIZE}, {SIZE}) "
                 f"below it, got {space}"
             )
-        added = np.zeros((2, _SIZE, _SIZE), dtype=np.uint8)
+        added = np.zeros((2, SIZE, SIZE), dtype=np.uint8)
         added[0], added[1] = self.cap, self.reach
         high = np.concatenate([np.broadcast_to(space.high, shape), added])
         self.observation_space = spaces.Box(0, high, dtype=np.uint8)

@@ -31,14 +31,15 @@ from envs.pommerman._jit import njit, njit_inline
 from envs.pommerman.core import SIZE
 from envs.pommerman.planes import ENEMY, PLANE_NAMES, SELF
 
-__all__ = ["OPEN_CODES", "room", "room_planes"]
+__all__ = ["OPEN_CODES", "PLANES_READ", "room", "room_planes"]
 
 #: Board codes a bomber can walk onto: passage, fog and the three power-ups (without a bomb on them).
 OPEN_CODES = (0, 5, 6, 7, 8)
 #: The same cells' planes in a view: the board's one-hot planes follow the board codes.
 _OPEN_PLANES = tuple(PLANE_NAMES.index(name) for name in ("passage", "fog", "extra_bomb", "incr_range", "kick"))
 _P_LIFE = PLANE_NAMES.index("bomb_life")
-_FIRST_PLANES = _P_LIFE + 1  # the planes room_planes reads: the one-hot board and bomb life
+#: The leading planes of a view that room_planes reads: the one-hot board and bomb life.
+PLANES_READ = _P_LIFE + 1
 
 
 @njit_inline
@@ -197,7 +198,7 @@ def room_planes(views: Any, *, depth: int = 3, cap: int = 8, reach: int = 10) ->
     options = (("depth", depth), ("cap", cap), ("reach", reach))
     depth, cap, reach = (_whole(f"room_planes: {name}", value, 0, 255) for name, value in options)
     views = np.ascontiguousarray(views, dtype=np.uint8)
-    if views.ndim != 4 or views.shape[1] < _FIRST_PLANES or views.shape[2:] != (SIZE, SIZE):
+    if views.ndim != 4 or views.shape[1] < PLANES_READ or views.shape[2:] != (SIZE, SIZE):
         raise InvalidValueError(
             f"room_planes: expected PommermanBatch views (n, planes, {SIZE}, {SIZE}), got shape {views.shape}"
         )
