@@ -106,8 +106,7 @@ def pommerman_team_ppo(env: Any = None, **options: Any) -> Agent:
 
 def pommerman_radio_ppo(env: Any = None, **options: Any) -> Agent:
     """A Pommerman radio-mode player: the team recipe's network with two more input planes (the words its
-    teammate sent) and two word heads, started from the weights of the PPO team shipped as
-    ``pommerman_team_ppo`` until 1 Dec 2026
+    teammate sent) and two word heads, started from the weights of ``pommerman_team_ppo``
     (``tools/warm_start.py``) and trained on in radio games against two ``pommerman_simple``; enter it in
     both seats of a side (``r=pommerman_radio_ppo+pommerman_radio_ppo``).
 
