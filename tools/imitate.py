@@ -27,7 +27,8 @@ refused. Labels come from a second copy of the stack that sees only each game's 
 whose map depends on the seat (Pommerman's ego corner turns the moves by seat) learns the seat there, a
 level with a rule of its own (``doom_auto_fire``) maps every model action alike, and the stack that plays
 keeps its state.
-An env without sides (ViZDoom's duel) has a side per seat.
+An env without sides (ViZDoom's duel) has a side per seat. The teacher and the opponent are agent specs as
+tournaments read them: a registered name, ``NAME{JSON options}`` or a trained folder, one agent per seat.
 
 Usage::
 
@@ -48,11 +49,12 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces as gym_spaces
 
-from arena import make_agent, make_env, play
+from arena import make_env, play
 from arena.agent_wrapper import AgtItfWrapper
 from arena.agents.base import Agent
 from arena.atomic import write_atomic
-from arena.errors import AgentFolderError, ArenaError, SpaceMismatchError
+from arena.errors import AgentFolderError, ArenaError, InvalidValueError, SpaceMismatchError
+from arena.specs.agents import AgentSpec
 from arena.specs.options import parse_env_options
 from arena.training.interface_state import KeepsStatistics, stack_statistics, trained_interface
 from arena.training.trained import load_trained_agent, read_manifest, replace_weights
@@ -279,6 +281,24 @@ def fit(
     return loss_sum
 
 
+def agent_spec(text: str, role: str) -> AgentSpec:
+    """One agent's spec as tournaments read it: ``NAME``, ``NAME{JSON options}`` or a trained folder.
+
+    Raises:
+        InvalidValueError: a team entrant (``a+b``); the teacher and the opponent are one agent per seat.
+
+    Example:
+        >>> agent_spec('pommerman_shadow{"approach": 2}', "teacher").kwargs
+        {'approach': 2}
+    """
+    spec = AgentSpec.parse(text)
+    if spec.is_team:
+        raise InvalidValueError(
+            f"the {role} is one agent (NAME or NAME{{JSON options}}), got the team entrant {text!r}"
+        )
+    return spec
+
+
 def play_round(
     env: Any,
     folder: Path,
@@ -302,7 +322,7 @@ def play_round(
     members = max(len(seats) for seats in teams.values())
     learners = [
         Demonstration(
-            make_agent(teacher),
+            agent_spec(teacher, "teacher").build(env),
             Pupil(policy, episodes, leads=leads),
             folder_stack(folder, statistics),
             folder_stack(folder, statistics),
@@ -314,7 +334,7 @@ def play_round(
         agents: dict[str, Agent] = {}
         for team, seats in teams.items():
             for member, seat in enumerate(seats):
-                agents[seat] = learners[member] if team == side else make_agent(opponent)
+                agents[seat] = learners[member] if team == side else agent_spec(opponent, "opponent").build(env)
         episode = play(env, agents, seed=seed + game)
         results = episode.team_returns if env.teams else episode.returns
         ours = results[side]
@@ -336,6 +356,8 @@ def imitate(
 ) -> list[tuple[int, str, float, int]]:
     """Teach ``folder``'s policy to act as ``teacher`` and save it there; returns each round's
     ``(round, who played, score against the opponent, samples so far)``."""
+    for text, role in ((teacher, "teacher"), (opponent, "opponent")):
+        agent_spec(text, role)  # a bad spec fails here, before any game is played
     manifest = read_manifest(folder)
     if manifest["format_version"] < 2:
         raise AgentFolderError(
@@ -442,7 +464,11 @@ def write_curve(folder: Path, curve: Sequence[tuple[int, str, float, int]], teac
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path, help="a folder arena train --out wrote (its weights are replaced)")
-    parser.add_argument("--teacher", required=True, help="the scripted agent to imitate (a registered name)")
+    parser.add_argument(
+        "--teacher",
+        required=True,
+        help='the scripted agent to imitate: a registered name, with options as NAME{"key": value}',
+    )
     parser.add_argument("--opponent", default="random", help="the agent on the other sides (default: random)")
     parser.add_argument("--rounds", type=int, default=4, help="round 0 the teacher plays, then the policy (default: 4)")
     parser.add_argument("--games", type=int, default=20, help="games a round (default: 20)")

@@ -52,3 +52,32 @@ def test_the_teachers_moves_label_back_to_themselves_from_every_seat_of_the_ego_
         play(env, agents, seed=10 * seat + game, record=record)
         sent = [int(step[f"agent_{seat}"]) for step in record if f"agent_{seat}" in step]
         assert sent == teacher.actions and len(sent) > 5
+
+
+def test_the_teacher_and_the_opponent_take_options_as_tournaments_do() -> None:
+    shadow = imitate.agent_spec('pommerman_shadow{"approach": 2}', "teacher").build()
+    assert shadow.agent.approach == 2  # the option reached the agent behind the filter
+    assert imitate.agent_spec("pommerman_shadow", "teacher").build().agent.approach == 4  # the registered default
+
+
+@pytest.mark.parametrize(
+    ("teacher", "error", "message"),
+    [
+        ("pommerman_shadow+pommerman_shadow", "InvalidValueError", "the teacher is one agent"),
+        ('pommerman_shadow{"approach": 2', "InvalidValueError", "must be a JSON object"),
+    ],
+)
+def test_a_bad_teacher_spec_is_refused_before_any_game(tmp_path, teacher, error, message) -> None:
+    with pytest.raises(Exception, match=message) as raised:
+        imitate.imitate(
+            tmp_path / "none",
+            teacher=teacher,
+            opponent="pommerman_simple",
+            rounds=1,
+            games=1,
+            seed=0,
+            epochs=1,
+            env_options={},
+        )
+    assert type(raised.value).__name__ == error
+    assert not (tmp_path / "none").exists()
