@@ -15,7 +15,9 @@ The interface's running statistics are gathered in round 0 (from the folder's) a
 round's observations are recomputed through the frozen stack before fitting, so every sample is
 normalised alike. The optimizer's state is dropped. The manifest records ``imitation``: the
 teacher, opponent, rounds, games, seed, samples and each round's score, and the options the games were
-played with (``--env-options`` over the folder's) become the folder's. The folder is rewritten after
+played with (``--env-options`` over the folder's) become the folder's; where they differ from its stored
+recipe's, ``recipe.json`` becomes the env's recipe for them with the folder's model (interface, algorithm,
+policy), so ``arena train --load`` goes on in the game it learned, as that game's recipe trains. The folder is rewritten after
 every round (content-named files, then the manifest): a run stopped keeps its last finished round, and
 one stopped in its first round leaves the folder as it was.
 
@@ -41,8 +43,9 @@ from __future__ import annotations
 
 import argparse
 import csv
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +59,9 @@ from arena.atomic import write_atomic
 from arena.errors import AgentFolderError, ArenaError, InvalidValueError, SpaceMismatchError
 from arena.specs.agents import AgentSpec
 from arena.specs.options import parse_env_options
+from arena.training.config import RECIPE_FILE, stored_recipe
 from arena.training.interface_state import KeepsStatistics, stack_statistics, trained_interface
+from arena.training.recipe import TrainingRecipe, recipe_for
 from arena.training.trained import load_trained_agent, read_manifest, replace_weights
 
 GAMMA = 0.99  # the discount the value head is fit with (PPO's default)
@@ -375,9 +380,11 @@ def imitate(
     episodes: list[Episode] = []
     statistics: dict[str, Any] | None = None
     curve: list[tuple[int, str, float, int]] = []
-    settings = {"teacher": teacher, "opponent": opponent, "games": games, "seed": seed, "epochs": epochs}
     # the options the games were played with (the folder's, as --env-options overlaid them): a rerun needs them
-    settings["env_options"] = {**manifest.get("env_options", {}), **env_options}
+    played_options = {**manifest.get("env_options", {}), **env_options}
+    settings = {"teacher": teacher, "opponent": opponent, "games": games, "seed": seed, "epochs": epochs}
+    settings["env_options"] = played_options
+    recipe = recipe_for_games(folder, manifest, played_options)
     for round_index in range(rounds):
         leads = round_index == 0  # round 0: the teacher plays; then the policy plays and the teacher labels
         played, score = play_round(
@@ -395,9 +402,34 @@ def imitate(
             f"{len(labels)} samples, action error {loss:.4f}",
             flush=True,
         )
-        save(folder, manifest, policy, statistics or {}, curve, **settings)  # a run stopped keeps its last round
+        save(
+            folder, manifest, policy, statistics or {}, curve, recipe, **settings
+        )  # a stopped run keeps its last round
     env.close()
     return curve
+
+
+def recipe_for_games(folder: Path, manifest: Mapping[str, Any], env_options: dict[str, Any]) -> TrainingRecipe | None:
+    """The recipe ``arena train --load`` should find once the folder has learned in games of ``env_options``.
+
+    ``None`` (keep the folder's) when the options are the stored recipe's. Otherwise the env's recipe for those
+    options (a Pommerman FFA folder taught team mode trains on as a team: control, opponents, games), with the
+    model's fields kept from the folder (interface, algorithm and its options, policy), since the weights are
+    that model's. A folder without a stored recipe gets the env's, with the manifest's interface and algorithm.
+    """
+    stored = stored_recipe(folder)
+    if stored is not None and dict(stored.env_options) == env_options:
+        return None
+    fresh = recipe_for(manifest["env"], env_options)
+    model = stored or replace(fresh, interface=manifest["interface"], algo=manifest["algo"])
+    return replace(
+        fresh,
+        interface=model.interface,
+        algo=model.algo,
+        algo_options=model.algo_options,
+        policy=model.policy,
+        env_options=dict(env_options),
+    )
 
 
 def save(
@@ -406,10 +438,14 @@ def save(
     policy: Any,
     statistics: dict[str, Any],
     curve: Sequence[tuple[int, str, float, int]],
+    recipe: TrainingRecipe | None,
     **settings: Any,
 ) -> None:
-    """The new weights and statistics into ``folder``, the curve beside them, then the manifest."""
+    """The new weights and statistics into ``folder``, the curve and the recipe (where the games' options
+    changed it) beside them, then the manifest."""
     write_curve(folder, curve, settings["teacher"], settings["opponent"])
+    if recipe is not None:
+        write_atomic(folder / RECIPE_FILE, json.dumps(recipe.to_json(), indent=2) + "\n")
     record = {
         **settings,
         "rounds": len(curve),

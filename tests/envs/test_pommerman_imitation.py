@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -81,3 +82,24 @@ def test_a_bad_teacher_spec_is_refused_before_any_game(tmp_path, teacher, error,
         )
     assert type(raised.value).__name__ == error
     assert not (tmp_path / "none").exists()
+
+
+def test_a_folder_taught_another_mode_trains_on_with_that_modes_recipe_and_its_own_model(tmp_path) -> None:
+    from dataclasses import replace
+
+    from arena.training.config import RECIPE_FILE, stored_recipe
+    from arena.training.recipe import recipe_for
+
+    ffa = replace(recipe_for("pommerman", {}), algo_options={"learning_rate": 0.125}, env_options={})
+    (tmp_path / RECIPE_FILE).write_text(json.dumps(ffa.to_json()))
+    manifest = {"env": "pommerman", "interface": ffa.interface, "algo": ffa.algo}
+    assert imitate.recipe_for_games(tmp_path, manifest, {}) is None  # the same game: the folder's recipe stays
+    team = imitate.recipe_for_games(tmp_path, manifest, {"mode": "team"})
+    expected = recipe_for("pommerman", {"mode": "team"})
+    assert team is not None and ffa.control != expected.control
+    assert (team.control, team.n_envs, team.env_options) == (expected.control, expected.n_envs, {"mode": "team"})
+    assert (team.interface, team.algo, team.algo_options) == (ffa.interface, ffa.algo, {"learning_rate": 0.125})
+    (tmp_path / RECIPE_FILE).unlink()  # no stored recipe: the env's, with the manifest's model
+    bare = imitate.recipe_for_games(tmp_path, {**manifest, "interface": "pommerman_safe_moves"}, {"mode": "team"})
+    assert bare is not None and (bare.interface, bare.control) == ("pommerman_safe_moves", expected.control)
+    assert stored_recipe(tmp_path) is None

@@ -22,6 +22,7 @@ from arena.errors import AgentFolderError, SpaceMismatchError  # noqa: E402
 from arena.interface import Interface  # noqa: E402
 from arena.specs.interfaces import build_interface  # noqa: E402
 from arena.training import SingleAgentEnv, load_trained_agent  # noqa: E402
+from arena.training.config import stored_recipe  # noqa: E402
 from arena.training.trained import read_manifest, save_trained_agent  # noqa: E402
 from envs.soccer.recipe import training_recipe  # noqa: E402
 from tests.tool_scripts import load_tool  # noqa: E402
@@ -118,6 +119,9 @@ def test_the_options_the_games_were_played_with_become_the_folders(tmp_path) -> 
     manifest = read_manifest(folder)
     assert manifest["env_options"] == manifest["imitation"]["env_options"] == {**OPTIONS, **shorter}
     assert manifest["imitation"]["samples"] == 10
+    recipe = stored_recipe(folder)  # `arena train --load` goes on in the same game, with the folder's model
+    assert recipe is not None and recipe.env_options == {**OPTIONS, **shorter}
+    assert (recipe.interface, recipe.algo) == (manifest["interface"], "ppo")
 
 
 @settings(max_examples=25, deadline=None)
