@@ -232,6 +232,30 @@ def test_the_chaser_needs_the_soccer_features() -> None:
         SoccerChaserAgent(push_speed=0)
 
 
+def test_with_support_only_the_better_placed_teammate_chases() -> None:
+    """The teammate nearer the ball (behind it) chases; the other waits ``support`` metres behind the ball."""
+    from envs.soccer.agents import SoccerChaserAgent
+
+    box = spaces.Box(-np.inf, np.inf, (3,))
+    keys = ("ball_ego_position", "opponent_goal_mid", "teammate_0_ego_position")
+    ball, goal = np.array([-5.0, 0, 0]), np.array([-30.0, 0, 0])  # lined up: the ball 5 m ahead, the goal beyond
+
+    def act(teammate: list[float], **options) -> list[float]:
+        agent = SoccerChaserAgent(**options)
+        agent.setup(spaces.Dict(dict.fromkeys(keys, box)), spaces.Box(-1, 1, (3,), np.float64))
+        features = {"ball_ego_position": ball, "opponent_goal_mid": goal, "teammate_0_ego_position": np.array(teammate)}
+        return agent.act(features).round(2).tolist()
+
+    charge = [0.7, 0.0, -1.0]
+    assert act([-4.0, 0, 0]) == charge  # no support: it chases whatever its teammate does
+    assert act([-4.0, 0, 0], support=5.0) == [0.0, 0.0, -1.0]  # its teammate is nearer: it waits where it is
+    assert act([-4.0, 0, 0], support=8.0)[0] < 0  # ... or backs off to 8 m behind the ball
+    assert act([-7.0, 0, 0], support=8.0) == charge  # a nearer teammate on the goal side has to go round first
+    assert act([-6.0, 0.5, 0], support=8.0, behind=0.5)[0] < 0  # ... unless going round is short
+    with pytest.raises(ValueError, match="SoccerChaserAgent: support must be None or a positive number of metres"):
+        SoccerChaserAgent(support=0)
+
+
 def test_the_chaser_beats_random_in_a_small_seat_swapped_match() -> None:
     """Two 20 s games of 2v2 on one fixed seed, each end played by each side (a duplicate pair).
 
