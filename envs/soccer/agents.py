@@ -52,8 +52,8 @@ class SoccerChaserAgent(Agent):
         near_speed: the fraction of full speed near the ball when not charging.
         steer_damping: steering per rad/s of turn rate (from ``sensors_gyro``), against
             overshooting.
-        support: how far behind the ball (metres) a walker that is not its team's nearest
-            to the ball waits; ``None`` (the default): every walker chases.
+        support: how far behind the ball (metres) a walker waits while a teammate is better
+            placed to play it; ``None`` (the default): every walker chases.
 
     Raises:
         InvalidValueError: an option that is not a positive number (``steer_damping``:
