@@ -96,10 +96,10 @@ def pommerman_team_ppo(env: Any = None, **options: Any) -> Agent:
     filter), one network for both seats of a side (``ppo=pommerman_team_ppo+pommerman_team_ppo``).
 
     Its weights are ``pommerman_ffa_ppo``'s, taught on by DAgger (``tools/imitate.py``) in team mode from
-    ``pommerman_shadow``, which never bombs and follows the nearest enemy to four steps away (172.5 minutes
-    of training in all, the free-for-all player's included). docs/performance.md, "Pommerman team mode: the
+    ``pommerman_shadow{"approach": 2}``, which never bombs and follows the nearest enemy to two steps away
+    (173.1 minutes of training in all, the free-for-all player's included). docs/performance.md, "Pommerman team mode: the
     shipped team", gives its commands, seeds, training time and its score against two
-    ``pommerman_simple``, beside the PPO team shipped before it.
+    ``pommerman_simple``, beside the teams shipped before it.
     """
     return load_shipped("pommerman_team_ppo", env=env, **options)
 
