@@ -136,7 +136,7 @@ class SoccerChaserAgent(Agent):
         alignment = float(np.dot(ball / distance, to_goal)) if distance > 1e-6 else 1.0
         charging = False
         supporting = self.support is not None and self._teammate_better_placed(observation, ball, to_goal)
-        behind = self.support if supporting else self.behind
+        behind = self.support if self.support is not None and supporting else self.behind
         if along > -0.5:
             # Ahead of the ball: go round it on the side the walker is on, not through it.
             side = np.array([-to_goal[1], to_goal[0]])
