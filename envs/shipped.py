@@ -133,10 +133,11 @@ def pommerman_ffa_ppo(env: Any = None, **options: Any) -> Agent:
 
 def soccer_ppo(env: Any = None, **options: Any) -> Agent:
     """A soccer walker (BoxHead) whose policy first learned ``soccer_chaser``'s actions by DAgger
-    (``tools/imitate.py``), then trained on with PPO against two ``random``; one entrant fills its side
-    (``arena tournament soccer --agents soccer_ppo,random``).
+    (``tools/imitate.py``), trained on with PPO against two ``random``, then learned by DAgger from
+    ``soccer_chaser{"support": 8, "kick_range": 3.5}`` (one walker chases, its teammate waits behind the
+    ball); one entrant fills its side (``arena tournament soccer --agents soccer_ppo,random``).
 
-    docs/performance.md, "Soccer: a side that learned from the chaser", gives its commands, seeds, steps,
+    docs/performance.md, "Soccer: a side that learned from the chaser and its supporter", gives its commands, seeds, steps,
     training time and its score against two ``random`` beside the chaser's.
     """
     return load_shipped("soccer_ppo", env=env, **options)
