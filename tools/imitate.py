@@ -17,9 +17,9 @@ normalised alike. The optimizer's state is dropped. The manifest records ``imita
 teacher, opponent, rounds, games, seed, samples and each round's score, and the options the games were
 played with (``--env-options`` over the folder's) become the folder's; where they differ from its stored
 recipe's, ``recipe.json`` becomes the env's recipe for them with the folder's model (interface, algorithm,
-policy), so ``arena train --load`` goes on in the game it learned, as that game's recipe trains. The folder is rewritten after
-every round (content-named files, then the manifest): a run stopped keeps its last finished round, and
-one stopped in its first round leaves the folder as it was.
+policy), so ``arena train --load`` goes on in the game it learned, as that game's recipe trains. The folder
+is rewritten after every round (content-named files, then the manifest): a run stopped keeps its last
+finished round, and one stopped in its first round leaves the folder as it was.
 
 Two kinds of model actions can be labelled. A flat Box whose stack maps it affinely (``rescale_action``,
 or none): the teacher's raw action is mapped back through that map, and the mean action is fit by least
@@ -325,9 +325,10 @@ def play_round(
     points = 0.0
     # one demonstrating seat per member of a side, kept across games (its stack is built once)
     members = max(len(seats) for seats in teams.values())
+    teacher_spec, opponent_spec = agent_spec(teacher, "teacher"), agent_spec(opponent, "opponent")
     learners = [
         Demonstration(
-            agent_spec(teacher, "teacher").build(env),
+            teacher_spec.build(env),
             Pupil(policy, episodes, leads=leads),
             folder_stack(folder, statistics),
             folder_stack(folder, statistics),
@@ -339,7 +340,7 @@ def play_round(
         agents: dict[str, Agent] = {}
         for team, seats in teams.items():
             for member, seat in enumerate(seats):
-                agents[seat] = learners[member] if team == side else agent_spec(opponent, "opponent").build(env)
+                agents[seat] = learners[member] if team == side else opponent_spec.build(env)
         episode = play(env, agents, seed=seed + game)
         results = episode.team_returns if env.teams else episode.returns
         ours = results[side]
@@ -402,9 +403,8 @@ def imitate(
             f"{len(labels)} samples, action error {loss:.4f}",
             flush=True,
         )
-        save(
-            folder, manifest, policy, statistics or {}, curve, recipe, **settings
-        )  # a stopped run keeps its last round
+        # saved every round: a run stopped keeps its last finished round
+        save(folder, manifest, policy, statistics or {}, curve, recipe, **settings)
     env.close()
     return curve
 
