@@ -84,6 +84,10 @@ class VizdoomAimAgent(Agent):
             (re)spawn invulnerable for about 3 s (``sv_respawnprotect``), 26 steps of 4 tics.
         move: whether it walks and strafes; ``False`` keeps it where it spawned, turning and
             firing only (on the ``duel`` map, whose floor between the two ledges kills).
+        weave: with an enemy in view, strafe all the time, left for ``weave`` steps then right for
+            ``weave``, also while it fires, aims and walks towards the enemy (a moving target for
+            rockets, which fly 20 units a tic); 0 (the default) strafes as described above, stopping
+            to fire and to line up.
 
     It keeps a clock per game, so it cannot act for many games at once; a batched trainer on a worker
     batch plays it as one copy per game (:attr:`arena.Agent.copy_per_game`).
@@ -116,6 +120,7 @@ class VizdoomAimAgent(Agent):
         cadence: int = 5,
         hold: int = 28,
         move: bool = True,
+        weave: int = 0,
     ) -> None:
         if not 0 < tolerance < 0.5:
             raise InvalidValueError(f"VizdoomAimAgent: tolerance must lie in (0, 0.5), got {tolerance!r}")
@@ -130,7 +135,9 @@ class VizdoomAimAgent(Agent):
         if isinstance(hold, bool) or not isinstance(hold, int) or hold < 0:
             raise InvalidValueError(f"VizdoomAimAgent: hold must be an integer >= 0, got {hold!r}")
         self.tolerance, self.sweep, self.close, self.heading = float(tolerance), sweep, float(close), float(heading)
-        self.cadence, self.hold, self.move = cadence, hold, bool(move)
+        if isinstance(weave, bool) or not isinstance(weave, int) or weave < 0:
+            raise InvalidValueError(f"VizdoomAimAgent: weave must be an integer >= 0, got {weave!r}")
+        self.cadence, self.hold, self.move, self.weave = cadence, hold, bool(move), weave
         self._quiet_until = hold  # the clock until which it holds fire
         self._radar = False
         self._delta = False
@@ -186,6 +193,9 @@ class VizdoomAimAgent(Agent):
                 buttons[_FORWARD] = 1
             elif not (steady or nudge):  # close: circle-strafe instead of walking into its fire
                 buttons[_LEFT if (self._clock // 6) % 2 else _RIGHT] = 1
+            if self.weave:  # never still in its sight: strafe all the time, while firing and aiming too
+                buttons[_LEFT] = buttons[_RIGHT] = 0
+                buttons[_LEFT if (self._clock // self.weave) % 2 else _RIGHT] = 1
         elif len(radar) and radar[:, 0].max() > 0:
             row = radar[np.argmin(np.where(radar[:, 0] > 0, radar[:, 2], np.inf))]
             bearing = float(row[1])  # half-turns, positive to the left

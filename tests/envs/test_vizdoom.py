@@ -343,6 +343,23 @@ def test_aim_agent_taps_the_trigger_waits_out_spawn_protection_and_can_stand_sti
         VizdoomAimAgent(hold=-1)
 
 
+def test_aim_agent_weave_strafes_all_the_time_and_defaults_to_the_old_play() -> None:
+    env = VizdoomDeathmatch(radar=False)
+    in_sight = {"enemies": np.array([[1, 0.5, 0.5, 0.05, 0.1]], np.float32)}  # far, lined up: fires, then holds
+    plain, weaver = VizdoomAimAgent(hold=0), VizdoomAimAgent(hold=0, weave=2)
+    for agent in (plain, weaver):
+        agent.setup(env.observation_space("player_0"), env.action_space("player_0"))
+        agent.reset()
+    assert VizdoomAimAgent().weave == 0
+    plain_steps = [plain.act(in_sight).tolist() for _ in range(6)]
+    weave_steps = [weaver.act(in_sight).tolist() for _ in range(6)]
+    assert [step[0] for step in weave_steps] == [step[0] for step in plain_steps]  # the same trigger
+    assert not any(step[3] or step[4] for step in plain_steps)  # walks straight at a far enemy
+    assert [(step[3], step[4]) for step in weave_steps] == [(0, 1), (1, 0), (1, 0), (0, 1), (0, 1), (1, 0)]
+    with pytest.raises(ValueError, match=r"^VizdoomAimAgent: weave must be an integer >= 0, got -1$"):
+        VizdoomAimAgent(weave=-1)
+
+
 def test_aim_agent_out_frags_random_and_sees_only_the_other_player(tmp_path, monkeypatch) -> None:
     # Seat-swapped 15 s matches on real engines (the default map, cig). The engines are not reproducible,
     # so the margin is on a sum over 12 games: 3 runs of these 12 games gave aim a lead of 13-16 frags,
