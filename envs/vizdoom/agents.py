@@ -88,6 +88,9 @@ class VizdoomAimAgent(Agent):
             ``weave``, also while it fires, aims and walks towards the enemy (a moving target for
             rockets, which fly 20 units a tic); 0 (the default) strafes as described above, stopping
             to fire and to line up.
+        keep: with an enemy in view nearer than this on the radar (map units / 4096), walk
+            backwards (strafing from side to side) instead of closing in: a rocket's splash
+            reaches 128 units (0.031); 0 (the default) never backs off. Needs a ``"radar"``.
 
     It keeps a clock per game, so it cannot act for many games at once; a batched trainer on a worker
     batch plays it as one copy per game (:attr:`arena.Agent.copy_per_game`).
@@ -121,6 +124,7 @@ class VizdoomAimAgent(Agent):
         hold: int = 28,
         move: bool = True,
         weave: int = 0,
+        keep: float = 0.0,
     ) -> None:
         if not 0 < tolerance < 0.5:
             raise InvalidValueError(f"VizdoomAimAgent: tolerance must lie in (0, 0.5), got {tolerance!r}")
@@ -137,7 +141,9 @@ class VizdoomAimAgent(Agent):
         self.tolerance, self.sweep, self.close, self.heading = float(tolerance), sweep, float(close), float(heading)
         if isinstance(weave, bool) or not isinstance(weave, int) or weave < 0:
             raise InvalidValueError(f"VizdoomAimAgent: weave must be an integer >= 0, got {weave!r}")
-        self.cadence, self.hold, self.move, self.weave = cadence, hold, bool(move), weave
+        if not 0 <= keep < 1:
+            raise InvalidValueError(f"VizdoomAimAgent: keep must lie in [0, 1), got {keep!r}")
+        self.cadence, self.hold, self.move, self.weave, self.keep = cadence, hold, bool(move), weave, float(keep)
         self._quiet_until = hold  # the clock until which it holds fire
         self._radar = False
         self._delta = False
@@ -175,6 +181,8 @@ class VizdoomAimAgent(Agent):
         if enemies.size and enemies[0, 0] > 0:
             offset, width = float(enemies[0, 1]) - 0.5, float(enemies[0, 3])
             offset, width = sharpened(radar, offset, width)
+            seen = radar[radar[:, 0] > 0] if len(radar) else radar
+            distance = float(seen[:, 2].min()) if len(seen) else 1.0  # the nearest player on the radar
             aligned = abs(offset) <= max(self.tolerance, 0.4 * width)
             if aligned and self._clock - self._fired >= self.cadence and self._clock > self._quiet_until:
                 buttons[_ATTACK] = 1
@@ -189,7 +197,11 @@ class VizdoomAimAgent(Agent):
             nudge = not (self._delta or aligned or steady) and abs(offset) <= _HALF_TURN_STEP
             if nudge:
                 buttons[_LEFT if offset < 0 else _RIGHT] = 1
-            if float(enemies[0, 4]) < self.close:
+            if distance < self.keep:  # too close (its rockets' splash): back off, strafing
+                buttons[_BACKWARD] = 1
+                if not (steady or nudge):
+                    buttons[_LEFT if (self._clock // 6) % 2 else _RIGHT] = 1
+            elif float(enemies[0, 4]) < self.close:
                 buttons[_FORWARD] = 1
             elif not (steady or nudge):  # close: circle-strafe instead of walking into its fire
                 buttons[_LEFT if (self._clock // 6) % 2 else _RIGHT] = 1

@@ -360,6 +360,25 @@ def test_aim_agent_weave_strafes_all_the_time_and_defaults_to_the_old_play() -> 
         VizdoomAimAgent(weave=-1)
 
 
+def test_aim_agent_keep_backs_off_from_a_near_enemy() -> None:
+    env = VizdoomDeathmatch()  # 2 players: the radar is on
+    near = {
+        "enemies": np.array([[1, 0.5, 0.5, 0.05, 0.1]], np.float32),
+        "radar": np.array([[1, 0.0, 0.05]], np.float32),  # straight ahead, 205 units away
+    }
+    plain, wary = VizdoomAimAgent(hold=0), VizdoomAimAgent(hold=0, keep=0.1)
+    for agent in (plain, wary):
+        agent.setup(env.observation_space("player_0"), env.action_space("player_0"))
+        agent.reset()
+    assert VizdoomAimAgent().keep == 0.0
+    assert plain.act(near)[1:3].tolist() == [1, 0]  # walks in
+    assert wary.act(near)[:3].tolist() == [1, 0, 1]  # fires and backs off
+    far = {**near, "radar": np.array([[1, 0.0, 0.2]], np.float32)}
+    assert wary.act(far)[1:3].tolist() == [1, 0]
+    with pytest.raises(ValueError, match=r"^VizdoomAimAgent: keep must lie in \[0, 1\), got 1.5$"):
+        VizdoomAimAgent(keep=1.5)
+
+
 def test_aim_agent_out_frags_random_and_sees_only_the_other_player(tmp_path, monkeypatch) -> None:
     # Seat-swapped 15 s matches on real engines (the default map, cig). The engines are not reproducible,
     # so the margin is on a sum over 12 games: 3 runs of these 12 games gave aim a lead of 13-16 frags,
