@@ -52,6 +52,12 @@ def sharpened(radar: np.ndarray, offset: float, width: float) -> tuple[float, fl
     return (float(best[0]), float(best[1])) if best is not None else (offset, width)
 
 
+def _nearest(radar: np.ndarray) -> float:
+    """The distance of the nearest player the radar sees (map units / 4096); 1.0 when it sees none."""
+    seen = radar[radar[:, 0] > 0] if len(radar) else radar
+    return float(seen[:, 2].min()) if len(seen) else 1.0
+
+
 class VizdoomAimAgent(Agent):
     """Turn towards the nearest enemy in view and shoot; seek the nearest one when nobody is in view.
 
@@ -141,7 +147,7 @@ class VizdoomAimAgent(Agent):
         self.tolerance, self.sweep, self.close, self.heading = float(tolerance), sweep, float(close), float(heading)
         if isinstance(weave, bool) or not isinstance(weave, int) or weave < 0:
             raise InvalidValueError(f"VizdoomAimAgent: weave must be an integer >= 0, got {weave!r}")
-        if not 0 <= keep < 1:
+        if isinstance(keep, bool) or not isinstance(keep, (int, float)) or not 0 <= keep < 1:
             raise InvalidValueError(f"VizdoomAimAgent: keep must lie in [0, 1), got {keep!r}")
         self.cadence, self.hold, self.move, self.weave, self.keep = cadence, hold, bool(move), weave, float(keep)
         self._quiet_until = hold  # the clock until which it holds fire
@@ -181,8 +187,6 @@ class VizdoomAimAgent(Agent):
         if enemies.size and enemies[0, 0] > 0:
             offset, width = float(enemies[0, 1]) - 0.5, float(enemies[0, 3])
             offset, width = sharpened(radar, offset, width)
-            seen = radar[radar[:, 0] > 0] if len(radar) else radar
-            distance = float(seen[:, 2].min()) if len(seen) else 1.0  # the nearest player on the radar
             aligned = abs(offset) <= max(self.tolerance, 0.4 * width)
             if aligned and self._clock - self._fired >= self.cadence and self._clock > self._quiet_until:
                 buttons[_ATTACK] = 1
@@ -197,7 +201,7 @@ class VizdoomAimAgent(Agent):
             nudge = not (self._delta or aligned or steady) and abs(offset) <= _HALF_TURN_STEP
             if nudge:
                 buttons[_LEFT if offset < 0 else _RIGHT] = 1
-            if distance < self.keep:  # too close (its rockets' splash): back off, strafing
+            if self.keep and _nearest(radar) < self.keep:  # too close (its rockets' splash): back off, strafing
                 buttons[_BACKWARD] = 1
                 if not (steady or nudge):
                     buttons[_LEFT if (self._clock // 6) % 2 else _RIGHT] = 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -375,8 +376,11 @@ def test_aim_agent_keep_backs_off_from_a_near_enemy() -> None:
     assert wary.act(near)[:3].tolist() == [1, 0, 1]  # fires and backs off
     far = {**near, "radar": np.array([[1, 0.0, 0.2]], np.float32)}
     assert wary.act(far)[1:3].tolist() == [1, 0]
-    with pytest.raises(ValueError, match=r"^VizdoomAimAgent: keep must lie in \[0, 1\), got 1.5$"):
-        VizdoomAimAgent(keep=1.5)
+    for bad in (1.5, "0.1", True):
+        with pytest.raises(
+            ValueError, match=rf"^VizdoomAimAgent: keep must lie in \[0, 1\), got {re.escape(repr(bad))}$"
+        ):
+            VizdoomAimAgent(keep=bad)
 
 
 def test_aim_agent_out_frags_random_and_sees_only_the_other_player(tmp_path, monkeypatch) -> None:
