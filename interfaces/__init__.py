@@ -2,7 +2,7 @@
 
 * :mod:`interfaces.observation` — :class:`Flatten` (any space to a vector), :class:`OneHot`, :class:`ClipObservation`, :class:`CastObservation`,
   :class:`ActionMaskInObservation`;
-* :mod:`interfaces.history` — :class:`FrameStack`, :class:`NormalizeObservation`;
+* :mod:`interfaces.history` — :class:`FrameStack`, :class:`EpisodeClock`, :class:`NormalizeObservation`;
 * :mod:`interfaces.action` — :class:`DiscretizeBox`, :class:`MultiDiscreteToDiscrete`,
   :class:`DiscreteToMultiDiscrete`, :class:`RepeatAction`;
 * :mod:`interfaces.reward` — :class:`ScaleReward`, :class:`ClipReward`, :class:`ShapeReward`,
@@ -45,7 +45,7 @@ Example:
 
 from interfaces.action import DiscreteToMultiDiscrete, DiscretizeBox, MultiDiscreteToDiscrete, RepeatAction
 from interfaces.board import EgoBoard, RotateBoard
-from interfaces.history import FrameStack, NormalizeObservation
+from interfaces.history import EpisodeClock, FrameStack, NormalizeObservation
 from interfaces.magent import GridControl, SideStack, combine_by_unit
 from interfaces.observation import ActionMaskInObservation, CastObservation, ClipObservation, Flatten, OneHot
 from interfaces.pommerman import (
@@ -85,6 +85,7 @@ __all__ = [
     "DoomAimShaping",
     "DiscretizeBox",
     "EgoBoard",
+    "EpisodeClock",
     "Flatten",
     "FrameStack",
     "GridControl",

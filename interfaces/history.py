@@ -1,4 +1,4 @@
-"""Observation interfaces with memory: frame stacking and running normalisation."""
+"""Observation interfaces with memory: frame stacking, the episode's clock and running normalisation."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from arena.errors import InvalidValueError, SpaceMismatchError
 from arena.interface import Interface
 from interfaces._spaces import box_space
 
-__all__ = ["FrameStack", "NormalizeObservation"]
+__all__ = ["EpisodeClock", "FrameStack", "NormalizeObservation"]
 
 
 class FrameStack(Interface):
@@ -80,6 +80,72 @@ class FrameStack(Interface):
     def _arguments(self) -> str:
         inner = super()._arguments()
         return ", ".join(filter(None, [inner, f"frames={self.frames}"]))
+
+
+class EpisodeClock(Interface):
+    """Append the step of the episode, modulo ``period``, as a one-hot to a Box observation, flattened (float32).
+
+    A memoryless policy cannot act on a cycle (sweep right 3 steps of 8, strafe left 8 steps then
+    right 8) from observations that do not change; with the clock in its input it can, as a
+    time-aware policy does (Pardo et al. 2018, "Time Limits in Reinforcement Learning"). The first
+    observation of an episode is step 0; the observation after the ``k``-th action is step ``k``.
+    A scripted teacher that counts its own steps (``vizdoom_aim``'s sweep, weave and strafes, all on
+    cycles of 8, 12 and 16 steps) is then a function of what its pupil sees, for a ``period`` that
+    is a multiple of its cycles (48).
+
+    Args:
+        inner: the interface underneath.
+        period: the clock's length in steps: the one-hot has ``period`` entries.
+
+    Raises:
+        ValueError: ``period`` is not an integer of at least 2.
+        SpaceMismatchError: at setup, for an observation space that is not a Box.
+
+    Example:
+        >>> import numpy as np
+        >>> from gymnasium import spaces
+        >>> itf = EpisodeClock(period=3)
+        >>> itf.setup(spaces.Box(-1.0, 1.0, (1,), np.float32), spaces.Discrete(2))
+        >>> itf.transform_reset(np.array([0.5], np.float32)).tolist()
+        [0.5, 1.0, 0.0, 0.0]
+        >>> [itf.transform_observation(np.array([0.5], np.float32)).tolist()[1:] for _ in range(3)]
+        [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]
+    """
+
+    @classmethod
+    def contract_examples(cls) -> list[tuple[Interface, spaces.Space, spaces.Space]]:
+        """Instances and raw spaces for ``arena interfaces --check``."""
+        return [
+            (cls(period=4), spaces.Box(-1.0, 1.0, (3,), np.float32), spaces.Discrete(2)),
+            (cls(period=2), spaces.Box(0, 9, (2, 2), np.int64), spaces.Discrete(3)),
+        ]
+
+    def __init__(self, inner: Interface | None = None, *, period: int = 48) -> None:
+        super().__init__(inner)
+        if not isinstance(period, (int, np.integer)) or isinstance(period, bool) or period < 2:
+            raise InvalidValueError(f"{type(self).__name__}: period must be an integer >= 2, got {period!r}")
+        self.period = int(period)
+        self._step = -1  # the step of the observation last passed on; before any, -1
+
+    def setup(self, observation_space: spaces.Space, action_space: spaces.Space) -> None:
+        super().setup(observation_space, action_space)
+        box = self._require_space(spaces.Box, "observation")
+        low = np.concatenate([np.asarray(box.low, np.float32).ravel(), np.zeros(self.period, np.float32)])
+        high = np.concatenate([np.asarray(box.high, np.float32).ravel(), np.ones(self.period, np.float32)])
+        self.observation_space = spaces.Box(low, high, dtype=np.float32)
+        self._step = -1
+
+    def reset(self, observation: Any) -> None:
+        self._step = -1  # the first observation, passed on next, is step 0
+
+    def observation(self, observation: Any) -> np.ndarray:
+        self._step += 1
+        clock = np.zeros(self.period, np.float32)
+        clock[self._step % self.period] = 1.0
+        return np.concatenate([np.asarray(observation, np.float32).ravel(), clock])
+
+    def _arguments(self) -> str:
+        return ", ".join(filter(None, [super()._arguments(), f"period={self.period}"]))
 
 
 class NormalizeObservation(Interface):

@@ -12,6 +12,7 @@ the labels instead of the screen: the nearest enemy in view and the game variabl
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import product
 from typing import Any
 
 import numpy as np
@@ -49,6 +50,15 @@ ACTION_SETS = {
         "strafe_left",
         "strafe_right",
     ),
+    # Every way to walk, turn and strafe at once (26, no trigger): a scripted teacher backing off while it
+    # strafes and turns (vizdoom_aim's keep and weave) presses three buttons in one step.
+    "all_moves": tuple(
+        "+".join(filter(None, combo))
+        for combo in product(
+            ("", "forward", "backward"), ("", "turn_left", "turn_right"), ("", "strafe_left", "strafe_right")
+        )
+        if any(combo)
+    ),
 }
 _GREY = np.array([0.299, 0.587, 0.114], np.float32)  # ITU-R 601 luma
 
@@ -85,7 +95,8 @@ class DoomActions(Interface):
     Args:
         inner: the interface underneath.
         actions: a name from :data:`ACTION_SETS` (``"default"``: 10 actions, ``"minimal"``:
-            4, ``"move"``: 8 without the trigger) or a sequence of combinations.
+            4, ``"move"``: 8 without the trigger, ``"all_moves"``: the 26 ways to walk, turn and strafe at
+            once, without the trigger) or a sequence of combinations.
 
     Raises:
         ValueError: an unknown set name or button name, or an empty or repeated set.

@@ -32,6 +32,17 @@ keeps its state.
 An env without sides (ViZDoom's duel) has a side per seat. The teacher and the opponent are agent specs as
 tournaments read them: a registered name, ``NAME{JSON options}`` or a trained folder, one agent per seat.
 
+``--also-env-options`` (any number) adds settings whose games each round plays too, ``--games`` of each,
+labelled alike; their samples join the fit, so the policy learns what to do where it will also play (ViZDoom's
+duel without the radar teaches the teacher's search for a player the radar does not show: built-in bots). Each
+must give the stack the same observation and action spaces as the main games. A setting with one seat (alone
+against bots) scores the learner's mean return; the curve and ``imitation.png`` are the main games', the
+manifest keeps every setting's scores.
+
+``--snapshots DIR`` keeps a copy of the folder after each round, ``DIR/round-0``, ``DIR/round-1``, ...: each an
+agent, for a curve over the rounds (``bench/vizdoom_frag_curve.py``). A run refuses a ``DIR`` that already holds
+one, before any game.
+
 Usage::
 
     arena train soccer --timesteps 1024 --seed 11 --out soccer_bc
@@ -44,6 +55,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -65,6 +77,7 @@ from arena.training.recipe import TrainingRecipe, recipe_for
 from arena.training.trained import load_trained_agent, read_manifest, replace_weights
 
 GAMMA = 0.99  # the discount the value head is fit with (PPO's default)
+SETTING_SEEDS = 1_000_000  # the games of further settings start their seeds this far apart
 
 
 @dataclass
@@ -317,7 +330,8 @@ def play_round(
 ) -> tuple[list[Episode], float]:
     """``games`` games, the learner's side alternating between the env's sides; ``(episodes, score)``.
 
-    The score counts a win 1 and a draw 0.5, from the learner's side. An env without sides has one per seat.
+    The score counts a win 1 and a draw 0.5, from the learner's side. An env without sides has one per seat;
+    with a single seat (alone against built-in bots) the score is the learner's mean return.
     """
     teams = env.teams or {seat: (seat,) for seat in env.possible_agents}
     sides = list(teams)
@@ -344,7 +358,11 @@ def play_round(
         episode = play(env, agents, seed=seed + game)
         results = episode.team_returns if env.teams else episode.returns
         ours = results[side]
-        theirs = max(value for team, value in results.items() if team != side)
+        others = [value for team, value in results.items() if team != side]
+        if not others:  # one seat (alone against built-in bots): its return is the score
+            points += ours
+            continue
+        theirs = max(others)
         points += 1.0 if ours > theirs else 0.5 if ours == theirs else 0.0
     return episodes, points / max(games, 1)
 
@@ -359,9 +377,25 @@ def imitate(
     seed: int,
     epochs: int,
     env_options: dict[str, Any],
+    also_env_options: Sequence[dict[str, Any]] = (),
+    snapshots: Path | None = None,
 ) -> list[tuple[int, str, float, int]]:
     """Teach ``folder``'s policy to act as ``teacher`` and save it there; returns each round's
-    ``(round, who played, score against the opponent, samples so far)``."""
+    ``(round, who played, score against the opponent, samples so far)`` in the main games.
+
+    Each of ``also_env_options`` (laid over the main games' options) is one more setting: every round also
+    plays ``games`` games there, and their samples join the fit. With ``snapshots``, the folder is copied to
+    ``snapshots / f"round-{k}"`` after round ``k``.
+
+    Raises:
+        SpaceMismatchError: a further setting gives the stack other observation or action spaces.
+        InvalidValueError: ``snapshots`` already holds a round's copy (it would be overwritten).
+    """
+    taken = sorted(path.name for path in snapshots.glob("round-*")) if snapshots is not None else []
+    if taken:
+        raise InvalidValueError(
+            f"imitate: --snapshots {snapshots} already holds {', '.join(taken)}; give an empty folder"
+        )
     for text, role in ((teacher, "teacher"), (opponent, "opponent")):
         agent_spec(text, role)  # a bad spec fails here, before any game is played
     manifest = read_manifest(folder)
@@ -371,42 +405,107 @@ def imitate(
         )
     if not manifest.get("interface"):
         raise AgentFolderError(f"{folder}: imitate needs a folder with an interface stack, got none in its manifest")
-    env = make_env(manifest["env"], **{**manifest.get("env_options", {}), **env_options})
-    first_seat = env.possible_agents[0]
-    spaces = (env.observation_space(first_seat), env.action_space(first_seat))
-    policy = load_trained_agent(folder, env=env).agent.policy  # type: ignore[attr-defined]
+    # the options the games were played with (the folder's, as --env-options overlaid them): a rerun needs them
+    played_options = {**manifest.get("env_options", {}), **env_options}
+    settings = [Setting(make_env(manifest["env"], **played_options), played_options)]
+    try:
+        for extra in also_env_options:
+            options = {**played_options, **extra}
+            settings.append(Setting(make_env(manifest["env"], **options), options))
+        for setting in settings[1:]:
+            same_model_spaces(folder, settings[0].spaces, setting.spaces)
+        rounds_of = (teacher, opponent, rounds, games, seed, epochs)
+        return taught(folder, manifest, settings, *rounds_of, played_options, snapshots)
+    finally:
+        for setting in settings:
+            setting.env.close()
+
+
+def taught(
+    folder: Path,
+    manifest: dict[str, Any],
+    settings: Sequence[Setting],
+    teacher: str,
+    opponent: str,
+    rounds: int,
+    games: int,
+    seed: int,
+    epochs: int,
+    played_options: dict[str, Any],
+    snapshots: Path | None,
+) -> list[tuple[int, str, float, int]]:
+    """The DAgger rounds of :func:`imitate` over its settings (the main games first); the folder saved after each."""
+    policy = load_trained_agent(folder, env=settings[0].env).agent.policy  # type: ignore[attr-defined]
     import torch  # as in fit: not at the top
 
     torch.manual_seed(seed)
-    episodes: list[Episode] = []
     statistics: dict[str, Any] | None = None
     curve: list[tuple[int, str, float, int]] = []
-    # the options the games were played with (the folder's, as --env-options overlaid them): a rerun needs them
-    played_options = {**manifest.get("env_options", {}), **env_options}
-    settings = {"teacher": teacher, "opponent": opponent, "games": games, "seed": seed, "epochs": epochs}
-    settings["env_options"] = played_options
+    record: dict[str, Any] = {"teacher": teacher, "opponent": opponent, "games": games, "seed": seed}
+    record.update(epochs=epochs, env_options=played_options)
+    if len(settings) > 1:
+        record["also_env_options"] = [s.options for s in settings[1:]]
     recipe = recipe_for_games(folder, manifest, played_options)
     for round_index in range(rounds):
         leads = round_index == 0  # round 0: the teacher plays; then the policy plays and the teacher labels
-        played, score = play_round(
-            env, folder, policy, teacher, opponent, statistics, games, seed + round_index * games, leads
-        )
-        episodes.extend(played)
-        if statistics is None:
-            statistics = gathered_statistics(folder, played, spaces)
-        observations = features(folder, statistics, episodes, spaces)
-        labels = np.stack([label for episode in episodes for label in episode.labels]).astype(np.float32)
-        loss = fit(policy, observations, labels, returns(episodes), epochs, seed + round_index)
-        curve.append((round_index, teacher if leads else "policy", score, len(labels)))
+        for number, setting in enumerate(settings):
+            first = seed + number * SETTING_SEEDS + round_index * games  # each setting its own seeds
+            played, score = play_round(setting.env, folder, policy, teacher, opponent, statistics, games, first, leads)
+            setting.episodes.extend(played)
+            setting.scores.append(score)
+            if statistics is None:
+                statistics = gathered_statistics(folder, played, setting.spaces)
+        observations = np.concatenate([features(folder, statistics or {}, s.episodes, s.spaces) for s in settings])
+        everything = [episode for setting in settings for episode in setting.episodes]
+        labels = np.stack([label for episode in everything for label in episode.labels]).astype(np.float32)
+        loss = fit(policy, observations, labels, returns(everything), epochs, seed + round_index)
+        curve.append((round_index, teacher if leads else "policy", settings[0].scores[-1], len(labels)))
+        further = "".join(f", {s.scores[-1]:.3f} in setting {n}" for n, s in enumerate(settings) if n)
         print(
-            f"round {round_index}: {curve[-1][1]} played, score {score:.3f} over {games} games; "
+            f"round {round_index}: {curve[-1][1]} played, score {curve[-1][2]:.3f} over {games} games{further}; "
             f"{len(labels)} samples, action error {loss:.4f}",
             flush=True,
         )
+        if len(settings) > 1:
+            record["also_scores"] = [[round(x, 4) for x in s.scores] for s in settings[1:]]
         # saved every round: a run stopped keeps its last finished round
-        save(folder, manifest, policy, statistics or {}, curve, recipe, **settings)
-    env.close()
+        save(folder, manifest, policy, statistics or {}, curve, recipe, **record)
+        if snapshots is not None:
+            shutil.copytree(folder, snapshots / f"round-{round_index}")
     return curve
+
+
+@dataclass
+class Setting:
+    """One kind of game a round plays: its env and the options it was made with, its episodes, each round's score."""
+
+    env: Any
+    options: dict[str, Any]
+    episodes: list[Episode] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)
+
+    @property
+    def spaces(self) -> tuple[Any, Any]:
+        """The first seat's observation and action spaces, which the folder's stack is set up on."""
+        seat = self.env.possible_agents[0]
+        return self.env.observation_space(seat), self.env.action_space(seat)
+
+
+def same_model_spaces(folder: Path, main: tuple[Any, Any], other: tuple[Any, Any]) -> None:
+    """Refuse a further setting in which the folder's stack gives the model other spaces than the main games.
+
+    Raises:
+        SpaceMismatchError: the observation or action spaces differ.
+    """
+    found = []
+    for spaces in (main, other):
+        stack = folder_stack(folder, None)
+        stack.setup(*spaces)
+        found.append((stack.observation_space, stack.action_space))
+    if found[0] != found[1]:
+        raise SpaceMismatchError(
+            f"imitate: a further setting must give the model the main games' spaces {found[0]}, got {found[1]}"
+        )
 
 
 def recipe_for_games(folder: Path, manifest: Mapping[str, Any], env_options: dict[str, Any]) -> TrainingRecipe | None:
@@ -511,6 +610,15 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=10, help="passes over the samples after each round (default: 10)")
     parser.add_argument("--seed", type=int, default=0, help="the first game's seed and the fit's (default: 0)")
     parser.add_argument("--env-options", help="a JSON object laid over the folder's env options")
+    parser.add_argument(
+        "--also-env-options",
+        action="append",
+        default=[],
+        metavar="JSON",
+        help="a further setting (a JSON object laid over the games' options) whose games each round also plays; "
+        "repeat for more",
+    )
+    parser.add_argument("--snapshots", type=Path, help="a folder to keep a copy of the agent after each round in")
     args = parser.parse_args()
     if args.rounds < 1 or args.games < 1 or args.epochs < 1:
         parser.error(
@@ -518,6 +626,7 @@ def main() -> None:
         )
     try:
         env_options = parse_env_options(args.env_options)
+        also = [parse_env_options(text) for text in args.also_env_options]
     except ArenaError as err:
         parser.error(str(err))
     try:
@@ -530,6 +639,8 @@ def main() -> None:
             seed=args.seed,
             epochs=args.epochs,
             env_options=env_options,
+            also_env_options=also,
+            snapshots=args.snapshots,
         )
     except ArenaError as err:  # a missing or broken folder, an unknown agent, a stack that cannot be labelled
         raise SystemExit(f"imitate: {err}") from None

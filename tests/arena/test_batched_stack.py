@@ -16,7 +16,7 @@ from arena.batched_stack import BatchedStack, split_rows, stack_rows
 from arena.errors import ArenaError, MaskTranslationError
 from arena.plugins import interface_registry
 from arena.testing.interface_checker import _maskable, _random_mask, _sample
-from interfaces import ClipReward, FrameStack, PotentialShaping, ScaleReward
+from interfaces import ClipReward, EpisodeClock, FrameStack, PotentialShaping, ScaleReward
 
 
 # ---------------------------------------------------------------- plugin-style levels, per game only
@@ -258,6 +258,7 @@ STACKABLE = {
     "sum_shaping": SumShaping,
     "sum_shaping_arrays": SumShapingArrays,
     "frame_stack": lambda inner: FrameStack(inner, frames=2),
+    "episode_clock": lambda inner: EpisodeClock(inner, period=3),
     "scale_reward": lambda inner: ScaleReward(inner, factor=3.0),
     "clip_reward": lambda inner: ClipReward(inner, low=-0.5, high=0.5),
     "potential_shaping": lambda inner: PotentialShaping(inner, potential=lambda obs: float(np.max(obs))),
@@ -322,7 +323,8 @@ class SumShapingSlotArrays(Interface):
 #: Levels that may run over some slots at a time: per-game ones, array-form ones that take ``slots``
 #: and array-form ones without per-slot state.
 SUBSET_STACKABLE = {
-    name: STACKABLE[name] for name in ("negate", "half_reward", "half_reward_arrays", "sum_shaping", "frame_stack")
+    name: STACKABLE[name]
+    for name in ("negate", "half_reward", "half_reward_arrays", "sum_shaping", "frame_stack", "episode_clock")
 } | {"sum_shaping_slot_arrays": SumShapingSlotArrays}
 
 

@@ -554,7 +554,9 @@ def test_doom_target_reads_the_nearest_enemy_and_zeros_when_nobody_is_in_view() 
 def test_interface_errors_name_the_problem() -> None:
     with pytest.raises(ValueError, match=r"^DoomActions: unknown button 'jump' in 'forward\+jump'; buttons: attack"):
         DoomActions(actions=["forward+jump"])
-    with pytest.raises(ValueError, match=r"^DoomActions: actions must be one of \['default', 'minimal', 'move'\]"):
+    with pytest.raises(
+        ValueError, match=r"^DoomActions: actions must be one of \['all_moves', 'default', 'minimal', 'move'\]"
+    ):
         DoomActions(actions="all")
     with pytest.raises(SpaceMismatchError, match=r"^DoomActions\(\): needs ViZDoom's 7 buttons, .* got Discrete\(3\)"):
         DoomActions().setup(spaces.Dict({}), spaces.Discrete(3))
@@ -563,6 +565,18 @@ def test_interface_errors_name_the_problem() -> None:
     with pytest.raises(ValueError, match=r"^DoomScreen: size must be \(height, width\) with positive integers"):
         DoomScreen(size=(0, 3))
     assert len(ACTION_SETS["default"]) == 10
+
+
+def test_all_moves_presses_every_combination_of_walking_turning_and_strafing_once() -> None:
+    itf = DoomActions(actions="all_moves")
+    itf.setup(spaces.Dict({}), spaces.MultiBinary(7))
+    rows = {tuple(itf.transform_action(action).tolist()) for action in range(itf.action_space.n)}
+    assert itf.action_space == spaces.Discrete(26) and len(rows) == 26  # 3 x 3 x 3 ways, less standing still
+    for row in rows:  # [attack, forward, backward, strafe_left, strafe_right, turn_left, turn_right]
+        assert row[0] == 0 and any(row)  # no trigger, never nothing
+        assert not (row[1] and row[2]) and not (row[3] and row[4]) and not (row[5] and row[6])
+    assert (0, 0, 1, 1, 0, 0, 1) in rows  # backing off, strafing left and turning right: vizdoom_aim's keep
+    assert str(DoomActions(actions="all_moves")) == "DoomActions(actions='all_moves')"
 
 
 def test_a_call_from_a_players_own_thread_runs_at_once_instead_of_waiting_on_itself() -> None:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from gymnasium import spaces
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.errors import SpaceMismatchError
+from arena.errors import InvalidValueError, SpaceMismatchError
 from arena.specs.interfaces import build_interface
 from tests.tool_scripts import load_tool
 
@@ -92,3 +94,41 @@ def test_imitation_in_the_duel_labels_the_teacher_and_records_the_rounds(tmp_pat
     record = read_manifest(folder)["imitation"]
     assert record["teacher"] == "vizdoom_aim" and record["env_options"]["players"] == 2
     assert record["samples"] == curve[-1][3] > 0
+
+
+def test_a_further_setting_adds_its_games_samples_and_scores(tmp_path) -> None:
+    """The duel and, every round, games alone against a bot: the samples of both, each setting's score kept."""
+    pytest.importorskip("vizdoom")
+    pytest.importorskip("stable_baselines3")
+    from arena.cli import main
+    from arena.training.trained import read_manifest
+
+    options = '{"players": 2, "bots": 0, "screen_format": "grey", "enemies": true, "time_limit": 1.0,'
+    options += ' "game_variables": ["HEALTH", "ARMOR", "FRAGCOUNT", "SELECTED_WEAPON_AMMO", "HITCOUNT"]}'
+    folder = tmp_path / "pupil"
+    stack = f"episode_clock(doom_target({STACK[len('doom_target(') : -1]}, radar=True), period=4)"
+    argv = ["train", "vizdoom_deathmatch", "--algo", "ppo", "--interface", stack, "--env-options", options]
+    argv += ["--opponent", "vizdoom_aim", "--reference", "vizdoom_aim"]
+    argv += ["--timesteps", "64", "--n-envs", "1", "--eval-games", "1", "--progress", "none", "--out", str(folder)]
+    argv += ["--algo-options", '{"n_steps": 64, "batch_size": 64, "n_epochs": 1}']
+    assert main(argv) == 0
+    alone = {"players": 1, "bots": 1}
+    kwargs = {"teacher": "vizdoom_aim", "opponent": "vizdoom_aim", "games": 2, "seed": 3, "epochs": 1}
+    snapshots = tmp_path / "rounds"
+    only_duels = imitate.imitate(folder, rounds=1, env_options={}, snapshots=snapshots, **kwargs)
+    assert read_manifest(snapshots / "round-0")["imitation"]["rounds"] == 1  # a copy of the folder, an agent
+    with pytest.raises(InvalidValueError, match=r"^imitate: --snapshots .*rounds already holds round-0; give an empty"):
+        imitate.imitate(folder, rounds=1, env_options={}, snapshots=snapshots, **kwargs)
+    with_bots = imitate.imitate(folder, rounds=1, env_options={}, also_env_options=[alone], **kwargs)
+    assert with_bots[0][3] > only_duels[0][3]  # the games alone added their samples to the duels'
+    record = read_manifest(folder)["imitation"]
+    assert record["also_env_options"] == [{**json.loads(options), **alone}]
+    assert len(record["also_scores"]) == 1 and len(record["also_scores"][0]) == 1  # one setting, one round
+    assert record["env_options"]["players"] == 2  # the folder plays on in the main games
+    radar_less = {"players": 2, "radar": False}  # doom_target(radar=True) then reads zeros, the same size
+    six = ["HEALTH", "ARMOR", "FRAGCOUNT", "SELECTED_WEAPON_AMMO", "HITCOUNT", "DEATHCOUNT"]
+    bad = {"game_variables": six}  # one more variable: a longer vector
+    imitate.imitate(folder, rounds=1, env_options={}, also_env_options=[radar_less], **{**kwargs, "games": 1})
+    with pytest.raises(SpaceMismatchError, match=r"^imitate: a further setting must give the model the main games"):
+        imitate.imitate(folder, rounds=1, env_options={}, also_env_options=[bad], **kwargs)
+    assert read_manifest(folder)["imitation"]["also_env_options"] == [{**json.loads(options), **radar_less}]

@@ -1,4 +1,4 @@
-"""FrameStack and NormalizeObservation: the observation interfaces with memory."""
+"""FrameStack, EpisodeClock and NormalizeObservation: the observation interfaces with memory."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from arena import SpaceMismatchError
 from arena.testing import check_interface
 from arena.testing.strategies import box_spaces
-from interfaces import Flatten, FrameStack, NormalizeObservation
+from interfaces import EpisodeClock, Flatten, FrameStack, NormalizeObservation
 
 
 @settings(max_examples=30, deadline=None)
@@ -95,3 +95,38 @@ def test_normalize_observation_state_is_declared_across_episodes():
         NormalizeObservation().setup(spaces.MultiBinary(3), spaces.Discrete(2))
     with pytest.raises(ValueError, match="NormalizeObservation: clip must be positive, got 0"):
         NormalizeObservation(clip=0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(box_spaces(), st.integers(2, 6))
+def test_episode_clock_keeps_the_contract(box, period):
+    itf = EpisodeClock(period=period)
+    check_interface(itf, box, spaces.Discrete(2), examples=8)
+    assert itf.observation_space.shape == (int(np.prod(box.shape)) + period,)
+
+
+@settings(max_examples=30, deadline=None)
+@given(period=st.integers(2, 9), lengths=st.lists(st.integers(1, 25), min_size=1, max_size=3))
+def test_episode_clock_marks_the_step_modulo_its_period_and_restarts_each_episode(period, lengths):
+    itf = EpisodeClock(period=period)
+    itf.setup(spaces.Box(-2.0, 2.0, (2, 1), np.float32), spaces.Discrete(2))
+    observation = np.array([[0.5], [-1.5]], np.float32)
+    for length in lengths:  # episodes of several lengths, one after another
+        seen = [itf.transform_reset(observation)]
+        seen += [itf.transform_observation(observation) for _ in range(length - 1)]
+        for step, vector in enumerate(seen):
+            assert itf.observation_space.contains(vector)
+            assert vector[:2].tolist() == [0.5, -1.5]  # the observation, flattened, comes first
+            assert vector[2:].tolist() == np.eye(period)[step % period].tolist()
+
+
+def test_episode_clock_starts_at_step_zero_without_a_reset_and_refuses_bad_input():
+    itf = EpisodeClock(period=2)
+    itf.setup(spaces.Box(0, 1, (1,), np.int64), spaces.Discrete(2))
+    assert itf.transform_observation(np.array([1])).tolist() == [1.0, 1.0, 0.0]
+    assert str(itf) == "EpisodeClock(period=2)"
+    for period in (1, 0, 2.0, True, "48"):
+        with pytest.raises(ValueError, match=rf"^EpisodeClock: period must be an integer >= 2, got {period!r}"):
+            EpisodeClock(period=period)
+    with pytest.raises(SpaceMismatchError, match=r"EpisodeClock\(period=48\).*Box.*got Discrete\(3\)"):
+        EpisodeClock().setup(spaces.Discrete(3), spaces.Discrete(2))
