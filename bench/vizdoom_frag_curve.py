@@ -6,7 +6,8 @@ next) plays ``--matches`` matches alone against 3 built-in bots on seeds derived
 plays the same matches: ``--env-options``, else the first folder's options, alone against the bots. Per match it records the learner's frags and each bot's
 (the env's ``bot_frags``); the table gives the learner's mean frags, the bots' mean and the mean
 per-match difference with its 95% interval (Student's t), and the picture draws both over the
-training steps.
+steps each checkpoint learned from: its PPO steps plus its DAgger samples (``tools/imitate.py``'s
+``--snapshots`` keeps a checkpoint per round).
 
 Run::
 
@@ -64,9 +65,10 @@ def frags(entrant: str, matches: int, seed: int, options: dict[str, Any]) -> dic
     """One row: ``entrant`` (a folder or an agent name) in ``matches`` matches of ``options``."""
     folder = Path(entrant)
     if folder.is_dir():
-        agent, timesteps = load_trained_agent(folder), int(read_manifest(folder).get("timesteps", 0))
+        manifest = read_manifest(folder)
+        agent, timesteps, samples = load_trained_agent(folder), int(manifest.get("timesteps", 0)), imitated(manifest)
     else:
-        agent, timesteps = make_agent(entrant), 0
+        agent, timesteps, samples = make_agent(entrant), 0, 0
     env = envs.make("vizdoom_deathmatch", **options)
     player = FinalInfo(agent)
     own, bots = [], []
@@ -82,6 +84,7 @@ def frags(entrant: str, matches: int, seed: int, options: dict[str, Any]) -> dic
     return {
         "entrant": entrant,
         "timesteps": timesteps,
+        "samples": samples,
         "matches": matches,
         "frags": float(np.mean(own)),
         "bots_mean": float(np.mean(bots)),
@@ -89,6 +92,12 @@ def frags(entrant: str, matches: int, seed: int, options: dict[str, Any]) -> dic
         "low": float(difference.mean() - half),
         "high": float(difference.mean() + half),
     }
+
+
+def imitated(manifest: dict[str, Any]) -> int:
+    """The DAgger samples a folder's last ``tools/imitate.py`` run fit it to (0 for a folder never imitated)."""
+    record = manifest.get("imitation")
+    return int(record.get("samples", 0)) if isinstance(record, dict) else 0
 
 
 def plot(rows: list[dict[str, Any]], out: Path) -> None:
@@ -99,7 +108,7 @@ def plot(rows: list[dict[str, Any]], out: Path) -> None:
     import matplotlib.pyplot as plt
 
     trained = [r for r in rows if r["timesteps"] > 0 or Path(r["entrant"]).is_dir()]
-    steps = [r["timesteps"] / 1e6 for r in trained]
+    steps = [(r["timesteps"] + r["samples"]) / 1e6 for r in trained]
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.errorbar(
         steps,
@@ -113,7 +122,7 @@ def plot(rows: list[dict[str, Any]], out: Path) -> None:
     for row in rows:
         if row not in trained:
             ax.axhline(row["frags"], color="grey", linewidth=1, linestyle=":", label=f"{row['entrant']}")
-    ax.set_xlabel("learner steps trained (millions)")
+    ax.set_xlabel("steps learned from: PPO steps + DAgger samples (millions)")
     ax.set_ylabel("frags per match")
     ax.set_title(f"Alone against 3 bots, {rows[0]['matches']} matches per point")
     ax.legend(loc="upper left", fontsize=8)
@@ -138,7 +147,7 @@ def main() -> None:
         row = frags(entrant, args.matches, args.seed, options)
         rows.append(row)
         print(
-            f"{entrant}: {row['timesteps']:,} steps, frags {row['frags']:.2f} a match, bots' mean {row['bots_mean']:.2f}, "
+            f"{entrant}: {row['timesteps']:,} steps, {row['samples']:,} DAgger samples, frags {row['frags']:.2f} a match, bots' mean {row['bots_mean']:.2f}, "
             f"difference {row['difference']:+.2f} [{row['low']:+.2f}, {row['high']:+.2f}]",
             flush=True,
         )

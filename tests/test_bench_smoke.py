@@ -419,10 +419,13 @@ def test_vizdoom_frag_curve_bench_sets_each_entrants_frags_beside_the_bots(tmp_p
         "--csv",
         str(tmp_path / "frags.csv"),
     )
-    assert f"{folder}: 64 steps, frags " in out and "vizdoom_aim: 0 steps, frags " in out and "bots' mean " in out, out
+    assert f"{folder}: 64 steps, 0 DAgger samples, frags " in out and "bots' mean " in out, out
+    assert "vizdoom_aim: 0 steps, 0 DAgger samples, frags " in out
     assert (tmp_path / "frags.png").stat().st_size > 0
     rows = (tmp_path / "frags.csv").read_text().splitlines()
-    assert rows[0] == "entrant,timesteps,matches,frags,bots_mean,difference,low,high" and len(rows) == 3
+    assert rows[0] == "entrant,timesteps,samples,matches,frags,bots_mean,difference,low,high" and len(rows) == 3
+    frag_curve = _bench_module("vizdoom_frag_curve")  # a folder tools/imitate.py taught counts its samples
+    assert frag_curve.imitated({"imitation": {"samples": 21000}}) == 21000 and frag_curve.imitated({}) == 0
 
 
 def test_vizdoom_frag_curve_bench_refuses_too_few_matches_before_any_engine_starts():
