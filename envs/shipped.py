@@ -32,6 +32,7 @@ __all__ = [
     "pommerman_radio_ppo",
     "pommerman_ffa_ppo",
     "soccer_ppo",
+    "vizdoom_ppo",
     "shipped_folder",
     "load_shipped",
 ]
@@ -45,6 +46,7 @@ SHIPPED: dict[str, str] = {
     "pommerman_radio_ppo": "pommerman_trained/pommerman_radio_ppo",
     "pommerman_ffa_ppo": "pommerman_trained/pommerman_ffa_ppo",
     "soccer_ppo": "soccer_trained/soccer_ppo",
+    "vizdoom_ppo": "vizdoom_trained/vizdoom_ppo",
 }
 
 
@@ -141,3 +143,23 @@ def soccer_ppo(env: Any = None, **options: Any) -> Agent:
     training time and its score against two ``random`` beside the chaser's.
     """
     return load_shipped("soccer_ppo", env=env, **options)
+
+
+def vizdoom_ppo(env: Any = None, **options: Any) -> Agent:
+    """A ViZDoom deathmatch player whose MLP learned ``vizdoom_aim{"weave": 8, "keep": 0.12}``'s moves by DAgger
+    (``tools/imitate.py``), in the 2-player match on ``cig`` with the radar and without it; one entrant a seat
+    (``arena tournament vizdoom_deathmatch --agents vizdoom_ppo,vizdoom_aim --env-options '{"screen_format": "grey",
+    "enemies": true, "frame_skip": 4, "time_limit": 60.0, "game_variables": ["HEALTH", "ARMOR", "FRAGCOUNT",
+    "SELECTED_WEAPON_AMMO", "HITCOUNT"]}'``: the labels and those five game variables are its inputs).
+
+    What it observes (``episode_clock(doom_target(..., radar=True), period=48)``): the nearest enemy in view from
+    the engine's labels (ground truth, as Arena's ``SegmentationAsObs``), its five game variables, the nearest
+    other player on the radar (zeros alone against built-in bots, who are not on it) and the step of the match
+    modulo 48 (its teacher strafes and sweeps on cycles of its own steps). It picks one of 26 moves (walking,
+    turning and strafing at once, ``doom_actions(actions="all_moves")``); the trigger is ``vizdoom_aim``'s rule
+    (``doom_auto_fire``). It keeps the issue's name though no PPO step is in its weights, as ``pommerman_ffa_ppo``.
+
+    docs/performance.md, "ViZDoom: a pupil that beats vizdoom_aim", gives its commands, seeds, samples, training
+    time, its score against ``vizdoom_aim`` and its frags against 3 built-in bots it never met in training.
+    """
+    return load_shipped("vizdoom_ppo", env=env, **options)

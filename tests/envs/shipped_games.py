@@ -12,6 +12,14 @@ import json
 import sys
 from typing import Any
 
+#: The labels and the five game variables vizdoom_ppo reads, in a short 2-player match.
+VIZDOOM_OPTIONS = {
+    "screen_format": "grey",
+    "enemies": True,
+    "frame_skip": 4,
+    "time_limit": 2.0,
+    "game_variables": ["HEALTH", "ARMOR", "FRAGCOUNT", "SELECTED_WEAPON_AMMO", "HITCOUNT"],
+}
 #: A shipped agent -> (env, env options, opponent, seed, steps recorded).
 GAMES: dict[str, tuple[str, dict[str, Any], str, int, int]] = {
     "pong_ppo": ("pong_2p", {"rounds": 1, "max_round_steps": 200}, "pong_ai", 3, 120),
@@ -21,18 +29,35 @@ GAMES: dict[str, tuple[str, dict[str, Any], str, int, int]] = {
     "pommerman_ffa_ppo": ("pommerman", {"max_steps": 120}, "pommerman_simple", 5, 120),  # 44 moves, 76 stops
     # MuJoCo's float results differ in the last bits between CPUs: a short game, compared to 1e-3
     "soccer_ppo": ("soccer", {"time_limit": 0.25}, "random", 3, 10),
+    "vizdoom_ppo": ("vizdoom_deathmatch", VIZDOOM_OPTIONS, "vizdoom_aim", 3, 60),
 }
+
+
+#: Agents whose game does not repeat from its seed (ViZDoom's engines spawn players elsewhere at each start,
+#: docs/architecture.md): their actions are pinned on ``steps`` observations drawn from the seat's space.
+DRAWN = {"vizdoom_ppo"}
 
 
 def seeded_actions(name: str) -> list[list[Any]]:
     """The actions the shipped agent ``name`` takes in its seeded game, step by step, for the seats of
-    its side (the first side, or seat ``player_0``), each seat its own agent."""
+    its side (the first side, or seat ``player_0``), each seat its own agent; for an agent in :data:`DRAWN`,
+    on observations drawn from its seat's space with the seed, one episode."""
     import envs
     from arena import play
     from arena.registry import make_agent
 
     env_name, options, opponent, seed, steps = GAMES[name]
     env = envs.make(env_name, **options)
+    if name in DRAWN:
+        seat = env.possible_agents[0]
+        space = env.observation_space(seat)
+        space.seed(seed)
+        agent = make_agent(name)
+        agent.setup(space, env.action_space(seat))
+        agent.reset(seed=seed)
+        drawn = [[_plain(agent.act(space.sample()))] for _ in range(steps)]
+        env.close()
+        return drawn
     ours = env.teams[next(iter(env.teams))] if env.teams else (env.possible_agents[0],)
     agents = {seat: make_agent(name if seat in ours else opponent) for seat in env.possible_agents}
     record: list[dict[str, Any]] = []

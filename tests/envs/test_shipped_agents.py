@@ -11,6 +11,7 @@ import pytest
 from arena.errors import UnknownNameError
 from arena.registry import resolve
 from envs.shipped import SHIPPED, load_shipped, shipped_folder
+from tests.envs.shipped_games import VIZDOOM_OPTIONS
 
 pytest.importorskip("stable_baselines3")
 pytest.importorskip("rich")
@@ -23,6 +24,7 @@ SHORT_GAMES = {
     "pommerman_radio_ppo": ("pommerman_simple", {"mode": "radio", "max_steps": 30}),
     "pommerman_ffa_ppo": ("pommerman_simple", {"max_steps": 30}),
     "soccer_ppo": ("random", {"time_limit": 0.5}),
+    "vizdoom_ppo": ("vizdoom_aim", {**VIZDOOM_OPTIONS, "time_limit": 1.0}),
 }
 MAX_FOLDER_BYTES = 5_000_000  # "a few MB at most"
 
