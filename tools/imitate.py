@@ -414,27 +414,36 @@ def imitate(
             settings.append(Setting(make_env(manifest["env"], **options), options))
         for setting in settings[1:]:
             same_model_spaces(folder, settings[0].spaces, setting.spaces)
-        rounds_of = (teacher, opponent, rounds, games, seed, epochs)
-        return taught(folder, manifest, settings, *rounds_of, played_options, snapshots)
+        lesson = Lesson(teacher, opponent, rounds, games, seed, epochs, snapshots)
+        return taught(folder, manifest, settings, lesson, played_options)
     finally:
         for setting in settings:
             setting.env.close()
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """What :func:`imitate` was asked: who teaches and who opposes, how many rounds of how many games, the seed,
+    the epochs of each fit, and where each round's copy goes (or ``None``)."""
+
+    teacher: str
+    opponent: str
+    rounds: int
+    games: int
+    seed: int
+    epochs: int
+    snapshots: Path | None
 
 
 def taught(
     folder: Path,
     manifest: dict[str, Any],
     settings: Sequence[Setting],
-    teacher: str,
-    opponent: str,
-    rounds: int,
-    games: int,
-    seed: int,
-    epochs: int,
+    lesson: Lesson,
     played_options: dict[str, Any],
-    snapshots: Path | None,
 ) -> list[tuple[int, str, float, int]]:
     """The DAgger rounds of :func:`imitate` over its settings (the main games first); the folder saved after each."""
+    teacher, opponent, games, seed, epochs = lesson.teacher, lesson.opponent, lesson.games, lesson.seed, lesson.epochs
     policy = load_trained_agent(folder, env=settings[0].env).agent.policy  # type: ignore[attr-defined]
     import torch  # as in fit: not at the top
 
@@ -446,7 +455,7 @@ def taught(
     if len(settings) > 1:
         record["also_env_options"] = [s.options for s in settings[1:]]
     recipe = recipe_for_games(folder, manifest, played_options)
-    for round_index in range(rounds):
+    for round_index in range(lesson.rounds):
         leads = round_index == 0  # round 0: the teacher plays; then the policy plays and the teacher labels
         for number, setting in enumerate(settings):
             first = seed + number * SETTING_SEEDS + round_index * games  # each setting its own seeds
@@ -470,8 +479,8 @@ def taught(
             record["also_scores"] = [[round(x, 4) for x in s.scores] for s in settings[1:]]
         # saved every round: a run stopped keeps its last finished round
         save(folder, manifest, policy, statistics or {}, curve, recipe, **record)
-        if snapshots is not None:
-            shutil.copytree(folder, snapshots / f"round-{round_index}")
+        if lesson.snapshots is not None:
+            shutil.copytree(folder, lesson.snapshots / f"round-{round_index}")
     return curve
 
 

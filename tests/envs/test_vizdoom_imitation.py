@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 from gymnasium import spaces
@@ -66,19 +64,25 @@ def test_a_discrete_policy_fits_its_labels_by_cross_entropy() -> None:
     assert loss < 0.3 and (predicted == labels).mean() > 0.9
 
 
-def test_imitation_in_the_duel_labels_the_teacher_and_records_the_rounds(tmp_path) -> None:
+def _pupil(folder, stack: str, options: str, *more: str):
+    """A folder ``arena train`` wrote after 64 PPO steps on ``stack`` in games of ``options`` (JSON)."""
     pytest.importorskip("vizdoom")
     pytest.importorskip("stable_baselines3")
     from arena.cli import main
-    from arena.training.trained import read_manifest
 
-    options = '{"players": 1, "bots": 1, "screen_format": "grey", "enemies": true, "time_limit": 1.5,'
-    options += ' "game_variables": ["HEALTH", "ARMOR", "FRAGCOUNT", "SELECTED_WEAPON_AMMO", "HITCOUNT"]}'
-    folder = tmp_path / "pupil"
-    argv = ["train", "vizdoom_deathmatch", "--algo", "ppo", "--interface", STACK, "--env-options", options]
+    options = options[:-1] + ', "game_variables": ["HEALTH", "ARMOR", "FRAGCOUNT", "SELECTED_WEAPON_AMMO", "HITCOUNT"]}'
+    argv = ["train", "vizdoom_deathmatch", "--algo", "ppo", "--interface", stack, "--env-options", options, *more]
     argv += ["--timesteps", "64", "--n-envs", "1", "--eval-games", "1", "--progress", "none", "--out", str(folder)]
     argv += ["--algo-options", '{"n_steps": 64, "batch_size": 64, "n_epochs": 1}']
     assert main(argv) == 0
+    return folder
+
+
+def test_imitation_in_the_duel_labels_the_teacher_and_records_the_rounds(tmp_path) -> None:
+    from arena.training.trained import read_manifest
+
+    options = '{"players": 1, "bots": 1, "screen_format": "grey", "enemies": true, "time_limit": 1.5}'
+    folder = _pupil(tmp_path / "pupil", STACK, options)
     curve = imitate.imitate(
         folder,
         teacher="vizdoom_aim",
@@ -98,20 +102,12 @@ def test_imitation_in_the_duel_labels_the_teacher_and_records_the_rounds(tmp_pat
 
 def test_a_further_setting_adds_its_games_samples_and_scores(tmp_path) -> None:
     """The duel and, every round, games alone against a bot: the samples of both, each setting's score kept."""
-    pytest.importorskip("vizdoom")
-    pytest.importorskip("stable_baselines3")
-    from arena.cli import main
     from arena.training.trained import read_manifest
 
-    options = '{"players": 2, "bots": 0, "screen_format": "grey", "enemies": true, "time_limit": 1.0,'
-    options += ' "game_variables": ["HEALTH", "ARMOR", "FRAGCOUNT", "SELECTED_WEAPON_AMMO", "HITCOUNT"]}'
-    folder = tmp_path / "pupil"
+    options = '{"players": 2, "bots": 0, "screen_format": "grey", "enemies": true, "time_limit": 1.0}'
     stack = f"episode_clock(doom_target({STACK[len('doom_target(') : -1]}, radar=True), period=4)"
-    argv = ["train", "vizdoom_deathmatch", "--algo", "ppo", "--interface", stack, "--env-options", options]
-    argv += ["--opponent", "vizdoom_aim", "--reference", "vizdoom_aim"]
-    argv += ["--timesteps", "64", "--n-envs", "1", "--eval-games", "1", "--progress", "none", "--out", str(folder)]
-    argv += ["--algo-options", '{"n_steps": 64, "batch_size": 64, "n_epochs": 1}']
-    assert main(argv) == 0
+    folder = _pupil(tmp_path / "pupil", stack, options, "--opponent", "vizdoom_aim", "--reference", "vizdoom_aim")
+    played = read_manifest(folder)["env_options"]
     alone = {"players": 1, "bots": 1}
     kwargs = {"teacher": "vizdoom_aim", "opponent": "vizdoom_aim", "games": 2, "seed": 3, "epochs": 1}
     snapshots = tmp_path / "rounds"
@@ -122,7 +118,7 @@ def test_a_further_setting_adds_its_games_samples_and_scores(tmp_path) -> None:
     with_bots = imitate.imitate(folder, rounds=1, env_options={}, also_env_options=[alone], **kwargs)
     assert with_bots[0][3] > only_duels[0][3]  # the games alone added their samples to the duels'
     record = read_manifest(folder)["imitation"]
-    assert record["also_env_options"] == [{**json.loads(options), **alone}]
+    assert record["also_env_options"] == [{**played, **alone}]
     assert len(record["also_scores"]) == 1 and len(record["also_scores"][0]) == 1  # one setting, one round
     assert record["env_options"]["players"] == 2  # the folder plays on in the main games
     radar_less = {"players": 2, "radar": False}  # doom_target(radar=True) then reads zeros, the same size
@@ -131,4 +127,4 @@ def test_a_further_setting_adds_its_games_samples_and_scores(tmp_path) -> None:
     imitate.imitate(folder, rounds=1, env_options={}, also_env_options=[radar_less], **{**kwargs, "games": 1})
     with pytest.raises(SpaceMismatchError, match=r"^imitate: a further setting must give the model the main games"):
         imitate.imitate(folder, rounds=1, env_options={}, also_env_options=[bad], **kwargs)
-    assert read_manifest(folder)["imitation"]["also_env_options"] == [{**json.loads(options), **radar_less}]
+    assert read_manifest(folder)["imitation"]["also_env_options"] == [{**played, **radar_less}]
