@@ -24,7 +24,8 @@ VIZDOOM_OPTIONS = {
 GAMES: dict[str, tuple[str, dict[str, Any], str, int, int]] = {
     "pong_ppo": ("pong_2p", {"rounds": 1, "max_round_steps": 200}, "pong_ai", 3, 120),
     "magent_army_ppo": ("magent_battle", {"map_size": 16, "max_steps": 30}, "magent_attack_nearest", 3, 30),
-    "pommerman_team_ppo": ("pommerman", {"mode": "team", "max_steps": 40}, "pommerman_simple", 3, 40),
+    # the team waits at first (40 steps: stops only); by 120 it has moved 11 times of 240 actions
+    "pommerman_team_ppo": ("pommerman", {"mode": "team", "max_steps": 120}, "pommerman_simple", 3, 120),
     "pommerman_radio_ppo": ("pommerman", {"mode": "radio", "max_steps": 40}, "pommerman_simple", 3, 40),
     "pommerman_ffa_ppo": ("pommerman", {"max_steps": 120}, "pommerman_simple", 5, 120),  # 44 moves, 76 stops
     # MuJoCo's float results differ in the last bits between CPUs: a short game, compared to 1e-3
