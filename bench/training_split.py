@@ -25,10 +25,10 @@ printed beside the bare one), so the shares are a profile's, not a stopwatch's; 
 wall time instead of CPU time (CPU time is the default: it does not count time lost to other processes).
 No evaluation runs and no self-play snapshot joins (those happen between rollouts in ``arena train``).
 
-``vizdoom_ppo`` is the shipped ViZDoom learner's PPO run (the 2-player match against ``vizdoom_aim``, the
-labels and the radar through its stack of rule levels, an MLP; its folder's command) in place of the env's
-pixel recipe; its engines are other processes, so profile it with ``--clock wall``: the time the learner
-waits on them is the env's.
+``vizdoom_ppo`` is PPO on the shipped ViZDoom learner's stack and options (its folder's ``recipe.json``, what
+``arena train --load`` of a copy runs: the 2-player match against ``vizdoom_aim``, the labels, the radar and
+the episode's clock through its stack of rule levels, an MLP) in place of the env's pixel recipe; its engines
+are other processes, so profile it with ``--clock wall``: the time the learner waits on them is the env's.
 
 Run::
 
@@ -86,12 +86,12 @@ RECIPES: dict[str, tuple[str, dict[str, Any]]] = {
 #: What a named run changes in its env's recipe: the shipped ViZDoom learner's stack, opponent and PPO options.
 RECIPE_CHANGES: dict[str, dict[str, Any]] = {
     "vizdoom_ppo": {
-        "interface": 'doom_target(doom_aim_shaping(doom_variable_bonus(doom_actions(doom_auto_fire(), actions="move"), '
-        "index=4, bonus=0.1)), radar=True)",
+        "interface": "episode_clock(doom_target(doom_aim_shaping(doom_variable_bonus(doom_actions(doom_auto_fire(), "
+        'actions="all_moves"), index=4, bonus=0.1)), radar=True), period=48)',
         "algo": "ppo",
         "policy": None,
         "opponents": ("vizdoom_aim",),
-        "algo_options": {"n_steps": 512, "batch_size": 256, "n_epochs": 4, "learning_rate": 0.0001, "ent_coef": 0.005},
+        "algo_options": {"n_steps": 512, "batch_size": 256, "n_epochs": 4, "learning_rate": 0.0003, "ent_coef": 0.01},
     },
 }
 PARTS = ("env + opponents", "interfaces", "network", "rest")

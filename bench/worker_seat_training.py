@@ -3,8 +3,8 @@
 ``--run soccer`` (``arena train soccer --control seat``): PPO trains one walker (``home_0``) of soccer
 with the recipe's env options, interface stack and algorithm options, against ``random`` in the other
 seats. ``--run vizdoom_duel``: PPO trains ``player_0`` of the 2-player ViZDoom match on the labels
-(``bench/training_split.py``'s ``vizdoom_ppo``: its stack of rule levels and PPO options, 20 s
-matches) against ``vizdoom_aim``, which keeps a clock per game and plays the worker batch as one copy
+(the stack of rule levels and PPO options of the radar learners in docs/performance.md, "ViZDoom: learners
+on the labels", 20 s matches) against ``vizdoom_aim``, which keeps a clock per game and plays the worker batch as one copy
 per game (``Agent.copy_per_game``). ``--games`` games at once, on:
 
 * single path: one ``SingleAgentEnv`` per game in SB3's ``DummyVecEnv``, what ``arena train`` ran
