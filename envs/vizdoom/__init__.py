@@ -7,7 +7,9 @@
 * :mod:`envs.vizdoom.recipe` — what ``arena train`` runs (the fast mode, stacked grey frames for a CNN);
 * :mod:`interfaces.vizdoom` — the small action set, the frame a CNN wants and the labels' target for an MLP;
 * :mod:`interfaces.vizdoom_rules` — rule levels for a learner: the trigger pressed by ``vizdoom_aim``'s rule,
-  a reward per hit, a potential for the enemy under the crosshair.
+  a reward per hit, a potential for the enemy under the crosshair;
+* ``vizdoom_ppo`` — the shipped learner, the pupil of ``vizdoom_aim{"weave": 8, "keep": 0.12}`` on the labels,
+  the radar and the episode's clock (``envs/vizdoom_trained/``, registered by :mod:`envs.shipped`).
 
 Needs the ``vizdoom`` extra (``pip install 'arena-marl[vizdoom]'``); without it, ``reset``
 raises :class:`arena.errors.MissingDependencyError` naming the extra.
