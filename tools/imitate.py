@@ -70,7 +70,7 @@ from arena.agents.base import Agent
 from arena.atomic import write_atomic
 from arena.errors import AgentFolderError, ArenaError, InvalidValueError, SpaceMismatchError
 from arena.specs.agents import AgentSpec
-from arena.specs.options import parse_env_options
+from arena.specs.options import parse_env_options, parse_json_object
 from arena.training.config import RECIPE_FILE, stored_recipe
 from arena.training.interface_state import KeepsStatistics, stack_statistics, trained_interface
 from arena.training.recipe import TrainingRecipe, recipe_for
@@ -635,7 +635,7 @@ def main() -> None:
         )
     try:
         env_options = parse_env_options(args.env_options)
-        also = [parse_env_options(text) for text in args.also_env_options]
+        also = [parse_json_object(text, "--also-env-options") for text in args.also_env_options]
     except ArenaError as err:
         parser.error(str(err))
     try:
@@ -652,7 +652,8 @@ def main() -> None:
             snapshots=args.snapshots,
         )
     except ArenaError as err:  # a missing or broken folder, an unknown agent, a stack that cannot be labelled
-        raise SystemExit(f"imitate: {err}") from None
+        text = str(err)  # the tool's own checks name it already
+        raise SystemExit(text if text.startswith("imitate: ") else f"imitate: {text}") from None
     print(f"{args.folder}: the policy imitates {args.teacher}; go on with arena train --load {args.folder}")
 
 

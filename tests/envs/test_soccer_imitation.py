@@ -177,6 +177,8 @@ def test_each_seat_of_a_side_keeps_its_own_record(tmp_path) -> None:
         (["--env-options", "{bad"], 2, "--env-options must be a JSON object, got '{bad'"),
         (["--rounds", "0"], 2, "--rounds, --games and --epochs must be at least 1, got 0, 20, 10"),
         ([], 1, "imitate: no such agent folder: "),
+        (["--also-env-options", "[1]"], 2, "--also-env-options must be a JSON object, got '[1]'"),
+        (["--snapshots", "."], 1, "imitate: --snapshots . already holds round-0; give an empty folder"),
     ],
 )
 def test_the_command_line_says_what_was_wrong_in_one_line(tmp_path, arguments, code, message) -> None:
@@ -185,6 +187,8 @@ def test_the_command_line_says_what_was_wrong_in_one_line(tmp_path, arguments, c
 
     from tests.tool_scripts import TOOLS
 
+    (tmp_path / "round-0").mkdir()  # a snapshot already there (--snapshots .)
     command = [sys.executable, str(TOOLS / "imitate.py"), str(tmp_path / "none"), "--teacher", "soccer_chaser"]
-    result = subprocess.run([*command, *arguments], capture_output=True, text=True, timeout=120)
+    result = subprocess.run([*command, *arguments], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert result.returncode == code and message in result.stderr and "Traceback" not in result.stderr, result.stderr
+    assert "imitate: imitate:" not in result.stderr  # one prefix, the tool's checks name it already
