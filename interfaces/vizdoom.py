@@ -20,6 +20,7 @@ from gymnasium import spaces
 
 from arena.errors import InvalidValueError, SpaceMismatchError
 from arena.interface import Interface
+from envs.vizdoom.agents import nearest_on_radar
 
 __all__ = ["DoomActions", "DoomScreen", "DoomTarget", "ACTION_SETS"]
 
@@ -407,10 +408,8 @@ class DoomTarget(Interface):
 
     def _nearest_on_radar(self, observation: Any) -> np.ndarray:
         rows = np.clip(np.nan_to_num(np.asarray(observation["radar"], np.float32)), -1.0, 1.0)
-        shown = rows[:, 0] > 0
-        if not shown.any():
-            return self._no_radar
-        return rows[np.argmin(np.where(shown, rows[:, 2], np.inf))]
+        row = nearest_on_radar(rows)
+        return self._no_radar if row is None else row
 
     def _arguments(self) -> str:
         options = [super()._arguments()]

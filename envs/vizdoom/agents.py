@@ -11,7 +11,7 @@ from gymnasium import spaces
 from arena.agents.base import Agent
 from arena.errors import InvalidValueError, SpaceMismatchError
 
-__all__ = ["VizdoomAimAgent", "sharpened"]
+__all__ = ["VizdoomAimAgent", "nearest_on_radar", "sharpened"]
 
 # Indices in the button vector (envs.vizdoom.BUTTONS).
 _ATTACK, _FORWARD, _BACKWARD, _LEFT, _RIGHT, _TURN_LEFT, _TURN_RIGHT = range(7)
@@ -52,10 +52,19 @@ def sharpened(radar: np.ndarray, offset: float, width: float) -> tuple[float, fl
     return (float(best[0]), float(best[1])) if best is not None else (offset, width)
 
 
-def _nearest(radar: np.ndarray) -> float:
-    """The distance of the nearest player the radar sees (map units / 4096); 1.0 when it sees none."""
-    seen = radar[radar[:, 0] > 0] if len(radar) else radar
-    return float(seen[:, 2].min()) if len(seen) else 1.0
+def nearest_on_radar(radar: np.ndarray) -> np.ndarray | None:
+    """The radar row ``[seen, bearing, distance]`` of the nearest player it shows (the first on a tie), or
+    ``None`` when it shows none (no rows, or none with ``seen > 0``).
+
+    Example:
+        >>> rows = np.array([[1.0, 0.5, 0.3], [0.0, 0.0, 0.1], [1.0, -0.2, 0.2]], np.float32)
+        >>> nearest_on_radar(rows).tolist(), nearest_on_radar(rows[1:2])
+        ([1.0, -0.20000000298023224, 0.20000000298023224], None)
+    """
+    shown = radar[:, 0] > 0
+    if not shown.any():
+        return None
+    return radar[np.argmin(np.where(shown, radar[:, 2], np.inf))]
 
 
 class VizdoomAimAgent(Agent):
@@ -201,7 +210,8 @@ class VizdoomAimAgent(Agent):
             nudge = not (self._delta or aligned or steady) and abs(offset) <= _HALF_TURN_STEP
             if nudge:
                 buttons[_LEFT if offset < 0 else _RIGHT] = 1
-            if self.keep and _nearest(radar) < self.keep:  # too close (its rockets' splash): back off, strafing
+            nearest = nearest_on_radar(radar) if self.keep else None  # read only when it may back off
+            if nearest is not None and nearest[2] < self.keep:  # too close (its rockets' splash): back off, strafing
                 buttons[_BACKWARD] = 1
                 if not (steady or nudge):
                     buttons[_LEFT if (self._clock // 6) % 2 else _RIGHT] = 1
@@ -212,8 +222,7 @@ class VizdoomAimAgent(Agent):
             if self.weave:  # never still in its sight: strafe all the time, while firing and aiming too
                 buttons[_LEFT] = buttons[_RIGHT] = 0
                 buttons[_LEFT if (self._clock // self.weave) % 2 else _RIGHT] = 1
-        elif len(radar) and radar[:, 0].max() > 0:
-            row = radar[np.argmin(np.where(radar[:, 0] > 0, radar[:, 2], np.inf))]
+        elif (row := nearest_on_radar(radar)) is not None:
             bearing = float(row[1])  # half-turns, positive to the left
             buttons[_FORWARD] = 1
             if self._delta:
